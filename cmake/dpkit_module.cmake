@@ -1,0 +1,61 @@
+# dpkit_add_module(NAME <module> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+#
+# One library target per module (DESIGN.md): dpkit_<module>, alias dpkit::<module>,
+# exported as dpkit::<module>. Public headers live in lib/include/dpkit/<module>/.
+# Module dependencies must point downward in DESIGN.md's table; dpkit_check_module_deps
+# enforces that at configure time.
+set(DPKIT_MODULES "" CACHE INTERNAL "dpkit modules in dependency order")
+
+# The allowed "may use" relation of DESIGN.md.
+set(_dpkit_allowed_core "")
+set(_dpkit_allowed_divergence core)
+set(_dpkit_allowed_subsampling core divergence)
+set(_dpkit_allowed_accounting core divergence subsampling)
+set(_dpkit_allowed_shifted core divergence subsampling accounting)
+set(_dpkit_allowed_volterra core)
+set(_dpkit_allowed_hsgd core divergence volterra)
+set(_dpkit_allowed_risk core)
+set(_dpkit_allowed_sim core)
+
+function(dpkit_add_module)
+  cmake_parse_arguments(M "" "NAME" "SOURCES;MODULE_DEPS;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target dpkit_${M_NAME})
+  foreach(dep IN LISTS M_MODULE_DEPS)
+    if(NOT dep IN_LIST _dpkit_allowed_${M_NAME})
+      message(FATAL_ERROR "dpkit module '${M_NAME}' may not use '${dep}' (DESIGN.md module table)")
+    endif()
+  endforeach()
+  add_library(${target} ${M_SOURCES})
+  add_library(dpkit::${M_NAME} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${M_NAME} OUTPUT_NAME dpkit_${M_NAME}
+                                             POSITION_INDEPENDENT_CODE ON)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/lib/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    PRIVATE ${PROJECT_SOURCE_DIR}/lib/src)
+  list(TRANSFORM M_MODULE_DEPS PREPEND dpkit:: OUTPUT_VARIABLE module_targets)
+  target_link_libraries(${target} PUBLIC ${module_targets} ${M_PUBLIC_DEPS}
+                                  PRIVATE ${M_PRIVATE_DEPS} $<BUILD_INTERFACE:dpkit_warnings>)
+  install(TARGETS ${target} EXPORT dpkitTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  set(DPKIT_MODULES ${DPKIT_MODULES} ${M_NAME} CACHE INTERNAL "")
+endfunction()
+
+# One include-only translation unit per public header, compiled as an object library:
+# every header must compile on its own (Boost.Math test/compile_test/*_incl_test.cpp).
+function(dpkit_add_header_checks target)
+  file(GLOB_RECURSE headers RELATIVE "${PROJECT_SOURCE_DIR}/lib/include"
+       CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/lib/include/dpkit/*.hpp")
+  set(sources "")
+  foreach(h IN LISTS headers)
+    string(MAKE_C_IDENTIFIER "${h}" id)
+    set(src "${CMAKE_CURRENT_BINARY_DIR}/header_checks/${id}.cpp")
+    file(CONFIGURE OUTPUT "${src}" CONTENT "#include \"${h}\"  // must compile on its own\n")
+    list(APPEND sources "${src}")
+  endforeach()
+  add_library(${target} OBJECT ${sources})
+  target_link_libraries(${target} PRIVATE dpkit::dpkit dpkit_warnings)
+endfunction()

@@ -1,0 +1,31 @@
+// dpkit/core/log_space.hpp — arithmetic on numbers stored as logarithms.
+//
+// Mixtures, tail products e^ε·Φ(·) and privacy profiles δ(ε) that underflow double are
+// carried as logarithms; these helpers add and subtract them without overflow or
+// catastrophic cancellation (Mächler 2012, "Accurately computing log(1 − exp(−|a|))").
+#pragma once
+
+#include <span>
+
+namespace dpkit {
+
+/// log(1 − e^x) for x ≤ 0: log(−expm1(x)) for x > −log 2, log1p(−e^x) below (Mächler 2012).
+/// x = 0 gives −∞; x > 0 throws std::domain_error.
+double log1mexp(double x);
+
+/// log(1 + e^x) without overflow.
+double log1pexp(double x);
+
+/// log(e^a + e^b). Either argument may be −∞.
+double log_sum_exp(double a, double b);
+
+/// log Σ e^{x_i}, shifted by the maximum. An empty span gives −∞.
+double log_sum_exp(std::span<const double> x);
+
+/// log(e^a − e^b) for a ≥ b; a = b gives −∞; a < b throws std::domain_error.
+double log_diff_exp(double a, double b);
+
+/// log(e^x − 1) for x ≥ 0 (x = 0 gives −∞), exact for tiny x and without overflow for large x.
+double log_expm1(double x);
+
+}  // namespace dpkit

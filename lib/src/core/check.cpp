@@ -1,0 +1,38 @@
+#include "dpkit/core/check.hpp"
+
+#include <charconv>
+#include <stdexcept>
+#include <system_error>
+
+namespace dpkit {
+
+std::string format_value(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[32];
+  // Shortest text that reads back as the same double (C++17 <charconv>).
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string("?");
+}
+
+std::string format_value(long long value) { return std::to_string(value); }
+
+void throw_domain_error(std::string_view function,
+                        std::string_view name,
+                        std::string_view value,
+                        std::string_view constraint) {
+  std::string message;
+  message.reserve(function.size() + name.size() + value.size() + constraint.size() + 24);
+  message.append(function).append(": ").append(name).append(" is ").append(value);
+  message.append(", but must be ").append(constraint);
+  throw std::domain_error(message);
+}
+
+void throw_domain_error(std::string_view function,
+                        std::string_view name,
+                        double value,
+                        std::string_view constraint) {
+  throw_domain_error(function, name, format_value(value), constraint);
+}
+
+}  // namespace dpkit

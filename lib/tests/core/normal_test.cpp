@@ -1,0 +1,84 @@
+#include "dpkit/core/normal.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "dpkit/core/tolerance.hpp"
+#include "support/check_accuracy.hpp"
+#include "support/test_util.hpp"
+
+using Catch::Matchers::Contains;
+using dpkit::test::relative_error;
+using namespace dpkit::tol;
+
+namespace {
+const double inf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+using dpkit::test::check_accuracy_case;
+
+// Category 2 (STYLE.md rule 13): bulk accuracy against the 50-digit mpmath tables.
+TEST_CASE("normal functions match 50-digit references", "[core][normal][reference]") {
+  const char* ids[] = {"normal_cdf",      "normal_ccdf",
+                       "normal_lcdf",     "normal_lccdf",
+                       "normal_quantile", "normal_quantile_complement",
+                       "normal_quantile_from_log"};
+  for (const char* id : ids) {
+    SECTION(id) { check_accuracy_case(id); }
+  }
+}
+
+// Category 1: spot values from independent sources (exact values; textbook constants).
+TEST_CASE("normal spot values", "[core][normal]") {
+  CHECK(dpkit::normal_cdf(0.0) == 0.5);
+  CHECK(dpkit::normal_quantile(0.5) == 0.0);
+  // z_{0.975} = 1.959963984540054 (Abramowitz & Stegun Table 26.5, 15 digits).
+  CHECK(relative_error(dpkit::normal_quantile(0.975), 1.959963984540054) < 1e-15);
+  CHECK(relative_error(dpkit::normal_quantile_complement(0.025), 1.959963984540054) < 1e-15);
+  // φ(0) = 1/√(2π).
+  CHECK(relative_error(dpkit::normal_pdf(0.0), 0.3989422804014327) < kTol0);
+  CHECK(relative_error(dpkit::normal_lpdf(3.0), -4.5 - 0.9189385332046728) < kTol0);
+}
+
+// Category 3: identities and round trips.
+TEST_CASE("normal identities and round trips", "[core][normal]") {
+  for (double x = -30; x <= 30; x += 0.37) {
+    CAPTURE(x);
+    CHECK(relative_error(dpkit::normal_cdf(x), dpkit::normal_ccdf(-x)) == 0);
+    CHECK(relative_error(dpkit::normal_lccdf(x), dpkit::normal_lcdf(-x)) == 0);
+    // Only below x = 1: above, Φ(x) rounds towards 1 and the round trip is ill-conditioned.
+    if (x < 1) CHECK(relative_error(dpkit::normal_quantile(dpkit::normal_cdf(x)), x) < kTol3);
+  }
+  // log-space quantile round trip far beyond the double range of p: Φ(−1e4) = e^{−5e7}.
+  for (double x : {-1e4, -3000.0, -500.0, -40.0, -38.5, -10.0, -1.0, 0.3, 4.0}) {
+    CAPTURE(x);
+    CHECK(relative_error(dpkit::normal_quantile_from_log(dpkit::normal_lcdf(x)), x) < kTol2);
+  }
+  // Φ(x) + Φ(−x) = 1 away from the tails.
+  for (double x = -5; x <= 5; x += 0.5) CHECK(std::abs(dpkit::normal_cdf(x) + dpkit::normal_cdf(-x) - 1) < kTol1);
+}
+
+// Category 4: edges and bad input.
+TEST_CASE("normal edges and domain errors", "[core][normal]") {
+  CHECK(dpkit::normal_cdf(-inf) == 0);
+  CHECK(dpkit::normal_cdf(inf) == 1);
+  CHECK(dpkit::normal_ccdf(inf) == 0);
+  CHECK(dpkit::normal_lcdf(-inf) == -inf);
+  CHECK(dpkit::normal_lcdf(inf) == 0);
+  CHECK(dpkit::normal_quantile(0.0) == -inf);
+  CHECK(dpkit::normal_quantile(1.0) == inf);
+  CHECK(dpkit::normal_quantile_complement(0.0) == inf);
+  CHECK(dpkit::normal_quantile_complement(1.0) == -inf);
+  CHECK(dpkit::normal_quantile_from_log(0.0) == inf);
+  CHECK(dpkit::normal_quantile_from_log(-inf) == -inf);
+  CHECK(dpkit::normal_pdf(inf) == 0);
+  // Smallest subnormal: the quantile is still finite.
+  CHECK(std::isfinite(dpkit::normal_quantile(std::numeric_limits<double>::denorm_min())));
+  REQUIRE_THROWS_WITH(dpkit::normal_cdf(NAN), Contains("normal_cdf: x is nan, but must be"));
+  REQUIRE_THROWS_WITH(dpkit::normal_quantile(1.5), Contains("normal_quantile: p is 1.5, but must be in [0, 1]"));
+  REQUIRE_THROWS_AS(dpkit::normal_quantile(-0.1), std::domain_error);
+  REQUIRE_THROWS_AS(dpkit::normal_quantile_from_log(0.1), std::domain_error);
+  REQUIRE_THROWS_AS(dpkit::normal_lcdf(NAN), std::domain_error);
+}

@@ -1,0 +1,31 @@
+# ctest script: install the build tree into a scratch prefix, then configure, build and run
+# an outside project that uses find_package(dpkit CONFIG REQUIRED) and links dpkit::dpkit.
+foreach(v BUILD_DIR CONSUMER_SOURCE WORK_DIR GENERATOR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "install_test.cmake: ${v} is not set")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+set(config_args "")
+if(CONFIG)
+  set(config_args --config "${CONFIG}")
+endif()
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" ${config_args})
+run(${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+run("${WORK_DIR}/build/dpkit_consumer")
+message(STATUS "consumer output: ${last_output}")
+if(NOT last_output MATCHES "epsilon = 4\\.3771780956")
+  message(FATAL_ERROR "unexpected consumer output: ${last_output}")
+endif()

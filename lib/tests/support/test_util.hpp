@@ -1,0 +1,27 @@
+// Shared helpers for dpkit's Catch2 tests (the Ceres test_util.h role).
+//
+// Error measures follow STYLE.md rule 11: relative error against the reference (absolute
+// when the reference is 0; NaN matches NaN; ±inf matches the same infinity), or Boost's
+// mollified error |e − c|/max(|e|, 1) for quantities that cross zero.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace dpkit::test {
+
+/// data/reference/<name> in the source tree.
+std::filesystem::path reference_path(const std::string& name);
+
+/// |computed − expected|/|expected|; |computed| when expected == 0; 0 when both are NaN or
+/// the same infinity; +inf when exactly one is non-finite.
+double relative_error(double computed, double expected);
+
+/// |computed − expected|/max(|expected|, 1).
+double mollified_error(double computed, double expected);
+
+/// One line for failure logs: expected, computed, relative error, ulp distance and hexfloat
+/// (STYLE.md rule 12).
+std::string describe_mismatch(double computed, double expected);
+
+}  // namespace dpkit::test
