@@ -428,6 +428,15 @@ def gen_gdp_delta(out):
                 nchk += 1
             rows.append([fin(mu), fin(e), fout(d), fout(ld)])
     assert nchk == len(checks)
+    # Tiny mu at eps = mu*(x1 + mu/2): delta/Phi(a) ~ mu/x1, where the two terms of the
+    # closed form agree to 7-10 digits (exercises dpkit's cancellation-free branch).
+    for mu in [1e-6, 1e-4]:
+        for x1 in [2.0, 5.0, 8.0]:
+            e = mu * (x1 + mu / 2)
+            d, ld, _, _ = gdp_delta(mu, e)
+            q = gdp_delta_integral(mu, e)
+            assert rel_err(q, d) < mpf(10) ** -40, (mu, e, q, d)
+            rows.append([fin(mu), fin(e), fout(d), fout(ld)])
     meta = {
         "what": "privacy profile delta(eps) of mu-GDP and log delta",
         "source": "seed 002 Lemma A.3 (Dong, Roth & Su); Balle & Wang 2018 Thm 8: "
@@ -437,12 +446,13 @@ def gen_gdp_delta(out):
                   "large eps/mu); log delta via log1p(-(Phi(eps/mu-mu/2) + e^eps "
                   "Phi(-eps/mu-mu/2))) when delta is near 1; cross-check on 12 rows "
                   "(mu,eps) = (1,0),(1,0.5),(1,1),(1,2),(1,5),(0.1,0.1),(0.5,1),(2,2),"
-                  "(3,5),(10,20),(4.714,10),(0.3,0.01) by tanh-sinh quadrature of "
+                  "(3,5),(10,20),(4.714,10),(0.3,0.01) and all tiny-mu rows by tanh-sinh quadrature of "
                   "E[(1 - e^(eps-Y))_+], Y ~ N(mu^2/2, mu^2) at 60 digits: agreement < 1e-45 "
                   "relative",
         "trusted digits": 45,
         "grid": "mu in {0.01,0.03,0.1,0.3,0.5,1,2,3,4.714,5,10,20,50} x eps in "
-                "{0,0.01,0.1,0.5,1,2,5,10,20,50,100,300,1000}",
+                "{0,0.01,0.1,0.5,1,2,5,10,20,50,100,300,1000}; plus mu in {1e-6,1e-4} x "
+                "eps = mu*(x1 + mu/2) for x1 in {2,5,8} (eps rounded to double)",
         "columns": "mu, epsilon = inputs (exact doubles); delta = delta(eps) (may "
                    "underflow double: use log_delta); log_delta = log(delta)",
     }

@@ -1,0 +1,81 @@
+// Shared pieces of the dpkit program: option validators, the mechanism options shared by
+// epsilon/delta/tradeoff, and the output layer (--format table|json|csv, --output FILE).
+//
+// Output contract (DESIGN.md "The command line"): data goes to stdout (or --output FILE),
+// diagnostics to stderr. JSON is {"context": {...}, "results": [...]}; CSV has one header
+// row and no context; the table is for people. Exit codes: 0 success, 1 numerical failure,
+// 2 bad input or usage, 3 a validation check failed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dpkit::cli {
+
+using json = nlohmann::ordered_json;
+
+inline constexpr int kExitSuccess = 0;
+inline constexpr int kExitNumericalFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitValidationFailed = 3;
+
+/// Thrown for usage errors detected after parsing (exit 2, one line on stderr).
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- validators: parse the string themselves, so "nan", "abc", "1.5" for an integer, and
+// out-of-range values all give one line "--flag is <value>, but must be <constraint>".
+CLI::Validator real_in_open_interval(double lo, double hi);  // (lo, hi)
+CLI::Validator real_at_least(double lo);                      // finite, >= lo
+CLI::Validator real_greater_than(double lo);                  // finite, > lo
+CLI::Validator integer_at_least(long long lo);                // integer, >= lo
+
+// ---- output
+struct output_options {
+  std::string format = "table";
+  std::string file;  ///< empty: stdout
+};
+
+void add_output_options(CLI::App* app, output_options& options);
+
+/// A command's result: a list of records (one JSON object each) plus the columns shown in
+/// table and CSV form, and notes printed under the table.
+struct report {
+  std::string tool;           ///< e.g. "dpkit epsilon"
+  json parameters = json::object();
+  std::vector<json> results;
+  std::vector<std::string> columns;  ///< keys of `results` shown in table/CSV
+  std::vector<std::string> notes;    ///< table format only
+  std::string title;                 ///< table format only
+};
+
+/// Writes the report in the requested format. Throws usage_error if the file cannot be written.
+void emit(const report& r, const output_options& options);
+
+// ---- mechanism options (the Gaussian mechanism, composed over full-batch steps)
+struct mechanism_options {
+  std::optional<double> mu;
+  std::optional<double> noise_multiplier;
+  long long steps = 1;
+};
+
+void add_mechanism_options(CLI::App* app, mechanism_options& options);
+
+/// μ of the mechanism: --mu, or √T/σ for --noise-multiplier σ and --steps T (a full-batch
+/// Gaussian mechanism composed T times is √T/σ-GDP: seed 002 eq. (3.4)).
+struct resolved_mechanism {
+  double mu = 0;
+  std::string description;
+  json parameters;
+};
+resolved_mechanism resolve_mechanism(const mechanism_options& options);
+
+/// The value of a double for tables: 10 significant digits.
+std::string format_number(double x);
+
+}  // namespace dpkit::cli

@@ -1,0 +1,15 @@
+// Registration of the dpkit subcommands (one file each). A subcommand's callback runs its
+// computation and stores the process exit code in `exit_code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace dpkit::cli {
+
+void register_epsilon(CLI::App& app, int& exit_code);
+void register_delta(CLI::App& app, int& exit_code);
+void register_calibrate(CLI::App& app, int& exit_code);
+void register_tradeoff(CLI::App& app, int& exit_code);
+void register_demo(CLI::App& app, int& exit_code);
+
+}  // namespace dpkit::cli

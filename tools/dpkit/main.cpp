@@ -1,0 +1,95 @@
+// dpkit — command-line front end. See docs/cli.md for the contract and examples.
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "dpkit/core/version.hpp"
+
+namespace {
+
+std::string subcommand_path(const CLI::App& app) {
+  std::string path = "dpkit";
+  for (const CLI::App* sub : app.get_subcommands()) path += " " + sub->get_name();
+  return path;
+}
+
+// One line: CLI11 says "--delta: is 1.5, but ..." for our validators; join it as
+// "--delta is 1.5, but ..." to match the library's check_* messages.
+std::string one_line(std::string message) {
+  const auto colon = message.find(": is ");
+  if (colon != std::string::npos && message.rfind("--", 0) == 0) message.erase(colon, 1);
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  return message;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace dpkit::cli;
+  CLI::App app{
+      "dpkit: privacy accounting and theory of differentially private training.\n"
+      "Every privacy number is labelled: upper-bound, lower-bound, estimate or approximation."};
+  app.name("dpkit");
+  app.set_version_flag("--version",
+                       "dpkit " + std::string(dpkit::version()) + " (git " +
+                           std::string(dpkit::git_hash()) + ")",
+                       "Print the version and git hash, then exit");
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  dpkit epsilon --mu 1 --delta 1e-5\n"
+      "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all\n"
+      "  dpkit calibrate --epsilon 2 --delta 1e-5 --steps 400\n"
+      "  dpkit demo\n"
+      "Exit codes: 0 success, 1 numerical failure, 2 bad input or usage, 3 validation failed.\n"
+      "Run 'dpkit <subcommand> --help' for the options of a subcommand; docs/cli.md has more.");
+
+  int exit_code = kExitSuccess;
+  register_epsilon(app, exit_code);
+  register_delta(app, exit_code);
+  register_calibrate(app, exit_code);
+  register_tradeoff(app, exit_code);
+  register_demo(app, exit_code);
+
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string name = argv[1];
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == name;
+    if (!known) {
+      std::cerr << "dpkit: unknown subcommand '" << name << "' (run dpkit --help for the list)\n";
+      return kExitUsage;
+    }
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (app.get_subcommands().empty()) {
+      std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, tradeoff, demo "
+                   "(run dpkit --help)\n";
+    } else {
+      std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
+    }
+    return kExitUsage;
+  } catch (const usage_error& e) {
+    std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const std::domain_error& e) {
+    // Bad input that passed the flag validators but not a library check_*.
+    std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << subcommand_path(app) << ": internal error: " << one_line(e.what()) << "\n";
+    return kExitNumericalFailure;
+  }
+  return exit_code;
+}

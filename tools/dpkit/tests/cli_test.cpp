@@ -1,0 +1,216 @@
+// End-to-end tests of the dpkit program: output contract (JSON/CSV/table), values against
+// the 50-digit references, and the bad-input contract (one line on stderr, exit code 2).
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "dpkit/core/csv.hpp"
+#include "dpkit/divergence/gdp.hpp"
+#include "support/test_util.hpp"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using dpkit::test::relative_error;
+using json = nlohmann::json;
+
+namespace {
+
+struct run_result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+run_result dpkit_run(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto out = dir / "dpkit_cli_test.out", err = dir / "dpkit_cli_test.err";
+  const std::string cmd = std::string("'") + DPKIT_CLI_PATH + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  run_result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+double reference(const std::string& file, const std::string& column,
+                 std::initializer_list<std::pair<const char*, double>> keys) {
+  const auto t = dpkit::read_csv(dpkit::test::reference_path(file));
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    bool match = true;
+    for (const auto& [k, v] : keys) match = match && t.at(i, k) == v;
+    if (match) return t.at(i, column);
+  }
+  FAIL("no reference row in " << file);
+  return NAN;
+}
+
+std::size_t count_lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+}  // namespace
+
+TEST_CASE("dpkit --version and --help", "[cli]") {
+  const auto v = dpkit_run("--version");
+  CHECK(v.exit_code == 0);
+  CHECK_THAT(v.out, StartsWith("dpkit 0.1.0 (git "));
+  const auto h = dpkit_run("--help");
+  CHECK(h.exit_code == 0);
+  for (const char* sub : {"epsilon", "delta", "calibrate", "tradeoff", "demo", "Exit codes"})
+    CHECK_THAT(h.out, Contains(sub));
+  const auto eh = dpkit_run("epsilon --help");
+  CHECK(eh.exit_code == 0);
+  CHECK_THAT(eh.out, Contains("--noise-multiplier") && Contains("--accountant") && Contains("Examples"));
+}
+
+TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the value", "[cli]") {
+  const auto r = dpkit_run("epsilon --mu 1 --delta 1e-5 --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const json doc = json::parse(r.out);
+  const json& ctx = doc.at("context");
+  CHECK(ctx.at("tool") == "dpkit epsilon");
+  CHECK(ctx.at("version") == "0.1.0");
+  CHECK_FALSE(ctx.at("git_hash").get<std::string>().empty());
+  CHECK(ctx.at("parameters").at("mu") == 1.0);
+  CHECK(ctx.at("parameters").at("delta") == 1e-5);
+  CHECK(ctx.at("seed").is_null());
+  REQUIRE(doc.at("results").size() == 1);
+  const json& res = doc.at("results")[0];
+  CHECK(res.at("accountant") == "gdp");
+  CHECK(res.at("kind") == "upper-bound");
+  CHECK(res.at("tight") == true);
+  const double eps = res.at("epsilon").get<double>();
+  CHECK(relative_error(eps, reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) < 1e-10);
+  // JSON doubles round-trip exactly.
+  CHECK(eps == dpkit::divergence::gdp_epsilon(1.0, 1e-5).epsilon);
+  CHECK(res.at("epsilon_lower").get<double>() <= eps);
+  CHECK(res.at("epsilon_upper").get<double>() >= eps);
+}
+
+TEST_CASE("dpkit epsilon from a noise multiplier: sqrt(T)/sigma-GDP", "[cli]") {
+  // σ = 2, T = 4 ⇒ μ = 1 exactly.
+  const auto r = dpkit_run("epsilon --noise-multiplier 2 --steps 4 --delta 1e-5 --accountant all --format json");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  REQUIRE(doc.at("results").size() == 2);
+  const json& gdp = doc.at("results")[0];
+  const json& rdp = doc.at("results")[1];
+  CHECK(doc.at("context").at("parameters").at("mu") == 1.0);
+  CHECK(relative_error(gdp.at("epsilon").get<double>(),
+                       reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) < 1e-10);
+  CHECK(rdp.at("accountant") == "rdp");
+  CHECK(rdp.at("kind") == "upper-bound");
+  CHECK(rdp.at("tight") == false);
+  CHECK(rdp.at("epsilon_lower").is_null());
+  CHECK(rdp.at("epsilon").get<double>() > gdp.at("epsilon").get<double>());
+  CHECK(rdp.at("candidates").size() == 4);
+}
+
+TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
+  const auto d = dpkit_run("delta --mu 1 --epsilon 2 --format json");
+  REQUIRE(d.exit_code == 0);
+  const json dd = json::parse(d.out).at("results")[0];
+  CHECK(relative_error(dd.at("delta").get<double>(),
+                       reference("gdp_delta.csv", "delta", {{"mu", 1.0}, {"epsilon", 2.0}})) < 1e-12);
+  CHECK(dd.at("kind") == "upper-bound");
+
+  const auto t = dpkit_run("tradeoff --mu 1 --points 5 --format csv");
+  REQUIRE(t.exit_code == 0);
+  std::istringstream lines(t.out);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line == "alpha,beta");
+  std::vector<std::pair<double, double>> rows;
+  while (std::getline(lines, line)) {
+    const auto comma = line.find(',');
+    rows.emplace_back(std::stod(line.substr(0, comma)), std::stod(line.substr(comma + 1)));
+  }
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == std::pair<double, double>(0.0, 1.0));
+  CHECK(rows[4] == std::pair<double, double>(1.0, 0.0));
+  CHECK(rows[2].first == 0.5);
+  CHECK(relative_error(rows[2].second, reference("gaussian_tradeoff.csv", "beta", {{"mu", 1.0}, {"alpha", 0.5}})) < 1e-14);
+
+  // σ for (ε, δ) = (2, 1e-5) over T = 4 steps is 2/μ(2, 1e-5).
+  const auto c = dpkit_run("calibrate --epsilon 2 --delta 1e-5 --steps 4 --format json");
+  REQUIRE(c.exit_code == 0);
+  const json cc = json::parse(c.out).at("results")[0];
+  const double sigma = cc.at("noise_multiplier").get<double>();
+  const double mu_ref = reference("gdp_mu.csv", "mu", {{"epsilon", 2.0}, {"delta", 1e-5}});
+  CHECK(relative_error(sigma, 2.0 / mu_ref) < 1e-12);
+  CHECK(sigma >= 2.0 / mu_ref * (1 - 1e-15));        // the safe side
+  CHECK(cc.at("epsilon").get<double>() <= 2.0);     // achieved budget meets the target
+}
+
+TEST_CASE("dpkit demo prints a budget table", "[cli]") {
+  const auto r = dpkit_run("demo");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("noise_multiplier") && Contains("epsilon") && Contains("upper-bound"));
+  CHECK(count_lines(r.out) > 10);
+  const auto j = dpkit_run("demo --format json");
+  REQUIRE(j.exit_code == 0);
+  CHECK(json::parse(j.out).at("results").size() == 9);
+}
+
+TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cli]") {
+  const auto path = std::filesystem::temp_directory_path() / "dpkit_cli_output.csv";
+  std::filesystem::remove(path);
+  const auto r = dpkit_run("epsilon --mu 2 --delta 1e-6 --format csv --output '" + path.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK_THAT(slurp(path), StartsWith("accountant,epsilon,kind,tight,epsilon_lower,epsilon_upper,method\ngdp,"));
+}
+
+TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exit 2", "[cli]") {
+  struct bad_case {
+    const char* args;
+    const char* message;
+  };
+  const bad_case cases[] = {
+      {"epsilon --mu 1 --delta -1", "dpkit epsilon: --delta is -1, but must be a number in (0, 1)"},
+      {"epsilon --mu 1 --delta 1", "--delta is 1, but must be a number in (0, 1)"},
+      {"epsilon --mu 1 --delta nan", "--delta is nan, but must be a number in (0, 1)"},
+      {"epsilon --mu 1 --delta 1e-5x", "--delta is 1e-5x, but must be"},
+      {"epsilon --mu 1", "--delta is required"},
+      {"epsilon --mu 1 --delta 1e-5 --bogus", "--bogus"},
+      {"epsilon --delta 1e-5", "one of --mu or --noise-multiplier is required"},
+      {"epsilon --mu 1 --noise-multiplier 2 --delta 1e-5", "--mu excludes --noise-multiplier"},
+      {"epsilon --noise-multiplier 2 --steps 1.5 --delta 1e-5", "--steps is 1.5, but must be an integer >= 1"},
+      {"epsilon --noise-multiplier 0 --delta 1e-5", "--noise-multiplier is 0, but must be a finite number > 0"},
+      {"epsilon --mu inf --delta 1e-5", "--mu is inf, but must be a finite number >= 0"},
+      {"epsilon --mu abc --delta 1e-5", "--mu is abc"},
+      {"epsilon --mu 1 --delta 1e-5 --accountant magic", "--accountant"},
+      {"epsilon --mu 1 --delta 1e-5 --format xml", "--format"},
+      {"delta --mu 1 --epsilon -2", "--epsilon is -2, but must be a finite number >= 0"},
+      {"tradeoff --mu 1 --points 1", "--points is 1, but must be an integer >= 2"},
+      {"calibrate --epsilon 1", "--delta is required"},
+      {"epsilon --mu 1 --delta 1e-5 --output /nonexistent-dir/x.csv", "--output: cannot write"},
+      {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
+      {"", "dpkit: a subcommand is required"},
+  };
+  for (const bad_case& c : cases) {
+    CAPTURE(c.args);
+    const auto r = dpkit_run(c.args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(c.message));
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.out.empty());
+  }
+}
