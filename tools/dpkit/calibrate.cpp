@@ -57,17 +57,11 @@ int run(const calibrate_options& o) {
 
 void register_calibrate(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<calibrate_options>();
-  CLI::App* sub = app.add_subcommand(
-      "calibrate",
-      "The smallest noise multiplier for which T full-batch Gaussian steps are (epsilon, delta)-DP");
-  sub->add_option("--epsilon", o->epsilon, "Target epsilon")
-      ->required()
-      ->check(real_at_least(0))
-      ->type_name("E");
-  sub->add_option("--delta", o->delta, "Target delta")
-      ->required()
-      ->check(real_in_open_interval(0, 1))
-      ->type_name("D");
+  CLI::App* sub = app.add_subcommand("calibrate",
+                                     "The smallest noise multiplier for which T full-batch "
+                                     "Gaussian steps are (epsilon, delta)-DP");
+  add_epsilon_option(sub, o->epsilon);
+  add_delta_option(sub, o->delta, /*required=*/true);
   sub->add_option("--steps", o->steps, "Number of full-batch steps T")
       ->check(integer_at_least(1))
       ->type_name("T")

@@ -93,7 +93,9 @@ void write_table(std::ostream& out, const report& r) {
 
 }  // namespace
 
-std::string format_number(double x) { return fmt::format("{:.10g}", x); }
+std::string format_number(double x) {
+  return fmt::format("{:.10g}", x);
+}
 
 CLI::Validator real_in_open_interval(double lo, double hi) {
   const std::string constraint = "a number in (" + format_value(lo) + ", " + format_value(hi) + ")";
@@ -145,6 +147,29 @@ void add_output_options(CLI::App* app, output_options& options) {
       ->type_name("FILE");
 }
 
+CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required) {
+  CLI::Option* o = app->add_option("--delta", delta, "Target delta")
+                       ->check(real_in_open_interval(0, 1))
+                       ->type_name("D");
+  return required ? o->required() : o->capture_default_str();
+}
+
+CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon) {
+  return app->add_option("--epsilon", epsilon, "Target epsilon")
+      ->required()
+      ->check(real_at_least(0))
+      ->type_name("E");
+}
+
+CLI::Option* add_accountant_option(CLI::App* app, std::string& accountant) {
+  return app
+      ->add_option("--accountant", accountant,
+                   "gdp: exact conversion of the mechanism's mu-GDP guarantee (tight); rdp: Renyi "
+                   "DP with the best of four conversions (loose); all: both")
+      ->check(CLI::IsMember({"gdp", "rdp", "all"}))
+      ->capture_default_str();
+}
+
 void emit(const report& r, const output_options& options) {
   std::ostringstream out;
   if (options.format == "json") {
@@ -164,7 +189,8 @@ void emit(const report& r, const output_options& options) {
     out << "\n";
     for (const json& row : r.results) {
       for (std::size_t c = 0; c < r.columns.size(); ++c)
-        out << (c ? "," : "") << csv_cell(row.contains(r.columns[c]) ? row.at(r.columns[c]) : json());
+        out << (c ? "," : "")
+            << csv_cell(row.contains(r.columns[c]) ? row.at(r.columns[c]) : json());
       out << "\n";
     }
   } else {
@@ -175,8 +201,7 @@ void emit(const report& r, const output_options& options) {
     return;
   }
   std::ofstream file(options.file);
-  if (!(file << out.str()))
-    throw usage_error("--output: cannot write '" + options.file + "'");
+  if (!(file << out.str())) throw usage_error("--output: cannot write '" + options.file + "'");
 }
 
 void add_mechanism_options(CLI::App* app, mechanism_options& options) {
@@ -210,8 +235,7 @@ resolved_mechanism resolve_mechanism(const mechanism_options& options) {
     m.parameters = {{"mu", m.mu}};
     return m;
   }
-  if (!options.noise_multiplier)
-    throw usage_error("one of --mu or --noise-multiplier is required");
+  if (!options.noise_multiplier) throw usage_error("one of --mu or --noise-multiplier is required");
   const double sigma = *options.noise_multiplier;
   const double t = static_cast<double>(options.steps);
   // T-fold composition of G(1/σ) is G(√T/σ) (seed 002 eq. (3.4)).
@@ -221,8 +245,8 @@ resolved_mechanism resolve_mechanism(const mechanism_options& options) {
                       std::to_string(options.steps) + " gives mu = inf");
   m.description = "Gaussian mechanism, noise multiplier " + format_number(sigma) + ", " +
                   std::to_string(options.steps) + " full-batch step" +
-                  (options.steps == 1 ? "" : "s") + " (mu = sqrt(T)/sigma = " +
-                  format_number(m.mu) + ")";
+                  (options.steps == 1 ? "" : "s") +
+                  " (mu = sqrt(T)/sigma = " + format_number(m.mu) + ")";
   m.parameters = {{"noise_multiplier", sigma}, {"steps", options.steps}, {"mu", m.mu}};
   return m;
 }

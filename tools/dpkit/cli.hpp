@@ -31,9 +31,9 @@ struct usage_error : std::runtime_error {
 // ---- validators: parse the string themselves, so "nan", "abc", "1.5" for an integer, and
 // out-of-range values all give one line "--flag is <value>, but must be <constraint>".
 CLI::Validator real_in_open_interval(double lo, double hi);  // (lo, hi)
-CLI::Validator real_at_least(double lo);                      // finite, >= lo
-CLI::Validator real_greater_than(double lo);                  // finite, > lo
-CLI::Validator integer_at_least(long long lo);                // integer, >= lo
+CLI::Validator real_at_least(double lo);                     // finite, >= lo
+CLI::Validator real_greater_than(double lo);                 // finite, > lo
+CLI::Validator integer_at_least(long long lo);               // integer, >= lo
 
 // ---- output
 struct output_options {
@@ -43,10 +43,18 @@ struct output_options {
 
 void add_output_options(CLI::App* app, output_options& options);
 
+// ---- options shared by several subcommands (same flag, same constraint everywhere)
+/// --delta D in (0, 1); required unless a default is already in `delta`.
+CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required);
+/// --epsilon E, finite and >= 0, required.
+CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon);
+/// --accountant gdp|rdp|all (default gdp).
+CLI::Option* add_accountant_option(CLI::App* app, std::string& accountant);
+
 /// A command's result: a list of records (one JSON object each) plus the columns shown in
 /// table and CSV form, and notes printed under the table.
 struct report {
-  std::string tool;           ///< e.g. "dpkit epsilon"
+  std::string tool;  ///< e.g. "dpkit epsilon"
   json parameters = json::object();
   std::vector<json> results;
   std::vector<std::string> columns;  ///< keys of `results` shown in table/CSV

@@ -47,8 +47,8 @@ int run(const delta_options& o) {
                          {"log_delta", d.log_delta},
                          {"kind", std::string(to_string(d.kind))},
                          {"tight", d.tight},
-                         {"method", std::string(dv::to_string(d.conversion)) + " conversion at alpha = " +
-                                        format_number(d.alpha)},
+                         {"method", std::string(dv::to_string(d.conversion)) +
+                                        " conversion at alpha = " + format_number(d.alpha)},
                          {"epsilon", o.epsilon},
                          {"mu", m.mu},
                          {"conversion", std::string(dv::to_string(d.conversion))},
@@ -67,14 +67,8 @@ void register_delta(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "delta", "The delta such that the mechanism is (epsilon, delta)-DP (its privacy profile)");
   add_mechanism_options(sub, o->mechanism);
-  sub->add_option("--epsilon", o->epsilon, "Target epsilon")
-      ->required()
-      ->check(real_at_least(0))
-      ->type_name("E");
-  sub->add_option("--accountant", o->accountant,
-                  "gdp: exact (tight); rdp: best of four Renyi DP conversions (loose); all: both")
-      ->check(CLI::IsMember({"gdp", "rdp", "all"}))
-      ->capture_default_str();
+  add_epsilon_option(sub, o->epsilon);
+  add_accountant_option(sub, o->accountant);
   add_output_options(sub, o->output);
   sub->footer("Example:\n  dpkit delta --mu 1 --epsilon 2\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });

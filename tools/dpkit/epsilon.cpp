@@ -37,7 +37,8 @@ int run(const epsilon_options& o) {
   r.parameters = m.parameters;
   r.parameters["delta"] = o.delta;
   r.parameters["accountant"] = o.accountant;
-  r.columns = {"accountant", "epsilon", "kind", "tight", "epsilon_lower", "epsilon_upper", "method"};
+  r.columns = {"accountant",    "epsilon",       "kind",  "tight",
+               "epsilon_lower", "epsilon_upper", "method"};
   r.title = "epsilon at delta = " + format_number(o.delta) + " for " + m.description;
   std::string failure;
   if (o.accountant == "gdp" || o.accountant == "all") {
@@ -63,8 +64,8 @@ int run(const epsilon_options& o) {
                          {"tight", e.tight},
                          {"epsilon_lower", nullptr},
                          {"epsilon_upper", e.epsilon},
-                         {"method", std::string(dv::to_string(e.conversion)) + " conversion at alpha = " +
-                                        format_number(e.alpha)},
+                         {"method", std::string(dv::to_string(e.conversion)) +
+                                        " conversion at alpha = " + format_number(e.alpha)},
                          {"delta", o.delta},
                          {"mu", m.mu},
                          {"conversion", std::string(dv::to_string(e.conversion))},
@@ -73,9 +74,10 @@ int run(const epsilon_options& o) {
                          {"termination", std::string(to_string(e.termination))}});
     if (!e.converged()) failure = e.message;
   }
-  r.notes = {"upper-bound: the mechanism is (epsilon, delta)-DP. tight: no smaller epsilon holds for",
-             "this mechanism. RDP conversions are valid but loose; the best of BS16, Mir17, BBG20",
-             "and ALC21 is shown."};
+  r.notes = {
+      "upper-bound: the mechanism is (epsilon, delta)-DP. tight: no smaller epsilon holds for",
+      "this mechanism. RDP conversions are valid but loose; the best of BS16, Mir17, BBG20",
+      "and ALC21 is shown."};
   emit(r, o.output);
   if (!failure.empty()) {
     std::cerr << "dpkit epsilon: " << failure << "\n";
@@ -91,20 +93,14 @@ void register_epsilon(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "epsilon", "The smallest epsilon such that the mechanism is (epsilon, delta)-DP");
   add_mechanism_options(sub, o->mechanism);
-  sub->add_option("--delta", o->delta, "Target delta")
-      ->required()
-      ->check(real_in_open_interval(0, 1))
-      ->type_name("D");
-  sub->add_option("--accountant", o->accountant,
-                  "gdp: exact conversion of the mechanism's mu-GDP guarantee (tight); "
-                  "rdp: Renyi DP with the best of four conversions (loose); all: both")
-      ->check(CLI::IsMember({"gdp", "rdp", "all"}))
-      ->capture_default_str();
+  add_delta_option(sub, o->delta, /*required=*/true);
+  add_accountant_option(sub, o->accountant);
   add_output_options(sub, o->output);
   sub->footer(
       "Examples:\n"
       "  dpkit epsilon --mu 1 --delta 1e-5\n"
-      "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all --format json\n");
+      "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all --format "
+      "json\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

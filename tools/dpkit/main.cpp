@@ -33,10 +33,10 @@ int main(int argc, char** argv) {
       "dpkit: privacy accounting and theory of differentially private training.\n"
       "Every privacy number is labelled: upper-bound, lower-bound, estimate or approximation."};
   app.name("dpkit");
-  app.set_version_flag("--version",
-                       "dpkit " + std::string(dpkit::version()) + " (git " +
-                           std::string(dpkit::git_hash()) + ")",
-                       "Print the version and git hash, then exit");
+  app.set_version_flag(
+      "--version",
+      "dpkit " + std::string(dpkit::version()) + " (git " + std::string(dpkit::git_hash()) + ")",
+      "Print the version and git hash, then exit");
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"

@@ -15,7 +15,9 @@ std::string format_value(double value) {
   return ec == std::errc() ? std::string(buffer, end) : std::string("?");
 }
 
-std::string format_value(long long value) { return std::to_string(value); }
+std::string format_value(long long value) {
+  return std::to_string(value);
+}
 
 void throw_domain_error(std::string_view function,
                         std::string_view name,

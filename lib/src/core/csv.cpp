@@ -87,8 +87,8 @@ csv_table read_csv(const std::filesystem::path& path) {
       errno = 0;
       const double v = std::strtod(cell.c_str(), &end);  // ERANGE on underflow is accepted
       if (cell.empty() || end != cell.c_str() + cell.size()) {
-        throw std::runtime_error(path.string() + ":" + std::to_string(line_number) + ": '" +
-                                 cell + "' is not a number");
+        throw std::runtime_error(path.string() + ":" + std::to_string(line_number) + ": '" + cell +
+                                 "' is not a number");
       }
       row.push_back(v);
     }

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/detail/gsl.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/log_space.hpp"
-#include "core/detail/gsl.hpp"
 
 namespace dpkit {
 namespace {

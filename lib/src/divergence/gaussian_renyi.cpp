@@ -28,8 +28,7 @@ spd_factor factor_spd(const Eigen::MatrixXd& m, const std::string& name, const s
   if (asym > 1e-12 * m.cwiseAbs().maxCoeff())
     throw_domain_error(kFn, name + " (max |V - V^T|)", asym, "0 (a symmetric matrix)");
   f.ldlt.compute(m);
-  const double min_pivot =
-      m.rows() == 0 ? 1.0 : f.ldlt.vectorD().minCoeff();
+  const double min_pivot = m.rows() == 0 ? 1.0 : f.ldlt.vectorD().minCoeff();
   if (f.ldlt.info() != Eigen::Success || !(min_pivot > 0))
     throw_domain_error(kFn, name + " (smallest LDLT pivot)", min_pivot, "> 0, " + why);
   f.log_det = f.ldlt.vectorD().array().log().sum();

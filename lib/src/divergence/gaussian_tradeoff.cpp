@@ -41,9 +41,13 @@ double gaussian_tradeoff::slope(double alpha) const {
   return -std::exp(mu_ * z - 0.5 * mu_ * mu_);
 }
 
-double gaussian_tradeoff::privacy_profile(double epsilon) const { return gdp_delta(mu_, epsilon); }
+double gaussian_tradeoff::privacy_profile(double epsilon) const {
+  return gdp_delta(mu_, epsilon);
+}
 
-std::string gaussian_tradeoff::describe() const { return "G(" + format_value(mu_) + ")"; }
+std::string gaussian_tradeoff::describe() const {
+  return "G(" + format_value(mu_) + ")";
+}
 
 gaussian_tradeoff compose(const gaussian_tradeoff& f, const gaussian_tradeoff& g) {
   return gaussian_tradeoff(std::hypot(f.mu(), g.mu()));

@@ -60,10 +60,9 @@ double gdp_log_delta(double mu, double epsilon) {
   // ulp of the largest term; it changes δ by the relative amount e^d·err/(1 − e^d) =
   // err/(e^{−d} − 1), which is large only when the two terms nearly cancel (d → 0⁻).
   const double d = epsilon + log_phi_b - log_phi_a;
-  const double d_error = 4 * tol::kMachineEps *
-                         (std::abs(epsilon) + std::abs(log_phi_a) + std::abs(log_phi_b) + 1);
-  if (d < 0 && d_error < kClosedFormRelativeError * std::expm1(-d))
-    return log_phi_a + log1mexp(d);
+  const double d_error =
+      4 * tol::kMachineEps * (std::abs(epsilon) + std::abs(log_phi_a) + std::abs(log_phi_b) + 1);
+  if (d < 0 && d_error < kClosedFormRelativeError * std::expm1(-d)) return log_phi_a + log1mexp(d);
   if (epsilon >= 0) return log_delta_by_integral(mu, epsilon);
   return d < 0 ? log_phi_a + log1mexp(d) : log1mexp(epsilon);
 }

@@ -10,7 +10,9 @@ namespace {
 constexpr const char* kFn = "hockey_stick_divergence";
 }
 
-double hockey_stick_divergence(const univariate_normal& p, const univariate_normal& q, double epsilon) {
+double hockey_stick_divergence(const univariate_normal& p,
+                               const univariate_normal& q,
+                               double epsilon) {
   check_finite(kFn, "p.mean", p.mean);
   check_finite(kFn, "q.mean", q.mean);
   check_positive(kFn, "p.variance", p.variance);

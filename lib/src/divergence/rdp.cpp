@@ -54,8 +54,9 @@ optimum minimise_over_orders(const rdp_curve& curve, Objective&& objective) {
   }
   const double lo = t[arg == 0 ? 0 : arg - 1], hi = t[std::min(arg + 1, t.size() - 1)];
   std::uintmax_t max_iter = 200;
-  const auto refined = boost::math::tools::brent_find_minima(
-      [&](double ti) { return safe(1 + std::exp(ti)); }, lo, hi, std::numeric_limits<double>::digits / 2, max_iter);
+  const auto refined =
+      boost::math::tools::brent_find_minima([&](double ti) { return safe(1 + std::exp(ti)); }, lo,
+                                            hi, std::numeric_limits<double>::digits / 2, max_iter);
   if (refined.second < best.value) best = {refined.second, 1 + std::exp(refined.first)};
   best.alpha = std::clamp(best.alpha, curve.alpha_min(), curve.alpha_max());
   return best;
@@ -71,10 +72,14 @@ double gdp_rdp(double mu, double alpha) {
 
 std::string_view to_string(rdp_conversion c) noexcept {
   switch (c) {
-    case rdp_conversion::bs16: return "BS16";
-    case rdp_conversion::mir17: return "Mir17";
-    case rdp_conversion::bbg20: return "BBG20";
-    case rdp_conversion::alc21: return "ALC21";
+    case rdp_conversion::bs16:
+      return "BS16";
+    case rdp_conversion::mir17:
+      return "Mir17";
+    case rdp_conversion::bbg20:
+      return "BBG20";
+    case rdp_conversion::alc21:
+      return "ALC21";
   }
   return "?";
 }
@@ -153,14 +158,16 @@ double rdp_epsilon_at_order(rdp_conversion c, double alpha, double epsilon_alpha
       // Asoodeh et al. (2021) Lemma 1, in log space:
       // log((e^x − 1)/(αδ) + 1) = logsumexp(log(e^x − 1), log αδ) − log αδ, x = (α−1)ε_α.
       const double log_alpha_delta = std::log(alpha) + log_delta;
-      return (log_sum_exp(log_expm1(am1 * epsilon_alpha), log_alpha_delta) - log_alpha_delta) /
-             am1;
+      return (log_sum_exp(log_expm1(am1 * epsilon_alpha), log_alpha_delta) - log_alpha_delta) / am1;
     }
   }
   return kInf;
 }
 
-double rdp_log_delta_at_order(rdp_conversion c, double alpha, double epsilon_alpha, double epsilon) {
+double rdp_log_delta_at_order(rdp_conversion c,
+                              double alpha,
+                              double epsilon_alpha,
+                              double epsilon) {
   check_greater("rdp_log_delta_at_order", "alpha", alpha, 1.0);
   check_nonnegative("rdp_log_delta_at_order", "epsilon_alpha", epsilon_alpha);
   check_nonnegative("rdp_log_delta_at_order", "epsilon", epsilon);

@@ -17,7 +17,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLogAlphaMin = -745.0;
 }  // namespace
 
-double tradeoff_function::power(double alpha) const { return 1.0 - beta(alpha); }
+double tradeoff_function::power(double alpha) const {
+  return 1.0 - beta(alpha);
+}
 
 double tradeoff_function::inverse(double beta_value) const {
   check_probability("tradeoff_function::inverse", "beta", beta_value);
@@ -57,8 +59,9 @@ double primal_dual_profile(const tradeoff_function& f, double epsilon) {
   const double lo = grid[arg == 0 ? 0 : arg - 1];
   const double hi = grid[std::min(arg + 1, grid.size() - 1)];
   std::uintmax_t max_iter = 200;
-  const auto refined = boost::math::tools::brent_find_minima(
-      [&](double u) { return -objective(u); }, lo, hi, std::numeric_limits<double>::digits / 2, max_iter);
+  const auto refined =
+      boost::math::tools::brent_find_minima([&](double u) { return -objective(u); }, lo, hi,
+                                            std::numeric_limits<double>::digits / 2, max_iter);
   best = std::max({best, grid_best, -refined.second});
   return std::max(best, 0.0);
 }
@@ -99,9 +102,9 @@ piecewise_linear_tradeoff piecewise_linear_tradeoff::lower_convex_envelope(
   constexpr const char* kFn = "piecewise_linear_tradeoff::lower_convex_envelope";
   check_at_least(kFn, "alpha.size()", static_cast<long long>(alpha.size()), 2);
   if (beta.size() != alpha.size())
-    throw_domain_error(kFn, "beta.size()", format_value(static_cast<long long>(beta.size())),
-                       "equal to alpha.size() = " +
-                           format_value(static_cast<long long>(alpha.size())));
+    throw_domain_error(
+        kFn, "beta.size()", format_value(static_cast<long long>(beta.size())),
+        "equal to alpha.size() = " + format_value(static_cast<long long>(alpha.size())));
   for (std::size_t i = 0; i < alpha.size(); ++i) {
     check_probability(kFn, "alpha[i]", alpha[i]);
     check_probability(kFn, "beta[i]", beta[i]);
@@ -122,8 +125,8 @@ piecewise_linear_tradeoff piecewise_linear_tradeoff::lower_convex_envelope(
     if (!hx.empty() && hx.back() == x) continue;  // equal α: the smaller β came first
     while (hx.size() >= 2) {
       const std::size_t n = hx.size();
-      const double cross = (hx[n - 1] - hx[n - 2]) * (y - hy[n - 2]) -
-                           (hy[n - 1] - hy[n - 2]) * (x - hx[n - 2]);
+      const double cross =
+          (hx[n - 1] - hx[n - 2]) * (y - hy[n - 2]) - (hy[n - 1] - hy[n - 2]) * (x - hx[n - 2]);
       if (cross > 0) break;
       hx.pop_back();
       hy.pop_back();
@@ -133,10 +136,11 @@ piecewise_linear_tradeoff piecewise_linear_tradeoff::lower_convex_envelope(
   }
   for (std::size_t i = 1; i < hx.size(); ++i) {
     if (hy[i] > hy[i - 1])
-      throw_domain_error(kFn, "the envelope's slope on [" + format_value(hx[i - 1]) + ", " +
-                                  format_value(hx[i]) + "]",
-                         (hy[i] - hy[i - 1]) / (hx[i] - hx[i - 1]),
-                         "<= 0 (a tradeoff function is non-increasing)");
+      throw_domain_error(
+          kFn,
+          "the envelope's slope on [" + format_value(hx[i - 1]) + ", " + format_value(hx[i]) + "]",
+          (hy[i] - hy[i - 1]) / (hx[i] - hx[i - 1]),
+          "<= 0 (a tradeoff function is non-increasing)");
   }
   return piecewise_linear_tradeoff(std::move(hx), std::move(hy));
 }
@@ -166,7 +170,8 @@ double piecewise_linear_tradeoff::inverse(double beta_value) const {
   check_probability("piecewise_linear_tradeoff::inverse", "beta", beta_value);
   if (beta_.front() <= beta_value) return 0.0;
   // First vertex with β_j ≤ β; on [α_{j−1}, α_j] the curve strictly decreases through β.
-  const auto it = std::find_if(beta_.begin(), beta_.end(), [&](double b) { return b <= beta_value; });
+  const auto it =
+      std::find_if(beta_.begin(), beta_.end(), [&](double b) { return b <= beta_value; });
   if (it == beta_.end()) return 1.0;
   const std::size_t j = static_cast<std::size_t>(it - beta_.begin());
   const double w = (beta_[j - 1] - beta_value) / (beta_[j - 1] - beta_[j]);

@@ -37,7 +37,8 @@ TEST_CASE("read_csv keeps provenance, header and full-precision values", "[core]
 
 TEST_CASE("read_csv reports the file and line of malformed rows", "[core][csv]") {
   const auto bad_cell = write_temp("dpkit_csv_bad.csv", "a,b\n1,2\n3,x4\n");
-  REQUIRE_THROWS_WITH(dpkit::read_csv(bad_cell), Contains("dpkit_csv_bad.csv:3: 'x4' is not a number"));
+  REQUIRE_THROWS_WITH(dpkit::read_csv(bad_cell),
+                      Contains("dpkit_csv_bad.csv:3: 'x4' is not a number"));
   const auto short_row = write_temp("dpkit_csv_short.csv", "a,b\n1\n");
   REQUIRE_THROWS_WITH(dpkit::read_csv(short_row), Contains(":2: 1 cells, but the header has 2"));
   REQUIRE_THROWS_AS(dpkit::read_csv("/nonexistent/dpkit.csv"), std::runtime_error);

@@ -21,12 +21,17 @@ using dpkit::test::check_accuracy_case;
 
 // Category 2 (STYLE.md rule 13): bulk accuracy against the 50-digit mpmath tables.
 TEST_CASE("normal functions match 50-digit references", "[core][normal][reference]") {
-  const char* ids[] = {"normal_cdf",      "normal_ccdf",
-                       "normal_lcdf",     "normal_lccdf",
-                       "normal_quantile", "normal_quantile_complement",
+  const char* ids[] = {"normal_cdf",
+                       "normal_ccdf",
+                       "normal_lcdf",
+                       "normal_lccdf",
+                       "normal_quantile",
+                       "normal_quantile_complement",
                        "normal_quantile_from_log"};
   for (const char* id : ids) {
-    SECTION(id) { check_accuracy_case(id); }
+    SECTION(id) {
+      check_accuracy_case(id);
+    }
   }
 }
 
@@ -57,7 +62,8 @@ TEST_CASE("normal identities and round trips", "[core][normal]") {
     CHECK(relative_error(dpkit::normal_quantile_from_log(dpkit::normal_lcdf(x)), x) < kTol2);
   }
   // Φ(x) + Φ(−x) = 1 away from the tails.
-  for (double x = -5; x <= 5; x += 0.5) CHECK(std::abs(dpkit::normal_cdf(x) + dpkit::normal_cdf(-x) - 1) < kTol1);
+  for (double x = -5; x <= 5; x += 0.5)
+    CHECK(std::abs(dpkit::normal_cdf(x) + dpkit::normal_cdf(-x) - 1) < kTol1);
 }
 
 // Category 4: edges and bad input.
@@ -77,7 +83,8 @@ TEST_CASE("normal edges and domain errors", "[core][normal]") {
   // Smallest subnormal: the quantile is still finite.
   CHECK(std::isfinite(dpkit::normal_quantile(std::numeric_limits<double>::denorm_min())));
   REQUIRE_THROWS_WITH(dpkit::normal_cdf(NAN), Contains("normal_cdf: x is nan, but must be"));
-  REQUIRE_THROWS_WITH(dpkit::normal_quantile(1.5), Contains("normal_quantile: p is 1.5, but must be in [0, 1]"));
+  REQUIRE_THROWS_WITH(dpkit::normal_quantile(1.5),
+                      Contains("normal_quantile: p is 1.5, but must be in [0, 1]"));
   REQUIRE_THROWS_AS(dpkit::normal_quantile(-0.1), std::domain_error);
   REQUIRE_THROWS_AS(dpkit::normal_quantile_from_log(0.1), std::domain_error);
   REQUIRE_THROWS_AS(dpkit::normal_lcdf(NAN), std::domain_error);

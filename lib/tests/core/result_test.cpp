@@ -2,7 +2,8 @@
 
 #include <catch2/catch.hpp>
 
-TEST_CASE("termination and bound_kind have stable spellings (CLI/JSON contract)", "[core][result]") {
+TEST_CASE("termination and bound_kind have stable spellings (CLI/JSON contract)",
+          "[core][result]") {
   using dpkit::bound_kind;
   using dpkit::termination_type;
   CHECK(dpkit::to_string(termination_type::converged) == "converged");

@@ -32,7 +32,8 @@ TEST_CASE("find_root reports failure instead of throwing or guessing", "[core][r
 
   dpkit::root_options tight;
   tight.max_evaluations = 4;
-  const auto capped = dpkit::find_root([](double x) { return std::tan(x) - 1e3; }, 0.0, 1.5707, tight);
+  const auto capped =
+      dpkit::find_root([](double x) { return std::tan(x) - 1e3; }, 0.0, 1.5707, tight);
   CHECK(capped.termination == termination_type::max_iterations);
   CHECK_THAT(capped.message, Contains("stopped after"));
   CHECK(capped.lower <= std::atan(1e3));
@@ -48,11 +49,12 @@ TEST_CASE("find_root handles a root at a bracket end", "[core][roots]") {
 }
 
 TEST_CASE("find_root_expanding_upward widens the bracket geometrically", "[core][roots]") {
-  const auto r = dpkit::find_root_expanding_upward([](double x) { return std::log(x + 1) - 50.0; },
-                                                   0.0, 1.0);
+  const auto r =
+      dpkit::find_root_expanding_upward([](double x) { return std::log(x + 1) - 50.0; }, 0.0, 1.0);
   REQUIRE(r.termination == termination_type::converged);
   CHECK(std::abs(r.root - std::expm1(50.0)) <= 8 * std::numeric_limits<double>::epsilon() * r.root);
-  const auto never = dpkit::find_root_expanding_upward([](double) { return 1.0; }, 0.0, 1.0, {}, 2.0, 10);
+  const auto never =
+      dpkit::find_root_expanding_upward([](double) { return 1.0; }, 0.0, 1.0, {}, 2.0, 10);
   CHECK(never.termination == termination_type::failure);
   CHECK_THAT(never.message, Contains("no sign change"));
 }

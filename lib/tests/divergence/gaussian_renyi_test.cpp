@@ -15,9 +15,12 @@ using dpkit::test::relative_error;
 using namespace dpkit::tol;
 namespace dv = dpkit::divergence;
 
-TEST_CASE("Gaussian Renyi divergences match 50-digit quadrature", "[divergence][renyi][reference]") {
+TEST_CASE("Gaussian Renyi divergences match 50-digit quadrature",
+          "[divergence][renyi][reference]") {
   for (const char* id : {"renyi_divergence_1d", "renyi_divergence_3d"}) {
-    SECTION(id) { check_accuracy_case(id); }
+    SECTION(id) {
+      check_accuracy_case(id);
+    }
   }
 }
 
@@ -31,11 +34,13 @@ TEST_CASE("argument order: D(P||Q) uses M = alpha V_Q + (1 - alpha) V_P", "[dive
   CHECK(std::abs(dv::renyi_divergence(p2, q2, 2.5) - 3.853752) < 5e-7);
 }
 
-TEST_CASE("unit-variance Gaussians give the GDP Renyi curve alpha mu^2 / 2", "[divergence][renyi]") {
+TEST_CASE("unit-variance Gaussians give the GDP Renyi curve alpha mu^2 / 2",
+          "[divergence][renyi]") {
   for (double mu : {0.1, 1.0, 4.0}) {
     for (double alpha : {1.5, 2.0, 10.0, 100.0}) {
       CAPTURE(mu, alpha);
-      const double d = dv::renyi_divergence(dv::univariate_normal{0, 1}, dv::univariate_normal{mu, 1}, alpha);
+      const double d =
+          dv::renyi_divergence(dv::univariate_normal{0, 1}, dv::univariate_normal{mu, 1}, alpha);
       CHECK(relative_error(d, dv::gdp_rdp(mu, alpha)) < kTol1);
     }
   }
@@ -43,8 +48,10 @@ TEST_CASE("unit-variance Gaussians give the GDP Renyi curve alpha mu^2 / 2", "[d
 
 TEST_CASE("multivariate reduces to sums of univariate divergences", "[divergence][renyi]") {
   // Diagonal covariances: D_α is additive over independent coordinates.
-  dv::multivariate_normal p{Eigen::Vector3d(0.1, -0.4, 1.0), Eigen::Vector3d(1.0, 0.5, 2.0).asDiagonal()};
-  dv::multivariate_normal q{Eigen::Vector3d(0.0, 0.3, 0.2), Eigen::Vector3d(1.5, 0.7, 1.0).asDiagonal()};
+  dv::multivariate_normal p{Eigen::Vector3d(0.1, -0.4, 1.0),
+                            Eigen::Vector3d(1.0, 0.5, 2.0).asDiagonal()};
+  dv::multivariate_normal q{Eigen::Vector3d(0.0, 0.3, 0.2),
+                            Eigen::Vector3d(1.5, 0.7, 1.0).asDiagonal()};
   for (double alpha : {0.5, 1.0, 1.7, 1.9}) {
     double sum = 0;
     for (int i = 0; i < 3; ++i)
@@ -79,21 +86,29 @@ TEST_CASE("infinite divergences and bad covariances are rejected clearly", "[div
       }
     }
     CAPTURE(t.where(i));
-    REQUIRE_THROWS_WITH(dv::renyi_divergence(p, q, t.at(i, "alpha")),
-                        Contains("alpha*q.covariance + (1-alpha)*p.covariance (smallest LDLT pivot) is") &&
-                            Contains("but must be > 0, positive definite (otherwise D_alpha(p||q) = +inf)"));
+    REQUIRE_THROWS_WITH(
+        dv::renyi_divergence(p, q, t.at(i, "alpha")),
+        Contains("alpha*q.covariance + (1-alpha)*p.covariance (smallest LDLT pivot) is") &&
+            Contains("but must be > 0, positive definite (otherwise D_alpha(p||q) = +inf)"));
   }
-  REQUIRE_THROWS_WITH(dv::renyi_divergence(dv::univariate_normal{0, 1}, dv::univariate_normal{0, 0.25}, 3.0),
-                      Contains("alpha*q.variance + (1-alpha)*p.variance is -1.25, but must be > 0"));
-  REQUIRE_THROWS_AS(dv::renyi_divergence(dv::univariate_normal{0, 1}, dv::univariate_normal{0, 1}, 0.0),
-                    std::domain_error);
-  REQUIRE_THROWS_AS(dv::renyi_divergence(dv::univariate_normal{0, -1}, dv::univariate_normal{0, 1}, 2.0),
-                    std::domain_error);
+  REQUIRE_THROWS_WITH(
+      dv::renyi_divergence(dv::univariate_normal{0, 1}, dv::univariate_normal{0, 0.25}, 3.0),
+      Contains("alpha*q.variance + (1-alpha)*p.variance is -1.25, but must be > 0"));
+  REQUIRE_THROWS_AS(
+      dv::renyi_divergence(dv::univariate_normal{0, 1}, dv::univariate_normal{0, 1}, 0.0),
+      std::domain_error);
+  REQUIRE_THROWS_AS(
+      dv::renyi_divergence(dv::univariate_normal{0, -1}, dv::univariate_normal{0, 1}, 2.0),
+      std::domain_error);
   dv::multivariate_normal a{Eigen::Vector2d(0, 0), Eigen::Matrix2d::Identity()};
   dv::multivariate_normal b{Eigen::Vector3d(0, 0, 0), Eigen::Matrix3d::Identity()};
-  REQUIRE_THROWS_WITH(dv::renyi_divergence(a, b, 2.0), Contains("q.mean.size() is 3, but must be equal to p.mean.size() = 2"));
-  dv::multivariate_normal asym{Eigen::Vector2d(0, 0), (Eigen::Matrix2d() << 1, 0.5, 0.1, 1).finished()};
+  REQUIRE_THROWS_WITH(dv::renyi_divergence(a, b, 2.0),
+                      Contains("q.mean.size() is 3, but must be equal to p.mean.size() = 2"));
+  dv::multivariate_normal asym{Eigen::Vector2d(0, 0),
+                               (Eigen::Matrix2d() << 1, 0.5, 0.1, 1).finished()};
   REQUIRE_THROWS_WITH(dv::renyi_divergence(asym, a, 2.0), Contains("a symmetric matrix"));
-  dv::multivariate_normal indefinite{Eigen::Vector2d(0, 0), (Eigen::Matrix2d() << 1, 2, 2, 1).finished()};
-  REQUIRE_THROWS_WITH(dv::renyi_divergence(indefinite, a, 0.5), Contains("p.covariance (smallest LDLT pivot)"));
+  dv::multivariate_normal indefinite{Eigen::Vector2d(0, 0),
+                                     (Eigen::Matrix2d() << 1, 2, 2, 1).finished()};
+  REQUIRE_THROWS_WITH(dv::renyi_divergence(indefinite, a, 0.5),
+                      Contains("p.covariance (smallest LDLT pivot)"));
 }

@@ -18,7 +18,9 @@ namespace dv = dpkit::divergence;
 
 TEST_CASE("G(mu) matches 50-digit references", "[divergence][tradeoff][reference]") {
   for (const char* id : {"gaussian_tradeoff_beta", "gaussian_tradeoff_log_beta"}) {
-    SECTION(id) { check_accuracy_case(id); }
+    SECTION(id) {
+      check_accuracy_case(id);
+    }
   }
 }
 
@@ -39,10 +41,10 @@ TEST_CASE("G(mu) is a symmetric tradeoff function", "[divergence][tradeoff]") {
     for (double a = 0.01; a < 1; a += 0.01) {
       CAPTURE(a);
       const double b = g.beta(a);
-      CHECK(b <= 1 - a + kTol1);                         // f(α) ≤ 1 − α
-      CHECK(b <= previous);                              // non-increasing
-      CHECK(relative_error(g.inverse(b), a) < kTol3);   // G⁻¹ = G: G(G(α)) = α
-      CHECK(std::abs(g.power(a) + b - 1) < kTol1);       // power = 1 − β
+      CHECK(b <= 1 - a + kTol1);                       // f(α) ≤ 1 − α
+      CHECK(b <= previous);                            // non-increasing
+      CHECK(relative_error(g.inverse(b), a) < kTol3);  // G⁻¹ = G: G(G(α)) = α
+      CHECK(std::abs(g.power(a) + b - 1) < kTol1);     // power = 1 − β
       // Convexity: second difference is non-negative.
       CHECK(g.beta(a - 0.005) + g.beta(a + 0.005) - 2 * b >= -kTol1);
       // Slope against a central difference (truncation O(h²)).
@@ -54,7 +56,8 @@ TEST_CASE("G(mu) is a symmetric tradeoff function", "[divergence][tradeoff]") {
   }
 }
 
-TEST_CASE("composition of Gaussians: G(mu1) x G(mu2) = G(hypot(mu1, mu2))", "[divergence][tradeoff]") {
+TEST_CASE("composition of Gaussians: G(mu1) x G(mu2) = G(hypot(mu1, mu2))",
+          "[divergence][tradeoff]") {
   CHECK(dv::compose(dv::gaussian_tradeoff(3.0), dv::gaussian_tradeoff(4.0)).mu() == 5.0);
   const std::vector<double> mus = {3.0, 4.0, 12.0};
   CHECK(dv::compose_gaussian(mus).mu() == 13.0);
@@ -78,7 +81,8 @@ TEST_CASE("G(mu) edges and bad input", "[divergence][tradeoff]") {
   CHECK(g.beta(1.0) == 0.0);
   CHECK(g.power(0.0) == 0.0);
   CHECK(g.beta(1e-300) > 0.0);  // no rounding of 1 − α to 1
-  REQUIRE_THROWS_WITH(dv::gaussian_tradeoff(-1.0), Contains("gaussian_tradeoff: mu is -1, but must be finite and >= 0"));
+  REQUIRE_THROWS_WITH(dv::gaussian_tradeoff(-1.0),
+                      Contains("gaussian_tradeoff: mu is -1, but must be finite and >= 0"));
   REQUIRE_THROWS_AS(dv::gaussian_tradeoff(NAN), std::domain_error);
   REQUIRE_THROWS_AS(g.beta(1.5), std::domain_error);
   REQUIRE_THROWS_AS(g.slope(0.0), std::domain_error);

@@ -53,7 +53,9 @@ double delta_by_privacy_loss(double mu, double epsilon) {
 
 TEST_CASE("GDP conversions match 50-digit references", "[divergence][gdp][reference]") {
   for (const char* id : {"gdp_delta", "gdp_log_delta", "gdp_epsilon", "gdp_mu"}) {
-    SECTION(id) { check_accuracy_case(id); }
+    SECTION(id) {
+      check_accuracy_case(id);
+    }
   }
 }
 
@@ -81,7 +83,8 @@ TEST_CASE("gdp_epsilon returns the certified end of a tight bracket", "[divergen
       REQUIRE(r.converged());
       CHECK(r.epsilon_lower <= r.epsilon);
       CHECK(r.epsilon <= r.epsilon_upper);
-      CHECK(r.epsilon_upper - r.epsilon_lower <= 8 * dpkit::tol::kMachineEps * std::max(r.epsilon, 1e-300));
+      CHECK(r.epsilon_upper - r.epsilon_lower <=
+            8 * dpkit::tol::kMachineEps * std::max(r.epsilon, 1e-300));
       // Certified: at the returned ε, the computed δ(ε) does not exceed the target (compared
       // in log space, where it is computed; exp() may round up by an ulp).
       CHECK(dv::gdp_log_delta(mu, r.epsilon) <= std::log(delta));
@@ -124,7 +127,8 @@ TEST_CASE("tiny mu uses the cancellation-free integral and stays accurate", "[di
   }
 }
 
-TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation", "[divergence][gdp]") {
+TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation",
+          "[divergence][gdp]") {
   for (double mu : {0.1, 1.0, 5.0}) {
     double prev = 2;
     for (double eps = 0; eps < 40; eps += 0.25) {
@@ -169,8 +173,10 @@ TEST_CASE("analytic Gaussian mechanism beats the classical calibration", "[diver
 }
 
 TEST_CASE("GDP conversions reject bad input with the check_* message", "[divergence][gdp]") {
-  REQUIRE_THROWS_WITH(dv::gdp_epsilon(1.0, 1.0), Contains("gdp_epsilon: delta is 1, but must be in (0, 1)"));
-  REQUIRE_THROWS_WITH(dv::gdp_epsilon(-1.0, 1e-5), Contains("gdp_epsilon: mu is -1, but must be finite and >= 0"));
+  REQUIRE_THROWS_WITH(dv::gdp_epsilon(1.0, 1.0),
+                      Contains("gdp_epsilon: delta is 1, but must be in (0, 1)"));
+  REQUIRE_THROWS_WITH(dv::gdp_epsilon(-1.0, 1e-5),
+                      Contains("gdp_epsilon: mu is -1, but must be finite and >= 0"));
   REQUIRE_THROWS_AS(dv::gdp_epsilon(NAN, 1e-5), std::domain_error);
   REQUIRE_THROWS_AS(dv::gdp_epsilon(1.0, 0.0), std::domain_error);
   REQUIRE_THROWS_AS(dv::gdp_delta(1.0, NAN), std::domain_error);

@@ -17,7 +17,9 @@ using dv::rdp_conversion;
 
 TEST_CASE("RDP conversions match 50-digit optimised references", "[divergence][rdp][reference]") {
   for (const char* id : {"rdp_BS16", "rdp_Mir17", "rdp_BBG20", "rdp_ALC21"}) {
-    SECTION(id) { check_accuracy_case(id); }
+    SECTION(id) {
+      check_accuracy_case(id);
+    }
   }
 }
 
@@ -50,7 +52,8 @@ TEST_CASE("BS16 is the analytic optimum of Mir17 for linear curves; BBG20 never 
     for (double delta : {1e-9, 1e-4}) {
       CAPTURE(rho, delta);
       const auto r = dv::rdp_epsilon(dv::rdp_curve::linear(rho), delta);
-      const double bs = r.candidates[0].value, mir = r.candidates[1].value, bbg = r.candidates[2].value;
+      const double bs = r.candidates[0].value, mir = r.candidates[1].value,
+                   bbg = r.candidates[2].value;
       CHECK(relative_error(mir, bs) < 1e-12);
       CHECK(relative_error(r.candidates[1].alpha, r.candidates[0].alpha) < 1e-5);
       CHECK(bbg <= mir);
@@ -79,9 +82,10 @@ TEST_CASE("discrete orders: the optimum is the best order", "[divergence][rdp]")
 TEST_CASE("continuous curves agree with linear ones", "[divergence][rdp]") {
   const double rho = 0.02, delta = 1e-7;
   const auto lin = dv::rdp_epsilon(dv::rdp_curve::linear(rho), delta);
-  const auto cont =
-      dv::rdp_epsilon(dv::rdp_curve::continuous([rho](double a) { return rho * a; }, 1 + 1e-9, 1e8), delta);
-  for (std::size_t k = 1; k < 4; ++k) CHECK(relative_error(cont.candidates[k].value, lin.candidates[k].value) < 1e-12);
+  const auto cont = dv::rdp_epsilon(
+      dv::rdp_curve::continuous([rho](double a) { return rho * a; }, 1 + 1e-9, 1e8), delta);
+  for (std::size_t k = 1; k < 4; ++k)
+    CHECK(relative_error(cont.candidates[k].value, lin.candidates[k].value) < 1e-12);
 }
 
 TEST_CASE("rdp_delta is consistent with rdp_epsilon", "[divergence][rdp]") {
@@ -105,7 +109,8 @@ TEST_CASE("RDP edge cases and bad input", "[divergence][rdp]") {
   CHECK(dv::rdp_epsilon(dv::rdp_curve::linear(0.0), 1e-5).epsilon == 0.0);
   CHECK(dv::gdp_rdp(2.0, 3.0) == 6.0);
   CHECK(dv::to_string(rdp_conversion::bbg20) == "BBG20");
-  REQUIRE_THROWS_WITH(dv::gdp_rdp(1.0, 1.0), Contains("gdp_rdp: alpha is 1, but must be finite and > 1"));
+  REQUIRE_THROWS_WITH(dv::gdp_rdp(1.0, 1.0),
+                      Contains("gdp_rdp: alpha is 1, but must be finite and > 1"));
   REQUIRE_THROWS_AS(dv::rdp_curve::linear(-1.0), std::domain_error);
   REQUIRE_THROWS_AS(dv::rdp_curve::at_orders({0.5}, {1.0}), std::domain_error);
   REQUIRE_THROWS_AS(dv::rdp_curve::at_orders({2.0, 3.0}, {1.0}), std::domain_error);

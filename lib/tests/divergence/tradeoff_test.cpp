@@ -42,7 +42,8 @@ TEST_CASE("primal-dual profile reproduces the closed-form GDP profile", "[diverg
   }
 }
 
-TEST_CASE("tradeoff_epsilon inverts a profile (generic and closed form agree)", "[divergence][tradeoff]") {
+TEST_CASE("tradeoff_epsilon inverts a profile (generic and closed form agree)",
+          "[divergence][tradeoff]") {
   for (double mu : {0.5, 2.0}) {
     for (double delta : {1e-8, 1e-4}) {
       CAPTURE(mu, delta);
@@ -69,7 +70,8 @@ TEST_CASE("(epsilon, delta)-DP tradeoff curve and its exact profile", "[divergen
   auto direct = [&](double a) {
     return std::max({0.0, 1 - delta - std::exp(eps) * a, std::exp(-eps) * (1 - delta - a)});
   };
-  for (double a : {0.0, 0.1, 0.2689, 0.5, 0.9, 0.999, 1.0}) CHECK(std::abs(f.beta(a) - direct(a)) < 1e-15);
+  for (double a : {0.0, 0.1, 0.2689, 0.5, 0.9, 0.999, 1.0})
+    CHECK(std::abs(f.beta(a) - direct(a)) < 1e-15);
   // The curve certifies exactly δ at ε and any larger ε, and more at smaller ε.
   CHECK(std::abs(f.privacy_profile(eps) - delta) < 1e-15);
   CHECK(std::abs(f.privacy_profile(eps + 1) - delta) < 1e-15);
@@ -135,7 +137,9 @@ TEST_CASE("piecewise-linear tradeoff rejects invalid samples", "[divergence][tra
   REQUIRE_THROWS_WITH(dv::piecewise_linear_tradeoff::lower_convex_envelope(a2, b2),
                       Contains("non-increasing"));
   const std::vector<double> a3 = {0.0, 1.0}, b3 = {1.0};
-  REQUIRE_THROWS_AS(dv::piecewise_linear_tradeoff::lower_convex_envelope(a3, b3), std::domain_error);
-  REQUIRE_THROWS_AS(dv::piecewise_linear_tradeoff::from_epsilon_delta(-1.0, 0.1), std::domain_error);
+  REQUIRE_THROWS_AS(dv::piecewise_linear_tradeoff::lower_convex_envelope(a3, b3),
+                    std::domain_error);
+  REQUIRE_THROWS_AS(dv::piecewise_linear_tradeoff::from_epsilon_delta(-1.0, 0.1),
+                    std::domain_error);
   REQUIRE_THROWS_AS(dv::tradeoff_epsilon(dv::gaussian_tradeoff(1.0), 0.0), std::domain_error);
 }

@@ -25,13 +25,16 @@ auto normal_double(const char* column) {
   };
 }
 
-divergence::multivariate_normal read_normal3(const csv_table& t, std::size_t i, const char* m,
+divergence::multivariate_normal read_normal3(const csv_table& t,
+                                             std::size_t i,
+                                             const char* m,
                                              const char* v) {
   divergence::multivariate_normal n{Eigen::VectorXd(3), Eigen::MatrixXd(3, 3)};
   for (int a = 0; a < 3; ++a) {
     n.mean(a) = t.at(i, std::string(m) + "_" + std::to_string(a + 1));
     for (int b = 0; b < 3; ++b)
-      n.covariance(a, b) = t.at(i, std::string(v) + "_" + std::to_string(a + 1) + std::to_string(b + 1));
+      n.covariance(a, b) =
+          t.at(i, std::string(v) + "_" + std::to_string(a + 1) + std::to_string(b + 1));
   }
   return n;
 }
@@ -59,7 +62,8 @@ std::vector<accuracy_case> make_cases() {
                 "x from −1e5 to 40 (rows where log Φ(x) is a normal double)"});
   cs.push_back({"normal_lccdf", "core", "normal_lccdf(-x)", "normal_cdf.csv", "log_Phi",
                 [](const csv_table& t, std::size_t i) { return normal_lccdf(-t.at(i, "x")); },
-                normal_double("log_Phi"), kTol1, error_measure::relative, "log(1 − Φ(−x)) = log Φ(x)"});
+                normal_double("log_Phi"), kTol1, error_measure::relative,
+                "log(1 − Φ(−x)) = log Φ(x)"});
   cs.push_back({"normal_quantile", "core", "normal_quantile(p)", "normal_quantile.csv", "quantile",
                 [](const csv_table& t, std::size_t i) { return normal_quantile(t.at(i, "p")); },
                 nullptr, kTol1, error_measure::relative, "p from 1e-300 to 1 − 2⁻⁵³"});
@@ -67,7 +71,8 @@ std::vector<accuracy_case> make_cases() {
                 "normal_quantile.csv", "quantile",
                 [](const csv_table& t, std::size_t i) {
                   const double p = t.at(i, "p");  // 1 − p is exact for p ≥ 0.5
-                  return p < 0.5 ? -normal_quantile_complement(p) : normal_quantile_complement(1 - p);
+                  return p < 0.5 ? -normal_quantile_complement(p)
+                                 : normal_quantile_complement(1 - p);
                 },
                 nullptr, kTol1, error_measure::relative, "Φ⁻¹(p) = −Φ⁻¹(1 − p)"});
   cs.push_back({"normal_quantile_from_log", "core", "normal_quantile_from_log(log p)",
@@ -75,15 +80,17 @@ std::vector<accuracy_case> make_cases() {
                 [](const csv_table& t, std::size_t i) {
                   return normal_quantile_from_log(std::log(t.at(i, "p")));
                 },
-                nullptr, kTol1, error_measure::relative, "via log p, the representation used below p = 1e-308"});
+                nullptr, kTol1, error_measure::relative,
+                "via log p, the representation used below p = 1e-308"});
   // ---------------------------------------------------------- divergence: tradeoff, GDP
-  cs.push_back({"gaussian_tradeoff_beta", "divergence", "gaussian_tradeoff(mu).beta(alpha)",
-                "gaussian_tradeoff.csv", "beta",
-                [](const csv_table& t, std::size_t i) {
-                  return divergence::gaussian_tradeoff(t.at(i, "mu")).beta(t.at(i, "alpha"));
-                },
-                normal_double("beta"), kTol3, error_measure::relative,
-                "rows where G(μ)(α) is a normal double; conditioning of Φ(z − μ) grows like |z|·|z − μ|"});
+  cs.push_back(
+      {"gaussian_tradeoff_beta", "divergence", "gaussian_tradeoff(mu).beta(alpha)",
+       "gaussian_tradeoff.csv", "beta",
+       [](const csv_table& t, std::size_t i) {
+         return divergence::gaussian_tradeoff(t.at(i, "mu")).beta(t.at(i, "alpha"));
+       },
+       normal_double("beta"), kTol3, error_measure::relative,
+       "rows where G(μ)(α) is a normal double; conditioning of Φ(z − μ) grows like |z|·|z − μ|"});
   cs.push_back({"gaussian_tradeoff_log_beta", "divergence", "gaussian_tradeoff(mu).log_beta(alpha)",
                 "gaussian_tradeoff.csv", "log_beta",
                 [](const csv_table& t, std::size_t i) {
@@ -96,13 +103,13 @@ std::vector<accuracy_case> make_cases() {
                 },
                 normal_double("delta"), kTol3, error_measure::relative,
                 "rows where δ is a normal double, including μ = 1e-6 (cancellation-free branch)"});
-  cs.push_back({"gdp_log_delta", "divergence", "gdp_log_delta(mu, epsilon)", "gdp_delta.csv",
-                "log_delta",
-                [](const csv_table& t, std::size_t i) {
-                  return divergence::gdp_log_delta(t.at(i, "mu"), t.at(i, "epsilon"));
-                },
-                [](const csv_table& t, std::size_t i) { return std::isfinite(t.at(i, "log_delta")); },
-                kTol3, error_measure::relative, "all rows with δ > 0: μ ∈ [1e-6, 50], ε up to 1000"});
+  cs.push_back(
+      {"gdp_log_delta", "divergence", "gdp_log_delta(mu, epsilon)", "gdp_delta.csv", "log_delta",
+       [](const csv_table& t, std::size_t i) {
+         return divergence::gdp_log_delta(t.at(i, "mu"), t.at(i, "epsilon"));
+       },
+       [](const csv_table& t, std::size_t i) { return std::isfinite(t.at(i, "log_delta")); }, kTol3,
+       error_measure::relative, "all rows with δ > 0: μ ∈ [1e-6, 50], ε up to 1000"});
   cs.push_back({"gdp_epsilon", "divergence", "gdp_epsilon(mu, delta).epsilon", "gdp_epsilon.csv",
                 "epsilon",
                 [](const csv_table& t, std::size_t i) {
@@ -117,29 +124,32 @@ std::vector<accuracy_case> make_cases() {
                 nullptr, kTol2, error_measure::relative, "ε ∈ [0.1, 16], δ ∈ [1e-10, 1e-3]"});
   // ------------------------------------------------------------------- RDP conversions
   const std::pair<rdp_conversion, const char*> conversions[] = {
-      {rdp_conversion::bs16, "eps_bs16"}, {rdp_conversion::mir17, "eps_mir17"},
-      {rdp_conversion::bbg20, "eps_bbg20"}, {rdp_conversion::alc21, "eps_alc21"}};
+      {rdp_conversion::bs16, "eps_bs16"},
+      {rdp_conversion::mir17, "eps_mir17"},
+      {rdp_conversion::bbg20, "eps_bbg20"},
+      {rdp_conversion::alc21, "eps_alc21"}};
   for (const auto& [c, column] : conversions) {
-    cs.push_back({std::string("rdp_") + std::string(divergence::to_string(c)), "divergence",
-                  std::string("rdp_epsilon(linear(rho), delta), ") +
-                      std::string(divergence::to_string(c)),
-                  "rdp_conversions.csv", column,
-                  [c = c](const csv_table& t, std::size_t i) {
-                    return rdp_conversion_value(c, t.at(i, "rho"), t.at(i, "delta"));
-                  },
-                  [column = column](const csv_table& t, std::size_t i) { return t.at(i, column) > 0; },
-                  kTol2, error_measure::relative,
-                  "ρ ∈ [1e-4, 10], δ ∈ [1e-10, 1e-3]; minimum over α (closed form for BS16)"});
+    cs.push_back(
+        {std::string("rdp_") + std::string(divergence::to_string(c)), "divergence",
+         std::string("rdp_epsilon(linear(rho), delta), ") + std::string(divergence::to_string(c)),
+         "rdp_conversions.csv", column,
+         [c = c](const csv_table& t, std::size_t i) {
+           return rdp_conversion_value(c, t.at(i, "rho"), t.at(i, "delta"));
+         },
+         [column = column](const csv_table& t, std::size_t i) { return t.at(i, column) > 0; },
+         kTol2, error_measure::relative,
+         "ρ ∈ [1e-4, 10], δ ∈ [1e-10, 1e-3]; minimum over α (closed form for BS16)"});
   }
   // -------------------------------------------------------------- Gaussian Rényi
-  cs.push_back({"renyi_divergence_1d", "divergence", "renyi_divergence(univariate)",
-                "gaussian_renyi_1d.csv", "divergence",
-                [](const csv_table& t, std::size_t i) {
-                  const divergence::univariate_normal p{t.at(i, "m1"), t.at(i, "s1") * t.at(i, "s1")};
-                  const divergence::univariate_normal q{t.at(i, "m2"), t.at(i, "s2") * t.at(i, "s2")};
-                  return divergence::renyi_divergence(p, q, t.at(i, "alpha"));
-                },
-                nullptr, kTol2, error_measure::relative, "α ∈ [0.25, 10] and KL (α = 1)"});
+  cs.push_back(
+      {"renyi_divergence_1d", "divergence", "renyi_divergence(univariate)", "gaussian_renyi_1d.csv",
+       "divergence",
+       [](const csv_table& t, std::size_t i) {
+         const divergence::univariate_normal p{t.at(i, "m1"), t.at(i, "s1") * t.at(i, "s1")};
+         const divergence::univariate_normal q{t.at(i, "m2"), t.at(i, "s2") * t.at(i, "s2")};
+         return divergence::renyi_divergence(p, q, t.at(i, "alpha"));
+       },
+       nullptr, kTol2, error_measure::relative, "α ∈ [0.25, 10] and KL (α = 1)"});
   cs.push_back({"renyi_divergence_3d", "divergence", "renyi_divergence(multivariate)",
                 "gaussian_renyi_3d.csv", "divergence",
                 [](const csv_table& t, std::size_t i) {

@@ -28,7 +28,7 @@ struct accuracy_case {
   std::function<bool(const csv_table&, std::size_t)> include;
   double tolerance = 0;  ///< largest error the unit tests accept
   error_measure measure = error_measure::relative;
-  std::string note;      ///< shown in the docs (which rows, why this tolerance)
+  std::string note;  ///< shown in the docs (which rows, why this tolerance)
 };
 
 struct accuracy_stats {
@@ -38,7 +38,7 @@ struct accuracy_stats {
   std::size_t worst_row = 0;  ///< index into the table (valid when rows > 0)
   double worst_computed = 0;
   double worst_expected = 0;
-  std::string worst_where;    ///< "file:line" of the worst row
+  std::string worst_where;  ///< "file:line" of the worst row
 };
 
 /// All accuracy cases, in documentation order.

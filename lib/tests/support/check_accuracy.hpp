@@ -15,7 +15,8 @@ inline void check_accuracy_case(const std::string& id) {
     if (c.id != id) continue;
     const accuracy_stats s = measure(c);
     INFO(c.function << " vs " << c.file << ":" << c.reference << " over " << s.rows << " rows");
-    INFO("worst at " << s.worst_where << ": " << describe_mismatch(s.worst_computed, s.worst_expected));
+    INFO("worst at " << s.worst_where << ": "
+                     << describe_mismatch(s.worst_computed, s.worst_expected));
     CHECK(s.rows > 0);
     CHECK(s.max_error <= c.tolerance);
     return;

@@ -47,7 +47,8 @@ run_result dpkit_run(const std::string& args) {
   return r;
 }
 
-double reference(const std::string& file, const std::string& column,
+double reference(const std::string& file,
+                 const std::string& column,
                  std::initializer_list<std::pair<const char*, double>> keys) {
   const auto t = dpkit::read_csv(dpkit::test::reference_path(file));
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -75,7 +76,8 @@ TEST_CASE("dpkit --version and --help", "[cli]") {
     CHECK_THAT(h.out, Contains(sub));
   const auto eh = dpkit_run("epsilon --help");
   CHECK(eh.exit_code == 0);
-  CHECK_THAT(eh.out, Contains("--noise-multiplier") && Contains("--accountant") && Contains("Examples"));
+  CHECK_THAT(eh.out,
+             Contains("--noise-multiplier") && Contains("--accountant") && Contains("Examples"));
 }
 
 TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the value", "[cli]") {
@@ -96,7 +98,8 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
   CHECK(res.at("kind") == "upper-bound");
   CHECK(res.at("tight") == true);
   const double eps = res.at("epsilon").get<double>();
-  CHECK(relative_error(eps, reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) < 1e-10);
+  CHECK(relative_error(
+            eps, reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) < 1e-10);
   // JSON doubles round-trip exactly.
   CHECK(eps == dpkit::divergence::gdp_epsilon(1.0, 1e-5).epsilon);
   CHECK(res.at("epsilon_lower").get<double>() <= eps);
@@ -105,7 +108,8 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
 
 TEST_CASE("dpkit epsilon from a noise multiplier: sqrt(T)/sigma-GDP", "[cli]") {
   // σ = 2, T = 4 ⇒ μ = 1 exactly.
-  const auto r = dpkit_run("epsilon --noise-multiplier 2 --steps 4 --delta 1e-5 --accountant all --format json");
+  const auto r = dpkit_run(
+      "epsilon --noise-multiplier 2 --steps 4 --delta 1e-5 --accountant all --format json");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
   REQUIRE(doc.at("results").size() == 2);
@@ -113,7 +117,8 @@ TEST_CASE("dpkit epsilon from a noise multiplier: sqrt(T)/sigma-GDP", "[cli]") {
   const json& rdp = doc.at("results")[1];
   CHECK(doc.at("context").at("parameters").at("mu") == 1.0);
   CHECK(relative_error(gdp.at("epsilon").get<double>(),
-                       reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) < 1e-10);
+                       reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) <
+        1e-10);
   CHECK(rdp.at("accountant") == "rdp");
   CHECK(rdp.at("kind") == "upper-bound");
   CHECK(rdp.at("tight") == false);
@@ -127,7 +132,8 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   REQUIRE(d.exit_code == 0);
   const json dd = json::parse(d.out).at("results")[0];
   CHECK(relative_error(dd.at("delta").get<double>(),
-                       reference("gdp_delta.csv", "delta", {{"mu", 1.0}, {"epsilon", 2.0}})) < 1e-12);
+                       reference("gdp_delta.csv", "delta", {{"mu", 1.0}, {"epsilon", 2.0}})) <
+        1e-12);
   CHECK(dd.at("kind") == "upper-bound");
 
   const auto t = dpkit_run("tradeoff --mu 1 --points 5 --format csv");
@@ -145,7 +151,8 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   CHECK(rows[0] == std::pair<double, double>(0.0, 1.0));
   CHECK(rows[4] == std::pair<double, double>(1.0, 0.0));
   CHECK(rows[2].first == 0.5);
-  CHECK(relative_error(rows[2].second, reference("gaussian_tradeoff.csv", "beta", {{"mu", 1.0}, {"alpha", 0.5}})) < 1e-14);
+  CHECK(relative_error(rows[2].second, reference("gaussian_tradeoff.csv", "beta",
+                                                 {{"mu", 1.0}, {"alpha", 0.5}})) < 1e-14);
 
   // σ for (ε, δ) = (2, 1e-5) over T = 4 steps is 2/μ(2, 1e-5).
   const auto c = dpkit_run("calibrate --epsilon 2 --delta 1e-5 --steps 4 --format json");
@@ -154,8 +161,8 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   const double sigma = cc.at("noise_multiplier").get<double>();
   const double mu_ref = reference("gdp_mu.csv", "mu", {{"epsilon", 2.0}, {"delta", 1e-5}});
   CHECK(relative_error(sigma, 2.0 / mu_ref) < 1e-12);
-  CHECK(sigma >= 2.0 / mu_ref * (1 - 1e-15));        // the safe side
-  CHECK(cc.at("epsilon").get<double>() <= 2.0);     // achieved budget meets the target
+  CHECK(sigma >= 2.0 / mu_ref * (1 - 1e-15));    // the safe side
+  CHECK(cc.at("epsilon").get<double>() <= 2.0);  // achieved budget meets the target
 }
 
 TEST_CASE("dpkit demo prints a budget table", "[cli]") {
@@ -171,10 +178,12 @@ TEST_CASE("dpkit demo prints a budget table", "[cli]") {
 TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cli]") {
   const auto path = std::filesystem::temp_directory_path() / "dpkit_cli_output.csv";
   std::filesystem::remove(path);
-  const auto r = dpkit_run("epsilon --mu 2 --delta 1e-6 --format csv --output '" + path.string() + "'");
+  const auto r =
+      dpkit_run("epsilon --mu 2 --delta 1e-6 --format csv --output '" + path.string() + "'");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.empty());
-  CHECK_THAT(slurp(path), StartsWith("accountant,epsilon,kind,tight,epsilon_lower,epsilon_upper,method\ngdp,"));
+  CHECK_THAT(slurp(path),
+             StartsWith("accountant,epsilon,kind,tight,epsilon_lower,epsilon_upper,method\ngdp,"));
 }
 
 TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exit 2", "[cli]") {
@@ -191,8 +200,10 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --mu 1 --delta 1e-5 --bogus", "--bogus"},
       {"epsilon --delta 1e-5", "one of --mu or --noise-multiplier is required"},
       {"epsilon --mu 1 --noise-multiplier 2 --delta 1e-5", "--mu excludes --noise-multiplier"},
-      {"epsilon --noise-multiplier 2 --steps 1.5 --delta 1e-5", "--steps is 1.5, but must be an integer >= 1"},
-      {"epsilon --noise-multiplier 0 --delta 1e-5", "--noise-multiplier is 0, but must be a finite number > 0"},
+      {"epsilon --noise-multiplier 2 --steps 1.5 --delta 1e-5",
+       "--steps is 1.5, but must be an integer >= 1"},
+      {"epsilon --noise-multiplier 0 --delta 1e-5",
+       "--noise-multiplier is 0, but must be a finite number > 0"},
       {"epsilon --mu inf --delta 1e-5", "--mu is inf, but must be a finite number >= 0"},
       {"epsilon --mu abc --delta 1e-5", "--mu is abc"},
       {"epsilon --mu 1 --delta 1e-5 --accountant magic", "--accountant"},

@@ -71,11 +71,8 @@ inline void check_greater(std::string_view function,
 }
 
 /// lo <= x <= hi (both finite bounds inclusive).
-inline void check_bounded(std::string_view function,
-                          std::string_view name,
-                          double x,
-                          double lo,
-                          double hi) {
+inline void check_bounded(
+    std::string_view function, std::string_view name, double x, double lo, double hi) {
   if (!(x >= lo && x <= hi))
     throw_domain_error(function, name, x,
                        "in [" + format_value(lo) + ", " + format_value(hi) + "]");
@@ -86,8 +83,7 @@ inline void check_at_least(std::string_view function,
                            std::string_view name,
                            long long n,
                            long long lo) {
-  if (n < lo)
-    throw_domain_error(function, name, format_value(n), ">= " + format_value(lo));
+  if (n < lo) throw_domain_error(function, name, format_value(n), ">= " + format_value(lo));
 }
 
 }  // namespace dpkit

@@ -20,11 +20,11 @@
 namespace dpkit {
 
 struct csv_table {
-  std::filesystem::path path;            ///< where it was read from
-  std::vector<std::string> comments;     ///< provenance lines, without the leading "# "
-  std::vector<std::string> columns;      ///< header row
-  std::vector<std::vector<double>> rows; ///< one vector per data row, columns.size() wide
-  std::vector<std::size_t> line_numbers; ///< 1-based line of each row in the file
+  std::filesystem::path path;             ///< where it was read from
+  std::vector<std::string> comments;      ///< provenance lines, without the leading "# "
+  std::vector<std::string> columns;       ///< header row
+  std::vector<std::vector<double>> rows;  ///< one vector per data row, columns.size() wide
+  std::vector<std::size_t> line_numbers;  ///< 1-based line of each row in the file
 
   /// Index of a named column; throws std::out_of_range naming the file and column if absent.
   [[nodiscard]] std::size_t column(std::string_view name) const;

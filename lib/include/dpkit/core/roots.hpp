@@ -34,8 +34,8 @@ struct root_options {
 };
 
 struct root_result : solver_status {
-  double root = NAN;     ///< the end of the final bracket with the smaller |f|
-  double lower = NAN;    ///< final bracket, lower ≤ upper
+  double root = NAN;   ///< the end of the final bracket with the smaller |f|
+  double lower = NAN;  ///< final bracket, lower ≤ upper
   double upper = NAN;
   double f_lower = NAN;  ///< f(lower), f(upper): opposite signs (or one is 0) when converged
   double f_upper = NAN;
@@ -90,8 +90,7 @@ root_result find_root(F&& f, double lower, double upper, const root_options& opt
     auto done = [rel, abs_tol](double a, double b) {
       return std::abs(b - a) <= std::max(abs_tol, rel * std::min(std::abs(a), std::abs(b)));
     };
-    std::uintmax_t max_iter =
-        static_cast<std::uintmax_t>(std::max(options.max_evaluations - 2, 1));
+    std::uintmax_t max_iter = static_cast<std::uintmax_t>(std::max(options.max_evaluations - 2, 1));
     const std::pair<double, double> bracket =
         boost::math::tools::toms748_solve(g, lower, upper, f_lo, f_hi, done, max_iter);
     // Boost returns the final bracket but not f at its ends; re-evaluate only new ends.

@@ -13,7 +13,9 @@
 namespace dpkit::divergence {
 
 /// H_{e^ε}(p ‖ q) for univariate Gaussians with equal variances (std::domain_error otherwise).
-double hockey_stick_divergence(const univariate_normal& p, const univariate_normal& q, double epsilon);
+double hockey_stick_divergence(const univariate_normal& p,
+                               const univariate_normal& q,
+                               double epsilon);
 
 /// H_{e^ε}(p ‖ q) for multivariate Gaussians with the same SPD covariance (checked to
 /// relative 1e-12 entrywise; std::domain_error otherwise).

@@ -81,9 +81,9 @@ struct rdp_candidate {
 };
 
 struct rdp_epsilon_result : epsilon_result {
-  double alpha = NAN;  ///< optimal order of the winning conversion
+  double alpha = NAN;                                 ///< optimal order of the winning conversion
   rdp_conversion conversion = rdp_conversion::mir17;  ///< the winner
-  std::array<rdp_candidate, 4> candidates{};           ///< in the order bs16, mir17, bbg20, alc21
+  std::array<rdp_candidate, 4> candidates{};          ///< in the order bs16, mir17, bbg20, alc21
 };
 
 struct rdp_delta_result : delta_result {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Regenerates the figures in docs/figures from the dpkit program and gnuplot.
+#   docs/figures/make_figures.sh [path/to/dpkit]     (default: build/release/tools/dpkit/dpkit)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+dpkit="${1:-$here/../../build/release/tools/dpkit/dpkit}"
+[[ -x "$dpkit" ]] || { echo "make_figures: no dpkit at $dpkit (build the release preset first)" >&2; exit 2; }
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# Figure 1: tradeoff curves G(mu).
+for mu in 0.5 1 2 3; do
+  "$dpkit" tradeoff --mu "$mu" --points 401 --format csv --output "$tmp/g_$mu.csv"
+done
+gnuplot -e "dir='$tmp'; out='$here/gaussian_tradeoff.svg'" "$here/gaussian_tradeoff.gp"
+
+# Figure 2: epsilon at delta = 1e-5 of full-batch noisy GD (sigma = 30) against the number of
+# steps: exact (GDP) and the best RDP conversion.
+echo "steps,exact,rdp" > "$tmp/eps_steps.csv"
+for t in 1 2 5 10 20 50 100 200 500 1000 2000 5000 10000 20000; do
+  "$dpkit" epsilon --noise-multiplier 30 --steps "$t" --delta 1e-5 --accountant all --format csv |
+    awk -F, -v t="$t" 'NR==2{e=$2} NR==3{r=$2} END{print t "," e "," r}' >> "$tmp/eps_steps.csv"
+done
+cp "$tmp/eps_steps.csv" "$here/epsilon_vs_steps.csv"
+gnuplot -e "data='$tmp/eps_steps.csv'; out='$here/epsilon_vs_steps.svg'" "$here/epsilon_vs_steps.gp"
+echo "make_figures: wrote $here/gaussian_tradeoff.svg and $here/epsilon_vs_steps.svg" >&2
