@@ -20,6 +20,8 @@ constexpr double kSqrt2 = boost::math::constants::root_two<double>();
 constexpr double kLog2 = boost::math::constants::ln_two<double>();
 // log √(2π)
 constexpr double kLogSqrt2Pi = 0.91893853320467274178032973640561764;
+// log √π
+constexpr double kLogSqrtPi = 0.57236494292470008707171367567652935;
 constexpr double kTwoOverSqrtPi = boost::math::constants::two_div_root_pi<double>();
 // 1/√2 as an unevaluated double-double sum (hi + lo), from mpmath at 40 digits.
 constexpr double kInvSqrt2Hi = 0.7071067811865476;
@@ -38,10 +40,12 @@ scaled_argument divide_by_sqrt2(double x) {
   return {hi, std::fma(x, kInvSqrt2Hi, -hi) + x * kInvSqrt2Lo};
 }
 
-// −d/dw log erfc(w) = 2 e^{−w²}/(√π erfc(w)) for w > 1, given log erfc(w). The exponent
-// cancels (two terms ~w²), but the correction it scales is itself ~1e-13, so the
-// absolute error ~w²·1e-16 is irrelevant.
+// −d/dw log erfc(w) = 2 e^{−w²}/(√π erfc(w)) for w > 1, given log erfc(w). Up to w = 1e3
+// the exponent's two terms (~w²) cancel to an absolute error ~w²·1e-16 ≤ 1e-10, harmless for
+// a correction that is itself ~1e-13; beyond, where they would cancel completely, the
+// asymptotic 2w + 1/w (from erfc(w) ≈ e^{−w²}/(w√π)·(1 − 1/(2w²))) is exact to 1e-12.
 double erfc_log_slope(double w, double log_erfc_w) {
+  if (w > 1e3) return 2 * w + 1 / w;
   return kTwoOverSqrtPi * std::exp(-w * w - log_erfc_w);
 }
 
@@ -52,14 +56,23 @@ double erfc_corrected(const scaled_argument& w) {
   return v * std::exp(-w.lo * erfc_log_slope(w.hi, std::log(v)));
 }
 
-// log erfc(w.hi + w.lo), for any w; GSL's log erfc uses an asymptotic expansion for large
-// arguments, so it stays accurate where erfc underflows (w > 26.5).
+// log erfc(w.hi + w.lo), for any w. GSL's log erfc uses an asymptotic expansion for large
+// arguments, so it stays accurate where erfc underflows (w > 26.5) — but it returns −∞ from
+// w ≈ 2.4e51 and NaN beyond (measured, GSL 2.7.1, with status GSL_SUCCESS). Above w = 1e8 we
+// therefore use log erfc(w) = −w² − log(w√π) + log(1 − 1/(2w²) + …) directly: the omitted term
+// is below 5e-17 absolute against a value of magnitude ≥ 1e16, i.e. exact in double.
 double log_erfc_corrected(const scaled_argument& w) {
-  detail::ensure_gsl_error_handler_off();
-  gsl_sf_result r;
-  if (gsl_sf_log_erfc_e(w.hi, &r) != GSL_SUCCESS) return NAN;  // unreachable for finite w
-  if (!(w.hi > 1)) return r.val;
-  return r.val - w.lo * erfc_log_slope(w.hi, r.val);
+  double value = 0;
+  if (w.hi > 1e8) {
+    value = -w.hi * w.hi - std::log(w.hi) - kLogSqrtPi;  // −∞ once w² overflows (w > 1.3e154)
+  } else {
+    detail::ensure_gsl_error_handler_off();
+    gsl_sf_result r;
+    if (gsl_sf_log_erfc_e(w.hi, &r) != GSL_SUCCESS) return NAN;  // unreachable for finite w
+    value = r.val;
+  }
+  if (!(w.hi > 1) || !std::isfinite(value)) return value;
+  return value - w.lo * erfc_log_slope(w.hi, value);
 }
 
 }  // namespace

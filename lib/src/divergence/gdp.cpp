@@ -3,6 +3,7 @@
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/log_space.hpp"
@@ -14,6 +15,21 @@ namespace dpkit::divergence {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Supported range. Near its median ε ≈ μ²/2, δ(ε) varies on the scale Δε ≈ μ while one ulp
+// of ε is ≈ 1.1e-16·μ²: at μ = 1e6 an ulp of ε moves a = μ/2 − ε/μ by 1e-10, at μ = 1e16 by
+// 1 — no double-precision algorithm can evaluate or invert δ there (measured: garbage at
+// μ = 3e49). μ ≤ 1e6 (ε up to ~5e11) is far beyond any meaningful privacy budget.
+constexpr double kMaxMu = 1e6;
+constexpr double kMaxMuEpsilon = 1e11;  // gdp_mu: the root μ ≈ √(2ε) stays below kMaxMu
+
+void check_mu(const char* function, double mu) {
+  check_nonnegative(function, "mu", mu);
+  if (mu > kMaxMu)
+    throw_domain_error(function, "mu", mu,
+                       "<= 1e6 (beyond, epsilon > 5e11 and delta(epsilon) is ill-conditioned in "
+                       "double precision)");
+}
 
 // Relative error of log δ below which the closed form is used (see gdp_log_delta).
 constexpr double kClosedFormRelativeError = 1e-12;
@@ -44,7 +60,7 @@ double log_delta_by_integral(double mu, double epsilon) {
 }  // namespace
 
 double gdp_log_delta(double mu, double epsilon) {
-  check_nonnegative("gdp_log_delta", "mu", mu);
+  check_mu("gdp_log_delta", mu);
   check_finite("gdp_log_delta", "epsilon", epsilon);
   if (mu == 0) return epsilon >= 0 ? -kInf : log1mexp(epsilon);
   // seed 002 Lemma A.3; Balle & Wang (2018) Thm 8.
@@ -60,21 +76,30 @@ double gdp_log_delta(double mu, double epsilon) {
   // ulp of the largest term; it changes δ by the relative amount e^d·err/(1 − e^d) =
   // err/(e^{−d} − 1), which is large only when the two terms nearly cancel (d → 0⁻).
   const double d = epsilon + log_phi_b - log_phi_a;
+  if (d == -kInf) return log_phi_a;  // e^ε Φ(b) underflowed against Φ(a): nothing cancels
   const double d_error =
       4 * tol::kMachineEps * (std::abs(epsilon) + std::abs(log_phi_a) + std::abs(log_phi_b) + 1);
   if (d < 0 && d_error < kClosedFormRelativeError * std::expm1(-d)) return log_phi_a + log1mexp(d);
-  if (epsilon >= 0) return log_delta_by_integral(mu, epsilon);
-  return d < 0 ? log_phi_a + log1mexp(d) : log1mexp(epsilon);
+  // Cancellation needs e^ε Φ(b) ≈ Φ(a); for ε ≥ 0 that happens only when x₁ = −a > −1 (for
+  // x₁ ≤ −1, δ ≥ (1 − e^{−1})·P(Y > ε + 1) is of order one). There the integrand of
+  // log_delta_by_integral is bounded by e^{1/2}.
+  const double x1 = -a;
+  if (epsilon >= 0 && x1 > -1) return log_delta_by_integral(mu, epsilon);
+  if (d < 0) return log_phi_a + log1mexp(d);  // the best available; see docs/divergence.md
+  // d ≥ 0 means a computed δ ≤ 0, impossible here: for ε < 0, δ ≥ 1 − e^ε; for ε ≥ 0 and
+  // x₁ ≤ −1, δ is of order one. Reaching this line is a bug, not bad input.
+  throw std::logic_error("gdp_log_delta: inconsistent closed form at mu = " + format_value(mu) +
+                         ", epsilon = " + format_value(epsilon));
 }
 
 double gdp_delta(double mu, double epsilon) {
-  check_nonnegative("gdp_delta", "mu", mu);
+  check_mu("gdp_delta", mu);
   check_finite("gdp_delta", "epsilon", epsilon);
   return std::exp(gdp_log_delta(mu, epsilon));
 }
 
 epsilon_result gdp_epsilon(double mu, double delta) {
-  check_nonnegative("gdp_epsilon", "mu", mu);
+  check_mu("gdp_epsilon", mu);
   check_open_probability("gdp_epsilon", "delta", delta);
   epsilon_result r;
   r.kind = bound_kind::upper_bound;
@@ -102,6 +127,8 @@ epsilon_result gdp_epsilon(double mu, double delta) {
 
 calibration_result gdp_mu(double epsilon, double delta) {
   check_nonnegative("gdp_mu", "epsilon", epsilon);
+  if (epsilon > kMaxMuEpsilon)
+    throw_domain_error("gdp_mu", "epsilon", epsilon, "<= 1e11 (the largest mu supported is 1e6)");
   check_open_probability("gdp_mu", "delta", delta);
   const double log_target = std::log(delta);
   auto h = [&](double mu) { return gdp_log_delta(mu, epsilon) - log_target; };  // increasing
@@ -111,8 +138,10 @@ calibration_result gdp_mu(double epsilon, double delta) {
   if (!(guess > 0)) guess = 1.0;
   double lower = guess, upper = guess;
   int evaluations = 0;
+  lower = std::min(lower, kMaxMu);
+  upper = std::min(upper, kMaxMu);
   while (h(lower) > 0 && lower > 1e-300) lower *= 0.5, ++evaluations;
-  while (h(upper) < 0 && upper < 1e300) upper *= 2.0, ++evaluations;
+  while (h(upper) < 0 && upper < kMaxMu) upper = std::min(2.0 * upper, kMaxMu), ++evaluations;
   const root_result root = find_root(h, lower, upper);
   calibration_result r;
   r.termination = root.termination;

@@ -80,6 +80,14 @@ TEST_CASE("normal edges and domain errors", "[core][normal]") {
   CHECK(dpkit::normal_quantile_from_log(0.0) == inf);
   CHECK(dpkit::normal_quantile_from_log(-inf) == -inf);
   CHECK(dpkit::normal_pdf(inf) == 0);
+  // Far beyond GSL's log erfc range (it returns −inf from x ≈ −3.4e51, NaN beyond): the
+  // asymptotic log Φ(x) = −x²/2 − log(−x) − log √(2π) + O(x⁻²) is exact in double here.
+  for (double x : {-1e10, -1e60, -1e150}) {
+    CAPTURE(x);
+    CHECK(relative_error(dpkit::normal_lcdf(x), -0.5 * x * x - std::log(-x) - 0.9189385332046728) <
+          kTol0);
+  }
+  CHECK(dpkit::normal_lcdf(-1e155) == -inf);  // log Φ itself is below −DBL_MAX
   // Smallest subnormal: the quantile is still finite.
   CHECK(std::isfinite(dpkit::normal_quantile(std::numeric_limits<double>::denorm_min())));
   REQUIRE_THROWS_WITH(dpkit::normal_cdf(NAN), Contains("normal_cdf: x is nan, but must be"));

@@ -156,6 +156,21 @@ TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation
   CHECK(dv::gdp_log_delta(1.0, 1e4) < -4.9e7);
 }
 
+TEST_CASE("the supported range ends at mu = 1e6, with correct values up to it",
+          "[divergence][gdp]") {
+  // At the median ε = μ²/2: δ = 1/2 − e^{μ²/2}Φ(−μ) = 1/2 − (1 − μ⁻² + …)/(√(2π) μ) (Mills ratio).
+  const double mu = 1e6;
+  CHECK(relative_error(dv::gdp_delta(mu, 0.5 * mu * mu), 0.5 - 1 / (std::sqrt(2 * M_PI) * mu)) <
+        1e-9);
+  CHECK(dv::gdp_epsilon(mu, 1e-300).converged());
+  REQUIRE_THROWS_WITH(dv::gdp_epsilon(1.1e6, 1e-5),
+                      Contains("gdp_epsilon: mu is 1100000, but must be <= 1e6"));
+  REQUIRE_THROWS_AS(dv::gdp_delta(1e300, 1.0), std::domain_error);
+  REQUIRE_THROWS_WITH(dv::gdp_mu(1e12, 1e-5),
+                      Contains("gdp_mu: epsilon is 1e+12, but must be <= 1e11"));
+  CHECK(dv::gdp_mu(1e11, 1e-300).converged());
+}
+
 TEST_CASE("analytic Gaussian mechanism beats the classical calibration", "[divergence][gdp]") {
   // Classical (Dwork & Roth 2014, Thm A.1): σ = Δ√(2 log(1.25/δ))/ε is (ε, δ)-DP for ε < 1;
   // the analytic σ is the smallest valid one, so it cannot be larger.

@@ -58,6 +58,8 @@ root_result find_root(F&& f, double lower, double upper, const root_options& opt
   root_result r;
   int evaluations = 0;
   auto g = [&](double x) {
+    // Interpolation can overflow for |f| ≳ 1e150 and propose a NaN abscissa: report, not pass on.
+    if (std::isnan(x)) throw detail::root_nan_error{x};
     ++evaluations;
     const double y = f(x);
     if (std::isnan(y)) throw detail::root_nan_error{x};
@@ -105,7 +107,8 @@ root_result find_root(F&& f, double lower, double upper, const root_options& opt
                            format_value(bracket.second) + "]");
   } catch (const detail::root_nan_error& e) {
     return finish(lower, upper, NAN, NAN, termination_type::failure,
-                  "find_root: f(" + format_value(e.x) + ") is NaN");
+                  std::isnan(e.x) ? std::string("find_root: the iteration produced a NaN abscissa")
+                                  : "find_root: f(" + format_value(e.x) + ") is NaN");
   }
 }
 

@@ -17,19 +17,24 @@
 
 namespace dpkit::divergence {
 
-/// δ(ε) of μ-GDP; μ ≥ 0 finite, ε finite (any sign). μ = 0 gives max(0, 1 − e^ε).
+/// Supported range of every function here: μ ∈ [0, 1e6] (ε up to ~5e11). Beyond, δ(ε) near
+/// its median ε ≈ μ²/2 changes within one ulp of ε, so no double-precision evaluation is
+/// meaningful; larger μ throws std::domain_error.
+
+/// δ(ε) of μ-GDP; μ ∈ [0, 1e6], ε finite (any sign). μ = 0 gives max(0, 1 − e^ε).
 double gdp_delta(double mu, double epsilon);
 
-/// log δ(ε) of μ-GDP; finite where δ underflows. −∞ when δ = 0 (μ = 0, ε ≥ 0).
+/// log δ(ε) of μ-GDP; finite where δ underflows. −∞ when δ = 0 (μ = 0, ε ≥ 0) or when
+/// log δ itself is below −1.8e308.
 double gdp_log_delta(double mu, double epsilon);
 
-/// The smallest ε ≥ 0 such that μ-GDP implies (ε, δ)-DP; μ ≥ 0 finite, δ ∈ (0, 1).
+/// The smallest ε ≥ 0 such that μ-GDP implies (ε, δ)-DP; μ ∈ [0, 1e6], δ ∈ (0, 1).
 /// ε = 0 when δ ≥ δ(0) = 2Φ(μ/2) − 1. Result: kind upper_bound, tight = true;
 /// `epsilon` is the upper end of the final root bracket (δ(epsilon) ≤ δ holds there);
 /// the bracket is a few ulp wide.
 epsilon_result gdp_epsilon(double mu, double delta);
 
-/// The largest μ such that μ-GDP implies (ε, δ)-DP, i.e. δ_μ(ε) = δ; ε ≥ 0 finite,
+/// The largest μ such that μ-GDP implies (ε, δ)-DP, i.e. δ_μ(ε) = δ; ε ∈ [0, 1e11],
 /// δ ∈ (0, 1). `value` is the lower (safe) end of the bracket.
 calibration_result gdp_mu(double epsilon, double delta);
 
