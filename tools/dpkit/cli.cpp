@@ -107,24 +107,24 @@ CLI::Validator real_in_open_interval(double lo, double hi) {
       "in (" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_open_interval");
 }
 
-CLI::Validator real_at_least(double lo) {
-  const std::string constraint = "a finite number >= " + format_value(lo);
+// A finite real satisfying `accept`; `constraint` completes "must be a finite number ...".
+template <class Accept>
+CLI::Validator finite_real(Accept accept, const std::string& relation) {
+  const std::string constraint = "a finite number " + relation;
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         const auto v = parse_real(s);
-        return v && std::isfinite(*v) && *v >= lo ? std::string() : invalid(s, constraint);
+        return v && std::isfinite(*v) && accept(*v) ? std::string() : invalid(s, constraint);
       },
-      ">= " + format_value(lo), "real_at_least");
+      relation, "finite_real");
+}
+
+CLI::Validator real_at_least(double lo) {
+  return finite_real([lo](double v) { return v >= lo; }, ">= " + format_value(lo));
 }
 
 CLI::Validator real_greater_than(double lo) {
-  const std::string constraint = "a finite number > " + format_value(lo);
-  return CLI::Validator(
-      [=](std::string& s) -> std::string {
-        const auto v = parse_real(s);
-        return v && std::isfinite(*v) && *v > lo ? std::string() : invalid(s, constraint);
-      },
-      "> " + format_value(lo), "real_greater_than");
+  return finite_real([lo](double v) { return v > lo; }, "> " + format_value(lo));
 }
 
 CLI::Validator integer_at_least(long long lo) {

@@ -34,14 +34,14 @@ int run(const delta_options& o) {
     r.results.push_back({{"accountant", "gdp"},
                          {"delta", std::exp(log_delta)},
                          {"log_delta", log_delta},
-                         {"kind", "upper-bound"},
+                         {"kind", std::string(to_string(bound_kind::upper_bound))},
                          {"tight", true},
                          {"method", "exact mu-GDP profile (Balle & Wang 2018)"},
                          {"epsilon", o.epsilon},
                          {"mu", m.mu}});
   }
   if (o.accountant == "rdp" || o.accountant == "all") {
-    const auto d = dv::rdp_delta(dv::rdp_curve::linear(0.5 * m.mu * m.mu), o.epsilon);
+    const auto d = dv::rdp_delta(dv::gdp_rdp_curve(m.mu), o.epsilon);
     r.results.push_back({{"accountant", "rdp"},
                          {"delta", d.delta},
                          {"log_delta", d.log_delta},

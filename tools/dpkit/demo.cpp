@@ -43,7 +43,7 @@ int run(const demo_options& o) {
     const auto start = std::chrono::steady_clock::now();
     const double mu = std::sqrt(static_cast<double>(c.steps)) / c.sigma;  // seed 002 eq. (3.4)
     const auto exact = dv::gdp_epsilon(mu, o.delta);
-    const auto rdp = dv::rdp_epsilon(dv::rdp_curve::linear(0.5 * mu * mu), o.delta);
+    const auto rdp = dv::rdp_epsilon(dv::gdp_rdp_curve(mu), o.delta);
     const double micros =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     r.results.push_back(

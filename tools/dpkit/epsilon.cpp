@@ -57,7 +57,7 @@ int run(const epsilon_options& o) {
   }
   if (o.accountant == "rdp" || o.accountant == "all") {
     // μ-GDP ⇒ (α, αμ²/2)-RDP (seed 002 Lemma A.4), converted by the best of four bounds.
-    const auto e = dv::rdp_epsilon(dv::rdp_curve::linear(0.5 * m.mu * m.mu), o.delta);
+    const auto e = dv::rdp_epsilon(dv::gdp_rdp_curve(m.mu), o.delta);
     r.results.push_back({{"accountant", "rdp"},
                          {"epsilon", e.epsilon},
                          {"kind", std::string(to_string(e.kind))},

@@ -138,6 +138,11 @@ double rdp_curve::operator()(double alpha) const {
   return epsilon_(alpha);
 }
 
+rdp_curve gdp_rdp_curve(double mu) {
+  check_nonnegative("gdp_rdp_curve", "mu", mu);
+  return rdp_curve::linear(0.5 * mu * mu);  // seed 002 Lemma A.4
+}
+
 double rdp_epsilon_at_order(rdp_conversion c, double alpha, double epsilon_alpha, double delta) {
   check_greater("rdp_epsilon_at_order", "alpha", alpha, 1.0);
   check_nonnegative("rdp_epsilon_at_order", "epsilon_alpha", epsilon_alpha);

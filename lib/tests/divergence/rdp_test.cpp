@@ -31,7 +31,9 @@ TEST_CASE("every RDP conversion upper-bounds the exact GDP epsilon", "[divergenc
     for (double delta : {1e-12, 1e-6, 1e-3, 0.1}) {
       CAPTURE(mu, delta);
       const double exact = dv::gdp_epsilon(mu, delta).epsilon;
-      const auto r = dv::rdp_epsilon(dv::rdp_curve::linear(dv::gdp_rdp(mu, 2.0) / 2.0), delta);
+      const auto curve = dv::gdp_rdp_curve(mu);
+      CHECK(curve(7.0) == dv::gdp_rdp(mu, 7.0));
+      const auto r = dv::rdp_epsilon(curve, delta);
       REQUIRE(r.converged());
       CHECK(r.kind == dpkit::bound_kind::upper_bound);
       CHECK_FALSE(r.tight);

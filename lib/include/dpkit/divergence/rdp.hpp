@@ -66,6 +66,9 @@ class rdp_curve {
   std::vector<double> orders_, order_epsilons_;
 };
 
+/// The RDP curve of μ-GDP, ε_α = αμ²/2 for all α > 1 (seed 002 Lemma A.4): linear(μ²/2).
+rdp_curve gdp_rdp_curve(double mu);
+
 /// ε from one order with one conversion (BS16 needs ρ: pass ε_α = ρα and any α).
 /// May be negative (a negative ε implies (0, δ)-DP); the optimisers clamp at 0.
 double rdp_epsilon_at_order(rdp_conversion c, double alpha, double epsilon_alpha, double delta);
