@@ -110,7 +110,8 @@ CLI::Validator real_in_open_interval(double lo, double hi) {
 // A finite real satisfying `accept`; `constraint` completes "must be a finite number ...".
 template <class Accept>
 CLI::Validator finite_real(Accept accept, const std::string& relation) {
-  const std::string constraint = "a finite number " + relation;
+  const std::string constraint =
+      relation.rfind("in ", 0) == 0 ? "a number " + relation : "a finite number " + relation;
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         const auto v = parse_real(s);
@@ -125,6 +126,10 @@ CLI::Validator real_at_least(double lo) {
 
 CLI::Validator real_greater_than(double lo) {
   return finite_real([lo](double v) { return v > lo; }, "> " + format_value(lo));
+}
+
+CLI::Validator finite_real_in_half_open_unit() {
+  return finite_real([](double v) { return v > 0 && v <= 1; }, "in (0, 1]");
 }
 
 CLI::Validator integer_at_least(long long lo) {
@@ -161,15 +166,6 @@ CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon) {
       ->type_name("E");
 }
 
-CLI::Option* add_accountant_option(CLI::App* app, std::string& accountant) {
-  return app
-      ->add_option("--accountant", accountant,
-                   "gdp: exact conversion of the mechanism's mu-GDP guarantee (tight); rdp: Renyi "
-                   "DP with the best of four conversions (loose); all: both")
-      ->check(CLI::IsMember({"gdp", "rdp", "all"}))
-      ->capture_default_str();
-}
-
 void emit(const report& r, const output_options& options) {
   std::ostringstream out;
   if (options.format == "json") {
@@ -204,51 +200,125 @@ void emit(const report& r, const output_options& options) {
   if (!(file << out.str())) throw usage_error("--output: cannot write '" + options.file + "'");
 }
 
-void add_mechanism_options(CLI::App* app, mechanism_options& options) {
-  auto* mu = app->add_option("--mu", options.mu,
-                             "The mechanism is mu-GDP (Gaussian differential privacy; "
-                             "seed 002 Def 2.4)")
-                 ->check(real_at_least(0))
-                 ->type_name("M")
-                 ->group("Mechanism (one of)");
-  auto* sigma = app->add_option("--noise-multiplier", options.noise_multiplier,
-                                "Gaussian noise multiplier sigma (noise std / L2 sensitivity) of a "
-                                "full-batch noisy gradient step")
-                    ->check(real_greater_than(0))
-                    ->type_name("S")
-                    ->group("Mechanism (one of)");
-  app->add_option("--steps", options.steps,
-                  "Number of full-batch steps T composed; the run is sqrt(T)/S-GDP")
-      ->check(integer_at_least(1))
-      ->type_name("T")
-      ->capture_default_str()
-      ->needs(sigma)
-      ->group("Mechanism (one of)");
-  mu->excludes(sigma);
+void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_mu) {
+  const char* group = "Mechanism";
+  CLI::Option* mu = nullptr;
+  if (with_mu)
+    mu =
+        app->add_option("--mu", options.mu,
+                        "The mechanism is mu-GDP (Gaussian differential privacy; seed 002 Def 2.4)")
+            ->check(real_at_least(0))
+            ->type_name("M")
+            ->group(group);
+  auto* sigma =
+      app->add_option("--noise-multiplier", options.noise_multiplier,
+                      "DP-SGD noise multiplier sigma: noise standard deviation / clipping norm")
+          ->check(real_greater_than(0))
+          ->type_name("S")
+          ->group(group);
+  auto* q =
+      app->add_option("--sampling-rate", options.sampling_rate,
+                      "Probability q that an example is in a batch (Poisson), or batch size / "
+                      "dataset size (without replacement); 1 = full batch")
+          ->check(finite_real_in_half_open_unit())
+          ->type_name("Q")
+          ->group(group);
+  auto* scheme =
+      app->add_option("--sampling", options.sampling,
+                      "poisson: add/remove neighbours; without-replacement: fixed batch size, "
+                      "replace-one neighbours (sensitivity 2)")
+          ->check(CLI::IsMember({"poisson", "without-replacement"}))
+          ->capture_default_str()
+          ->group(group);
+  auto* steps =
+      app->add_option("--steps", options.steps, "Number of steps T (noisy gradient updates)")
+          ->check(integer_at_least(1))
+          ->type_name("T")
+          ->capture_default_str()
+          ->group(group);
+  if (mu != nullptr) {
+    mu->excludes(sigma)->excludes(q)->excludes(scheme)->excludes(steps);
+  }
 }
 
 resolved_mechanism resolve_mechanism(const mechanism_options& options) {
   resolved_mechanism m;
   if (options.mu) {
-    m.mu = *options.mu;
-    m.description = "mu-GDP with mu = " + format_number(m.mu);
-    m.parameters = {{"mu", m.mu}};
+    m.run.gaussian_mu = *options.mu;
+    m.description = "mu-GDP with mu = " + format_number(*options.mu);
+    m.parameters = {{"mu", *options.mu}};
     return m;
   }
   if (!options.noise_multiplier) throw usage_error("one of --mu or --noise-multiplier is required");
-  const double sigma = *options.noise_multiplier;
-  const double t = static_cast<double>(options.steps);
-  // T-fold composition of G(1/σ) is G(√T/σ) (seed 002 eq. (3.4)).
-  m.mu = std::sqrt(t) / sigma;
-  if (!std::isfinite(m.mu))
-    throw usage_error("--noise-multiplier " + format_value(sigma) + " with --steps " +
-                      std::to_string(options.steps) + " gives mu = inf");
-  m.description = "Gaussian mechanism, noise multiplier " + format_number(sigma) + ", " +
-                  std::to_string(options.steps) + " full-batch step" +
-                  (options.steps == 1 ? "" : "s") +
-                  " (mu = sqrt(T)/sigma = " + format_number(m.mu) + ")";
-  m.parameters = {{"noise_multiplier", sigma}, {"steps", options.steps}, {"mu", m.mu}};
+  accounting::training_phase p;
+  p.noise_multiplier = *options.noise_multiplier;
+  p.sampling_rate = options.sampling_rate.value_or(1.0);
+  p.sampling = options.sampling == "poisson" ? accounting::sampling_scheme::poisson
+                                             : accounting::sampling_scheme::without_replacement;
+  p.steps = options.steps;
+  m.run.phases.push_back(p);
+  m.description = m.run.describe();
+  m.parameters = {{"noise_multiplier", p.noise_multiplier},
+                  {"sampling_rate", p.sampling_rate},
+                  {"sampling", options.sampling},
+                  {"steps", p.steps}};
   return m;
+}
+
+void add_accountant_options(CLI::App* app, accountant_options& options, bool with_all) {
+  std::vector<std::string> names = {"pld", "rdp", "clt"};
+  if (with_all) names.push_back("all");
+  app->add_option("--accountant", options.accountant,
+                  std::string("pld: certified upper and lower bounds by privacy-loss distributions "
+                              "and FFT (default); rdp: Renyi DP, best of four conversions (upper "
+                              "bound); clt: Gaussian CLT (an approximation, not a bound)") +
+                      (with_all ? "; all: every accountant" : ""))
+      ->check(CLI::IsMember(names))
+      ->capture_default_str();
+  app->add_option("--accuracy", options.accuracy,
+                  "PLD: target relative width of the bracket, (upper - lower)/upper")
+      ->check(real_in_open_interval(0, 1))
+      ->type_name("A")
+      ->capture_default_str();
+}
+
+std::vector<accounting::accountant_type> selected_accountants(const accountant_options& options) {
+  using accounting::accountant_type;
+  if (options.accountant == "all")
+    return {accountant_type::pld, accountant_type::rdp, accountant_type::clt};
+  if (options.accountant == "rdp") return {accountant_type::rdp};
+  if (options.accountant == "clt") return {accountant_type::clt};
+  return {accountant_type::pld};
+}
+
+accounting::pld_options pld_options_of(const accountant_options& options) {
+  accounting::pld_options o;
+  o.relative_accuracy = options.accuracy;
+  return o;
+}
+
+namespace {
+json number_or_null(double x) {
+  return std::isfinite(x) ? json(x) : json(nullptr);
+}
+}  // namespace
+
+json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity) {
+  json row = {{"accountant", std::string(accounting::to_string(e.accountant))},
+              {quantity, number_or_null(e.value)},
+              {"kind", std::string(to_string(e.kind))},
+              {"tight", e.tight},
+              {quantity + "_lower", number_or_null(e.lower)},
+              {quantity + "_upper", number_or_null(e.upper)},
+              {"method", e.method},
+              {"termination", std::string(to_string(e.termination))}};
+  if (quantity == "delta") row["log_delta"] = number_or_null(e.log_value);
+  if (e.accountant == accounting::accountant_type::pld && e.pld.passes > 0)
+    row["pld"] = {{"grid_spacing", e.pld.grid_spacing},
+                  {"fft_size", e.pld.fft_size},
+                  {"passes", e.pld.passes}};
+  if (!e.message.empty()) row["message"] = e.message;
+  return row;
 }
 
 }  // namespace dpkit::cli

@@ -10,9 +10,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
+
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "dpkit/accounting/accountant.hpp"
 
 namespace dpkit::cli {
 
@@ -48,8 +50,6 @@ void add_output_options(CLI::App* app, output_options& options);
 CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required);
 /// --epsilon E, finite and >= 0, required.
 CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon);
-/// --accountant gdp|rdp|all (default gdp).
-CLI::Option* add_accountant_option(CLI::App* app, std::string& accountant);
 
 /// A command's result: a list of records (one JSON object each) plus the columns shown in
 /// table and CSV form, and notes printed under the table.
@@ -65,23 +65,40 @@ struct report {
 /// Writes the report in the requested format. Throws usage_error if the file cannot be written.
 void emit(const report& r, const output_options& options);
 
-// ---- mechanism options (the Gaussian mechanism, composed over full-batch steps)
+// ---- mechanism options: μ-GDP, or DP-SGD with a noise multiplier, sampling rate and steps
 struct mechanism_options {
   std::optional<double> mu;
   std::optional<double> noise_multiplier;
+  std::optional<double> sampling_rate;
+  std::string sampling = "poisson";
   long long steps = 1;
 };
 
-void add_mechanism_options(CLI::App* app, mechanism_options& options);
+/// Adds --mu | --noise-multiplier [--sampling-rate Q] [--sampling S] [--steps T]. With
+/// `noise_required` false, --noise-multiplier may be omitted (calibrate solves for it).
+void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_mu = true);
 
-/// μ of the mechanism: --mu, or √T/σ for --noise-multiplier σ and --steps T (a full-batch
-/// Gaussian mechanism composed T times is √T/σ-GDP: seed 002 eq. (3.4)).
+/// The training run the options describe (--mu M is a run with one G(M) factor).
 struct resolved_mechanism {
-  double mu = 0;
+  accounting::training_run run;
   std::string description;
   json parameters;
 };
 resolved_mechanism resolve_mechanism(const mechanism_options& options);
+
+// ---- accountant options
+struct accountant_options {
+  std::string accountant = "pld";
+  double accuracy = 1e-3;
+};
+/// --accountant pld|rdp|clt|all (all: with_all) and --accuracy.
+void add_accountant_options(CLI::App* app, accountant_options& options, bool with_all);
+/// The accountants selected ("all" expands to pld, rdp, clt).
+std::vector<accounting::accountant_type> selected_accountants(const accountant_options& options);
+accounting::pld_options pld_options_of(const accountant_options& options);
+
+/// One result row (JSON object) from an accountant's estimate; `quantity` is "epsilon" or "delta".
+json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity);
 
 /// The value of a double for tables: 10 significant digits.
 std::string format_number(double x);

@@ -1,21 +1,17 @@
-// dpkit delta — the δ for which the mechanism is (ε, δ)-DP at a given ε (privacy profile).
-#include <cmath>
+// dpkit delta — the δ for which the training run is (ε, δ)-DP at a given ε (privacy profile).
+#include <iostream>
 #include <memory>
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "dpkit/divergence/gdp.hpp"
-#include "dpkit/divergence/rdp.hpp"
 
 namespace dpkit::cli {
 namespace {
 
-namespace dv = dpkit::divergence;
-
 struct delta_options {
   mechanism_options mechanism;
   double epsilon = 0;
-  std::string accountant = "gdp";
+  accountant_options accountant;
   output_options output;
 };
 
@@ -25,37 +21,21 @@ int run(const delta_options& o) {
   r.tool = "dpkit delta";
   r.parameters = m.parameters;
   r.parameters["epsilon"] = o.epsilon;
-  r.parameters["accountant"] = o.accountant;
-  r.columns = {"accountant", "delta", "log_delta", "kind", "tight", "method"};
+  r.parameters["accountant"] = o.accountant.accountant;
+  r.parameters["accuracy"] = o.accountant.accuracy;
+  r.columns = {"accountant", "delta", "kind", "delta_lower", "delta_upper", "log_delta", "method"};
   r.title = "delta at epsilon = " + format_number(o.epsilon) + " for " + m.description;
-  if (o.accountant == "gdp" || o.accountant == "all") {
-    // seed 002 Lemma A.3 (Balle & Wang 2018 Thm 8), evaluated in log space.
-    const double log_delta = dv::gdp_log_delta(m.mu, o.epsilon);
-    r.results.push_back({{"accountant", "gdp"},
-                         {"delta", std::exp(log_delta)},
-                         {"log_delta", log_delta},
-                         {"kind", std::string(to_string(bound_kind::upper_bound))},
-                         {"tight", true},
-                         {"method", "exact mu-GDP profile (Balle & Wang 2018)"},
-                         {"epsilon", o.epsilon},
-                         {"mu", m.mu}});
+  for (accounting::accountant_type a : selected_accountants(o.accountant)) {
+    const accounting::privacy_estimate e =
+        accounting::estimate_delta(m.run, o.epsilon, a, pld_options_of(o.accountant));
+    json row = estimate_row(e, "delta");
+    row["epsilon"] = o.epsilon;
+    r.results.push_back(row);
+    if (e.termination != termination_type::converged && !e.message.empty())
+      std::cerr << "dpkit delta: note: " << e.message << "\n";
   }
-  if (o.accountant == "rdp" || o.accountant == "all") {
-    const auto d = dv::rdp_delta(dv::gdp_rdp_curve(m.mu), o.epsilon);
-    r.results.push_back({{"accountant", "rdp"},
-                         {"delta", d.delta},
-                         {"log_delta", d.log_delta},
-                         {"kind", std::string(to_string(d.kind))},
-                         {"tight", d.tight},
-                         {"method", std::string(dv::to_string(d.conversion)) +
-                                        " conversion at alpha = " + format_number(d.alpha)},
-                         {"epsilon", o.epsilon},
-                         {"mu", m.mu},
-                         {"conversion", std::string(dv::to_string(d.conversion))},
-                         {"alpha", d.alpha}});
-  }
-  r.notes = {"upper-bound: the mechanism is (epsilon, delta)-DP with this delta; log_delta stays",
-             "finite where delta underflows."};
+  r.notes = {"upper-bound: the run is (epsilon, delta)-DP with this delta; delta_lower (pld): no",
+             "smaller delta holds. log_delta stays finite where delta underflows."};
   emit(r, o.output);
   return kExitSuccess;
 }
@@ -65,12 +45,15 @@ int run(const delta_options& o) {
 void register_delta(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<delta_options>();
   CLI::App* sub = app.add_subcommand(
-      "delta", "The delta such that the mechanism is (epsilon, delta)-DP (its privacy profile)");
+      "delta", "The delta such that the training run is (epsilon, delta)-DP (its privacy profile)");
   add_mechanism_options(sub, o->mechanism);
   add_epsilon_option(sub, o->epsilon);
-  add_accountant_option(sub, o->accountant);
+  add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);
-  sub->footer("Example:\n  dpkit delta --mu 1 --epsilon 2\n");
+  sub->footer(
+      "Examples:\n"
+      "  dpkit delta --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 --epsilon 4\n"
+      "  dpkit delta --mu 1 --epsilon 2\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -1,34 +1,19 @@
-// dpkit epsilon — the smallest ε such that the mechanism is (ε, δ)-DP.
+// dpkit epsilon — the smallest ε such that the training run is (ε, δ)-DP.
 #include <iostream>
 #include <memory>
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "dpkit/divergence/gdp.hpp"
-#include "dpkit/divergence/rdp.hpp"
 
 namespace dpkit::cli {
 namespace {
 
-namespace dv = dpkit::divergence;
-
 struct epsilon_options {
   mechanism_options mechanism;
   double delta = 0;
-  std::string accountant = "gdp";
+  accountant_options accountant;
   output_options output;
 };
-
-json rdp_candidates(const std::array<dv::rdp_candidate, 4>& candidates) {
-  json list = json::array();
-  for (const auto& c : candidates) {
-    if (!c.applicable) continue;
-    list.push_back({{"conversion", std::string(dv::to_string(c.conversion))},
-                    {"value", c.value},
-                    {"alpha", c.alpha}});
-  }
-  return list;
-}
 
 int run(const epsilon_options& o) {
   const resolved_mechanism m = resolve_mechanism(o.mechanism);
@@ -36,48 +21,26 @@ int run(const epsilon_options& o) {
   r.tool = "dpkit epsilon";
   r.parameters = m.parameters;
   r.parameters["delta"] = o.delta;
-  r.parameters["accountant"] = o.accountant;
-  r.columns = {"accountant",    "epsilon",       "kind",  "tight",
-               "epsilon_lower", "epsilon_upper", "method"};
+  r.parameters["accountant"] = o.accountant.accountant;
+  r.parameters["accuracy"] = o.accountant.accuracy;
+  r.columns = {"accountant", "epsilon", "kind", "epsilon_lower", "epsilon_upper", "method"};
   r.title = "epsilon at delta = " + format_number(o.delta) + " for " + m.description;
   std::string failure;
-  if (o.accountant == "gdp" || o.accountant == "all") {
-    const auto e = dv::gdp_epsilon(m.mu, o.delta);
-    r.results.push_back({{"accountant", "gdp"},
-                         {"epsilon", e.epsilon},
-                         {"kind", std::string(to_string(e.kind))},
-                         {"tight", e.tight},
-                         {"epsilon_lower", e.epsilon_lower},
-                         {"epsilon_upper", e.epsilon_upper},
-                         {"method", "exact mu-GDP profile (Balle & Wang 2018)"},
-                         {"delta", o.delta},
-                         {"mu", m.mu},
-                         {"termination", std::string(to_string(e.termination))}});
-    if (!e.converged()) failure = e.message;
-  }
-  if (o.accountant == "rdp" || o.accountant == "all") {
-    // μ-GDP ⇒ (α, αμ²/2)-RDP (seed 002 Lemma A.4), converted by the best of four bounds.
-    const auto e = dv::rdp_epsilon(dv::gdp_rdp_curve(m.mu), o.delta);
-    r.results.push_back({{"accountant", "rdp"},
-                         {"epsilon", e.epsilon},
-                         {"kind", std::string(to_string(e.kind))},
-                         {"tight", e.tight},
-                         {"epsilon_lower", nullptr},
-                         {"epsilon_upper", e.epsilon},
-                         {"method", std::string(dv::to_string(e.conversion)) +
-                                        " conversion at alpha = " + format_number(e.alpha)},
-                         {"delta", o.delta},
-                         {"mu", m.mu},
-                         {"conversion", std::string(dv::to_string(e.conversion))},
-                         {"alpha", e.alpha},
-                         {"candidates", rdp_candidates(e.candidates)},
-                         {"termination", std::string(to_string(e.termination))}});
-    if (!e.converged()) failure = e.message;
+  for (accounting::accountant_type a : selected_accountants(o.accountant)) {
+    const accounting::privacy_estimate e =
+        accounting::estimate_epsilon(m.run, o.delta, a, pld_options_of(o.accountant));
+    json row = estimate_row(e, "epsilon");
+    row["delta"] = o.delta;
+    r.results.push_back(row);
+    if (e.termination == termination_type::failure) failure = e.message;
+    if (e.termination == termination_type::max_iterations)
+      std::cerr << "dpkit epsilon: note: " << e.message << "\n";
   }
   r.notes = {
-      "upper-bound: the mechanism is (epsilon, delta)-DP. tight: no smaller epsilon holds for",
-      "this mechanism. RDP conversions are valid but loose; the best of BS16, Mir17, BBG20",
-      "and ALC21 is shown."};
+      "upper-bound: the run is (epsilon, delta)-DP with this epsilon. epsilon_lower (pld): no",
+      "smaller epsilon can hold — together a certified bracket. approximation (clt): no",
+      "guarantee in either direction. Poisson sampling: add/remove neighbours (the worse",
+      "direction is reported); without-replacement: replace-one neighbours (docs/accounting.md)."};
   emit(r, o.output);
   if (!failure.empty()) {
     std::cerr << "dpkit epsilon: " << failure << "\n";
@@ -91,16 +54,17 @@ int run(const epsilon_options& o) {
 void register_epsilon(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<epsilon_options>();
   CLI::App* sub = app.add_subcommand(
-      "epsilon", "The smallest epsilon such that the mechanism is (epsilon, delta)-DP");
+      "epsilon", "The smallest epsilon such that the training run is (epsilon, delta)-DP");
   add_mechanism_options(sub, o->mechanism);
   add_delta_option(sub, o->delta, /*required=*/true);
-  add_accountant_option(sub, o->accountant);
+  add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);
   sub->footer(
       "Examples:\n"
-      "  dpkit epsilon --mu 1 --delta 1e-5\n"
-      "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all --format "
-      "json\n");
+      "  dpkit epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 --delta 1e-5\n"
+      "  dpkit epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 --delta 1e-5 "
+      "--accountant all --format json\n"
+      "  dpkit epsilon --mu 1 --delta 1e-5\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

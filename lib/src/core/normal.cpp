@@ -117,6 +117,15 @@ double normal_lccdf(double x) {
   return normal_lcdf(-x);
 }
 
+double normal_interval(double a, double b) {
+  check_not_nan("normal_interval", "a", a);
+  check_not_nan("normal_interval", "b", b);
+  if (a > b) throw_domain_error("normal_interval", "b - a", b - a, ">= 0");
+  if (a >= 0) return normal_ccdf(a) - normal_ccdf(b);  // upper tail: 1 − Φ is small
+  if (b <= 0) return normal_cdf(b) - normal_cdf(a);    // lower tail: Φ is small
+  return 1.0 - normal_cdf(a) - normal_ccdf(b);         // straddles 0: both parts < 1/2
+}
+
 double normal_quantile(double p) {
   check_probability("normal_quantile", "p", p);
   if (p == 0) return -kInf;

@@ -97,3 +97,22 @@ TEST_CASE("normal edges and domain errors", "[core][normal]") {
   REQUIRE_THROWS_AS(dpkit::normal_quantile_from_log(0.1), std::domain_error);
   REQUIRE_THROWS_AS(dpkit::normal_lcdf(NAN), std::domain_error);
 }
+
+TEST_CASE("normal_interval keeps relative accuracy in both tails", "[core][normal]") {
+  // Independent: for a narrow interval [a, a + h] far in a tail, Φ(a + h) − Φ(a) = ∫ φ, and
+  // Simpson's rule on φ errs by ≈ h⁴a⁴/2880 relative (3e-14 at a = −30, h = 1e-4).
+  for (double a : {-30.0, -8.0, 7.0, 25.0}) {
+    const double b = a + 1e-4;
+    const double h = b - a;  // exact (Sterbenz); a + 1e-4 itself is rounded
+    const double simpson =
+        h / 6 * (dpkit::normal_pdf(a) + 4 * dpkit::normal_pdf(a + h / 2) + dpkit::normal_pdf(b));
+    CAPTURE(a);
+    CHECK(relative_error(dpkit::normal_interval(a, b), simpson) < 1e-12);
+  }
+  CHECK(relative_error(dpkit::normal_interval(-1.0, 2.0),
+                       dpkit::normal_cdf(2.0) - dpkit::normal_cdf(-1.0)) < kTol1);
+  CHECK(dpkit::normal_interval(-inf, inf) == 1.0);
+  CHECK(dpkit::normal_interval(3.0, inf) == dpkit::normal_ccdf(3.0));
+  CHECK(dpkit::normal_interval(1.0, 1.0) == 0.0);
+  REQUIRE_THROWS_AS(dpkit::normal_interval(2.0, 1.0), std::domain_error);
+}

@@ -94,7 +94,7 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
   CHECK(ctx.at("seed").is_null());
   REQUIRE(doc.at("results").size() == 1);
   const json& res = doc.at("results")[0];
-  CHECK(res.at("accountant") == "gdp");
+  CHECK(res.at("accountant") == "pld");  // μ-GDP: the PLD of G(μ) composes in closed form
   CHECK(res.at("kind") == "upper-bound");
   CHECK(res.at("tight") == true);
   const double eps = res.at("epsilon").get<double>();
@@ -107,24 +107,52 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
 }
 
 TEST_CASE("dpkit epsilon from a noise multiplier: sqrt(T)/sigma-GDP", "[cli]") {
-  // σ = 2, T = 4 ⇒ μ = 1 exactly.
+  // σ = 2, T = 4, full batch ⇒ μ = 1 exactly.
   const auto r = dpkit_run(
       "epsilon --noise-multiplier 2 --steps 4 --delta 1e-5 --accountant all --format json");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
-  REQUIRE(doc.at("results").size() == 2);
-  const json& gdp = doc.at("results")[0];
+  REQUIRE(doc.at("results").size() == 3);
+  const json& pld = doc.at("results")[0];
   const json& rdp = doc.at("results")[1];
-  CHECK(doc.at("context").at("parameters").at("mu") == 1.0);
-  CHECK(relative_error(gdp.at("epsilon").get<double>(),
+  const json& clt = doc.at("results")[2];
+  CHECK(doc.at("context").at("parameters").at("noise_multiplier") == 2.0);
+  CHECK(doc.at("context").at("parameters").at("sampling_rate") == 1.0);
+  CHECK(relative_error(pld.at("epsilon").get<double>(),
                        reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) <
         1e-10);
   CHECK(rdp.at("accountant") == "rdp");
   CHECK(rdp.at("kind") == "upper-bound");
   CHECK(rdp.at("tight") == false);
   CHECK(rdp.at("epsilon_lower").is_null());
-  CHECK(rdp.at("epsilon").get<double>() > gdp.at("epsilon").get<double>());
-  CHECK(rdp.at("candidates").size() == 4);
+  CHECK(rdp.at("epsilon").get<double>() > pld.at("epsilon").get<double>());
+  CHECK(clt.at("accountant") == "clt");
+}
+
+TEST_CASE("dpkit epsilon for DP-SGD: certified bracket, labels, accountants ordered", "[cli]") {
+  const auto r = dpkit_run(
+      "epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --delta 1e-5 --accountant "
+      "all --format json");
+  REQUIRE(r.exit_code == 0);
+  const json res = json::parse(r.out).at("results");
+  REQUIRE(res.size() == 3);
+  const double upper = res[0].at("epsilon_upper").get<double>(),
+               lower = res[0].at("epsilon_lower").get<double>();
+  CHECK(res[0].at("epsilon").get<double>() == upper);
+  CHECK(lower <= upper);
+  CHECK(upper - lower <= 1e-3 * upper);                // --accuracy default
+  CHECK(res[1].at("epsilon").get<double>() >= lower);  // RDP is a valid upper bound
+  CHECK(res[2].at("kind") == "approximation");         // CLT is never a bound
+  CHECK(res[2].at("epsilon_upper").is_null());
+  CHECK(res[0].at("pld").at("fft_size").get<std::size_t>() > 0);
+  // --accuracy tightens the bracket.
+  const auto tight = dpkit_run(
+      "epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --delta 1e-5 --accuracy 1e-4 "
+      "--format json");
+  REQUIRE(tight.exit_code == 0);
+  const json t = json::parse(tight.out).at("results")[0];
+  CHECK(t.at("epsilon_upper").get<double>() - t.at("epsilon_lower").get<double>() <=
+        1e-4 * t.at("epsilon_upper").get<double>());
 }
 
 TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
@@ -154,8 +182,9 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   CHECK(relative_error(rows[2].second, reference("gaussian_tradeoff.csv", "beta",
                                                  {{"mu", 1.0}, {"alpha", 0.5}})) < 1e-14);
 
-  // σ for (ε, δ) = (2, 1e-5) over T = 4 steps is 2/μ(2, 1e-5).
-  const auto c = dpkit_run("calibrate --epsilon 2 --delta 1e-5 --steps 4 --format json");
+  // σ for (ε, δ) = (2, 1e-5) over T = 4 full-batch steps is 2/μ(2, 1e-5).
+  const auto c =
+      dpkit_run("calibrate --epsilon 2 --delta 1e-5 --steps 4 --tolerance 1e-9 --format json");
   REQUIRE(c.exit_code == 0);
   const json cc = json::parse(c.out).at("results")[0];
   const double sigma = cc.at("noise_multiplier").get<double>();
@@ -168,11 +197,12 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
 TEST_CASE("dpkit demo prints a budget table", "[cli]") {
   const auto r = dpkit_run("demo");
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Contains("noise_multiplier") && Contains("epsilon") && Contains("upper-bound"));
+  CHECK_THAT(r.out, Contains("DP-SGD") && Contains("epsilon_lower") && Contains("upper-bound") &&
+                        Contains("approximation"));
   CHECK(count_lines(r.out) > 10);
   const auto j = dpkit_run("demo --format json");
   REQUIRE(j.exit_code == 0);
-  CHECK(json::parse(j.out).at("results").size() == 9);
+  CHECK(json::parse(j.out).at("results").size() == 12);
 }
 
 TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cli]") {
@@ -183,7 +213,7 @@ TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cl
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.empty());
   CHECK_THAT(slurp(path),
-             StartsWith("accountant,epsilon,kind,tight,epsilon_lower,epsilon_upper,method\ngdp,"));
+             StartsWith("accountant,epsilon,kind,epsilon_lower,epsilon_upper,method\npld,"));
 }
 
 TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exit 2", "[cli]") {
@@ -212,6 +242,22 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"tradeoff --mu 1 --points 1", "--points is 1, but must be an integer >= 2"},
       {"calibrate --epsilon 1", "--delta is required"},
       {"epsilon --mu 1 --delta 1e-5 --output /nonexistent-dir/x.csv", "--output: cannot write"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 0 --delta 1e-5",
+       "--sampling-rate is 0, but must be a number in (0, 1]"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 1.5 --delta 1e-5",
+       "--sampling-rate is 1.5, but must be a number in (0, 1]"},
+      {"epsilon --noise-multiplier 1 --sampling-rate nan --delta 1e-5", "--sampling-rate is nan"},
+      {"epsilon --noise-multiplier 1 --sampling shuffle --delta 1e-5", "--sampling"},
+      {"epsilon --noise-multiplier 1 --delta 1e-5 --accuracy 0",
+       "--accuracy is 0, but must be a number in (0, 1)"},
+      {"epsilon --mu 1 --sampling-rate 0.1 --delta 1e-5", "--mu excludes --sampling-rate"},
+      {"epsilon --noise-multiplier 1 --steps 0 --delta 1e-5",
+       "--steps is 0, but must be an integer >= 1"},
+      {"calibrate --epsilon 1 --delta 1e-5 --noise-multiplier 1 --steps 5",
+       "--steps cannot be given with --noise-multiplier"},
+      {"calibrate --epsilon 0 --delta 1e-5", "--epsilon is 0, but must be a finite number > 0"},
+      {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
+      {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10", "not available yet"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
       {"", "dpkit: a subcommand is required"},
   };

@@ -35,6 +35,11 @@ double normal_lcdf(double x);
 /// log(1 − Φ(x)) = log Φ(−x).
 double normal_lccdf(double x);
 
+/// P(a < Z ≤ b) = Φ(b) − Φ(a) for a ≤ b (±∞ allowed), differenced in the tail where both
+/// values are small (Φ below 0, 1 − Φ above), so that narrow intervals far in either tail keep
+/// their relative accuracy; an interval straddling 0 has no cancellation.
+double normal_interval(double a, double b);
+
 /// Φ⁻¹(p) for p ∈ [0, 1]; Φ⁻¹(0) = −∞, Φ⁻¹(1) = +∞. For p close to 1, prefer
 /// normal_quantile_complement(1 − p) when 1 − p is known more accurately than p.
 double normal_quantile(double p);

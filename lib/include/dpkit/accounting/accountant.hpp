@@ -1,0 +1,86 @@
+// dpkit/accounting/accountant.hpp — one interface to the accountants, and calibration.
+//
+//   accountant_type::pld  certified two-sided bounds (pld_accountant.hpp): ε_upper, ε_lower
+//   accountant_type::rdp  Rényi DP with the best of four conversions: an upper bound
+//   accountant_type::clt  the Gaussian-DP central limit: an approximation, never a bound
+//
+// Calibration inverts an accountant: the smallest noise multiplier, or the largest number of
+// steps, whose *certified* ε (ε_upper for PLD) is within the budget. Both are bracketed searches
+// on quantities monotone in the parameter; the returned value is the end of the bracket on
+// the safe side, so the budget holds at it (for PLD: certified).
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "dpkit/accounting/pld_accountant.hpp"
+#include "dpkit/accounting/training_run.hpp"
+
+namespace dpkit::accounting {
+
+enum class accountant_type { pld, rdp, clt };
+
+/// "pld", "rdp", "clt".
+std::string_view to_string(accountant_type a) noexcept;
+
+/// One accountant's answer, in the shape the CLI reports (DESIGN.md JSON contract).
+struct privacy_estimate : solver_status {
+  accountant_type accountant = accountant_type::pld;
+  double value = NAN;  ///< the certified (or approximate) ε, or δ
+  double lower = NAN;  ///< the other side of the bracket where one exists (PLD), else NaN
+  double upper = NAN;  ///< == value for bounds, NaN for approximations
+  bound_kind kind = bound_kind::upper_bound;
+  bool tight = false;      ///< value is exact for this mechanism (Gaussian runs)
+  std::string method;      ///< e.g. "PLD/FFT, h = 1.6e-4, FFT 131072" or "BBG20 at alpha = 12.3"
+  pld_diagnostics pld;     ///< PLD only
+  double log_value = NAN;  ///< log δ for δ queries (finite where δ underflows)
+};
+
+/// ε at δ ∈ (0, 1).
+privacy_estimate estimate_epsilon(const training_run& run,
+                                  double delta,
+                                  accountant_type accountant,
+                                  const pld_options& options = {});
+
+/// δ at ε ≥ 0.
+privacy_estimate estimate_delta(const training_run& run,
+                                double epsilon,
+                                accountant_type accountant,
+                                const pld_options& options = {});
+
+struct calibration_options {
+  accountant_type accountant = accountant_type::pld;
+  pld_options pld;  ///< accuracy of the PLD evaluations
+  /// The search stops when the bracket on the parameter is this narrow (relative). Default 1e-3.
+  double relative_tolerance = 1e-3;
+};
+
+struct noise_calibration : solver_status {
+  double noise_multiplier = NAN;  ///< safe: the budget holds here
+  double noise_multiplier_lower =
+      NAN;                    ///< the other end of the final bracket (budget exceeded there)
+  privacy_estimate estimate;  ///< the accountant's answer at noise_multiplier
+};
+
+/// The smallest noise multiplier σ, common to all phases of `run` (their σ are replaced), for
+/// which the accountant's ε at δ is ≤ target_epsilon. target_epsilon > 0, δ ∈ (0, 1).
+noise_calibration calibrate_noise_multiplier(training_run run,
+                                             double target_epsilon,
+                                             double delta,
+                                             const calibration_options& options = {});
+
+struct steps_calibration : solver_status {
+  long long steps = 0;        ///< the largest number of steps within the budget (0: none)
+  privacy_estimate estimate;  ///< at `steps` (when ≥ 1)
+};
+
+/// The largest number of steps of the run's last phase within target_epsilon at δ, searched up
+/// to max_steps (≥ 1).
+steps_calibration calibrate_steps(training_run run,
+                                  double target_epsilon,
+                                  double delta,
+                                  long long max_steps,
+                                  const calibration_options& options = {});
+
+}  // namespace dpkit::accounting

@@ -1,0 +1,60 @@
+// dpkit/accounting/pld_accountant.hpp — certified two-sided (ε, δ) of a training run by
+// privacy-loss-distribution composition (pld.hpp).
+//
+// The grid spacing h is chosen automatically: a first pass on a coarse grid measures the gap
+// ε_upper − ε_lower, which shrinks like h² (both discretisations are second order); h is
+// then reduced by √(target/gap) until (ε_upper − ε_lower) ≤ relative_accuracy·ε_upper. If
+// the FFT would exceed max_fft_size first, the result keeps the last certified bracket and
+// says so (termination max_iterations). Runs of Gaussian mechanisms only (all q = 1) use
+// the exact closed form instead (tight).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#include "dpkit/accounting/training_run.hpp"
+#include "dpkit/divergence/result.hpp"
+
+namespace dpkit::accounting {
+
+struct pld_options {
+  /// Target relative width (ε_upper − ε_lower)/ε_upper (or of the δ bracket). Default: 1e-3.
+  double relative_accuracy = 1e-3;
+  /// Grid spacing h of the privacy-loss axis; 0 chooses it from relative_accuracy. Default: 0.
+  double grid_spacing = 0;
+  /// Largest FFT, in points (≈ 40 bytes each at peak). Default: 2^24 (≈ 0.7 GiB).
+  std::size_t max_fft_size = std::size_t{1} << 24;
+  /// Grid refinements after the first pass. Default: 6.
+  int max_refinements = 6;
+
+  /// Throws std::domain_error naming the violated constraint (Ceres Options::validate style).
+  void validate(std::string_view function) const;
+};
+
+struct pld_diagnostics {
+  double grid_spacing = NAN;  ///< h of the final pass
+  std::size_t fft_size = 0;   ///< largest FFT of the final pass
+  int passes = 0;             ///< grid passes evaluated
+};
+
+/// `epsilon` = epsilon_upper (certified upper bound); `epsilon_lower` a certified lower bound.
+struct pld_epsilon_result : divergence::epsilon_result, pld_diagnostics {};
+
+/// `delta` = delta_upper (certified); `delta_lower` a certified lower bound.
+struct pld_delta_result : divergence::delta_result, pld_diagnostics {
+  double delta_lower = NAN;
+  double delta_upper = NAN;
+};
+
+/// ε bounds at δ ∈ (0, 1) for the run (validated). Poisson phases: both adjacency directions
+/// are composed and the larger ε is reported (true ε = max over directions).
+pld_epsilon_result pld_epsilon(const training_run& run,
+                               double delta,
+                               const pld_options& options = {});
+
+/// δ bounds at ε ≥ 0 for the run.
+pld_delta_result pld_delta(const training_run& run,
+                           double epsilon,
+                           const pld_options& options = {});
+
+}  // namespace dpkit::accounting

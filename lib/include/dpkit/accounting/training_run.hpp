@@ -1,0 +1,79 @@
+// dpkit/accounting/training_run.hpp — what is being accounted: a DP-SGD training run.
+//
+// A run is a sequence of phases, each `steps` noisy gradient steps with noise multiplier σ
+// (noise standard deviation / clipping norm) and sampling rate q, plus an optional Gaussian
+// factor G(μ₀) (a mechanism that is μ₀-GDP on its own; seed 002 Thms 4.9/4.10 compose
+// exactly such a factor with subsampled steps). The sampling scheme fixes the neighbouring
+// relation, as is standard:
+//
+//   poisson               each example joins a batch independently with probability q;
+//                         add/remove neighbours; one step is the Poisson-subsampled Gaussian
+//                         with sensitivity 1 (remove: (1−q)N(0,σ²) + qN(1,σ²) vs N(0,σ²)).
+//                         Both directions are accounted and the worse is reported.
+//   without_replacement   fixed-size batches of q·n examples drawn without replacement;
+//                         replace-one neighbours, so the clipped sum moves by up to 2C and one
+//                         step is C_q(G(2/σ)) (DRS22 Thm 4.2; seed 002 Def 4.7). The adversary
+//                         may alternate directions between steps, so the symmetric C_q(G(2/σ))
+//                         is composed (docs/accounting.md).
+//
+// q = 1 with Poisson is the full-batch Gaussian mechanism G(1/σ); without replacement it is
+// G(2/σ) (replace-one).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dpkit/subsampling/privacy_loss.hpp"
+
+namespace dpkit::accounting {
+
+enum class sampling_scheme { poisson, without_replacement };
+
+/// "poisson" or "without-replacement" (the CLI spelling).
+std::string_view to_string(sampling_scheme s) noexcept;
+
+struct training_phase {
+  double noise_multiplier = 1.0;  ///< σ > 0
+  double sampling_rate = 1.0;     ///< q ∈ (0, 1]
+  sampling_scheme sampling = sampling_scheme::poisson;
+  long long steps = 1;  ///< ≥ 1
+};
+
+struct training_run {
+  std::vector<training_phase> phases;
+  double gaussian_mu = 0.0;  ///< an extra G(μ₀) factor; 0 for none
+
+  /// Throws std::domain_error (check_* message) unless every phase has σ > 0 finite,
+  /// q ∈ (0, 1], steps ≥ 1, and μ₀ ≥ 0 finite. (A run without phases and μ₀ = 0 is
+  /// perfectly private: ε = 0.)
+  void validate(std::string_view function) const;
+
+  /// Total number of steps (Σ steps; +1 for the Gaussian factor).
+  [[nodiscard]] long long total_steps() const;
+
+  /// True when every factor is a Gaussian mechanism (all q = 1): then the run is exactly
+  /// μ-GDP with μ = gdp_mu() and every accountant has a closed form.
+  [[nodiscard]] bool is_gaussian() const;
+  /// √(μ₀² + Σ steps·μ_phase²), μ_phase = 1/σ (Poisson) or 2/σ (without replacement); only
+  /// meaningful when is_gaussian().
+  [[nodiscard]] double gdp_mu() const;
+
+  /// True when some phase uses Poisson subsampling with q < 1 (two directions to account).
+  [[nodiscard]] bool has_poisson_subsampling() const;
+
+  [[nodiscard]] std::string describe() const;
+};
+
+/// One factor of the composition in one direction: a per-step privacy loss and its count.
+struct loss_factor {
+  std::shared_ptr<const subsampling::privacy_loss> loss;
+  long long count = 1;
+};
+
+/// The factors of the run for one adjacency direction (remove or add; for runs without
+/// Poisson subsampling both directions give the same symmetric factors).
+std::vector<loss_factor> loss_factors(const training_run& run, subsampling::adjacency_direction d);
+
+}  // namespace dpkit::accounting

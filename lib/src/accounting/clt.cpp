@@ -1,0 +1,53 @@
+#include "dpkit/accounting/clt.hpp"
+
+#include <cmath>
+
+#include "dpkit/core/check.hpp"
+#include "dpkit/core/normal.hpp"
+#include "dpkit/divergence/gdp.hpp"
+
+namespace dpkit::accounting {
+
+double clt_mu(const training_run& run) {
+  run.validate("clt_mu");
+  double sum = run.gaussian_mu * run.gaussian_mu;
+  for (const training_phase& p : run.phases) {
+    const double t = static_cast<double>(p.steps), q = p.sampling_rate, s = p.noise_multiplier;
+    double mu2 = 0;
+    if (q == 1) {
+      const double mu1 = (p.sampling == sampling_scheme::poisson ? 1.0 : 2.0) / s;
+      mu2 = t * mu1 * mu1;
+    } else if (p.sampling == sampling_scheme::poisson) {
+      mu2 = q * q * t * std::expm1(1 / (s * s));  // Bu et al. (2020)
+    } else {
+      const double mu1 = 2 / s;  // seed 002 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
+      const double k = std::exp(mu1 * mu1) * normal_cdf(1.5 * mu1) + 3 * normal_cdf(-0.5 * mu1) - 2;
+      mu2 = 2 * q * q * t * k;
+    }
+    sum += mu2;
+  }
+  return std::sqrt(sum);
+}
+
+divergence::epsilon_result clt_epsilon(const training_run& run, double delta) {
+  check_open_probability("clt_epsilon", "delta", delta);
+  divergence::epsilon_result r = divergence::gdp_epsilon(clt_mu(run), delta);
+  if (!run.is_gaussian()) {
+    r.kind = bound_kind::approximation;
+    r.tight = false;
+    r.epsilon_lower = r.epsilon_upper = NAN;  // an approximation has no bracket
+  }
+  return r;
+}
+
+divergence::delta_result clt_delta(const training_run& run, double epsilon) {
+  check_nonnegative("clt_delta", "epsilon", epsilon);
+  divergence::delta_result r;
+  r.log_delta = divergence::gdp_log_delta(clt_mu(run), epsilon);
+  r.delta = std::exp(r.log_delta);
+  r.kind = run.is_gaussian() ? bound_kind::upper_bound : bound_kind::approximation;
+  r.tight = run.is_gaussian();
+  return r;
+}
+
+}  // namespace dpkit::accounting

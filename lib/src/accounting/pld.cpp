@@ -1,0 +1,445 @@
+#include "dpkit/accounting/pld.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "dpkit/core/check.hpp"
+#include "dpkit/core/log_space.hpp"
+#include "dpkit/core/tolerance.hpp"
+
+namespace dpkit::accounting {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---------------------------------------------------------------------------------------
+// Half-cell masses: the loss axis from ℓ_lo − h/2 to ℓ_hi + h/2 cut at every multiple of h/2.
+// Pessimistic cells (ℓ_i, ℓ_i + h] and optimistic cells (ℓ_i − h/2, ℓ_i + h/2] are both unions
+// of two adjacent half-cells, so one pass of CDF evaluations serves both sides.
+struct half_cells {
+  double h = 0;
+  long long i_lo = 0, i_hi = 0;  // lattice range ℓ_i = i·h
+  std::vector<double> p, q;      // 2(i_hi − i_lo) + 2 half-cells
+  subsampling::loss_mass below;  // mass at or below ℓ_lo − h/2
+  subsampling::loss_mass above;  // mass above ℓ_hi + h/2
+};
+
+half_cells compute_half_cells(const subsampling::privacy_loss& loss, double h, double tail_mass) {
+  half_cells c;
+  c.h = h;
+  const double y_lo = loss.lower_tail_point(tail_mass);
+  const double y_hi = std::max(loss.upper_tail_point(tail_mass), y_lo);
+  c.i_lo = static_cast<long long>(std::floor(y_lo / h)) - 1;
+  c.i_hi = static_cast<long long>(std::ceil(y_hi / h)) + 1;
+  const long long count = 2 * (c.i_hi - c.i_lo) + 2;
+  c.p.resize(static_cast<std::size_t>(count));
+  c.q.resize(static_cast<std::size_t>(count));
+  // Cut points b_k = (2 i_lo − 1 + k)·h/2, k = 0..count.
+  std::vector<double> cuts(static_cast<std::size_t>(count) + 1);
+  for (long long k = 0; k <= count; ++k)
+    cuts[static_cast<std::size_t>(k)] = static_cast<double>(2 * c.i_lo - 1 + k) * h / 2;
+  std::vector<subsampling::loss_mass> cells;
+  loss.interval_masses(cuts, cells, c.below, c.above);
+  for (long long k = 0; k < count; ++k) {
+    c.p[static_cast<std::size_t>(k)] = cells[static_cast<std::size_t>(k)].p;
+    c.q[static_cast<std::size_t>(k)] = cells[static_cast<std::size_t>(k)].q;
+  }
+  return c;
+}
+
+// e^{ℓ}·s without overflow for s > 0 (s = 0 gives 0).
+double scale_by_exp(double s, double l) {
+  if (l < 700) return s * std::exp(l);
+  return s > 0 ? std::exp(std::log(s) + l) : 0.0;
+}
+
+discrete_pld build_pessimistic(const half_cells& c) {
+  discrete_pld d;
+  d.side = pld_side::pessimistic;
+  d.h = c.h;
+  d.first = c.i_lo;
+  d.mass.assign(static_cast<std::size_t>(c.i_hi - c.i_lo + 1), 0.0);
+  // Below ℓ_lo (plus the half-cell (ℓ_lo − h/2, ℓ_lo]): rounded up onto ℓ_lo.
+  d.mass[0] = c.below.p + c.p[0];
+  const double one_minus_e = -std::expm1(-c.h);  // 1 − e^{−h}
+  for (long long i = c.i_lo; i < c.i_hi; ++i) {
+    const std::size_t j = static_cast<std::size_t>(i - c.i_lo);
+    const double m = c.p[2 * j + 1] + c.p[2 * j + 2];
+    const double s = c.q[2 * j + 1] + c.q[2 * j + 2];
+    if (m == 0) continue;
+    // Split m between ℓ_i and ℓ_{i+1} keeping E[e^{−Y}] = s: top·e^{−ℓ_{i+1}} + (m − top)e^{−ℓ_i} =
+    // s.
+    const double li = static_cast<double>(i) * c.h;
+    const double top = std::clamp((m - scale_by_exp(s, li)) / one_minus_e, 0.0, m);
+    d.mass[j] += m - top;
+    d.mass[j + 1] += top;
+  }
+  // Above ℓ_hi (the last half-cell and the tail): to +∞.
+  d.infinity_mass = c.p.back() + c.above.p;
+  return d;
+}
+
+discrete_pld build_optimistic(const half_cells& c) {
+  discrete_pld d;
+  d.side = pld_side::optimistic;
+  d.h = c.h;
+  d.dropped_mass = c.below.p;  // below ℓ_lo − h/2: to −∞
+  const std::size_t cells = static_cast<std::size_t>(c.i_hi - c.i_lo + 1);
+  std::vector<double> m(cells), offset(cells, kInf);
+  double scale = 1;  // size of the losses, for the round-off margin
+  for (std::size_t j = 0; j < cells; ++j) {
+    m[j] = c.p[2 * j] + c.p[2 * j + 1];
+    const double s = c.q[2 * j] + c.q[2 * j + 1];
+    const double li = static_cast<double>(c.i_lo + static_cast<long long>(j)) * c.h;
+    scale = std::max(scale, std::abs(li));
+    // Conditional X-mean e^{−y*} = s/m: y* = log m − log s (the contraction point).
+    if (m[j] > 0) offset[j] = s > 0 ? std::log(m[j] / s) - li : kInf;
+  }
+  // The mass above the window is rounded down onto the top cell (Y only decreases).
+  m.back() += c.above.p;
+  // Lattice shift θ: every cell whose contraction offset d_j = y*_j − ℓ_j is ≥ θ goes to ℓ_j + θ
+  // (rounded down by d_j − θ); the others go one cell lower (rounded down by d_j − θ + h).
+  // θ minimises the mean downward shift Σ m_j(d_j − θ) + h·Σ_{d_j < θ} m_j, i.e. maximises
+  // θ·M − h·(mass below θ) over the candidates θ = d_j — so a few steep, light tail cells do
+  // not drag the whole lattice down. The d_j are O(h²) for smooth densities.
+  std::vector<std::size_t> order;
+  double total = 0;
+  for (std::size_t j = 0; j < cells; ++j)
+    if (m[j] > 0 && std::isfinite(offset[j])) order.push_back(j), total += m[j];
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return offset[a] < offset[b]; });
+  double theta = 0, best = -kInf, below = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const double candidate = offset[order[k]];
+    const double score = candidate * total - c.h * below;
+    if (score > best) best = score, theta = candidate;
+    below += m[order[k]];
+  }
+  // Margin for the rounding of log m − log s (a cell exactly at θ must not land above y*).
+  theta -= 64 * tol::kMachineEps * (scale + 1);
+  theta = std::clamp(theta, -0.5 * c.h, 0.5 * c.h);
+  d.offset = theta;
+  d.first = c.i_lo - 1;
+  d.mass.assign(cells + 1, 0.0);
+  for (std::size_t j = 0; j < cells; ++j) {
+    if (m[j] == 0) continue;
+    d.mass[offset[j] >= theta ? j + 1 : j] += m[j];
+  }
+  return d;
+}
+
+void trim(discrete_pld& d) {
+  std::size_t lo = 0, hi = d.mass.size();
+  while (lo < hi && d.mass[lo] == 0) ++lo;
+  while (hi > lo && d.mass[hi - 1] == 0) --hi;
+  if (lo == hi) {  // all mass at ±∞
+    d.mass.assign(1, 0.0);
+    return;
+  }
+  d.mass = std::vector<double>(d.mass.begin() + static_cast<std::ptrdiff_t>(lo),
+                               d.mass.begin() + static_cast<std::ptrdiff_t>(hi));
+  d.first += static_cast<long long>(lo);
+}
+
+// ---------------------------------------------------------------------------------------
+// log E[e^{λY}] of a discretised step (finite part), exactly: with ℓ_k = ℓ_0 + k·h and
+// r = e^{λh}, Σ m_k e^{λℓ_k} is a polynomial in r, evaluated by Horner's rule in the direction
+// where powers of r shrink (no overflow for any λ). One multiply-add per point.
+double log_mgf(const discrete_pld& d, double lambda) {
+  const std::size_t n = d.mass.size();
+  double s = 0;
+  if (lambda > 0) {
+    const double inv_r = std::exp(-lambda * d.h);  // Σ m_k r^k = r^{n−1} Σ m_k r^{−(n−1−k)}
+    for (std::size_t k = 0; k < n; ++k) s = s * inv_r + std::max(d.mass[k], 0.0);
+    return std::log(s) + lambda * d.loss(n - 1);
+  }
+  const double r = std::exp(lambda * d.h);
+  for (std::size_t k = n; k-- > 0;) s = s * r + std::max(d.mass[k], 0.0);
+  return std::log(s) + lambda * d.loss(0);
+}
+
+// FFT sizes are powers of two: FFTW plans them fastest (planning a size like 2⁸·3⁴·5 costs
+// ~11 ms even with FFTW_ESTIMATE — measured — more than the transform itself), and the few
+// sizes recur, so plans are cached. The padding costs at most a factor 2 in a ~1 ms FFT.
+std::size_t fft_size_for(std::size_t n) {
+  std::size_t m = 64;
+  while (m < n) m *= 2;
+  return m;
+}
+
+struct fftw_deleter {
+  void operator()(void* p) const { fftw_free(p); }
+};
+
+// Per-thread FFT buffers and plans, cached by size (FFTW's new-array execute interface accepts
+// any buffers with fftw_malloc's alignment). FFTW's planner is not thread-safe, so planning
+// and destruction are serialised; executing plans is thread-safe.
+std::mutex& planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+struct fft_workspace {
+  std::size_t n = 0;
+  std::unique_ptr<double, fftw_deleter> real;
+  std::unique_ptr<fftw_complex, fftw_deleter> spectrum;
+  std::vector<std::complex<double>> product;
+  fftw_plan forward = nullptr, backward = nullptr;
+  fft_workspace() = default;
+  fft_workspace(const fft_workspace&) = delete;
+  fft_workspace& operator=(const fft_workspace&) = delete;
+  ~fft_workspace() {
+    if (forward == nullptr) return;
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    fftw_destroy_plan(forward);
+    fftw_destroy_plan(backward);
+  }
+};
+
+fft_workspace& workspace(std::size_t n) {
+  // A few sizes per thread (each pass uses one or two); the largest are evicted first.
+  thread_local std::vector<std::unique_ptr<fft_workspace>> cache;
+  for (auto& w : cache)
+    if (w->n == n) return *w;
+  if (cache.size() >= 4) {
+    auto largest = std::max_element(cache.begin(), cache.end(),
+                                    [](const auto& a, const auto& b) { return a->n < b->n; });
+    cache.erase(largest);
+  }
+  auto w = std::make_unique<fft_workspace>();
+  w->real.reset(static_cast<double*>(fftw_malloc(sizeof(double) * n)));
+  w->spectrum.reset(static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * (n / 2 + 1))));
+  if (!w->real || !w->spectrum) throw std::bad_alloc();
+  {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    w->forward =
+        fftw_plan_dft_r2c_1d(static_cast<int>(n), w->real.get(), w->spectrum.get(), FFTW_ESTIMATE);
+    w->backward =
+        fftw_plan_dft_c2r_1d(static_cast<int>(n), w->spectrum.get(), w->real.get(), FFTW_ESTIMATE);
+  }
+  w->n = n;
+  cache.push_back(std::move(w));
+  return *cache.back();
+}
+
+}  // namespace
+
+discrete_pld discretize(const subsampling::privacy_loss& loss,
+                        double h,
+                        pld_side side,
+                        double tail_mass) {
+  auto both = discretize_both(loss, h, tail_mass);
+  return side == pld_side::pessimistic ? std::move(both.first) : std::move(both.second);
+}
+
+std::pair<discrete_pld, discrete_pld> discretize_both(const subsampling::privacy_loss& loss,
+                                                      double h,
+                                                      double tail_mass) {
+  check_positive("discretize", "h", h);
+  if (!(tail_mass > 0 && tail_mass <= 1e-3))
+    throw_domain_error("discretize", "tail_mass", tail_mass, "in (0, 1e-3]");
+  const half_cells c = compute_half_cells(loss, h, tail_mass);
+  std::pair<discrete_pld, discrete_pld> out(build_pessimistic(c), build_optimistic(c));
+  trim(out.first);
+  trim(out.second);
+  return out;
+}
+
+composed_pld compose(std::span<const pld_factor> factors,
+                     double tail_bound,
+                     std::size_t max_fft_size) {
+  if (factors.empty()) throw_domain_error("compose", "factors.size()", "0", ">= 1");
+  if (!(tail_bound > 0 && tail_bound <= 1e-3))
+    throw_domain_error("compose", "tail_bound", tail_bound, "in (0, 1e-3]");
+  const pld_side side = factors[0].pld->side;
+  const double h = factors[0].pld->h;
+  composed_pld out;
+  out.side = side;
+  out.h = h;
+  double log_no_infinity = 0;  // log P(no factor at +∞)
+  long long base = 0;
+  double smallest = 0, largest = 0;
+  std::size_t longest = 1;
+  for (const pld_factor& f : factors) {
+    if (f.pld == nullptr || f.pld->side != side || f.pld->h != h)
+      throw_domain_error("compose", "factors", "inconsistent", "one side and one grid spacing");
+    check_at_least("compose", "count", f.count, 1);
+    const double c = static_cast<double>(f.count);
+    out.offset += c * f.pld->offset;
+    base += f.count * f.pld->first;
+    smallest += c * f.pld->loss(0);
+    largest += c * f.pld->loss(f.pld->mass.size() - 1);
+    longest = std::max(longest, f.pld->mass.size());
+    log_no_infinity += c * std::log1p(-f.pld->infinity_mass);
+  }
+  out.infinity_mass = -std::expm1(log_no_infinity);
+
+  // Window [a_lo, a_hi] from Chernoff: P(S ≥ a) ≤ e^{K(λ) − λa}, P(S ≤ a) ≤ e^{K(−λ) + λa},
+  // K the exact cumulant generating function of the discretised composition.
+  auto cumulant = [&](double lambda) {
+    double k = 0;
+    for (std::size_t i = 0; i < factors.size(); ++i)
+      k += static_cast<double>(factors[i].count) * log_mgf(*factors[i].pld, lambda);
+    return k;
+  };
+  const double log_tau = std::log(tail_bound);
+  // Chernoff points: a_hi = min_λ (K(λ) − log τ)/λ and a_lo = max_λ (log τ − K(−λ))/λ, each by
+  // golden-section search on log λ ∈ [log 1e-4, log 1e4] (the ratios are unimodal for the
+  // convex K of a distribution). Any λ gives a valid bound; the search only tightens it.
+  auto golden = [](auto&& f, double lo, double hi) {
+    const double g = 0.6180339887498949;
+    double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
+    double fc = f(c), fd = f(d);
+    for (int i = 0; i < 24; ++i) {  // 24 steps: log λ to ±0.002 — ample for a bound
+      if (fc < fd) {
+        b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(c);
+      } else {
+        a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(d);
+      }
+    }
+    return fc < fd ? c : d;
+  };
+  auto upper_point = [&](double t) {
+    const double lambda = std::exp(t), k = cumulant(lambda);
+    return std::isfinite(k) ? (k - log_tau) / lambda : kInf;
+  };
+  auto lower_point = [&](double t) {  // negated, so that golden() minimises
+    const double lambda = std::exp(t), k = cumulant(-lambda);
+    return std::isfinite(k) ? -(log_tau - k) / lambda : kInf;
+  };
+  const double lambda_hi = std::exp(golden(upper_point, std::log(1e-4), std::log(1e4)));
+  const double lambda_lo = std::exp(golden(lower_point, std::log(1e-4), std::log(1e4)));
+  const double k_plus = cumulant(lambda_hi), k_minus = cumulant(-lambda_lo);
+  double a_hi = largest, a_lo = smallest;
+  if (std::isfinite(k_plus)) a_hi = std::min(a_hi, (k_plus - log_tau) / lambda_hi);
+  if (std::isfinite(k_minus)) a_lo = std::max(a_lo, (log_tau - k_minus) / lambda_lo);
+  if (a_lo > a_hi) a_lo = a_hi = 0.5 * (a_lo + a_hi);
+  long long j_lo = static_cast<long long>(std::floor((a_lo - out.offset) / h));
+  const long long j_hi = static_cast<long long>(std::ceil((a_hi - out.offset) / h));
+  const std::size_t needed = static_cast<std::size_t>(std::max<long long>(j_hi - j_lo + 1, 1));
+  const std::size_t n = fft_size_for(std::max(needed, longest));
+  if (n > max_fft_size)
+    throw std::length_error("compose: the composed distribution needs an FFT of " +
+                            std::to_string(n) + " points, more than the limit " +
+                            std::to_string(max_fft_size) + " (coarser accuracy or a larger limit)");
+  out.first = j_lo;
+  out.fft_size = n;
+  // Certified bounds on the mass outside the final window [first, first + n − 1].
+  const double top =
+      (static_cast<double>(j_lo + static_cast<long long>(n) - 1) + 0.5) * h + out.offset;
+  const double bottom = (static_cast<double>(j_lo) - 0.5) * h + out.offset;
+  // The optimal λ's certify the edges too (each is a valid Chernoff exponent).
+  const double log_above = std::isfinite(k_plus) ? std::min(0.0, k_plus - lambda_hi * top) : 0.0;
+  const double log_below =
+      std::isfinite(k_minus) ? std::min(0.0, k_minus + lambda_lo * bottom) : 0.0;
+  const double above = top >= largest ? 0.0 : std::exp(log_above);
+  const double below = bottom <= smallest ? 0.0 : std::exp(log_below);
+  // Pessimistic: only mass above the window can raise δ. Optimistic: mass outside on either
+  // side may have been wrapped around by the circular convolution into the window.
+  out.tail_bound = side == pld_side::pessimistic ? above : above + below;
+
+  // FFT: product of the factors' transforms, each raised to its count.
+  const std::size_t nc = n / 2 + 1;
+  fft_workspace& w = workspace(n);
+  double* real = w.real.get();
+  fftw_complex* spectrum = w.spectrum.get();
+  std::vector<std::complex<double>>& product = w.product;
+  product.assign(nc, 1.0);
+  for (const pld_factor& f : factors) {
+    std::fill(real, real + n, 0.0);
+    std::copy(f.pld->mass.begin(), f.pld->mass.end(), real);
+    fftw_execute_dft_r2c(w.forward, real, spectrum);
+    const double c = static_cast<double>(f.count);
+    // |x|^c underflows below e^{−745} when |x|² < e^{−1490/c}: skip log and trigonometry there
+    // (most coefficients at large c, since |x| < 1 away from frequency 0).
+    const double r2_min = std::exp(-1490.0 / c);
+    for (std::size_t k = 0; k < nc; ++k) {
+      if (product[k] == 0.0) continue;
+      const std::complex<double> x(spectrum[k][0], spectrum[k][1]);
+      const double r2 = std::norm(x);
+      if (r2 < r2_min || r2 == 0) {
+        product[k] = 0.0;
+        continue;
+      }
+      product[k] *= std::polar(std::exp(0.5 * c * std::log(r2)), c * std::arg(x));
+    }
+  }
+  for (std::size_t k = 0; k < nc; ++k) {
+    spectrum[k][0] = product[k].real();
+    spectrum[k][1] = product[k].imag();
+  }
+  fftw_execute_dft_c2r(w.backward, spectrum, real);
+  // Unwrap: array position k holds lattice index base + k (mod n); the window starts at j_lo.
+  out.mass.resize(n);
+  const long long shift = ((j_lo - base) % static_cast<long long>(n) + static_cast<long long>(n)) %
+                          static_cast<long long>(n);
+  double most_negative = 0;
+  const double inv_n = 1.0 / static_cast<double>(n);
+  for (std::size_t i = 0, k = static_cast<std::size_t>(shift); i < n;
+       ++i, k = k + 1 == n ? 0 : k + 1) {
+    const double v = real[k] * inv_n;
+    out.mass[i] = v;
+    most_negative = std::min(most_negative, v);
+  }
+  // Round-off estimate: the largest negative value the exact result would not contain, or a
+  // floor of a few ulp of the total mass.
+  out.roundoff = std::max(-most_negative, 4 * tol::kMachineEps / static_cast<double>(n));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+double composed_pld::delta(double epsilon) const {
+  check_finite("composed_pld::delta", "epsilon", epsilon);
+  double sum = 0;
+  std::size_t positive = 0;
+  for (std::size_t i = mass.size(); i-- > 0;) {
+    const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
+    if (l <= epsilon) break;
+    const double w = -std::expm1(epsilon - l);
+    sum += (side == pld_side::pessimistic ? std::max(mass[i], 0.0) : mass[i]) * w;
+    ++positive;
+  }
+  const double correction = tail_bound + roundoff * static_cast<double>(positive);
+  if (side == pld_side::pessimistic) return std::min(1.0, sum + infinity_mass + correction);
+  return std::max(0.0, sum - correction);
+}
+
+double composed_pld::epsilon(double target) const {
+  check_open_probability("composed_pld::epsilon", "delta", target);
+  const bool pessimistic = side == pld_side::pessimistic;
+  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^ε S2 ± r·C with suffix sums over i ≥ k.
+  const double constant = pessimistic ? infinity_mass + tail_bound : -tail_bound;
+  double s1 = 0, s2 = 0, count = 0;
+  auto value = [&](double eps) {
+    return constant + s1 - std::exp(eps) * s2 + (pessimistic ? 1 : -1) * roundoff * count;
+  };
+  if (pessimistic && constant >= target) return kInf;  // the corrections alone exceed δ
+  for (std::size_t i = mass.size(); i-- > 0;) {
+    const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
+    const double m = pessimistic ? std::max(mass[i], 0.0) : mass[i];
+    if (l <= 0) break;
+    s1 += m;
+    s2 += m * std::exp(-l);
+    count += 1;
+    const double below =
+        i == 0
+            ? 0.0
+            : std::max((static_cast<double>(first) + static_cast<double>(i) - 1) * h + offset, 0.0);
+    if (value(below) > target) {
+      // The crossing lies in [below, l): solve c + S1 ± rC − e^ε S2 = δ.
+      const double rest = constant + s1 + (pessimistic ? 1 : -1) * roundoff * count - target;
+      return std::clamp(std::log(rest / s2), below, l);
+    }
+  }
+  return 0.0;  // δ(0) is already ≤ target
+}
+
+}  // namespace dpkit::accounting

@@ -1,0 +1,185 @@
+#include "dpkit/subsampling/subsampled_rdp.hpp"
+
+#include <algorithm>
+#include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/tanh_sinh.hpp>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "dpkit/core/check.hpp"
+#include "dpkit/core/log_space.hpp"
+#include "dpkit/core/normal.hpp"
+#include "dpkit/core/roots.hpp"
+
+namespace dpkit::subsampling {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxAlpha = 1e6;
+
+void check_arguments(const char* function, double q, double sigma, double alpha) {
+  check_positive(function, "sigma", sigma);
+  if (!(q > 0 && q <= 1)) throw_domain_error(function, "q", q, "in (0, 1]");
+  if (!(alpha > 1 && alpha <= kMaxAlpha))
+    throw_domain_error(function, "alpha", alpha, "in (1, 1e6]");
+}
+
+// log C(α, k) for real α ≥ k ≥ 0 (lgamma; only used where the coefficient is positive).
+double log_binomial(double alpha, double k) {
+  return std::lgamma(alpha + 1) - std::lgamma(k + 1) - std::lgamma(alpha - k + 1);
+}
+
+// log Σ_k e^{t_k} over all terms, in two passes (maximum, then the scaled sum).
+template <class Term>
+double log_sum_terms(long long first, long long last, Term&& term) {
+  double peak = -kInf;
+  std::vector<double> terms;
+  terms.reserve(static_cast<std::size_t>(last - first + 1));
+  for (long long k = first; k <= last; ++k) {
+    terms.push_back(term(k));
+    peak = std::max(peak, terms.back());
+  }
+  if (!std::isfinite(peak)) return peak;
+  double sum = 0;
+  for (double t : terms) sum += std::exp(t - peak);
+  return peak + std::log(sum);
+}
+
+// Integer α: log Σ_{k=2}^{α} C(α,k) q^k (1−q)^{α−k} expm1(k(k−1)/(2σ²)), all terms positive.
+// Every term is summed: log C(α,k) + k log q is concave in k but k(k−1)/(2σ²) is convex, so the
+// terms may fall for a long while and then grow again (at q = 1e-6, σ = 1, α = 50 the last term
+// is ~e^535 times the first: test "fractional orders join the integer orders continuously").
+// log C(α, k) by the recurrence C(α,k+1) = C(α,k)(α−k)/(k+1).
+double log_a_minus_one_integer(double q, double sigma, long long alpha) {
+  const double log_q = std::log(q);
+  const double log_1mq = q < 1 ? std::log1p(-q) : -kInf;
+  const double a = static_cast<double>(alpha);
+  double log_c = std::log(a) + std::log(a - 1) - std::log(2.0);  // log C(α, 2)
+  return log_sum_terms(2, alpha, [&](long long k) {
+    const double kk = static_cast<double>(k);
+    const double log_1mq_part = alpha == k ? 0.0 : (a - kk) * log_1mq;
+    const double t =
+        log_c + kk * log_q + log_1mq_part + log_expm1(kk * (kk - 1) / (2 * sigma * sigma));
+    log_c += std::log((a - kk) / (kk + 1));
+    return t;
+  });
+}
+
+// log[(1 + x)^α − 1 − αx] ≥ 0 for x > −1 (Bernoulli), without cancellation: by its binomial
+// series for |x| small, directly otherwise.
+double log_bernoulli_remainder(double alpha, double x) {
+  if (x == 0) return -kInf;
+  const double l = alpha * std::log1p(x);
+  if (std::abs(x) < 1e-3 && std::abs(l) < 0.5) {
+    // Σ_{k≥2} C(α,k) x^k = x²·α(α−1)/2·[1 + (α−2)x/3 + (α−2)(α−3)x²/12 + …]; the series
+    // terms shrink by ≤ |x|·α/k each, so 30 terms reach 1e-17 relative.
+    double term = alpha * (alpha - 1) / 2 * x * x, sum = term;
+    for (int k = 3; k < 60; ++k) {
+      term *= (alpha - (k - 1)) * x / k;
+      sum += term;
+      if (std::abs(term) < 1e-18 * std::abs(sum)) break;
+    }
+    return std::log(sum);
+  }
+  if (l > 700) return l + std::log1p(-std::exp(-l) * (1 + alpha * x));  // (1+x)^α dominates
+  return std::log(std::expm1(l) - alpha * x);
+}
+
+// Fractional α: log E_{t~N(0,1)}[R(x(t))], R the Bernoulli remainder, x(t) = q·expm1(t/σ −
+// 1/(2σ²)).
+double log_a_minus_one_fractional(double q, double sigma, double alpha) {
+  const double shift = 0.5 / (sigma * sigma);
+  auto log_integrand = [&](double t) {
+    const double x = q * std::expm1(t / sigma - shift);
+    return log_bernoulli_remainder(alpha, x) + normal_lpdf(t);
+  };
+  // Stationary points of the dominant factor (1 + x)^α φ(t): t = (α/σ)·π(t), π the logistic
+  // weight q e^s/(1 − q + q e^s) ∈ (0, 1) — at most three (two maxima around a valley).
+  // Together with the bulk bump of R near t = 2/σ they are the breakpoints of the quadrature.
+  auto slope = [&](double t) {
+    const double s = t / sigma - shift;
+    const double pi = 1 / (1 + std::exp(-(s + std::log(q) - std::log1p(-std::min(q, 1 - 1e-16)))));
+    return alpha / sigma * pi - t;
+  };
+  std::vector<double> breaks = {0.0, 2 / sigma};
+  const double t_far = alpha / sigma + 1;
+  const int scan = 64;
+  double previous_t = -1, previous_f = slope(-1);
+  for (int i = 1; i <= scan; ++i) {
+    const double t = -1 + (t_far + 1) * std::pow(static_cast<double>(i) / scan, 2);
+    const double f = slope(t);
+    if ((f > 0) != (previous_f > 0)) {
+      const root_result r = find_root(slope, previous_t, t);
+      if (r.converged()) breaks.push_back(r.root);
+    }
+    previous_t = t;
+    previous_f = f;
+  }
+  std::sort(breaks.begin(), breaks.end());
+  breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
+  double log_scale = -kInf;
+  for (double b : breaks) log_scale = std::max(log_scale, log_integrand(b));
+  if (!std::isfinite(log_scale)) return -kInf;
+  auto scaled = [&](double t) {
+    const double v = std::exp(log_integrand(t) - log_scale);
+    return std::isfinite(v) ? v : 0.0;
+  };
+  const double tol = 1e-14;
+  boost::math::quadrature::tanh_sinh<double> finite;
+  boost::math::quadrature::exp_sinh<double> infinite;
+  double total = infinite.integrate([&](double u) { return scaled(breaks.front() - u); }, tol);
+  for (std::size_t i = 0; i + 1 < breaks.size(); ++i)
+    total += finite.integrate(scaled, breaks[i], breaks[i + 1], tol);
+  total += infinite.integrate([&](double u) { return scaled(breaks.back() + u); }, tol);
+  return log_scale + std::log(total);
+}
+
+// WBK19 Thm 9 bound at integer α ≥ 2, returned as (α − 1)ε(α) = log(1 + Σ_j terms). All terms
+// are summed (they grow like e^{2j²/σ²} at large j, see log_a_minus_one_integer).
+double wor_log_moment_integer(double q, double sigma, long long alpha) {
+  const double a = static_cast<double>(alpha);
+  const double eps2 = 4 / (sigma * sigma);  // ε(2) = 2·2/σ²
+  const double log_q = std::log(q);
+  double log_c = log_binomial(a, 2);
+  const double total = log_sum_terms(2, alpha, [&](long long j) {
+    const double jj = static_cast<double>(j);
+    if (j == 2)  // q² C(α,2) min{4(e^{ε(2)} − 1), 2e^{ε(2)}}
+      return 2 * log_q + log_c + std::min(std::log(4.0) + log_expm1(eps2), std::log(2.0) + eps2);
+    log_c += std::log((a - jj + 1) / jj);
+    // 2 q^j C(α,j) e^{(j−1)ε(j)}, ε(j) = 2j/σ².
+    return std::log(2.0) + jj * log_q + log_c + (jj - 1) * 2 * jj / (sigma * sigma);
+  });
+  return log1pexp(total);  // log(1 + Σ)
+}
+
+}  // namespace
+
+double poisson_gaussian_log_a_minus_one(double q, double sigma, double alpha) {
+  check_arguments("poisson_gaussian_log_a_minus_one", q, sigma, alpha);
+  if (alpha == std::floor(alpha))
+    return log_a_minus_one_integer(q, sigma, static_cast<long long>(alpha));
+  return log_a_minus_one_fractional(q, sigma, alpha);
+}
+
+double poisson_gaussian_rdp(double q, double sigma, double alpha) {
+  check_arguments("poisson_gaussian_rdp", q, sigma, alpha);
+  if (q == 1) return alpha / (2 * sigma * sigma);  // the Gaussian mechanism
+  // ε(α) = log(1 + (A − 1))/(α − 1).
+  return log1pexp(poisson_gaussian_log_a_minus_one(q, sigma, alpha)) / (alpha - 1);
+}
+
+double wor_gaussian_rdp(double q, double sigma, double alpha) {
+  check_arguments("wor_gaussian_rdp", q, sigma, alpha);
+  if (q == 1) return 2 * alpha / (sigma * sigma);             // replace-one Gaussian, sensitivity 2
+  if (alpha < 2) return wor_log_moment_integer(q, sigma, 2);  // ε(α) ≤ ε(2) (monotone in α)
+  const double lo = std::floor(alpha), hi = std::ceil(alpha);
+  const double m_lo = wor_log_moment_integer(q, sigma, static_cast<long long>(lo));
+  if (lo == hi) return m_lo / (alpha - 1);
+  // Convexity of (α − 1)D_α: interpolate the log-moments (α − 1)ε linearly.
+  const double m_hi = wor_log_moment_integer(q, sigma, static_cast<long long>(hi));
+  const double w = alpha - lo;
+  return ((1 - w) * m_lo + w * m_hi) / (alpha - 1);
+}
+
+}  // namespace dpkit::subsampling

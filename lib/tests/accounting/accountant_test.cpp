@@ -1,0 +1,66 @@
+#include "dpkit/accounting/accountant.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <stdexcept>
+
+namespace acc = dpkit::accounting;
+using Catch::Matchers::Contains;
+
+namespace {
+acc::training_run dpsgd(double sigma, double q, long long steps) {
+  acc::training_run run;
+  run.phases.push_back({sigma, q, acc::sampling_scheme::poisson, steps});
+  return run;
+}
+}  // namespace
+
+TEST_CASE("the facade labels every accountant honestly", "[accounting]") {
+  const auto run = dpsgd(1.0, 0.01, 1000);
+  const auto pld = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::pld);
+  const auto rdp = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::rdp);
+  const auto clt = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::clt);
+  CHECK(pld.kind == dpkit::bound_kind::upper_bound);
+  CHECK(pld.lower <= pld.value);
+  CHECK(rdp.kind == dpkit::bound_kind::upper_bound);
+  CHECK(std::isnan(rdp.lower));
+  CHECK(rdp.value >= pld.lower);
+  CHECK(clt.kind == dpkit::bound_kind::approximation);
+  CHECK(std::isnan(clt.upper));
+  CHECK_THAT(pld.method, Contains("PLD/FFT"));
+  CHECK(acc::to_string(acc::accountant_type::clt) == "clt");
+  const auto d = acc::estimate_delta(run, 1.0, acc::accountant_type::pld);
+  CHECK(d.lower <= d.value);
+  CHECK(std::isfinite(d.log_value));
+}
+
+TEST_CASE("noise calibration returns the safe end of a tight bracket",
+          "[accounting][calibration]") {
+  for (auto a : {acc::accountant_type::pld, acc::accountant_type::rdp}) {
+    const auto c =
+        acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 1000), 1.0, 1e-5, {a, {}, 1e-3});
+    CAPTURE(acc::to_string(a), c.noise_multiplier, c.noise_multiplier_lower);
+    REQUIRE(c.converged());
+    CHECK(c.estimate.value <= 1.0);  // the budget holds at the returned value
+    CHECK(c.noise_multiplier_lower <= c.noise_multiplier);
+    CHECK(c.noise_multiplier / c.noise_multiplier_lower - 1 <= 1e-3 + 1e-12);
+    // and it is exceeded a little below the bracket
+    const auto below =
+        acc::estimate_epsilon(dpsgd(c.noise_multiplier_lower * 0.999, 0.01, 1000), 1e-5, a);
+    CHECK(below.value > 1.0);
+  }
+}
+
+TEST_CASE("steps calibration finds the largest number of steps", "[accounting][calibration]") {
+  const auto c = acc::calibrate_steps(dpsgd(2.0, 0.01, 1), 1.0, 1e-5, 1000000);
+  REQUIRE(c.steps > 1);
+  CHECK(c.estimate.value <= 1.0);
+  CHECK(
+      acc::estimate_epsilon(dpsgd(2.0, 0.01, c.steps + 1), 1e-5, acc::accountant_type::pld).value >
+      1.0);
+  const auto none = acc::calibrate_steps(dpsgd(0.1, 1.0, 1), 0.01, 1e-5, 100);
+  CHECK(none.steps == 0);
+  REQUIRE_THROWS_AS(acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 10), 0.0, 1e-5),
+                    std::domain_error);
+  REQUIRE_THROWS_AS(acc::calibrate_steps(dpsgd(1.0, 0.01, 10), 1.0, 1e-5, 0), std::domain_error);
+}

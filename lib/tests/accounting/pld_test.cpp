@@ -1,0 +1,123 @@
+#include "dpkit/accounting/pld.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "dpkit/divergence/gdp.hpp"
+#include "support/test_util.hpp"
+
+namespace acc = dpkit::accounting;
+namespace ss = dpkit::subsampling;
+
+namespace {
+struct bracket {
+  acc::composed_pld pessimistic, optimistic;
+};
+
+bracket compose_gaussian(double mu, long long steps, double h) {
+  auto loss = ss::gaussian_loss(mu);
+  auto both = acc::discretize_both(*loss, h, 1e-14);
+  acc::pld_factor fp{&both.first, steps}, fo{&both.second, steps};
+  return {acc::compose({&fp, 1}, 1e-12, 1 << 22), acc::compose({&fo, 1}, 1e-12, 1 << 22)};
+}
+}  // namespace
+
+TEST_CASE("composed Gaussian PLD brackets the exact GDP profile", "[accounting][pld]") {
+  // T-fold composition of G(μ) is exactly G(√T μ) (seed 002 eq. (3.4)): an exact reference.
+  for (auto [mu, steps] : {std::pair{0.5, 1LL}, std::pair{0.1, 100LL}, std::pair{0.02, 10000LL}}) {
+    const double total = mu * std::sqrt(static_cast<double>(steps));
+    const bracket b = compose_gaussian(mu, steps, mu / 40);
+    for (double delta : {1e-3, 1e-6, 1e-9}) {
+      CAPTURE(mu, steps, delta);
+      const double exact = dpkit::divergence::gdp_epsilon(total, delta).epsilon;
+      CHECK(b.optimistic.epsilon(delta) <= exact);
+      CHECK(exact <= b.pessimistic.epsilon(delta));
+    }
+    for (double eps : {0.0, 0.5, 2.0}) {
+      CAPTURE(mu, steps, eps);
+      const double exact = dpkit::divergence::gdp_delta(total, eps);
+      CHECK(b.optimistic.delta(eps) <= exact);
+      CHECK(exact <= b.pessimistic.delta(eps));
+    }
+  }
+}
+
+TEST_CASE("both sides converge at second order in the grid spacing", "[accounting][pld]") {
+  // Gap ε_upper − ε_lower ∝ h² (docs/accounting.md): halving h divides it by ≈ 4.
+  const double mu = 0.1, delta = 1e-5;
+  double previous = NAN;
+  for (double h : {0.004, 0.002, 0.001}) {
+    const bracket b = compose_gaussian(mu, 100, h);
+    const double gap = b.pessimistic.epsilon(delta) - b.optimistic.epsilon(delta);
+    CAPTURE(h, gap);
+    CHECK(gap > 0);
+    if (!std::isnan(previous)) {
+      const double order = std::log2(previous / gap);
+      CAPTURE(order);
+      CHECK(order > 1.7);
+      CHECK(order < 2.4);
+    }
+    previous = gap;
+  }
+}
+
+TEST_CASE("one subsampled step: bounds bracket the single-step profile", "[accounting][pld]") {
+  for (auto d : {ss::adjacency_direction::remove, ss::adjacency_direction::add}) {
+    auto loss = ss::poisson_gaussian_loss(0.8, 0.1, d);
+    auto both = acc::discretize_both(*loss, 1e-3, 1e-15);
+    acc::pld_factor fp{&both.first, 1}, fo{&both.second, 1};
+    const auto up = acc::compose({&fp, 1}, 1e-14, 1 << 20),
+               lo = acc::compose({&fo, 1}, 1e-14, 1 << 20);
+    for (double eps : {0.0, 0.2, 1.0, 3.0}) {
+      CAPTURE(loss->describe(), eps);
+      const double exact = loss->delta(eps);
+      CHECK(lo.delta(eps) <= exact * (1 + 1e-12) + 1e-16);
+      CHECK(exact <= up.delta(eps) * (1 + 1e-12) + 1e-16);
+      // h = 1e-3 gives a 1e-3-relative bracket even at ε = 0, where the kink of (1 − e^{ε−Y})₊
+      // sits between optimistic lattice points (measured 4.8e-4 for the add direction).
+      CHECK(up.delta(eps) - lo.delta(eps) <= 1e-3 * exact + 1e-14);
+    }
+  }
+}
+
+TEST_CASE("heterogeneous factors compose like their product", "[accounting][pld]") {
+  // G(0.3)^⊗50 ⊗ G(0.4)^⊗20 ⊗ G(1.2) = G(√(50·0.09 + 20·0.16 + 1.44)).
+  const double h = 0.004;
+  auto a = ss::gaussian_loss(0.3), b = ss::gaussian_loss(0.4), c = ss::gaussian_loss(1.2);
+  auto da = acc::discretize_both(*a, h, 1e-14), db = acc::discretize_both(*b, h, 1e-14),
+       dc = acc::discretize_both(*c, h, 1e-14);
+  const std::vector<acc::pld_factor> fp = {{&da.first, 50}, {&db.first, 20}, {&dc.first, 1}};
+  const std::vector<acc::pld_factor> fo = {{&da.second, 50}, {&db.second, 20}, {&dc.second, 1}};
+  const auto up = acc::compose(fp, 1e-12, 1 << 22), lo = acc::compose(fo, 1e-12, 1 << 22);
+  const double exact =
+      dpkit::divergence::gdp_epsilon(std::sqrt(50 * 0.09 + 20 * 0.16 + 1.44), 1e-6).epsilon;
+  CHECK(lo.epsilon(1e-6) <= exact);
+  CHECK(exact <= up.epsilon(1e-6));
+  CHECK(up.epsilon(1e-6) - lo.epsilon(1e-6) < 0.01 * exact);
+}
+
+TEST_CASE("certified corrections are tiny and the queries are consistent", "[accounting][pld]") {
+  const bracket b = compose_gaussian(0.1, 400, 0.0025);
+  CHECK(b.pessimistic.tail_bound < 1e-12);
+  CHECK(b.optimistic.tail_bound < 1e-11);
+  CHECK(b.pessimistic.roundoff < 1e-15);
+  CHECK(b.pessimistic.infinity_mass < 1e-10);
+  const double e = b.pessimistic.epsilon(1e-5);
+  CHECK(b.pessimistic.delta(e) <= 1e-5 * (1 + 1e-12));
+  const double el = b.optimistic.epsilon(1e-5);
+  CHECK(b.optimistic.delta(el) >= 1e-5 * (1 - 1e-9));
+  REQUIRE_THROWS_AS(
+      acc::discretize(*ss::gaussian_loss(1.0), 0.0, acc::pld_side::pessimistic, 1e-12),
+      std::domain_error);
+  REQUIRE_THROWS_AS(acc::discretize(*ss::gaussian_loss(1.0), 0.01, acc::pld_side::pessimistic, 0.5),
+                    std::domain_error);
+}
+
+TEST_CASE("compose refuses FFTs beyond the memory limit", "[accounting][pld]") {
+  auto loss = ss::gaussian_loss(0.1);
+  auto d = acc::discretize(*loss, 1e-4, acc::pld_side::pessimistic, 1e-14);
+  acc::pld_factor f{&d, 100000};
+  REQUIRE_THROWS_AS(acc::compose({&f, 1}, 1e-12, 1 << 16), std::length_error);
+}

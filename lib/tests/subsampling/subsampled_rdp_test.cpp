@@ -1,0 +1,62 @@
+#include "dpkit/subsampling/subsampled_rdp.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <stdexcept>
+
+#include "support/test_util.hpp"
+
+using Catch::Matchers::Contains;
+using dpkit::test::relative_error;
+namespace ss = dpkit::subsampling;
+
+TEST_CASE("Poisson RDP at alpha = 2 and q = 1 has closed forms", "[subsampling][rdp]") {
+  // A_2 − 1 = q²(e^{1/σ²} − 1) exactly (the binomial sum has one term), so ε(2) = log1p(·).
+  for (double q : {1e-8, 1e-4, 0.01, 0.3}) {
+    for (double s : {0.5, 1.0, 4.0}) {
+      CAPTURE(q, s);
+      CHECK(relative_error(ss::poisson_gaussian_rdp(q, s, 2.0),
+                           std::log1p(q * q * std::expm1(1 / (s * s)))) < 1e-14);
+    }
+  }
+  CHECK(ss::poisson_gaussian_rdp(1.0, 2.0, 7.5) == 7.5 / 8);
+  CHECK(ss::wor_gaussian_rdp(1.0, 2.0, 7.5) == 2 * 7.5 / 4);
+}
+
+TEST_CASE("fractional orders join the integer orders continuously", "[subsampling][rdp]") {
+  // Quadrature (fractional) and exact sums (integer) are independent code paths.
+  for (double q : {1e-6, 0.01, 0.2}) {
+    for (double s : {0.7, 1.0, 3.0}) {
+      for (double a : {3.0, 10.0, 50.0}) {
+        CAPTURE(q, s, a);
+        const double at = ss::poisson_gaussian_rdp(q, s, a);
+        const double near = ss::poisson_gaussian_rdp(q, s, a + 1e-7);
+        CHECK(std::abs(near - at) <= 1e-6 * std::abs(at) + 1e-300);
+        CHECK(near >= at * (1 - 1e-9));  // RDP is non-decreasing in α
+      }
+    }
+  }
+}
+
+TEST_CASE("WBK19 bound: integer formula and convex interpolation", "[subsampling][rdp]") {
+  const double q = 0.01, s = 1.5;
+  // Written out at α = 3: (1/2)·log(1 + q²·3·min{4(e^{4/σ²} − 1), 2e^{4/σ²}} + 2q³e^{2·3·2/σ²}).
+  const double e2 = 4 / (s * s);
+  const double a3 = std::log(1 + q * q * 3 * std::min(4 * std::expm1(e2), 2 * std::exp(e2)) +
+                             2 * q * q * q * std::exp(12 / (s * s))) /
+                    2;
+  CHECK(relative_error(ss::wor_gaussian_rdp(q, s, 3.0), a3) < 1e-13);
+  // Between integers (α − 1)ε(α) is the linear interpolation.
+  const double m3 = 2 * ss::wor_gaussian_rdp(q, s, 3.0), m4 = 3 * ss::wor_gaussian_rdp(q, s, 4.0);
+  CHECK(relative_error(2.25 * ss::wor_gaussian_rdp(q, s, 3.25), 0.75 * m3 + 0.25 * m4) < 1e-14);
+  CHECK(ss::wor_gaussian_rdp(q, s, 1.5) == ss::wor_gaussian_rdp(q, s, 2.0));
+}
+
+TEST_CASE("subsampled RDP rejects bad input", "[subsampling][rdp]") {
+  REQUIRE_THROWS_WITH(ss::poisson_gaussian_rdp(0.0, 1.0, 2.0),
+                      Contains("q is 0, but must be in (0, 1]"));
+  REQUIRE_THROWS_WITH(ss::poisson_gaussian_rdp(0.1, 1.0, 1.0),
+                      Contains("alpha is 1, but must be in (1, 1e6]"));
+  REQUIRE_THROWS_AS(ss::poisson_gaussian_rdp(0.1, -1.0, 2.0), std::domain_error);
+  REQUIRE_THROWS_AS(ss::wor_gaussian_rdp(0.1, 1.0, NAN), std::domain_error);
+}
