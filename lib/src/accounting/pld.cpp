@@ -415,28 +415,33 @@ double composed_pld::delta(double epsilon) const {
 double composed_pld::epsilon(double target) const {
   check_open_probability("composed_pld::epsilon", "delta", target);
   const bool pessimistic = side == pld_side::pessimistic;
-  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^ε S2 ± r·C with suffix sums over i ≥ k.
+  const double sign = pessimistic ? 1.0 : -1.0;
+  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^{ε−ℓ_{k−1}}·S2 ± r·C with suffix sums over i ≥ k,
+  // S1 = Σ m_i and the scaled S2 = Σ m_i e^{ℓ_{k−1} − ℓ_i} (every exponent ≤ 0: no overflow
+  // for ε beyond 709, where e^ε itself is not a double). Moving down one lattice point:
+  // S2(k) = e^{−h}(m_k + S2(k+1)).
   const double constant = pessimistic ? infinity_mass + tail_bound : -tail_bound;
-  double s1 = 0, s2 = 0, count = 0;
-  auto value = [&](double eps) {
-    return constant + s1 - std::exp(eps) * s2 + (pessimistic ? 1 : -1) * roundoff * count;
-  };
   if (pessimistic && constant >= target) return kInf;  // the corrections alone exceed δ
+  const double e_minus_h = std::exp(-h);
+  double s1 = 0, s2 = 0, count = 0;
   for (std::size_t i = mass.size(); i-- > 0;) {
     const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
-    const double m = pessimistic ? std::max(mass[i], 0.0) : mass[i];
     if (l <= 0) break;
+    const double m = pessimistic ? std::max(mass[i], 0.0) : mass[i];
     s1 += m;
-    s2 += m * std::exp(-l);
+    s2 = e_minus_h * (m + s2);
     count += 1;
-    const double below =
-        i == 0
-            ? 0.0
-            : std::max((static_cast<double>(first) + static_cast<double>(i) - 1) * h + offset, 0.0);
-    if (value(below) > target) {
-      // The crossing lies in [below, l): solve c + S1 ± rC − e^ε S2 = δ.
-      const double rest = constant + s1 + (pessimistic ? 1 : -1) * roundoff * count - target;
-      return std::clamp(std::log(rest / s2), below, l);
+    const double below = l - h;  // ℓ_{k−1}
+    const double at_below = constant + s1 - s2 + sign * roundoff * count;
+    if (at_below > target || below <= 0) {
+      // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 ± rC − e^t S2 = δ, t = ε −
+      // ℓ_{k−1}.
+      const double rest = constant + s1 + sign * roundoff * count - target;
+      if (!(rest > 0)) return std::max(l, 0.0);  // δ(ℓ_k⁻) ≤ target already
+      const double t = s2 > 0 ? std::log(rest / s2) : kInf;
+      const double eps = std::clamp(below + t, std::max(below, 0.0), l);
+      if (at_below > target || eps > 0) return eps;
+      return 0.0;
     }
   }
   return 0.0;  // δ(0) is already ≤ target

@@ -90,6 +90,7 @@ void pld_options::validate(std::string_view function) const {
   if (!(relative_accuracy > 0 && relative_accuracy < 1))
     throw_domain_error(function, "relative_accuracy", relative_accuracy, "in (0, 1)");
   check_nonnegative(function, "grid_spacing", grid_spacing);
+  check_nonnegative(function, "initial_grid_spacing", initial_grid_spacing);
   check_at_least(function, "max_fft_size", static_cast<long long>(max_fft_size), 1024);
   check_at_least(function, "max_refinements", max_refinements, 0);
 }
@@ -173,7 +174,9 @@ pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_op
     return r;
   }
   const double tail = 1e-20;  // absolute: δ itself is not known in advance
-  double h = options.grid_spacing > 0 ? options.grid_spacing : initial_spacing(run);
+  double h = options.grid_spacing > 0           ? options.grid_spacing
+             : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
+                                                : initial_spacing(run);
   bool have = false;
   for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
     pass_result p;

@@ -125,9 +125,12 @@ double log_a_minus_one_fractional(double q, double sigma, double alpha) {
     const double v = std::exp(log_integrand(t) - log_scale);
     return std::isfinite(v) ? v : 0.0;
   };
-  const double tol = 1e-14;
-  boost::math::quadrature::tanh_sinh<double> finite;
-  boost::math::quadrature::exp_sinh<double> infinite;
+  // Relative tolerance of the integral: 1e-12 (measured ≤ 4e-13 against 40-digit quadrature in
+  // data/reference/rdp_poisson_gaussian.csv); the integrators build their abscissa tables on
+  // construction and are reused per thread.
+  const double tol = 1e-12;
+  static thread_local boost::math::quadrature::tanh_sinh<double> finite;
+  static thread_local boost::math::quadrature::exp_sinh<double> infinite;
   double total = infinite.integrate([&](double u) { return scaled(breaks.front() - u); }, tol);
   for (std::size_t i = 0; i + 1 < breaks.size(); ++i)
     total += finite.integrate(scaled, breaks[i], breaks[i + 1], tol);

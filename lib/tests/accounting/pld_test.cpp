@@ -121,3 +121,14 @@ TEST_CASE("compose refuses FFTs beyond the memory limit", "[accounting][pld]") {
   acc::pld_factor f{&d, 100000};
   REQUIRE_THROWS_AS(acc::compose({&f, 1}, 1e-12, 1 << 16), std::length_error);
 }
+
+TEST_CASE("epsilon beyond 709 (where e^epsilon overflows) is still bracketed",
+          "[accounting][pld]") {
+  // G(4.5)^⊗100 = G(45): ε(1e-5) ≈ 1200. Regression: the ε solve once saturated at log(DBL_MAX).
+  const bracket b = compose_gaussian(4.5, 100, 0.02);
+  const double exact = dpkit::divergence::gdp_epsilon(45.0, 1e-5).epsilon;
+  REQUIRE(exact > 709.8);
+  CHECK(b.optimistic.epsilon(1e-5) <= exact);
+  CHECK(exact <= b.pessimistic.epsilon(1e-5));
+  CHECK(b.pessimistic.epsilon(1e-5) - b.optimistic.epsilon(1e-5) < 1e-3 * exact);
+}

@@ -22,6 +22,9 @@ struct pld_options {
   double relative_accuracy = 1e-3;
   /// Grid spacing h of the privacy-loss axis; 0 chooses it from relative_accuracy. Default: 0.
   double grid_spacing = 0;
+  /// With grid_spacing = 0: the spacing of the first pass (0: 1/2000 of the widest per-step
+  /// loss range). Calibration passes the previous evaluation's spacing here. Default: 0.
+  double initial_grid_spacing = 0;
   /// Largest FFT, in points (≈ 40 bytes each at peak). Default: 2^24 (≈ 0.7 GiB).
   std::size_t max_fft_size = std::size_t{1} << 24;
   /// Grid refinements after the first pass. Default: 6.
