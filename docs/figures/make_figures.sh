@@ -23,4 +23,12 @@ for t in 1 2 5 10 20 50 100 200 500 1000 2000 5000 10000 20000; do
 done
 cp "$tmp/eps_steps.csv" "$here/epsilon_vs_steps.csv"
 gnuplot -e "data='$tmp/eps_steps.csv'; out='$here/epsilon_vs_steps.svg'" "$here/epsilon_vs_steps.gp"
-echo "make_figures: wrote $here/gaussian_tradeoff.svg and $here/epsilon_vs_steps.svg" >&2
+# Figure 3: the accountants on one DP-SGD run (q = 0.01, σ = 1) against the number of steps.
+echo "steps,pld_upper,pld_lower,rdp,clt" > "$tmp/accountants.csv"
+for t in 10 20 50 100 200 500 1000 2000 5000 10000 20000 50000 100000; do
+  "$dpkit" epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps "$t" --delta 1e-5 --accountant all --format csv |
+    awk -F, -v t="$t" 'NR==2{u=$2; l=$4} NR==3{r=$2} NR==4{c=$2} END{print t "," u "," l "," r "," c}' >> "$tmp/accountants.csv"
+done
+cp "$tmp/accountants.csv" "$here/accountants_vs_steps.csv"
+gnuplot -e "data='$tmp/accountants.csv'; out='$here/accountants_vs_steps.svg'" "$here/accountants_vs_steps.gp"
+echo "make_figures: wrote the figures in $here" >&2

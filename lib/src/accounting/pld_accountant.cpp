@@ -13,32 +13,35 @@
 namespace dpkit::accounting {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 using subsampling::adjacency_direction;
 
-// The composed distributions of one grid pass: per direction, both sides.
+// A composition to bound: one list of factors per ordered pair (adjacency direction). The
+// privacy curve is the larger of the directions' curves.
+using directions = std::vector<std::vector<loss_factor>>;
+
+directions directions_of(const training_run& run) {
+  directions d = {loss_factors(run, adjacency_direction::remove)};
+  if (run.has_poisson_subsampling()) d.push_back(loss_factors(run, adjacency_direction::add));
+  return d;  // without Poisson subsampling every factor is symmetric: one direction suffices
+}
+
 struct pass_result {
-  std::vector<composed_pld> pessimistic, optimistic;  // one per direction
+  std::vector<composed_pld> pessimistic, optimistic;  // one per direction (optimistic: fewer)
   std::size_t fft_size = 0;
 };
 
-std::vector<adjacency_direction> directions_of(const training_run& run) {
-  if (run.has_poisson_subsampling()) return {adjacency_direction::remove, adjacency_direction::add};
-  return {adjacency_direction::remove};  // symmetric factors only
-}
-
-// `dominated(pessimistic_d, optimistic_so_far)` says whether a direction's upper bound is
-// already below the best lower bound: then its optimistic side cannot raise the lower bound
-// (true ε = max over directions) and is not composed.
+// One grid pass. `dominated(pessimistic_d, optimistic_so_far)` says whether a direction's upper
+// bound is already below the best lower bound: its optimistic side cannot raise the lower
+// bound then (true value = max over directions) and is not composed.
 template <class Dominated>
 pass_result evaluate_pass(
-    const training_run& run, double h, double tail, std::size_t max_fft, Dominated&& dominated) {
+    const directions& dirs, double h, double tail, std::size_t max_fft, Dominated&& dominated) {
   pass_result out;
-  const double total = static_cast<double>(run.total_steps());
+  long long total = 0;
+  for (const loss_factor& f : dirs.front()) total += f.count;
   // Per-step truncation: at most tail/T per step, so T steps lose at most `tail` in total.
-  const double step_tail = std::max(tail / total, 1e-300);
-  for (adjacency_direction d : directions_of(run)) {
-    const std::vector<loss_factor> factors = loss_factors(run, d);
+  const double step_tail = std::max(tail / static_cast<double>(std::max(total, 1LL)), 1e-300);
+  for (const std::vector<loss_factor>& factors : dirs) {
     std::vector<discrete_pld> pess, opt;
     pess.reserve(factors.size());
     opt.reserve(factors.size());
@@ -62,10 +65,10 @@ pass_result evaluate_pass(
 }
 
 // Coarse first grid: 2000 cells across the widest per-step loss range (at tail 1e-12).
-double initial_spacing(const training_run& run) {
+double initial_spacing(const directions& dirs) {
   double widest = 0;
-  for (adjacency_direction d : directions_of(run))
-    for (const loss_factor& f : loss_factors(run, d))
+  for (const auto& factors : dirs)
+    for (const loss_factor& f : factors)
       widest = std::max(widest, f.loss->upper_tail_point(1e-12) - f.loss->lower_tail_point(1e-12));
   return widest > 0 ? widest / 2000 : 1e-3;
 }
@@ -77,11 +80,110 @@ double next_spacing(double h, double gap, double target) {
   return h * std::clamp(factor, 0.125, 1 / 1.5);
 }
 
-template <class Result>
-void fill_diagnostics(Result& r, double h, const pass_result& p, int passes) {
-  r.grid_spacing = h;
-  r.fft_size = p.fft_size;
-  r.passes = passes;
+// The adaptive-grid loop shared by ε and δ queries. `query(composed)` is the quantity on one
+// direction and side (ε(δ) or δ(ε)); the bracket is [max over optimistic, max over pessimistic].
+// Fills value/lower/upper, diagnostics and termination; returns false if the first pass
+// could not run (the length_error is rethrown then).
+template <class Result, class Query>
+void bracket(const directions& dirs,
+             const pld_options& options,
+             double tail,
+             const char* function,
+             Result& r,
+             Query&& query,
+             double& lower,
+             double& upper) {
+  double h = options.grid_spacing > 0           ? options.grid_spacing
+             : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
+                                                : initial_spacing(dirs);
+  bool have = false;
+  for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
+    pass_result p;
+    try {
+      p = evaluate_pass(dirs, h, tail, options.max_fft_size,
+                        [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
+                          double best = 0;
+                          for (const composed_pld& o : opts) best = std::max(best, query(o));
+                          return query(pess) <= best;
+                        });
+    } catch (const std::length_error& e) {
+      if (!have) throw;
+      r.termination = termination_type::max_iterations;
+      r.message = std::string(function) + ": relative accuracy " +
+                  format_value(options.relative_accuracy) +
+                  " not reached within max_fft_size; the bracket of the previous grid is kept (" +
+                  e.what() + ")";
+      return;
+    }
+    double up = 0, lo = 0;
+    for (const composed_pld& c : p.pessimistic) up = std::max(up, query(c));
+    for (const composed_pld& c : p.optimistic) lo = std::max(lo, query(c));
+    upper = up;
+    lower = std::min(lo, up);
+    r.grid_spacing = h;
+    r.fft_size = p.fft_size;
+    r.passes = pass;
+    have = true;
+    if (!std::isfinite(upper)) {
+      r.termination = termination_type::failure;
+      r.message = std::string(function) + ": the truncation corrections alone exceed the target";
+      return;
+    }
+    const double gap = upper - lower;
+    if (options.grid_spacing > 0 || upper == 0 || gap <= options.relative_accuracy * upper) {
+      r.termination = termination_type::converged;
+      r.message.clear();
+      return;
+    }
+    r.termination = termination_type::max_iterations;
+    r.message = std::string(function) + ": relative gap " + format_value(gap / upper) +
+                " above the target " + format_value(options.relative_accuracy) + " after " +
+                std::to_string(pass) + " grid passes";
+    h = next_spacing(h, gap / upper, options.relative_accuracy);
+  }
+}
+
+void check_factors(std::span<const loss_factor> factors, const char* function) {
+  if (factors.empty()) throw_domain_error(function, "the number of factors", "0", ">= 1");
+  for (const loss_factor& f : factors) {
+    if (!f.loss) throw_domain_error(function, "a factor's loss", "null", "a privacy loss");
+    check_at_least(function, "count", f.count, 1);
+  }
+}
+
+pld_epsilon_result epsilon_of(const directions& dirs,
+                              double delta,
+                              const pld_options& options,
+                              const char* fn) {
+  pld_epsilon_result r;
+  r.kind = bound_kind::upper_bound;
+  // Truncation and aliasing may cost at most ~1e-6·δ: negligible next to the grid's gap, and
+  // cheap (the window grows like √log(1/τ)).
+  const double tail = std::clamp(1e-6 * delta, 1e-300, 1e-3);
+  double lower = NAN, upper = NAN;
+  bracket(
+      dirs, options, tail, fn, r, [&](const composed_pld& c) { return c.epsilon(delta); }, lower,
+      upper);
+  r.epsilon = r.epsilon_upper = upper;
+  r.epsilon_lower = lower;
+  return r;
+}
+
+pld_delta_result delta_of(const directions& dirs,
+                          double epsilon,
+                          const pld_options& options,
+                          const char* fn) {
+  pld_delta_result r;
+  r.kind = bound_kind::upper_bound;
+  const double tail = 1e-20;  // absolute: δ itself is not known in advance
+  double lower = NAN, upper = NAN;
+  bracket(
+      dirs, options, tail, fn, r, [&](const composed_pld& c) { return c.delta(epsilon); }, lower,
+      upper);
+  r.delta = r.delta_upper = upper;
+  r.delta_lower = lower;
+  r.log_delta = std::log(upper);
+  return r;
 }
 
 }  // namespace
@@ -100,64 +202,13 @@ pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_
   run.validate(kFn);
   check_open_probability(kFn, "delta", delta);
   options.validate(kFn);
-  pld_epsilon_result r;
-  r.kind = bound_kind::upper_bound;
   if (run.is_gaussian()) {
     // All factors Gaussian: the composition is exactly G(μ) (seed 002 eq. (3.4)).
-    const divergence::epsilon_result e = divergence::gdp_epsilon(run.gdp_mu(), delta);
-    static_cast<divergence::epsilon_result&>(r) = e;
-    r.passes = 0;
+    pld_epsilon_result r;
+    static_cast<divergence::epsilon_result&>(r) = divergence::gdp_epsilon(run.gdp_mu(), delta);
     return r;
   }
-  // Truncation and aliasing may cost at most ~1e-6·δ: negligible next to the grid's gap, and
-  // cheap (the window grows like √log(1/τ)).
-  const double tail = std::clamp(1e-6 * delta, 1e-300, 1e-3);
-  double h = options.grid_spacing > 0 ? options.grid_spacing : initial_spacing(run);
-  bool have = false;
-  for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
-    pass_result p;
-    try {
-      p = evaluate_pass(run, h, tail, options.max_fft_size,
-                        [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
-                          double lower = 0;
-                          for (const composed_pld& o : opts)
-                            lower = std::max(lower, o.epsilon(delta));
-                          return pess.epsilon(delta) <= lower;
-                        });
-    } catch (const std::length_error& e) {
-      if (!have) throw;
-      r.termination = termination_type::max_iterations;
-      r.message = std::string("pld_epsilon: relative accuracy ") +
-                  format_value(options.relative_accuracy) +
-                  " not reached within max_fft_size; the bracket of the previous grid is kept (" +
-                  e.what() + ")";
-      return r;
-    }
-    double upper = 0, lower = 0;
-    for (const composed_pld& c : p.pessimistic) upper = std::max(upper, c.epsilon(delta));
-    for (const composed_pld& c : p.optimistic) lower = std::max(lower, c.epsilon(delta));
-    r.epsilon = r.epsilon_upper = upper;
-    r.epsilon_lower = std::min(lower, upper);
-    fill_diagnostics(r, h, p, pass);
-    have = true;
-    if (!std::isfinite(upper)) {
-      r.termination = termination_type::failure;
-      r.message = "pld_epsilon: the truncation corrections alone exceed delta";
-      return r;
-    }
-    const double gap = upper - lower;
-    if (options.grid_spacing > 0 || upper == 0 || gap <= options.relative_accuracy * upper) {
-      r.termination = termination_type::converged;
-      r.message.clear();
-      return r;
-    }
-    r.termination = termination_type::max_iterations;
-    r.message = "pld_epsilon: relative gap " + format_value(gap / upper) + " above the target " +
-                format_value(options.relative_accuracy) + " after " + std::to_string(pass) +
-                " grid passes";
-    h = next_spacing(h, gap / upper, options.relative_accuracy);
-  }
-  return r;
+  return epsilon_of(directions_of(run), delta, options, kFn);
 }
 
 pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_options& options) {
@@ -165,57 +216,37 @@ pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_op
   run.validate(kFn);
   check_nonnegative(kFn, "epsilon", epsilon);
   options.validate(kFn);
-  pld_delta_result r;
-  r.kind = bound_kind::upper_bound;
   if (run.is_gaussian()) {
+    pld_delta_result r;
+    r.kind = bound_kind::upper_bound;
     r.log_delta = divergence::gdp_log_delta(run.gdp_mu(), epsilon);
     r.delta = r.delta_upper = r.delta_lower = std::exp(r.log_delta);
     r.tight = true;
     return r;
   }
-  const double tail = 1e-20;  // absolute: δ itself is not known in advance
-  double h = options.grid_spacing > 0           ? options.grid_spacing
-             : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
-                                                : initial_spacing(run);
-  bool have = false;
-  for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
-    pass_result p;
-    try {
-      p = evaluate_pass(run, h, tail, options.max_fft_size,
-                        [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
-                          double lower = 0;
-                          for (const composed_pld& o : opts)
-                            lower = std::max(lower, o.delta(epsilon));
-                          return pess.delta(epsilon) <= lower;
-                        });
-    } catch (const std::length_error& e) {
-      if (!have) throw;
-      r.termination = termination_type::max_iterations;
-      r.message = std::string("pld_delta: relative accuracy not reached within max_fft_size (") +
-                  e.what() + ")";
-      return r;
-    }
-    double upper = 0, lower = 0;
-    for (const composed_pld& c : p.pessimistic) upper = std::max(upper, c.delta(epsilon));
-    for (const composed_pld& c : p.optimistic) lower = std::max(lower, c.delta(epsilon));
-    r.delta = r.delta_upper = upper;
-    r.delta_lower = std::min(lower, upper);
-    r.log_delta = std::log(upper);
-    fill_diagnostics(r, h, p, pass);
-    have = true;
-    const double gap = upper - lower;
-    if (options.grid_spacing > 0 || upper == 0 || gap <= options.relative_accuracy * upper) {
-      r.termination = termination_type::converged;
-      r.message.clear();
-      return r;
-    }
-    r.termination = termination_type::max_iterations;
-    r.message = "pld_delta: relative gap " + format_value(gap / upper) +
-                " above the target after " + std::to_string(pass) + " grid passes";
-    // δ's relative gap is roughly (dδ/dε)·(ε gap)/δ: also ∝ h².
-    h = next_spacing(h, gap / upper, options.relative_accuracy);
-  }
-  return r;
+  return delta_of(directions_of(run), epsilon, options, kFn);
+}
+
+pld_epsilon_result pld_epsilon(std::span<const loss_factor> factors,
+                               double delta,
+                               const pld_options& options) {
+  constexpr const char* kFn = "pld_epsilon";
+  check_factors(factors, kFn);
+  check_open_probability(kFn, "delta", delta);
+  options.validate(kFn);
+  return epsilon_of({std::vector<loss_factor>(factors.begin(), factors.end())}, delta, options,
+                    kFn);
+}
+
+pld_delta_result pld_delta(std::span<const loss_factor> factors,
+                           double epsilon,
+                           const pld_options& options) {
+  constexpr const char* kFn = "pld_delta";
+  check_factors(factors, kFn);
+  check_nonnegative(kFn, "epsilon", epsilon);
+  options.validate(kFn);
+  return delta_of({std::vector<loss_factor>(factors.begin(), factors.end())}, epsilon, options,
+                  kFn);
 }
 
 }  // namespace dpkit::accounting

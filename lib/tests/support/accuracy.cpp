@@ -2,14 +2,18 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
+#include "dpkit/accounting/pld_accountant.hpp"
 #include "dpkit/core/normal.hpp"
 #include "dpkit/core/tolerance.hpp"
 #include "dpkit/divergence/gaussian_renyi.hpp"
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/divergence/rdp.hpp"
+#include "dpkit/subsampling/subsampled_rdp.hpp"
+#include "dpkit/subsampling/subsampled_tradeoff.hpp"
 #include "support/test_util.hpp"
 
 namespace dpkit::test {
@@ -158,6 +162,81 @@ std::vector<accuracy_case> make_cases() {
                                                       t.at(i, "alpha"));
                 },
                 nullptr, kTol2, error_measure::relative, "dense 3×3 covariances, α ∈ [0.5, 5]"});
+  // ------------------------------------------------------------------- subsampling
+  cs.push_back({"cp_gaussian_tradeoff", "subsampling", "cp_gaussian_tradeoff(mu, p).beta(alpha)",
+                "cp_gaussian_tradeoff.csv", "beta",
+                [](const csv_table& t, std::size_t i) {
+                  return subsampling::cp_gaussian_tradeoff(t.at(i, "mu"), t.at(i, "p"))
+                      .beta(t.at(i, "alpha"));
+                },
+                nullptr, kTol4, error_measure::relative,
+                "three pieces; (p, μ) ∈ 4 cases, α ∈ [1e-8, 0.99]"});
+  cs.push_back({"poisson_gaussian_rdp", "subsampling", "poisson_gaussian_rdp(q, sigma, alpha)",
+                "rdp_poisson_gaussian.csv", "rdp",
+                [](const csv_table& t, std::size_t i) {
+                  return subsampling::poisson_gaussian_rdp(t.at(i, "q"), t.at(i, "sigma"),
+                                                           t.at(i, "alpha"));
+                },
+                nullptr, kTol5, error_measure::relative,
+                "q ∈ [1e-8, 0.5], σ ∈ [0.5, 5], integer and fractional α up to 1e4"});
+  cs.push_back(
+      {"wor_gaussian_rdp", "subsampling", "wor_gaussian_rdp(q, sigma, alpha)",
+       "rdp_wor_gaussian.csv", "rdp_bound",
+       [](const csv_table& t, std::size_t i) {
+         return subsampling::wor_gaussian_rdp(t.at(i, "q"), t.at(i, "sigma"), t.at(i, "alpha"));
+       },
+       nullptr, kTol3, error_measure::relative, "the WBK19 bound at integer α ∈ [2, 256]"});
+  return cs;
+}
+
+// Certified brackets for one composition of one ordered pair, at the default accuracy.
+std::pair<double, double> delta_bracket(std::vector<accounting::loss_factor> factors,
+                                        double epsilon) {
+  const auto r = accounting::pld_delta(std::span<const accounting::loss_factor>(factors), epsilon);
+  return {r.delta_lower, r.delta_upper};
+}
+
+std::pair<double, double> epsilon_bracket(std::vector<accounting::loss_factor> factors,
+                                          double delta) {
+  const auto r = accounting::pld_epsilon(std::span<const accounting::loss_factor>(factors), delta);
+  return {r.epsilon_lower, r.epsilon_upper};
+}
+
+subsampling::adjacency_direction direction_of(double d) {
+  return d == 0 ? subsampling::adjacency_direction::remove : subsampling::adjacency_direction::add;
+}
+
+std::vector<bracket_case> make_bracket_cases() {
+  std::vector<bracket_case> cs;
+  cs.push_back({"pld_poisson_delta", "accounting", "pld_delta(Poisson, one direction)",
+                "pld_poisson_delta.csv", "delta",
+                "T ≤ 3 compositions, both directions, exact by nested quadrature",
+                [](const csv_table& t, std::size_t i) {
+                  auto loss = subsampling::poisson_gaussian_loss(
+                      t.at(i, "sigma"), t.at(i, "q"), direction_of(t.at(i, "direction")));
+                  return delta_bracket(
+                      {{std::move(loss), static_cast<long long>(t.at(i, "steps"))}},
+                      t.at(i, "epsilon"));
+                },
+                nullptr});
+  cs.push_back(
+      {"pld_symmetric_delta", "accounting", "pld_delta(C_p(G(mu)))", "pld_symmetric_delta.csv",
+       "delta", "T ≤ 3 compositions of the symmetric PRV (Prop D.4, atom at 0)",
+       [](const csv_table& t, std::size_t i) {
+         auto loss = subsampling::symmetric_subsampled_gaussian_loss(t.at(i, "mu"), t.at(i, "p"));
+         return delta_bracket({{std::move(loss), static_cast<long long>(t.at(i, "steps"))}},
+                              t.at(i, "epsilon"));
+       },
+       nullptr});
+  cs.push_back({"pld_poisson_epsilon", "accounting", "pld_epsilon(Poisson, one direction, T = 1)",
+                "pld_poisson_epsilon.csv", "epsilon",
+                "one step, both directions, δ ∈ {1e-3, 1e-5, 1e-8}",
+                [](const csv_table& t, std::size_t i) {
+                  auto loss = subsampling::poisson_gaussian_loss(
+                      t.at(i, "sigma"), t.at(i, "q"), direction_of(t.at(i, "direction")));
+                  return epsilon_bracket({{std::move(loss), 1}}, t.at(i, "delta"));
+                },
+                [](const csv_table& t, std::size_t i) { return t.at(i, "epsilon") > 0; }});
   return cs;
 }
 
@@ -166,6 +245,33 @@ std::vector<accuracy_case> make_cases() {
 const std::vector<accuracy_case>& accuracy_cases() {
   static const std::vector<accuracy_case> cases = make_cases();
   return cases;
+}
+
+const std::vector<bracket_case>& bracket_cases() {
+  static const std::vector<bracket_case> cases = make_bracket_cases();
+  return cases;
+}
+
+bracket_stats measure(const bracket_case& c) {
+  const csv_table table = read_csv(reference_path(c.file));
+  const std::size_t ref = table.column(c.reference);
+  bracket_stats s;
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    if (c.include && !c.include(table, i)) continue;
+    const double expected = table.rows[i][ref];
+    const auto [lower, upper] = c.evaluate(table, i);
+    ++s.rows;
+    if (lower <= expected && expected <= upper) {
+      ++s.contained;
+    } else if (s.first_violation.empty()) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, ": %.17g <= %.17g <= %.17g fails", lower, expected, upper);
+      s.first_violation = table.where(i) + buf;
+    }
+    if (upper > 0) s.max_width = std::max(s.max_width, (upper - lower) / upper);
+    if (expected > 0) s.max_distance = std::max(s.max_distance, (upper - expected) / expected);
+  }
+  return s;
 }
 
 accuracy_stats measure(const accuracy_case& c) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpkit/core/csv.hpp"
@@ -46,5 +47,24 @@ const std::vector<accuracy_case>& accuracy_cases();
 
 /// Evaluates a case on its reference table (exceptions from the function propagate).
 accuracy_stats measure(const accuracy_case& c);
+
+/// A certified bracket checked against a reference: every reference value must lie in
+/// [lower, upper] (the test), and the relative width (upper − lower)/upper is reported.
+struct bracket_case {
+  std::string id, module, function, file, reference, note;
+  /// (lower, upper) for row i.
+  std::function<std::pair<double, double>(const csv_table&, std::size_t)> evaluate;
+  std::function<bool(const csv_table&, std::size_t)> include;
+};
+
+struct bracket_stats {
+  std::size_t rows = 0, contained = 0;
+  double max_width = 0;         ///< max (upper − lower)/upper
+  double max_distance = 0;      ///< max (upper − reference)/reference: how far above the truth
+  std::string first_violation;  ///< "file:line: lower ≤ ref ≤ upper fails" (empty if none)
+};
+
+const std::vector<bracket_case>& bracket_cases();
+bracket_stats measure(const bracket_case& c);
 
 }  // namespace dpkit::test

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <span>
 
 #include "dpkit/accounting/training_run.hpp"
 #include "dpkit/divergence/result.hpp"
@@ -57,6 +58,18 @@ pld_epsilon_result pld_epsilon(const training_run& run,
 
 /// δ bounds at ε ≥ 0 for the run.
 pld_delta_result pld_delta(const training_run& run,
+                           double epsilon,
+                           const pld_options& options = {});
+
+/// ε bounds at δ for the composition of `factors` in one adjacency direction (one ordered
+/// pair of neighbouring datasets): the building block for custom compositions and for
+/// checking the engine against references. The caller takes the max over directions.
+pld_epsilon_result pld_epsilon(std::span<const loss_factor> factors,
+                               double delta,
+                               const pld_options& options = {});
+
+/// δ bounds at ε ≥ 0 for the composition of `factors` in one direction.
+pld_delta_result pld_delta(std::span<const loss_factor> factors,
                            double epsilon,
                            const pld_options& options = {});
 
