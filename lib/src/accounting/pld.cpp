@@ -412,6 +412,43 @@ double composed_pld::delta(double epsilon) const {
   return std::max(0.0, sum - correction);
 }
 
+std::vector<double> composed_pld::delta(std::span<const double> eps) const {
+  constexpr const char* kFn = "composed_pld::delta";
+  for (std::size_t j = 0; j < eps.size(); ++j) {
+    check_finite(kFn, "epsilon", eps[j]);
+    if (j > 0 && eps[j] < eps[j - 1])
+      throw_domain_error(kFn, "epsilons", format_value(eps[j]), "in ascending order");
+  }
+  const bool pessimistic = side == pld_side::pessimistic;
+  const double constant = pessimistic ? infinity_mass + tail_bound : -tail_bound;
+  const double sign = pessimistic ? 1.0 : -1.0;
+  std::vector<double> out(eps.size());
+  // Sweep the lattice downwards and the ε list downwards together. After adding point k,
+  // s1 = Σ_{i≥k} m_i and s2 = Σ_{i≥k} m_i e^{ℓ_k − ℓ_i}; for ℓ_{k−1} ≤ ε < ℓ_k,
+  // δ(ε) = s1 − e^{ε−ℓ_k}·s2 (every exponent ≤ 0).
+  const double e_minus_h = std::exp(-h);
+  double s1 = 0, s2 = 0, count = 0;
+  double top = kInf;  // ℓ_k of the last point added (+∞: none yet)
+  std::size_t j = eps.size();
+  auto emit = [&](std::size_t idx) {
+    const double sum = top == kInf ? 0.0 : s1 - std::exp(eps[idx] - top) * s2;
+    const double value = constant + std::max(sum, 0.0) + sign * roundoff * count;
+    out[idx] = std::clamp(value, 0.0, 1.0);
+  };
+  for (std::size_t i = mass.size(); i-- > 0;) {
+    const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
+    while (j > 0 && eps[j - 1] >= l) emit(--j);  // these ε see only the points above l
+    if (j == 0) break;
+    const double m = pessimistic ? std::max(mass[i], 0.0) : mass[i];
+    s2 = top == kInf ? m : m + e_minus_h * s2;
+    s1 += m;
+    count += 1;
+    top = l;
+  }
+  while (j > 0) emit(--j);
+  return out;
+}
+
 double composed_pld::epsilon(double target) const {
   check_open_probability("composed_pld::epsilon", "delta", target);
   const bool pessimistic = side == pld_side::pessimistic;

@@ -80,10 +80,10 @@ double next_spacing(double h, double gap, double target) {
   return h * std::clamp(factor, 0.125, 1 / 1.5);
 }
 
-// The adaptive-grid loop shared by ε and δ queries. `query(composed)` is the quantity on one
-// direction and side (ε(δ) or δ(ε)); the bracket is [max over optimistic, max over pessimistic].
-// Fills value/lower/upper, diagnostics and termination; returns false if the first pass
-// could not run (the length_error is rethrown then).
+// The adaptive-grid loop shared by every query. `query(composed)` is the quantity on one
+// direction and side, at one or several points (ε(δ), δ(ε), or δ at a list of ε); the bracket
+// is [max over optimistic, max over pessimistic], point by point. The grid is refined until
+// max(upper − lower) ≤ relative_accuracy · max(upper). Fills the diagnostics and termination.
 template <class Result, class Query>
 void bracket(const directions& dirs,
              const pld_options& options,
@@ -91,20 +91,35 @@ void bracket(const directions& dirs,
              const char* function,
              Result& r,
              Query&& query,
-             double& lower,
-             double& upper) {
+             std::vector<double>& lower,
+             std::vector<double>& upper) {
   double h = options.grid_spacing > 0           ? options.grid_spacing
              : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
                                                 : initial_spacing(dirs);
+  // Point-by-point maximum over directions.
+  auto max_of = [&](const std::vector<composed_pld>& cs) {
+    std::vector<double> m;
+    for (const composed_pld& c : cs) {
+      const std::vector<double> v = query(c);
+      if (m.empty()) {
+        m = v;
+      } else {
+        for (std::size_t i = 0; i < m.size(); ++i) m[i] = std::max(m[i], v[i]);
+      }
+    }
+    return m;
+  };
   bool have = false;
   for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
     pass_result p;
     try {
       p = evaluate_pass(dirs, h, tail, options.max_fft_size,
                         [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
-                          double best = 0;
-                          for (const composed_pld& o : opts) best = std::max(best, query(o));
-                          return query(pess) <= best;
+                          const std::vector<double> best = max_of(opts);
+                          const std::vector<double> v = query(pess);
+                          for (std::size_t i = 0; i < v.size(); ++i)
+                            if (!(v[i] <= best[i])) return false;
+                          return true;
                         });
     } catch (const std::length_error& e) {
       if (!have) throw;
@@ -115,31 +130,35 @@ void bracket(const directions& dirs,
                   e.what() + ")";
       return;
     }
-    double up = 0, lo = 0;
-    for (const composed_pld& c : p.pessimistic) up = std::max(up, query(c));
-    for (const composed_pld& c : p.optimistic) lo = std::max(lo, query(c));
-    upper = up;
-    lower = std::min(lo, up);
+    upper = max_of(p.pessimistic);
+    lower = max_of(p.optimistic);
+    double gap = 0, scale = 0;
+    bool finite = true;
+    for (std::size_t i = 0; i < upper.size(); ++i) {
+      lower[i] = std::min(lower[i], upper[i]);
+      finite = finite && std::isfinite(upper[i]);
+      gap = std::max(gap, upper[i] - lower[i]);
+      scale = std::max(scale, upper[i]);
+    }
     r.grid_spacing = h;
     r.fft_size = p.fft_size;
     r.passes = pass;
     have = true;
-    if (!std::isfinite(upper)) {
+    if (!finite) {
       r.termination = termination_type::failure;
       r.message = std::string(function) + ": the truncation corrections alone exceed the target";
       return;
     }
-    const double gap = upper - lower;
-    if (options.grid_spacing > 0 || upper == 0 || gap <= options.relative_accuracy * upper) {
+    if (options.grid_spacing > 0 || scale == 0 || gap <= options.relative_accuracy * scale) {
       r.termination = termination_type::converged;
       r.message.clear();
       return;
     }
     r.termination = termination_type::max_iterations;
-    r.message = std::string(function) + ": relative gap " + format_value(gap / upper) +
+    r.message = std::string(function) + ": relative gap " + format_value(gap / scale) +
                 " above the target " + format_value(options.relative_accuracy) + " after " +
                 std::to_string(pass) + " grid passes";
-    h = next_spacing(h, gap / upper, options.relative_accuracy);
+    h = next_spacing(h, gap / scale, options.relative_accuracy);
   }
 }
 
@@ -160,12 +179,12 @@ pld_epsilon_result epsilon_of(const directions& dirs,
   // Truncation and aliasing may cost at most ~1e-6·δ: negligible next to the grid's gap, and
   // cheap (the window grows like √log(1/τ)).
   const double tail = std::clamp(1e-6 * delta, 1e-300, 1e-3);
-  double lower = NAN, upper = NAN;
+  std::vector<double> lower{NAN}, upper{NAN};
   bracket(
-      dirs, options, tail, fn, r, [&](const composed_pld& c) { return c.epsilon(delta); }, lower,
-      upper);
-  r.epsilon = r.epsilon_upper = upper;
-  r.epsilon_lower = lower;
+      dirs, options, tail, fn, r,
+      [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper);
+  r.epsilon = r.epsilon_upper = upper[0];
+  r.epsilon_lower = lower[0];
   return r;
 }
 
@@ -176,13 +195,13 @@ pld_delta_result delta_of(const directions& dirs,
   pld_delta_result r;
   r.kind = bound_kind::upper_bound;
   const double tail = 1e-20;  // absolute: δ itself is not known in advance
-  double lower = NAN, upper = NAN;
+  std::vector<double> lower{NAN}, upper{NAN};
   bracket(
-      dirs, options, tail, fn, r, [&](const composed_pld& c) { return c.delta(epsilon); }, lower,
-      upper);
-  r.delta = r.delta_upper = upper;
-  r.delta_lower = lower;
-  r.log_delta = std::log(upper);
+      dirs, options, tail, fn, r,
+      [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper);
+  r.delta = r.delta_upper = upper[0];
+  r.delta_lower = lower[0];
+  r.log_delta = std::log(upper[0]);
   return r;
 }
 
@@ -225,6 +244,34 @@ pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_op
     return r;
   }
   return delta_of(directions_of(run), epsilon, options, kFn);
+}
+
+pld_profile_result pld_delta_profile(const training_run& run,
+                                     std::span<const double> eps,
+                                     const pld_options& options) {
+  constexpr const char* kFn = "pld_delta_profile";
+  run.validate(kFn);
+  options.validate(kFn);
+  if (eps.empty()) throw_domain_error(kFn, "the number of epsilons", "0", ">= 1");
+  for (std::size_t i = 0; i < eps.size(); ++i) {
+    check_nonnegative(kFn, "epsilon", eps[i]);
+    if (i > 0 && eps[i] < eps[i - 1])
+      throw_domain_error(kFn, "epsilons", format_value(eps[i]), "in ascending order");
+  }
+  pld_profile_result r;
+  r.epsilon.assign(eps.begin(), eps.end());
+  if (run.is_gaussian()) {
+    for (double e : eps)
+      r.delta_upper.push_back(std::exp(divergence::gdp_log_delta(run.gdp_mu(), e)));
+    r.delta_lower = r.delta_upper;
+    r.tight = true;
+    return r;
+  }
+  const double tail = 1e-20;  // absolute, as for single δ queries
+  bracket(
+      directions_of(run), options, tail, kFn, r,
+      [&](const composed_pld& c) { return c.delta(eps); }, r.delta_lower, r.delta_upper);
+  return r;
 }
 
 pld_epsilon_result pld_epsilon(std::span<const loss_factor> factors,

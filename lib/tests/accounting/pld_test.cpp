@@ -1,5 +1,6 @@
 #include "dpkit/accounting/pld.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>
@@ -113,6 +114,31 @@ TEST_CASE("certified corrections are tiny and the queries are consistent", "[acc
       std::domain_error);
   REQUIRE_THROWS_AS(acc::discretize(*ss::gaussian_loss(1.0), 0.01, acc::pld_side::pessimistic, 0.5),
                     std::domain_error);
+}
+
+TEST_CASE("the one-sweep profile equals the one-point delta", "[accounting][pld]") {
+  // Poisson-subsampled steps: an asymmetric loss with mass on both sides of 0.
+  auto loss = ss::poisson_gaussian_loss(0.8, 0.05, ss::adjacency_direction::add);
+  auto both = acc::discretize_both(*loss, 1e-3, 1e-14);
+  for (const acc::discrete_pld* d : {&both.first, &both.second}) {
+    acc::pld_factor f{d, 30};
+    const acc::composed_pld c = acc::compose({&f, 1}, 1e-12, 1 << 22);
+    // Off-lattice and lattice points, below the window, inside it and beyond its top.
+    std::vector<double> eps = {0.0, 1e-4, 0.0125, 0.5, 1.0, 1.0, 2.345, 7.5, 40.0, 900.0};
+    eps.push_back(c.h * static_cast<double>(c.first + 3) + c.offset);  // below the window
+    std::sort(eps.begin(), eps.end());
+    const std::vector<double> v = c.delta(eps);
+    REQUIRE(v.size() == eps.size());
+    for (std::size_t i = 0; i < eps.size(); ++i) {
+      CAPTURE(i, eps[i], v[i], c.delta(eps[i]));
+      CHECK(std::abs(v[i] - c.delta(eps[i])) <= 1e-15 + 1e-12 * c.delta(eps[i]));
+    }
+  }
+  const std::vector<double> descending = {1.0, 0.5};
+  auto g = ss::gaussian_loss(1.0);
+  auto d = acc::discretize(*g, 0.01, acc::pld_side::pessimistic, 1e-12);
+  acc::pld_factor f{&d, 1};
+  REQUIRE_THROWS_AS(acc::compose({&f, 1}, 1e-12, 1 << 20).delta(descending), std::domain_error);
 }
 
 TEST_CASE("compose refuses FFTs beyond the memory limit", "[accounting][pld]") {

@@ -194,6 +194,32 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   CHECK(cc.at("epsilon").get<double>() <= 2.0);  // achieved budget meets the target
 }
 
+TEST_CASE("dpkit tradeoff of a composed subsampled run: a certified bracket", "[cli]") {
+  const auto t = dpkit_run(
+      "tradeoff --noise-multiplier 0.7 --sampling-rate 0.1 --steps 10 --points 11 --format json");
+  REQUIRE(t.exit_code == 0);
+  const json j = json::parse(t.out);
+  const json& rows = j.at("results");
+  REQUIRE(rows.size() == 11);
+  // The curve determines δ(0) = max_α (1 − α − f(α)) (the total-variation distance): the
+  // bracket must be consistent with the separate δ query's certified bracket.
+  const auto d = dpkit_run(
+      "delta --noise-multiplier 0.7 --sampling-rate 0.1 --steps 10 --epsilon 0 --format json");
+  REQUIRE(d.exit_code == 0);
+  const json dd = json::parse(d.out).at("results")[0];
+  double tv_from_upper = 0;
+  for (const json& r : rows) {
+    const double a = r.at("alpha"), lo = r.at("beta"), up = r.at("beta_upper");
+    CHECK(0 <= lo);
+    CHECK(lo <= up);
+    CHECK(up - lo < 2e-3);
+    CHECK(up <= 1 - a + 1e-15);
+    tv_from_upper = std::max(tv_from_upper, 1 - a - up);
+  }
+  CHECK(tv_from_upper <= dd.at("delta").get<double>());
+  CHECK(rows[0].at("beta") == 1.0);
+}
+
 TEST_CASE("dpkit demo prints a budget table", "[cli]") {
   const auto r = dpkit_run("demo");
   REQUIRE(r.exit_code == 0);
@@ -257,7 +283,8 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--steps cannot be given with --noise-multiplier"},
       {"calibrate --epsilon 0 --delta 1e-5", "--epsilon is 0, but must be a finite number > 0"},
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
-      {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10", "not available yet"},
+      {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --accuracy 0",
+       "--accuracy is 0"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
       {"", "dpkit: a subcommand is required"},
   };

@@ -84,6 +84,10 @@ struct composed_pld {
   /// The certified bound of this side on δ(ε) (upper for pessimistic, lower for optimistic),
   /// never below 0 nor above 1.
   [[nodiscard]] double delta(double epsilon) const;
+  /// The same bound at every ε of an ascending list, in one sweep: O(window + ε count).
+  /// Sums are factored as S₁ − e^{ε−ℓ}S₂ (scaled, no overflow), so values agree with the
+  /// one-point delta() to rounding (absolute ~1e-16·P(Y > ε)), not bit for bit.
+  [[nodiscard]] std::vector<double> delta(std::span<const double> ascending_epsilons) const;
   /// Pessimistic: the smallest ε ≥ 0 whose upper δ bound is ≤ delta (an upper bound on ε;
   /// +∞ when even the corrections exceed delta). Optimistic: the largest ε ≥ 0 whose lower δ
   /// bound is > delta (a lower bound on ε; 0 when none).

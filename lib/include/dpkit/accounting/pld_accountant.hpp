@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <span>
+#include <vector>
 
 #include "dpkit/accounting/training_run.hpp"
 #include "dpkit/divergence/result.hpp"
@@ -60,6 +61,19 @@ pld_epsilon_result pld_epsilon(const training_run& run,
 pld_delta_result pld_delta(const training_run& run,
                            double epsilon,
                            const pld_options& options = {});
+
+/// Certified bounds on the privacy profile δ(ε) (max over adjacency directions) at every ε of
+/// an ascending list of ε ≥ 0, from one grid. The grid is refined until
+/// max(δ_upper − δ_lower) ≤ relative_accuracy · max(δ_upper): accuracy relative to the
+/// largest δ on the list (the total-variation distance when the list starts at 0).
+struct pld_profile_result : solver_status, pld_diagnostics {
+  std::vector<double> epsilon, delta_lower, delta_upper;
+  bool tight = false;  ///< exact (Gaussian runs: δ_lower == δ_upper)
+};
+
+pld_profile_result pld_delta_profile(const training_run& run,
+                                     std::span<const double> ascending_epsilons,
+                                     const pld_options& options = {});
 
 /// ε bounds at δ for the composition of `factors` in one adjacency direction (one ordered
 /// pair of neighbouring datasets): the building block for custom compositions and for

@@ -1,0 +1,146 @@
+#include "dpkit/accounting/run_tradeoff.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "dpkit/core/grid.hpp"
+#include "dpkit/divergence/gaussian_tradeoff.hpp"
+#include "dpkit/divergence/gdp.hpp"
+#include "dpkit/subsampling/subsampled_tradeoff.hpp"
+
+namespace acc = dpkit::accounting;
+
+namespace {
+acc::training_run dpsgd(double sigma,
+                        double q,
+                        long long steps,
+                        acc::sampling_scheme s = acc::sampling_scheme::poisson) {
+  acc::training_run run;
+  run.phases.push_back({sigma, q, s, steps});
+  return run;
+}
+
+double max_gap(const acc::run_tradeoff_result& t) {
+  double g = 0;
+  for (std::size_t i = 0; i < t.alpha.size(); ++i)
+    g = std::max(g, t.beta_upper[i] - t.beta_lower[i]);
+  return g;
+}
+}  // namespace
+
+TEST_CASE("tradeoff bounds from an exact profile contain the exact curve",
+          "[accounting][tradeoff]") {
+  // The profile of G(μ) is known in closed form, so is its curve: an exact reference for the
+  // formulas, independent of the PLD engine. Coarse grids must stay certified (wider only).
+  const double mu = 1.5;
+  const dpkit::divergence::gaussian_tradeoff g(mu);
+  const std::vector<double> alphas = dpkit::linspace(0.0, 1.0, 201);
+  for (double spacing : {1e-3, 0.05, 0.5}) {
+    std::vector<double> eps, delta;
+    for (double e = 0; e <= 12; e += spacing) {
+      eps.push_back(e);
+      delta.push_back(dpkit::divergence::gdp_delta(mu, e));
+    }
+    // A certified but loose profile bracket, ±1 %.
+    std::vector<double> lo = delta, up = delta;
+    for (std::size_t j = 0; j < delta.size(); ++j) {
+      lo[j] *= 0.99;
+      up[j] = std::min(1.0, 1.01 * up[j]);
+    }
+    for (const auto& [dl, du] : {std::pair{delta, delta}, std::pair{lo, up}}) {
+      const acc::tradeoff_bracket b = acc::tradeoff_from_profile(eps, dl, du, alphas);
+      double gap = 0;
+      for (std::size_t i = 0; i < alphas.size(); ++i) {
+        const double exact = g.beta(alphas[i]);
+        CAPTURE(spacing, alphas[i], b.beta_lower[i], exact, b.beta_upper[i]);
+        CHECK(b.beta_lower[i] <= exact + 1e-15);
+        CHECK(exact <= b.beta_upper[i] + 1e-15);
+        gap = std::max(gap, b.beta_upper[i] - b.beta_lower[i]);
+      }
+      // With the exact profile on the fine grid, only the cell slack (≲ 2·spacing) remains.
+      if (spacing == 1e-3 && dl == du) CHECK(gap < 2.5e-3);
+    }
+  }
+  REQUIRE_THROWS_AS(
+      acc::tradeoff_from_profile(std::vector<double>{0.5, 1.0}, std::vector<double>{0.1, 0.0},
+                                 std::vector<double>{0.1, 0.0}, alphas),
+      std::domain_error);
+  REQUIRE_THROWS_AS(
+      acc::tradeoff_from_profile(std::vector<double>{0.0, 1.0}, std::vector<double>{0.1},
+                                 std::vector<double>{0.1, 0.0}, alphas),
+      std::domain_error);
+}
+
+TEST_CASE("Gaussian runs and single subsampled steps use closed forms", "[accounting][tradeoff]") {
+  const std::vector<double> alphas = {0.0, 1e-6, 0.05, 0.5, 0.99, 1.0};
+  const auto gauss = acc::run_tradeoff(dpsgd(20.0, 1.0, 400), alphas);
+  REQUIRE(gauss.exact);
+  const dpkit::divergence::gaussian_tradeoff g(1.0);  // √400 / 20
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    CHECK(gauss.beta_lower[i] == gauss.beta_upper[i]);
+    CHECK(gauss.beta_lower[i] == Approx(g.beta(alphas[i])).epsilon(1e-14).margin(1e-300));
+  }
+  const auto one =
+      acc::run_tradeoff(dpsgd(0.8, 0.1, 1, acc::sampling_scheme::without_replacement), alphas);
+  REQUIRE(one.exact);
+  const dpkit::subsampling::cp_gaussian_tradeoff c(2.0 / 0.8, 0.1);  // replace-one: μ = 2/σ
+  for (std::size_t i = 0; i < alphas.size(); ++i) CHECK(one.beta_lower[i] == c.beta(alphas[i]));
+}
+
+TEST_CASE("composed subsampled runs: a narrow certified bracket consistent with delta",
+          "[accounting][tradeoff]") {
+  const auto run = dpsgd(1.0, 0.05, 50);
+  const std::vector<double> alphas = dpkit::linspace(0.0, 1.0, 401);
+  const auto t = acc::run_tradeoff(run, alphas);
+  REQUIRE(t.converged());
+  REQUIRE_FALSE(t.exact);
+  CHECK(max_gap(t) < 2e-3);
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    CHECK(t.beta_lower[i] <= t.beta_upper[i]);
+    CHECK(t.beta_upper[i] <= 1 - alphas[i]);
+  }
+  // The curve determines the profile: δ(ε) = max_α (1 − f(α) − e^ε α) ≥ the value at any grid α,
+  // so max over the grid with β_upper can never exceed the certified δ_upper of the separate
+  // δ query (an independent adaptive run), and with β_lower it is close to δ.
+  for (double eps : {0.0, 0.5, 1.5}) {
+    const auto d = acc::pld_delta(run, eps);
+    double from_upper = 0, from_lower = 0;
+    for (std::size_t i = 0; i < alphas.size(); ++i) {
+      from_upper = std::max(from_upper, 1 - t.beta_upper[i] - std::exp(eps) * alphas[i]);
+      from_lower = std::max(from_lower, 1 - t.beta_lower[i] - std::exp(eps) * alphas[i]);
+    }
+    CAPTURE(eps, from_upper, from_lower, d.delta_lower, d.delta_upper);
+    CHECK(from_upper <= d.delta_upper);
+    CHECK(from_lower >= d.delta_lower - 0.01);  // α-grid resolution 1/400
+  }
+  // Symmetric: both neighbouring directions are in the curve, so f(f(α)) = α. f is convex,
+  // hence below the chords of its values on the α grid, hence below the interpolated β_upper;
+  // f decreasing and f(α) ≥ β_lower(α) give α = f(f(α)) ≤ f(β_lower(α)) ≤ interpolated β_upper.
+  auto upper_at = [&](double x) {
+    const auto k = std::min<std::size_t>(static_cast<std::size_t>(x * 400), 399);
+    const double w = x * 400 - static_cast<double>(k);
+    return (1 - w) * t.beta_upper[k] + w * t.beta_upper[k + 1];
+  };
+  for (std::size_t i = 0; i < alphas.size(); ++i)
+    CHECK(alphas[i] <= upper_at(t.beta_lower[i]) + 1e-12);
+  // More steps: a lower curve (less privacy), well outside both brackets.
+  const auto longer = acc::run_tradeoff(dpsgd(1.0, 0.05, 100), alphas);
+  CHECK(longer.beta_upper[200] < t.beta_lower[200]);
+  // Replace-one neighbours (sensitivity 2) are less private than add/remove.
+  const auto wor =
+      acc::run_tradeoff(dpsgd(1.0, 0.05, 50, acc::sampling_scheme::without_replacement), alphas);
+  REQUIRE(wor.converged());
+  CHECK(wor.beta_upper[200] < t.beta_lower[200]);
+}
+
+TEST_CASE("run tradeoff rejects bad input", "[accounting][tradeoff]") {
+  const std::vector<double> bad = {0.5, 1.5};
+  REQUIRE_THROWS_AS(acc::run_tradeoff(dpsgd(1.0, 0.05, 50), bad), std::domain_error);
+  const std::vector<double> nan = {std::nan("")};
+  REQUIRE_THROWS_AS(acc::run_tradeoff(dpsgd(1.0, 0.05, 50), nan), std::domain_error);
+  REQUIRE_THROWS_AS(acc::run_tradeoff(dpsgd(-1.0, 0.05, 50), std::vector<double>{0.5}),
+                    std::domain_error);
+}
