@@ -81,6 +81,7 @@ std::string bracket_table_for(const std::string& module, bool& all_within) {
     const auto table = dpkit::read_csv(dpkit::test::reference_path(c.file));
     const bool ok = s.rows > 0 && s.contained == s.rows;
     all_within = all_within && ok;
+    if (!ok) std::cerr << "dpkit_accuracy_report: " << c.id << ": " << s.first_violation << "\n";
     out << "| `" << c.function << "` | `" << c.file << "`: " << c.reference << " | "
         << table.provenance("trusted digits") << " | " << s.rows << " | " << s.contained
         << (ok ? "" : " **VIOLATED**") << " | " << sci(s.max_width) << " | " << sci(s.max_distance)

@@ -253,12 +253,46 @@ std::pair<discrete_pld, discrete_pld> discretize_both(const subsampling::privacy
   return out;
 }
 
+namespace {
+
+// Golden-section search for the minimiser of f over [lo, hi] (unimodal f). 24 steps: the
+// abscissa to ±0.002 of a unit interval — ample where any abscissa gives a valid bound and
+// the search only tightens it.
+template <class F>
+double golden_min(F&& f, double lo, double hi) {
+  const double g = 0.6180339887498949;
+  double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
+  double fc = f(c), fd = f(d);
+  for (int i = 0; i < 24; ++i) {
+    if (fc < fd) {
+      b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(c);
+    } else {
+      a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(d);
+    }
+  }
+  return fc < fd ? c : d;
+}
+
+// Floating-point slack, relative, on both sides of every bound: the constructions are exact in
+// exact arithmetic; the cell masses, sums and the FFT round in floating point. The FFT part is
+// estimated per point (roundoff); this covers the rest — measured up to 2e-13 relative against
+// the 24-digit references (data/reference/pld_*), so 1e-9 leaves a wide margin.
+constexpr double kFloatingSlack = 1e-9;
+
+constexpr double kLogLambdaMin = -9.210340371976182;  // log 1e-4
+constexpr double kLogLambdaMax = 9.210340371976182;   // log 1e4
+
+}  // namespace
+
 composed_pld compose(std::span<const pld_factor> factors,
                      double tail_bound,
-                     std::size_t max_fft_size) {
+                     std::size_t max_fft_size,
+                     const compose_focus& focus) {
   if (factors.empty()) throw_domain_error("compose", "factors.size()", "0", ">= 1");
   if (!(tail_bound > 0 && tail_bound <= 1e-3))
     throw_domain_error("compose", "tail_bound", tail_bound, "in (0, 1e-3]");
+  if (!std::isnan(focus.epsilon)) check_finite("compose", "focus.epsilon", focus.epsilon);
+  if (!std::isnan(focus.delta)) check_open_probability("compose", "focus.delta", focus.delta);
   const pld_side side = factors[0].pld->side;
   const double h = factors[0].pld->h;
   composed_pld out;
@@ -266,7 +300,7 @@ composed_pld compose(std::span<const pld_factor> factors,
   out.h = h;
   double log_no_infinity = 0;  // log P(no factor at +∞)
   long long base = 0;
-  double smallest = 0, largest = 0;
+  double smallest = 0, largest = 0, mean = 0;
   std::size_t longest = 1;
   for (const pld_factor& f : factors) {
     if (f.pld == nullptr || f.pld->side != side || f.pld->h != h)
@@ -279,48 +313,77 @@ composed_pld compose(std::span<const pld_factor> factors,
     largest += c * f.pld->loss(f.pld->mass.size() - 1);
     longest = std::max(longest, f.pld->mass.size());
     log_no_infinity += c * std::log1p(-f.pld->infinity_mass);
+    double m = 0, total = 0;
+    for (std::size_t k = 0; k < f.pld->mass.size(); ++k) {
+      m += std::max(f.pld->mass[k], 0.0) * f.pld->loss(k);
+      total += std::max(f.pld->mass[k], 0.0);
+    }
+    mean += total > 0 ? c * m / total : 0.0;
   }
   out.infinity_mass = -std::expm1(log_no_infinity);
 
-  // Window [a_lo, a_hi] from Chernoff: P(S ≥ a) ≤ e^{K(λ) − λa}, P(S ≤ a) ≤ e^{K(−λ) + λa},
-  // K the exact cumulant generating function of the discretised composition.
+  // K(λ): the exact cumulant generating function of the discretised composition (finite part).
   auto cumulant = [&](double lambda) {
     double k = 0;
     for (std::size_t i = 0; i < factors.size(); ++i)
       k += static_cast<double>(factors[i].count) * log_mgf(*factors[i].pld, lambda);
     return k;
   };
+
+  // Exponential tilt λ_t ≥ 0 (see pld.hpp): the FFT then works on a distribution centred where
+  // the query needs accuracy, so round-off and aliasing errors, relative to the tilted peak,
+  // become e^{K(λ_t) − λ_t ℓ} times smaller in original units at losses ℓ above the focus.
+  double tilt = 0;
+  if (!std::isnan(focus.delta)) {
+    // A Chernoff bound on δ itself: (1 − e^{ε−s})₊ ≤ C_λ e^{λ(s−ε)} with
+    // C_λ = (λ/(1+λ))^λ/(1+λ), so δ(ε) ≤ C_λ e^{K(λ) − λε} and ε(δ) ≤ a = min_λ (K(λ) + log C_λ −
+    // log δ)/λ. The minimiser centres the tilted law near the crossing — closer than the plain
+    // tail bound P(S ≥ a) ≤ δ, which overshoots where S − ε is small (losses with a hard upper
+    // edge, e.g. the add direction), and would amplify errors there by e^{λ(a − ε)}.
+    const double log_delta = std::log(focus.delta);
+    tilt = std::exp(golden_min(
+        [&](double t) {
+          const double lambda = std::exp(t), k = cumulant(lambda);
+          const double log_c = lambda * std::log(lambda / (1 + lambda)) - std::log1p(lambda);
+          return std::isfinite(k) ? (k + log_c - log_delta) / lambda : kInf;
+        },
+        kLogLambdaMin, kLogLambdaMax));
+  } else if (!std::isnan(focus.epsilon) && focus.epsilon > mean) {
+    // Saddle point: argmin_λ K(λ) − λε, the tilted mean is ε.
+    tilt = std::exp(golden_min(
+        [&](double t) {
+          const double lambda = std::exp(t), k = cumulant(lambda);
+          return std::isfinite(k) ? k - lambda * focus.epsilon : kInf;
+        },
+        kLogLambdaMin, kLogLambdaMax));
+  }
+  const double k_tilt = tilt > 0 ? cumulant(tilt) : 0.0;
+  out.tilt = tilt;
+  out.log_scale = k_tilt;
+  auto tilted_cumulant = [&](double lambda) { return cumulant(lambda + tilt) - k_tilt; };
+
+  // Window [a_lo, a_hi] of the tilted composition from Chernoff: P̃(S ≥ a) ≤ e^{K̃(λ) − λa},
+  // P̃(S ≤ a) ≤ e^{K̃(−λ) + λa}; a_hi = min_λ (K̃(λ) − log τ)/λ, a_lo = max_λ (log τ − K̃(−λ))/λ.
   const double log_tau = std::log(tail_bound);
-  // Chernoff points: a_hi = min_λ (K(λ) − log τ)/λ and a_lo = max_λ (log τ − K(−λ))/λ, each by
-  // golden-section search on log λ ∈ [log 1e-4, log 1e4] (the ratios are unimodal for the
-  // convex K of a distribution). Any λ gives a valid bound; the search only tightens it.
-  auto golden = [](auto&& f, double lo, double hi) {
-    const double g = 0.6180339887498949;
-    double a = lo, b = hi, c = b - g * (b - a), d = a + g * (b - a);
-    double fc = f(c), fd = f(d);
-    for (int i = 0; i < 24; ++i) {  // 24 steps: log λ to ±0.002 — ample for a bound
-      if (fc < fd) {
-        b = d, d = c, fd = fc, c = b - g * (b - a), fc = f(c);
-      } else {
-        a = c, c = d, fc = fd, d = a + g * (b - a), fd = f(d);
-      }
-    }
-    return fc < fd ? c : d;
-  };
-  auto upper_point = [&](double t) {
-    const double lambda = std::exp(t), k = cumulant(lambda);
-    return std::isfinite(k) ? (k - log_tau) / lambda : kInf;
-  };
-  auto lower_point = [&](double t) {  // negated, so that golden() minimises
-    const double lambda = std::exp(t), k = cumulant(-lambda);
-    return std::isfinite(k) ? -(log_tau - k) / lambda : kInf;
-  };
-  const double lambda_hi = std::exp(golden(upper_point, std::log(1e-4), std::log(1e4)));
-  const double lambda_lo = std::exp(golden(lower_point, std::log(1e-4), std::log(1e4)));
-  const double k_plus = cumulant(lambda_hi), k_minus = cumulant(-lambda_lo);
+  const double lambda_hi = std::exp(golden_min(
+      [&](double t) {
+        const double lambda = std::exp(t), k = tilted_cumulant(lambda);
+        return std::isfinite(k) ? (k - log_tau) / lambda : kInf;
+      },
+      kLogLambdaMin, kLogLambdaMax));
+  const double lambda_lo = std::exp(golden_min(
+      [&](double t) {  // negated, so that golden_min minimises
+        const double lambda = std::exp(t), k = tilted_cumulant(-lambda);
+        return std::isfinite(k) ? -(log_tau - k) / lambda : kInf;
+      },
+      kLogLambdaMin, kLogLambdaMax));
+  const double k_plus = tilted_cumulant(lambda_hi), k_minus = tilted_cumulant(-lambda_lo);
   double a_hi = largest, a_lo = smallest;
   if (std::isfinite(k_plus)) a_hi = std::min(a_hi, (k_plus - log_tau) / lambda_hi);
   if (std::isfinite(k_minus)) a_lo = std::max(a_lo, (log_tau - k_minus) / lambda_lo);
+  // δ queries: the window must reach below the queried ε (the mass below it is certified but
+  // counted whole).
+  if (!std::isnan(focus.epsilon)) a_lo = std::min(a_lo, std::max(focus.epsilon - h, smallest));
   if (a_lo > a_hi) a_lo = a_hi = 0.5 * (a_lo + a_hi);
   long long j_lo = static_cast<long long>(std::floor((a_lo - out.offset) / h));
   const long long j_hi = static_cast<long long>(std::ceil((a_hi - out.offset) / h));
@@ -336,17 +399,34 @@ composed_pld compose(std::span<const pld_factor> factors,
   const double top =
       (static_cast<double>(j_lo + static_cast<long long>(n) - 1) + 0.5) * h + out.offset;
   const double bottom = (static_cast<double>(j_lo) - 0.5) * h + out.offset;
-  // The optimal λ's certify the edges too (each is a valid Chernoff exponent).
-  const double log_above = std::isfinite(k_plus) ? std::min(0.0, k_plus - lambda_hi * top) : 0.0;
-  const double log_below =
-      std::isfinite(k_minus) ? std::min(0.0, k_minus + lambda_lo * bottom) : 0.0;
-  const double above = top >= largest ? 0.0 : std::exp(log_above);
-  const double below = bottom <= smallest ? 0.0 : std::exp(log_below);
-  // Pessimistic: only mass above the window can raise δ. Optimistic: mass outside on either
-  // side may have been wrapped around by the circular convolution into the window.
-  out.tail_bound = side == pld_side::pessimistic ? above : above + below;
+  // Tilted mass outside (it may wrap around in the circular convolution): the optimal λ's
+  // certify the edges too (each is a valid Chernoff exponent).
+  const double tilted_above = top >= largest || !std::isfinite(k_plus)
+                                  ? (top >= largest ? 0.0 : 1.0)
+                                  : std::exp(std::min(0.0, k_plus - lambda_hi * top));
+  const double tilted_below = bottom <= smallest || !std::isfinite(k_minus)
+                                  ? (bottom <= smallest ? 0.0 : 1.0)
+                                  : std::exp(std::min(0.0, k_minus + lambda_lo * bottom));
+  out.wrap_bound = tilted_above + tilted_below;
+  // Original mass above the top: λ = λ_hi + λ_t in P(S ≥ a) ≤ e^{K(λ) − λa}.
+  if (top < largest) {
+    const double k = cumulant(lambda_hi + tilt);
+    out.above_bound =
+        std::isfinite(k) ? std::exp(std::min(0.0, k - (lambda_hi + tilt) * top)) : 1.0;
+  }
+  // Original mass below the bottom (it matters to upper bounds at ε below the window).
+  if (bottom > smallest) {
+    const double mu = std::exp(golden_min(
+        [&](double t) {
+          const double lambda = std::exp(t), k = cumulant(-lambda);
+          return std::isfinite(k) ? k + lambda * bottom : kInf;
+        },
+        kLogLambdaMin, kLogLambdaMax));
+    const double k = cumulant(-mu);
+    out.below_bound = std::isfinite(k) ? std::exp(std::min(0.0, k + mu * bottom)) : 1.0;
+  }
 
-  // FFT: product of the factors' transforms, each raised to its count.
+  // FFT: product of the (tilted) factors' transforms, each raised to its count.
   const std::size_t nc = n / 2 + 1;
   fft_workspace& w = workspace(n);
   double* real = w.real.get();
@@ -355,7 +435,16 @@ composed_pld compose(std::span<const pld_factor> factors,
   product.assign(nc, 1.0);
   for (const pld_factor& f : factors) {
     std::fill(real, real + n, 0.0);
-    std::copy(f.pld->mass.begin(), f.pld->mass.end(), real);
+    if (tilt > 0) {
+      // m̃_k = m_k e^{λ_t ℓ_k − κ}, κ = log Σ m_k e^{λ_t ℓ_k}: a probability vector again.
+      const double kappa = log_mgf(*f.pld, tilt);
+      for (std::size_t k = 0; k < f.pld->mass.size(); ++k) {
+        const double m = f.pld->mass[k];
+        real[k] = m > 0 ? std::exp(std::log(m) + tilt * f.pld->loss(k) - kappa) : 0.0;
+      }
+    } else {
+      std::copy(f.pld->mass.begin(), f.pld->mass.end(), real);
+    }
     fftw_execute_dft_r2c(w.forward, real, spectrum);
     const double c = static_cast<double>(f.count);
     // |x|^c underflows below e^{−745} when |x|² < e^{−1490/c}: skip log and trigonometry there
@@ -389,27 +478,28 @@ composed_pld compose(std::span<const pld_factor> factors,
     out.mass[i] = v;
     most_negative = std::min(most_negative, v);
   }
-  // Round-off estimate: the largest negative value the exact result would not contain, or a
-  // floor of a few ulp of the total mass.
+  // Round-off estimate (tilted units): the largest negative value the exact result would not
+  // contain, or a floor of a few ulp of the total mass.
   out.roundoff = std::max(-most_negative, 4 * tol::kMachineEps / static_cast<double>(n));
   return out;
 }
 
 // ---------------------------------------------------------------------------------------
+double composed_pld::weight(std::size_t k) const {
+  if (tilt == 0) return 1.0;
+  // e^{K(λ_t) − λ_t ℓ_k}, capped: beyond e^{700} a point's bound is useless anyway (clamped).
+  return std::exp(std::min(700.0, log_scale - tilt * loss(k)));
+}
+
+double composed_pld::probability(std::size_t k) const {
+  const double m = side == pld_side::pessimistic ? std::max(mass[k], 0.0) : mass[k];
+  return std::min(1.0, m * weight(k));
+}
+
 double composed_pld::delta(double epsilon) const {
   check_finite("composed_pld::delta", "epsilon", epsilon);
-  double sum = 0;
-  std::size_t positive = 0;
-  for (std::size_t i = mass.size(); i-- > 0;) {
-    const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
-    if (l <= epsilon) break;
-    const double w = -std::expm1(epsilon - l);
-    sum += (side == pld_side::pessimistic ? std::max(mass[i], 0.0) : mass[i]) * w;
-    ++positive;
-  }
-  const double correction = tail_bound + roundoff * static_cast<double>(positive);
-  if (side == pld_side::pessimistic) return std::min(1.0, sum + infinity_mass + correction);
-  return std::max(0.0, sum - correction);
+  const std::vector<double> v = delta(std::span<const double>(&epsilon, 1));
+  return v[0];
 }
 
 std::vector<double> composed_pld::delta(std::span<const double> eps) const {
@@ -420,60 +510,76 @@ std::vector<double> composed_pld::delta(std::span<const double> eps) const {
       throw_domain_error(kFn, "epsilons", format_value(eps[j]), "in ascending order");
   }
   const bool pessimistic = side == pld_side::pessimistic;
-  const double constant = pessimistic ? infinity_mass + tail_bound : -tail_bound;
-  const double sign = pessimistic ? 1.0 : -1.0;
   std::vector<double> out(eps.size());
   // Sweep the lattice downwards and the ε list downwards together. After adding point k,
-  // s1 = Σ_{i≥k} m_i and s2 = Σ_{i≥k} m_i e^{ℓ_k − ℓ_i}; for ℓ_{k−1} ≤ ε < ℓ_k,
-  // δ(ε) = s1 − e^{ε−ℓ_k}·s2 (every exponent ≤ 0).
+  // s1 = Σ_{i≥k} p_i and s2 = Σ_{i≥k} p_i e^{ℓ_k − ℓ_i} (p: probabilities, untilted); for
+  // ℓ_{k−1} ≤ ε < ℓ_k, δ(ε) = s1 − e^{ε−ℓ_k}·s2 (every exponent ≤ 0). Corrections: round-off
+  // r·Σ w_i over the points used; aliasing wrap·max w_i (optimistic); the certified masses
+  // beyond the window (pessimistic).
   const double e_minus_h = std::exp(-h);
-  double s1 = 0, s2 = 0, count = 0;
+  const double bottom = loss(0) - h / 2;
+  double s1 = 0, s2 = 0, sum_w = 0, last_w = 0;
   double top = kInf;  // ℓ_k of the last point added (+∞: none yet)
   std::size_t j = eps.size();
   auto emit = [&](std::size_t idx) {
     const double sum = top == kInf ? 0.0 : s1 - std::exp(eps[idx] - top) * s2;
-    const double value = constant + std::max(sum, 0.0) + sign * roundoff * count;
+    double value = std::max(sum, 0.0);
+    if (pessimistic) {
+      value +=
+          infinity_mass + above_bound + roundoff * sum_w + (eps[idx] < bottom ? below_bound : 0.0);
+    } else {
+      value -= roundoff * sum_w + wrap_bound * (top == kInf ? weight(mass.size() - 1) : last_w);
+    }
+    value *= pessimistic ? 1 + kFloatingSlack : 1 - kFloatingSlack;
     out[idx] = std::clamp(value, 0.0, 1.0);
   };
   for (std::size_t i = mass.size(); i-- > 0;) {
-    const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
+    const double l = loss(i);
     while (j > 0 && eps[j - 1] >= l) emit(--j);  // these ε see only the points above l
     if (j == 0) break;
-    const double m = pessimistic ? std::max(mass[i], 0.0) : mass[i];
-    s2 = top == kInf ? m : m + e_minus_h * s2;
-    s1 += m;
-    count += 1;
+    const double w = weight(i);
+    const double p = probability(i);
+    s2 = top == kInf ? p : p + e_minus_h * s2;
+    s1 += p;
+    sum_w += w;
+    last_w = w;
     top = l;
   }
   while (j > 0) emit(--j);
   return out;
 }
 
-double composed_pld::epsilon(double target) const {
-  check_open_probability("composed_pld::epsilon", "delta", target);
+double composed_pld::epsilon(double requested) const {
+  check_open_probability("composed_pld::epsilon", "delta", requested);
   const bool pessimistic = side == pld_side::pessimistic;
-  const double sign = pessimistic ? 1.0 : -1.0;
-  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^{ε−ℓ_{k−1}}·S2 ± r·C with suffix sums over i ≥ k,
-  // S1 = Σ m_i and the scaled S2 = Σ m_i e^{ℓ_{k−1} − ℓ_i} (every exponent ≤ 0: no overflow
-  // for ε beyond 709, where e^ε itself is not a double). Moving down one lattice point:
-  // S2(k) = e^{−h}(m_k + S2(k+1)).
-  const double constant = pessimistic ? infinity_mass + tail_bound : -tail_bound;
+  // The floating-point slack of delta(): δ_up·(1 + s) ≤ δ ⇔ δ_up ≤ δ/(1 + s), and so on.
+  const double target = requested / (pessimistic ? 1 + kFloatingSlack : 1 - kFloatingSlack);
+  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^{ε−ℓ_{k−1}}·S2 ± corrections, with suffix sums over
+  // i ≥ k of the (untilted) probabilities, S1 = Σ p_i and the scaled S2 = Σ p_i e^{ℓ_{k−1} − ℓ_i}
+  // (every exponent ≤ 0: no overflow for ε beyond 709, where e^ε itself is not a double).
+  // Moving down one lattice point: S2(k) = e^{−h}(p_k + S2(k+1)). Corrections as in delta().
+  const double constant = pessimistic ? infinity_mass + above_bound : 0.0;
   if (pessimistic && constant >= target) return kInf;  // the corrections alone exceed δ
   const double e_minus_h = std::exp(-h);
-  double s1 = 0, s2 = 0, count = 0;
+  double s1 = 0, s2 = 0, sum_w = 0;
   for (std::size_t i = mass.size(); i-- > 0;) {
-    const double l = (static_cast<double>(first) + static_cast<double>(i)) * h + offset;
-    if (l <= 0) break;
-    const double m = pessimistic ? std::max(mass[i], 0.0) : mass[i];
-    s1 += m;
-    s2 = e_minus_h * (m + s2);
-    count += 1;
+    const double l = loss(i);
+    if (l <= 0) return 0.0;  // δ(0) is already ≤ target
+    const double w = weight(i);
+    const double p = probability(i);
+    s1 += p;
+    s2 = e_minus_h * (p + s2);
+    sum_w += w;
     const double below = l - h;  // ℓ_{k−1}
-    const double at_below = constant + s1 - s2 + sign * roundoff * count;
+    // Corrections on [ℓ_{k−1}, ℓ_k): the points ≥ ℓ_k are used; below the window (i = 0), the
+    // pessimistic side adds the certified mass there.
+    const double correction = pessimistic ? roundoff * sum_w + (i == 0 ? below_bound : 0.0)
+                                          : -(roundoff * sum_w + wrap_bound * w);
+    const double at_below = constant + s1 - s2 + correction;
     if (at_below > target || below <= 0) {
-      // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 ± rC − e^t S2 = δ, t = ε −
-      // ℓ_{k−1}.
-      const double rest = constant + s1 + sign * roundoff * count - target;
+      // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 + corr − e^t S2 = δ,
+      // t = ε − ℓ_{k−1}.
+      const double rest = constant + s1 + correction - target;
       if (!(rest > 0)) return std::max(l, 0.0);  // δ(ℓ_k⁻) ≤ target already
       const double t = s2 > 0 ? std::log(rest / s2) : kInf;
       const double eps = std::clamp(below + t, std::max(below, 0.0), l);
@@ -481,7 +587,10 @@ double composed_pld::epsilon(double target) const {
       return 0.0;
     }
   }
-  return 0.0;  // δ(0) is already ≤ target
+  // No crossing above 0 inside the window: δ(ε) ≤ target down to the window's bottom (or 0).
+  // Upper bound: the bottom is valid (its correction included above); lower bound: 0 is.
+  if (pessimistic && !mass.empty()) return std::max(0.0, loss(0) - h);
+  return 0.0;
 }
 
 }  // namespace dpkit::accounting

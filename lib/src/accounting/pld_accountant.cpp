@@ -34,8 +34,12 @@ struct pass_result {
 // bound is already below the best lower bound: its optimistic side cannot raise the lower
 // bound then (true value = max over directions) and is not composed.
 template <class Dominated>
-pass_result evaluate_pass(
-    const directions& dirs, double h, double tail, std::size_t max_fft, Dominated&& dominated) {
+pass_result evaluate_pass(const directions& dirs,
+                          double h,
+                          double tail,
+                          std::size_t max_fft,
+                          const compose_focus& focus,
+                          Dominated&& dominated) {
   pass_result out;
   long long total = 0;
   for (const loss_factor& f : dirs.front()) total += f.count;
@@ -46,6 +50,14 @@ pass_result evaluate_pass(
     pess.reserve(factors.size());
     opt.reserve(factors.size());
     for (const loss_factor& f : factors) {
+      // The discretised step must fit the memory limit too (its cells outnumber the FFT's
+      // points only for few steps, but then they are what grows as h shrinks).
+      const double cells =
+          (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
+      if (cells > static_cast<double>(max_fft))
+        throw std::length_error("discretize: one step needs " + format_value(cells) +
+                                " grid cells at h = " + format_value(h) + ", more than the limit " +
+                                std::to_string(max_fft));
       auto both = discretize_both(*f.loss, h, step_tail);
       pess.push_back(std::move(both.first));
       opt.push_back(std::move(both.second));
@@ -55,10 +67,10 @@ pass_result evaluate_pass(
       fp.push_back({&pess[i], factors[i].count});
       fo.push_back({&opt[i], factors[i].count});
     }
-    out.pessimistic.push_back(compose(fp, tail, max_fft));
+    out.pessimistic.push_back(compose(fp, tail, max_fft, focus));
     out.fft_size = std::max(out.fft_size, out.pessimistic.back().fft_size);
     if (!out.optimistic.empty() && dominated(out.pessimistic.back(), out.optimistic)) continue;
-    out.optimistic.push_back(compose(fo, tail, max_fft));
+    out.optimistic.push_back(compose(fo, tail, max_fft, focus));
     out.fft_size = std::max(out.fft_size, out.optimistic.back().fft_size);
   }
   return out;
@@ -88,6 +100,7 @@ template <class Result, class Query>
 void bracket(const directions& dirs,
              const pld_options& options,
              double tail,
+             const compose_focus& focus,
              const char* function,
              Result& r,
              Query&& query,
@@ -113,7 +126,7 @@ void bracket(const directions& dirs,
   for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
     pass_result p;
     try {
-      p = evaluate_pass(dirs, h, tail, options.max_fft_size,
+      p = evaluate_pass(dirs, h, tail, options.max_fft_size, focus,
                         [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
                           const std::vector<double> best = max_of(opts);
                           const std::vector<double> v = query(pess);
@@ -126,12 +139,20 @@ void bracket(const directions& dirs,
       r.termination = termination_type::max_iterations;
       r.message = std::string(function) + ": relative accuracy " +
                   format_value(options.relative_accuracy) +
-                  " not reached within max_fft_size; the bracket of the previous grid is kept (" +
+                  " not reached within max_fft_size; the tightest certified bracket is kept (" +
                   e.what() + ")";
       return;
     }
-    upper = max_of(p.pessimistic);
-    lower = max_of(p.optimistic);
+    std::vector<double> up = max_of(p.pessimistic), lo = max_of(p.optimistic);
+    // Every pass certifies its bracket, so their intersection is certified too.
+    if (have) {
+      for (std::size_t i = 0; i < up.size(); ++i) {
+        up[i] = std::min(up[i], upper[i]);
+        lo[i] = std::max(lo[i], lower[i]);
+      }
+    }
+    upper = std::move(up);
+    lower = std::move(lo);
     double gap = 0, scale = 0;
     bool finite = true;
     for (std::size_t i = 0; i < upper.size(); ++i) {
@@ -180,8 +201,10 @@ pld_epsilon_result epsilon_of(const directions& dirs,
   // cheap (the window grows like √log(1/τ)).
   const double tail = std::clamp(1e-6 * delta, 1e-300, 1e-3);
   std::vector<double> lower{NAN}, upper{NAN};
+  compose_focus focus;
+  focus.delta = delta;
   bracket(
-      dirs, options, tail, fn, r,
+      dirs, options, tail, focus, fn, r,
       [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper);
   r.epsilon = r.epsilon_upper = upper[0];
   r.epsilon_lower = lower[0];
@@ -196,8 +219,10 @@ pld_delta_result delta_of(const directions& dirs,
   r.kind = bound_kind::upper_bound;
   const double tail = 1e-20;  // absolute: δ itself is not known in advance
   std::vector<double> lower{NAN}, upper{NAN};
+  compose_focus focus;
+  focus.epsilon = epsilon;
   bracket(
-      dirs, options, tail, fn, r,
+      dirs, options, tail, focus, fn, r,
       [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper);
   r.delta = r.delta_upper = upper[0];
   r.delta_lower = lower[0];
@@ -269,7 +294,7 @@ pld_profile_result pld_delta_profile(const training_run& run,
   }
   const double tail = 1e-20;  // absolute, as for single δ queries
   bracket(
-      directions_of(run), options, tail, kFn, r,
+      directions_of(run), options, tail, compose_focus{}, kFn, r,
       [&](const composed_pld& c) { return c.delta(eps); }, r.delta_lower, r.delta_upper);
   return r;
 }

@@ -6,6 +6,7 @@
 
 #include "dpkit/core/normal.hpp"
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
+#include "support/check_accuracy.hpp"
 #include "support/test_util.hpp"
 
 using dpkit::test::relative_error;
@@ -68,4 +69,8 @@ TEST_CASE("one-sided G(mu)_p and its inverse", "[subsampling][cp]") {
   REQUIRE_THROWS_AS(ss::gaussian_mixture_tradeoff(1.0, 1.5), std::domain_error);
   REQUIRE_THROWS_AS(ss::cp_gaussian_tradeoff(-1.0, 0.5), std::domain_error);
   REQUIRE_THROWS_AS(ss::subsample(dv::gaussian_tradeoff(1.0), 0.5, 2), std::domain_error);
+}
+
+TEST_CASE("C_p(G(mu)) matches the 40-digit reference", "[subsampling][cp][reference]") {
+  dpkit::test::check_accuracy_case("cp_gaussian_tradeoff");
 }

@@ -169,7 +169,7 @@ std::vector<accuracy_case> make_cases() {
                   return subsampling::cp_gaussian_tradeoff(t.at(i, "mu"), t.at(i, "p"))
                       .beta(t.at(i, "alpha"));
                 },
-                nullptr, kTol4, error_measure::relative,
+                nullptr, kTol2, error_measure::relative,
                 "three pieces; (p, μ) ∈ 4 cases, α ∈ [1e-8, 0.99]"});
   cs.push_back({"poisson_gaussian_rdp", "subsampling", "poisson_gaussian_rdp(q, sigma, alpha)",
                 "rdp_poisson_gaussian.csv", "rdp",
@@ -177,7 +177,7 @@ std::vector<accuracy_case> make_cases() {
                   return subsampling::poisson_gaussian_rdp(t.at(i, "q"), t.at(i, "sigma"),
                                                            t.at(i, "alpha"));
                 },
-                nullptr, kTol5, error_measure::relative,
+                nullptr, kTol4, error_measure::relative,
                 "q ∈ [1e-8, 0.5], σ ∈ [0.5, 5], integer and fractional α up to 1e4"});
   cs.push_back(
       {"wor_gaussian_rdp", "subsampling", "wor_gaussian_rdp(q, sigma, alpha)",
