@@ -16,9 +16,10 @@ namespace {
 
 std::string pld_method(const pld_diagnostics& d, bool gaussian) {
   if (gaussian) return "exact: the run is a composition of Gaussian mechanisms";
-  return "PLD/FFT, h = " + format_value(std::round(d.grid_spacing * 1e6) / 1e6) + ", FFT " +
-         std::to_string(d.fft_size) + ", " + std::to_string(d.passes) + " pass" +
-         (d.passes == 1 ? "" : "es");
+  const std::string h = "h = " + format_value(std::round(d.grid_spacing * 1e6) / 1e6);
+  const std::string passes = std::to_string(d.passes) + " pass" + (d.passes == 1 ? "" : "es");
+  if (d.fft_size == 0) return "PLD (one step, no FFT), " + h + ", " + passes;
+  return "PLD/FFT, " + h + ", FFT " + std::to_string(d.fft_size) + ", " + passes;
 }
 
 void copy_status(privacy_estimate& e, const solver_status& s) {
@@ -161,7 +162,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     ++evaluations;
     privacy_estimate e =
         estimate_epsilon(with_sigma(std::exp(log_sigma)), delta, options.accountant, o);
-    if (e.pld.grid_spacing > 0) o.initial_grid_spacing = e.pld.grid_spacing;
+    if (e.pld.grid_spacing > 0) {
+      // Next start: the spacing that would just meet the target here (gap ∝ h²), within a
+      // factor 4 of this one — coarser when this grid was finer than needed.
+      const double gap = e.value > 0 && std::isfinite(e.lower) ? (e.value - e.lower) / e.value : 0;
+      const double factor =
+          gap > 0 ? std::clamp(0.8 * std::sqrt(o.relative_accuracy / gap), 0.25, 4.0) : 4.0;
+      o.initial_grid_spacing = e.pld.grid_spacing * factor;
+    }
     return e;
   };
   auto certified = [&](double log_sigma) -> const privacy_estimate& {

@@ -342,39 +342,36 @@ composed_pld compose(std::span<const pld_factor> factors,
   auto log_c = [](double lambda) {
     return lambda * std::log(lambda / (1 + lambda)) - std::log1p(lambda);
   };
-  double candidate_tilt = 0, level = 1;
-  if (!std::isnan(focus.delta)) {
+  // Tilt only where it is needed: the tilted law is wider than the plain one (the subsampled
+  // losses' higher cumulants grow with λ), which costs up to a doubling of the FFT, and finding
+  // λ costs ~50 evaluations of K. ε queries: below δ = 1e-9 only (measured on G(2): relative
+  // gap 5e-6 with or without tilt at δ = 1e-8, 1.6e-5 vs 5e-6 at 1e-10, 9e-4 vs 5e-6 at
+  // 1e-12). δ queries: the plain composition is tried first and kept unless its corrections
+  // at ε exceed 1e-4 of its δ (the Chernoff level below can exceed δ(ε) by orders of magnitude:
+  // 1e-9 for δ = 9e-12 at q = 0.001, σ = 0.8, so it cannot decide).
+  auto delta_focus_tilt = [&] {
     // ε(δ) ≤ a = min_λ (K(λ) + log C_λ − log δ)/λ; the minimiser centres the tilted law near
     // the crossing — closer than the plain tail bound P(S ≥ a) ≤ δ, which overshoots where
     // S − ε is small (losses with a hard upper edge, e.g. the add direction), and would
     // amplify errors there by e^{λ(a − ε)}.
     const double log_delta = std::log(focus.delta);
-    candidate_tilt = std::exp(golden_min(
+    return std::exp(golden_min(
         [&](double t) {
           const double lambda = std::exp(t), k = cumulant(lambda);
           return std::isfinite(k) ? (k + log_c(lambda) - log_delta) / lambda : kInf;
         },
         kLogLambdaMin, kLogLambdaMax));
-    level = focus.delta;
-  } else if (!std::isnan(focus.epsilon) && focus.epsilon > mean) {
+  };
+  auto epsilon_focus_tilt = [&] {
     // δ(ε) ≤ min_λ C_λ e^{K(λ) − λε}; the minimiser tilts the law onto the losses above ε
-    // that make up δ(ε), and the minimum estimates the level of δ.
-    auto objective = [&](double t) {
-      const double lambda = std::exp(t), k = cumulant(lambda);
-      return std::isfinite(k) ? k + log_c(lambda) - lambda * focus.epsilon : kInf;
-    };
-    const double t = golden_min(objective, kLogLambdaMin, kLogLambdaMax);
-    candidate_tilt = std::exp(t);
-    // The bound can exceed δ(ε) by orders of magnitude (measured: 1e-9 for δ = 9e-12 at
-    // q = 0.001, σ = 0.8), so it does not decide; the plain composition's corrections do.
-    level = 0;
-  }
-  // Tilt only where it is needed: the tilted law is wider than the plain one (the subsampled
-  // losses' higher cumulants grow with λ), which costs up to a doubling of the FFT. ε queries:
-  // above δ = 1e-9 the plain composition's round-off is negligible (measured on G(2): relative
-  // gap 5e-6 with or without tilt at δ = 1e-8, 1.6e-5 vs 5e-6 at 1e-10, 9e-4 vs 5e-6 at 1e-12).
-  // δ queries: the plain composition is tried first and kept unless its corrections at ε exceed
-  // 1e-4 of its δ.
+    // that make up δ(ε).
+    return std::exp(golden_min(
+        [&](double t) {
+          const double lambda = std::exp(t), k = cumulant(lambda);
+          return std::isfinite(k) ? k + log_c(lambda) - lambda * focus.epsilon : kInf;
+        },
+        kLogLambdaMin, kLogLambdaMax));
+  };
   auto build = [&](double tilt, composed_pld result) {
     const double k_tilt = tilt > 0 ? cumulant(tilt) : 0.0;
     result.tilt = tilt;
@@ -434,8 +431,11 @@ composed_pld compose(std::span<const pld_factor> factors,
       result.above_bound =
           std::isfinite(k) ? std::exp(std::min(0.0, k - (lambda_hi + tilt) * top)) : 1.0;
     }
-    // Original mass below the bottom (it matters to upper bounds at ε below the window).
-    if (bottom > smallest) {
+    // Original mass below the bottom (it matters to upper bounds at ε below the window);
+    // without a tilt it is the tilted bound already.
+    if (tilt == 0) {
+      result.below_bound = tilted_below;
+    } else if (bottom > smallest) {
       const double mu = std::exp(golden_min(
           [&](double t) {
             const double lambda = std::exp(t), k = cumulant(-lambda);
@@ -504,7 +504,16 @@ composed_pld compose(std::span<const pld_factor> factors,
     result.roundoff = std::max(-most_negative, 4 * tol::kMachineEps / static_cast<double>(n));
     return result;
   };
-  if (!std::isnan(focus.epsilon) && candidate_tilt > 0) {
+  if (factors.size() == 1 && factors[0].count == 1) {
+    // One step: the discretised step itself, exactly — no window, no FFT, no round-off.
+    const discrete_pld& d = *factors[0].pld;
+    out.first = d.first;
+    out.mass = d.mass;
+    out.fft_size = 0;
+    return out;
+  }
+  if (!std::isnan(focus.delta) && focus.delta < kTiltBelow) return build(delta_focus_tilt(), out);
+  if (!std::isnan(focus.epsilon) && focus.epsilon > mean) {
     composed_pld plain = build(0, out);
     // Corrections the plain composition applies at ε: round-off per point above ε, and the
     // masses beyond the window.
@@ -513,9 +522,9 @@ composed_pld compose(std::span<const pld_factor> factors,
     const double correction =
         plain.roundoff * static_cast<double>(above) + plain.wrap_bound + plain.above_bound;
     if (correction <= 1e-4 * plain.delta(focus.epsilon)) return plain;
-    return build(candidate_tilt, out);
+    return build(epsilon_focus_tilt(), out);
   }
-  return build(level < kTiltBelow ? candidate_tilt : 0.0, out);
+  return build(0, out);
 }
 
 // ---------------------------------------------------------------------------------------
