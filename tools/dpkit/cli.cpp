@@ -280,6 +280,17 @@ void add_accountant_options(CLI::App* app, accountant_options& options, bool wit
       ->check(real_in_open_interval(0, 1))
       ->type_name("A")
       ->capture_default_str();
+  add_max_fft_size_option(app, options.max_fft_size);
+}
+
+void add_max_fft_size_option(CLI::App* app, long long& max_fft_size) {
+  app->add_option("--max-fft-size", max_fft_size,
+                  "PLD: largest FFT (points) the engine may use; memory is about 64 bytes per "
+                  "point (2^24: ~1.1 GB). When --accuracy would need more, the tightest certified "
+                  "bracket within the limit is reported with a note")
+      ->check(integer_at_least(1024))
+      ->type_name("N")
+      ->capture_default_str();
 }
 
 std::vector<accounting::accountant_type> selected_accountants(const accountant_options& options) {
@@ -294,6 +305,7 @@ std::vector<accounting::accountant_type> selected_accountants(const accountant_o
 accounting::pld_options pld_options_of(const accountant_options& options) {
   accounting::pld_options o;
   o.relative_accuracy = options.accuracy;
+  o.max_fft_size = static_cast<std::size_t>(options.max_fft_size);
   return o;
 }
 

@@ -90,12 +90,15 @@ resolved_mechanism resolve_mechanism(const mechanism_options& options);
 struct accountant_options {
   std::string accountant = "pld";
   double accuracy = 1e-3;
+  long long max_fft_size = 1LL << 24;
 };
-/// --accountant pld|rdp|clt|all (all: with_all) and --accuracy.
+/// --accountant pld|rdp|clt|all (all: with_all), --accuracy and --max-fft-size.
 void add_accountant_options(CLI::App* app, accountant_options& options, bool with_all);
 /// The accountants selected ("all" expands to pld, rdp, clt).
 std::vector<accounting::accountant_type> selected_accountants(const accountant_options& options);
 accounting::pld_options pld_options_of(const accountant_options& options);
+/// --max-fft-size: the memory cap of the PLD engine (shared by the PLD-based commands).
+void add_max_fft_size_option(CLI::App* app, long long& max_fft_size);
 
 /// One result row (JSON object) from an accountant's estimate; `quantity` is "epsilon" or "delta".
 json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity);

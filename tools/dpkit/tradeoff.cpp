@@ -17,6 +17,7 @@ struct tradeoff_options {
   mechanism_options mechanism;
   long long points = 101;
   double accuracy = 1e-3;
+  long long max_fft_size = 1LL << 24;
   output_options output;
 };
 
@@ -24,6 +25,7 @@ int run(const tradeoff_options& o) {
   const resolved_mechanism m = resolve_mechanism(o.mechanism);
   accounting::pld_options pld;
   pld.relative_accuracy = o.accuracy;
+  pld.max_fft_size = static_cast<std::size_t>(o.max_fft_size);
   const std::vector<double> alphas = linspace(0.0, 1.0, static_cast<std::size_t>(o.points));
   const accounting::run_tradeoff_result t = accounting::run_tradeoff(m.run, alphas, pld);
   report r;
@@ -83,6 +85,7 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
       ->check(real_in_open_interval(0, 1))
       ->type_name("A")
       ->capture_default_str();
+  add_max_fft_size_option(sub, o->max_fft_size);
   add_output_options(sub, o->output);
   sub->footer(
       "Examples (plot with gnuplot):\n"

@@ -55,7 +55,7 @@ pass_result evaluate_pass(const directions& dirs,
       const double cells =
           (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
       if (cells > static_cast<double>(max_fft))
-        throw std::length_error("discretize: one step needs " + format_value(cells) +
+        throw std::length_error("discretize: one step needs " + format_value(static_cast<long long>(std::ceil(cells))) +
                                 " grid cells at h = " + format_value(h) + ", more than the limit " +
                                 std::to_string(max_fft));
       auto both = discretize_both(*f.loss, h, step_tail);
@@ -123,6 +123,7 @@ void bracket(const directions& dirs,
     return m;
   };
   bool have = false;
+  int coarsenings = 0;
   for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
     pass_result p;
     try {
@@ -135,6 +136,14 @@ void bracket(const directions& dirs,
                           return true;
                         });
     } catch (const std::length_error& e) {
+      // The first grid does not fit in max_fft_size: coarsen it until a bracket (however wide)
+      // exists, so that a small memory cap gives a wide certified answer rather than none.
+      if (!have && options.grid_spacing <= 0 && coarsenings < 40) {
+        h *= 2;
+        ++coarsenings;
+        --pass;
+        continue;
+      }
       if (!have) throw;
       r.termination = termination_type::max_iterations;
       r.message = std::string(function) + ": relative accuracy " +

@@ -153,6 +153,19 @@ TEST_CASE("dpkit epsilon for DP-SGD: certified bracket, labels, accountants orde
   const json t = json::parse(tight.out).at("results")[0];
   CHECK(t.at("epsilon_upper").get<double>() - t.at("epsilon_lower").get<double>() <=
         1e-4 * t.at("epsilon_upper").get<double>());
+  // --max-fft-size caps memory: the accuracy is then out of reach, the run still succeeds with a
+  // note on stderr and a wider bracket that must still contain the tight one.
+  const auto capped = dpkit_run(
+      "epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --delta 1e-5 --accuracy 1e-4 "
+      "--max-fft-size 1024 --format json");
+  REQUIRE(capped.exit_code == 0);
+  CHECK_THAT(capped.err, Contains("not reached within max_fft_size"));
+  const json c = json::parse(capped.out).at("results")[0];
+  CHECK(c.at("pld").at("fft_size").get<std::size_t>() <= 1024);
+  CHECK(c.at("epsilon_lower").get<double>() <= t.at("epsilon_lower").get<double>());
+  CHECK(c.at("epsilon_upper").get<double>() >= t.at("epsilon_upper").get<double>());
+  CHECK(c.at("epsilon_upper").get<double>() - c.at("epsilon_lower").get<double>() >
+        1e-4 * c.at("epsilon_upper").get<double>());
 }
 
 TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
@@ -285,6 +298,8 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
       {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --accuracy 0",
        "--accuracy is 0"},
+      {"epsilon --noise-multiplier 1 --delta 1e-5 --max-fft-size 512",
+       "--max-fft-size is 512, but must be an integer >= 1024"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
       {"", "dpkit: a subcommand is required"},
   };
