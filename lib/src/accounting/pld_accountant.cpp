@@ -55,7 +55,8 @@ pass_result evaluate_pass(const directions& dirs,
       const double cells =
           (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
       if (cells > static_cast<double>(max_fft))
-        throw std::length_error("discretize: one step needs " + format_value(static_cast<long long>(std::ceil(cells))) +
+        throw std::length_error("discretize: one step needs " +
+                                format_value(static_cast<long long>(std::ceil(cells))) +
                                 " grid cells at h = " + format_value(h) + ", more than the limit " +
                                 std::to_string(max_fft));
       auto both = discretize_both(*f.loss, h, step_tail);
