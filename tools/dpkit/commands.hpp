@@ -11,5 +11,6 @@ void register_delta(CLI::App& app, int& exit_code);
 void register_calibrate(CLI::App& app, int& exit_code);
 void register_tradeoff(CLI::App& app, int& exit_code);
 void register_demo(CLI::App& app, int& exit_code);
+void register_validate(CLI::App& app, int& exit_code);  // validate and plot
 
 }  // namespace dpkit::cli

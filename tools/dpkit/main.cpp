@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
       "  dpkit epsilon --mu 1 --delta 1e-5\n"
       "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --steps 400\n"
+      "  dpkit validate --all\n"
       "  dpkit demo\n"
       "Exit codes: 0 success, 1 numerical failure, 2 bad input or usage, 3 validation failed.\n"
       "Run 'dpkit <subcommand> --help' for the options of a subcommand; docs/cli.md has more.");
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   register_calibrate(app, exit_code);
   register_tradeoff(app, exit_code);
   register_demo(app, exit_code);
+  register_validate(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
@@ -74,7 +76,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, tradeoff, demo "
+      std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, tradeoff, "
+                   "validate, plot, "
+                   "demo "
                    "(run dpkit --help)\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";

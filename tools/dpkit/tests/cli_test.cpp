@@ -255,6 +255,54 @@ TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cl
              StartsWith("accountant,epsilon,kind,epsilon_lower,epsilon_upper,method\npld,"));
 }
 
+TEST_CASE("dpkit validate: wrong bounds are caught, results do not depend on threads", "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / "dpkit_validate_test";
+  std::filesystem::remove_all(dir);
+  // A claimed mu halved is too optimistic for every scenario: each must be violated, exit 3.
+  const auto wrong =
+      dpkit_run("validate --all --bound-factor 0.5 --no-figures --format json --out '" +
+                (dir / "wrong").string() + "'");
+  CHECK(wrong.exit_code == 3);
+  const json w = json::parse(wrong.out).at("results");
+  REQUIRE(w.size() >= 4);
+  for (const auto& row : w) {
+    CAPTURE(row.at("id"));
+    CHECK(row.at("verdict") == "violated");
+  }
+  // A doubled mu is a loose but valid bound: every box lies above it.
+  const auto loose = dpkit_run(
+      "validate gdp-gaussian-1d 002-thm4.2-tight --bound-factor 2 "
+      "--no-figures --format json --out '" +
+      (dir / "loose").string() + "'");
+  CHECK(loose.exit_code == 0);
+  for (const auto& row : json::parse(loose.out).at("results")) {
+    CHECK(row.at("verdict") == "holds");
+    CHECK(row.at("tightness").get<double>() > 1.5);
+  }
+  // The theorem itself: never violated, and 1, 2 or 3 threads give byte-identical JSON.
+  std::string first;
+  for (int threads : {1, 2, 3}) {
+    const auto sub = dir / ("t" + std::to_string(threads));
+    const auto r = dpkit_run("validate 002-thm4.2-tight --no-figures --threads " +
+                             std::to_string(threads) + " --out '" + sub.string() + "'");
+    CHECK(r.exit_code == 0);
+    const std::string text = slurp(sub / "002-thm4.2-tight.json");
+    REQUIRE(!text.empty());
+    if (first.empty()) first = text;
+    CHECK(text == first);
+  }
+  // dpkit plot renders the result (SVG) and rejects other extensions.
+  const auto svg = dir / "fig.svg";
+  const auto p = dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() +
+                           "' --out '" + svg.string() + "'");
+  CHECK(p.exit_code == 0);
+  CHECK_THAT(slurp(svg), Contains("<svg"));
+  const auto bad =
+      dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() + "' --out fig.pdf");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("must end in .svg or .png"));
+}
+
 TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exit 2", "[cli]") {
   struct bad_case {
     const char* args;
@@ -300,6 +348,8 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--accuracy is 0"},
       {"epsilon --noise-multiplier 1 --delta 1e-5 --max-fft-size 512",
        "--max-fft-size is 512, but must be an integer >= 1024"},
+      {"validate no-such-scenario", "scenario id is no-such-scenario, but must be one of"},
+      {"validate --tier huge --all", "--tier"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
       {"", "dpkit: a subcommand is required"},
   };

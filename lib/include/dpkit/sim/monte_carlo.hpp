@@ -1,0 +1,91 @@
+#pragma once
+// The Monte Carlo engine: R independent replicates in parallel (OpenMP threads, and MPI ranks
+// when built with DPKIT_WITH_MPI and run under mpirun), streaming each replicate's observables
+// into mergeable accumulators.
+//
+// Bit-identical results for any number of threads or ranks (DESIGN.md "Randomness"): replicate
+// r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed chunks of
+// `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
+// accumulators are merged in chunk order at the end. Who ran a chunk never matters.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace dpkit::sim {
+
+/// Running count, mean, variance, min and max (Welford), mergeable (Chan, Golub & LeVeque 1979).
+class moments {
+ public:
+  void add(double x) noexcept;
+  void merge(const moments& other) noexcept;
+  std::uint64_t count() const noexcept { return n_; }
+  double mean() const noexcept { return mean_; }
+  /// Unbiased sample variance (0 for fewer than two values).
+  double variance() const noexcept;
+  double standard_deviation() const noexcept;
+  /// Standard error of the mean, sd/√n.
+  double standard_error() const noexcept;
+  double min() const noexcept { return min_; }
+  double max() const noexcept { return max_; }
+  /// Raw state (for MPI reduction): count, mean, M2, min, max.
+  void to_array(double out[5]) const noexcept;
+  static moments from_array(const double in[5]) noexcept;
+
+ private:
+  std::uint64_t n_ = 0;
+  double mean_ = 0, m2_ = 0;
+  double min_ = 0, max_ = 0;
+};
+
+/// One scalar the replicate function reports. keep_samples stores every replicate's value
+/// (R doubles) for quantiles, audits and QQ plots; otherwise only the moments are kept.
+struct observable {
+  std::string name;
+  bool keep_samples = false;
+};
+
+struct observable_summary {
+  std::string name;
+  moments stats;
+  std::vector<double> samples;  // by replicate index, when kept
+  /// Normal-approximation confidence interval for the mean: mean ± z·se (an estimate; valid for
+  /// large R).
+  std::pair<double, double> mean_interval(double confidence) const;
+  /// Empirical quantile (type 7, linear interpolation); requires kept samples.
+  double quantile(double p) const;
+};
+
+struct monte_carlo_options {
+  std::uint64_t replicates = 1000;
+  std::uint64_t seed = 0;
+  int threads = 0;           // 0: OpenMP's default
+  std::uint64_t chunk = 64;  // replicates per reduction chunk (does not depend on threads)
+  bool progress = false;     // progress bar on stderr, only when stderr is a terminal
+  std::string label = "monte carlo";
+};
+
+struct monte_carlo_result {
+  std::vector<observable_summary> observables;
+  std::uint64_t replicates = 0, seed = 0;
+  int threads = 1, ranks = 1;
+  double seconds = 0;
+  const observable_summary& at(const std::string& name) const;
+};
+
+/// Fills out[j] with observable j of replicate `replicate`. Must draw randomness only from
+/// random_stream(seed, replicate, ·). Called concurrently from several threads.
+using replicate_function = std::function<void(std::uint64_t replicate, std::span<double> out)>;
+
+/// Runs the replicates and reduces them. An exception thrown by `f` stops the run and is
+/// rethrown (the first one, by replicate order within the failing thread).
+monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
+                                   const replicate_function& f,
+                                   const monte_carlo_options& options);
+
+/// Whether this build distributes replicates over MPI ranks (DPKIT_WITH_MPI) — it does so only
+/// when MPI has been initialised by the program (the dpkit CLI does under mpirun).
+bool monte_carlo_uses_mpi();
+
+}  // namespace dpkit::sim

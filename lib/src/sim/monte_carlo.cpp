@@ -1,0 +1,268 @@
+#include "dpkit/sim/monte_carlo.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/math/distributions/normal.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+
+#include "dpkit/core/check.hpp"
+
+#ifdef DPKIT_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace dpkit::sim {
+
+void moments::add(double x) noexcept {
+  ++n_;
+  if (n_ == 1) {
+    min_ = max_ = x;
+  } else {
+    min_ = std::min(min_, x);
+    max_ = std::max(max_, x);
+  }
+  const double d = x - mean_;
+  mean_ += d / static_cast<double>(n_);
+  m2_ += d * (x - mean_);
+}
+
+void moments::merge(const moments& o) noexcept {
+  if (o.n_ == 0) return;
+  if (n_ == 0) {
+    *this = o;
+    return;
+  }
+  const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_), n = na + nb;
+  const double d = o.mean_ - mean_;
+  mean_ += d * nb / n;
+  m2_ += o.m2_ + d * d * na * nb / n;
+  n_ += o.n_;
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
+}
+
+double moments::variance() const noexcept {
+  return n_ > 1 ? m2_ / static_cast<double>(n_ - 1) : 0.0;
+}
+double moments::standard_deviation() const noexcept {
+  return std::sqrt(variance());
+}
+double moments::standard_error() const noexcept {
+  return n_ > 0 ? standard_deviation() / std::sqrt(static_cast<double>(n_)) : 0.0;
+}
+
+void moments::to_array(double out[5]) const noexcept {
+  out[0] = static_cast<double>(n_);
+  out[1] = mean_;
+  out[2] = m2_;
+  out[3] = min_;
+  out[4] = max_;
+}
+
+moments moments::from_array(const double in[5]) noexcept {
+  moments m;
+  m.n_ = static_cast<std::uint64_t>(in[0]);
+  m.mean_ = in[1];
+  m.m2_ = in[2];
+  m.min_ = in[3];
+  m.max_ = in[4];
+  return m;
+}
+
+std::pair<double, double> observable_summary::mean_interval(double confidence) const {
+  check_open_probability("observable_summary::mean_interval", "confidence", confidence);
+  const double z =
+      boost::math::quantile(boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
+  const double se = stats.standard_error();
+  return {stats.mean() - z * se, stats.mean() + z * se};
+}
+
+double observable_summary::quantile(double p) const {
+  check_probability("observable_summary::quantile", "p", p);
+  if (samples.empty())
+    throw_domain_error("observable_summary::quantile", "samples of " + name, "not kept",
+                       "kept (observable::keep_samples)");
+  std::vector<double> s = samples;
+  std::sort(s.begin(), s.end());
+  const double h = p * static_cast<double>(s.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(h));
+  const std::size_t hi = std::min(lo + 1, s.size() - 1);
+  return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
+}
+
+const observable_summary& monte_carlo_result::at(const std::string& name) const {
+  for (const auto& o : observables)
+    if (o.name == name) return o;
+  throw_domain_error("monte_carlo_result::at", "name", name, "an observable of the run");
+}
+
+bool monte_carlo_uses_mpi() {
+#ifdef DPKIT_WITH_MPI
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  return initialised && !finalised;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+// A one-line progress bar on stderr, redrawn at most ~10 times a second, only on a terminal.
+class progress_bar {
+ public:
+  progress_bar(bool enabled, std::string label, std::uint64_t total)
+      : enabled_(enabled && isatty(2) && total > 0),
+        label_(std::move(label)),
+        total_(total),
+        start_(std::chrono::steady_clock::now()) {}
+  void advance(std::uint64_t k) {
+    if (!enabled_) return;
+    const std::uint64_t done = done_.fetch_add(k) + k;
+    const auto now = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double frac = static_cast<double>(done) / static_cast<double>(total_);
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const int width = 30, filled = static_cast<int>(frac * width);
+    std::fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %llu/%llu  %.1f s", label_.c_str(), filled,
+                 "==============================", width - filled, "", 100 * frac,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
+                 elapsed);
+    if (frac > 0 && done < total_) std::fprintf(stderr, ", ~%.0f s left", elapsed * (1 / frac - 1));
+    std::fflush(stderr);
+  }
+  ~progress_bar() {
+    if (enabled_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  std::string label_;
+  std::uint64_t total_;
+  std::atomic<std::uint64_t> done_{0};
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+}  // namespace
+
+monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
+                                   const replicate_function& f,
+                                   const monte_carlo_options& o) {
+  constexpr const char* fn = "run_monte_carlo";
+  if (observables.empty()) throw_domain_error(fn, "observables", "empty", "at least one");
+  if (o.replicates < 1) throw_domain_error(fn, "replicates", "0", ">= 1");
+  if (o.chunk < 1) throw_domain_error(fn, "chunk", "0", ">= 1");
+  if (o.threads < 0)
+    throw_domain_error(fn, "threads", format_value(static_cast<long long>(o.threads)),
+                       ">= 0 (0: default)");
+  if (!f) throw_domain_error(fn, "f", "empty", "a replicate function");
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t k = observables.size();
+  const std::uint64_t r_total = o.replicates;
+  const std::uint64_t chunks = (r_total + o.chunk - 1) / o.chunk;
+
+  int rank = 0, ranks = 1;
+#ifdef DPKIT_WITH_MPI
+  if (monte_carlo_uses_mpi()) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  }
+#endif
+
+  std::vector<moments> chunk_moments(chunks * k);
+  std::vector<std::vector<double>> samples(k);
+  for (std::size_t j = 0; j < k; ++j)
+    if (observables[j].keep_samples) samples[j].assign(r_total, 0.0);
+
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  progress_bar bar(o.progress && rank == 0, o.label, r_total);
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  std::atomic<bool> failed{false};
+  // This rank's chunks: c ≡ rank (mod ranks), dynamically shared among threads.
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<double> out(k);
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t ci = rank; ci < static_cast<std::int64_t>(chunks); ci += ranks) {
+      if (failed.load(std::memory_order_relaxed)) continue;
+      const auto c = static_cast<std::uint64_t>(ci);
+      const std::uint64_t first = c * o.chunk, last = std::min(r_total, first + o.chunk);
+      try {
+        for (std::uint64_t r = first; r < last; ++r) {
+          std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+          f(r, out);
+          for (std::size_t j = 0; j < k; ++j) {
+            chunk_moments[c * k + j].add(out[j]);
+            if (!samples[j].empty()) samples[j][r] = out[j];
+          }
+        }
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+      bar.advance(last - first);
+    }
+  }
+  if (error) std::rethrow_exception(error);
+
+#ifdef DPKIT_WITH_MPI
+  if (ranks > 1) {
+    // Every chunk was computed by exactly one rank and is zero elsewhere, so a sum is an exact
+    // gather (x + 0 = x, except that −0 becomes +0); the merge below then runs in chunk order
+    // on every rank.
+    std::vector<double> raw(chunks * k * 5, 0.0);
+    for (std::uint64_t c = static_cast<std::uint64_t>(rank); c < chunks;
+         c += static_cast<std::uint64_t>(ranks))
+      for (std::size_t j = 0; j < k; ++j) chunk_moments[c * k + j].to_array(&raw[(c * k + j) * 5]);
+    MPI_Allreduce(MPI_IN_PLACE, raw.data(), static_cast<int>(raw.size()), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+    for (std::size_t i = 0; i < chunks * k; ++i)
+      chunk_moments[i] = moments::from_array(&raw[i * 5]);
+    for (std::size_t j = 0; j < k; ++j) {
+      if (samples[j].empty()) continue;
+      // Zero the entries this rank did not compute, then sum.
+      for (std::uint64_t c = 0; c < chunks; ++c) {
+        if (static_cast<int>(c % static_cast<std::uint64_t>(ranks)) == rank) continue;
+        const std::uint64_t first = c * o.chunk, last = std::min(r_total, first + o.chunk);
+        std::fill(samples[j].begin() + static_cast<std::ptrdiff_t>(first),
+                  samples[j].begin() + static_cast<std::ptrdiff_t>(last), 0.0);
+      }
+      MPI_Allreduce(MPI_IN_PLACE, samples[j].data(), static_cast<int>(samples[j].size()),
+                    MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+  }
+#endif
+
+  monte_carlo_result res;
+  res.replicates = r_total;
+  res.seed = o.seed;
+  res.threads = threads;
+  res.ranks = ranks;
+  for (std::size_t j = 0; j < k; ++j) {
+    observable_summary s;
+    s.name = observables[j].name;
+    for (std::uint64_t c = 0; c < chunks; ++c) s.stats.merge(chunk_moments[c * k + j]);
+    s.samples = std::move(samples[j]);
+    res.observables.push_back(std::move(s));
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+}  // namespace dpkit::sim

@@ -1,0 +1,1 @@
+#include "dpkit/sim/model.hpp"

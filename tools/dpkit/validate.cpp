@@ -1,0 +1,229 @@
+// dpkit validate — run validation scenarios (theorem vs Monte Carlo), print a scoreboard, write
+// per-scenario JSON, CSV and figures; exit 3 if any bound is violated.
+// dpkit plot — render a scenario result (JSON, or the CSV written beside it) with gnuplot.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "harness.hpp"
+
+namespace dpkit::cli {
+namespace {
+
+struct validate_options {
+  std::vector<std::string> ids;
+  bool all = false;
+  bool list = false;
+  std::string tier = "quick";
+  int threads = 0;
+  std::uint64_t seed = 2026;
+  std::string out = "validation-results";
+  bool figures = true;
+  double bound_factor = 1;
+  output_options output;
+};
+
+int run_validate(const validate_options& o) {
+  using namespace dpkit::validation;
+  if (o.list) {
+    report r;
+    r.tool = "dpkit validate";
+    r.title = "validation scenarios";
+    r.columns = {"id", "title"};
+    for (const scenario& s : registry()) r.results.push_back({{"id", s.id}, {"title", s.title}});
+    emit(r, o.output);
+    return kExitSuccess;
+  }
+  std::vector<const scenario*> chosen;
+  if (o.all) {
+    for (const scenario& s : registry()) chosen.push_back(&s);
+  } else {
+    if (o.ids.empty())
+      throw usage_error("give scenario ids or --all (dpkit validate --list shows them)");
+    for (const std::string& id : o.ids) chosen.push_back(&find_scenario(id));
+  }
+  scenario_context c;
+  c.tier = o.tier == "full" ? tier::full : tier::quick;
+  c.threads = o.threads;
+  c.seed = o.seed;
+  c.progress = true;
+  c.bound_factor = o.bound_factor;
+  report r;
+  r.tool = "dpkit validate";
+  r.parameters = {{"tier", o.tier}, {"seed", o.seed}, {"out", o.out}, {"threads", o.threads}};
+  if (o.bound_factor != 1) r.parameters["bound_factor"] = o.bound_factor;
+  r.title = "validation scoreboard (" + o.tier + " tier, seed " + std::to_string(o.seed) + ")";
+  r.columns = {"id",          "verdict",     "quantity",  "bound",      "estimate",
+               "estimate_lo", "estimate_hi", "tightness", "replicates", "seconds"};
+  int violated = 0;
+  const std::filesystem::path dir = o.out;
+  for (const scenario* s : chosen) {
+    scenario_result res = s->run(c);
+    res.threads = c.threads;
+    write_result(res, dir);
+    if (o.figures) {
+      for (const char* ext : {".svg", ".png"}) {
+        std::string error;
+        if (!plot_result(res, dir / (res.id + ext), error))
+          std::cerr << "dpkit validate: note: no figure for " << res.id << ": " << error << "\n";
+      }
+    }
+    if (res.verdict == sim::verdict::violated) ++violated;
+    r.results.push_back({{"id", res.id},
+                         {"verdict", std::string(sim::to_string(res.verdict))},
+                         {"quantity", res.quantity},
+                         {"bound", res.bound},
+                         {"estimate", res.estimate},
+                         {"estimate_lo", res.estimate_lo},
+                         {"estimate_hi", res.estimate_hi},
+                         {"tightness", res.tightness},
+                         {"replicates", res.replicates},
+                         {"seconds", res.seconds},
+                         {"reason", res.verdict_reason}});
+  }
+  r.notes = {
+      "verdict: holds = every 95% confidence box of the empirical tradeoff lies on or above the",
+      "bound; violated = some box lies wholly below it; inconclusive = neither (expected for a",
+      "tight bound: the boxes straddle it). tightness = bound/estimate of mu (1 = tight).",
+      "Per-scenario JSON, CSV and figures in " + o.out + "/ (docs/validation.md)."};
+  emit(r, o.output);
+  if (violated > 0) {
+    std::cerr << "dpkit validate: " << violated << " scenario(s) violated\n";
+    return kExitValidationFailed;
+  }
+  return kExitSuccess;
+}
+
+struct plot_options {
+  std::string input;
+  std::string out;
+};
+
+// A figure from the long-format CSV `dpkit validate` writes (series,x,y,x_lo,x_hi,y_lo,y_hi).
+validation::scenario_result result_from_csv(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw usage_error("cannot read " + path.string());
+  validation::scenario_result r;
+  r.id = path.stem().string();
+  r.figure.title = r.id;
+  std::string line;
+  std::getline(in, line);
+  if (line.rfind("series,x,y", 0) != 0)
+    throw usage_error(path.string() + " is not a dpkit validate CSV (header series,x,y,...)");
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::string name;
+    std::size_t pos = 0;
+    if (line[0] == '"') {
+      pos = line.find('"', 1);
+      name = line.substr(1, pos - 1);
+      pos += 2;
+    } else {
+      pos = line.find(',');
+      name = line.substr(0, pos);
+      ++pos;
+    }
+    std::vector<double> v;
+    std::stringstream rest(line.substr(pos));
+    std::string cell;
+    while (std::getline(rest, cell, ','))
+      v.push_back(cell.empty() ? std::nan("") : std::stod(cell));
+    v.resize(6, std::nan(""));
+    if (r.figure.data.empty() || r.figure.data.back().name != name) {
+      validation::series s;
+      s.name = name;
+      s.style = std::isfinite(v[2]) ? "points" : "lines";
+      r.figure.data.push_back(s);
+    }
+    validation::series& s = r.figure.data.back();
+    s.x.push_back(v[0]);
+    s.y.push_back(v[1]);
+    s.x_lo.push_back(v[2]);
+    s.x_hi.push_back(v[3]);
+    s.y_lo.push_back(v[4]);
+    s.y_hi.push_back(v[5]);
+  }
+  for (auto& s : r.figure.data)
+    if (s.style == "lines") s.x_lo = s.x_hi = s.y_lo = s.y_hi = {};
+  r.verdict = sim::verdict::inconclusive;
+  r.tightness = std::nan("");
+  return r;
+}
+
+int run_plot(const plot_options& o) {
+  const std::filesystem::path in = o.input;
+  validation::scenario_result r;
+  if (in.extension() == ".csv") {
+    r = result_from_csv(in);
+  } else {
+    std::ifstream f(in);
+    if (!f) throw usage_error("cannot read " + in.string());
+    try {
+      r = validation::result_from_json(nlohmann::json::parse(f));
+    } catch (const nlohmann::json::exception& e) {
+      throw usage_error(in.string() + " is not a dpkit validate result: " + e.what());
+    }
+  }
+  std::string error;
+  if (!validation::plot_result(r, o.out, error)) {
+    if (error.find("must end in") != std::string::npos) throw usage_error("--out: " + error);
+    std::cerr << "dpkit plot: " << error << "\n";
+    return kExitNumericalFailure;
+  }
+  std::cerr << "dpkit plot: wrote " << o.out << "\n";
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<validate_options>();
+  CLI::App* sub = app.add_subcommand(
+      "validate",
+      "Check theorems against the reference simulator: a scoreboard of verdicts (holds / "
+      "violated / inconclusive) with tightness, and per-scenario JSON, CSV and figures");
+  sub->add_option("ids", o->ids, "Scenario ids (dpkit validate --list)");
+  sub->add_flag("--all", o->all, "Run every scenario");
+  sub->add_flag("--list", o->list, "List the scenarios and exit");
+  sub->add_option("--tier", o->tier, "quick: seconds, as in CI; full: paper-scale sample sizes")
+      ->check(CLI::IsMember({"quick", "full"}))
+      ->capture_default_str();
+  sub->add_option("--threads", o->threads,
+                  "OpenMP threads (0: all cores); results are identical for any number")
+      ->check(integer_at_least(0))
+      ->capture_default_str();
+  sub->add_option("--seed", o->seed, "Seed of the random streams")->capture_default_str();
+  sub->add_option("--out", o->out, "Directory for the JSON, CSV and SVG/PNG files")
+      ->capture_default_str();
+  sub->add_flag("!--no-figures", o->figures, "Do not call gnuplot");
+  sub->add_option("--bound-factor", o->bound_factor,
+                  "Multiply each claimed mu by this factor (a harness self-check: 0.5 makes the "
+                  "claims too optimistic and must give 'violated', exit 3)")
+      ->check(real_in_open_interval(0, 1e6))
+      ->capture_default_str();
+  add_output_options(sub, o->output);
+  sub->footer(
+      "Examples:\n"
+      "  dpkit validate --all                      # quick tier, figures in validation-results/\n"
+      "  dpkit validate 002-thm4.2-tight --tier full --threads 16\n"
+      "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # must report violated, exit 3\n"
+      "Exit codes: 0 no violation, 3 some scenario violated, 2 bad input.");
+  sub->callback([o, &exit_code] { exit_code = run_validate(*o); });
+
+  auto p = std::make_shared<plot_options>();
+  CLI::App* plot = app.add_subcommand(
+      "plot", "Draw a validation result (bound vs Monte Carlo with confidence boxes) with gnuplot");
+  plot->add_option("result", p->input, "RESULT.json (or the .csv beside it) from dpkit validate")
+      ->required()
+      ->check(CLI::ExistingFile);
+  plot->add_option("--out", p->out, "FIGURE.svg or FIGURE.png")->required();
+  plot->footer("Example:\n  dpkit plot validation-results/002-thm4.2-tight.json --out thm42.png");
+  plot->callback([p, &exit_code] { exit_code = run_plot(*p); });
+}
+
+}  // namespace dpkit::cli

@@ -1,0 +1,261 @@
+#include "harness.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+#include "dpkit/core/check.hpp"
+#include "scenarios.hpp"
+
+namespace dpkit::validation {
+
+const char* to_string(tier t) {
+  return t == tier::quick ? "quick" : "full";
+}
+
+namespace {
+verdict verdict_from_string(const std::string& s) {
+  if (s == "holds") return verdict::holds;
+  if (s == "violated") return verdict::violated;
+  return verdict::inconclusive;
+}
+
+std::vector<scenario> build_registry() {
+  std::vector<scenario> all;
+  register_gaussian_scenarios(all);
+  register_shifted_scenarios(all);
+  std::sort(all.begin(), all.end(),
+            [](const scenario& a, const scenario& b) { return a.id < b.id; });
+  return all;
+}
+
+// Doubles as JSON numbers where finite, null otherwise.
+nlohmann::json number(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+double number_of(const nlohmann::json& j) {
+  return j.is_null() ? std::nan("") : j.get<double>();
+}
+
+std::string gnuplot_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+}  // namespace
+
+const std::vector<scenario>& registry() {
+  static const std::vector<scenario> all = build_registry();
+  return all;
+}
+
+const scenario& find_scenario(const std::string& id) {
+  for (const scenario& s : registry())
+    if (s.id == id) return s;
+  std::string known;
+  for (const scenario& s : registry()) known += (known.empty() ? "" : ", ") + s.id;
+  throw_domain_error("dpkit validate", "scenario id", id, "one of: " + known);
+}
+
+nlohmann::json to_json(const scenario_result& r) {
+  nlohmann::json series_json = nlohmann::json::array();
+  for (const series& s : r.figure.data) {
+    auto vec = [](const std::vector<double>& v) {
+      nlohmann::json a = nlohmann::json::array();
+      for (double x : v) a.push_back(number(x));
+      return a;
+    };
+    series_json.push_back({{"name", s.name},
+                           {"style", s.style},
+                           {"x", vec(s.x)},
+                           {"y", vec(s.y)},
+                           {"x_lo", vec(s.x_lo)},
+                           {"x_hi", vec(s.x_hi)},
+                           {"y_lo", vec(s.y_lo)},
+                           {"y_hi", vec(s.y_hi)}});
+  }
+  return {{"id", r.id},
+          {"title", r.title},
+          {"source", r.source},
+          {"claim", r.claim},
+          {"verdict", std::string(sim::to_string(r.verdict))},
+          {"verdict_reason", r.verdict_reason},
+          {"quantity", r.quantity},
+          {"bound", number(r.bound)},
+          {"estimate", number(r.estimate)},
+          {"estimate_lo", number(r.estimate_lo)},
+          {"estimate_hi", number(r.estimate_hi)},
+          {"confidence", r.confidence},
+          {"tightness", number(r.tightness)},
+          {"seed", r.seed},
+          {"replicates", r.replicates},
+          {"notes", r.notes},
+          {"parameters", r.parameters},
+          {"figure",
+           {{"title", r.figure.title},
+            {"x_label", r.figure.x_label},
+            {"y_label", r.figure.y_label},
+            {"log_x", r.figure.log_x},
+            {"log_y", r.figure.log_y},
+            {"series", series_json}}}};
+}
+
+scenario_result result_from_json(const nlohmann::json& j) {
+  scenario_result r;
+  r.id = j.at("id").get<std::string>();
+  r.title = j.value("title", "");
+  r.source = j.value("source", "");
+  r.claim = j.value("claim", "");
+  r.verdict = verdict_from_string(j.value("verdict", ""));
+  r.verdict_reason = j.value("verdict_reason", "");
+  r.quantity = j.value("quantity", "");
+  r.bound = number_of(j.value("bound", nlohmann::json(nullptr)));
+  r.estimate = number_of(j.value("estimate", nlohmann::json(nullptr)));
+  r.estimate_lo = number_of(j.value("estimate_lo", nlohmann::json(nullptr)));
+  r.estimate_hi = number_of(j.value("estimate_hi", nlohmann::json(nullptr)));
+  r.tightness = number_of(j.value("tightness", nlohmann::json(nullptr)));
+  r.confidence = j.value("confidence", 0.95);
+  r.seed = j.value("seed", std::uint64_t{0});
+  r.replicates = j.value("replicates", std::uint64_t{0});
+  r.notes = j.value("notes", std::vector<std::string>{});
+  r.parameters = j.value("parameters", nlohmann::json::object());
+  const nlohmann::json& f = j.at("figure");
+  r.figure.title = f.value("title", "");
+  r.figure.x_label = f.value("x_label", "");
+  r.figure.y_label = f.value("y_label", "");
+  r.figure.log_x = f.value("log_x", false);
+  r.figure.log_y = f.value("log_y", false);
+  for (const auto& s : f.at("series")) {
+    series out;
+    out.name = s.value("name", "");
+    out.style = s.value("style", "lines");
+    auto vec = [&](const char* key) {
+      std::vector<double> v;
+      for (const auto& x : s.value(key, nlohmann::json::array())) v.push_back(number_of(x));
+      return v;
+    };
+    out.x = vec("x");
+    out.y = vec("y");
+    out.x_lo = vec("x_lo");
+    out.x_hi = vec("x_hi");
+    out.y_lo = vec("y_lo");
+    out.y_hi = vec("y_hi");
+    r.figure.data.push_back(std::move(out));
+  }
+  return r;
+}
+
+void write_result(const scenario_result& r, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / (r.id + ".json"));
+    if (!out) throw std::runtime_error("cannot write " + (dir / (r.id + ".json")).string());
+    out << std::setprecision(17) << to_json(r).dump(2) << "\n";
+  }
+  std::ofstream csv(dir / (r.id + ".csv"));
+  if (!csv) throw std::runtime_error("cannot write " + (dir / (r.id + ".csv")).string());
+  csv << "series,x,y,x_lo,x_hi,y_lo,y_hi\n" << std::setprecision(17);
+  for (const series& s : r.figure.data) {
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      auto at = [&](const std::vector<double>& v) {
+        std::ostringstream o;
+        o << std::setprecision(17);
+        if (i < v.size() && std::isfinite(v[i])) o << v[i];
+        return o.str();
+      };
+      csv << '"' << s.name << '"' << ',' << at(s.x) << ',' << at(s.y) << ',' << at(s.x_lo) << ','
+          << at(s.x_hi) << ',' << at(s.y_lo) << ',' << at(s.y_hi) << '\n';
+    }
+  }
+}
+
+bool plot_result(const scenario_result& r, const std::filesystem::path& out, std::string& error) {
+  const std::string ext = out.extension().string();
+  std::ostringstream gp;
+  gp << std::setprecision(17);
+  if (ext == ".svg") {
+    gp << "set terminal svg size 820,580 dynamic enhanced font 'Helvetica,13' background "
+          "'#ffffff'\n";
+  } else if (ext == ".png") {
+    gp << "set terminal pngcairo size 1100,780 enhanced font 'Helvetica,13'\n";
+  } else {
+    error = "the figure must end in .svg or .png, not '" + ext + "'";
+    return false;
+  }
+  gp << "set output " << gnuplot_quote(out.string()) << "\n";
+  const std::string verdict_line =
+      std::string(sim::to_string(r.verdict)) +
+      (std::isfinite(r.tightness) && r.tightness > 0
+           ? ", tightness " + format_value(std::round(r.tightness * 1000) / 1000)
+           : "");
+  gp << "set title "
+     << gnuplot_quote(r.figure.title + "\n{/*0.8 " + r.id + ": " + verdict_line + "}")
+     << " enhanced\n";
+  gp << "set xlabel " << gnuplot_quote(r.figure.x_label) << " noenhanced\n";
+  gp << "set ylabel " << gnuplot_quote(r.figure.y_label) << " noenhanced\n";
+  gp << "set grid lc rgb '#dddddd'\nset key outside bottom center horizontal noenhanced\n";
+  if (r.figure.log_x) gp << "set logscale x\n";
+  if (r.figure.log_y) gp << "set logscale y\n";
+  gp << "set border lw 1.2\n";
+  const char* colours[] = {"#1f4e9c", "#c0392b", "#2e8b57", "#8e44ad", "#d35400"};
+  std::string plot = "plot ";
+  std::ostringstream data;
+  data << std::setprecision(17);
+  for (std::size_t k = 0; k < r.figure.data.size(); ++k) {
+    const series& s = r.figure.data[k];
+    const bool boxes = s.style == "points" && s.x_lo.size() == s.x.size() &&
+                       s.y_lo.size() == s.y.size() && !s.x.empty();
+    if (k) plot += ", ";
+    plot += "'-' using 1:2";
+    if (boxes)
+      plot += ":3:4:5:6 with xyerrorbars pt 7 ps 0.45";
+    else if (s.style == "points")
+      plot += " with points pt 7 ps 0.5";
+    else
+      plot += " with lines lw 2.2";
+    plot += " lc rgb '" + std::string(colours[k % 5]) + "' title " + gnuplot_quote(s.name);
+    for (std::size_t i = 0; i < s.x.size(); ++i) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
+      data << s.x[i] << ' ' << s.y[i];
+      if (boxes)
+        data << ' ' << s.x_lo[i] << ' ' << s.x_hi[i] << ' ' << s.y_lo[i] << ' ' << s.y_hi[i];
+      data << '\n';
+    }
+    data << "e\n";
+  }
+  gp << plot << "\n" << data.str();
+  const std::filesystem::path log =
+      std::filesystem::temp_directory_path() / ("dpkit_gnuplot_" + r.id + ".log");
+  FILE* pipe = popen(("gnuplot >'" + log.string() + "' 2>&1").c_str(), "w");
+  if (!pipe) {
+    error = "cannot start gnuplot (install gnuplot-nox)";
+    return false;
+  }
+  const std::string script = gp.str();
+  std::fwrite(script.data(), 1, script.size(), pipe);
+  const int status = pclose(pipe);
+  std::ifstream in(log);
+  std::stringstream messages;
+  messages << in.rdbuf();
+  std::filesystem::remove(log);
+  if (status != 0) {
+    std::string first = messages.str();
+    first = first.substr(0, first.find('\n', first.find_first_not_of(" \n")));
+    error = "gnuplot failed (is gnuplot-nox installed?): " + first;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dpkit::validation

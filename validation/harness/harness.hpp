@@ -1,0 +1,90 @@
+#pragma once
+// The validation harness (DESIGN.md "Validation scenarios"): a registry of scenarios, each
+// checking one theorem or claim on one configuration against the reference simulator, with a
+// verdict (holds / violated / inconclusive), a tightness ratio, and the data of a figure.
+//
+// A scenario may use every module (it computes the bound); the simulator it runs (dpkit::sim)
+// never sees the bound. How to add one: docs/validation.md.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "dpkit/sim/audit.hpp"
+
+namespace dpkit::validation {
+
+enum class tier { quick, full };
+const char* to_string(tier t);
+
+/// The verdict of a check: the simulator's audit vocabulary (dpkit/sim/audit.hpp).
+using sim::verdict;
+
+struct scenario_context {
+  validation::tier tier = tier::quick;
+  int threads = 0;  // 0: OpenMP default
+  std::uint64_t seed = 2026;
+  bool progress = false;  // progress bars on stderr
+  /// Multiplies the privacy parameter the scenario claims (μ of a GDP bound). 1 checks the
+  /// theorem; the tests set 0.5 to show that a wrong (too optimistic) bound is caught.
+  double bound_factor = 1;
+};
+
+/// One curve or point set of the scenario's figure. Points may carry error boxes.
+struct series {
+  std::string name;
+  std::string style = "lines";  // "lines" or "points" (points with x/y error bars when given)
+  std::vector<double> x, y, x_lo, x_hi, y_lo, y_hi;
+};
+
+struct figure {
+  std::string title, x_label, y_label;
+  bool log_x = false, log_y = false;
+  std::vector<series> data;
+};
+
+struct scenario_result {
+  std::string id, title, source;
+  std::string claim;  // what is checked, in words
+  validation::verdict verdict = verdict::inconclusive;
+  std::string verdict_reason;               // one line: why this verdict
+  std::string quantity;                     // the scalar compared, e.g. "mu"
+  double bound = 0;                         // its value from the theorem
+  double estimate = 0;                      // Monte Carlo estimate
+  double estimate_lo = 0, estimate_hi = 0;  // its confidence interval
+  double confidence = 0.95;
+  double tightness = 0;  // bound / estimate (1 = tight; > 1 loose for upper bounds)
+  std::uint64_t seed = 0, replicates = 0;
+  int threads = 0;
+  double seconds = 0;
+  std::vector<std::string> notes;
+  nlohmann::json parameters = nlohmann::json::object();
+  validation::figure figure;
+};
+
+struct scenario {
+  std::string id;
+  std::string title;
+  std::function<scenario_result(const scenario_context&)> run;
+};
+
+/// Every registered scenario, in id order.
+const std::vector<scenario>& registry();
+/// The scenario with this id; throws std::domain_error listing the known ids otherwise.
+const scenario& find_scenario(const std::string& id);
+
+/// JSON of a result (the same layout `dpkit validate` writes and `dpkit plot` reads).
+nlohmann::json to_json(const scenario_result& r);
+scenario_result result_from_json(const nlohmann::json& j);
+
+/// Writes <dir>/<id>.json and <dir>/<id>.csv (the figure data, long format:
+/// series,x,y,x_lo,x_hi,y_lo,y_hi).
+void write_result(const scenario_result& r, const std::filesystem::path& dir);
+
+/// Renders the figure with gnuplot into `out` (.svg or .png by extension). Returns false (and
+/// fills `error`) when gnuplot is missing or fails.
+bool plot_result(const scenario_result& r, const std::filesystem::path& out, std::string& error);
+
+}  // namespace dpkit::validation

@@ -1,0 +1,29 @@
+#pragma once
+// Registration of the scenario families, and the shared check used by scenarios whose claim is
+// a GDP bound G(μ) on the tradeoff between the laws of a scalar statistic under D and D′.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace dpkit::validation {
+
+void register_gaussian_scenarios(std::vector<scenario>& out);  // scenarios/gaussian.cpp
+void register_shifted_scenarios(std::vector<scenario>& out);   // scenarios/shifted_002.cpp
+
+/// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
+std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);
+
+/// Audits samples of a statistic under D (samples_d) and D′ (samples_dprime, tending larger)
+/// against the claim T(D, D′) ≥ G(mu_claim): the empirical tradeoff with Clopper–Pearson boxes
+/// (Bonferroni over thresholds, 95 % simultaneous), the verdict of dpkit::sim::audit_tradeoff,
+/// the estimate μ̂ = (mean′ − mean)/pooled sd with a normal-approximation 95 % interval (exact
+/// for Gaussian pairs in the limit), tightness = mu_claim/μ̂, and the figure (claimed curve and
+/// empirical boxes). Fills every field of `r` except id, title, source, claim and parameters.
+void audit_gdp_claim(std::span<const double> samples_d,
+                     std::span<const double> samples_dprime,
+                     double mu_claim,
+                     scenario_result& r);
+
+}  // namespace dpkit::validation
