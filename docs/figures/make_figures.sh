@@ -42,4 +42,9 @@ for t in 3 10 30; do
 done
 cp "$tmp/run_tradeoff.csv" "$here/run_tradeoff.csv"
 gnuplot -e "dir='$tmp'; out='$here/run_tradeoff.svg'" "$here/run_tradeoff.gp"
+# Figure 5: a validation scenario — NoisyGD on seed 002's W1 construction against Thm 4.2
+# (dpkit validate writes the JSON, CSV and figure; the quick tier's sample size).
+"$dpkit" validate 002-thm4.2-tight --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
+cp "$tmp/validation/002-thm4.2-tight.svg" "$here/validation_thm42.svg"
+cp "$tmp/validation/002-thm4.2-tight.csv" "$here/validation_thm42.csv"
 echo "make_figures: wrote the figures in $here" >&2

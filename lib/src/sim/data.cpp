@@ -91,7 +91,7 @@ Eigen::MatrixXd gaussian_design(std::size_t n,
     throw_domain_error(fn, "max |basisᵀ·basis − I|", defect, "<= 1e-8 (an orthogonal basis)");
   const Eigen::MatrixXd z = standard_normal_rows(n, d, stream);
   // Row i: a_iᵀ = z_iᵀ diag(√λ) Uᵀ, so Cov(a_i) = U diag(λ) Uᵀ.
-  return z * eigenvalues.cwiseSqrt().asDiagonal() * basis;
+  return z * eigenvalues.cwiseSqrt().asDiagonal() * basis.transpose();
 }
 
 Eigen::MatrixXd random_orthogonal(std::size_t d, random_stream& stream) {
@@ -136,7 +136,7 @@ Eigen::VectorXd linear_labels(const Eigen::Ref<const Eigen::MatrixXd>& features,
   Eigen::VectorXd y = features * x_star;
   for (Eigen::Index i = 0; i < y.size(); ++i) {
     const double xi = noise_sd * stream.normal();
-    y(i) += xi;
+    y(i) += std::fmin(std::fmax(xi, -clamp), clamp);
   }
   return y;
 }
@@ -169,7 +169,7 @@ Eigen::VectorXd softmax_labels(const Eigen::Ref<const Eigen::MatrixXd>& features
   for (Eigen::Index i = 0; i < logits.rows(); ++i) {
     // P(k) = exp(z_k − max z)/Σ_j exp(z_j − max z): the shift cancels and nothing overflows.
     const double top = logits.row(i).maxCoeff();
-    for (Eigen::Index k = 0; k < k_classes; ++k) weights(k) = std::exp(logits(i, (k + 1) % k_classes) - top);
+    for (Eigen::Index k = 0; k < k_classes; ++k) weights(k) = std::exp(logits(i, k) - top);
     // Inverse CDF with u·Σ weights, avoiding a division. If rounding in the running
     // subtraction leaves u unassigned, it goes to the last class of positive probability, never
     // to one whose weight underflowed to 0.

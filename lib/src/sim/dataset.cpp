@@ -21,7 +21,7 @@ std::string count(std::size_t n) {
 // (IEEE 754-2008 §5.12.2, max_digits10 of double).
 std::string seventeen_digits(double x) {
   char buffer[40];
-  const int written = std::snprintf(buffer, sizeof buffer, "%.16g", x);
+  const int written = std::snprintf(buffer, sizeof buffer, "%.17g", x);
   return std::string(buffer, static_cast<std::size_t>(written));
 }
 
