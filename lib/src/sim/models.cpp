@@ -44,7 +44,9 @@ std::string describe_data(const dataset& data) {
 // ---- least squares ---------------------------------------------------------------------------
 
 least_squares::least_squares(std::shared_ptr<const dataset> data, double ridge)
-    : data_(checked("least_squares", std::move(data))), ridge_(ridge) {
+    : data_(checked("least_squares", std::move(data))),
+      ridge_(ridge),
+      by_example_(data_->features.transpose()) {
   check_nonnegative("least_squares", "ridge", ridge_);
 }
 
@@ -52,14 +54,14 @@ double least_squares::loss(std::size_t i, const_vector_ref x) const {
   assert(i < examples() && static_cast<std::size_t>(x.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
   // seed 004 §1.1: f(x; a, b) = ½((aᵀx − b)² + δ‖x‖²).
-  const double r = data_->features.row(k).dot(x) - data_->labels(k);
+  const double r = by_example_.col(k).transpose().dot(x) - data_->labels(k);
   return 0.5 * (r * r + ridge_ * x.squaredNorm());
 }
 
 void least_squares::gradient(std::size_t i, const_vector_ref x, vector_ref g) const {
   assert(i < examples() && static_cast<std::size_t>(x.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
-  const auto a = data_->features.row(k);
+  const auto a = by_example_.col(k).transpose();
   // seed 004 §1.1: ∇f = a(aᵀx − b) + δx.
   const double r = a.dot(x) - data_->labels(k);
   g.noalias() = r * a.transpose() + ridge_ * x;
@@ -70,7 +72,7 @@ void least_squares::hessian_vector(std::size_t i,
                                    const_vector_ref v,
                                    vector_ref out) const {
   assert(i < examples() && static_cast<std::size_t>(v.size()) == dimension());
-  const auto a = data_->features.row(static_cast<Eigen::Index>(i));
+  const auto a = by_example_.col(static_cast<Eigen::Index>(i)).transpose();
   // ∇²f = a aᵀ + δI (seed 004 §1.2 per example).
   out.noalias() = a.dot(v) * a.transpose() + ridge_ * v;
 }

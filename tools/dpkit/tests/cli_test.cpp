@@ -1,6 +1,7 @@
 // End-to-end tests of the dpkit program: output contract (JSON/CSV/table), values against
 // the 50-digit references, and the bad-input contract (one line on stderr, exit code 2).
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -36,7 +37,11 @@ std::string slurp(const std::filesystem::path& p) {
 
 run_result dpkit_run(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
-  const auto out = dir / "dpkit_cli_test.out", err = dir / "dpkit_cli_test.err";
+  // Per-process names: CTest runs test cases in parallel processes (-j), which must not share
+  // their capture files.
+  const std::string tag = std::to_string(getpid());
+  const auto out = dir / ("dpkit_cli_test_" + tag + ".out"),
+             err = dir / ("dpkit_cli_test_" + tag + ".err");
   const std::string cmd = std::string("'") + DPKIT_CLI_PATH + "' " + args + " >'" + out.string() +
                           "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
@@ -44,6 +49,8 @@ run_result dpkit_run(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
   return r;
 }
 

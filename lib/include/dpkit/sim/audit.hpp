@@ -148,9 +148,11 @@ struct tradeoff_audit {
 ///   holds         iff every i has beta_lo_i ≥ f(alpha_lo_i): every box lies on or above f;
 ///   inconclusive  otherwise.
 ///
-/// (numerics-anchors §5 "Recommended check"). If the claim is true, "violated" is returned
-/// with probability ≤ 1 − confidence (exactly so for thresholds fixed in advance). Requires a
-/// non-empty `empirical` and f(α) not NaN at every α used.
+/// (numerics-anchors §5 "Recommended check"). A threshold beyond the D samples (no D sample
+/// rejected, alpha_lo = 0) needs beta_lo ≥ f(0), usually 1, so such thresholds make "holds"
+/// unreachable: audit at moderate α (numerics-anchors §5 suggests 0.01–0.5). If the claim is
+/// true, "violated" is returned with probability ≤ 1 − confidence (exactly so for thresholds
+/// fixed in advance). Requires a non-empty `empirical` and f(α) not NaN at every α used.
 tradeoff_audit audit_tradeoff(const empirical_tradeoff& empirical,
                               const std::function<double(double)>& f);
 
