@@ -91,7 +91,9 @@ std::string least_squares::describe() const {
 // ---- logistic regression ---------------------------------------------------------------------
 
 logistic_regression::logistic_regression(std::shared_ptr<const dataset> data, double ridge)
-    : data_(checked("logistic_regression", std::move(data))), ridge_(ridge) {
+    : data_(checked("logistic_regression", std::move(data))),
+      ridge_(ridge),
+      by_example_(data_->features.transpose()) {
   constexpr const char* fn = "logistic_regression";
   check_nonnegative(fn, "ridge", ridge_);
   for (Eigen::Index i = 0; i < data_->labels.size(); ++i) {
@@ -104,18 +106,18 @@ logistic_regression::logistic_regression(std::shared_ptr<const dataset> data, do
 double logistic_regression::loss(std::size_t i, const_vector_ref x) const {
   assert(i < examples() && static_cast<std::size_t>(x.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
-  const double m = data_->labels(k) * data_->features.row(k).dot(x);
+  const double m = data_->labels(k) * by_example_.col(k).dot(x);
   return log1p_exp_neg(m) + 0.5 * ridge_ * x.squaredNorm();
 }
 
 void logistic_regression::gradient(std::size_t i, const_vector_ref x, vector_ref g) const {
   assert(i < examples() && static_cast<std::size_t>(x.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
-  const auto a = data_->features.row(k);
+  const auto a = by_example_.col(k);
   const double y = data_->labels(k);
   // d/dm log(1 + e^{−m}) = −σ(−m), and ∂m/∂x = y·a.
   const double c = -y * sigmoid(-y * a.dot(x));
-  g.noalias() = c * a.transpose() + ridge_ * x;
+  g.noalias() = c * a + ridge_ * x;
 }
 
 void logistic_regression::hessian_vector(std::size_t i,
@@ -124,11 +126,11 @@ void logistic_regression::hessian_vector(std::size_t i,
                                          vector_ref out) const {
   assert(i < examples() && static_cast<std::size_t>(v.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
-  const auto a = data_->features.row(k);
+  const auto a = by_example_.col(k);
   // d²/dm² log(1 + e^{−m}) = σ(m)σ(−m) = e^{−|m|}/(1 + e^{−|m|})², symmetric in m (y² = 1).
   const double e = std::exp(-std::abs(a.dot(x)));
   const double w = e / ((1 + e) * (1 + e));
-  out.noalias() = (w * a.dot(v)) * a.transpose() + ridge_ * v;
+  out.noalias() = (w * a.dot(v)) * a + ridge_ * v;
 }
 
 std::string logistic_regression::describe() const {
@@ -140,7 +142,10 @@ std::string logistic_regression::describe() const {
 softmax_regression::softmax_regression(std::shared_ptr<const dataset> data,
                                        std::size_t classes,
                                        double ridge)
-    : data_(checked("softmax_regression", std::move(data))), classes_(classes), ridge_(ridge) {
+    : data_(checked("softmax_regression", std::move(data))),
+      classes_(classes),
+      ridge_(ridge),
+      by_example_(data_->features.transpose()) {
   constexpr const char* fn = "softmax_regression";
   check_at_least(fn, "classes", static_cast<long long>(classes_), 2);
   check_nonnegative(fn, "ridge", ridge_);
@@ -159,7 +164,7 @@ double softmax_regression::loss(std::size_t i, const_vector_ref x) const {
   const auto d = static_cast<Eigen::Index>(data_->dimension());
   const auto k_classes = static_cast<Eigen::Index>(classes_);
   const Eigen::Map<const Eigen::MatrixXd> w(x.data(), d, k_classes);  // x = vec(W)
-  const auto a = data_->features.row(k_row);
+  const auto a = by_example_.col(k_row);
   // log Σ exp(z_k) = max z + log Σ exp(z_k − max z); the logits are recomputed in the second
   // pass rather than stored, so the loss does not allocate either.
   double top = -std::numeric_limits<double>::infinity();
@@ -176,7 +181,7 @@ void softmax_regression::gradient(std::size_t i, const_vector_ref x, vector_ref 
   const auto d = static_cast<Eigen::Index>(data_->dimension());
   const auto k_classes = static_cast<Eigen::Index>(classes_);
   const Eigen::Map<const Eigen::MatrixXd> w(x.data(), d, k_classes);
-  const auto a = data_->features.row(k_row);
+  const auto a = by_example_.col(k_row);
   const auto label = static_cast<Eigen::Index>(data_->labels(k_row));
   // Scratch without allocation: logit z_k is kept in g(k) while the columns of ∇_W f are written
   // from the last (k = K−1) to the first. Column k occupies g[k·d, k·d + d), which starts at or
@@ -193,7 +198,7 @@ void softmax_regression::gradient(std::size_t i, const_vector_ref x, vector_ref 
     // ∇_{w_k} f = (π_k − [k = y])·a + δ·w_k (Bishop 2006, §4.3.4).
     const double pi_k = std::exp(g(k) - top) / sum;
     const double c = pi_k - (k == label ? 1.0 : 0.0);
-    g.segment(k * d, d).noalias() = c * a.transpose() + ridge_ * x.segment(k * d, d);
+    g.segment(k * d, d).noalias() = c * a + ridge_ * x.segment(k * d, d);
   }
 }
 
@@ -208,7 +213,7 @@ void softmax_regression::hessian_vector(std::size_t i,
   const auto k_classes = static_cast<Eigen::Index>(classes_);
   const Eigen::Map<const Eigen::MatrixXd> w(x.data(), d, k_classes);
   const Eigen::Map<const Eigen::MatrixXd> v_mat(v.data(), d, k_classes);
-  const Eigen::VectorXd a = data_->features.row(k_row).transpose();
+  const auto a = by_example_.col(k_row);
   Eigen::VectorXd pi = w.transpose() * a;  // logits, then probabilities
   pi = (pi.array() - pi.maxCoeff()).exp();
   pi /= pi.sum();

@@ -11,7 +11,9 @@
 // * the ridge term is part of every per-example loss, f_i(x) = ℓ_i(x) + (ridge/2)‖x‖², so the
 //   empirical risk (1/n) Σ f_i carries (ridge/2)‖x‖² once (seed 004 §1.1 convention);
 // * models on a dataset share it read-only through std::shared_ptr<const dataset>, so the
-//   neighbouring model is built from replace_one(D, …) (dataset.hpp) at the cost of one copy.
+//   neighbouring model is built from replace_one(D, …) (dataset.hpp) at the cost of one copy;
+//   each also keeps a d×n transposed copy of the features, so that example i is contiguous
+//   (rows of the n×d column-major matrix are strided by n, ~5–10× slower at d = 1000).
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -89,6 +91,7 @@ class logistic_regression final : public model {
  private:
   std::shared_ptr<const dataset> data_;
   double ridge_;
+  Eigen::MatrixXd by_example_;  // d×n, column i = a_i (contiguous; see least_squares)
 };
 
 /// Ridge-regularised multinomial logistic (softmax) regression with K classes and labels
@@ -129,6 +132,7 @@ class softmax_regression final : public model {
   std::shared_ptr<const dataset> data_;
   std::size_t classes_;
   double ridge_;
+  Eigen::MatrixXd by_example_;  // d×n, column i = a_i (contiguous; see least_squares)
 };
 
 /// The same quadratic for every example: f_i(x) = (m/2)‖x‖², ∇f_i(x) = m·x, ∇²f_i·v = m·v,
