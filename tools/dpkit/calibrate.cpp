@@ -34,7 +34,8 @@ int run(const calibrate_options& o) {
         "--steps cannot be given with --noise-multiplier: calibrate then solves for the "
         "number of steps (bound it with --max-steps)");
   mechanism_options m = o.mechanism;
-  if (!solve_steps) m.noise_multiplier = 1.0;  // placeholder, replaced by the calibration
+  if (!solve_steps)
+    m.noise_multiplier = 1.0;  // any σ: only the run's shape is used; the calibration solves for σ
   resolved_mechanism rm = resolve_mechanism(m);
   r.parameters = {{"epsilon", o.epsilon},
                   {"delta", o.delta},

@@ -15,6 +15,25 @@ std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std
   return c.tier == tier::quick ? quick : full;
 }
 
+void sample_pair(const scenario_context& c,
+                 std::uint64_t replicates,
+                 const std::string& label,
+                 const pair_draw& draw,
+                 std::vector<double>& d,
+                 std::vector<double>& dprime) {
+  sim::monte_carlo_options mc;
+  mc.replicates = replicates;
+  mc.seed = c.seed;
+  mc.threads = c.threads;
+  mc.progress = c.progress;
+  mc.label = label;
+  auto res = sim::run_monte_carlo(
+      {{"d", true}, {"dprime", true}},
+      [&](std::uint64_t r, std::span<double> out) { draw(r, out[0], out[1]); }, mc);
+  d = std::move(res.observables[0].samples);
+  dprime = std::move(res.observables[1].samples);
+}
+
 void audit_gdp_claim(std::span<const double> samples_d,
                      std::span<const double> samples_dprime,
                      double mu_claim,

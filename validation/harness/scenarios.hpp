@@ -1,6 +1,8 @@
 #pragma once
 // Registration of the scenario families, and the shared check used by scenarios whose claim is
 // a GDP bound G(μ) on the tradeoff between the laws of a scalar statistic under D and D′.
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +16,18 @@ void register_shifted_scenarios(std::vector<scenario>& out);   // scenarios/shif
 
 /// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);
+
+/// Draws one value of the statistic under D and one under D′ for a replicate.
+using pair_draw = std::function<void(std::uint64_t replicate, double& d, double& dprime)>;
+
+/// Runs `replicates` Monte Carlo replicates of `draw` with the context's seed, threads and
+/// progress, keeping both samples (by replicate index).
+void sample_pair(const scenario_context& c,
+                 std::uint64_t replicates,
+                 const std::string& label,
+                 const pair_draw& draw,
+                 std::vector<double>& d,
+                 std::vector<double>& dprime);
 
 /// Audits samples of a statistic under D (samples_d) and D′ (samples_dprime, tending larger)
 /// against the claim T(D, D′) ≥ G(mu_claim): the empirical tradeoff with Clopper–Pearson boxes

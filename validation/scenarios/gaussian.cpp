@@ -5,31 +5,9 @@
 
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
-#include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::validation {
 namespace {
-
-// Samples a statistic under D and D′: replicate r of the Monte Carlo gives one of each.
-template <class Draw>
-void sample_pair(const scenario_context& c,
-                 std::uint64_t replicates,
-                 Draw&& draw,
-                 std::vector<double>& d,
-                 std::vector<double>& dprime,
-                 const char* label) {
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = label;
-  auto res = sim::run_monte_carlo(
-      {{"d", true}, {"dprime", true}},
-      [&](std::uint64_t r, std::span<double> out) { draw(r, out[0], out[1]); }, mc);
-  d = std::move(res.observables[0].samples);
-  dprime = std::move(res.observables[1].samples);
-}
 
 scenario_result gaussian_1d(const scenario_context& c) {
   const auto start = std::chrono::steady_clock::now();
@@ -43,13 +21,13 @@ scenario_result gaussian_1d(const scenario_context& c) {
   std::vector<double> d, dp;
   const std::uint64_t n = replicates_for(c, 20000, 1000000);
   sample_pair(
-      c, n,
+      c, n, r.id,
       [&](std::uint64_t rep, double& x, double& y) {
         random_stream s(c.seed, rep, 0);
         x = s.normal();
         y = mu + s.normal();
       },
-      d, dp, r.id.c_str());
+      d, dp);
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
   r.seed = c.seed;
   r.figure.title = "Gaussian tradeoff G(1) against N(0,1) vs N(1,1) samples";
@@ -72,7 +50,7 @@ scenario_result gaussian_shift(const scenario_context& c) {
   std::vector<double> d, dp;
   const std::uint64_t n = replicates_for(c, 20000, 1000000);
   sample_pair(
-      c, n,
+      c, n, r.id,
       [&](std::uint64_t rep, double& x, double& y) {
         random_stream s(c.seed, rep, 0);
         // The Neyman–Pearson statistic <x, m>/|m| of a full d-dimensional draw.
@@ -84,7 +62,7 @@ scenario_result gaussian_shift(const scenario_context& c) {
         x = a / std::sqrt(static_cast<double>(dim));
         y = b / std::sqrt(static_cast<double>(dim));
       },
-      d, dp, r.id.c_str());
+      d, dp);
   // Threshold tests and μ̂ are scale-invariant: no need to standardise by σ.
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
   r.seed = c.seed;

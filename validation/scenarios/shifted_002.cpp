@@ -8,7 +8,6 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/models.hpp"
-#include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::validation {
 namespace {
@@ -24,22 +23,14 @@ void run_pair(const scenario_context& c,
               const std::string& label,
               std::vector<double>& d,
               std::vector<double>& dprime) {
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = label;
   const auto p = static_cast<Eigen::Index>(base.dimension());
-  auto res = sim::run_monte_carlo(
-      {{"d", true}, {"dprime", true}},
-      [&](std::uint64_t r, std::span<double> out) {
-        out[0] = sim::run_noisy_gradient(base, o, sim::vector::Zero(p), {c.seed, r, 0})[0];
-        out[1] = sim::run_noisy_gradient(neighbour, o, sim::vector::Zero(p), {c.seed, r, 100})[0];
+  sample_pair(
+      c, replicates, label,
+      [&](std::uint64_t r, double& x, double& y) {
+        x = sim::run_noisy_gradient(base, o, sim::vector::Zero(p), {c.seed, r, 0})[0];
+        y = sim::run_noisy_gradient(neighbour, o, sim::vector::Zero(p), {c.seed, r, 100})[0];
       },
-      mc);
-  d = std::move(res.observables[0].samples);
-  dprime = std::move(res.observables[1].samples);
+      d, dprime);
 }
 
 scenario_result thm42_tight(const scenario_context& c) {
