@@ -166,7 +166,20 @@ CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon) {
       ->type_name("E");
 }
 
+namespace {
+bool g_output_rank = true;
+}  // namespace
+
+bool output_rank() {
+  return g_output_rank;
+}
+
+void set_output_rank(bool writes) {
+  g_output_rank = writes;
+}
+
 void emit(const report& r, const output_options& options) {
+  if (!output_rank()) return;
   std::ostringstream out;
   if (options.format == "json") {
     json doc;

@@ -36,6 +36,7 @@ CLI::Validator real_in_open_interval(double lo, double hi);  // (lo, hi)
 CLI::Validator real_at_least(double lo);                     // finite, >= lo
 CLI::Validator real_greater_than(double lo);                 // finite, > lo
 CLI::Validator integer_at_least(long long lo);               // integer, >= lo
+CLI::Validator finite_real_in_half_open_unit();              // (0, 1]
 
 // ---- output
 struct output_options {
@@ -62,7 +63,12 @@ struct report {
   std::string title;                 ///< table format only
 };
 
-/// Writes the report in the requested format. Throws usage_error if the file cannot be written.
+/// Whether this process writes output (false on MPI ranks other than 0; main sets it).
+bool output_rank();
+void set_output_rank(bool writes);
+
+/// Writes the report in the requested format (nothing on a non-output rank). Throws usage_error if
+/// the file cannot be written.
 void emit(const report& r, const output_options& options);
 
 // ---- mechanism options: μ-GDP, or DP-SGD with a noise multiplier, sampling rate and steps

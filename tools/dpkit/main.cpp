@@ -1,11 +1,13 @@
 // dpkit — command-line front end. See docs/cli.md for the contract and examples.
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/version.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 
 namespace {
 
@@ -29,6 +31,23 @@ std::string one_line(std::string message) {
 
 int main(int argc, char** argv) {
   using namespace dpkit::cli;
+  // Under mpirun (a build with DPKIT_WITH_MPI), every rank runs the same command and the Monte
+  // Carlo replicates are sharded over the ranks; only rank 0 prints and writes files.
+  dpkit::sim::mpi_session mpi(argc, argv);
+  std::ostringstream discarded;
+  struct restore_streams {  // std::cout is flushed after main returns: give its buffer back
+    std::streambuf* out = std::cout.rdbuf();
+    std::streambuf* err = std::cerr.rdbuf();
+    ~restore_streams() {
+      std::cout.rdbuf(out);
+      std::cerr.rdbuf(err);
+    }
+  } restore;
+  if (mpi.rank() != 0) {
+    set_output_rank(false);
+    std::cout.rdbuf(discarded.rdbuf());
+    std::cerr.rdbuf(discarded.rdbuf());
+  }
   CLI::App app{
       "dpkit: privacy accounting and theory of differentially private training.\n"
       "Every privacy number is labelled: upper-bound, lower-bound, estimate or approximation."};
@@ -43,6 +62,7 @@ int main(int argc, char** argv) {
       "  dpkit epsilon --mu 1 --delta 1e-5\n"
       "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --steps 400\n"
+      "  dpkit simulate --algorithm sgd --batch-size 10 --noise 0.5 --steps 200\n"
       "  dpkit validate --all\n"
       "  dpkit demo\n"
       "Exit codes: 0 success, 1 numerical failure, 2 bad input or usage, 3 validation failed.\n"
@@ -54,6 +74,7 @@ int main(int argc, char** argv) {
   register_calibrate(app, exit_code);
   register_tradeoff(app, exit_code);
   register_demo(app, exit_code);
+  register_simulate(app, exit_code);
   register_validate(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {
@@ -77,8 +98,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
       std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, tradeoff, "
-                   "validate, plot, "
-                   "demo "
+                   "simulate, validate, plot, demo "
                    "(run dpkit --help)\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";

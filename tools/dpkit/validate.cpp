@@ -10,6 +10,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 #include "harness.hpp"
 
 namespace dpkit::cli {
@@ -56,6 +57,7 @@ int run_validate(const validate_options& o) {
   report r;
   r.tool = "dpkit validate";
   r.parameters = {{"tier", o.tier}, {"seed", o.seed}, {"out", o.out}, {"threads", o.threads}};
+  r.parameters["mpi_ranks"] = sim::monte_carlo_ranks();
   if (o.bound_factor != 1) r.parameters["bound_factor"] = o.bound_factor;
   r.title = "validation scoreboard (" + o.tier + " tier, seed " + std::to_string(o.seed) + ")";
   r.columns = {"id",          "verdict",     "quantity",  "bound",      "estimate",
@@ -65,8 +67,8 @@ int run_validate(const validate_options& o) {
   for (const scenario* s : chosen) {
     scenario_result res = s->run(c);
     res.threads = c.threads;
-    write_result(res, dir);
-    if (o.figures) {
+    if (output_rank()) write_result(res, dir);
+    if (o.figures && output_rank()) {
       for (const char* ext : {".svg", ".png"}) {
         std::string error;
         if (!plot_result(res, dir / (res.id + ext), error))

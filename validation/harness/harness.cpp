@@ -65,7 +65,7 @@ const scenario& find_scenario(const std::string& id) {
     if (s.id == id) return s;
   std::string known;
   for (const scenario& s : registry()) known += (known.empty() ? "" : ", ") + s.id;
-  throw_domain_error("dpkit validate", "scenario id", id, "one of: " + known);
+  throw_domain_error("find_scenario", "scenario id", id, "one of: " + known);
 }
 
 nlohmann::json to_json(const scenario_result& r) {

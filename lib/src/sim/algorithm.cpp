@@ -261,9 +261,13 @@ vector run_hsgd_euler_maruyama(const hsgd_sde& sde,
   const vector sigma_target = sde.eigenvalues.cwiseProduct(sde.target);  // Σ x̃
   vector x = x0, xi(d);
   if (observe) observe(0, 0.0, x);
+  // Step count fixed up front (t_k = k·dt, the last step shortened to land on the horizon):
+  // accumulating t += dt would drift by ~k ulp and could add a spurious tiny final step.
+  const double ratio = horizon / dt;
+  const auto steps = static_cast<long>(std::ceil(ratio * (1 - 1e-12)));
   double t = 0;
-  for (long k = 0; t < horizon * (1 - 1e-15); ++k) {
-    const double h = std::min(dt, horizon - t);
+  for (long k = 0; k < steps; ++k) {
+    const double h = k + 1 < steps ? dt : horizon - static_cast<double>(k) * dt;
     const double gamma = sde.gamma ? sde.gamma(t) : 1.0;
     const double risk = sde.population_risk(x);
     stream.fill_normal({xi.data(), static_cast<std::size_t>(d)});
@@ -272,7 +276,7 @@ vector run_hsgd_euler_maruyama(const hsgd_sde& sde,
         ((2 * risk * sde.eigenvalues.array() + sde.noise * sde.noise) / dd).sqrt();
     x += -gamma * h * (a.cwiseProduct(x) - sigma_target) +
          (gamma * std::sqrt(h)) * diffusion.cwiseProduct(xi);
-    t += h;
+    t = k + 1 < steps ? static_cast<double>(k + 1) * dt : horizon;
     if (observe) observe(k + 1, t, x);
   }
   return x;

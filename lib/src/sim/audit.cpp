@@ -73,11 +73,27 @@ empirical_tradeoff estimate_tradeoff(std::span<const double> samples_d,
                                      std::span<const double> samples_dprime,
                                      const tradeoff_options& options) {
   constexpr const char* kFunction = "estimate_tradeoff";
-  const std::vector<double> d = sorted_samples(kFunction, "samples_d", samples_d);
-  const std::vector<double> dp = sorted_samples(kFunction, "samples_dprime", samples_dprime);
+  const bool pilot = options.thresholds.empty() && options.pilot_fraction != 0;
+  std::size_t pilot_d = 0, pilot_dp = 0;
+  if (pilot) {
+    if (!(options.pilot_fraction > 0 && options.pilot_fraction < 1))
+      throw_domain_error(kFunction, "options.pilot_fraction", format_value(options.pilot_fraction),
+                         "in [0, 1)");
+    pilot_d =
+        static_cast<std::size_t>(options.pilot_fraction * static_cast<double>(samples_d.size()));
+    pilot_dp = static_cast<std::size_t>(options.pilot_fraction *
+                                        static_cast<double>(samples_dprime.size()));
+    if (pilot_d < 1 || pilot_dp < 1 || pilot_d >= samples_d.size() ||
+        pilot_dp >= samples_dprime.size())
+      throw_domain_error(kFunction, "options.pilot_fraction", format_value(options.pilot_fraction),
+                         "such that the pilot and the rest of each sample are non-empty");
+  }
+  const std::vector<double> d = sorted_samples(kFunction, "samples_d", samples_d.subspan(pilot_d));
+  const std::vector<double> dp =
+      sorted_samples(kFunction, "samples_dprime", samples_dprime.subspan(pilot_dp));
   check_open_probability(kFunction, "options.confidence", options.confidence);
-  const bool from_data = options.thresholds.empty();
-  if (from_data)
+  const bool from_data = options.thresholds.empty() && !pilot;
+  if (options.thresholds.empty())
     check_at_least(kFunction, "options.threshold_count",
                    static_cast<long long>(options.threshold_count), 1);
   for (std::size_t i = 0; i < options.thresholds.size(); ++i)
@@ -90,8 +106,15 @@ empirical_tradeoff estimate_tradeoff(std::span<const double> samples_d,
                        std::to_string(static_cast<int>(options.direction)),
                        "reject_above, reject_below or both");
 
-  std::vector<double> thresholds =
-      from_data ? pooled_quantiles(d, dp, options.threshold_count) : options.thresholds;
+  std::vector<double> thresholds = options.thresholds;
+  if (from_data) {
+    thresholds = pooled_quantiles(d, dp, options.threshold_count);
+  } else if (pilot) {
+    thresholds = pooled_quantiles(
+        sorted_samples(kFunction, "samples_d", samples_d.first(pilot_d)),
+        sorted_samples(kFunction, "samples_dprime", samples_dprime.first(pilot_dp)),
+        options.threshold_count);
+  }
   std::sort(thresholds.begin(), thresholds.end());
   thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
 
@@ -106,6 +129,8 @@ empirical_tradeoff estimate_tradeoff(std::span<const double> samples_d,
   out.n_dprime = dp.size();
   out.confidence = options.confidence;
   out.thresholds_from_data = from_data;
+  out.pilot_d = pilot_d;
+  out.pilot_dprime = pilot_dp;
   out.intervals = 2 * thresholds.size() * directions.size();
   // Bonferroni: K intervals, each failing with probability ≤ (1 − confidence)/K.
   out.interval_confidence = 1 - (1 - options.confidence) / static_cast<double>(out.intervals);

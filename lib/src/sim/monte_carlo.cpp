@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <mutex>
@@ -116,6 +117,50 @@ bool monte_carlo_uses_mpi() {
 #endif
 }
 
+int monte_carlo_ranks() {
+  int ranks = 1;
+#ifdef DPKIT_WITH_MPI
+  if (monte_carlo_uses_mpi()) MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+#endif
+  return ranks;
+}
+
+bool built_with_mpi() noexcept {
+#ifdef DPKIT_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+mpi_session::mpi_session([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
+#ifdef DPKIT_WITH_MPI
+  const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr ||
+                        std::getenv("PMI_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!launched || initialised) return;
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    throw std::runtime_error("mpi_session: MPI_Init_thread failed");
+  active_ = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+#endif
+}
+
+mpi_session::~mpi_session() {
+#ifdef DPKIT_WITH_MPI
+  if (active_) MPI_Finalize();
+#endif
+}
+
+void mpi_session::abort([[maybe_unused]] int exit_code) const {
+#ifdef DPKIT_WITH_MPI
+  if (active_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+#endif
+}
+
 namespace {
 
 // A one-line progress bar on stderr, redrawn at most ~10 times a second, only on a terminal.
@@ -219,35 +264,43 @@ monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
       bar.advance(last - first);
     }
   }
-  if (error) std::rethrow_exception(error);
-
 #ifdef DPKIT_WITH_MPI
   if (ranks > 1) {
-    // Every chunk was computed by exactly one rank and is zero elsewhere, so a sum is an exact
-    // gather (x + 0 = x, except that −0 becomes +0); the merge below then runs in chunk order
-    // on every rank.
+    // Agree on failure first, so that no rank waits in a reduction another rank never reaches.
+    int local_failed = error ? 1 : 0, any_failed = 0;
+    MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (error) std::rethrow_exception(error);
+    if (any_failed)
+      throw std::runtime_error("run_monte_carlo: a replicate failed on another MPI rank");
+    // Gather by bits: every chunk was computed by exactly one rank and is all-zero bits on the
+    // others, so a bitwise OR of the 64-bit patterns reproduces each value exactly (−0, NaN and
+    // all). A floating-point sum would turn −0 into +0.
+    static_assert(sizeof(double) == sizeof(std::uint64_t));
+    const auto or_bits = [](std::vector<double>& v) {
+      MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_BOR,
+                    MPI_COMM_WORLD);
+    };
     std::vector<double> raw(chunks * k * 5, 0.0);
     for (std::uint64_t c = static_cast<std::uint64_t>(rank); c < chunks;
          c += static_cast<std::uint64_t>(ranks))
       for (std::size_t j = 0; j < k; ++j) chunk_moments[c * k + j].to_array(&raw[(c * k + j) * 5]);
-    MPI_Allreduce(MPI_IN_PLACE, raw.data(), static_cast<int>(raw.size()), MPI_DOUBLE, MPI_SUM,
-                  MPI_COMM_WORLD);
+    or_bits(raw);
     for (std::size_t i = 0; i < chunks * k; ++i)
       chunk_moments[i] = moments::from_array(&raw[i * 5]);
     for (std::size_t j = 0; j < k; ++j) {
       if (samples[j].empty()) continue;
-      // Zero the entries this rank did not compute, then sum.
+      // Zero the entries this rank did not compute, then OR.
       for (std::uint64_t c = 0; c < chunks; ++c) {
         if (static_cast<int>(c % static_cast<std::uint64_t>(ranks)) == rank) continue;
         const std::uint64_t first = c * o.chunk, last = std::min(r_total, first + o.chunk);
         std::fill(samples[j].begin() + static_cast<std::ptrdiff_t>(first),
                   samples[j].begin() + static_cast<std::ptrdiff_t>(last), 0.0);
       }
-      MPI_Allreduce(MPI_IN_PLACE, samples[j].data(), static_cast<int>(samples[j].size()),
-                    MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      or_bits(samples[j]);
     }
   }
 #endif
+  if (error) std::rethrow_exception(error);
 
   monte_carlo_result res;
   res.replicates = r_total;

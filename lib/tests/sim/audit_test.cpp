@@ -131,6 +131,36 @@ TEST_CASE("estimate_tradeoff places thresholds at pooled quantiles", "[audit][si
   CHECK(sim::estimate_tradeoff(c, c, o).points.size() == 1);
 }
 
+TEST_CASE("estimate_tradeoff with a pilot: thresholds from the pilot, counts from the rest",
+          "[audit][sim]") {
+  // d = {100, 101, 1..8}, dp = {200, 201, 11..18}: with pilot_fraction 0.2 the pilot is the
+  // first two of each side, pooled {100, 101, 200, 201}, whose quantiles at 1/3 and 2/3 are the
+  // order statistics ⌈4/3⌉ = 2 and ⌈8/3⌉ = 3: thresholds 101 and 200. The pilot values are far
+  // from the rest, so counting them would change every α and β.
+  std::vector<double> d = {100, 101}, dp = {200, 201};
+  for (int i = 1; i <= 8; ++i) d.push_back(i), dp.push_back(i + 10);
+  sim::tradeoff_options o;
+  o.threshold_count = 2;
+  o.pilot_fraction = 0.2;
+  const auto e = sim::estimate_tradeoff(d, dp, o);
+  REQUIRE(e.points.size() == 2);
+  CHECK_FALSE(e.thresholds_from_data);
+  CHECK(e.pilot_d == 2);
+  CHECK(e.pilot_dprime == 2);
+  CHECK(e.n_d == 8);
+  CHECK(e.n_dprime == 8);
+  CHECK(e.points[0].threshold == 101);
+  CHECK(e.points[1].threshold == 200);
+  for (const auto& p : e.points) {
+    CHECK(p.alpha == 0);  // no estimation sample of D is above 101
+    CHECK(p.beta == 1);   // every estimation sample of D′ (11..18) is below 200
+  }
+  o.pilot_fraction = 1;
+  CHECK_THROWS_AS(sim::estimate_tradeoff(d, dp, o), std::domain_error);
+  o.pilot_fraction = 0.01;  // ⌊0.1⌋ = 0 pilot samples
+  CHECK_THROWS_AS(sim::estimate_tradeoff(d, dp, o), std::domain_error);
+}
+
 TEST_CASE("estimate_tradeoff boxes cover the true curve simultaneously", "[audit][sim]") {
   // R = 400 replicates of n = 300 draws per side, μ = 1, 5 thresholds, both directions:
   // K = 20 Clopper–Pearson intervals at family confidence 0.9. The true errors are

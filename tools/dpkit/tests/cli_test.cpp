@@ -310,6 +310,90 @@ TEST_CASE("dpkit validate: wrong bounds are caught, results do not depend on thr
   CHECK_THAT(bad.err, Contains("must end in .svg or .png"));
 }
 
+// The seed 002 W1 construction under NoisyGD from x0 = 0 (quadratic f_i = (m/2)|x|^2, n
+// examples, D' shifts one gradient by -L e_1) is an AR(1) recursion with the exact law
+//   X'_T ~ N(mean e_1, s^2 I), mean = (L/(n m))(1 - c^T), s^2 = eta^2 sigma^2 (1 - c^2T)/(1 - c^2),
+// c = 1 - eta m; on D the mean is 0, and with shared noise X'_T - X_T = mean e_1 exactly.
+TEST_CASE("dpkit simulate reproduces the exact Gaussian law of NoisyGD on the W1 pair", "[cli]") {
+  const double n = 10, m = 1, eta = 0.5, sigma = 0.4, L = 2, T = 25, R = 20000;
+  const double c = 1 - eta * m;
+  const double mean = L / (n * m) * (1 - std::pow(c, T));
+  const double sd = eta * sigma * std::sqrt((1 - std::pow(c, 2 * T)) / (1 - c * c));
+  const std::string args =
+      "simulate --model quadratic --examples 10 --dimension 2 --curvature 1 --neighbour "
+      "replace-one --perturbation 2 --noise 0.4 --learning-rate 0.5 --steps 25 --replicates "
+      "20000 --format json --coupling ";
+  for (const char* coupling : {"independent", "shared"}) {
+    CAPTURE(coupling);
+    const auto r = dpkit_run(args + coupling);
+    REQUIRE(r.exit_code == 0);
+    const json doc = json::parse(r.out);
+    CHECK(doc.at("context").at("tool") == "dpkit simulate");
+    bool saw_distance = false;
+    for (const json& row : doc.at("results")) {
+      const std::string name = row.at("observable"), side = row.at("dataset");
+      CAPTURE(name, side);
+      CHECK(row.at("count") == R);
+      if (name == "projection") {
+        // 4.5 standard errors: each check fails by chance with probability < 1e-5.
+        const double expected = side == "D" ? 0 : mean;
+        CHECK(std::abs(row.at("mean").get<double>() - expected) < 4.5 * sd / std::sqrt(R));
+        // The sample sd has standard error ~ sd/sqrt(2R) for Gaussian data.
+        CHECK(std::abs(row.at("sd").get<double>() - sd) < 4.5 * sd / std::sqrt(2 * R));
+        CHECK(row.at("ci95_lo").get<double>() < row.at("mean").get<double>());
+        CHECK(row.at("q05").get<double>() < row.at("median").get<double>());
+      }
+      if (name == "risk" && side == "D") {
+        // E (m/2)|X_T|^2 = (m/2) d s^2 on D, d = 2.
+        CHECK(relative_error(row.at("mean").get<double>(), 0.5 * m * 2 * sd * sd) < 0.03);
+      }
+      if (name == "distance") {
+        saw_distance = true;
+        CHECK(relative_error(row.at("mean").get<double>(), mean) < 1e-12);
+        CHECK(row.at("sd").get<double>() < 1e-12);
+      }
+    }
+    CHECK(saw_distance == (std::string(coupling) == "shared"));
+  }
+}
+
+TEST_CASE("dpkit simulate: threads do not change results; CSV data; samples file", "[cli]") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dpkit_cli_simulate_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string args =
+      "simulate --model logistic --algorithm poisson --sampling-rate 0.2 --clip 1 --noise 0.5 "
+      "--steps 40 --record-every 10 --neighbour zero-out --replicates 300 --format json";
+  std::string first;
+  for (int threads : {1, 2, 3}) {
+    const auto r = dpkit_run(args + " --threads " + std::to_string(threads));
+    REQUIRE(r.exit_code == 0);
+    const std::string results = json::parse(r.out).at("results").dump();
+    if (first.empty()) first = results;
+    CHECK(results == first);
+  }
+  // A dataset with an exact least-squares fit x = (1, 2): noiseless GD converges to it.
+  const auto csv = dir / "data.csv";
+  {
+    std::ofstream f(csv);
+    f << "# three examples\na,b,target\n1,0,1\n0,1,2\n1,1,3\n";
+  }
+  const auto samples = dir / "samples.csv";
+  const auto r = dpkit_run("simulate --data '" + csv.string() +
+                           "' --label-column target --learning-rate 0.5 --steps 400 "
+                           "--replicates 3 --format csv --samples '" +
+                           samples.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, StartsWith("observable,dataset,step,mean"));
+  const auto at = r.out.find("\nprojection,D,400,");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::abs(std::stod(r.out.substr(at + 18)) - 1) < 1e-12);
+  const std::string s = slurp(samples);
+  CHECK_THAT(s, StartsWith("replicate,risk/D,norm/D,projection/D\n0,"));
+  CHECK(count_lines(s) == 4);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exit 2", "[cli]") {
   struct bad_case {
     const char* args;
@@ -357,6 +441,19 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--max-fft-size is 512, but must be an integer >= 1024"},
       {"validate no-such-scenario", "scenario id is no-such-scenario, but must be one of"},
       {"validate --tier huge --all", "--tier"},
+      {"simulate --algorithm sgd", "--algorithm sgd needs --batch-size"},
+      {"simulate --algorithm poisson", "--algorithm poisson needs --sampling-rate"},
+      {"simulate --algorithm gd --batch-size 5", "--batch-size applies to --algorithm cgd and sgd"},
+      {"simulate --algorithm one-pass --examples 10 --steps 11", "must be <= n"},
+      {"simulate --algorithm lmc --noise 1", "--noise: LMC's noise is fixed"},
+      {"simulate --classes 4", "--classes applies to --model softmax only"},
+      {"simulate --spectrum power:x", "--spectrum is power:x, but must be"},
+      {"simulate --neighbour replace-one --index 100", "--index is 100, but must be below n = 100"},
+      {"simulate --correlation 1", "correlation is 1"},
+      {"simulate --algorithm cgd --batch-size 7 --examples 20", "batch_size"},
+      {"simulate --replicates 0", "--replicates is 0, but must be an integer >= 1"},
+      {"simulate --data /nonexistent.csv", "/nonexistent.csv"},
+      {"simulate --algorithm hsgd-sde --model logistic", "--algorithm hsgd-sde simulates"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
       {"", "dpkit: a subcommand is required"},
   };

@@ -77,6 +77,13 @@ struct tradeoff_options {
   /// cover (the effect is of the order of one sample per count); `empirical_tradeoff::
   /// thresholds_from_data` records it. Must be ≥ 1. Default: 20.
   std::size_t threshold_count = 20;
+  /// When `thresholds` is empty and pilot_fraction ∈ (0, 1): the m thresholds are the pooled
+  /// quantiles of a pilot — the first ⌊pilot_fraction·n⌋ samples of each side — and the
+  /// tradeoff is estimated on the remaining samples only. The thresholds are then independent
+  /// of the samples the intervals use, so the simultaneous Clopper–Pearson statement holds
+  /// exactly. The samples must be in an order unrelated to their values (e.g. by replicate
+  /// index, as run_monte_carlo stores them). 0 (default): quantiles of all samples (see above).
+  double pilot_fraction = 0;
   /// Simultaneous confidence of the whole family of intervals, in (0, 1). Default: 0.95.
   double confidence = 0.95;
   /// Default: reject_above.
@@ -105,7 +112,9 @@ struct empirical_tradeoff {
   double confidence = NAN;            ///< simultaneous (family-wise) confidence
   std::size_t intervals = 0;          ///< Bonferroni family size: 2 × points.size()
   double interval_confidence = NAN;   ///< of each interval: 1 − (1 − confidence)/intervals
-  bool thresholds_from_data = false;  ///< true when thresholds were pooled-sample quantiles
+  bool thresholds_from_data = false;  ///< true when thresholds were quantiles of the same samples
+  std::size_t pilot_d = 0;            ///< samples of D used only to choose thresholds
+  std::size_t pilot_dprime = 0;       ///< samples of D′ used only to choose thresholds
   bound_kind kind = bound_kind::estimate;
 };
 

@@ -85,7 +85,40 @@ monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
                                    const monte_carlo_options& options);
 
 /// Whether this build distributes replicates over MPI ranks (DPKIT_WITH_MPI) — it does so only
-/// when MPI has been initialised by the program (the dpkit CLI does under mpirun).
+/// when MPI has been initialised by the program (mpi_session below; the dpkit CLI holds one).
 bool monte_carlo_uses_mpi();
+
+/// The number of MPI ranks run_monte_carlo shards over (1 without an active MPI session).
+int monte_carlo_ranks();
+
+/// Whether this build has MPI support (configured with -DDPKIT_WITH_MPI=ON).
+bool built_with_mpi() noexcept;
+
+/// MPI for the lifetime of a program, when there is a reason to use it: the build has MPI
+/// (DPKIT_WITH_MPI) and the process was started by an MPI launcher (mpirun/mpiexec of OpenMPI,
+/// or a PMI/PMIx launcher such as srun: OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is set).
+/// Otherwise it does nothing and the process is rank 0 of 1 — a plain `dpkit` never pays for
+/// MPI start-up. MPI is initialised with MPI_THREAD_FUNNELED (only the thread that built the
+/// session calls MPI; OpenMP threads do not). Construct at most one, in main().
+///
+/// While a session is active, run_monte_carlo shards chunks of replicates round-robin over the
+/// ranks and every rank gets the whole, bit-identical result; only rank 0 should write output.
+class mpi_session {
+ public:
+  mpi_session(int& argc, char**& argv);
+  ~mpi_session();
+  mpi_session(const mpi_session&) = delete;
+  mpi_session& operator=(const mpi_session&) = delete;
+  bool active() const noexcept { return active_; }
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  /// Ends the run of every rank (MPI_Abort) — for a rank that failed while others may be
+  /// waiting in a collective. Does nothing (returns) when the session is not active.
+  void abort(int exit_code) const;
+
+ private:
+  bool active_ = false;
+  int rank_ = 0, size_ = 1;
+};
 
 }  // namespace dpkit::sim
