@@ -177,13 +177,15 @@ models make_models(const simulate_options& o, std::vector<std::string>& notes) {
         "replace-one: grad f'_i = grad f_i - L e_1 with L = " + format_number(o.perturbation) +
         ", i = " + std::to_string(i) + " (seed 002 W1/W3)";
   } else {
-    const Eigen::VectorXd a = -data->features.row(static_cast<Eigen::Index>(i)).transpose();
+    // Keep the features and flip the label: (−a_i, −y_i) would leave least squares and logistic
+    // regression unchanged (both depend on y_i a_i only through products invariant under it).
+    const Eigen::VectorXd a = data->features.row(static_cast<Eigen::Index>(i)).transpose();
     const double y = data->labels[static_cast<Eigen::Index>(i)];
     const double y_new =
         o.model == "softmax" ? std::fmod(y + 1, static_cast<double>(o.classes)) : -y;
     m.dprime = model_on(o, std::make_shared<sim::dataset>(sim::replace_one(*data, i, a, y_new)));
     m.neighbour_description =
-        "replace-one: example " + std::to_string(i) + " replaced by (-a_i, " +
+        "replace-one: example " + std::to_string(i) + " replaced by (a_i, " +
         (o.model == "softmax" ? std::string("(y_i + 1) mod K") : std::string("-y_i")) + ")";
   }
   return m;
@@ -583,7 +585,8 @@ void register_simulate(CLI::App& app, int& exit_code) {
 
   const char* gn = "Neighbouring dataset";
   sub->add_option("--neighbour", o->neighbour,
-                  "none; replace-one: example --index becomes (-a_i, -y_i) (softmax: label "
+                  "none; replace-one: example --index gets the flipped label (a_i, -y_i) "
+                  "(softmax: label "
                   "(y_i + 1) mod K; quadratic: gradient shifted by -L e_1, seed 002 W1); zero-out: "
                   "example --index contributes f'_i = 0")
       ->check(CLI::IsMember({"none", "replace-one", "zero-out"}))

@@ -282,7 +282,9 @@ TEST_CASE("dpkit validate: wrong bounds are caught, results do not depend on thr
       "--no-figures --format json --out '" +
       (dir / "loose").string() + "'");
   CHECK(loose.exit_code == 0);
-  for (const auto& row : json::parse(loose.out).at("results")) {
+  const json l = json::parse(loose.out).at("results");  // a copy: no dangling reference
+  REQUIRE(l.size() == 2);
+  for (const auto& row : l) {
     CHECK(row.at("verdict") == "holds");
     CHECK(row.at("tightness").get<double>() > 1.5);
   }
@@ -371,6 +373,23 @@ TEST_CASE("dpkit simulate: threads do not change results; CSV data; samples file
     const std::string results = json::parse(r.out).at("results").dump();
     if (first.empty()) first = results;
     CHECK(results == first);
+  }
+  // Replace-one on a dataset model really changes the run: with shared noise the two final
+  // iterates differ (a neighbour equal to D would give distance 0).
+  for (const char* model : {"least-squares", "logistic", "softmax"}) {
+    CAPTURE(model);
+    const auto r = dpkit_run(std::string("simulate --model ") + model +
+                             " --neighbour replace-one --index 3 --coupling shared --noise 0.1 "
+                             "--steps 50 --replicates 20 --format json");
+    REQUIRE(r.exit_code == 0);
+    int distances = 0;
+    const json doc = json::parse(r.out);
+    for (const json& row : doc.at("results"))
+      if (row.at("observable") == "distance") {
+        ++distances;
+        CHECK(row.at("min").get<double>() > 1e-6);
+      }
+    CHECK(distances == 1);
   }
   // A dataset with an exact least-squares fit x = (1, 2): noiseless GD converges to it.
   const auto csv = dir / "data.csv";
