@@ -48,7 +48,7 @@ TEST_CASE("every RDP conversion upper-bounds the exact GDP epsilon", "[divergenc
   }
 }
 
-TEST_CASE("BS16 is the analytic optimum of Mir17 for linear curves; BBG20 never loses to Mir17",
+TEST_CASE("BS16 is the analytic optimum of Mir17 for linear curves and BBG20 never loses to Mir17",
           "[divergence][rdp]") {
   for (double rho : {1e-3, 0.1, 2.0}) {
     for (double delta : {1e-9, 1e-4}) {

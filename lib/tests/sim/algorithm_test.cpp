@@ -160,7 +160,7 @@ TEST_CASE("projections onto a ball and a box", "[algorithm]") {
                   std::domain_error);
 }
 
-TEST_CASE("Poisson and shuffled batches are unbiased; correlated noise has its covariance",
+TEST_CASE("Poisson and shuffled batches are unbiased and correlated noise has its covariance",
           "[algorithm]") {
   const std::size_t n = 20;
   Eigen::MatrixXd g = Eigen::MatrixXd::Zero(n, 1);

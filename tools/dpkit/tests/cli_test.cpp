@@ -359,7 +359,10 @@ TEST_CASE("dpkit simulate reproduces the exact Gaussian law of NoisyGD on the W1
   }
 }
 
-TEST_CASE("dpkit simulate: threads do not change results; CSV data; samples file", "[cli]") {
+TEST_CASE(
+    "dpkit simulate: threads do not change results - replace-one changes the run - CSV data and a "
+    "samples file",
+    "[cli]") {
   const auto dir =
       std::filesystem::temp_directory_path() / ("dpkit_cli_simulate_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
