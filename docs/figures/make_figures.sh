@@ -47,4 +47,13 @@ gnuplot -e "dir='$tmp'; out='$here/run_tradeoff.svg'" "$here/run_tradeoff.gp"
 "$dpkit" validate 002-thm4.2-tight --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
 cp "$tmp/validation/002-thm4.2-tight.svg" "$here/validation_thm42.svg"
 cp "$tmp/validation/002-thm4.2-tight.csv" "$here/validation_thm42.csv"
+# Figure 6: seed 002 Figure 1 (right) — NoisyGD, strongly convex, epsilon against steps by bound.
+echo "steps,shifted,shifted_rdp,ys22_rdp,composition" > "$tmp/shifted_gd.csv"
+for t in 10 20 40 80 160 320 640; do
+  "$dpkit" shifted noisy-gd --sensitivity 0.1 --n 1 --noise 1 --contraction 0.95 --learning-rate 0.05 \
+    --strong-convexity 1 --steps "$t" --delta 1e-5 --format csv |
+    awk -F, -v t="$t" '$1=="shifted-interpolation"{a=$3} $1=="rdp-shifted"{b=$3} $1=="rdp-ys22"{c=$3} $1=="composition"{d=$3} END{print t "," a "," b "," c "," d}' >> "$tmp/shifted_gd.csv"
+done
+cp "$tmp/shifted_gd.csv" "$here/shifted_noisy_gd.csv"
+gnuplot -e "data='$tmp/shifted_gd.csv'; out='$here/shifted_noisy_gd.svg'" "$here/shifted_noisy_gd.gp"
 echo "make_figures: wrote the figures in $here" >&2

@@ -13,5 +13,6 @@ void register_tradeoff(CLI::App& app, int& exit_code);
 void register_demo(CLI::App& app, int& exit_code);
 void register_validate(CLI::App& app, int& exit_code);  // validate and plot
 void register_simulate(CLI::App& app, int& exit_code);
+void register_shifted(CLI::App& app, int& exit_code);
 
 }  // namespace dpkit::cli

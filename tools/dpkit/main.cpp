@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
       "  dpkit epsilon --mu 1 --delta 1e-5\n"
       "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --steps 400\n"
+      "  dpkit shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100\n"
       "  dpkit simulate --algorithm sgd --batch-size 10 --noise 0.5 --steps 200\n"
       "  dpkit validate --all\n"
       "  dpkit demo\n"
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
   register_calibrate(app, exit_code);
   register_tradeoff(app, exit_code);
   register_demo(app, exit_code);
+  register_shifted(app, exit_code);
   register_simulate(app, exit_code);
   register_validate(app, exit_code);
 
@@ -98,7 +100,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
       std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, tradeoff, "
-                   "simulate, validate, plot, demo "
+                   "shifted, simulate, validate, plot, demo "
                    "(run dpkit --help)\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -416,6 +417,77 @@ TEST_CASE(
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row labelled", "[cli]") {
+  // NoisyGD on W1 is exactly Gaussian (seed 002 Thm C.5): mean (1 - c^t)/(1 - c) * eta L/n,
+  // sd eta sigma sqrt((1 - c^2t)/(1 - c^2)); mu = mean/sd. With n = 1, sigma = 1, c = 0.95,
+  // t = 100 (the paper's Figure 1); eta cancels.
+  const auto r = dpkit_run(
+      "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "
+      "--format json");
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  const double c = 0.95, ct = std::pow(c, 100);
+  const double mu = ((1 - ct) / (1 - c)) / std::sqrt((1 - ct * ct) / (1 - c * c));
+  const json rows = doc.at("results");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].at("bound") == "shifted-interpolation");
+  CHECK(relative_error(rows[0].at("mu").get<double>(), mu) < 1e-12);
+  CHECK(rows[0].at("epsilon").get<double>() ==
+        Approx(dpkit::divergence::gdp_epsilon(mu, 1e-5).epsilon).epsilon(1e-9));
+  CHECK(rows[1].at("bound") == "rdp-shifted");
+  CHECK(rows[1].at("epsilon").get<double>() > rows[0].at("epsilon").get<double>());
+  CHECK(rows[2].at("bound") == "composition");
+  CHECK(relative_error(rows[2].at("mu").get<double>(), 10.0) < 1e-14);
+  // Seed 002 Figure 1 (m = 1, eta = 0.05, c = 0.95, L/(n sigma) = 0.1): the four epsilons at
+  // delta = 1e-5 as recomputed in spec 002 §6.1 (ours f-DP, ours RDP, prior RDP, composition).
+  const std::pair<int, std::array<double, 4>> fig1[] = {{10, {1.185, 1.293, 1.775, 1.199}},
+                                                        {160, {2.557, 2.773, 4.061, 5.759}}};
+  for (const auto& [steps, eps] : fig1) {
+    CAPTURE(steps);
+    const auto f = dpkit_run(
+        "shifted noisy-gd --sensitivity 0.1 --n 1 --noise 1 --contraction "
+        "0.95 --learning-rate 0.05 --strong-convexity 1 --format json "
+        "--steps " +
+        std::to_string(steps));
+    REQUIRE(f.exit_code == 0);
+    const json fr = json::parse(f.out).at("results");
+    REQUIRE(fr.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i)
+      CHECK(fr[i].at("epsilon").get<double>() == Approx(eps[i]).margin(5e-4));
+  }
+  // NoisyCGD: an upper bound, the C.17 lower bound below it, YS22's RDP bound, composition.
+  const auto g = dpkit_run(
+      "shifted noisy-cgd --sensitivity 2 --batch-size 10 --batches-per-epoch 20 --noise 1 "
+      "--contraction 0.99 --epochs 50 --learning-rate 0.1 --format json");
+  REQUIRE(g.exit_code == 0);
+  const json cg = json::parse(g.out).at("results");
+  REQUIRE(cg.size() == 4);
+  CHECK(cg[1].at("kind") == "lower-bound");
+  CHECK(cg[1].at("mu").get<double>() == Approx(0.1549).margin(5e-5));  // spec 002 §5.4
+  CHECK(cg[0].at("mu").get<double>() == Approx(0.2375).margin(5e-5));
+  CHECK(cg[2].at("bound") == "rdp-ys22");
+  // NoisySGD: a certified PLD bracket; the CLT row is labelled an approximation.
+  const auto s = dpkit_run(
+      "shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 --learning-rate "
+      "0.5 --contraction 0.9 --steps 400 --format json");
+  REQUIRE(s.exit_code == 0);
+  const json sg = json::parse(s.out).at("results");
+  REQUIRE(sg.size() == 3);
+  CHECK(sg[0].at("kind") == "upper-bound");
+  CHECK(sg[0].at("epsilon_lower").get<double>() <= sg[0].at("epsilon").get<double>());
+  CHECK(sg[0].at("epsilon").get<double>() < sg[2].at("epsilon").get<double>());
+  CHECK(sg[1].at("kind") == "approximation");
+  // Tradeoff curves: G(mu) at alpha = 0.5 is Phi(-mu) ... beta(1/2) = Phi(Phi^-1(1/2) - mu).
+  const auto t = dpkit_run(
+      "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "
+      "--tradeoff-points 3 --format json");
+  REQUIRE(t.exit_code == 0);
+  const json tr = json::parse(t.out).at("results");
+  REQUIRE(tr.size() == 6);  // two GDP rows x 3 points (the RDP row has no curve)
+  CHECK(relative_error(tr[1].at("beta").get<double>(), 0.5 * std::erfc(mu / std::sqrt(2.0))) <
+        1e-9);
+}
+
 TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exit 2", "[cli]") {
   struct bad_case {
     const char* args;
@@ -474,6 +546,22 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"simulate --correlation 1", "correlation is 1"},
       {"simulate --algorithm cgd --batch-size 7 --examples 20", "batch_size"},
       {"simulate --replicates 0", "--replicates is 0, but must be an integer >= 1"},
+      {"shifted noisy-gd --sensitivity 1 --n 10 --noise 1 --steps 5",
+       "--setting strongly-convex needs --contraction"},
+      {"shifted noisy-gd --sensitivity 1 --n 10 --noise 1 --steps 5 --contraction 1",
+       "--contraction is 1, but must be < 1 for --setting strongly-convex"},
+      {"shifted noisy-gd --sensitivity 1 --n 10 --noise 1 --steps 5 --contraction 1.5",
+       "--contraction is 1.5, but must be a number in (0, 1]"},
+      {"shifted noisy-gd --setting constrained-convex --sensitivity 1 --n 10 --noise 1 --steps 5",
+       "--setting constrained-convex needs --diameter D"},
+      {"shifted noisy-cgd --sensitivity 1 --n 45 --batch-size 10 --noise 1 --contraction 0.9 "
+       "--epochs 2 --learning-rate 0.1",
+       "--n is 45, but must be a multiple of --batch-size"},
+      {"shifted noisy-gd --sensitivity 1 --noise 1 --steps 5 --contraction 0.9", "--n is required"},
+      {"shifted sgd", "algorithm"},
+      {"shifted noisy-gd --learning-rate 0.5 --strong-convexity 1 --smoothness 5 --sensitivity 1 "
+       "--n 10 --noise 1 --steps 5",
+       "learning_rate is 0.5, but must be <= 2/M = 0.4"},
       {"simulate --data /nonexistent.csv", "/nonexistent.csv"},
       {"simulate --algorithm hsgd-sde --model logistic", "--algorithm hsgd-sde simulates"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},

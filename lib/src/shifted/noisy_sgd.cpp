@@ -1,0 +1,196 @@
+#include "dpkit/shifted/noisy_sgd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "dpkit/core/check.hpp"
+
+namespace dpkit::shifted {
+namespace {
+
+struct sgd_parts {
+  double L, sigma, b, n, t;
+};
+
+sgd_parts parts(const char* fn, const noisy_gradient_setting& s) {
+  check_positive(fn, "sensitivity", s.sensitivity);
+  check_positive(fn, "noise", s.noise);
+  check_at_least(fn, "batch_size", s.batch_size, 1);
+  check_at_least(fn, "examples", s.examples, s.batch_size);
+  check_at_least(fn, "steps", s.steps, 1);
+  return {s.sensitivity, s.noise, static_cast<double>(s.batch_size),
+          static_cast<double>(s.examples), static_cast<double>(s.steps)};
+}
+
+// C_p(G(μ)) as a without-replacement phase: that phase is C_q(G(2/σ_nm)) (training_run.hpp).
+accounting::training_phase subsampled(double p, double mu, long long count) {
+  accounting::training_phase ph;
+  ph.sampling = accounting::sampling_scheme::without_replacement;
+  ph.sampling_rate = p;
+  ph.noise_multiplier = 2 / mu;
+  ph.steps = count;
+  return ph;
+}
+
+double beta_of(const char* fn, double alpha) {
+  if (!(alpha > 1 && std::isfinite(alpha)))
+    throw_domain_error(fn, "alpha", alpha, "finite and > 1 (1/alpha^2 + 1/beta^2 = 1)");
+  return alpha / std::sqrt(alpha * alpha - 1);
+}
+
+// min over integers k ∈ [lo, hi] of eps(k): exhaustive for small ranges, otherwise a
+// golden-section search on the integers followed by a look at the neighbours of the best.
+template <class F>
+std::pair<long long, double> minimise_over_k(F eps, long long lo, long long hi, long long limit) {
+  std::map<long long, double> cache;
+  auto f = [&](long long k) {
+    auto it = cache.find(k);
+    if (it != cache.end()) return it->second;
+    const double v = eps(k);
+    cache.emplace(k, v);
+    return v;
+  };
+  if (hi - lo + 1 <= limit) {
+    for (long long k = lo; k <= hi; ++k) f(k);
+  } else {
+    constexpr double invphi = 0.6180339887498949;
+    long long a = lo, b = hi;
+    long long c = b - static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
+    long long d = a + static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
+    while (b - a > 4) {
+      if (c >= d) d = c + 1;
+      if (f(c) <= f(d)) {
+        b = d;
+      } else {
+        a = c;
+      }
+      c = b - static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
+      d = a + static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
+    }
+    for (long long k = a; k <= b; ++k) f(k);
+    f(lo);
+    f(hi);
+  }
+  auto best = std::min_element(cache.begin(), cache.end(),
+                               [](const auto& x, const auto& y) { return x.second < y.second; });
+  return {best->first, best->second};
+}
+
+template <class Run>
+sgd_bound search(const char* source,
+                 const noisy_gradient_setting& s,
+                 double delta,
+                 const sgd_search_options& o,
+                 long long k_lo,
+                 long long k_hi,
+                 Run run_at) {
+  sgd_bound best;
+  best.source = source;
+  std::vector<double> alphas = {std::sqrt(2.0)};
+  if (o.optimise_split) alphas = {1.05, 1.15, 1.25, std::sqrt(2.0), 1.6, 2.0, 3.0, 5.0};
+  double best_eps = INFINITY;
+  for (double alpha : alphas) {
+    int evaluations = 0;
+    auto eps = [&](long long k) {
+      ++evaluations;
+      return accounting::estimate_epsilon(run_at(s.steps - k, alpha), delta,
+                                          accounting::accountant_type::pld, o.pld)
+          .value;
+    };
+    const auto [k, e] = minimise_over_k(eps, k_lo, k_hi, o.exhaustive_limit);
+    best.evaluations += evaluations;
+    if (e < best_eps) {
+      best_eps = e;
+      best.tau = s.steps - k;
+      best.alpha = alpha;
+    }
+  }
+  best.run = run_at(best.tau, best.alpha);
+  best.estimate =
+      accounting::estimate_epsilon(best.run, delta, accounting::accountant_type::pld, o.pld);
+  return best;
+}
+
+}  // namespace
+
+accounting::training_run noisy_sgd_composition_run(const noisy_gradient_setting& s) {
+  const sgd_parts q = parts("noisy_sgd_composition_run", s);
+  accounting::training_run run;
+  // seed 002 Thm 4.8: C_{b/n}(G(L/(bσ)))^{⊗t}
+  run.phases.push_back(subsampled(q.b / q.n, q.L / (q.b * q.sigma), s.steps));
+  return run;
+}
+
+accounting::training_run noisy_sgd_strongly_convex_run(const noisy_gradient_setting& s,
+                                                       long long tau,
+                                                       double alpha) {
+  constexpr const char* fn = "noisy_sgd_strongly_convex_run";
+  const sgd_parts q = parts(fn, s);
+  const double c = s.contraction;
+  if (!(c > 0 && c < 1)) throw_domain_error(fn, "contraction", c, "in (0, 1) (strongly convex)");
+  if (s.steps < 2) throw_domain_error(fn, "steps", format_value(s.steps), ">= 2 (tau in 1..t-1)");
+  if (tau < 1 || tau > s.steps - 1)
+    throw_domain_error(fn, "tau", format_value(tau),
+                       "in {1, ..., t - 1} (Thm 4.9 at tau = 0 is invalid: spec 002 §9 item 5)");
+  const double beta = beta_of(fn, alpha), p = q.b / q.n, e = 2 * q.L / (q.b * q.sigma);
+  const auto k = s.steps - tau;
+  // seed 002 Thm 4.9 with footnote 10's split: G(α e (c^{k+1} − c^t)/(1 − c)) ⊗ C_p(G(βe))
+  // ⊗ C_p(G(e))^{⊗k}, e = 2L/(bσ)
+  const double ck1 = std::pow(c, static_cast<double>(k + 1)), ct = std::pow(c, q.t);
+  accounting::training_run run;
+  run.gaussian_mu = alpha * e * (ck1 - ct) / (1 - c);
+  run.phases.push_back(subsampled(p, beta * e, 1));
+  run.phases.push_back(subsampled(p, e, k));
+  return run;
+}
+
+accounting::training_run noisy_sgd_constrained_convex_run(const noisy_gradient_setting& s,
+                                                          long long tau,
+                                                          double alpha) {
+  constexpr const char* fn = "noisy_sgd_constrained_convex_run";
+  const sgd_parts q = parts(fn, s);
+  check_positive(fn, "diameter", s.diameter);
+  check_positive(fn, "learning_rate", s.learning_rate);
+  if (tau < 0 || tau > s.steps - 1)
+    throw_domain_error(fn, "tau", format_value(tau), "in {0, ..., t - 1}");
+  const double beta = beta_of(fn, alpha), p = q.b / q.n, k = static_cast<double>(s.steps - tau);
+  // seed 002 Thm 4.10 with footnote 11's split: per step G(αD/(kησ)) ⊗ C_p(G(2βL/(bσ))),
+  // k steps: G(αD/(ησ√k)) ⊗ C_p(G(2βL/(bσ)))^{⊗k}
+  accounting::training_run run;
+  run.gaussian_mu = alpha * s.diameter / (s.learning_rate * q.sigma * std::sqrt(k));
+  run.phases.push_back(subsampled(p, 2 * beta * q.L / (q.b * q.sigma), s.steps - tau));
+  return run;
+}
+
+sgd_bound noisy_sgd_composition(const noisy_gradient_setting& s,
+                                double delta,
+                                const sgd_search_options& o) {
+  sgd_bound out;
+  out.source = "seed 002 Thm 4.8 (composition)";
+  out.run = noisy_sgd_composition_run(s);
+  out.estimate =
+      accounting::estimate_epsilon(out.run, delta, accounting::accountant_type::pld, o.pld);
+  out.evaluations = 1;
+  return out;
+}
+
+sgd_bound noisy_sgd_strongly_convex(const noisy_gradient_setting& s,
+                                    double delta,
+                                    const sgd_search_options& o) {
+  noisy_sgd_strongly_convex_run(s, 1);  // argument checks
+  return search(
+      "seed 002 Thm 4.9 (tau optimised, PLD)", s, delta, o, 1, s.steps - 1,
+      [&](long long tau, double alpha) { return noisy_sgd_strongly_convex_run(s, tau, alpha); });
+}
+
+sgd_bound noisy_sgd_constrained_convex(const noisy_gradient_setting& s,
+                                       double delta,
+                                       const sgd_search_options& o) {
+  noisy_sgd_constrained_convex_run(s, 0);  // argument checks
+  return search(
+      "seed 002 Thm 4.10 (tau optimised, PLD)", s, delta, o, 1, s.steps,
+      [&](long long tau, double alpha) { return noisy_sgd_constrained_convex_run(s, tau, alpha); });
+}
+
+}  // namespace dpkit::shifted

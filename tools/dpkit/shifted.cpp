@@ -1,0 +1,393 @@
+// dpkit shifted — last-iterate privacy of noisy gradient methods by shifted interpolation
+// (seed 002), beside the composition bound and the RDP bound the paper compares with.
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "dpkit/accounting/run_tradeoff.hpp"
+#include "dpkit/core/grid.hpp"
+#include "dpkit/divergence/gdp.hpp"
+#include "dpkit/divergence/rdp.hpp"
+#include "dpkit/shifted/bounds.hpp"
+#include "dpkit/shifted/noisy_sgd.hpp"
+
+namespace dpkit::cli {
+namespace {
+
+struct shifted_options {
+  std::string algorithm;
+  std::string setting = "strongly-convex";
+  std::optional<double> sensitivity;
+  std::optional<long long> n;
+  std::optional<long long> batch_size;
+  std::optional<double> noise;
+  std::optional<double> learning_rate;
+  std::optional<double> strong_convexity;
+  std::optional<double> smoothness;
+  std::optional<double> contraction;
+  std::optional<double> diameter;
+  std::optional<long long> steps;
+  std::optional<long long> epochs;
+  std::optional<long long> batches_per_epoch;
+  double delta = 1e-5;
+  long long tradeoff_points = 0;
+  bool optimise_split = false;
+  double accuracy = 1e-3;
+  output_options output;
+};
+
+template <class T>
+T need(const std::optional<T>& v, const std::string& flag, const std::string& why) {
+  if (!v) throw usage_error(flag + " is required " + why);
+  return *v;
+}
+
+// One result row: a bound with its μ (where GDP), ε at δ, label and optimal τ; the run it
+// corresponds to (for --tradeoff-points).
+struct row {
+  std::string bound, source;
+  double mu = NAN, epsilon = NAN, epsilon_lower = NAN;
+  bound_kind kind = bound_kind::upper_bound;
+  long long tau = -1;
+  std::string note;
+  std::optional<accounting::training_run> run;
+};
+
+row gdp_row(const std::string& bound, const shifted::gdp_bound& g, double delta) {
+  row r;
+  r.bound = bound;
+  r.source = g.source;
+  r.mu = g.mu;
+  r.kind = g.kind;
+  r.tau = g.tau;
+  r.note = g.note;
+  r.epsilon = divergence::gdp_epsilon(g.mu, delta).epsilon;
+  accounting::training_run run;
+  run.gaussian_mu = g.mu;
+  r.run = run;
+  return r;
+}
+
+row rdp_row(const std::string& source, double rho, double delta, const std::string& note) {
+  row r;
+  r.bound = "rdp-ys22";
+  r.source = source;
+  r.epsilon = divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta).epsilon;
+  r.note = note;
+  return r;
+}
+
+row sgd_row(const std::string& bound, const shifted::sgd_bound& b) {
+  row r;
+  r.bound = bound;
+  r.source = b.source;
+  r.epsilon = b.estimate.value;
+  r.epsilon_lower = b.estimate.lower;
+  r.kind = b.estimate.kind;
+  r.tau = b.tau;
+  r.note = b.run.describe();
+  if (std::isfinite(b.alpha) && std::abs(b.alpha - std::sqrt(2.0)) > 1e-12)
+    r.note += "; noise split alpha = " + format_number(b.alpha);
+  r.run = b.run;
+  return r;
+}
+
+int run_shifted(const shifted_options& o) {
+  const std::string& a = o.algorithm;
+  const bool cyclic = a == "noisy-cgd", stochastic = a == "noisy-sgd", lmc = a == "lmc";
+  const std::string& setting = o.setting;
+  const bool strongly = setting == "strongly-convex", constrained = setting == "constrained-convex";
+
+  // ---- contraction from (η, m, M) or given
+  std::optional<double> c = o.contraction;
+  if (!c && strongly && !lmc) {
+    if (!o.strong_convexity || !o.smoothness || !o.learning_rate)
+      throw usage_error(
+          "--setting strongly-convex needs --contraction, or --learning-rate with "
+          "--strong-convexity and --smoothness (c = max{|1 - eta m|, |1 - eta M|})");
+    c = shifted::contraction(*o.learning_rate, *o.strong_convexity, *o.smoothness);
+  }
+  if (!c) c = 1.0;
+  if (strongly && !lmc && !(*c < 1))
+    throw usage_error("--contraction is " + format_number(*c) +
+                      ", but must be < 1 for --setting strongly-convex");
+  if (constrained && !o.diameter)
+    throw usage_error("--setting constrained-convex needs --diameter D");
+
+  report rep;
+  rep.tool = "dpkit shifted";
+  rep.parameters = {{"algorithm", a}, {"setting", setting}, {"delta", o.delta}};
+  std::vector<row> rows;
+  const double delta = o.delta;
+
+  if (lmc) {
+    const double L = need(o.sensitivity, "--sensitivity", "(F - F' is L-Lipschitz)");
+    if (strongly) {
+      const double m = need(o.strong_convexity, "--strong-convexity", "for LMC");
+      const double eta = need(o.learning_rate, "--learning-rate", "for LMC");
+      rows.push_back(gdp_row("shifted-interpolation", shifted::lmc(L, m, eta), delta));
+      if (o.steps)
+        rows.push_back(gdp_row("shifted-interpolation (t steps)",
+                               shifted::lmc_at(L, m, eta, *o.steps), delta));
+      rows.push_back(gdp_row("exponential-mechanism", shifted::exponential_mechanism(L, m), delta));
+    } else if (constrained) {
+      rows.push_back(
+          gdp_row("log-concave-mechanism", shifted::log_concave_mechanism(L, *o.diameter), delta));
+      if (o.learning_rate)
+        rows.push_back(gdp_row("projected-lmc",
+                               shifted::projected_lmc(L, *o.diameter, *o.learning_rate), delta));
+      row ref;
+      ref.bound = "pure-dp (MT07)";
+      ref.source = "exponential mechanism, standard analysis";
+      ref.epsilon = 2 * L * *o.diameter;
+      ref.note =
+          "(2LD, 0)-DP. As tradeoff curves, G(2 sqrt(LD)) is not implied by it exactly "
+          "when LD > " +
+          format_number(shifted::exponential_mechanism_threshold()) +
+          " (seed 002 D.4); at one delta either epsilon can be the smaller";
+      rows.push_back(ref);
+    } else {
+      throw usage_error(
+          "--setting convex: seed 002 has no LMC bound without strong convexity or a "
+          "diameter (use strongly-convex or constrained-convex)");
+    }
+  } else {
+    shifted::noisy_gradient_setting s;
+    s.sensitivity = need(o.sensitivity, "--sensitivity", "(gradient sensitivity L)");
+    s.noise = need(o.noise, "--noise", "(the noise rate sigma of seed 002 (2.1))");
+    s.learning_rate = o.learning_rate.value_or(NAN);
+    s.contraction = *c;
+    s.diameter = o.diameter.value_or(INFINITY);
+    if (cyclic || stochastic) s.batch_size = need(o.batch_size, "--batch-size", "for " + a);
+    if (o.batches_per_epoch && !cyclic)
+      throw usage_error("--batches-per-epoch applies to noisy-cgd only");
+    if (cyclic && o.batches_per_epoch && !o.n)
+      s.examples = *o.batches_per_epoch * s.batch_size;
+    else
+      s.examples = need(o.n, "--n", "(the number of examples)");
+    if (cyclic && o.batches_per_epoch && *o.batches_per_epoch * s.batch_size != s.examples)
+      throw usage_error(
+          "--batches-per-epoch is " + std::to_string(*o.batches_per_epoch) +
+          ", but must be n/b = " + format_number(double(s.examples) / double(s.batch_size)));
+    if (o.epochs && o.steps) throw usage_error("give --steps or --epochs, not both");
+    if (o.epochs) {
+      if (!cyclic) throw usage_error("--epochs applies to noisy-cgd (use --steps)");
+      if (s.examples % s.batch_size != 0)
+        throw usage_error("--n is " + std::to_string(s.examples) +
+                          ", but must be a multiple of --batch-size");
+      s.steps = *o.epochs * (s.examples / s.batch_size);
+    } else {
+      s.steps = need(o.steps, "--steps", "(or --epochs for noisy-cgd)");
+    }
+    rep.parameters["n"] = s.examples;
+    rep.parameters["steps"] = s.steps;
+    rep.parameters["contraction"] = s.contraction;
+    if (s.batch_size > 0) rep.parameters["batch_size"] = s.batch_size;
+    if (constrained || strongly) {
+      if (!o.learning_rate && (constrained || stochastic || cyclic || !o.contraction))
+        throw usage_error("--learning-rate is required for --setting " + setting);
+    }
+
+    if (a == "noisy-gd") {
+      if (strongly) {
+        const shifted::gdp_bound ours = shifted::noisy_gd_strongly_convex(s);
+        rows.push_back(gdp_row("shifted-interpolation", ours, delta));
+        rows.push_back(rdp_row("seed 002 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
+                               ours.mu * ours.mu / 2, delta, ""));
+        rows.back().bound = "rdp-shifted";
+        if (std::isfinite(s.diameter))
+          rows.push_back(gdp_row("shifted-interpolation (with diameter)",
+                                 shifted::noisy_gd_shifted(s), delta));
+        if (o.strong_convexity && o.learning_rate) {
+          const double c_ys = 1 - *o.learning_rate * *o.strong_convexity / 2;
+          rows.push_back(rdp_row("YS22 Thm D.6 (as in the paper's code)",
+                                 shifted::ys22_noisy_gd_rho(s, c_ys), delta,
+                                 "c_ys = 1 - eta m/2 (inferred; seed 002 Fig. 1 uses 0.975)"));
+        }
+      } else if (constrained) {
+        const double k = s.diameter * double(s.examples) / (s.learning_rate * s.sensitivity);
+        if (double(s.steps) >= k)
+          rows.push_back(gdp_row("shifted-interpolation (Thm 4.3)",
+                                 shifted::noisy_gd_constrained_convex(s), delta));
+        rows.push_back(gdp_row("shifted-interpolation",
+                               shifted::noisy_gd_constrained_convex_best_tau(s), delta));
+      }
+      rows.push_back(gdp_row("composition", shifted::noisy_gd_composition(s), delta));
+    } else if (cyclic) {
+      if (strongly) {
+        rows.push_back(
+            gdp_row("shifted-interpolation", shifted::noisy_cgd_strongly_convex(s), delta));
+        rows.push_back(gdp_row("lower-bound", shifted::noisy_cgd_strongly_convex_lower(s), delta));
+        rows.push_back(rdp_row("YS22 Thm 3.3 (as in the paper's code)",
+                               shifted::ys22_noisy_cgd_rho(s), delta, ""));
+      } else {
+        rows.push_back(gdp_row("shifted-interpolation (convex, derived)",
+                               shifted::noisy_cgd_convex(s), delta));
+        if (constrained) {
+          const double k = s.diameter * double(s.batch_size) / (s.learning_rate * s.sensitivity);
+          const double E = double(s.steps) / double(s.examples / s.batch_size);
+          if (E >= k)
+            rows.push_back(gdp_row("shifted-interpolation (Thm 4.6)",
+                                   shifted::noisy_cgd_constrained_convex(s), delta));
+          rows.push_back(gdp_row("shifted-interpolation",
+                                 shifted::noisy_cgd_constrained_convex_best_tau(s), delta));
+        }
+      }
+      rows.push_back(gdp_row("composition", shifted::noisy_cgd_composition(s), delta));
+    } else {  // noisy-sgd
+      shifted::sgd_search_options so;
+      so.pld.relative_accuracy = o.accuracy;
+      so.optimise_split = o.optimise_split;
+      if (strongly) {
+        rows.push_back(
+            sgd_row("shifted-interpolation", shifted::noisy_sgd_strongly_convex(s, delta, so)));
+        const auto clt = shifted::noisy_sgd_strongly_convex_clt(s);
+        row r = gdp_row("shifted-interpolation (CLT)", clt.bound, delta);
+        r.note =
+            "CLT choice t - tau = " + format_number(clt.steps_after_tau) + "; an approximation";
+        rows.push_back(r);
+      } else if (constrained) {
+        rows.push_back(
+            sgd_row("shifted-interpolation", shifted::noisy_sgd_constrained_convex(s, delta, so)));
+        const auto clt = shifted::noisy_sgd_constrained_convex_clt(s);
+        row r = gdp_row("shifted-interpolation (CLT)", clt.bound, delta);
+        r.note =
+            "CLT choice t - tau = " + format_number(clt.steps_after_tau) + "; an approximation";
+        rows.push_back(r);
+      }
+      rows.push_back(sgd_row("composition", shifted::noisy_sgd_composition(s, delta, so)));
+    }
+  }
+
+  const std::string title_alg = lmc ? "LMC" : a;
+  rep.title = "privacy of the last iterate of " + title_alg + " (" + setting +
+              "), epsilon at delta = " + format_number(delta);
+  if (o.tradeoff_points >= 2) {
+    const std::vector<double> alphas =
+        linspace(0.0, 1.0, static_cast<std::size_t>(o.tradeoff_points));
+    accounting::pld_options pld;
+    pld.relative_accuracy = o.accuracy;
+    rep.columns = {"bound", "alpha", "beta", "beta_upper"};
+    for (const row& r : rows) {
+      if (!r.run) continue;
+      const auto t = accounting::run_tradeoff(*r.run, alphas, pld);
+      for (std::size_t i = 0; i < alphas.size(); ++i)
+        rep.results.push_back({{"bound", r.bound},
+                               {"kind", std::string(to_string(r.kind))},
+                               {"alpha", alphas[i]},
+                               {"beta", t.beta_lower[i]},
+                               {"beta_upper", t.beta_upper[i]}});
+    }
+    rep.notes = {
+        "beta: the bound's tradeoff curve (for upper bounds on privacy loss, no test has "
+        "a smaller type II error); beta_upper = beta for GDP curves, the certified other "
+        "side for PLD-composed ones"};
+  } else {
+    rep.columns = {"bound", "mu", "epsilon", "kind", "tau", "source"};
+    for (const row& r : rows) {
+      json j = {{"bound", r.bound}, {"source", r.source}};
+      j["mu"] = std::isfinite(r.mu) ? json(r.mu) : json(nullptr);
+      j["epsilon"] = std::isfinite(r.epsilon) ? json(r.epsilon) : json(nullptr);
+      if (std::isfinite(r.epsilon_lower)) j["epsilon_lower"] = r.epsilon_lower;
+      j["kind"] = std::string(to_string(r.kind));
+      j["tau"] = r.tau >= 0 ? json(r.tau) : json(nullptr);
+      if (!r.note.empty()) j["note"] = r.note;
+      rep.results.push_back(j);
+    }
+    rep.notes = {
+        "mu: the Gaussian-DP parameter (T(X_t, X'_t) >= G(mu)); epsilon from mu exactly, "
+        "from RDP by the best of four conversions, or certified by PLD for NoisySGD",
+        "kind: upper-bound = a guarantee; lower-bound = no better guarantee can hold; "
+        "approximation = CLT, no guarantee",
+        "tau: where the shifted interpolation starts (noisy-cgd Thm 4.6: in epochs)"};
+    for (const row& r : rows)
+      if (!r.note.empty()) rep.notes.push_back(r.bound + ": " + r.note);
+  }
+  emit(rep, o.output);
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void register_shifted(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<shifted_options>();
+  CLI::App* sub = app.add_subcommand(
+      "shifted",
+      "Last-iterate privacy of noisy gradient descent (full, cyclic or random batches) and "
+      "Langevin Monte Carlo by shifted interpolation (seed 002), beside composition and RDP");
+  sub->add_option("algorithm", o->algorithm, "noisy-gd, noisy-cgd, noisy-sgd or lmc")
+      ->required()
+      ->check(CLI::IsMember({"noisy-gd", "noisy-cgd", "noisy-sgd", "lmc"}));
+  sub->add_option(
+         "--setting", o->setting,
+         "strongly-convex (needs --contraction, or --learning-rate, --strong-convexity and "
+         "--smoothness), convex, or constrained-convex (needs --diameter)")
+      ->check(CLI::IsMember({"strongly-convex", "convex", "constrained-convex"}))
+      ->capture_default_str();
+  sub->add_option("--sensitivity", o->sensitivity,
+                  "Gradient sensitivity L = sup |grad f - grad f'| (an L-Lipschitz loss has 2L)")
+      ->check(real_greater_than(0))
+      ->type_name("L");
+  sub->add_option("--n", o->n, "Number of examples n")->check(integer_at_least(1));
+  sub->add_option("--batch-size", o->batch_size, "Batch size b (noisy-cgd, noisy-sgd)")
+      ->check(integer_at_least(1))
+      ->type_name("B");
+  sub->add_option("--noise", o->noise,
+                  "Noise rate sigma of seed 002 (2.1): X <- X - eta (grad + N(0, sigma^2 I))")
+      ->check(real_greater_than(0))
+      ->type_name("SIGMA");
+  sub->add_option("--learning-rate", o->learning_rate, "Step size eta")
+      ->check(real_greater_than(0))
+      ->type_name("ETA");
+  sub->add_option("--strong-convexity", o->strong_convexity, "m (strongly convex losses; LMC)")
+      ->check(real_greater_than(0))
+      ->type_name("M");
+  sub->add_option("--smoothness", o->smoothness, "M, the smoothness constant")
+      ->check(real_greater_than(0));
+  sub->add_option("--contraction", o->contraction,
+                  "c in (0, 1]: overrides c = max{|1 - eta m|, |1 - eta M|}")
+      ->check(finite_real_in_half_open_unit())
+      ->type_name("C");
+  sub->add_option("--diameter", o->diameter, "Diameter D of the constraint set")
+      ->check(real_greater_than(0))
+      ->type_name("D");
+  sub->add_option("--steps", o->steps, "Number of steps t")
+      ->check(integer_at_least(1))
+      ->type_name("T");
+  sub->add_option("--epochs", o->epochs, "Epochs E (noisy-cgd; t = E n/b)")
+      ->check(integer_at_least(1))
+      ->type_name("E");
+  sub->add_option("--batches-per-epoch", o->batches_per_epoch,
+                  "l = n/b (noisy-cgd); --n defaults to l b")
+      ->check(integer_at_least(1))
+      ->type_name("L");
+  add_delta_option(sub, o->delta, false);
+  sub->add_option("--tradeoff-points", o->tradeoff_points,
+                  "Emit each bound's tradeoff curve at N equally spaced alpha instead of the table")
+      ->check(integer_at_least(2))
+      ->type_name("N");
+  sub->add_flag("--optimise-split", o->optimise_split,
+                "noisy-sgd: also optimise the split of the last step's noise (footnotes 10/11)");
+  sub->add_option("--accuracy", o->accuracy, "PLD relative accuracy (noisy-sgd, curves)")
+      ->check(real_in_open_interval(0, 1))
+      ->capture_default_str();
+  add_output_options(sub, o->output);
+  sub->footer(
+      "Examples (seed 002's figures and tables):\n"
+      "  dpkit shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100\n"
+      "  dpkit shifted noisy-gd --setting constrained-convex --sensitivity 1 --n 100 --noise 0.1 "
+      "--learning-rate 1 --diameter 1 --steps 1000\n"
+      "  dpkit shifted noisy-cgd --sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise 1 "
+      "--contraction 0.99 --epochs 50\n"
+      "  dpkit shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 "
+      "--learning-rate 0.5 --contraction 0.9 --steps 6400\n"
+      "  dpkit shifted lmc --sensitivity 2 --strong-convexity 1 --learning-rate 0.1\n"
+      "docs/shifted.md has the formulas and sources.");
+  sub->callback([o, &exit_code] { exit_code = run_shifted(*o); });
+}
+
+}  // namespace dpkit::cli
