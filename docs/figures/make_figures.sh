@@ -47,6 +47,9 @@ gnuplot -e "dir='$tmp'; out='$here/run_tradeoff.svg'" "$here/run_tradeoff.gp"
 "$dpkit" validate 002-thm4.2-tight --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
 cp "$tmp/validation/002-thm4.2-tight.svg" "$here/validation_thm42.svg"
 cp "$tmp/validation/002-thm4.2-tight.csv" "$here/validation_thm42.csv"
+"$dpkit" validate 002-thm4.8-sgd-one-step --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
+cp "$tmp/validation/002-thm4.8-sgd-one-step.svg" "$here/validation_sgd_one_step.svg"
+cp "$tmp/validation/002-thm4.8-sgd-one-step.csv" "$here/validation_sgd_one_step.csv"
 # Figure 6: seed 002 Figure 1 (right) — NoisyGD, strongly convex, epsilon against steps by bound.
 echo "steps,shifted,shifted_rdp,ys22_rdp,composition" > "$tmp/shifted_gd.csv"
 for t in 10 20 40 80 160 320 640; do

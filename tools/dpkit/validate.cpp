@@ -91,7 +91,8 @@ int run_validate(const validate_options& o) {
   r.notes = {
       "verdict: holds = every 95% confidence box of the empirical tradeoff lies on or above the",
       "bound; violated = some box lies wholly below it; inconclusive = neither (expected for a",
-      "tight bound: the boxes straddle it). tightness = bound/estimate of mu (1 = tight).",
+      "tight bound: the boxes straddle it). tightness = bound/estimate of mu (1 = tight); for a",
+      "claimed curve that is not G(mu) the quantity is the smallest gap beta - f(alpha).",
       "Per-scenario JSON, CSV and figures in " + o.out + "/ (docs/validation.md)."};
   emit(r, o.output);
   if (violated > 0) {

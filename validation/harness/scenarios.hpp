@@ -30,6 +30,18 @@ void sample_pair(const scenario_context& c,
                  std::vector<double>& dprime);
 
 /// Audits samples of a statistic under D (samples_d) and D′ (samples_dprime, tending larger)
+/// against the claim T(D, D′) ≥ f for a tradeoff function f (`curve_name` labels it in the
+/// figure): the empirical tradeoff with Clopper–Pearson boxes (thresholds from a 10 % pilot,
+/// Bonferroni, 95 % simultaneous), the verdict of dpkit::sim::audit_tradeoff, the smallest gap
+/// β̂ − f(α̂) with the range the boxes allow, and the figure. Fills every field of `r` except
+/// id, title, source, claim and parameters; tightness is NaN (no scalar parameter).
+void audit_tradeoff_claim(std::span<const double> samples_d,
+                          std::span<const double> samples_dprime,
+                          const std::function<double(double)>& f,
+                          const std::string& curve_name,
+                          scenario_result& r);
+
+/// The same for f = G(mu_claim), adding the μ estimate:
 /// against the claim T(D, D′) ≥ G(mu_claim): the empirical tradeoff with Clopper–Pearson boxes
 /// (Bonferroni over thresholds, 95 % simultaneous), the verdict of dpkit::sim::audit_tradeoff,
 /// the estimate μ̂ = (mean′ − mean)/pooled sd with a normal-approximation 95 % interval (exact
