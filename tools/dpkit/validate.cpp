@@ -35,8 +35,10 @@ int run_validate(const validate_options& o) {
     report r;
     r.tool = "dpkit validate";
     r.title = "validation scenarios";
-    r.columns = {"id", "title"};
-    for (const scenario& s : registry()) r.results.push_back({{"id", s.id}, {"title", s.title}});
+    r.columns = {"id", "title", "self_check_factor"};
+    for (const scenario& s : registry())
+      r.results.push_back(
+          {{"id", s.id}, {"title", s.title}, {"self_check_factor", s.self_check_factor}});
     emit(r, o.output);
     return kExitSuccess;
   }
@@ -205,8 +207,9 @@ void register_validate(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_flag("!--no-figures", o->figures, "Do not call gnuplot");
   sub->add_option("--bound-factor", o->bound_factor,
-                  "Multiply each claimed mu by this factor (a harness self-check: 0.5 makes the "
-                  "claims too optimistic and must give 'violated', exit 3)")
+                  "Multiply each claimed mu by this factor (a harness self-check: each scenario "
+                  "must give 'violated', exit 3, at its self_check_factor from --list, 0.5 for "
+                  "tight bounds)")
       ->check(real_in_open_interval(0, 1e6))
       ->capture_default_str();
   add_output_options(sub, o->output);

@@ -202,6 +202,9 @@ gdp_bound noisy_gd_shifted(const noisy_gradient_setting& s) {
   g.tau = opt.tau;
   if (std::isfinite(s.diameter) && c < 1)
     g.note = "constrained strongly convex: not in the paper (spec 002 §5.1)";
+  if (!opt.exhaustive)
+    g.note += std::string(g.note.empty() ? "" : "; ") +
+              "tau found by golden-section search (valid bound, possibly not the best tau)";
   return g;
 }
 
@@ -319,6 +322,7 @@ gdp_bound noisy_cgd_shifted(const noisy_gradient_setting& s) {
       make(0, "seed 002 Thm C.3 for cyclic batches (proof of Thm 4.5), solved exactly");
   // Step k → k+1 uses batch r(k) = (k mod l) + 1 (spec 002 §4). For j*, the last sensitive
   // step is k = t* = t + j* − l − 1; the steps after it use other batches (post-processing).
+  bool searched = false;
   for (long long j = 1; j <= cy.batches; ++j) {
     const long long t_star = s.steps + j - cy.batches - 1;
     double mu2 = last * last;
@@ -330,6 +334,7 @@ gdp_bound noisy_cgd_shifted(const noisy_gradient_setting& s) {
       const interpolation_scan opt = best_interpolation(c, sens, s.diameter);
       mu2 += opt.value / ((eta * sigma) * (eta * sigma));
       tau = opt.tau;
+      if (!opt.exhaustive) searched = true;
     }
     if (std::sqrt(mu2) > worst.mu) {
       worst.mu = std::sqrt(mu2);
@@ -338,6 +343,8 @@ gdp_bound noisy_cgd_shifted(const noisy_gradient_setting& s) {
           "worst case over the batch j* holding the differing example: j* = " + std::to_string(j);
     }
   }
+  if (searched)
+    worst.note += "; tau found by golden-section search (valid bound, possibly not the best tau)";
   return worst;
 }
 

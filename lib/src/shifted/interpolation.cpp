@@ -101,7 +101,8 @@ interpolation_solution solve_interpolation(const interpolation_problem& problem)
 interpolation_scan best_interpolation(double contraction,
                                       std::span<const double> sensitivities,
                                       double diameter,
-                                      double initial_shift) {
+                                      double initial_shift,
+                                      long long exhaustive_limit) {
   constexpr const char* fn = "best_interpolation";
   check_contraction(fn, contraction);
   check_sensitivities(fn, sensitivities);
@@ -112,18 +113,40 @@ interpolation_scan best_interpolation(double contraction,
       solve_window(contraction, sensitivities, initial_shift);
   best.tau = 0;
   best.start_shift = initial_shift;
-  if (std::isfinite(diameter)) {
-    const std::size_t t = sensitivities.size();
-    for (std::size_t tau = 0; tau < t; ++tau) {
-      if (tau == 0 && diameter >= initial_shift) continue;  // dominated by z_0 = initial_shift
-      interpolation_solution s = solve_window(contraction, sensitivities.subspan(tau), diameter);
-      if (s.value < best.value) {
-        static_cast<interpolation_solution&>(best) = std::move(s);
-        best.tau = static_cast<long long>(tau);
-        best.start_shift = diameter;
-      }
+  if (!std::isfinite(diameter)) return best;
+  const std::size_t t = sensitivities.size();
+  auto consider = [&](std::size_t tau) -> double {
+    if (tau == 0 && diameter >= initial_shift) return INFINITY;  // dominated by z_0
+    interpolation_solution s = solve_window(contraction, sensitivities.subspan(tau), diameter);
+    const double v = s.value;
+    if (v < best.value) {
+      static_cast<interpolation_solution&>(best) = std::move(s);
+      best.tau = static_cast<long long>(tau);
+      best.start_shift = diameter;
     }
+    return v;
+  };
+  if (static_cast<long long>(t) <= exhaustive_limit) {
+    for (std::size_t tau = 0; tau < t; ++tau) consider(tau);
+    return best;
   }
+  // Golden section on τ ∈ [1, t − 1]: O(t log t) instead of O(t²) for long runs.
+  best.exhaustive = false;
+  constexpr double invphi = 0.6180339887498949;
+  auto step = [&](std::size_t lo, std::size_t hi) {
+    return static_cast<std::size_t>(std::llround(invphi * static_cast<double>(hi - lo)));
+  };
+  std::size_t a = 1, b = t - 1;
+  while (b - a > 4) {
+    const std::size_t c = b - step(a, b);
+    std::size_t d = a + step(a, b);
+    if (c >= d) d = c + 1;
+    if (consider(c) <= consider(d))
+      b = d;
+    else
+      a = c;
+  }
+  for (std::size_t tau = a; tau <= b; ++tau) consider(tau);
   return best;
 }
 

@@ -214,6 +214,20 @@ TEST_CASE("best_interpolation scans tau with z_tau = D", "[shifted][interpolatio
   CHECK(relative_error(free.value, s * s * 60) < 1e-13);
 }
 
+TEST_CASE("best_interpolation: the golden-section scan finds the exhaustive optimum",
+          "[shifted][interpolation]") {
+  for (double c : {1.0, 0.999, 0.99}) {
+    CAPTURE(c);
+    const std::vector<double> sens(3000, 0.004);
+    const auto all = best_interpolation(c, sens, 1.0, 0.0, 10000);
+    const auto golden = best_interpolation(c, sens, 1.0, 0.0, 100);
+    CHECK(all.exhaustive);
+    CHECK_FALSE(golden.exhaustive);
+    CHECK(golden.tau == all.tau);
+    CHECK(relative_error(golden.value, all.value) < 1e-13);
+  }
+}
+
 TEST_CASE("the optimisation problem rejects bad input", "[shifted][interpolation]") {
   CHECK_THROWS_WITH(solve_interpolation({0.0, {1.0}, 0.0}),
                     "solve_interpolation: contraction is 0, but must be in (0, 1]");

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -266,17 +267,29 @@ TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cl
 TEST_CASE("dpkit validate: wrong bounds are caught, results do not depend on threads", "[cli]") {
   const auto dir = std::filesystem::temp_directory_path() / "dpkit_validate_test";
   std::filesystem::remove_all(dir);
-  // A claimed mu halved is too optimistic for every scenario: each must be violated, exit 3.
-  const auto wrong =
-      dpkit_run("validate --all --bound-factor 0.5 --no-figures --format json --out '" +
-                (dir / "wrong").string() + "'");
-  CHECK(wrong.exit_code == 3);
-  const json w = json::parse(wrong.out).at("results");
-  REQUIRE(w.size() >= 4);
-  for (const auto& row : w) {
-    CAPTURE(row.at("id"));
-    CHECK(row.at("verdict") == "violated");
+  // A claimed mu scaled by the scenario's self-check factor (0.5 for tight bounds) is too
+  // optimistic: every scenario must be violated, exit 3.
+  const json list = json::parse(dpkit_run("validate --list --format json").out).at("results");
+  REQUIRE(list.size() >= 4);
+  std::map<double, std::string> by_factor;
+  for (const auto& s : list)
+    by_factor[s.at("self_check_factor").get<double>()] += " " + s.at("id").get<std::string>();
+  std::size_t checked = 0;
+  for (const auto& [factor, ids] : by_factor) {
+    CAPTURE(factor, ids);
+    CHECK(factor <= 0.5);
+    const auto wrong =
+        dpkit_run("validate" + ids + " --bound-factor " + std::to_string(factor) +
+                  " --no-figures --format json --out '" + (dir / "wrong").string() + "'");
+    CHECK(wrong.exit_code == 3);
+    const json w = json::parse(wrong.out).at("results");
+    for (const auto& row : w) {
+      CAPTURE(row.at("id"));
+      CHECK(row.at("verdict") == "violated");
+      ++checked;
+    }
   }
+  CHECK(checked == list.size());
   // A doubled mu is a loose but valid bound: every box lies above it.
   const auto loose = dpkit_run(
       "validate gdp-gaussian-1d 002-thm4.2-tight --bound-factor 2 "

@@ -58,14 +58,19 @@ interpolation_solution solve_interpolation(const interpolation_problem& problem)
 
 /// The best window over the starting time τ for a run of t = s.size() steps with
 /// sensitivities s_1..s_t: τ = 0 with z_0 = `initial_shift` (0 when both runs start at the same
-/// point), and, when `diameter` is finite, every τ ∈ {0, …, t − 1} with z_τ = D. O(t²) work.
+/// point), and, when `diameter` is finite, every τ ∈ {0, …, t − 1} with z_τ = D — O(t²) work.
+/// Above `exhaustive_limit` steps the windows with z_τ = D are searched by golden section on τ
+/// (then every τ of the final bracket), which assumes the optimum is unimodal in τ; the result
+/// is a valid bound either way (every τ is one), only possibly not the best.
 struct interpolation_scan : interpolation_solution {
   long long tau = 0;       ///< the optimal τ
   double start_shift = 0;  ///< z_τ used at the optimum
+  bool exhaustive = true;  ///< every τ was evaluated
 };
 interpolation_scan best_interpolation(double contraction,
                                       std::span<const double> sensitivities,
                                       double diameter = INFINITY,
-                                      double initial_shift = 0);
+                                      double initial_shift = 0,
+                                      long long exhaustive_limit = 4000);
 
 }  // namespace dpkit::shifted
