@@ -34,40 +34,23 @@ import mpmath
 from mpmath import libmp, mp, mpf
 from mpmath.libmp import mpf_add, mpf_div, mpf_exp, mpf_log, mpf_mul, mpf_sub
 
+# Shared helpers (fin, fout, rel_err, ...) live next to this script; put its
+# directory on sys.path so that the import works from any working directory.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+from reference_io import fin, fout, rel_err, tens  # noqa: E402
+
 mp.dps = 50
 BASE_DPS = 50
-OUT_DIGITS = 25
 
 GENERATOR = ("data/generators/accounting_reference.py (mpmath %s, mp.dps = %d)"
              % (mpmath.__version__, BASE_DPS))
 
 
 # --------------------------------------------------------------------------
-# formatting (identical to foundation_reference.py)
+# formatting (fin, fout, rel_err, tens: reference_io.py)
 # --------------------------------------------------------------------------
-
-def fin(x):
-    """Input column: shortest round-trip repr of a Python float."""
-    assert isinstance(x, float), x
-    return repr(x)
-
-
-def fout(v):
-    """Output column: 25 significant digits, exponent form, strtod-parsable."""
-    with mp.workdps(400):
-        v = mpf(v)                 # no rounding of higher-precision values
-    if v == 0:
-        return "0"
-    if mp.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    assert not mp.isnan(v)
-    s = mpmath.libmp.to_str(v._mpf_, OUT_DIGITS, strip_zeros=False,
-                            min_fixed=1, max_fixed=0)
-    mant, _, exp = s.partition("e")
-    e = int(exp) if exp else 0
-    assert mant.replace("-", "").replace(".", "").isdigit(), s
-    return "%se%+03d" % (mant, e)
-
 
 def write_csv(path, meta, columns, rows):
     lines = []
@@ -88,20 +71,6 @@ def write_csv(path, meta, columns, rows):
     with open(path, "w", encoding="ascii", newline="\n") as f:
         f.write(text)
     return len(rows)
-
-
-def rel_err(a, b):
-    """Relative difference, evaluated without rounding the arguments."""
-    with mp.workdps(400):
-        a = mpf(a)
-        b = mpf(b)
-        if a == b:
-            return mpf(0)
-        return abs(a - b) / max(abs(a), abs(b))
-
-
-def tens(k):
-    return mpf(10) ** k
 
 
 # --------------------------------------------------------------------------
