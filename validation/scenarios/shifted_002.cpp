@@ -227,11 +227,37 @@ scenario_result sgd_one_step(const scenario_context& c) {
   return r;
 }
 
-// Validity on a random problem: projected NoisyGD / NoisyCGD / NoisySGD on ridge logistic
-// regression (random Gaussian design, logistic labels), D′ flips the label of the last example.
-// Flipping y_i changes ∇f_i by exactly y_i a_i (σ(t) + σ(−t) = 1), so the gradient sensitivity is
-// L = |a_i| and D′ pushes the iterates along −y_i a_i: the statistic ⟨X_t, −y_i a_i⟩/|a_i| is
-// larger under D′. Any statistic is a post-processing, so the claim must hold for it.
+// A random logistic-regression pair: n examples of a Gaussian design (covariance 0.1 I in
+// dimension d, seed stream 0) with logistic labels from x* = (1, …, 1) (stream 4), and D′ with
+// the label of example i flipped. Flipping y_i changes ∇f_i by exactly y_i a_i
+// (σ(t) + σ(−t) = 1), so the gradient sensitivity is L = |a_i|, and D′ pushes the iterates
+// along −y_i a_i. M = ridge + max|a_j|²/4 bounds the smoothness.
+struct logistic_pair {
+  std::shared_ptr<sim::dataset> data, dprime;
+  Eigen::VectorXd a;  // a_i
+  double y = 0;       // y_i on D
+  double M = 0;
+};
+
+logistic_pair make_logistic_pair(
+    const scenario_context& c, std::size_t n, std::size_t dim, double ridge, std::size_t i) {
+  random_stream design_stream(c.seed, 0, 0), label_stream(c.seed, 0, 4);
+  logistic_pair out;
+  out.data = std::make_shared<sim::dataset>();
+  out.data->features = sim::gaussian_design(
+      n, Eigen::VectorXd::Constant(static_cast<Eigen::Index>(dim), 0.1), design_stream);
+  out.data->labels = sim::logistic_labels(
+      out.data->features, Eigen::VectorXd::Ones(static_cast<Eigen::Index>(dim)), label_stream);
+  out.a = out.data->features.row(static_cast<Eigen::Index>(i)).transpose();
+  out.y = out.data->labels[static_cast<Eigen::Index>(i)];
+  out.dprime = std::make_shared<sim::dataset>(sim::replace_one(*out.data, i, out.a, -out.y));
+  out.M = ridge + out.data->features.rowwise().squaredNorm().maxCoeff() / 4;
+  return out;
+}
+
+// Validity on a random problem: projected NoisyGD / NoisyCGD / NoisySGD on a logistic pair
+// (make_logistic_pair, differing in the last example). The statistic ⟨X_t, −y_i a_i⟩/|a_i| is
+// larger under D′; any statistic is a post-processing, so the claim must hold for it.
 enum class batches { full, cyclic, stochastic };
 
 scenario_result logistic_validity(const scenario_context& c, batches kind, bool constrained) {
@@ -246,16 +272,11 @@ scenario_result logistic_validity(const scenario_context& c, batches kind, bool 
   const double ridge = constrained ? 0 : 1, eta = 0.2, radius = 1.5;
   const long long t = constrained ? 600 : kind == batches::cyclic ? 32 : 30;  // CGD: whole epochs
   const double sigma = constrained ? (sgd ? 1.0 : 0.5) : kind == batches::full ? 0.06 : 0.25;
-  random_stream design_stream(c.seed, 0, 0), label_stream(c.seed, 0, 4);
-  auto data = std::make_shared<sim::dataset>();
-  data->features = sim::gaussian_design(n, Eigen::VectorXd::Constant(dim, 0.1), design_stream);
-  data->labels = sim::logistic_labels(data->features, Eigen::VectorXd::Ones(dim), label_stream);
-  const std::size_t i = n - 1;  // in the last batch of the cyclic order
-  const Eigen::VectorXd a = data->features.row(static_cast<Eigen::Index>(i)).transpose();
-  const double y = data->labels[static_cast<Eigen::Index>(i)];
-  auto dprime = std::make_shared<sim::dataset>(sim::replace_one(*data, i, a, -y));
-  const sim::logistic_regression f(data, ridge), fp(dprime, ridge);
-  const double M = ridge + data->features.rowwise().squaredNorm().maxCoeff() / 4;
+  // The differing example is the last one: in the last batch of the cyclic order.
+  const logistic_pair pair = make_logistic_pair(c, n, dim, ridge, n - 1);
+  const Eigen::VectorXd& a = pair.a;
+  const double y = pair.y, M = pair.M;
+  const sim::logistic_regression f(pair.data, ridge), fp(pair.dprime, ridge);
 
   shifted::noisy_gradient_setting st;
   // Every μ of these bounds is linear in (L, D) jointly: the bound factor scales both.
@@ -363,16 +384,11 @@ scenario_result interpolation_invariant(const scenario_context& c) {
   const std::size_t n = 20, dim = 3;
   const double ridge = 1, eta = 0.2, sigma = 2, radius = 1.5;
   const long long t = 40;
-  random_stream design_stream(c.seed, 0, 0), label_stream(c.seed, 0, 4);
-  auto data = std::make_shared<sim::dataset>();
-  data->features = sim::gaussian_design(n, Eigen::VectorXd::Constant(dim, 0.1), design_stream);
-  data->labels = sim::logistic_labels(data->features, Eigen::VectorXd::Ones(dim), label_stream);
-  const Eigen::VectorXd a0 = data->features.row(0).transpose();
-  auto dprime = std::make_shared<sim::dataset>(sim::replace_one(*data, 0, a0, -data->labels[0]));
-  const sim::logistic_regression f(data, ridge), fp(dprime, ridge);
-  const double M = ridge + data->features.rowwise().squaredNorm().maxCoeff() / 4;
+  const logistic_pair pair = make_logistic_pair(c, n, dim, ridge, 0);
+  const sim::logistic_regression f(pair.data, ridge), fp(pair.dprime, ridge);
+  const double M = pair.M;
   const double cc = shifted::contraction(eta, ridge, M);
-  const double L = a0.norm();
+  const double L = pair.a.norm();
   const std::vector<double> sens(static_cast<std::size_t>(t), eta * L / static_cast<double>(n));
   const shifted::interpolation_solution schedule = shifted::solve_interpolation({cc, sens, 0.0});
   const double factor = c.bound_factor;
