@@ -210,10 +210,11 @@ int run_shifted(const shifted_options& o) {
         }
       } else if (constrained) {
         const double k = s.diameter * double(s.examples) / (s.learning_rate * s.sensitivity);
+        rows.push_back(gdp_row("shifted-interpolation", shifted::noisy_gd_shifted(s), delta));
         if (double(s.steps) >= k)
           rows.push_back(gdp_row("shifted-interpolation (Thm 4.3)",
                                  shifted::noisy_gd_constrained_convex(s), delta));
-        rows.push_back(gdp_row("shifted-interpolation",
+        rows.push_back(gdp_row("shifted-interpolation (Thm C.7 at best tau)",
                                shifted::noisy_gd_constrained_convex_best_tau(s), delta));
       }
       rows.push_back(gdp_row("composition", shifted::noisy_gd_composition(s), delta));
@@ -225,15 +226,17 @@ int run_shifted(const shifted_options& o) {
         rows.push_back(rdp_row("YS22 Thm 3.3 (as in the paper's code)",
                                shifted::ys22_noisy_cgd_rho(s), delta, ""));
       } else {
-        rows.push_back(gdp_row("shifted-interpolation (convex, derived)",
-                               shifted::noisy_cgd_convex(s), delta));
+        if (constrained)
+          rows.push_back(gdp_row("shifted-interpolation", shifted::noisy_cgd_shifted(s), delta));
+        rows.push_back(
+            gdp_row("shifted-interpolation (derived c = 1)", shifted::noisy_cgd_convex(s), delta));
         if (constrained) {
           const double k = s.diameter * double(s.batch_size) / (s.learning_rate * s.sensitivity);
           const double E = double(s.steps) / double(s.examples / s.batch_size);
           if (E >= k)
             rows.push_back(gdp_row("shifted-interpolation (Thm 4.6)",
                                    shifted::noisy_cgd_constrained_convex(s), delta));
-          rows.push_back(gdp_row("shifted-interpolation",
+          rows.push_back(gdp_row("shifted-interpolation (Thm 4.6 at best tau)",
                                  shifted::noisy_cgd_constrained_convex_best_tau(s), delta));
         }
       }

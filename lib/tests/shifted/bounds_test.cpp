@@ -94,6 +94,27 @@ TEST_CASE("Thm 4.2 reproduces seed 002's Table 7 and Figure 1 values", "[shifted
     CHECK(sh::noisy_gd_strongly_convex(gd(0.1, 1, 1, 0.05, t, 0.95)).mu == Approx(mu).margin(5e-5));
 }
 
+TEST_CASE("Thm 4.3 reproduces seed 002's Table 8 (mu* and the threshold t*)", "[shifted][bounds]") {
+  // D = 1, σ = 8, n = 4; rows L/n, columns η; entries (t*, μ*) as printed (3 decimals), with
+  // t* = ⌈μ*²σ²/(L/n)²⌉ the crossover with composition (spec 002 §6.5).
+  struct cell {
+    double l_over_n, eta;
+    long long t_star;
+    double mu;
+  };
+  const cell table8[] = {{0.25, 0.2, 80, 0.280}, {0.25, 0.1, 160, 0.395}, {0.25, 0.05, 320, 0.559},
+                         {0.5, 0.2, 40, 0.395},  {0.5, 0.1, 80, 0.559},   {0.5, 0.05, 160, 0.791},
+                         {1, 0.2, 20, 0.559},    {1, 0.1, 40, 0.791},     {1, 0.05, 80, 1.118}};
+  for (const cell& x : table8) {
+    CAPTURE(x.l_over_n, x.eta);
+    const auto s = gd(4 * x.l_over_n, 4, 8, x.eta, x.t_star, 1.0, 1.0);
+    const double mu = sh::noisy_gd_constrained_convex(s).mu;
+    CHECK(mu == Approx(x.mu).margin(5e-4));
+    CHECK(static_cast<long long>(std::ceil(mu * mu * 64 / (x.l_over_n * x.l_over_n) - 1e-9)) ==
+          x.t_star);
+  }
+}
+
 TEST_CASE("Thm 4.3: the closed form bounds its general-tau form and the optimisation problem",
           "[shifted][bounds]") {
   // Table 8-like setting: L, n, σ, η, D with t ≥ Dn/(ηL).
