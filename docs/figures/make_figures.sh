@@ -68,4 +68,19 @@ for e in 5 10 20 40 80 160 320 640 1280; do
 done
 cp "$tmp/shifted_cgd.csv" "$here/shifted_noisy_cgd_constrained.csv"
 gnuplot -e "data='$tmp/shifted_cgd.csv'; out='$here/shifted_noisy_cgd_constrained.svg'" "$here/shifted_noisy_cgd_constrained.gp"
+# Table: seed 002 Tables 3 and 4 (privacy of the MNIST runs, delta = 1e-5): NoisyCGD with
+# L = 10, b = 1500, l = 40, sigma = 0.01, c = 1 - eta lambda; NoisySGD composition by PLD.
+echo "lambda,epochs,mu_ours,eps_ours,mu_lower,eps_lower,eps_rdp_ys22,mu_composition,eps_composition,eps_sgd_composition_pld" > "$tmp/mnist.csv"
+for lam in 0.002 0.004; do
+  c="$(awk -v l="$lam" 'BEGIN{printf "%.17g", 1 - 0.05 * l}')"
+  for e in 50 100 200; do
+    row="$("$dpkit" shifted noisy-cgd --sensitivity 10 --batch-size 1500 --batches-per-epoch 40 --noise 0.01 \
+      --contraction "$c" --epochs "$e" --learning-rate 0.05 --delta 1e-5 --format csv |
+      awk -F, '$1=="shifted-interpolation"{a=$2","$3} $1=="lower-bound"{b=$2","$3} $1=="rdp-ys22"{r=$3} $1=="composition"{d=$2","$3} END{print a "," b "," r "," d}')"
+    sgd="$("$dpkit" shifted noisy-sgd --setting convex --sensitivity 10 --n 60000 --batch-size 1500 --noise 0.01 \
+      --steps "$((40 * e))" --delta 1e-5 --format csv | awk -F, '$1=="composition"{print $3}')"
+    echo "$lam,$e,$row,$sgd" >> "$tmp/mnist.csv"
+  done
+done
+cp "$tmp/mnist.csv" "$here/shifted_mnist_privacy.csv"
 echo "make_figures: wrote the figures in $here" >&2
