@@ -245,7 +245,14 @@ int run_shifted(const shifted_options& o) {
       shifted::sgd_search_options so;
       so.pld.relative_accuracy = o.accuracy;
       so.optimise_split = o.optimise_split;
-      if (strongly) {
+      if (s.batch_size > s.examples)
+        throw usage_error("--batch-size is " + std::to_string(s.batch_size) +
+                          ", but must be <= --n = " + std::to_string(s.examples));
+      if (strongly && s.steps < 2) {
+        rep.notes.push_back(
+            "Thm 4.9 needs t >= 2 (tau in 1..t-1); at t = 1 composition is exact "
+            "(seed 002 §C.4.1)");
+      } else if (strongly) {
         rows.push_back(
             sgd_row("shifted-interpolation", shifted::noisy_sgd_strongly_convex(s, delta, so)));
         const auto clt = shifted::noisy_sgd_strongly_convex_clt(s);
@@ -266,6 +273,10 @@ int run_shifted(const shifted_options& o) {
     }
   }
 
+  if (!strongly && !constrained)
+    rep.notes.push_back("convex without a diameter: seed 002 gives no convergent bound here" +
+                        std::string(cyclic ? " except the derived c = 1 bound for cyclic batches"
+                                           : "; composition is the bound"));
   const std::string title_alg = lmc ? "LMC" : a;
   rep.title = "privacy of the last iterate of " + title_alg + " (" + setting +
               "), epsilon at delta = " + format_number(delta);
@@ -285,10 +296,10 @@ int run_shifted(const shifted_options& o) {
                                {"beta", t.beta_lower[i]},
                                {"beta_upper", t.beta_upper[i]}});
     }
-    rep.notes = {
-        "beta: the bound's tradeoff curve (for upper bounds on privacy loss, no test has "
-        "a smaller type II error); beta_upper = beta for GDP curves, the certified other "
-        "side for PLD-composed ones"};
+    rep.notes.insert(rep.notes.begin(),
+                     "beta: the bound's tradeoff curve (for upper bounds on privacy loss, no test "
+                     "has a smaller type II error); beta_upper = beta for GDP curves, the "
+                     "certified other side for PLD-composed ones");
   } else {
     rep.columns = {"bound", "mu", "epsilon", "kind", "tau", "source"};
     for (const row& r : rows) {
@@ -301,12 +312,13 @@ int run_shifted(const shifted_options& o) {
       if (!r.note.empty()) j["note"] = r.note;
       rep.results.push_back(j);
     }
-    rep.notes = {
-        "mu: the Gaussian-DP parameter (T(X_t, X'_t) >= G(mu)); epsilon from mu exactly, "
-        "from RDP by the best of four conversions, or certified by PLD for NoisySGD",
-        "kind: upper-bound = a guarantee; lower-bound = no better guarantee can hold; "
-        "approximation = CLT, no guarantee",
-        "tau: where the shifted interpolation starts (noisy-cgd Thm 4.6: in epochs)"};
+    rep.notes.insert(
+        rep.notes.begin(),
+        {"mu: the Gaussian-DP parameter (T(X_t, X'_t) >= G(mu)); epsilon from mu exactly, "
+         "from RDP by the best of four conversions, or certified by PLD for NoisySGD",
+         "kind: upper-bound = a guarantee; lower-bound = no better guarantee can hold; "
+         "approximation = CLT, no guarantee",
+         "tau: where the shifted interpolation starts (noisy-cgd Thm 4.6: in epochs)"});
     for (const row& r : rows)
       if (!r.note.empty()) rep.notes.push_back(r.bound + ": " + r.note);
   }

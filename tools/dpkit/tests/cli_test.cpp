@@ -592,6 +592,9 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--n is 45, but must be a multiple of --batch-size"},
       {"shifted noisy-gd --sensitivity 1 --noise 1 --steps 5 --contraction 0.9", "--n is required"},
       {"shifted sgd", "algorithm"},
+      {"shifted noisy-sgd --sensitivity 1 --n 10 --batch-size 20 --noise 1 --contraction 0.9 "
+       "--steps 5 --learning-rate 0.1",
+       "--batch-size is 20, but must be <= --n = 10"},
       {"shifted noisy-gd --learning-rate 0.5 --strong-convexity 1 --smoothness 5 --sensitivity 1 "
        "--n 10 --noise 1 --steps 5",
        "learning_rate is 0.5, but must be <= 2/M = 0.4"},
