@@ -59,6 +59,16 @@ for t in 10 20 40 80 160 320 640; do
 done
 cp "$tmp/shifted_gd.csv" "$here/shifted_noisy_gd.csv"
 gnuplot -e "data='$tmp/shifted_gd.csv'; out='$here/shifted_noisy_gd.svg'" "$here/shifted_noisy_gd.gp"
+# Figure 6b: seed 002 Figure 6 setting — NoisyGD with c = 0.99 at delta = 1e-3 and 1e-5.
+echo "steps,shifted_1e-3,shifted_1e-5,composition_1e-3,composition_1e-5" > "$tmp/shifted_gd99.csv"
+for t in 10 20 40 80 160 320 640; do
+  pick() { "$dpkit" shifted noisy-gd --sensitivity 0.1 --n 1 --noise 1 --contraction 0.99 --steps "$t" \
+             --delta "$1" --format csv | awk -F, '$1=="shifted-interpolation"{a=$3} $1=="composition"{d=$3} END{print a "," d}'; }
+  a="$(pick 1e-3)"; b="$(pick 1e-5)"
+  echo "$t,${a%,*},${b%,*},${a#*,},${b#*,}" >> "$tmp/shifted_gd99.csv"
+done
+cp "$tmp/shifted_gd99.csv" "$here/shifted_noisy_gd_c099.csv"
+gnuplot -e "data='$tmp/shifted_gd99.csv'; out='$here/shifted_noisy_gd_c099.svg'" "$here/shifted_noisy_gd_c099.gp"
 # Figure 7a: seed 002 Figure 8 setting — NoisyCGD, strongly convex, with Thm C.17's lower bound.
 echo "epochs,shifted,lower,ys22_rdp,composition" > "$tmp/shifted_cgd_sc.csv"
 for e in 5 10 20 40 80 160 320; do
