@@ -227,6 +227,20 @@ scenario_result sgd_one_step(const scenario_context& c) {
   return r;
 }
 
+// The tradeoff curve of a NoisySGD bound (a training run) as a claim: PLD-certified lower β on
+// a grid of 2001 α; between grid points the claim is β at the next grid point (β decreases, so
+// that stays a valid lower bound).
+std::function<double(double)> certified_curve(const accounting::training_run& run) {
+  std::vector<double> alphas(2001);
+  for (std::size_t k = 0; k < alphas.size(); ++k) alphas[k] = static_cast<double>(k) / 2000;
+  auto beta =
+      std::make_shared<const std::vector<double>>(accounting::run_tradeoff(run, alphas).beta_lower);
+  return [beta](double al) {
+    const auto k = static_cast<std::size_t>(std::ceil(std::clamp(al, 0.0, 1.0) * 2000));
+    return (*beta)[std::min(k, beta->size() - 1)];
+  };
+}
+
 // A random logistic-regression pair: n examples of a Gaussian design (covariance 0.1 I in
 // dimension d, seed stream 0) with logistic labels from x* = (1, …, 1) (stream 4), and D′ with
 // the label of example i flipped. Flipping y_i changes ∇f_i by exactly y_i a_i
@@ -336,20 +350,12 @@ scenario_result logistic_validity(const scenario_context& c, batches kind, bool 
     // grid points is the certified lower β at the next grid point (β decreases): still valid.
     const shifted::sgd_bound bound = constrained ? shifted::noisy_sgd_constrained_convex(st, 1e-5)
                                                  : shifted::noisy_sgd_strongly_convex(st, 1e-5);
-    std::vector<double> alphas(2001);
-    for (std::size_t k = 0; k < alphas.size(); ++k) alphas[k] = static_cast<double>(k) / 2000;
-    const auto curve = accounting::run_tradeoff(bound.run, alphas);
-    const std::vector<double> beta = curve.beta_lower;
     r.source = "seed 002 " + theorem + " (tau optimised, PLD-certified curve); random problem";
     r.claim = "T(X_t, X'_t) >= the " + theorem + " tradeoff curve (PLD lower bound)";
     r.parameters["tau"] = bound.tau;
-    audit_tradeoff_claim(
-        d, dp,
-        [&](double al) {
-          const auto k = static_cast<std::size_t>(std::ceil(std::clamp(al, 0.0, 1.0) * 2000));
-          return beta[std::min(k, beta.size() - 1)];
-        },
-        "claimed bound: " + theorem + " (tau = " + std::to_string(bound.tau) + ")", r);
+    audit_tradeoff_claim(d, dp, certified_curve(bound.run),
+                         "claimed bound: " + theorem + " (tau = " + std::to_string(bound.tau) + ")",
+                         r);
   } else {
     // Strongly convex: the closed forms. Constrained: the optimisation problem (its best τ is at
     // least as good as the theorems' general forms).
@@ -372,81 +378,34 @@ scenario_result logistic_validity(const scenario_context& c, batches kind, bool 
   return r;
 }
 
-scenario_result box_c16(const scenario_context& c) {
+scenario_result box_construction(const scenario_context& c, bool stochastic) {
   const auto start = std::chrono::steady_clock::now();
   // Thm C.16's construction (constrained convex lower bound): d = 1, ∇f_i ≡ 0 on D, and on D′
   // one example has the constant gradient −L; X_0 = 0 and K = [−D/2, D/2]. Under D the walk is
-  // symmetric, under D′ it drifts by ηL/n per step towards the upper wall. The constrained bound
-  // (Thm 4.3 via the optimisation problem, z_τ = D) must hold; C.16 says it is tight up to a
-  // constant factor, which the tightness ratio measures.
-  const std::size_t n = 1;
-  const double L = 1, D = 1, eta = 0.1, sigma = 4;
-  const long long t = 200;  // ≥ 4Dn/(ηL) = 40: the diameter bound beats composition
-  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(1, 1), gp = g;
-  gp(0, 0) = -L;
-  const sim::linear fd(g), fdp(gp);
-  sim::noisy_gradient_options o;
-  o.steps = static_cast<long>(t);
-  o.learning_rate = eta;
-  o.noise = sigma;
-  o.constraint =
-      sim::projection::box(sim::vector::Constant(1, -D / 2), sim::vector::Constant(1, D / 2));
-  shifted::noisy_gradient_setting st;
-  st.sensitivity = L * c.bound_factor;  // μ is linear in (L, D) jointly
-  st.diameter = D * c.bound_factor;
-  st.examples = static_cast<long long>(n);
-  st.noise = sigma;
-  st.learning_rate = eta;
-  st.steps = t;
-  st.contraction = 1;
-  const shifted::gdp_bound bound = shifted::noisy_gd_shifted(st);
-  std::vector<double> d, dp;
-  sample_pair(
-      c, replicates_for(c, 20000, 400000), "002-thmC.16-box",
-      [&](std::uint64_t rep, double& x, double& y) {
-        x = sim::run_noisy_gradient(fd, o, sim::vector::Zero(1), {c.seed, rep, 0})[0];
-        y = sim::run_noisy_gradient(fdp, o, sim::vector::Zero(1), {c.seed, rep, 100})[0];
-      },
-      d, dp);
-  scenario_result r;
-  r.id = "002-thmC.16-box";
-  r.title =
-      "Constrained convex NoisyGD on Thm C.16's box construction: the bound holds, order-tight";
-  r.source = "seed 002 Thm 4.3 / C.3 (bound), Thm C.16 (construction)";
-  r.claim = "T(X_t, X'_t) >= G(mu) of the optimisation problem with z_tau = D";
-  r.parameters = {{"n", n},         {"L", L},     {"D", D},           {"eta", eta},
-                  {"sigma", sigma}, {"steps", t}, {"tau", bound.tau}, {"mu", bound.mu}};
-  audit_gdp_claim(d, dp, bound.mu, r);
-  r.notes.push_back(
-      "the laws are not Gaussian (projected walks): mu estimate is indicative; the "
-      "verdict rests on the tradeoff boxes");
-  r.seed = c.seed;
-  r.figure.title = "Thm C.16's box construction (D = 1, t = 200) vs the constrained bound";
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return r;
-}
-
-scenario_result box_sgd(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
-  // NoisySGD on the box construction (Thm C.16's losses, batches of b = 1 out of n = 2, so the
-  // differing example is in the batch with p = 1/2): the walk under D′ drifts by ηL/b only on the
-  // steps that sample it. Claim: Thm 4.10's PLD-certified tradeoff curve at the best τ.
-  const std::size_t n = 2, b = 1;
-  const double L = 1, D = 1, eta = 0.1, sigma = 2;
+  // symmetric, under D′ it drifts towards the upper wall. C.16 says the constrained bounds are
+  // tight up to a constant factor, which the tightness ratio (or the self-check) measures.
+  //   NoisyGD, n = 1: drift ηL per step; claim: the optimisation problem with z_τ = D
+  //     (Thm 4.3 / C.3), σ = 4, t = 200 ≥ 4Dn/(ηL) = 40 (the diameter bound beats composition).
+  //   NoisySGD, b = 1 of n = 2: the drift comes on the steps that sample the differing example
+  //     (p = 1/2); claim: Thm 4.10's PLD-certified curve at the best τ, σ = 2.
+  const std::size_t n = stochastic ? 2 : 1, b = 1;
+  const double L = 1, D = 1, eta = 0.1, sigma = stochastic ? 2 : 4;
   const long long t = 200;
-  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(2, 1), gp = g;
-  gp(1, 0) = -L;
+  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n), 1), gp = g;
+  gp(static_cast<Eigen::Index>(n) - 1, 0) = -L;
   const sim::linear fd(g), fdp(gp);
   sim::noisy_gradient_options o;
-  o.batches = sim::batch_rule::shuffled;
-  o.batch_size = b;
+  if (stochastic) {
+    o.batches = sim::batch_rule::shuffled;
+    o.batch_size = b;
+  }
   o.steps = static_cast<long>(t);
   o.learning_rate = eta;
   o.noise = sigma;
   o.constraint =
       sim::projection::box(sim::vector::Constant(1, -D / 2), sim::vector::Constant(1, D / 2));
   shifted::noisy_gradient_setting st;
-  st.sensitivity = L * c.bound_factor;  // every factor's μ is linear in (L, D) jointly
+  st.sensitivity = L * c.bound_factor;  // every μ here is linear in (L, D) jointly
   st.diameter = D * c.bound_factor;
   st.examples = static_cast<long long>(n);
   st.batch_size = static_cast<long long>(b);
@@ -454,35 +413,42 @@ scenario_result box_sgd(const scenario_context& c) {
   st.learning_rate = eta;
   st.steps = t;
   st.contraction = 1;
-  const shifted::sgd_bound bound = shifted::noisy_sgd_constrained_convex(st, 1e-5);
-  std::vector<double> alphas(2001);
-  for (std::size_t k = 0; k < alphas.size(); ++k) alphas[k] = static_cast<double>(k) / 2000;
-  const std::vector<double> beta = accounting::run_tradeoff(bound.run, alphas).beta_lower;
+  scenario_result r;
+  r.id = stochastic ? "002-thm4.10-box" : "002-thmC.16-box";
   std::vector<double> d, dp;
   sample_pair(
-      c, replicates_for(c, 20000, 400000), "002-thm4.10-box",
+      c, replicates_for(c, 20000, 400000), r.id,
       [&](std::uint64_t rep, double& x, double& y) {
         x = sim::run_noisy_gradient(fd, o, sim::vector::Zero(1), {c.seed, rep, 0})[0];
         y = sim::run_noisy_gradient(fdp, o, sim::vector::Zero(1), {c.seed, rep, 100})[0];
       },
       d, dp);
-  scenario_result r;
-  r.id = "002-thm4.10-box";
-  r.title = "Constrained convex NoisySGD on the box construction vs Thm 4.10";
-  r.source = "seed 002 Thm 4.10 (tau optimised, PLD-certified curve); Thm C.16's losses";
-  r.claim = "T(X_t, X'_t) >= the Thm 4.10 tradeoff curve (PLD lower bound)";
-  r.parameters = {{"n", n},     {"b", b},         {"L", L},     {"D", D},
-                  {"eta", eta}, {"sigma", sigma}, {"steps", t}, {"tau", bound.tau}};
-  // Between grid points the claim is the certified β at the next grid point (β decreases).
-  audit_tradeoff_claim(
-      d, dp,
-      [&](double al) {
-        const auto k = static_cast<std::size_t>(std::ceil(std::clamp(al, 0.0, 1.0) * 2000));
-        return beta[std::min(k, beta.size() - 1)];
-      },
-      "claimed bound: Thm 4.10 (tau = " + std::to_string(bound.tau) + ")", r);
+  r.parameters = {{"n", n}, {"L", L}, {"D", D}, {"eta", eta}, {"sigma", sigma}, {"steps", t}};
+  if (stochastic) {
+    const shifted::sgd_bound bound = shifted::noisy_sgd_constrained_convex(st, 1e-5);
+    r.title = "Constrained convex NoisySGD on the box construction vs Thm 4.10";
+    r.source = "seed 002 Thm 4.10 (tau optimised, PLD-certified curve); Thm C.16's losses";
+    r.claim = "T(X_t, X'_t) >= the Thm 4.10 tradeoff curve (PLD lower bound)";
+    r.parameters["b"] = b;
+    r.parameters["tau"] = bound.tau;
+    audit_tradeoff_claim(d, dp, certified_curve(bound.run),
+                         "claimed bound: Thm 4.10 (tau = " + std::to_string(bound.tau) + ")", r);
+    r.figure.title = "NoisySGD (b = 1 of n = 2) on the box construction vs Thm 4.10";
+  } else {
+    const shifted::gdp_bound bound = shifted::noisy_gd_shifted(st);
+    r.title =
+        "Constrained convex NoisyGD on Thm C.16's box construction: the bound holds, order-tight";
+    r.source = "seed 002 Thm 4.3 / C.3 (bound), Thm C.16 (construction)";
+    r.claim = "T(X_t, X'_t) >= G(mu) of the optimisation problem with z_tau = D";
+    r.parameters["tau"] = bound.tau;
+    r.parameters["mu"] = bound.mu;
+    audit_gdp_claim(d, dp, bound.mu, r);
+    r.notes.push_back(
+        "the laws are not Gaussian (projected walks): mu estimate is indicative; the "
+        "verdict rests on the tradeoff boxes");
+    r.figure.title = "Thm C.16's box construction (D = 1, t = 200) vs the constrained bound";
+  }
   r.seed = c.seed;
-  r.figure.title = "NoisySGD (b = 1 of n = 2) on the box construction vs Thm 4.10";
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -634,9 +600,10 @@ void register_shifted_scenarios(std::vector<scenario>& out) {
   out.push_back(
       {"002-thm4.8-sgd-one-step", "One NoisySGD step on W4 against Thm 4.8 (tight)", sgd_one_step});
   out.push_back({"002-thm4.10-box",
-                 "Constrained convex NoisySGD on the box construction vs Thm 4.10", box_sgd, 0.2});
+                 "Constrained convex NoisySGD on the box construction vs Thm 4.10",
+                 [](const scenario_context& c) { return box_construction(c, true); }, 0.2});
   out.push_back({"002-thmC.16-box", "Thm C.16's box construction against the constrained bound",
-                 box_c16, 0.25});
+                 [](const scenario_context& c) { return box_construction(c, false); }, 0.25});
   out.push_back({"002-thmC.3-invariant", "The shifted interpolated process stays in its z_k tube",
                  interpolation_invariant});
 }
