@@ -33,6 +33,7 @@ struct shifted_options {
   std::optional<long long> steps;
   std::optional<long long> epochs;
   std::optional<long long> batches_per_epoch;
+  std::optional<double> lr_decay;
   double delta = 1e-5;
   long long tradeoff_points = 0;
   bool optimise_split = false;
@@ -192,8 +193,24 @@ int run_shifted(const shifted_options& o) {
         throw usage_error("--learning-rate is required for --setting " + setting);
     }
 
+    if (o.lr_decay && (a != "noisy-gd" || !o.strong_convexity || !o.smoothness || !o.learning_rate))
+      throw usage_error(
+          "--lr-decay applies to noisy-gd and needs --learning-rate, "
+          "--strong-convexity and --smoothness (per-step contractions)");
+    if (a == "noisy-gd" && o.lr_decay) {
+      // A schedule η_k = η/(1 + k/τ): the optimisation problem with per-step contractions.
+      std::vector<double> etas;
+      for (long long k = 0; k < s.steps; ++k)
+        etas.push_back(*o.learning_rate / (1 + static_cast<double>(k) / *o.lr_decay));
+      rows.push_back(gdp_row(
+          "shifted-interpolation (schedule)",
+          shifted::noisy_gd_shifted_schedule(s, etas, *o.strong_convexity, *o.smoothness), delta));
+      rep.parameters["lr_decay"] = *o.lr_decay;
+    }
     if (a == "noisy-gd") {
-      if (strongly) {
+      if (strongly && o.lr_decay) {
+        // the constant-η closed forms do not apply to a schedule
+      } else if (strongly) {
         const shifted::gdp_bound ours = shifted::noisy_gd_strongly_convex(s);
         rows.push_back(gdp_row("shifted-interpolation", ours, delta));
         rows.push_back(rdp_row("seed 002 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
@@ -380,6 +397,11 @@ void register_shifted(CLI::App& app, int& exit_code) {
                   "l = n/b (noisy-cgd); --n defaults to l b")
       ->check(integer_at_least(1))
       ->type_name("L");
+  sub->add_option("--lr-decay", o->lr_decay,
+                  "noisy-gd: learning-rate schedule eta_k = eta/(1 + k/TAU), with per-step "
+                  "contractions from --strong-convexity and --smoothness (not in the paper)")
+      ->check(real_greater_than(0))
+      ->type_name("TAU");
   add_delta_option(sub, o->delta, false);
   sub->add_option("--tradeoff-points", o->tradeoff_points,
                   "Emit each bound's tradeoff curve at N equally spaced alpha instead of the table")

@@ -208,6 +208,34 @@ gdp_bound noisy_gd_shifted(const noisy_gradient_setting& s) {
   return g;
 }
 
+gdp_bound noisy_gd_shifted_schedule(const noisy_gradient_setting& s,
+                                    std::span<const double> learning_rates,
+                                    double m,
+                                    double M) {
+  constexpr const char* fn = "noisy_gd_shifted_schedule";
+  const double L = sensitivity(fn, s), n = examples(fn, s), sigma = noise(fn, s);
+  steps(fn, s);
+  if (learning_rates.size() != static_cast<std::size_t>(s.steps))
+    throw_domain_error(fn, "learning_rates.size()",
+                       format_value(static_cast<long long>(learning_rates.size())),
+                       "steps = " + format_value(s.steps));
+  if (!(s.diameter > 0)) throw_domain_error(fn, "diameter", s.diameter, "> 0 (inf: none)");
+  interpolation_problem p;
+  p.contraction = 1;
+  for (double eta : learning_rates) {
+    p.contractions.push_back(contraction(eta, m, M));  // checks η_k, m, M (Lemma 2.8)
+    p.sensitivities.push_back(eta * L / n);
+    p.noise.push_back(eta * sigma);
+  }
+  const interpolation_scan opt = best_interpolation(p, s.diameter);
+  gdp_bound g =
+      make(std::sqrt(opt.value), "seed 002 Thm C.3 with a learning-rate schedule, solved exactly");
+  g.tau = opt.tau;
+  g.note = "time-varying step sizes: not in the paper (spec 002 §4)";
+  if (!opt.exhaustive) g.note += "; tau found by golden-section search";
+  return g;
+}
+
 // ---- NoisyCGD ------------------------------------------------------------------------------
 
 gdp_bound noisy_cgd_composition(const noisy_gradient_setting& s) {

@@ -166,6 +166,52 @@ TEST_CASE("no random choice of lambda beats the optimum", "[shifted][interpolati
   }
 }
 
+TEST_CASE("per-step contractions and noise: no random choice of lambda beats the optimum",
+          "[shifted][interpolation]") {
+  std::mt19937_64 gen(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 1 + static_cast<int>(u(gen) * 10);
+    dpkit::shifted::interpolation_problem p;
+    p.initial_shift = trial % 2 == 0 ? 0.0 : u(gen);
+    for (int k = 0; k < n; ++k) {
+      p.sensitivities.push_back(u(gen) < 0.3 ? 0.0 : u(gen));
+      p.contractions.push_back(0.3 + 0.7 * u(gen));
+      p.noise.push_back(0.2 + 2 * u(gen));
+    }
+    CAPTURE(trial, n);
+    const auto sol = solve_interpolation(p);
+    // The Thm C.3 bound of a shift schedule: Σ a_k²/σ_k² with z_k = (1 − λ_k)(c_k z_{k−1} + s_k).
+    auto value = [&](const std::vector<double>& lam) {
+      double z = p.initial_shift, v = 0;
+      for (int k = 0; k < n; ++k) {
+        const double in = p.contractions[k] * z + p.sensitivities[k];
+        const double a = lam[k] * in;
+        z = in - a;
+        v += a * a / (p.noise[k] * p.noise[k]);
+      }
+      return v;
+    };
+    CHECK(relative_error(value(sol.lambda), sol.value) < 1e-12);
+    for (int r = 0; r < 200; ++r) {
+      std::vector<double> lam(static_cast<std::size_t>(n));
+      for (double& x : lam) x = u(gen);
+      lam.back() = 1;
+      CHECK(value(lam) >= sol.value * (1 - 1e-12));
+    }
+  }
+  // Constant per-step data give the constant problem's answer.
+  dpkit::shifted::interpolation_problem q(0.9, std::vector<double>(30, 0.2), 0.0);
+  const double plain = solve_interpolation(q).value;
+  q.contractions.assign(30, 0.9);
+  q.noise.assign(30, 2.0);
+  CHECK(relative_error(solve_interpolation(q).value * 4, plain) < 1e-13);
+  q.noise.assign(29, 2.0);
+  CHECK_THROWS_WITH(
+      solve_interpolation(q),
+      "solve_interpolation: noise.size() is 29, but must be sensitivities.size() = 30");
+}
+
 TEST_CASE("the hull solver matches brute-force KKT enumeration at 50 digits",
           "[shifted][interpolation]") {
   // Long format: one row per step j = 1..n of each instance (instance, c, z0, j, s, value, a).

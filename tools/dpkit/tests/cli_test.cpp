@@ -488,6 +488,24 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
       CHECK(rdp < comp);
     }
   }
+  // A learning-rate schedule eta_k = 0.5/(1 + k/10) on W1 (m = M = 1): the exact mu from the
+  // Gaussian recursion mean_k = c_k mean + eta_k L/n, var_k = c_k^2 var + eta_k^2 sigma^2.
+  {
+    double mean = 0, var = 0;
+    for (int k = 0; k < 40; ++k) {
+      const double eta = 0.5 / (1 + k / 10.0), ck = 1 - eta;
+      mean = ck * mean + eta * 2 / 10;
+      var = ck * ck * var + eta * eta * 0.16;
+    }
+    const auto sch = dpkit_run(
+        "shifted noisy-gd --sensitivity 2 --n 10 --noise 0.4 --learning-rate 0.5 "
+        "--strong-convexity 1 --smoothness 1 --steps 40 --lr-decay 10 --format json");
+    REQUIRE(sch.exit_code == 0);
+    const json sr = json::parse(sch.out).at("results");
+    REQUIRE(sr.size() == 2);
+    CHECK(sr[0].at("bound") == "shifted-interpolation (schedule)");
+    CHECK(relative_error(sr[0].at("mu").get<double>(), mean / std::sqrt(var)) < 1e-10);
+  }
   // NoisyCGD: an upper bound, the C.17 lower bound below it, YS22's RDP bound, composition.
   const auto g = dpkit_run(
       "shifted noisy-cgd --sensitivity 2 --batch-size 10 --batches-per-epoch 20 --noise 1 "

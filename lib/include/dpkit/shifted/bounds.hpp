@@ -14,6 +14,7 @@
 // them and noted at each function.
 #pragma once
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "dpkit/core/result.hpp"
@@ -72,6 +73,16 @@ gdp_bound noisy_gd_constrained_convex_best_tau(const noisy_gradient_setting& s);
 /// any τ with z_τ = D). Reproduces Thms 4.2 and 4.3 (general τ) and covers what the paper
 /// omits: constrained strongly convex (c < 1 and D < ∞).
 gdp_bound noisy_gd_shifted(const noisy_gradient_setting& s);
+
+/// NoisyGD with a learning-rate schedule η_1, …, η_t (seed 002 treats a constant η): Thm C.3
+/// with per-step contractions c_k = max{|1 − η_k m|, |1 − η_k M|}, sensitivities η_k L/n and
+/// noise η_k σ, solved exactly (interpolation.hpp; with the setting's diameter, windows from any
+/// τ with z_τ = D). `s.learning_rate` and `s.contraction` are ignored; s.steps must equal the
+/// schedule's length. Needs 0 ≤ m ≤ M and 0 < η_k ≤ 2/M. Not in the paper.
+gdp_bound noisy_gd_shifted_schedule(const noisy_gradient_setting& s,
+                                    std::span<const double> learning_rates,
+                                    double strong_convexity,
+                                    double smoothness);
 
 // ---- NoisyCGD (cyclic batches: l = n/b per epoch, E = t/l epochs, sensitivity ηL/b) -------
 

@@ -28,6 +28,7 @@
 #pragma once
 #include <cmath>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "dpkit/core/result.hpp"
@@ -36,6 +37,11 @@ namespace dpkit::shifted {
 
 /// One window τ..t of the optimisation problem.
 struct interpolation_problem {
+  interpolation_problem() = default;
+  /// The constant-contraction, unit-noise problem {c, s, z_τ}.
+  interpolation_problem(double c, std::vector<double> s, double z0 = 0)
+      : contraction(c), sensitivities(std::move(s)), initial_shift(z0) {}
+
   /// c ∈ (0, 1]: the Lipschitz constant of the update maps (seed 002 Lemma 2.8).
   double contraction = 1;
   /// s_{τ+1}, …, s_t ≥ 0, finite; at least one entry.
@@ -43,11 +49,19 @@ struct interpolation_problem {
   /// z_τ ≥ 0: a bound on ‖X_τ − X′_τ‖ (0 when τ = 0 and X_0 = X′_0; the diameter D of the
   /// constraint set at any τ).
   double initial_shift = 0;
+  /// Optional per-step contractions c_{τ+1}, …, c_t ∈ (0, 1] (time-varying step sizes: the
+  /// recursion becomes z_k = c_k z_{k−1} + s_k − a_k); empty: `contraction` for every step.
+  std::vector<double> contractions;
+  /// Optional per-step noise scales σ_{τ+1}, …, σ_t > 0: the bound of Thm C.3 with noise
+  /// N(0, σ_k² I) in step k is G(√(Σ a_k²/σ_k²)), and that weighted sum is minimised (the
+  /// derivation of the file comment carries over with ρ_j = Q_j² σ_j², Q_j = Π_{i>j} c_i).
+  /// Empty: σ_k = 1, so `value` is Σ a_k².
+  std::vector<double> noise;
 };
 
 /// The optimum. Vectors are indexed by j = 0..n−1 for steps τ+1..t (z by j = 0..n for z_τ..z_t).
 struct interpolation_solution : solver_status {
-  double value = NAN;          ///< Σ a_k², the optimal μ² · σ²
+  double value = NAN;          ///< Σ a_k²/σ_k² (Σ a_k² without `noise`): the optimal μ²
   std::vector<double> a;       ///< a_{τ+1}, …, a_t
   std::vector<double> z;       ///< z_τ, …, z_t (z_t = 0)
   std::vector<double> lambda;  ///< λ_{τ+1}, …, λ_t ∈ [0, 1], λ_t = 1
@@ -71,6 +85,12 @@ interpolation_scan best_interpolation(double contraction,
                                       std::span<const double> sensitivities,
                                       double diameter = INFINITY,
                                       double initial_shift = 0,
+                                      long long exhaustive_limit = 4000);
+
+/// The same for a problem with per-step contractions and noise scales (its sensitivities span
+/// the whole run 1..t; its initial_shift is z_0).
+interpolation_scan best_interpolation(const interpolation_problem& problem,
+                                      double diameter = INFINITY,
                                       long long exhaustive_limit = 4000);
 
 }  // namespace dpkit::shifted
