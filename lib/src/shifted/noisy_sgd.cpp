@@ -145,6 +145,46 @@ accounting::training_run noisy_sgd_strongly_convex_run(const noisy_gradient_sett
   return run;
 }
 
+accounting::training_run noisy_sgd_general_run(const noisy_gradient_setting& s,
+                                               std::span<const double> shifts,
+                                               double alpha) {
+  constexpr const char* fn = "noisy_sgd_general_run";
+  const sgd_parts q = parts(fn, s);
+  const double c = s.contraction;
+  if (!(c > 0 && c < 1)) throw_domain_error(fn, "contraction", c, "in (0, 1) (strongly convex)");
+  check_positive(fn, "learning_rate", s.learning_rate);
+  if (shifts.size() + 1 != static_cast<std::size_t>(s.steps))
+    throw_domain_error(fn, "shifts.size()", format_value(static_cast<long long>(shifts.size())),
+                       "steps - 1 = " + format_value(s.steps - 1));
+  const double beta = beta_of(fn, alpha), p = q.b / q.n, eta = s.learning_rate;
+  const double step = eta * q.L / q.b;  // ηL/b, the per-step sensitivity
+  // seed 002 Thm C.13: z_{k+1} = c z_k + ηL/b − a_{k+1}, z_0 = 0; every z_k ≥ 0, a_k ∈ [0, ηL/b].
+  double z = 0;
+  for (std::size_t k = 0; k < shifts.size(); ++k) {
+    const double a = shifts[k];
+    if (!(a >= 0 && a <= step * (1 + 1e-12)))
+      throw_domain_error(fn, "shifts[" + std::to_string(k) + "]", a,
+                         "in [0, eta L/b] = [0, " + format_value(step) + "]");
+    z = c * z + step - a;
+    if (z < -1e-12 * step)
+      throw_domain_error(fn, "shifts[" + std::to_string(k) + "]", a,
+                         "such that z_k = c z_{k-1} + eta L/b - a_k stays >= 0");
+  }
+  z = std::max(z, 0.0);
+  accounting::training_run run;
+  run.gaussian_mu = 2 * alpha * c * z / (eta * q.sigma);
+  run.phases.push_back(subsampled(p, 2 * beta * q.L / (q.b * q.sigma), 1));
+  for (std::size_t k = 0; k < shifts.size();) {
+    std::size_t e = k;
+    while (e < shifts.size() && shifts[e] == shifts[k]) ++e;
+    if (shifts[k] > 0)
+      run.phases.push_back(
+          subsampled(p, 2 * shifts[k] / (eta * q.sigma), static_cast<long long>(e - k)));
+    k = e;
+  }
+  return run;
+}
+
 accounting::training_run noisy_sgd_constrained_convex_run(const noisy_gradient_setting& s,
                                                           long long tau,
                                                           double alpha) {

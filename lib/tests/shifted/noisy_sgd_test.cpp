@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "dpkit/accounting/accountant.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/shifted/noisy_sgd.hpp"
 #include "settings.hpp"
@@ -101,6 +102,41 @@ TEST_CASE("NoisySGD: shifted interpolation converges where composition grows",
   split.optimise_split = true;
   CHECK(sh::noisy_sgd_constrained_convex(s, 1e-5, split).estimate.value <=
         sh::noisy_sgd_constrained_convex(s, 1e-5, o).estimate.value * (1 + 1e-12));
+}
+
+TEST_CASE("Thm C.13 in general: Thm 4.9's shifts give Thm 4.9, other feasible shifts stay valid",
+          "[shifted][noisy_sgd]") {
+  const auto s = sgd(1, 1000, 100, 0.5, 0.5, 60, 0.9);
+  const double step = 0.5 * 1 / 100.0;  // ηL/b
+  for (long long tau : {1LL, 20LL, 59LL}) {
+    CAPTURE(tau);
+    std::vector<double> shifts(59, 0.0);
+    for (long long k = tau; k <= 59; ++k) shifts[static_cast<std::size_t>(k - 1)] = step;
+    const auto general = sh::noisy_sgd_general_run(s, shifts);
+    const auto thm49 = sh::noisy_sgd_strongly_convex_run(s, tau);
+    CHECK(relative_error(general.gaussian_mu, thm49.gaussian_mu) < 1e-12);
+    const double e1 =
+        dpkit::accounting::estimate_epsilon(general, 1e-5, dpkit::accounting::accountant_type::pld)
+            .value;
+    const double e2 =
+        dpkit::accounting::estimate_epsilon(thm49, 1e-5, dpkit::accounting::accountant_type::pld)
+            .value;
+    CHECK(relative_error(e1, e2) < 1e-9);
+  }
+  // Full batches (b = n) make everything Gaussian: μ² = μ₀² + (2β L/(bσ))² + Σ (2a_k/(ησ))².
+  const auto full = sgd(1, 10, 10, 0.5, 0.5, 4, 0.8);
+  const std::vector<double> shifts = {0.01, 0.03, 0.05};  // ηL/b = 0.05
+  const auto run = sh::noisy_sgd_general_run(full, shifts, 2.0);
+  REQUIRE(run.is_gaussian());
+  double z = 0;
+  for (double a : shifts) z = 0.8 * z + 0.05 - a;
+  const double mu0 = 2 * 2.0 * 0.8 * z / (0.5 * 0.5), beta = 2 / std::sqrt(3.0);
+  double mu2 = mu0 * mu0 + std::pow(2 * beta * 1 / (10 * 0.5), 2);
+  for (double a : shifts) mu2 += std::pow(2 * a / (0.5 * 0.5), 2);
+  CHECK(relative_error(run.gdp_mu(), std::sqrt(mu2)) < 1e-12);
+  // Infeasible shifts are rejected.
+  const std::vector<double> too_big = {0.06, 0.0, 0.0};
+  CHECK_THROWS_AS(sh::noisy_sgd_general_run(full, too_big), std::domain_error);
 }
 
 TEST_CASE("NoisySGD bounds reject bad input", "[shifted][noisy_sgd]") {

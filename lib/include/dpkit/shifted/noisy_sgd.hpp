@@ -16,6 +16,7 @@
 // certifies ε from both sides; every τ is a valid bound, so the smallest certified ε over τ is.
 #pragma once
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,17 @@ accounting::training_run noisy_sgd_strongly_convex_run(const noisy_gradient_sett
 accounting::training_run noisy_sgd_constrained_convex_run(const noisy_gradient_setting& s,
                                                           long long tau,
                                                           double alpha = std::sqrt(2.0));
+
+/// Thm C.13 in general (strongly convex NoisySGD): for shifts a_1, …, a_{t−1} with
+/// 0 ≤ a_k ≤ ηL/b and z_{t−1} = ((1 − c^{t−1})/(1 − c))·ηL/b − Σ_{k=1}^{t−1} c^{t−k−1} a_k ≥ 0
+/// (with z_{k+1} = c z_k + ηL/b − a_{k+1} ≥ 0 along the way),
+///   f = G(2α c z_{t−1}/(ησ)) ⊗ C_p(G(2βL/(bσ))) ⊗ ⊗_{k=1}^{t−1} C_p(G(2a_k/(ησ))),
+/// p = b/n, 1/α² + 1/β² = 1 (footnote 10; α = β = √2 is the theorem, where a_0 = √2 ηL/b).
+/// Runs of equal a_k become one phase. Thm 4.9 is a_k = 0 for k < τ and ηL/b after.
+/// Throws std::domain_error when the shifts break the constraints.
+accounting::training_run noisy_sgd_general_run(const noisy_gradient_setting& s,
+                                               std::span<const double> shifts,
+                                               double alpha = std::sqrt(2.0));
 
 /// A certified (ε, δ) bound of NoisySGD and where it was found.
 struct sgd_bound {
