@@ -1,6 +1,7 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -28,6 +29,16 @@ std::vector<scenario> build_registry() {
   std::vector<scenario> all;
   register_gaussian_scenarios(all);
   register_shifted_scenarios(all);
+  // Every result records its seed and run time: done here once, not in each scenario.
+  for (scenario& s : all) {
+    s.run = [run = std::move(s.run)](const scenario_context& c) {
+      const auto start = std::chrono::steady_clock::now();
+      scenario_result r = run(c);
+      r.seed = c.seed;
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return r;
+    };
+  }
   std::sort(all.begin(), all.end(),
             [](const scenario& a, const scenario& b) { return a.id < b.id; });
   return all;

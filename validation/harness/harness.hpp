@@ -67,6 +67,7 @@ struct scenario_result {
 struct scenario {
   std::string id;
   std::string title;
+  /// Computes the result. Through registry(), seed and seconds are filled in for it.
   std::function<scenario_result(const scenario_context&)> run;
   /// The bound factor at which this scenario must report "violated" (its self-check, run by
   /// the CLI tests). 0.5 for bounds that are tight or nearly so; smaller for bounds that are

@@ -1,6 +1,5 @@
 // Seed 002 scenarios on its worst-case constructions (spec 002 §8). The bounds come from the
 // shifted module (dpkit/shifted/bounds.hpp); the simulator never sees them.
-#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -43,7 +42,6 @@ void run_pair(const scenario_context& c,
 }
 
 scenario_result thm42_tight(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
   // W1: ∇f_i = m x, ∇f′_{i*} = m x − L e_0; NoisyGD with η ≤ 2/(M + m) (M = m here).
   const std::size_t n = 10, dim = 2;
   const double m = 1, L = 2, eta = 0.5, sigma = 0.4;
@@ -75,14 +73,11 @@ scenario_result thm42_tight(const scenario_context& c) {
   std::vector<double> d, dp;
   run_pair(c, replicates_for(c, 20000, 400000), *base, neighbour, o, r.id, d, dp);
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
-  r.seed = c.seed;
   r.figure.title = "NoisyGD on W1 (t = 25): empirical tradeoff vs Thm 4.2";
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result lmc_remark53(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
   // Remark 5.3: F = (m/2)|x|², F′ = (m/2)|x − (L/m)v|², i.e. ∇F′ = m x − L v; LMC with step η.
   const std::size_t dim = 2;
   const double m = 1, L = 1.2, eta = 0.1;
@@ -103,14 +98,11 @@ scenario_result lmc_remark53(const scenario_context& c) {
   std::vector<double> d, dp;
   run_pair(c, replicates_for(c, 10000, 200000), *base, neighbour, o, r.id, d, dp);
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
-  r.seed = c.seed;
   r.figure.title = "LMC (eta = 0.1, t = 400) on Remark 5.3's pair vs Prop 5.1";
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result cgd_thm45(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
   // W2 (Thm C.17's construction): the W1 quadratics under NoisyCGD with fixed batches
   // 0..b−1, b..2b−1, …; the differing example sits in the last batch. X_t is Gaussian with
   // μ_exact = μ_C.17, strictly below Thm 4.5's μ: the upper bound must hold, and the
@@ -160,14 +152,11 @@ scenario_result cgd_thm45(const scenario_context& c) {
   r.notes.push_back("Thm C.17 lower bound mu = " + format_value(mu_lower) +
                     " (the exact mu of this construction): estimate/lower = " +
                     format_value(r.estimate / mu_lower));
-  r.seed = c.seed;
   r.figure.title = "NoisyCGD on W2 (l = 10, E = 5): empirical tradeoff vs Thm 4.5";
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result sgd_one_step(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
   // W4 (seed 002 §C.4.1, one-step optimality of Thm 4.8): linear losses with ∇f_i = 0 (i ≠ i*),
   // ∇f_{i*} = (1 − λ)L u and ∇f′_{i*} = −λL u; one NoisySGD step from 0 with a uniform batch of
   // size b. ⟨X_1, u⟩ has the laws of T = f^(λ), which lies above C_p(G(L/(bσ))) and touches
@@ -221,9 +210,7 @@ scenario_result sgd_one_step(const scenario_context& c) {
   r.notes.push_back(
       "C_p(G(mu)) is the lower envelope of the f^(lambda); lambda = 1/2 touches it "
       "at alpha = p Phi(-mu/2) + (1 - p)/2 (spec 002 §2.5), so boxes straddle it there");
-  r.seed = c.seed;
   r.figure.title = "One NoisySGD step on W4 (p = 1/2, L/(b sigma) = 3) vs Thm 4.8";
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
@@ -275,7 +262,6 @@ logistic_pair make_logistic_pair(
 enum class batches { full, cyclic, stochastic };
 
 scenario_result logistic_validity(const scenario_context& c, batches kind, bool constrained) {
-  const auto start = std::chrono::steady_clock::now();
   // Strongly convex: ridge 1, n = 20, d = 3, t ≈ 30. Constrained convex: no ridge (c = 1), the
   // ball of radius 1.5 (D = 3) and a long run, so that the diameter bound matters (n = 4, d = 2,
   // t = 600 ≥ 4Dn/(ηL)).
@@ -372,14 +358,11 @@ scenario_result logistic_validity(const scenario_context& c, batches kind, bool 
     audit_gdp_claim(d, dp, bound.mu, r);
   }
   r.notes.push_back("statistic: <X_t, -y_i a_i>/|a_i|, the direction D' pushes the iterates");
-  r.seed = c.seed;
   r.figure.title = r.title;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result box_construction(const scenario_context& c, bool stochastic) {
-  const auto start = std::chrono::steady_clock::now();
   // Thm C.16's construction (constrained convex lower bound): d = 1, ∇f_i ≡ 0 on D, and on D′
   // one example has the constant gradient −L; X_0 = 0 and K = [−D/2, D/2]. Under D the walk is
   // symmetric, under D′ it drifts towards the upper wall. C.16 says the constrained bounds are
@@ -448,13 +431,10 @@ scenario_result box_construction(const scenario_context& c, bool stochastic) {
         "verdict rests on the tradeoff boxes");
     r.figure.title = "Thm C.16's box construction (D = 1, t = 200) vs the constrained bound";
   }
-  r.seed = c.seed;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result linear_composition(const scenario_context& c, batches kind) {
-  const auto start = std::chrono::steady_clock::now();
   // The composition bounds on linear losses (W5 without a constraint: ∇f_i ≡ 0, and on D′ one
   // example has ∇f′ ≡ −L; X_0 = 0, K = R). Full and cyclic batches: X_t is Gaussian with mean
   // shift (number of sensitive steps)·ηL/b and sd ησ√t. Full batch: μ = √t L/(nσ), Thm 4.1 is
@@ -517,14 +497,11 @@ scenario_result linear_composition(const scenario_context& c, batches kind) {
     r.parameters["mu"] = bound.mu;
     audit_gdp_claim(d, dp, c.bound_factor * bound.mu, r);
   }
-  r.seed = c.seed;
   r.figure.title = r.title;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result lmc_box(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
   // Cor 5.4: projected LMC on a convex body of diameter D with L-Lipschitz F − F′. Here d = 1,
   // K = [−D/2, D/2], F ≡ 0 and F′(x) = −Lx (so F − F′ is L-Lipschitz): π is uniform on K and
   // π′ ∝ e^{Lx}; t steps of LMC from 0 approach them. Claim: G(√(4LD + 2ηL²)).
@@ -555,14 +532,11 @@ scenario_result lmc_box(const scenario_context& c) {
   r.notes.push_back(
       "the laws are not Gaussian (uniform vs exponentially tilted on an interval): "
       "the mu estimate is indicative; the verdict rests on the tradeoff boxes");
-  r.seed = c.seed;
   r.figure.title = r.title;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
 scenario_result interpolation_invariant(const scenario_context& c) {
-  const auto start = std::chrono::steady_clock::now();
   // Thm C.3's proof rests on ‖X_k − X̃_k‖ ≤ z_k on every path, where X̃ is the shifted
   // interpolated process (Def C.2): X̃_0 = X′_0 = X_0 = 0 and
   //   X̃_{k+1} = Π(λ_{k+1}φ(X_k) + (1 − λ_{k+1})φ′(X̃_k) + noise of X),
@@ -669,8 +643,6 @@ scenario_result interpolation_invariant(const scenario_context& c) {
     maxi.y.push_back(st.max());
   }
   r.figure.data = {tube, mean, maxi};
-  r.seed = c.seed;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
