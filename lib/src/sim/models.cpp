@@ -43,10 +43,15 @@ std::string describe_data(const dataset& data) {
 
 // ---- least squares ---------------------------------------------------------------------------
 
-least_squares::least_squares(std::shared_ptr<const dataset> data, double ridge)
-    : data_(checked("least_squares", std::move(data))),
+dataset_model::dataset_model(const char* function,
+                             std::shared_ptr<const dataset> data,
+                             double ridge)
+    : data_(checked(function, std::move(data))),
       ridge_(ridge),
-      by_example_(data_->features.transpose()) {
+      by_example_(data_->features.transpose()) {}
+
+least_squares::least_squares(std::shared_ptr<const dataset> data, double ridge)
+    : dataset_model("least_squares", std::move(data), ridge) {
   check_nonnegative("least_squares", "ridge", ridge_);
 }
 
@@ -91,9 +96,7 @@ std::string least_squares::describe() const {
 // ---- logistic regression ---------------------------------------------------------------------
 
 logistic_regression::logistic_regression(std::shared_ptr<const dataset> data, double ridge)
-    : data_(checked("logistic_regression", std::move(data))),
-      ridge_(ridge),
-      by_example_(data_->features.transpose()) {
+    : dataset_model("logistic_regression", std::move(data), ridge) {
   constexpr const char* fn = "logistic_regression";
   check_nonnegative(fn, "ridge", ridge_);
   for (Eigen::Index i = 0; i < data_->labels.size(); ++i) {
@@ -142,10 +145,7 @@ std::string logistic_regression::describe() const {
 softmax_regression::softmax_regression(std::shared_ptr<const dataset> data,
                                        std::size_t classes,
                                        double ridge)
-    : data_(checked("softmax_regression", std::move(data))),
-      classes_(classes),
-      ridge_(ridge),
-      by_example_(data_->features.transpose()) {
+    : dataset_model("softmax_regression", std::move(data), ridge), classes_(classes) {
   constexpr const char* fn = "softmax_regression";
   check_at_least(fn, "classes", static_cast<long long>(classes_), 2);
   check_nonnegative(fn, "ridge", ridge_);

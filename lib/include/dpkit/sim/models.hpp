@@ -23,19 +23,36 @@
 
 namespace dpkit::sim {
 
+/// What the three models on a dataset share: the dataset (shared read-only), the ridge
+/// coefficient, and a d×n copy of the features with column i = a_i, so that example i is
+/// contiguous (the dataset's n×d column-major rows are strided by n, which made per-example
+/// gradients ~10× slower at d = 1000). Derived classes check ridge and labels themselves.
+class dataset_model : public model {
+ public:
+  std::size_t dimension() const override { return data_->dimension(); }
+  std::size_t examples() const override { return data_->size(); }
+  const dataset& data() const { return *data_; }
+  double ridge() const { return ridge_; }
+
+ protected:
+  /// Throws std::domain_error (naming `function`) if data is null or check_dataset fails.
+  dataset_model(const char* function, std::shared_ptr<const dataset> data, double ridge);
+  std::shared_ptr<const dataset> data_;
+  double ridge_;
+  Eigen::MatrixXd by_example_;  // d×n, column i = a_i
+};
+
 /// Ridge least squares (seed 004 §1.1): p = d and
 ///   f_i(x) = ½((a_iᵀx − y_i)² + ridge·‖x‖²),
 ///   ∇f_i(x) = a_i(a_iᵀx − y_i) + ridge·x,
 ///   ∇²f_i(x)·v = a_i(a_iᵀv) + ridge·v.
 /// The empirical risk is overridden by the vectorised (1/(2n))‖Ax − y‖² + (ridge/2)‖x‖².
-class least_squares final : public model {
+class least_squares final : public dataset_model {
  public:
   /// Throws std::domain_error if data is null, check_dataset fails, or ridge is negative or
   /// not finite.
   least_squares(std::shared_ptr<const dataset> data, double ridge);
 
-  std::size_t dimension() const override { return data_->dimension(); }
-  std::size_t examples() const override { return data_->size(); }
   double loss(std::size_t i, const_vector_ref x) const override;
   void gradient(std::size_t i, const_vector_ref x, vector_ref g) const override;
   bool has_hessian_vector() const override { return true; }
@@ -46,16 +63,6 @@ class least_squares final : public model {
   /// "least squares (n = 100, d = 10, ridge 0.1)".
   std::string describe() const override;
   double empirical_risk(const_vector_ref x) const override;
-
-  const dataset& data() const { return *data_; }
-  double ridge() const { return ridge_; }
-
- private:
-  std::shared_ptr<const dataset> data_;
-  double ridge_;
-  // d×n copy of the features, column i = a_i: contiguous per example (the dataset's n×d
-  // column-major rows are strided by n, which made per-example gradients ~10× slower at d = 1000).
-  Eigen::MatrixXd by_example_;
 };
 
 /// Ridge-regularised binary logistic regression with labels y_i ∈ {−1, +1}: p = d and, with
@@ -67,14 +74,12 @@ class least_squares final : public model {
 /// Learning, 2nd ed., §4.4.1). log(1 + e^{−m}) is evaluated as log1p(e^{−m}) for m ≥ 0 and
 /// −m + log1p(e^{m}) for m < 0, and σ(±m) through e^{−|m|}, so every finite margin gives a
 /// finite loss accurate to a few ulp (e.g. e^{−40} at m = 40, where log(1 + e^{−m}) gives 0).
-class logistic_regression final : public model {
+class logistic_regression final : public dataset_model {
  public:
   /// Throws std::domain_error if data is null, check_dataset fails, a label is not ±1, or
   /// ridge is negative or not finite.
   logistic_regression(std::shared_ptr<const dataset> data, double ridge);
 
-  std::size_t dimension() const override { return data_->dimension(); }
-  std::size_t examples() const override { return data_->size(); }
   double loss(std::size_t i, const_vector_ref x) const override;
   void gradient(std::size_t i, const_vector_ref x, vector_ref g) const override;
   bool has_hessian_vector() const override { return true; }
@@ -84,14 +89,6 @@ class logistic_regression final : public model {
                       vector_ref out) const override;
   /// "logistic regression (n = 100, d = 10, ridge 0.1)".
   std::string describe() const override;
-
-  const dataset& data() const { return *data_; }
-  double ridge() const { return ridge_; }
-
- private:
-  std::shared_ptr<const dataset> data_;
-  double ridge_;
-  Eigen::MatrixXd by_example_;  // d×n, column i = a_i (contiguous; see least_squares)
 };
 
 /// Ridge-regularised multinomial logistic (softmax) regression with K classes and labels
@@ -106,14 +103,13 @@ class logistic_regression final : public model {
 /// log-sum-exp subtracts max_k z_k, so any finite logits give a finite loss.
 /// `gradient` does not allocate (it keeps the K logits in the first K entries of g while it
 /// fills g from the last column backwards); `hessian_vector` allocates two K-vectors.
-class softmax_regression final : public model {
+class softmax_regression final : public dataset_model {
  public:
   /// Throws std::domain_error if data is null, check_dataset fails, classes < 2, a label is not
   /// an integer in [0, classes), or ridge is negative or not finite.
   softmax_regression(std::shared_ptr<const dataset> data, std::size_t classes, double ridge);
 
   std::size_t dimension() const override { return data_->dimension() * classes_; }
-  std::size_t examples() const override { return data_->size(); }
   double loss(std::size_t i, const_vector_ref x) const override;
   void gradient(std::size_t i, const_vector_ref x, vector_ref g) const override;
   bool has_hessian_vector() const override { return true; }
@@ -124,15 +120,10 @@ class softmax_regression final : public model {
   /// "softmax regression (n = 100, d = 10, K = 3, ridge 0.1)".
   std::string describe() const override;
 
-  const dataset& data() const { return *data_; }
   std::size_t classes() const { return classes_; }
-  double ridge() const { return ridge_; }
 
  private:
-  std::shared_ptr<const dataset> data_;
   std::size_t classes_;
-  double ridge_;
-  Eigen::MatrixXd by_example_;  // d×n, column i = a_i (contiguous; see least_squares)
 };
 
 /// The same quadratic for every example: f_i(x) = (m/2)‖x‖², ∇f_i(x) = m·x, ∇²f_i·v = m·v,
