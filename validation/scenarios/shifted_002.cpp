@@ -176,15 +176,9 @@ scenario_result sgd_one_step(const scenario_context& c) {
   o.learning_rate = eta;
   o.noise = sigma;
   std::vector<double> d, dp;
-  sample_pair(
-      c, replicates_for(c, 20000, 400000), "002-thm4.8-sgd-one-step",
-      [&](std::uint64_t r, double& x, double& y) {
-        // X_1 = −η(ḡ + Z) with ḡ = (1 − λ)(L/b)V under D and −λ(L/b)V under D′ (V ~ Ber(p)):
-        // X_1 is larger under D′.
-        x = sim::run_noisy_gradient(fd, o, sim::vector::Zero(1), {c.seed, r, 0})[0];
-        y = sim::run_noisy_gradient(fdp, o, sim::vector::Zero(1), {c.seed, r, 100})[0];
-      },
-      d, dp);
+  // X_1 = −η(ḡ + Z) with ḡ = (1 − λ)(L/b)V under D and −λ(L/b)V under D′ (V ~ Ber(p)):
+  // X_1 is larger under D′.
+  run_pair(c, replicates_for(c, 20000, 400000), fd, fdp, o, "002-thm4.8-sgd-one-step", d, dp);
   const double mu_claim = c.bound_factor * mu;
   const subsampling::cp_gaussian_tradeoff claim(mu_claim, p);
   scenario_result r;
@@ -399,13 +393,7 @@ scenario_result box_construction(const scenario_context& c, bool stochastic) {
   scenario_result r;
   r.id = stochastic ? "002-thm4.10-box" : "002-thmC.16-box";
   std::vector<double> d, dp;
-  sample_pair(
-      c, replicates_for(c, 20000, 400000), r.id,
-      [&](std::uint64_t rep, double& x, double& y) {
-        x = sim::run_noisy_gradient(fd, o, sim::vector::Zero(1), {c.seed, rep, 0})[0];
-        y = sim::run_noisy_gradient(fdp, o, sim::vector::Zero(1), {c.seed, rep, 100})[0];
-      },
-      d, dp);
+  run_pair(c, replicates_for(c, 20000, 400000), fd, fdp, o, r.id, d, dp);
   r.parameters = {{"n", n}, {"L", L}, {"D", D}, {"eta", eta}, {"sigma", sigma}, {"steps", t}};
   if (stochastic) {
     const shifted::sgd_bound bound = shifted::noisy_sgd_constrained_convex(st, 1e-5);
@@ -469,13 +457,7 @@ scenario_result linear_composition(const scenario_context& c, batches kind) {
          : kind == batches::cyclic ? "002-thm4.4-linear"
                                    : "002-thm4.8-linear";
   std::vector<double> d, dp;
-  sample_pair(
-      c, replicates_for(c, 20000, 400000), r.id,
-      [&](std::uint64_t rep, double& x, double& y) {
-        x = sim::run_noisy_gradient(fd, o, sim::vector::Zero(1), {c.seed, rep, 0})[0];
-        y = sim::run_noisy_gradient(fdp, o, sim::vector::Zero(1), {c.seed, rep, 100})[0];
-      },
-      d, dp);
+  run_pair(c, replicates_for(c, 20000, 400000), fd, fdp, o, r.id, d, dp);
   r.parameters = {{"n", n}, {"b", b}, {"L", L}, {"eta", eta}, {"sigma", sigma}, {"steps", t}};
   if (kind == batches::stochastic) {
     st.sensitivity = L * c.bound_factor;  // every factor's μ is linear in L
@@ -517,13 +499,7 @@ scenario_result lmc_box(const scenario_context& c) {
   scenario_result r;
   r.id = "002-cor5.4-lmc-box";
   std::vector<double> d, dp;
-  sample_pair(
-      c, replicates_for(c, 20000, 400000), r.id,
-      [&](std::uint64_t rep, double& x, double& y) {
-        x = sim::run_noisy_gradient(fd, o, sim::vector::Zero(1), {c.seed, rep, 0})[0];
-        y = sim::run_noisy_gradient(fdp, o, sim::vector::Zero(1), {c.seed, rep, 100})[0];
-      },
-      d, dp);
+  run_pair(c, replicates_for(c, 20000, 400000), fd, fdp, o, r.id, d, dp);
   r.title = "Projected LMC on an interval (log-concave): Cor 5.4 holds";
   r.source = "seed 002 Cor 5.4 (projected LMC)";
   r.claim = "T(X_t, X'_t) >= G(sqrt(4LD + 2 eta L^2))";
