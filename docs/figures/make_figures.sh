@@ -50,34 +50,17 @@ cp "$tmp/validation/002-thm4.2-tight.csv" "$here/validation_thm42.csv"
 "$dpkit" validate 002-thm4.8-sgd-one-step --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
 cp "$tmp/validation/002-thm4.8-sgd-one-step.svg" "$here/validation_sgd_one_step.svg"
 cp "$tmp/validation/002-thm4.8-sgd-one-step.csv" "$here/validation_sgd_one_step.csv"
-# Figure 6: seed 002 Figure 1 (right) — NoisyGD, strongly convex, epsilon against steps by bound.
-echo "steps,shifted,shifted_rdp,ys22_rdp,composition" > "$tmp/shifted_gd.csv"
-for t in 10 20 40 80 160 320 640; do
-  "$dpkit" shifted noisy-gd --sensitivity 0.1 --n 1 --noise 1 --contraction 0.95 --learning-rate 0.05 \
-    --strong-convexity 1 --steps "$t" --delta 1e-5 --format csv |
-    awk -F, -v t="$t" '$1=="shifted-interpolation"{a=$3} $1=="rdp-shifted"{b=$3} $1=="rdp-ys22"{c=$3} $1=="composition"{d=$3} END{print t "," a "," b "," c "," d}' >> "$tmp/shifted_gd.csv"
+# Figures 6-7b: seed 002 Figures 1, 6, 7, 8 and 9 as validation scenarios: the bounds' epsilon
+# against steps (epochs), with Monte Carlo on the Gaussian constructions W1/W2 where a bound is
+# exact (dpkit validate writes the JSON, CSV and figure; quick tier, the docs' seed).
+"$dpkit" validate 002-fig1-noisy-gd 002-fig6-noisy-gd 002-fig7-noisy-gd-constrained 002-fig8-noisy-cgd \
+  002-fig9-noisy-cgd-constrained --tier quick --seed 2026 --out "$tmp/figures" --format csv > /dev/null
+for pair in 002-fig1-noisy-gd:shifted_noisy_gd 002-fig6-noisy-gd:shifted_noisy_gd_c099 \
+             002-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained 002-fig8-noisy-cgd:shifted_noisy_cgd \
+             002-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9; do
+  cp "$tmp/figures/${pair%%:*}.svg" "$here/${pair#*:}.svg"
+  cp "$tmp/figures/${pair%%:*}.csv" "$here/${pair#*:}.csv"
 done
-cp "$tmp/shifted_gd.csv" "$here/shifted_noisy_gd.csv"
-gnuplot -e "data='$tmp/shifted_gd.csv'; out='$here/shifted_noisy_gd.svg'" "$here/shifted_noisy_gd.gp"
-# Figure 6b: seed 002 Figure 6 setting — NoisyGD with c = 0.99 at delta = 1e-3 and 1e-5.
-echo "steps,shifted_1e-3,shifted_1e-5,composition_1e-3,composition_1e-5" > "$tmp/shifted_gd99.csv"
-for t in 10 20 40 80 160 320 640; do
-  pick() { "$dpkit" shifted noisy-gd --sensitivity 0.1 --n 1 --noise 1 --contraction 0.99 --steps "$t" \
-             --delta "$1" --format csv | awk -F, '$1=="shifted-interpolation"{a=$3} $1=="composition"{d=$3} END{print a "," d}'; }
-  a="$(pick 1e-3)"; b="$(pick 1e-5)"
-  echo "$t,${a%,*},${b%,*},${a#*,},${b#*,}" >> "$tmp/shifted_gd99.csv"
-done
-cp "$tmp/shifted_gd99.csv" "$here/shifted_noisy_gd_c099.csv"
-gnuplot -e "data='$tmp/shifted_gd99.csv'; out='$here/shifted_noisy_gd_c099.svg'" "$here/shifted_noisy_gd_c099.gp"
-# Figure 7a: seed 002 Figure 8 setting — NoisyCGD, strongly convex, with Thm C.17's lower bound.
-echo "epochs,shifted,lower,ys22_rdp,composition" > "$tmp/shifted_cgd_sc.csv"
-for e in 5 10 20 40 80 160 320; do
-  "$dpkit" shifted noisy-cgd --sensitivity 2 --batch-size 10 --batches-per-epoch 20 --noise 1 \
-    --contraction 0.99 --learning-rate 0.1 --epochs "$e" --delta 1e-5 --format csv |
-    awk -F, -v e="$e" '$1=="shifted-interpolation"{a=$3} $1=="lower-bound"{b=$3} $1=="rdp-ys22"{c=$3} $1=="composition"{d=$3} END{print e "," a "," b "," c "," d}' >> "$tmp/shifted_cgd_sc.csv"
-done
-cp "$tmp/shifted_cgd_sc.csv" "$here/shifted_noisy_cgd.csv"
-gnuplot -e "data='$tmp/shifted_cgd_sc.csv'; out='$here/shifted_noisy_cgd.svg'" "$here/shifted_noisy_cgd.gp"
 # Figure 7: seed 002 Figure 9 (right), extended — NoisyCGD, convex on a set of diameter 1.
 echo "epochs,shifted,derived,thm46,composition" > "$tmp/shifted_cgd.csv"
 for e in 5 10 20 40 80 160 320 640 1280; do

@@ -1,6 +1,10 @@
 // dpkit shifted — last-iterate privacy of noisy gradient methods by shifted interpolation
 // (seed 002), beside the composition bound and the RDP bound the paper compares with.
+#include <unistd.h>
+
 #include <cmath>
+#include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +41,7 @@ struct shifted_options {
   double delta = 1e-5;
   long long tradeoff_points = 0;
   bool optimise_split = false;
+  bool exhaustive_tau = false;
   double accuracy = 1e-3;
   output_options output;
 };
@@ -262,6 +267,15 @@ int run_shifted(const shifted_options& o) {
       shifted::sgd_search_options so;
       so.pld.relative_accuracy = o.accuracy;
       so.optimise_split = o.optimise_split;
+      if (o.exhaustive_tau) {
+        so.exhaustive_limit = std::numeric_limits<long long>::max();
+        if (isatty(2))
+          so.progress = [](long long done, long long total) {
+            if (done % 16 == 0 || done == total)
+              std::cerr << "\rdpkit shifted: tau candidate " << done << "/" << total
+                        << (done == total ? "\n" : "") << std::flush;
+          };
+      }
       if (s.batch_size > s.examples)
         throw usage_error("--batch-size is " + std::to_string(s.batch_size) +
                           ", but must be <= --n = " + std::to_string(s.examples));
@@ -409,6 +423,10 @@ void register_shifted(CLI::App& app, int& exit_code) {
       ->type_name("N");
   sub->add_flag("--optimise-split", o->optimise_split,
                 "noisy-sgd: also optimise the split of the last step's noise (footnotes 10/11)");
+  sub->add_flag("--exhaustive-tau", o->exhaustive_tau,
+                "noisy-sgd: certify every tau in 1..t-1 (default: every tau up to t = 64, then a "
+                "golden-section search on t - tau, which is a valid bound but may miss the best "
+                "tau; one PLD evaluation per tau, ~20 ms each)");
   sub->add_option("--accuracy", o->accuracy, "PLD relative accuracy (noisy-sgd, curves)")
       ->check(real_in_open_interval(0, 1))
       ->capture_default_str();

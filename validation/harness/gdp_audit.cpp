@@ -38,8 +38,9 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
                           std::span<const double> samples_dprime,
                           const std::function<double(double)>& f,
                           const std::string& curve_name,
-                          scenario_result& r) {
-  constexpr double kConfidence = 0.95;
+                          scenario_result& r,
+                          double confidence) {
+  const double kConfidence = confidence;
   sim::tradeoff_options opt;
   opt.threshold_count = 24;
   opt.confidence = kConfidence;
@@ -94,7 +95,8 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
     curve.y.push_back(f(a));
   }
   series points;
-  points.name = "Monte Carlo (95% simultaneous boxes)";
+  points.name =
+      "Monte Carlo (" + format_value(std::round(kConfidence * 1000) / 10) + "% simultaneous boxes)";
   points.style = "points";
   for (const sim::tradeoff_point& p : emp.points) {
     points.x.push_back(p.alpha);
@@ -110,12 +112,13 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
 void audit_gdp_claim(std::span<const double> samples_d,
                      std::span<const double> samples_dprime,
                      double mu_claim,
-                     scenario_result& r) {
-  constexpr double kConfidence = 0.95;
+                     scenario_result& r,
+                     double confidence) {
+  const double kConfidence = confidence;
   const divergence::gaussian_tradeoff claim(mu_claim);
   audit_tradeoff_claim(
       samples_d, samples_dprime, [&](double a) { return claim.beta(a); },
-      "claimed bound G(" + format_value(std::round(mu_claim * 1e4) / 1e4) + ")", r);
+      "claimed bound G(" + format_value(std::round(mu_claim * 1e4) / 1e4) + ")", r, confidence);
   // μ̂ from the two samples' moments.
   sim::moments m0, m1;
   for (double x : samples_d) m0.add(x);

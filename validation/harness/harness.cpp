@@ -29,6 +29,7 @@ std::vector<scenario> build_registry() {
   std::vector<scenario> all;
   register_gaussian_scenarios(all);
   register_shifted_scenarios(all);
+  register_shifted_figure_scenarios(all);
   // Every result records its seed and run time: done here once, not in each scenario.
   for (scenario& s : all) {
     s.run = [run = std::move(s.run)](const scenario_context& c) {
@@ -89,6 +90,8 @@ nlohmann::json to_json(const scenario_result& r) {
     };
     series_json.push_back({{"name", s.name},
                            {"style", s.style},
+                           {"colour", s.colour},
+                           {"dash", s.dash},
                            {"x", vec(s.x)},
                            {"y", vec(s.y)},
                            {"x_lo", vec(s.x_lo)},
@@ -151,6 +154,8 @@ scenario_result result_from_json(const nlohmann::json& j) {
     series out;
     out.name = s.value("name", "");
     out.style = s.value("style", "lines");
+    out.colour = s.value("colour", -1);
+    out.dash = s.value("dash", 1);
     auto vec = [&](const char* key) {
       std::vector<double> v;
       for (const auto& x : s.value(key, nlohmann::json::array())) v.push_back(number_of(x));
@@ -195,11 +200,14 @@ bool plot_result(const scenario_result& r, const std::filesystem::path& out, std
   const std::string ext = out.extension().string();
   std::ostringstream gp;
   gp << std::setprecision(17);
+  // The key sits below the plot, one entry per row beyond a few: grow the canvas with it.
+  const std::size_t extra_rows = r.figure.data.size() > 4 ? r.figure.data.size() - 4 : 0;
   if (ext == ".svg") {
-    gp << "set terminal svg size 820,580 dynamic enhanced font 'Helvetica,13' background "
-          "'#ffffff'\n";
+    gp << "set terminal svg size 820," << 580 + extra_rows * 18
+       << " dynamic enhanced font 'Helvetica,13' background '#ffffff'\n";
   } else if (ext == ".png") {
-    gp << "set terminal pngcairo size 1100,780 enhanced font 'Helvetica,13'\n";
+    gp << "set terminal pngcairo size 1100," << 780 + extra_rows * 24
+       << " enhanced font 'Helvetica,13'\n";
   } else {
     error = "the figure must end in .svg or .png, not '" + ext + "'";
     return false;
@@ -219,7 +227,9 @@ bool plot_result(const scenario_result& r, const std::filesystem::path& out, std
   if (r.figure.log_x) gp << "set logscale x\n";
   if (r.figure.log_y) gp << "set logscale y\n";
   gp << "set border lw 1.2\n";
-  const char* colours[] = {"#1f4e9c", "#c0392b", "#2e8b57", "#8e44ad", "#d35400"};
+  const char* colours[] = {"#1f4e9c", "#c0392b", "#2e8b57", "#8e44ad",
+                           "#d35400", "#7f8c8d", "#16a085", "#b7950b"};
+  constexpr std::size_t kColours = sizeof(colours) / sizeof(colours[0]);
   std::string plot = "plot ";
   std::ostringstream data;
   data << std::setprecision(17);
@@ -234,8 +244,10 @@ bool plot_result(const scenario_result& r, const std::filesystem::path& out, std
     else if (s.style == "points")
       plot += " with points pt 7 ps 0.5";
     else
-      plot += " with lines lw 2.2";
-    plot += " lc rgb '" + std::string(colours[k % 5]) + "' title " + gnuplot_quote(s.name);
+      plot += " with lines lw 2.2 dt " + std::to_string(std::max(1, s.dash));
+    const std::size_t colour = s.colour >= 0 ? static_cast<std::size_t>(s.colour) : k;
+    plot +=
+        " lc rgb '" + std::string(colours[colour % kColours]) + "' title " + gnuplot_quote(s.name);
     for (std::size_t i = 0; i < s.x.size(); ++i) {
       if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
       data << s.x[i] << ' ' << s.y[i];

@@ -36,6 +36,8 @@ struct scenario_context {
 struct series {
   std::string name;
   std::string style = "lines";  // "lines" or "points" (points with x/y error bars when given)
+  int colour = -1;              // index into the palette; −1: by position
+  int dash = 1;                 // gnuplot dash type of lines (1 solid, 2 dashed, …)
   std::vector<double> x, y, x_lo, x_hi, y_lo, y_hi;
 };
 

@@ -11,8 +11,9 @@
 
 namespace dpkit::validation {
 
-void register_gaussian_scenarios(std::vector<scenario>& out);  // scenarios/gaussian.cpp
-void register_shifted_scenarios(std::vector<scenario>& out);   // scenarios/shifted_002.cpp
+void register_gaussian_scenarios(std::vector<scenario>& out);        // scenarios/gaussian.cpp
+void register_shifted_scenarios(std::vector<scenario>& out);         // scenarios/shifted_002.cpp
+void register_shifted_figure_scenarios(std::vector<scenario>& out);  // shifted_002_figures.cpp
 
 /// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);
@@ -39,7 +40,8 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
                           std::span<const double> samples_dprime,
                           const std::function<double(double)>& f,
                           const std::string& curve_name,
-                          scenario_result& r);
+                          scenario_result& r,
+                          double confidence = 0.95);
 
 /// The same for f = G(mu_claim), adding the μ estimate:
 /// against the claim T(D, D′) ≥ G(mu_claim): the empirical tradeoff with Clopper–Pearson boxes
@@ -47,9 +49,12 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
 /// the estimate μ̂ = (mean′ − mean)/pooled sd with a normal-approximation 95 % interval (exact
 /// for Gaussian pairs in the limit), tightness = mu_claim/μ̂, and the figure (claimed curve and
 /// empirical boxes). Fills every field of `r` except id, title, source, claim and parameters.
+/// `confidence` is simultaneous over the thresholds (and the μ interval's level); scenarios
+/// auditing k configurations pass 1 − 0.05/k (Bonferroni).
 void audit_gdp_claim(std::span<const double> samples_d,
                      std::span<const double> samples_dprime,
                      double mu_claim,
-                     scenario_result& r);
+                     scenario_result& r,
+                     double confidence = 0.95);
 
 }  // namespace dpkit::validation

@@ -42,7 +42,12 @@ double beta_of(const char* fn, double alpha) {
 // min over integers k ∈ [lo, hi] of eps(k): exhaustive for small ranges, otherwise a
 // golden-section search on the integers followed by a look at the neighbours of the best.
 template <class F>
-std::pair<long long, double> minimise_over_k(F eps, long long lo, long long hi, long long limit) {
+std::pair<long long, double> minimise_over_k(
+    F eps,
+    long long lo,
+    long long hi,
+    long long limit,
+    const std::function<void(long long, long long)>& progress) {
   std::map<long long, double> cache;
   auto f = [&](long long k) {
     auto it = cache.find(k);
@@ -52,7 +57,10 @@ std::pair<long long, double> minimise_over_k(F eps, long long lo, long long hi, 
     return v;
   };
   if (hi - lo + 1 <= limit) {
-    for (long long k = lo; k <= hi; ++k) f(k);
+    for (long long k = lo; k <= hi; ++k) {
+      f(k);
+      if (progress) progress(k - lo + 1, hi - lo + 1);
+    }
   } else {
     constexpr double invphi = 0.6180339887498949;
     long long a = lo, b = hi;
@@ -98,7 +106,7 @@ sgd_bound search(const char* source,
                                           accounting::accountant_type::pld, o.pld)
           .value;
     };
-    const auto [k, e] = minimise_over_k(eps, k_lo, k_hi, o.exhaustive_limit);
+    const auto [k, e] = minimise_over_k(eps, k_lo, k_hi, o.exhaustive_limit, o.progress);
     best.evaluations += evaluations;
     if (e < best_eps) {
       best_eps = e;

@@ -528,6 +528,18 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(sg[0].at("epsilon_lower").get<double>() <= sg[0].at("epsilon").get<double>());
   CHECK(sg[0].at("epsilon").get<double>() < sg[2].at("epsilon").get<double>());
   CHECK(sg[1].at("kind") == "approximation");
+  // --exhaustive-tau certifies every tau: never worse than the default search (golden section
+  // above t = 64), and both are valid bounds below composition.
+  const std::string sgd150 =
+      "shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 --learning-rate "
+      "0.5 --contraction 0.9 --steps 150 --format json";
+  const auto golden = dpkit_run(sgd150), every = dpkit_run(sgd150 + " --exhaustive-tau");
+  REQUIRE(golden.exit_code == 0);
+  REQUIRE(every.exit_code == 0);
+  const json gr = json::parse(golden.out).at("results"), er = json::parse(every.out).at("results");
+  CHECK(er[0].at("epsilon").get<double>() <= gr[0].at("epsilon").get<double>() + 1e-12);
+  CHECK(er[0].at("tau").get<long long>() >= 1);
+  CHECK(er[0].at("tau").get<long long>() <= 149);
   // Tradeoff curves: G(mu) at alpha = 0.5 is Phi(-mu) ... beta(1/2) = Phi(Phi^-1(1/2) - mu).
   const auto t = dpkit_run(
       "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "

@@ -16,6 +16,7 @@
 // certifies ε from both sides; every τ is a valid bound, so the smallest certified ε over τ is.
 #pragma once
 #include <cmath>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ struct sgd_search_options {
   /// exhaustive scan), then every integer of the final bracket. Either way the result is a
   /// valid bound — only possibly not the best τ. Default 64.
   long long exhaustive_limit = 64;
+  /// Called after each PLD evaluation of an exhaustive scan with (done, total) — for a
+  /// progress display on long scans. Optional.
+  std::function<void(long long, long long)> progress;
   /// Also optimise the noise split α over a small grid (footnotes 10/11). Default false.
   bool optimise_split = false;
 };
