@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,9 +45,40 @@ struct shifted_options {
   long long tradeoff_points = 0;
   bool optimise_split = false;
   bool exhaustive_tau = false;
+  std::string shifts;  // Thm C.13: a file or a comma-separated list of a_k/(eta L/b)
   double accuracy = 1e-3;
   output_options output;
 };
+
+// --shifts: a file or an inline list of numbers separated by commas, spaces or newlines.
+std::vector<double> read_shifts(const std::string& arg) {
+  std::string text = arg;
+  if (std::filesystem::is_regular_file(arg)) {
+    std::ifstream in(arg);
+    std::stringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  for (char& ch : text)
+    if (ch == ',' || ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+  std::istringstream in(text);
+  std::vector<double> out;
+  std::string cell;
+  while (in >> cell) {
+    std::size_t used = 0;
+    double v = NAN;
+    try {
+      v = std::stod(cell, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != cell.size() || !std::isfinite(v))
+      throw usage_error("--shifts: '" + cell +
+                        "' is not a number (give a file or a list like 0,0,1,1)");
+    out.push_back(v);
+  }
+  return out;
+}
 
 template <class T>
 T need(const std::optional<T>& v, const std::string& flag, const std::string& why) {
@@ -279,6 +313,32 @@ int run_shifted(const shifted_options& o) {
       if (s.batch_size > s.examples)
         throw usage_error("--batch-size is " + std::to_string(s.batch_size) +
                           ", but must be <= --n = " + std::to_string(s.examples));
+      if (!o.shifts.empty()) {
+        if (!strongly)
+          throw usage_error("--shifts applies to --setting strongly-convex (Thm C.13)");
+        std::vector<double> shifts = read_shifts(o.shifts);
+        if (static_cast<long long>(shifts.size()) != s.steps - 1)
+          throw usage_error("--shifts has " + std::to_string(shifts.size()) +
+                            " values, but must have steps - 1 = " + std::to_string(s.steps - 1));
+        const double step = s.learning_rate * s.sensitivity / double(s.batch_size);
+        for (double& x : shifts) {
+          if (!(x >= 0 && x <= 1))
+            throw usage_error("--shifts: each value is a_k/(eta L/b) and must be in [0, 1], not " +
+                              format_number(x));
+          x *= step;
+        }
+        shifted::sgd_bound g;
+        g.source = "seed 002 Thm C.13 (the given shifts, PLD)";
+        g.alpha = std::sqrt(2.0);
+        try {
+          g.run = shifted::noisy_sgd_general_run(s, shifts);
+        } catch (const std::domain_error& e) {
+          throw usage_error(std::string("--shifts: ") + e.what());
+        }
+        g.estimate =
+            accounting::estimate_epsilon(g.run, delta, accounting::accountant_type::pld, so.pld);
+        rows.push_back(sgd_row("shifted-interpolation (C.13 shifts)", g));
+      }
       if (strongly && s.steps < 2) {
         rep.notes.push_back(
             "Thm 4.9 needs t >= 2 (tau in 1..t-1); at t = 1 composition is exact "
@@ -427,6 +487,11 @@ void register_shifted(CLI::App& app, int& exit_code) {
                 "noisy-sgd: certify every tau in 1..t-1 (default: every tau up to t = 64, then a "
                 "golden-section search on t - tau, which is a valid bound but may miss the best "
                 "tau; one PLD evaluation per tau, ~20 ms each)");
+  sub->add_option("--shifts", o->shifts,
+                  "noisy-sgd, strongly convex: Thm C.13 with your own shifts — a file or a list of "
+                  "t - 1 numbers a_k/(eta L/b) in [0, 1] (Thm 4.9 is 0 before tau, 1 after); the "
+                  "running shift z_k = c z_{k-1} + eta L/b - a_k must stay >= 0")
+      ->type_name("FILE|LIST");
   sub->add_option("--accuracy", o->accuracy, "PLD relative accuracy (noisy-sgd, curves)")
       ->check(real_in_open_interval(0, 1))
       ->capture_default_str();

@@ -540,6 +540,19 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(er[0].at("epsilon").get<double>() <= gr[0].at("epsilon").get<double>() + 1e-12);
   CHECK(er[0].at("tau").get<long long>() >= 1);
   CHECK(er[0].at("tau").get<long long>() <= 149);
+  // --shifts (Thm C.13): all shifts at eta L/b is Thm 4.9 at tau = 1, the same composition, so
+  // the same certified epsilon; a shift above eta L/b is refused.
+  const std::string sgd10 =
+      "shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 --learning-rate "
+      "0.5 --contraction 0.9 --steps 10 --format json --shifts ";
+  const auto c13 = dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1");
+  REQUIRE(c13.exit_code == 0);
+  const json cr = json::parse(c13.out).at("results");
+  REQUIRE(cr[0].at("bound") == "shifted-interpolation (C.13 shifts)");
+  REQUIRE(cr[1].at("tau") == 1);
+  CHECK(relative_error(cr[0].at("epsilon").get<double>(), cr[1].at("epsilon").get<double>()) <
+        1e-12);
+  CHECK(dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1.5").exit_code == 2);
   // Tradeoff curves: G(mu) at alpha = 0.5 is Phi(-mu) ... beta(1/2) = Phi(Phi^-1(1/2) - mu).
   const auto t = dpkit_run(
       "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "
