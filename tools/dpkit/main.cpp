@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   register_tradeoff(app, exit_code);
   register_demo(app, exit_code);
   register_shifted(app, exit_code);
+  register_hsgd(app, exit_code);
   register_simulate(app, exit_code);
   register_validate(app, exit_code);
 

@@ -1,0 +1,350 @@
+// dpkit hsgd — risk trajectories of one-pass noisy SGD on ridge least squares through noisy HSGD
+// (seed 004): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
+// file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "dpkit/core/grid.hpp"
+#include "dpkit/core/random.hpp"
+#include "dpkit/volterra/risk.hpp"
+#include "dpkit/volterra/schedule.hpp"
+#include "dpkit/volterra/spectrum.hpp"
+
+namespace dpkit::cli {
+namespace {
+
+struct hsgd_options {
+  std::string spectrum_file, spectrum;
+  std::optional<long long> dim;
+  std::optional<double> ridge, label_noise, noise;
+  std::optional<double> learning_rate, sgd_step_size;
+  std::string schedule = "constant";
+  double horizon = NAN;
+  long long points = 0;
+  std::string times;
+  double start_error = 1, target_norm = 0, start_target = 0;
+  std::uint64_t seed = 2;
+  double x0_scale = 2;
+  std::string solver = "auto";
+  double tolerance = 1e-8;
+  output_options output;
+};
+
+// "name:a,b,c" → name and the numbers.
+std::pair<std::string, std::vector<double>> parse_spec(const std::string& flag,
+                                                       const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  std::vector<double> values;
+  if (colon != std::string::npos) {
+    std::stringstream rest(text.substr(colon + 1));
+    std::string cell;
+    while (std::getline(rest, cell, ',')) {
+      std::size_t used = 0;
+      double v = NAN;
+      try {
+        v = std::stod(cell, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != cell.size() || !std::isfinite(v))
+        throw usage_error(flag + ": '" + cell + "' in '" + text + "' is not a number");
+      values.push_back(v);
+    }
+  }
+  return {name, values};
+}
+
+void need_count(const std::string& flag,
+                const std::string& text,
+                const std::vector<double>& v,
+                std::size_t lo,
+                std::size_t hi,
+                const std::string& form) {
+  if (v.size() < lo || v.size() > hi)
+    throw usage_error(flag + " is '" + text + "', but must be " + form);
+}
+
+volterra::problem build_problem(const hsgd_options& o, report& rep) {
+  volterra::problem p;
+  if (!o.spectrum_file.empty()) {
+    p = volterra::read_problem_csv(o.spectrum_file);
+    if (o.dim && *o.dim != p.d)
+      throw usage_error("--dim is " + std::to_string(*o.dim) +
+                        ", but the spectrum file says d = " + std::to_string(p.d));
+    if (o.ridge) p.ridge = *o.ridge;
+    if (o.label_noise) p.label_noise = *o.label_noise;
+    if (o.noise) p.sigma = *o.noise;
+    volterra::validate(p, "dpkit hsgd");
+    rep.parameters["spectrum_file"] = o.spectrum_file;
+    return p;
+  }
+  if (!o.dim) throw usage_error("--dim is required with --spectrum");
+  const long long d = *o.dim;
+  volterra::problem_parameters par;
+  par.ridge = o.ridge.value_or(0);
+  par.label_noise = o.label_noise.value_or(0);
+  par.sigma = o.noise.value_or(0);
+  const volterra::energies e{o.start_error, o.target_norm, o.start_target};
+  const auto [name, v] = parse_spec("--spectrum", o.spectrum);
+  const std::string& text = o.spectrum;
+  rep.parameters["spectrum"] = text;
+  if (name == "isotropic") {
+    need_count("--spectrum", text, v, 1, 1, "isotropic:LAMBDA");
+    return volterra::isotropic(d, v[0], e, par);
+  }
+  if (name == "spiked") {
+    need_count("--spectrum", text, v, 2, 1u << 20, "spiked:BULK,SPIKE1[,SPIKE2,...]");
+    return volterra::spiked(d, v[0], std::vector<double>(v.begin() + 1, v.end()), e, par);
+  }
+  if (name == "power-law") {
+    need_count("--spectrum", text, v, 1, 2, "power-law:EXPONENT[,TRACE] (trace default 1)");
+    return volterra::power_law(d, v[0], v.size() > 1 ? v[1] : 1.0, e, par);
+  }
+  if (name == "marchenko-pastur") {
+    need_count("--spectrum", text, v, 2, 3, "marchenko-pastur:RATIO,SCALE[,GROUPS] (groups 200)");
+    const double g = v.size() > 2 ? v[2] : 200;
+    if (g != std::floor(g) || g < 1)
+      throw usage_error("--spectrum: GROUPS is " + format_number(g) +
+                        ", but must be an integer >= 1");
+    return volterra::marchenko_pastur(d, v[0], v[1], static_cast<long long>(g), e, par);
+  }
+  if (name == "seed-design" || name == "seed-code") {
+    // Seed 004 §5 / spec 004 §6.1: x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) (s = 2 in the code, 1 in
+    // the paper), drawn from the counter-based stream (seed, 0, 0).
+    need_count("--spectrum", text, v, 0, 0, name + " (no values)");
+    random_stream rng(o.seed, 0, 0);
+    std::vector<double> xt(static_cast<std::size_t>(d)), x0(static_cast<std::size_t>(d));
+    for (auto& x : xt) x = rng.uniform(0, 1 / std::sqrt(double(d)));
+    for (auto& x : x0) x = o.x0_scale * rng.normal();
+    rep.parameters["seed"] = o.seed;
+    rep.parameters["x0_scale"] = o.x0_scale;
+    if (name == "seed-design") return volterra::seed004_design(d, x0, xt, par);
+    // The released code's Σ = I/(12d) (spec 004 §8): isotropic, coordinates as drawn.
+    std::vector<double> lambda(static_cast<std::size_t>(d), 1 / (12.0 * double(d)));
+    return volterra::from_eigenvalues(lambda, x0, xt, par);
+  }
+  throw usage_error("--spectrum is '" + text +
+                    "', but must be isotropic:L, spiked:B,S..., power-law:A[,TR], "
+                    "marchenko-pastur:C,S[,G], seed-design or seed-code");
+}
+
+volterra::schedule build_schedule(const std::string& text, double gamma) {
+  const auto [name, v] = parse_spec("--schedule", text);
+  if (name == "constant") {
+    need_count("--schedule", text, v, 0, 0, "constant");
+    return volterra::schedule::constant(gamma);
+  }
+  if (name == "step") {
+    need_count("--schedule", text, v, 2, 2, "step:FACTOR,INTERVAL");
+    return volterra::schedule::step_decay(gamma, v[0], v[1]);
+  }
+  if (name == "polynomial") {
+    need_count("--schedule", text, v, 2, 2, "polynomial:TIME_SCALE,POWER");
+    return volterra::schedule::polynomial_decay(gamma, v[0], v[1]);
+  }
+  if (name == "cosine") {
+    need_count("--schedule", text, v, 2, 2, "cosine:GAMMA_MIN,HORIZON");
+    return volterra::schedule::cosine(gamma, v[0], v[1]);
+  }
+  if (name == "table") {
+    // table:t1,g1,t2,g2,... (t = 0 first); the learning rate flag is not used.
+    if (v.size() < 2 || v.size() % 2 != 0)
+      throw usage_error("--schedule is '" + text + "', but must be table:0,G0,T1,G1,...");
+    std::vector<double> t, g;
+    for (std::size_t i = 0; i < v.size(); i += 2) {
+      t.push_back(v[i]);
+      g.push_back(v[i + 1]);
+    }
+    return volterra::schedule::piecewise_linear(t, g);
+  }
+  throw usage_error("--schedule is '" + text +
+                    "', but must be constant, step:F,I, polynomial:T0,P, cosine:GMIN,T or "
+                    "table:0,G0,T1,G1,...");
+}
+
+int run_risk(const hsgd_options& o) {
+  report rep;
+  rep.tool = "dpkit hsgd risk";
+  if (o.spectrum_file.empty() == o.spectrum.empty())
+    throw usage_error("give one of --spectrum-file or --spectrum");
+  volterra::problem p = build_problem(o, rep);
+  const bool table = o.schedule.rfind("table:", 0) == 0;
+  double gamma = NAN;
+  if (o.learning_rate && o.sgd_step_size)
+    throw usage_error("--learning-rate excludes --sgd-step-size (gamma = eta d)");
+  if (o.learning_rate) gamma = *o.learning_rate;
+  if (o.sgd_step_size) gamma = *o.sgd_step_size * double(p.d);
+  if (!table && !std::isfinite(gamma))
+    throw usage_error("--learning-rate gamma (or --sgd-step-size eta = gamma/d) is required");
+  const volterra::schedule sched = build_schedule(o.schedule, gamma);
+
+  std::vector<double> times;
+  if (!o.times.empty()) {
+    if (o.points > 0 || std::isfinite(o.horizon))
+      throw usage_error("--times excludes --horizon/--points");
+    times = parse_spec("--times", "t:" + o.times).second;
+    for (double t : times)
+      if (!(t >= 0)) throw usage_error("--times: " + format_number(t) + " is not >= 0");
+    for (std::size_t i = 1; i < times.size(); ++i)
+      if (times[i] < times[i - 1]) throw usage_error("--times must be nondecreasing");
+  } else {
+    if (!std::isfinite(o.horizon))
+      throw usage_error("--horizon T (with --points N) or --times is required");
+    const long long n = o.points > 0 ? o.points : 101;
+    times = linspace(0.0, o.horizon, static_cast<std::size_t>(n));
+  }
+
+  volterra::risk_curve c;
+  if (o.solver == "auto") {
+    c = volterra::solve_risk(p, sched, times, o.tolerance);
+  } else if (o.solver == "ode") {
+    volterra::ode_options op;
+    op.relative_tolerance = o.tolerance;
+    c = volterra::solve_ode_lift(p, sched, times, op);
+  } else if (o.solver == "exponential") {
+    volterra::exponential_options op;
+    op.relative_tolerance = o.tolerance;
+    c = volterra::solve_exponential(p, sched, times, op);
+  } else {
+    volterra::trapezoid_options op;
+    op.relative_tolerance = o.tolerance;
+    c = volterra::solve_product_trapezoid(p, sched, times, op);
+  }
+  rep.parameters["d"] = p.d;
+  rep.parameters["groups"] = p.groups.size();
+  rep.parameters["ridge"] = p.ridge;
+  rep.parameters["label_noise"] = p.label_noise;
+  rep.parameters["sigma"] = p.sigma;
+  rep.parameters["schedule"] = sched.describe();
+  rep.parameters["method"] = c.method;
+  rep.parameters["termination"] = std::string(to_string(c.termination));
+  rep.parameters["steps"] = c.steps;
+  rep.parameters["max_kernel_norm"] = c.max_kernel_norm;
+  rep.title = "noisy HSGD risk (seed 004 eqs. (6)-(7)), d = " + std::to_string(p.d) + ", " +
+              std::to_string(p.groups.size()) + " eigen-groups, " + sched.describe();
+  rep.columns = {"t", "P", "R", "P_error", "R_error"};
+  for (std::size_t i = 0; i < times.size(); ++i)
+    rep.results.push_back({{"t", times[i]},
+                           {"P", c.P[i]},
+                           {"R", c.R[i]},
+                           {"P_error", c.P_error[i]},
+                           {"R_error", c.R_error[i]}});
+  rep.notes.push_back(
+      "P = E[population risk of X_t], R = P + (ridge/2) E|X_t|^2; t = k/d (k SGD "
+      "steps), SGD step eta = gamma/d; *_error: estimated absolute error");
+  rep.notes.push_back("solver: " + c.method + ", " + std::to_string(c.steps) + " steps, " +
+                      std::string(to_string(c.termination)) +
+                      (c.message.empty() ? "" : ": " + c.message));
+  if (sched.is_constant()) {
+    const volterra::plateau_result pl = volterra::plateau(p, gamma);
+    rep.parameters["kernel_norm"] = pl.kernel_norm;
+    rep.parameters["stable"] = pl.stable;
+    if (pl.stable) {
+      rep.parameters["P_inf"] = pl.P_inf;
+      rep.parameters["R_inf"] = pl.R_inf;
+      rep.notes.push_back("plateau (spec 004 §2.7): P_inf = " + format_number(pl.P_inf) +
+                          ", R_inf = " + format_number(pl.R_inf) +
+                          ", K_inf = " + format_number(pl.kernel_norm) + " < 1 (stable)");
+    } else {
+      rep.notes.push_back("DIVERGES: K_inf = " + format_number(pl.kernel_norm) +
+                          " >= 1, so P_t grows without bound (spec 004 §2.7); lower gamma below " +
+                          format_number(gamma / pl.kernel_norm));
+    }
+  }
+  emit(rep, o.output);
+  if (c.termination == termination_type::failure) {
+    std::cerr << "dpkit hsgd risk: the solver failed: " << c.message << "\n";
+    return kExitNumericalFailure;
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void register_hsgd(CLI::App& app, int& exit_code) {
+  CLI::App* top = app.add_subcommand(
+      "hsgd",
+      "One-pass noisy SGD on ridge least squares through noisy HSGD (seed 004): risk "
+      "trajectories from the Volterra equations");
+  top->require_subcommand(1);
+  auto o = std::make_shared<hsgd_options>();
+  CLI::App* sub = top->add_subcommand(
+      "risk", "P_t and R_t of noisy HSGD on a grid of t, with the plateau and K_inf");
+  sub->add_option("--spectrum-file", o->spectrum_file,
+                  "CSV: '# d: ...', '# ridge: ...', '# label_noise: ...', '# sigma: ...' header "
+                  "lines, then columns eigenvalue,multiplicity,e0_sq,xstar_sq,e0_xstar "
+                  "(docs/volterra.md)")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
+  sub->add_option("--spectrum", o->spectrum,
+                  "A covariance family: isotropic:L, spiked:BULK,S1[,S2..], power-law:A[,TRACE], "
+                  "marchenko-pastur:RATIO,SCALE[,GROUPS], seed-design (seed 004's true "
+                  "Sigma = I/(12d) + 11'/(4d)) or seed-code (the released code's I/(12d))")
+      ->type_name("FAMILY");
+  sub->add_option("--dim", o->dim, "Dimension d (with --spectrum; checked against the file)")
+      ->check(integer_at_least(1));
+  sub->add_option("--ridge", o->ridge, "Ridge delta (overrides the file)")->check(real_at_least(0));
+  sub->add_option("--label-noise", o->label_noise, "Label-noise variance E w^2")
+      ->check(real_at_least(0));
+  sub->add_option("--noise", o->noise, "DP noise sigma of Algorithm 1 (g = grad + sigma Z)")
+      ->check(real_at_least(0));
+  sub->add_option("--learning-rate", o->learning_rate,
+                  "HSGD rate gamma (the SGD step is eta = gamma/d)")
+      ->check(real_in_open_interval(0, 1e300));
+  sub->add_option("--sgd-step-size", o->sgd_step_size, "SGD step eta instead (gamma = eta d)")
+      ->check(real_in_open_interval(0, 1e300));
+  sub->add_option("--schedule", o->schedule,
+                  "constant, step:FACTOR,INTERVAL, polynomial:TIME_SCALE,POWER, "
+                  "cosine:GAMMA_MIN,HORIZON (gamma scaled from --learning-rate) or "
+                  "table:0,G0,T1,G1,... (piecewise linear)")
+      ->capture_default_str();
+  sub->add_option("--horizon", o->horizon, "Last time T (t = k/d); with --points")
+      ->check(real_at_least(0));
+  sub->add_option("--points", o->points, "Grid points from 0 to T inclusive (default 101)")
+      ->check(integer_at_least(1));
+  sub->add_option("--times", o->times, "Explicit times t1,t2,... instead of a grid")
+      ->type_name("LIST");
+  sub->add_option("--start-error", o->start_error,
+                  "Families: |x0 - x~|^2 (spread over eigen-groups by multiplicity)")
+      ->check(real_at_least(0))
+      ->capture_default_str();
+  sub->add_option("--target-norm", o->target_norm, "Families: |x~|^2")
+      ->check(real_at_least(0))
+      ->capture_default_str();
+  sub->add_option("--start-target", o->start_target, "Families: <x0 - x~, x~>")
+      ->capture_default_str();
+  sub->add_option("--seed", o->seed, "seed-design/seed-code: seed of the x~, x0 draws")
+      ->capture_default_str();
+  sub->add_option("--x0-scale", o->x0_scale,
+                  "seed-design/seed-code: x0 ~ N(0, s^2 I) (2 in the released code, 1 in the "
+                  "paper)")
+      ->check(real_at_least(0))
+      ->capture_default_str();
+  sub->add_option("--solver", o->solver,
+                  "auto (ODE lift: dopri5 when non-stiff, else the exponential stepper), ode, "
+                  "exponential, trapezoid (the direct Volterra solver, O(N^2))")
+      ->check(CLI::IsMember({"auto", "ode", "exponential", "trapezoid"}))
+      ->capture_default_str();
+  sub->add_option("--tolerance", o->tolerance, "Relative accuracy")
+      ->check(real_in_open_interval(0, 1))
+      ->capture_default_str();
+  add_output_options(sub, o->output);
+  sub->footer(
+      "Examples (seed 004 §5: d = 1000, gamma = eta d = 50, ridge 0.1, sigma 1.5):\n"
+      "  dpkit hsgd risk --spectrum seed-design --dim 1000 --ridge 0.1 --label-noise 1e-5 "
+      "--noise 1.5 --learning-rate 50 --horizon 1.5 --points 16\n"
+      "  dpkit hsgd risk --spectrum power-law:1.5 --dim 1000 --start-error 1 --noise 1 "
+      "--learning-rate 1 --schedule polynomial:2,1 --times 1,10,100\n"
+      "Time t = k/d; docs/volterra.md has the equations and the file format.");
+  sub->callback([o, &exit_code] { exit_code = run_risk(*o); });
+}
+
+}  // namespace dpkit::cli
