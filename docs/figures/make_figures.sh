@@ -110,4 +110,18 @@ for lam in 0.002 0.004; do
   done
 done
 cp "$tmp/mnist.csv" "$here/shifted_mnist_privacy.csv"
+# Figure: seed 004 Figure 2(a) setting — noisy HSGD risk trajectories (dpkit hsgd risk), true
+# Sigma of the design against the released code's I/(12d), sigma = 1, 1.25, 1.5.
+times="$(awk 'BEGIN{for(i=0;i<=120;i++){t=0.001*exp(i/120*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
+for fam in seed-design seed-code; do
+  for s in 1 1.25 1.5; do
+    "$dpkit" hsgd risk --spectrum "$fam" --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise "$s" \
+      --learning-rate 50 --times "$times" --format csv | awk -F, 'NR>1 && $1 !~ /^#/{print $2}' > "$tmp/risk_${fam}_$s.txt"
+  done
+done
+echo "$times" | tr ',' '\n' > "$tmp/risk_t.txt"
+{ echo "t,design_1,design_1.25,design_1.5,code_1,code_1.25,code_1.5"
+  paste -d, "$tmp/risk_t.txt" "$tmp"/risk_seed-design_{1,1.25,1.5}.txt "$tmp"/risk_seed-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_risk.csv"
+cp "$tmp/hsgd_risk.csv" "$here/hsgd_risk.csv"
+gnuplot -e "data='$tmp/hsgd_risk.csv'; out='$here/hsgd_risk.svg'" "$here/hsgd_risk.gp"
 echo "make_figures: wrote the figures in $here" >&2

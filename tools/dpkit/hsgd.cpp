@@ -2,6 +2,7 @@
 // (seed 004): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
 // file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,7 +13,6 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/grid.hpp"
-#include "dpkit/core/random.hpp"
 #include "dpkit/volterra/risk.hpp"
 #include "dpkit/volterra/schedule.hpp"
 #include "dpkit/volterra/spectrum.hpp"
@@ -33,6 +33,7 @@ struct hsgd_options {
   std::uint64_t seed = 2;
   double x0_scale = 2;
   std::string solver = "auto";
+  std::string write_spectrum;
   double tolerance = 1e-8;
   output_options output;
 };
@@ -120,16 +121,11 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
     // Seed 004 §5 / spec 004 §6.1: x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) (s = 2 in the code, 1 in
     // the paper), drawn from the counter-based stream (seed, 0, 0).
     need_count("--spectrum", text, v, 0, 0, name + " (no values)");
-    random_stream rng(o.seed, 0, 0);
-    std::vector<double> xt(static_cast<std::size_t>(d)), x0(static_cast<std::size_t>(d));
-    for (auto& x : xt) x = rng.uniform(0, 1 / std::sqrt(double(d)));
-    for (auto& x : x0) x = o.x0_scale * rng.normal();
     rep.parameters["seed"] = o.seed;
     rep.parameters["x0_scale"] = o.x0_scale;
-    if (name == "seed-design") return volterra::seed004_design(d, x0, xt, par);
-    // The released code's Σ = I/(12d) (spec 004 §8): isotropic, coordinates as drawn.
-    std::vector<double> lambda(static_cast<std::size_t>(d), 1 / (12.0 * double(d)));
-    return volterra::from_eigenvalues(lambda, x0, xt, par);
+    return volterra::seed004_experiment(
+        d, name == "seed-design" ? volterra::seed004_sigma::design : volterra::seed004_sigma::code,
+        o.x0_scale, o.seed, par);
   }
   throw usage_error("--spectrum is '" + text +
                     "', but must be isotropic:L, spiked:B,S..., power-law:A[,TR], "
@@ -185,6 +181,10 @@ int run_risk(const hsgd_options& o) {
   if (!table && !std::isfinite(gamma))
     throw usage_error("--learning-rate gamma (or --sgd-step-size eta = gamma/d) is required");
   const volterra::schedule sched = build_schedule(o.schedule, gamma);
+  if (!o.write_spectrum.empty()) {
+    volterra::write_problem_csv(p, std::filesystem::path(o.write_spectrum));
+    std::cerr << "dpkit hsgd risk: wrote the problem to " << o.write_spectrum << "\n";
+  }
 
   std::vector<double> times;
   if (!o.times.empty()) {
@@ -333,6 +333,9 @@ void register_hsgd(CLI::App& app, int& exit_code) {
                   "exponential, trapezoid (the direct Volterra solver, O(N^2))")
       ->check(CLI::IsMember({"auto", "ode", "exponential", "trapezoid"}))
       ->capture_default_str();
+  sub->add_option("--write-spectrum", o->write_spectrum,
+                  "Also write the problem as a spectrum file (e.g. from a family, to edit)")
+      ->type_name("FILE");
   sub->add_option("--tolerance", o->tolerance, "Relative accuracy")
       ->check(real_in_open_interval(0, 1))
       ->capture_default_str();

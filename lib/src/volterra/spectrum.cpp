@@ -14,6 +14,7 @@
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
+#include "dpkit/core/random.hpp"
 #include "dpkit/core/roots.hpp"
 
 namespace dpkit::volterra {
@@ -374,6 +375,25 @@ problem seed004_design(long long d,
   const double dd = static_cast<double>(d);
   // spec 004 §6.2: Σ = I/(12d) + 𝟏𝟏ᵀ/(4d); λ_1 = 1/4 + 1/(12d), λ_b = 1/(12d).
   return two_level(d, 1 / (12 * dd), 0.25 + 1 / (12 * dd), x0, xtilde, prm);
+}
+
+problem seed004_experiment(long long d,
+                           seed004_sigma which,
+                           double x0_scale,
+                           std::uint64_t seed,
+                           const problem_parameters& prm) {
+  constexpr const char* fn = "seed004_experiment";
+  check_at_least(fn, "d", d, 1);
+  check_nonnegative(fn, "x0_scale", x0_scale);
+  random_stream rng(seed, 0, 0);
+  const auto n = static_cast<std::size_t>(d);
+  std::vector<double> xt(n), x0(n);
+  // spec 004 §6.1: the draw order of the released code, x̃ first, then x0.
+  for (double& x : xt) x = rng.uniform(0, 1 / std::sqrt(static_cast<double>(d)));
+  for (double& x : x0) x = x0_scale * rng.normal();
+  if (which == seed004_sigma::design) return seed004_design(d, x0, xt, prm);
+  const std::vector<double> lambda(n, 1 / (12.0 * static_cast<double>(d)));
+  return from_eigenvalues(lambda, x0, xt, prm);
 }
 
 problem power_law(long long d,

@@ -326,3 +326,32 @@ TEST_CASE("problem: bad input is rejected", "[volterra][spectrum]") {
       vt::from_covariance(Eigen::MatrixXd::Identity(2, 2), Eigen::VectorXd::Zero(3), z, kParams),
       std::domain_error);
 }
+
+TEST_CASE("seed004_experiment: the seed's draws, both covariances, same coordinates",
+          "[volterra]") {
+  const long long d = 1000;
+  const vt::problem_parameters prm{0.1, 1e-5, 1.5};
+  const vt::problem design = vt::seed004_experiment(d, vt::seed004_sigma::design, 2, 7, prm);
+  const vt::problem code = vt::seed004_experiment(d, vt::seed004_sigma::code, 2, 7, prm);
+  REQUIRE(design.groups.size() == 2);
+  REQUIRE(code.groups.size() == 1);
+  // Exact structure (spec 004 §6.2): λ_1 = 1/4 + 1/(12d) once, 1/(12d) with multiplicity d − 1.
+  CHECK(design.groups[0].eigenvalue == Approx(0.25 + 1 / 12000.0).epsilon(1e-14));
+  CHECK(design.groups[1].multiplicity == d - 1);
+  CHECK(code.groups[0].eigenvalue == Approx(1 / 12000.0).epsilon(1e-14));
+  // The same draws: the totals over the groups are rotation invariant, so they agree.
+  auto total = [](const vt::problem& p, double vt::eigen_group::*f) {
+    double s = 0;
+    for (const auto& g : p.groups) s += g.*f;
+    return s;
+  };
+  for (auto f : {&vt::eigen_group::e0_sq, &vt::eigen_group::xstar_sq, &vt::eigen_group::e0_xstar})
+    CHECK(total(design, f) == Approx(total(code, f)).epsilon(1e-10));
+  // The law of the draws: |x~|² = 1/3 ± 0.0094 (x~_i iid U(0, 1/√d)), (u'x~)² = 1/4 ± 0.01,
+  // |x0 − x~|² = d s² + 1/3 ± s² √(2d) = 4000.3 ± 179 (s = 2): 4 sd margins.
+  CHECK(total(code, &vt::eigen_group::xstar_sq) == Approx(1 / 3.0).margin(0.04));
+  CHECK(design.groups[0].xstar_sq == Approx(0.25).margin(0.04));
+  CHECK(total(code, &vt::eigen_group::e0_sq) == Approx(4000.3).margin(720));
+  CHECK_THROWS_AS(vt::seed004_experiment(d, vt::seed004_sigma::code, -1, 7, prm),
+                  std::domain_error);
+}

@@ -29,6 +29,7 @@
 
 #include <Eigen/Core>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <span>
@@ -143,6 +144,20 @@ problem seed004_design(long long d,
                        std::span<const double> x0,
                        std::span<const double> xtilde,
                        const problem_parameters& params);
+
+/// Which Σ seed004_experiment uses: the design's E[a aᵀ] or the released code's I/(12d).
+enum class seed004_sigma { design, code };
+
+/// Seed 004 §5's problem instance (spec 004 §6.1): x̃ iid U(0, 1/√d) and then x0 ~ N(0, s²I)
+/// (s = x0_scale: 2 in the released code, 1 in the paper), drawn from the counter-based stream
+/// (seed, 0, 0) in that order, with Σ = seed004_design's (design) or I/(12d) (code; spec 004
+/// §8 item 4). The draws are dpkit's, not numpy's: the instance is the seed's in law, not bit
+/// for bit.
+problem seed004_experiment(long long d,
+                           seed004_sigma which,
+                           double x0_scale,
+                           std::uint64_t seed,
+                           const problem_parameters& params);
 
 /// Power law λ_j = c·j^{−exponent}, j = 1..d, scaled so that tr Σ = trace (c = trace/Σ_j
 /// j^{−exponent}); one group per j (multiplicity 1). Needs exponent ≥ 0 (0 is isotropic and
