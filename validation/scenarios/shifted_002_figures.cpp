@@ -62,6 +62,16 @@ struct steps_figure {
   bool log_y = false;
 };
 
+// Appends the curves of one δ: colour by position in the group, dash type `dash`.
+void push_group(scenario_result& r, std::initializer_list<series*> group, int dash) {
+  int colour = 0;
+  for (series* p : group) {
+    p->colour = colour++;
+    p->dash = dash;
+    r.figure.data.push_back(std::move(*p));
+  }
+}
+
 std::string delta_label(double delta) {
   return "delta = " + format_value(delta);
 }
@@ -465,12 +475,7 @@ scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
       comp.x.push_back(static_cast<double>(t));
       comp.y.push_back(gdp_eps(mu_comp, delta));
     }
-    int colour = 0;
-    for (series* p : {&ours, &best, &comp}) {
-      p->colour = colour++;
-      p->dash = dash;
-      r.figure.data.push_back(std::move(*p));
-    }
+    push_group(r, {&ours, &best, &comp}, dash);
   }
   r.parameters = {{"D", D}, {"sigma", sigma}, {"figure_L_over_n", 0.5}, {"figure_eta", 0.1}};
   r.notes.push_back(
@@ -542,12 +547,7 @@ scenario_result noisy_cgd_constrained_figure(const scenario_context& c) {
       derived.y.push_back(gdp_eps(shifted::noisy_cgd_convex(s).mu, delta));
       comp.y.push_back(gdp_eps(mu_comp, delta));
     }
-    int colour = 0;
-    for (series* p : {&plotted, &best, &derived, &comp}) {
-      p->colour = colour++;
-      p->dash = dash;
-      r.figure.data.push_back(std::move(*p));
-    }
+    push_group(r, {&plotted, &best, &derived, &comp}, dash);
   }
   r.parameters = {{"D", D},
                   {"sigma", sigma},
@@ -657,9 +657,8 @@ scenario_result d4_threshold_claim(const scenario_context& c) {
   r.title = "Seed 002 D.4: the exponential-mechanism threshold c* = 0.676";
   r.source = "seed 002 §D.4, §5.2; DRS22 Prop 3";
   r.claim =
-      "f_{2LD,0} >= G(2 sqrt(LD)) iff LD <= c*, c* the root of e^{2x} = (1 - Phi(-sqrt "
-      "x))/Phi(-sqrt "
-      "x) = 0.676 (D.4; the main text says 0.677)";
+      "f_{2LD,0} >= G(2 sqrt(LD)) iff LD <= c*, the root of "
+      "e^{2x} = (1 - Phi(-sqrt(x)))/Phi(-sqrt(x)) = 0.676 (D.4; the main text says 0.677)";
   const double c_star = c.bound_factor * shifted::exponential_mechanism_threshold();
   // min over α of f_ε(α) − G(μ)(α): ≥ 0 iff the ε-DP curve lies above G(μ).
   auto gap = [](double ld) {
