@@ -1,8 +1,10 @@
 // dpkit hsgd — risk trajectories of one-pass noisy SGD on ridge least squares through noisy HSGD
 // (seed 004): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
 // file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -13,6 +15,9 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/grid.hpp"
+#include "dpkit/core/random.hpp"
+#include "dpkit/hsgd/law.hpp"
+#include "dpkit/hsgd/privacy.hpp"
 #include "dpkit/volterra/risk.hpp"
 #include "dpkit/volterra/schedule.hpp"
 #include "dpkit/volterra/spectrum.hpp"
@@ -267,6 +272,212 @@ int run_risk(const hsgd_options& o) {
   return kExitSuccess;
 }
 
+struct privacy_options {
+  std::string spectrum = "seed-design";
+  long long dim = 1000, n = 1500;
+  double ridge = 0.1, label_noise = 1e-5, noise = 1.5, learning_rate = 50;
+  std::uint64_t seed = 2;
+  double x0_scale = 2;
+  std::string dataset_file;
+  std::vector<double> orders = {2};
+  std::string release = "last";
+  std::string times;
+  long long points = 0;
+  std::string pairs = "extreme:30";
+  double delta = 1e-5;
+  double tolerance = 1e-6;
+  output_options output;
+};
+
+// Seed 004 §5's instance (spec 004 §6.1): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the stream
+// (seed, 0, 0) in that order (as volterra::seed004_experiment), then n records a_ij iid
+// U(0, 1/√d) (stream 1) with labels aᵀx̃ + ξ, ξ ~ N(0, label_noise) clamped at ±3 sd (stream 2).
+struct instance {
+  Eigen::VectorXd x0, xtilde;
+  hsgd::dataset data;
+};
+
+instance seed_instance(
+    long long d, long long n, double x0_scale, std::uint64_t seed, double noise2) {
+  instance out;
+  random_stream rng(seed, 0, 0), feats(seed, 0, 1), labels(seed, 0, 2);
+  out.xtilde.resize(d);
+  out.x0.resize(d);
+  for (auto& x : out.xtilde) x = rng.uniform(0, 1 / std::sqrt(double(d)));
+  for (auto& x : out.x0) x = x0_scale * rng.normal();
+  out.data.features.resize(n, d);
+  out.data.labels.resize(n);
+  const double sd = std::sqrt(noise2);
+  for (long long i = 0; i < n; ++i) {
+    for (long long j = 0; j < d; ++j)
+      out.data.features(i, j) = feats.uniform(0, 1 / std::sqrt(double(d)));
+    const double xi = std::clamp(sd * labels.normal(), -3 * sd, 3 * sd);
+    out.data.labels[i] = out.data.features.row(i).dot(out.xtilde) + xi;
+  }
+  return out;
+}
+
+// A dataset file: a header row, then rows a_1,...,a_d,b.
+hsgd::dataset read_dataset(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw usage_error("--dataset: cannot read " + path);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    rows.push_back(parse_spec("--dataset", "row:" + line).second);
+    if (rows.back().size() != rows.front().size() || rows.back().size() < 2)
+      throw usage_error("--dataset: row " + std::to_string(rows.size()) + " of " + path + " has " +
+                        std::to_string(rows.back().size()) + " values, expected " +
+                        std::to_string(rows.front().size()) + " (a_1..a_d, b)");
+  }
+  if (rows.size() < 2) throw usage_error("--dataset: " + path + " needs at least two records");
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  const auto d = static_cast<Eigen::Index>(rows.front().size() - 1);
+  hsgd::dataset out;
+  out.features.resize(n, d);
+  out.labels.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < d; ++j) out.features(i, j) = rows[std::size_t(i)][std::size_t(j)];
+    out.labels[i] = rows[std::size_t(i)][std::size_t(d)];
+  }
+  return out;
+}
+
+int run_privacy(const privacy_options& o) {
+  report rep;
+  rep.tool = "dpkit hsgd privacy";
+  const volterra::problem_parameters par{o.ridge, o.label_noise, o.noise};
+  if (!(o.noise > 0))
+    throw usage_error("--noise is " + format_number(o.noise) + ", but must be > 0");
+  instance inst = seed_instance(o.dim, o.n, o.x0_scale, o.seed, o.label_noise);
+  if (!o.dataset_file.empty()) {
+    inst.data = read_dataset(o.dataset_file);
+    if (inst.data.features.cols() != o.dim)
+      throw usage_error("--dataset has d = " + std::to_string(inst.data.features.cols()) +
+                        " features, but --dim is " + std::to_string(o.dim));
+  }
+  const long long n = inst.data.features.rows();
+  const double horizon = double(n) / double(o.dim);  // one pass: T = n/d
+  const volterra::schedule gamma = volterra::schedule::constant(o.learning_rate);
+  hsgd::gaussian_law law = [&] {
+    if (o.spectrum == "seed-design")
+      return hsgd::gaussian_law::seed004_design(inst.x0, inst.xtilde, par, gamma, horizon);
+    if (o.spectrum == "seed-code") {
+      const std::vector<double> lambda(std::size_t(o.dim), 1 / (12.0 * double(o.dim)));
+      return hsgd::gaussian_law(hsgd::eigenbasis::identity(o.dim), lambda, inst.x0, inst.xtilde,
+                                par, gamma, horizon);
+    }
+    // empirical: Σ = (1/n)Σ a aᵀ of the dataset (O(d³) eigendecomposition)
+    const Eigen::MatrixXd sigma =
+        inst.data.features.transpose() * inst.data.features / static_cast<double>(n);
+    return hsgd::gaussian_law::from_covariance(sigma, inst.x0, inst.xtilde, par, gamma, horizon);
+  }();
+  // candidate pairs
+  std::vector<hsgd::record_pair> pairs;
+  const auto [kind, v] = parse_spec("--pairs", o.pairs);
+  if (kind == "all") {
+    pairs = hsgd::all_pairs(n);
+  } else if (kind == "extreme" && v.size() == 1) {
+    pairs = hsgd::extreme_label_pairs(inst.data, static_cast<long long>(v[0]));
+  } else if (kind == "proxy" && v.size() == 1) {
+    pairs = hsgd::top_pairs_by_proxy(law, inst.data, hsgd::all_pairs(n), 0.0,
+                                     static_cast<long long>(v[0]));
+  } else if (kind == "pair" && v.size() == 2) {
+    pairs = {{static_cast<long long>(v[0]), static_cast<long long>(v[1])}};
+  } else {
+    throw usage_error("--pairs is '" + o.pairs +
+                      "', but must be extreme:K, proxy:K, all or pair:I,J");
+  }
+  // release times
+  std::vector<double> times;
+  if (!o.times.empty()) {
+    times = parse_spec("--times", "t:" + o.times).second;
+  } else {
+    const long long k = o.points > 0 ? o.points : 30;
+    for (long long i = 1; i <= k; ++i) times.push_back(horizon * double(i) / double(k));
+  }
+  hsgd::mixture_options mo;
+  mo.relative_tolerance = o.tolerance;
+  rep.parameters = {{"spectrum", o.spectrum},
+                    {"d", o.dim},
+                    {"n", n},
+                    {"horizon", horizon},
+                    {"ridge", o.ridge},
+                    {"label_noise", o.label_noise},
+                    {"sigma", o.noise},
+                    {"gamma", o.learning_rate},
+                    {"release", o.release},
+                    {"pairs", o.pairs},
+                    {"candidate_pairs", pairs.size()},
+                    {"orders", o.orders},
+                    {"delta", o.delta},
+                    {"seed", o.seed}};
+  std::vector<std::string> order_cols;
+  for (double a : o.orders) order_cols.push_back("eps_alpha=" + format_number(a));
+  if (o.release == "last") {
+    std::vector<std::vector<double>> eps(o.orders.size());
+    for (std::size_t k = 0; k < o.orders.size(); ++k) {
+      const hsgd::rdp_trajectory tr =
+          hsgd::last_iterate_rdp(law, inst.data, pairs, times, o.orders[k], mo);
+      if (tr.termination == termination_type::failure)
+        throw std::runtime_error("hsgd privacy: " + tr.message);
+      for (const auto& val : tr.values) eps[k].push_back(val.epsilon);
+    }
+    rep.columns = {"t", "k"};
+    rep.columns.insert(rep.columns.end(), order_cols.begin(), order_cols.end());
+    rep.columns.push_back("epsilon");
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      json row = {{"t", times[i]}, {"k", std::llround(times[i] * double(o.dim))}};
+      std::vector<double> at;
+      for (std::size_t k = 0; k < o.orders.size(); ++k) {
+        row[order_cols[k]] = std::isfinite(eps[k][i]) ? json(eps[k][i]) : json(nullptr);
+        at.push_back(eps[k][i]);
+      }
+      const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
+      row["epsilon"] = std::isfinite(e.epsilon) ? json(e.epsilon) : json(nullptr);
+      rep.results.push_back(row);
+    }
+  } else {
+    rep.columns = {"release", "t_J"};
+    rep.columns.insert(rep.columns.end(), order_cols.begin(), order_cols.end());
+    rep.columns.push_back("epsilon");
+    json row = {{"release", o.release}, {"t_J", times.back()}};
+    std::vector<double> at;
+    for (std::size_t k = 0; k < o.orders.size(); ++k) {
+      const hsgd::rdp_value val =
+          o.release == "iterates"
+              ? hsgd::iterates_rdp(law, inst.data, pairs, times, o.orders[k], mo)
+              : hsgd::average_rdp(law, inst.data, pairs, times, o.orders[k], mo);
+      if (val.termination == termination_type::failure)
+        throw std::runtime_error("hsgd privacy: " + val.message);
+      row[order_cols[k]] = std::isfinite(val.epsilon) ? json(val.epsilon) : json(nullptr);
+      at.push_back(val.epsilon);
+    }
+    const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
+    row["epsilon"] = std::isfinite(e.epsilon) ? json(e.epsilon) : json(nullptr);
+    rep.results.push_back(row);
+  }
+  rep.title = "Renyi DP of noisy HSGD (seed 004 Thm " +
+              std::string(o.release == "last"       ? "4.3"
+                          : o.release == "iterates" ? "4.4"
+                                                    : "4.5") +
+              "), " + o.release + " release, " + std::to_string(pairs.size()) +
+              " candidate pairs, d = " + std::to_string(o.dim) + ", n = " + std::to_string(n);
+  rep.notes = {
+      "eps_alpha: Renyi DP of order alpha with the record position s ~ U(0, T), T = n/d, sup over "
+      "the candidate pairs (both orders); epsilon: at delta = " +
+          format_number(o.delta) + " by the best RDP conversion",
+      "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
+      "these candidate pairs only; the transfer to noisy SGD rests on seed 004's unproven "
+      "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee.",
+      "argument order of the Renyi divergence and the pre-s blocks of Thms 4.4/4.5 are the "
+      "corrected ones (spec 004 section 8)"};
+  emit(rep, o.output);
+  return kExitSuccess;
+}
+
 }  // namespace
 
 void register_hsgd(CLI::App& app, int& exit_code) {
@@ -348,6 +559,70 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       "--learning-rate 1 --schedule polynomial:2,1 --times 1,10,100\n"
       "Time t = k/d; docs/volterra.md has the equations and the file format.");
   sub->callback([o, &exit_code] { exit_code = run_risk(*o); });
+
+  auto q = std::make_shared<privacy_options>();
+  CLI::App* priv = top->add_subcommand(
+      "privacy",
+      "Renyi DP trajectory of noisy HSGD for neighbouring datasets (seed 004 Thms 4.3-4.5): "
+      "eps_alpha(t) and (epsilon, delta); labelled approximation");
+  priv->add_option("--spectrum", q->spectrum,
+                   "seed-design (the true Sigma of seed 004's design), seed-code (the released "
+                   "code's I/(12d)) or empirical ((1/n) sum a a' of the dataset)")
+      ->check(CLI::IsMember({"seed-design", "seed-code", "empirical"}))
+      ->capture_default_str();
+  priv->add_option("--dim", q->dim, "Dimension d")
+      ->check(integer_at_least(2))
+      ->capture_default_str();
+  priv->add_option("--n", q->n, "Records of the generated seed dataset (one pass: T = n/d)")
+      ->check(integer_at_least(2))
+      ->capture_default_str();
+  priv->add_option("--dataset", q->dataset_file,
+                   "CSV of records instead: a header row, then a_1,...,a_d,b per row")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
+  priv->add_option("--ridge", q->ridge, "Ridge delta")
+      ->check(real_at_least(0))
+      ->capture_default_str();
+  priv->add_option("--label-noise", q->label_noise, "Label-noise variance")
+      ->check(real_at_least(0))
+      ->capture_default_str();
+  priv->add_option("--noise", q->noise, "DP noise sigma")->capture_default_str();
+  priv->add_option("--learning-rate", q->learning_rate, "HSGD rate gamma = eta d (constant)")
+      ->check(real_in_open_interval(0, 1e300))
+      ->capture_default_str();
+  priv->add_option("--order", q->orders, "Renyi order(s) alpha > 1 (several: best conversion)")
+      ->delimiter(',')
+      ->check(real_in_open_interval(1, 1e6))
+      ->capture_default_str();
+  priv->add_option("--release", q->release,
+                   "last (the last iterate at each time), iterates (X_t1..X_tJ jointly) or "
+                   "average ((1/J) sum X_tj)")
+      ->check(CLI::IsMember({"last", "iterates", "average"}))
+      ->capture_default_str();
+  priv->add_option("--times", q->times, "Release times t (default: --points equally spaced to T)")
+      ->type_name("LIST");
+  priv->add_option("--points", q->points, "Equally spaced release times in (0, T] (default 30)")
+      ->check(integer_at_least(1));
+  priv->add_option("--pairs", q->pairs,
+                   "Candidate neighbouring pairs: extreme:K (K largest x K smallest labels, the "
+                   "released code's screen), proxy:K (top K by the mean-gap proxy), all, or "
+                   "pair:I,J")
+      ->capture_default_str();
+  priv->add_option("--seed", q->seed, "Seed of the generated instance")->capture_default_str();
+  priv->add_option("--x0-scale", q->x0_scale, "x0 ~ N(0, s^2 I) (2 in the code, 1 in the paper)")
+      ->check(real_at_least(0))
+      ->capture_default_str();
+  priv->add_option("--tolerance", q->tolerance, "Relative accuracy of the s-integral")
+      ->check(real_in_open_interval(0, 1))
+      ->capture_default_str();
+  add_delta_option(priv, q->delta, false);
+  add_output_options(priv, q->output);
+  priv->footer(
+      "Example (seed 004 Fig. 2(b): d = 1000, n = 1500, 900 candidate pairs, 30 times):\n"
+      "  dpkit hsgd privacy --noise 1.5 --order 2\n"
+      "  dpkit hsgd privacy --spectrum seed-code --noise 1 --order 2,4,8 --delta 1e-5\n"
+      "docs/hsgd.md says what these numbers are (and are not).");
+  priv->callback([q, &exit_code] { exit_code = run_privacy(*q); });
 }
 
 }  // namespace dpkit::cli
