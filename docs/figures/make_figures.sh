@@ -124,4 +124,18 @@ echo "$times" | tr ',' '\n' > "$tmp/risk_t.txt"
   paste -d, "$tmp/risk_t.txt" "$tmp"/risk_seed-design_{1,1.25,1.5}.txt "$tmp"/risk_seed-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_risk.csv"
 cp "$tmp/hsgd_risk.csv" "$here/hsgd_risk.csv"
 gnuplot -e "data='$tmp/hsgd_risk.csv'; out='$here/hsgd_risk.svg'" "$here/hsgd_risk.gp"
+# Figure: seed 004 Figure 2(b) setting — Renyi DP (alpha = 2) of the last iterate against the
+# iteration, 900 extreme-label pairs of the seed instance (dpkit hsgd privacy).
+ptimes="$(awk 'BEGIN{for(i=0;i<=60;i++){t=0.001*exp(i/60*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
+for spec in seed-design seed-code; do
+  for s in 1 1.25 1.5; do
+    "$dpkit" hsgd privacy --spectrum "$spec" --noise "$s" --order 2 --times "$ptimes" --format csv |
+      awk -F, 'NR>1 && $1 !~ /^#/{print $3}' > "$tmp/rdp_${spec}_$s.txt"
+  done
+done
+echo "$ptimes" | tr ',' '\n' > "$tmp/rdp_t.txt"
+{ echo "t,design_1,design_1.25,design_1.5,code_1,code_1.25,code_1.5"
+  paste -d, "$tmp/rdp_t.txt" "$tmp"/rdp_seed-design_{1,1.25,1.5}.txt "$tmp"/rdp_seed-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_rdp.csv"
+cp "$tmp/hsgd_rdp.csv" "$here/hsgd_rdp.csv"
+gnuplot -e "data='$tmp/hsgd_rdp.csv'; out='$here/hsgd_rdp.svg'" "$here/hsgd_rdp.gp"
 echo "make_figures: wrote the figures in $here" >&2
