@@ -30,6 +30,8 @@ std::vector<scenario> build_registry() {
   register_gaussian_scenarios(all);
   register_shifted_scenarios(all);
   register_shifted_figure_scenarios(all);
+  register_hsgd_scenarios(all);
+  register_hsgd_law_scenarios(all);
   // Every result records its seed and run time: done here once, not in each scenario.
   for (scenario& s : all) {
     s.run = [run = std::move(s.run)](const scenario_context& c) {

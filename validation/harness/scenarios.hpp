@@ -14,6 +14,8 @@ namespace dpkit::validation {
 void register_gaussian_scenarios(std::vector<scenario>& out);        // scenarios/gaussian.cpp
 void register_shifted_scenarios(std::vector<scenario>& out);         // scenarios/shifted_002.cpp
 void register_shifted_figure_scenarios(std::vector<scenario>& out);  // shifted_002_figures.cpp
+void register_hsgd_scenarios(std::vector<scenario>& out);            // scenarios/hsgd_004.cpp
+void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenarios/hsgd_004_law.cpp
 
 /// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);
