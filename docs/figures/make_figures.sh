@@ -138,4 +138,11 @@ echo "$ptimes" | tr ',' '\n' > "$tmp/rdp_t.txt"
   paste -d, "$tmp/rdp_t.txt" "$tmp"/rdp_seed-design_{1,1.25,1.5}.txt "$tmp"/rdp_seed-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_rdp.csv"
 cp "$tmp/hsgd_rdp.csv" "$here/hsgd_rdp.csv"
 gnuplot -e "data='$tmp/hsgd_rdp.csv'; out='$here/hsgd_rdp.svg'" "$here/hsgd_rdp.gp"
+# Figures: seed 004 validation — SGD's mean risk against the exact moment recursion and the
+# Volterra P_t, and the Mahalanobis QQ of the last iterate (dpkit validate, quick tier).
+"$dpkit" validate 004-risk-sgd 004-fig1a-mahalanobis --tier quick --seed 2026 --out "$tmp/v004" --format csv > /dev/null
+cp "$tmp/v004/004-risk-sgd.svg" "$here/validation_risk_sgd.svg"
+cp "$tmp/v004/004-risk-sgd.csv" "$here/validation_risk_sgd.csv"
+cp "$tmp/v004/004-fig1a-mahalanobis.svg" "$here/validation_mahalanobis.svg"
+cp "$tmp/v004/004-fig1a-mahalanobis.csv" "$here/validation_mahalanobis.csv"
 echo "make_figures: wrote the figures in $here" >&2
