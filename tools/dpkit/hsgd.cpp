@@ -106,6 +106,12 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
     need_count("--spectrum", text, v, 1, 1, "isotropic:LAMBDA");
     return volterra::isotropic(d, v[0], e, par);
   }
+  if (name == "two-level") {
+    // Σ = λ_b I + (λ_1 − λ_b)uuᵀ: a spike of multiplicity 1 (its direction is immaterial when
+    // the energies are spread by multiplicity), spec 004 §2.6(iii).
+    need_count("--spectrum", text, v, 2, 2, "two-level:BULK,SPIKE");
+    return volterra::spiked(d, v[0], std::vector<double>{v[1]}, e, par);
+  }
   if (name == "spiked") {
     need_count("--spectrum", text, v, 2, 1u << 20, "spiked:BULK,SPIKE1[,SPIKE2,...]");
     return volterra::spiked(d, v[0], std::vector<double>(v.begin() + 1, v.end()), e, par);
@@ -133,7 +139,7 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
         o.x0_scale, o.seed, par);
   }
   throw usage_error("--spectrum is '" + text +
-                    "', but must be isotropic:L, spiked:B,S..., power-law:A[,TR], "
+                    "', but must be isotropic:L, two-level:B,S, spiked:B,S..., power-law:A[,TR], "
                     "marchenko-pastur:C,S[,G], seed-design or seed-code");
 }
 
@@ -496,7 +502,8 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile)
       ->type_name("FILE");
   sub->add_option("--spectrum", o->spectrum,
-                  "A covariance family: isotropic:L, spiked:BULK,S1[,S2..], power-law:A[,TRACE], "
+                  "A covariance family: isotropic:L, two-level:BULK,SPIKE, spiked:BULK,S1[,S2..], "
+                  "power-law:A[,TRACE], "
                   "marchenko-pastur:RATIO,SCALE[,GROUPS], seed-design (seed 004's true "
                   "Sigma = I/(12d) + 11'/(4d)) or seed-code (the released code's I/(12d))")
       ->type_name("FAMILY");
