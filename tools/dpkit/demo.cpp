@@ -11,6 +11,7 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/hsgd/law.hpp"
 #include "dpkit/hsgd/privacy.hpp"
+#include "dpkit/sim/data.hpp"
 #include "dpkit/volterra/risk.hpp"
 #include "dpkit/volterra/spectrum.hpp"
 
@@ -73,21 +74,13 @@ int run(const demo_options& o) {
   // ... and its Renyi DP (order 2) at the end of the pass, sup over the first 10 largest x 10
   // smallest labels of a seed-004-like dataset of n = 1500 records (a labelled approximation).
   const auto pstart = std::chrono::steady_clock::now();
+  const Eigen::VectorXd xt = Eigen::VectorXd::Constant(1000, 0.5 / std::sqrt(1000.0));
+  random_stream feats(2, 0, 1), noise(2, 0, 2);
   hsgd::dataset data;
-  {
-    random_stream feats(2, 0, 1), noise(2, 0, 2);
-    data.features.resize(1500, 1000);
-    data.labels.resize(1500);
-    const Eigen::VectorXd xt = Eigen::VectorXd::Constant(1000, 0.5 / std::sqrt(1000.0));
-    for (Eigen::Index i = 0; i < 1500; ++i) {
-      for (Eigen::Index j = 0; j < 1000; ++j)
-        data.features(i, j) = feats.uniform(0, 1 / std::sqrt(1000.0));
-      data.labels[i] = data.features.row(i).dot(xt) + 1e-3 * noise.normal();
-    }
-  }
+  data.features = sim::uniform_design(1500, 1000, feats);  // seed 004's design
+  data.labels = sim::linear_labels(data.features, xt, 1e-3, noise);
   const hsgd::gaussian_law law = hsgd::gaussian_law::seed004_design(
-      Eigen::VectorXd::Zero(1000), Eigen::VectorXd::Constant(1000, 0.5 / std::sqrt(1000.0)),
-      {0.1, 1e-6, 1.5}, volterra::schedule::constant(50), 1.5);
+      Eigen::VectorXd::Zero(1000), xt, {0.1, 1e-6, 1.5}, volterra::schedule::constant(50), 1.5);
   const std::vector<double> end = {1.5};
   const auto pairs = hsgd::extreme_label_pairs(data, 10);
   const double eps2 = hsgd::last_iterate_rdp(law, data, pairs, end, 2.0).values[0].epsilon;

@@ -1,7 +1,6 @@
 // dpkit hsgd — risk trajectories of one-pass noisy SGD on ridge least squares through noisy HSGD
 // (seed 004): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
 // file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/hsgd/law.hpp"
 #include "dpkit/hsgd/privacy.hpp"
+#include "dpkit/sim/data.hpp"
 #include "dpkit/volterra/risk.hpp"
 #include "dpkit/volterra/schedule.hpp"
 #include "dpkit/volterra/spectrum.hpp"
@@ -305,21 +305,12 @@ struct instance {
 
 instance seed_instance(
     long long d, long long n, double x0_scale, std::uint64_t seed, double noise2) {
-  instance out;
-  random_stream rng(seed, 0, 0), feats(seed, 0, 1), labels(seed, 0, 2);
-  out.xtilde.resize(d);
-  out.x0.resize(d);
-  for (auto& x : out.xtilde) x = rng.uniform(0, 1 / std::sqrt(double(d)));
-  for (auto& x : out.x0) x = x0_scale * rng.normal();
-  out.data.features.resize(n, d);
-  out.data.labels.resize(n);
+  volterra::seed004_vectors start = volterra::seed004_start(d, x0_scale, seed);
+  random_stream feats(seed, 0, 1), labels(seed, 0, 2);
+  instance out{std::move(start.x0), std::move(start.xtilde), {}};
+  out.data.features = sim::uniform_design(std::size_t(n), std::size_t(d), feats);
   const double sd = std::sqrt(noise2);
-  for (long long i = 0; i < n; ++i) {
-    for (long long j = 0; j < d; ++j)
-      out.data.features(i, j) = feats.uniform(0, 1 / std::sqrt(double(d)));
-    const double xi = std::clamp(sd * labels.normal(), -3 * sd, 3 * sd);
-    out.data.labels[i] = out.data.features.row(i).dot(out.xtilde) + xi;
-  }
+  out.data.labels = sim::linear_labels(out.data.features, out.xtilde, sd, labels, 3 * sd);
   return out;
 }
 

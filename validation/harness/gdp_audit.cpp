@@ -34,6 +34,24 @@ void sample_pair(const scenario_context& c,
   dprime = std::move(res.observables[1].samples);
 }
 
+void run_pair(const scenario_context& c,
+              std::uint64_t replicates,
+              const sim::model& base,
+              const sim::model& neighbour,
+              const sim::noisy_gradient_options& o,
+              const std::string& label,
+              std::vector<double>& d,
+              std::vector<double>& dprime) {
+  const auto p = static_cast<Eigen::Index>(base.dimension());
+  sample_pair(
+      c, replicates, label,
+      [&](std::uint64_t r, double& x, double& y) {
+        x = sim::run_noisy_gradient(base, o, sim::vector::Zero(p), {c.seed, r, 0})[0];
+        y = sim::run_noisy_gradient(neighbour, o, sim::vector::Zero(p), {c.seed, r, 100})[0];
+      },
+      d, dprime);
+}
+
 void audit_tradeoff_claim(std::span<const double> samples_d,
                           std::span<const double> samples_dprime,
                           const std::function<double(double)>& f,

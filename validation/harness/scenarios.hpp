@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dpkit/sim/algorithm.hpp"
 #include "harness.hpp"
 
 namespace dpkit::validation {
@@ -31,6 +32,18 @@ void sample_pair(const scenario_context& c,
                  const pair_draw& draw,
                  std::vector<double>& d,
                  std::vector<double>& dprime);
+
+/// Runs `o` on the model pair (base on D, neighbour on D′) from 0 with independent noises
+/// (streams 0 and 100 of each replicate) and records ⟨X_t, e_0⟩ under each — the Neyman–Pearson
+/// statistic of seed 002's constructions, whose two laws differ only in the mean along e_0.
+void run_pair(const scenario_context& c,
+              std::uint64_t replicates,
+              const sim::model& base,
+              const sim::model& neighbour,
+              const sim::noisy_gradient_options& o,
+              const std::string& label,
+              std::vector<double>& d,
+              std::vector<double>& dprime);
 
 /// Audits samples of a statistic under D (samples_d) and D′ (samples_dprime, tending larger)
 /// against the claim T(D, D′) ≥ f for a tradeoff function f (`curve_name` labels it in the

@@ -3,13 +3,14 @@
 // n = 1500, d = 1000 instance. Results: docs/performance.md.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "dpkit/core/random.hpp"
 #include "dpkit/hsgd/law.hpp"
 #include "dpkit/hsgd/privacy.hpp"
+#include "dpkit/sim/data.hpp"
+#include "dpkit/volterra/spectrum.hpp"
 
 namespace hs = dpkit::hsgd;
 namespace vo = dpkit::volterra;
@@ -22,21 +23,12 @@ struct setup {
 
 // Seed 004 §5: x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + N(0, 0.01/d) clamped at 3 sd.
 setup make_setup(long long d, long long n) {
-  setup s;
-  dpkit::random_stream rng(2, 0, 0), feats(2, 0, 1), noise(2, 0, 2);
-  s.xt.resize(d);
-  s.x0.resize(d);
-  for (auto& x : s.xt) x = rng.uniform(0, 1 / std::sqrt(double(d)));
-  for (auto& x : s.x0) x = 2 * rng.normal();
-  s.data.features.resize(n, d);
-  s.data.labels.resize(n);
+  dpkit::volterra::seed004_vectors start = dpkit::volterra::seed004_start(d, 2, 2);
+  dpkit::random_stream feats(2, 0, 1), noise(2, 0, 2);
+  setup s{std::move(start.x0), std::move(start.xtilde), {}};
+  s.data.features = dpkit::sim::uniform_design(std::size_t(n), std::size_t(d), feats);
   const double sd = std::sqrt(0.01 / double(d));
-  for (long long i = 0; i < n; ++i) {
-    for (long long j = 0; j < d; ++j)
-      s.data.features(i, j) = feats.uniform(0, 1 / std::sqrt(double(d)));
-    s.data.labels[i] =
-        s.data.features.row(i).dot(s.xt) + std::clamp(sd * noise.normal(), -3 * sd, 3 * sd);
-  }
+  s.data.labels = dpkit::sim::linear_labels(s.data.features, s.xt, sd, noise, 3 * sd);
   return s;
 }
 }  // namespace

@@ -20,27 +20,6 @@
 namespace dpkit::validation {
 namespace {
 
-// Runs `o` on the model pair (base on D, neighbour on D′) from 0 with independent noises and
-// records ⟨X_t, e_0⟩ under each (the Neyman–Pearson statistic: the two laws differ only in the
-// mean along e_0).
-void run_pair(const scenario_context& c,
-              std::uint64_t replicates,
-              const sim::model& base,
-              const sim::model& neighbour,
-              const sim::noisy_gradient_options& o,
-              const std::string& label,
-              std::vector<double>& d,
-              std::vector<double>& dprime) {
-  const auto p = static_cast<Eigen::Index>(base.dimension());
-  sample_pair(
-      c, replicates, label,
-      [&](std::uint64_t r, double& x, double& y) {
-        x = sim::run_noisy_gradient(base, o, sim::vector::Zero(p), {c.seed, r, 0})[0];
-        y = sim::run_noisy_gradient(neighbour, o, sim::vector::Zero(p), {c.seed, r, 100})[0];
-      },
-      d, dprime);
-}
-
 scenario_result thm42_tight(const scenario_context& c) {
   // W1: ∇f_i = m x, ∇f′_{i*} = m x − L e_0; NoisyGD with η ≤ 2/(M + m) (M = m here).
   const std::size_t n = 10, dim = 2;

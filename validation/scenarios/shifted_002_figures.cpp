@@ -187,13 +187,7 @@ void sample_w1(const scenario_context& c,
   o.steps = static_cast<long>(steps);
   o.learning_rate = eta;
   o.noise = sigma;
-  sample_pair(
-      c, replicates, label,
-      [&](std::uint64_t r, double& x, double& y) {
-        x = sim::run_noisy_gradient(*base, o, sim::vector::Zero(2), {c.seed, r, 0})[0];
-        y = sim::run_noisy_gradient(neighbour, o, sim::vector::Zero(2), {c.seed, r, 100})[0];
-      },
-      d, dp);
+  run_pair(c, replicates, *base, neighbour, o, label, d, dp);
 }
 
 // Figures 1 (c = 0.95) and 6 (c = 0.99): NoisyGD, strongly convex, L/(nσ) = 0.1.
@@ -346,13 +340,8 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
     o.steps = static_cast<long>(epochs * l);
     o.learning_rate = eta;
     o.noise = sigma;
-    sample_pair(
-        ctx, reps, "002-fig8-noisy-cgd E=" + std::to_string(epochs),
-        [&](std::uint64_t r, double& x, double& y) {
-          x = sim::run_noisy_gradient(*base, o, sim::vector::Zero(2), {ctx.seed, r, 0})[0];
-          y = sim::run_noisy_gradient(neighbour, o, sim::vector::Zero(2), {ctx.seed, r, 100})[0];
-        },
-        d, dp);
+    run_pair(ctx, reps, *base, neighbour, o, "002-fig8-noisy-cgd E=" + std::to_string(epochs), d,
+             dp);
   };
   f.parameters = {{"n", n},         {"b", b},
                   {"l", l},         {"m", m},

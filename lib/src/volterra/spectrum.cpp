@@ -377,22 +377,32 @@ problem seed004_design(long long d,
   return two_level(d, 1 / (12 * dd), 0.25 + 1 / (12 * dd), x0, xtilde, prm);
 }
 
+seed004_vectors seed004_start(long long d,
+                              double x0_scale,
+                              std::uint64_t seed,
+                              std::uint64_t stream) {
+  constexpr const char* fn = "seed004_start";
+  check_at_least(fn, "d", d, 1);
+  check_nonnegative(fn, "x0_scale", x0_scale);
+  random_stream rng(seed, 0, stream);
+  seed004_vectors v{Eigen::VectorXd(d), Eigen::VectorXd(d)};
+  // spec 004 §6.1: the draw order of the released code, x̃ first, then x0.
+  for (double& x : v.xtilde) x = rng.uniform(0, 1 / std::sqrt(static_cast<double>(d)));
+  for (double& x : v.x0) x = x0_scale * rng.normal();
+  return v;
+}
+
 problem seed004_experiment(long long d,
                            seed004_sigma which,
                            double x0_scale,
                            std::uint64_t seed,
                            const problem_parameters& prm) {
-  constexpr const char* fn = "seed004_experiment";
-  check_at_least(fn, "d", d, 1);
-  check_nonnegative(fn, "x0_scale", x0_scale);
-  random_stream rng(seed, 0, 0);
-  const auto n = static_cast<std::size_t>(d);
-  std::vector<double> xt(n), x0(n);
-  // spec 004 §6.1: the draw order of the released code, x̃ first, then x0.
-  for (double& x : xt) x = rng.uniform(0, 1 / std::sqrt(static_cast<double>(d)));
-  for (double& x : x0) x = x0_scale * rng.normal();
+  check_at_least("seed004_experiment", "d", d, 1);
+  const seed004_vectors v = seed004_start(d, x0_scale, seed);
+  const std::span<const double> x0(v.x0.data(), v.x0.size()), xt(v.xtilde.data(), v.xtilde.size());
   if (which == seed004_sigma::design) return seed004_design(d, x0, xt, prm);
-  const std::vector<double> lambda(n, 1 / (12.0 * static_cast<double>(d)));
+  const std::vector<double> lambda(static_cast<std::size_t>(d),
+                                   1 / (12.0 * static_cast<double>(d)));
   return from_eigenvalues(lambda, x0, xt, prm);
 }
 

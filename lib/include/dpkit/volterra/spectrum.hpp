@@ -148,6 +148,17 @@ problem seed004_design(long long d,
 /// Which Σ seed004_experiment uses: the design's E[a aᵀ] or the released code's I/(12d).
 enum class seed004_sigma { design, code };
 
+/// The start and target of seed 004 §5 (spec 004 §6.1), in the original basis: x̃ iid
+/// U(0, 1/√d), then x0 ~ N(0, s²I) (s = x0_scale), drawn in that order from the counter-based
+/// stream (seed, 0, stream).
+struct seed004_vectors {
+  Eigen::VectorXd x0, xtilde;
+};
+seed004_vectors seed004_start(long long d,
+                              double x0_scale,
+                              std::uint64_t seed,
+                              std::uint64_t stream = 0);
+
 /// Seed 004 §5's problem instance (spec 004 §6.1): x̃ iid U(0, 1/√d) and then x0 ~ N(0, s²I)
 /// (s = x0_scale: 2 in the released code, 1 in the paper), drawn from the counter-based stream
 /// (seed, 0, 0) in that order, with Σ = seed004_design's (design) or I/(12d) (code; spec 004
