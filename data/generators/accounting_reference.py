@@ -39,6 +39,7 @@ from mpmath.libmp import mpf_add, mpf_div, mpf_exp, mpf_log, mpf_mul, mpf_sub
 _HERE = os.path.dirname(os.path.realpath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
+import reference_io  # noqa: E402
 from reference_io import fin, fout, rel_err, tens  # noqa: E402
 
 mp.dps = 50
@@ -52,25 +53,8 @@ GENERATOR = ("data/generators/accounting_reference.py (mpmath %s, mp.dps = %d)"
 # formatting (fin, fout, rel_err, tens: reference_io.py)
 # --------------------------------------------------------------------------
 
-def write_csv(path, meta, columns, rows):
-    lines = []
-    for key in ("what", "source", "generator", "method", "trusted digits",
-                "grid", "columns"):
-        val = GENERATOR if key == "generator" else meta[key]
-        val = str(val)
-        assert "\n" not in val
-        lines.append("# %s: %s" % (key, val))
-    lines.append(",".join(columns))
-    for r in rows:
-        assert len(r) == len(columns), (r, columns)
-        for c in r:
-            assert c and (" " not in c) and ("," not in c), r
-        lines.append(",".join(r))
-    text = "\n".join(lines) + "\n"
-    text.encode("ascii")
-    with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-    return len(rows)
+def write_csv(path, meta, columns, rows, **checks):
+    return reference_io.write_csv(path, GENERATOR, meta, columns, rows, **checks)
 
 
 # --------------------------------------------------------------------------

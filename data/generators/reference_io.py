@@ -70,3 +70,41 @@ def rel_err(a, b):
 def tens(k):
     """10**k at the current precision."""
     return mpf(10) ** k
+
+
+META_KEYS = ("what", "source", "generator", "method", "trusted digits", "grid",
+             "columns", "ids")
+
+
+def write_csv(path, generator, meta, columns, rows, list_columns=(), allow_empty=False):
+    """Writes a reference table: "# key: value" provenance lines (META_KEYS in that order,
+    those present in `meta`; "generator" is `generator`), the header row, then the rows.
+
+    Every cell is checked: no comma; no space except in `list_columns` (space-separated
+    lists, trimmed, single spaces); non-empty unless `allow_empty` (dpkit's read_csv,
+    core/csv.hpp, reads numbers only). ASCII, "\n" line ends. Returns the row count.
+    """
+    lines = []
+    for key in META_KEYS:
+        if key != "generator" and key not in meta:
+            continue
+        val = str(generator if key == "generator" else meta[key])
+        assert "\n" not in val
+        lines.append("# %s: %s" % (key, val))
+    lines.append(",".join(columns))
+    for r in rows:
+        assert len(r) == len(columns), (r, columns)
+        for name, cell in zip(columns, r):
+            assert "," not in cell, r
+            if name in list_columns:
+                assert cell and cell == cell.strip() and "  " not in cell, r
+            else:
+                assert " " not in cell, r
+                assert cell or allow_empty, r
+        lines.append(",".join(r))
+    text = "\n".join(lines) + "\n"
+    text.encode("ascii")
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write(text)
+    return len(rows)
+

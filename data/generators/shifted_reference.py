@@ -48,6 +48,7 @@ from mpmath import mp, mpf
 _HERE = os.path.dirname(os.path.realpath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
+import reference_io  # noqa: E402
 from reference_io import fin, fout, rel_err, tens, to_mpf  # noqa: E402
 
 mp.dps = 50
@@ -63,34 +64,8 @@ GENERATOR = ("data/generators/shifted_reference.py (mpmath %s, mp.dps = %d)"
 # and space-separated list cells are the only additions here)
 # --------------------------------------------------------------------------
 
-def write_csv(path, meta, columns, rows, list_columns=(), allow_empty=False):
-    # Every cell is numeric (dpkit's read_csv, core/csv.hpp, reads numbers only): ids are
-    # integers whose names the "ids" header line lists, unused parameters are "nan".
-    lines = []
-    for key in ("what", "source", "generator", "method", "trusted digits",
-                "grid", "columns", "ids"):
-        if key not in meta:
-            continue
-        val = GENERATOR if key == "generator" else meta[key]
-        val = str(val)
-        assert "\n" not in val
-        lines.append("# %s: %s" % (key, val))
-    lines.append(",".join(columns))
-    for r in rows:
-        assert len(r) == len(columns), (r, columns)
-        for name, cell in zip(columns, r):
-            assert "," not in cell, r
-            if name in list_columns:
-                assert cell and cell == cell.strip() and "  " not in cell, r
-            else:
-                assert " " not in cell, r
-                assert cell or allow_empty, r
-        lines.append(",".join(r))
-    text = "\n".join(lines) + "\n"
-    text.encode("ascii")
-    with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(text)
-    return len(rows)
+def write_csv(path, meta, columns, rows, **checks):
+    return reference_io.write_csv(path, GENERATOR, meta, columns, rows, **checks)
 
 
 def Phi(x):
