@@ -287,6 +287,7 @@ struct privacy_options {
   std::string dataset_file;
   std::vector<double> orders = {2};
   std::string release = "last";
+  std::string mixture = "continuous";
   std::string times;
   long long points = 0;
   std::string pairs = "extreme:30";
@@ -397,6 +398,8 @@ int run_privacy(const privacy_options& o) {
   }
   hsgd::mixture_options mo;
   mo.relative_tolerance = o.tolerance;
+  mo.positions = o.mixture == "discrete" ? hsgd::position_mixture::discrete
+                                         : hsgd::position_mixture::continuous;
   rep.parameters = {{"spectrum", o.spectrum},
                     {"d", o.dim},
                     {"n", n},
@@ -406,6 +409,7 @@ int run_privacy(const privacy_options& o) {
                     {"sigma", o.noise},
                     {"gamma", o.learning_rate},
                     {"release", o.release},
+                    {"mixture", o.mixture},
                     {"pairs", o.pairs},
                     {"candidate_pairs", pairs.size()},
                     {"orders", o.orders},
@@ -463,8 +467,13 @@ int run_privacy(const privacy_options& o) {
               "), " + o.release + " release, " + std::to_string(pairs.size()) +
               " candidate pairs, d = " + std::to_string(o.dim) + ", n = " + std::to_string(n);
   rep.notes = {
-      "eps_alpha: Renyi DP of order alpha with the record position s ~ U(0, T), T = n/d, sup over "
-      "the candidate pairs (both orders); epsilon: at delta = " +
+      std::string(
+          o.mixture == "discrete"
+              ? "eps_alpha: Renyi DP of order alpha with the record at SGD step l ~ U{1..n} "
+                "(entering at s = (l-1)/d, an exact sum)"
+              : "eps_alpha: Renyi DP of order alpha with the record position s ~ U(0, T), "
+                "T = n/d") +
+          ", sup over the candidate pairs (both orders); epsilon: at delta = " +
           format_number(o.delta) + " by the best RDP conversion",
       "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
       "these candidate pairs only; the transfer to noisy SGD rests on seed 004's unproven "
@@ -596,6 +605,12 @@ void register_hsgd(CLI::App& app, int& exit_code) {
                    "last (the last iterate at each time), iterates (X_t1..X_tJ jointly) or "
                    "average ((1/J) sum X_tj)")
       ->check(CLI::IsMember({"last", "iterates", "average"}))
+      ->capture_default_str();
+  priv->add_option("--mixture", q->mixture,
+                   "Position of the differing record: continuous (s ~ U(0, T), the paper's "
+                   "integral, adaptive quadrature) or discrete (SGD step l ~ U{1..n}, an exact "
+                   "sum over s = (l-1)/d; differs by O(1/d); needs n = T d whole)")
+      ->check(CLI::IsMember({"continuous", "discrete"}))
       ->capture_default_str();
   priv->add_option("--times", q->times, "Release times t (default: --points equally spaced to T)")
       ->type_name("LIST");

@@ -93,6 +93,16 @@ void check_options(const char* fn, const mixture_options& o) {
   check_at_least(fn, "options.max_intervals", o.max_intervals, 1);
 }
 
+// The discrete mixture runs over the n = T·d SGD steps, so T·d must be a whole number.
+void check_positions(const char* fn, const mixture_options& o, const gaussian_law& law) {
+  if (o.positions != position_mixture::discrete) return;
+  const double steps = law.horizon() * static_cast<double>(law.dimension());
+  if (!(std::abs(steps - std::round(steps)) <= 1e-9 * std::max(1.0, steps)) || steps < 1)
+    throw_domain_error(fn, "horizon*d", format_value(steps),
+                       "a positive integer (the number n of SGD steps) for "
+                       "position_mixture::discrete");
+}
+
 // ---- the candidate records and pairs, reduced to eigen-group sums -------------------------------
 //
 // Everything a pair contributes at (t, s) is a weighted sum over eigen-coordinates with weights
@@ -214,13 +224,19 @@ struct pair_sums {
   double kvv1, kvu1, kuu1, kvv2, kvu2, kuu2;  // K blocks of each process
   double xvv, xvu, xuu;                       // cross blocks
   double q1, q2, r1, r2;
+  double ld1, ld2;  // ln det V_i − ln det D = ln det(I₂ + S_iK_ii) (per record, see own_logdet)
 };
+
+// ln det(I₂ + S_iK_ii) of one process: det − 1 = 2K_vu + K_vu² + q K_uu − K_vv K_uu (see above).
+// It depends on the record alone, so it is formed once per record and node, not per pair.
+double own_logdet(double kvv, double kvu, double kuu, double q) {
+  return std::log1p(2 * kvu + kvu * kvu + q * kuu - kvv * kuu);
+}
 
 struct factor {
   int rank = 0;
-  double R[4][4] = {};      // rows ℓ_j with RᵀR = K
-  double Re[4] = {};        // R e
-  double ld1 = 0, ld2 = 0;  // ln det(I₂ + S_iK_ii)
+  double R[4][4];  // rows ℓ_j with RᵀR = K (rows ≥ rank unused)
+  double Re[4];    // R e
 };
 
 void factorise(const pair_sums& p, factor& f) {
@@ -247,55 +263,84 @@ void factorise(const pair_sums& p, factor& f) {
     ++f.rank;
   }
   for (int j = 0; j < f.rank; ++j) f.Re[j] = -p.r1 * f.R[j][1] + p.r2 * f.R[j][3];
-  // det(I₂ + S_iK_ii) − 1 = 2K_vu + K_vu² + q K_uu − K_vv K_uu (see above).
-  f.ld1 = std::log1p(2 * p.kvu1 + p.kvu1 * p.kvu1 + p.q1 * p.kuu1 - p.kvv1 * p.kuu1);
-  f.ld2 = std::log1p(2 * p.kvu2 + p.kvu2 * p.kvu2 + p.q2 * p.kuu2 - p.kvv2 * p.kuu2);
 }
 
-// D_α(N(m₁,V₁) ‖ N(m₂,V₂)) when c1 = 1 − α, c2 = α (forward), or D_α(P₂ ‖ P₁) when c1 = α,
-// c2 = 1 − α (the paper's printed order). +inf when M is not positive definite.
-double divergence_from(const factor& f, const pair_sums& p, double alpha, double c1, double c2) {
-  const int n = f.rank;
-  double RS[4][4];
-  for (int j = 0; j < n; ++j) {
-    const double* l = f.R[j];
-    RS[j][0] = c1 * l[1];
-    RS[j][1] = c1 * (l[0] + p.q1 * l[1]);
-    RS[j][2] = c2 * l[3];
-    RS[j][3] = c2 * (l[2] + p.q2 * l[3]);
-  }
-  double E[4][4];
-  for (int j = 0; j < n; ++j)
+// The two halves of R S Rᵀ: P_i = R S̃_i Rᵀ with S̃_i = [[0,1],[1,q_i]] on process i's
+// coordinates, so that R S Rᵀ = c₁P₁ + c₂P₂ for either argument order (lower triangles).
+struct halves {
+  double P1[4][4], P2[4][4];
+};
+
+void form_halves(const factor& f, const pair_sums& p, halves& h) {
+  for (int j = 0; j < f.rank; ++j) {
+    const double* a = f.R[j];
     for (int k = 0; k <= j; ++k) {
-      double e = 0;
-      for (int c = 0; c < 4; ++c) e += RS[j][c] * f.R[k][c];
-      E[j][k] = e;
+      const double* b = f.R[k];
+      h.P1[j][k] = a[0] * b[1] + a[1] * b[0] + p.q1 * a[1] * b[1];
+      h.P2[j][k] = a[2] * b[3] + a[3] * b[2] + p.q2 * a[3] * b[3];
     }
-  // LDLᵀ of B = I + E (lower triangle), pivots d_j = 1 + e_j; det B − 1 = Π(1 + e_j) − 1 is
-  // accumulated as P ← P + e + P·e, so one log1p gives ln det B to full relative accuracy.
-  double L[4][4] = {}, dpiv[4] = {}, det_m1 = 0;
-  for (int j = 0; j < n; ++j) {
-    double e = E[j][j];
+  }
+}
+
+// LDLᵀ of B = I + c₁P₁ + c₂P₂ (N = rank, unrolled by the compiler), pivots d_j = 1 + e_j;
+// det B − 1 = Π(1 + e_j) − 1 is accumulated as P ← P + e + P·e, so one log1p gives ln det B to
+// full relative accuracy. Returns false when B (equivalently M) is not positive definite.
+template <int N>
+bool ldl(const halves& h, const double* Re, double c1, double c2, double& log_det, double& quad) {
+  double L[N][N], dpiv[N], det_m1 = 0;
+  for (int j = 0; j < N; ++j) {
+    double e = c1 * h.P1[j][j] + c2 * h.P2[j][j];
     for (int q = 0; q < j; ++q) e -= L[j][q] * L[j][q] * dpiv[q];
     dpiv[j] = 1 + e;
-    if (!(dpiv[j] > 0)) return std::isnan(dpiv[j]) ? NAN : kInf;  // M not positive definite
+    if (!(dpiv[j] > 0)) {
+      log_det = dpiv[j];  // NaN or ≤ 0: the caller tells the two apart
+      return false;
+    }
     det_m1 += e + det_m1 * e;
-    for (int k = j + 1; k < n; ++k) {
-      double v = E[k][j];
+    for (int k = j + 1; k < N; ++k) {
+      double v = c1 * h.P1[k][j] + c2 * h.P2[k][j];
       for (int q = 0; q < j; ++q) v -= L[k][q] * L[j][q] * dpiv[q];
       L[k][j] = v / dpiv[j];
     }
   }
-  double x[4], quad = 0;
-  for (int j = 0; j < n; ++j) {
-    double v = f.Re[j];
+  double x[N];
+  quad = 0;
+  for (int j = 0; j < N; ++j) {
+    double v = Re[j];
     for (int q = 0; q < j; ++q) v -= L[j][q] * x[q];
     x[j] = v;
     quad += v * v / dpiv[j];
   }
+  log_det = std::log1p(det_m1);
+  return true;
+}
+
+// D_α(N(m₁,V₁) ‖ N(m₂,V₂)) when c1 = 1 − α, c2 = α (forward), or D_α(P₂ ‖ P₁) when c1 = α,
+// c2 = 1 − α (the paper's printed order). +inf when M is not positive definite.
+double divergence_from(
+    const factor& f, const halves& h, const pair_sums& p, double alpha, double c1, double c2) {
+  double log_det = 0, quad = 0;
+  bool ok = true;
+  switch (f.rank) {
+    case 4:
+      ok = ldl<4>(h, f.Re, c1, c2, log_det, quad);
+      break;
+    case 3:
+      ok = ldl<3>(h, f.Re, c1, c2, log_det, quad);
+      break;
+    case 2:
+      ok = ldl<2>(h, f.Re, c1, c2, log_det, quad);
+      break;
+    case 1:
+      ok = ldl<1>(h, f.Re, c1, c2, log_det, quad);
+      break;
+    default:
+      break;  // K = 0: M = D, log det and the quadratic form vanish
+  }
+  if (!ok) return std::isnan(log_det) ? NAN : kInf;  // M not positive definite
   // Gil et al. (2013) in the correct order (spec 004 §3.3): with M = αV₂ + (1−α)V₁,
   // D_α = (α/2)ΔᵀM⁻¹Δ − [ln det M − (1−α) ln det V₁ − α ln det V₂]/(2(α−1)); ln det D cancels.
-  return 0.5 * alpha * quad - (std::log1p(det_m1) - c1 * f.ld1 - c2 * f.ld2) / (2 * (alpha - 1));
+  return 0.5 * alpha * quad - (log_det - c1 * p.ld1 - c2 * p.ld2) / (2 * (alpha - 1));
 }
 
 // ---- releases: which blocks, and the per-group weights at s (spec 004 §4.5) ---------------------
@@ -348,6 +393,7 @@ class evaluator {
     kvv_.resize(P.n);
     kvu_.resize(P.n);
     kuu_.resize(P.n);
+    ld_.resize(P.n);
     if (!P.stored) {
       cvv_.resize(P.A.rows());
       cvu_.resize(P.A.rows());
@@ -418,6 +464,7 @@ class evaluator {
       kvv_[j] = kvv;
       kvu_[j] = kvu;
       kuu_[j] = kuu;
+      ld_[j] = own_logdet(kvv, kvu, kuu, q);
     }
     if (!P_.stored) weighted_columns();
   }
@@ -439,21 +486,23 @@ class evaluator {
       xvu = Bvu_.col(c1).dot(P_.A.col(c2));
       xuu = Buu_.col(c1).dot(P_.A.col(c2));
     }
-    const pair_sums p{kvv_[i1], kvu_[i1], kuu_[i1], kvv_[i2], kvu_[i2], kuu_[i2], xvv,
-                      xvu,      xuu,      q_[i1],   q_[i2],   res_[i1], res_[i2]};
+    const pair_sums p{kvv_[i1], kvu_[i1], kuu_[i1], kvv_[i2], kvu_[i2], kuu_[i2], xvv,    xvu,
+                      xuu,      q_[i1],   q_[i2],   res_[i1], res_[i2], ld_[i1],  ld_[i2]};
     factor f;
     factorise(p, f);
+    halves h;
+    form_halves(f, p, h);
     const double a = alpha_, am1 = alpha_ - 1;
     switch (order_) {
       case renyi_order::forward:
-        out[0] = am1 * divergence_from(f, p, a, 1 - a, a);
+        out[0] = am1 * divergence_from(f, h, p, a, 1 - a, a);
         break;
       case renyi_order::paper:
-        out[0] = am1 * divergence_from(f, p, a, a, 1 - a);
+        out[0] = am1 * divergence_from(f, h, p, a, a, 1 - a);
         break;
       case renyi_order::symmetric:
-        out[0] = am1 * divergence_from(f, p, a, 1 - a, a);
-        out[1] = am1 * divergence_from(f, p, a, a, 1 - a);
+        out[0] = am1 * divergence_from(f, h, p, a, 1 - a, a);
+        out[1] = am1 * divergence_from(f, h, p, a, a, 1 - a);
         break;
     }
   }
@@ -569,7 +618,7 @@ class evaluator {
   renyi_order order_;
   std::size_t per_pair_;
   double d_ = 1, delta_ = 0, sigma2_ = 0;
-  std::vector<double> W_, phis_, wvv_, wvu_, wuu_, res_, q_, kvv_, kvu_, kuu_;
+  std::vector<double> W_, phis_, wvv_, wvu_, wuu_, res_, q_, kvv_, kvu_, kuu_, ld_;
   Eigen::VectorXd cvv_, cvu_, cuu_;  // weights per (group-sorted) coordinate
   Eigen::MatrixXd Bvv_, Bvu_, Buu_;  // weighted record columns (on-the-fly cross sums)
 };
@@ -868,11 +917,34 @@ void merge_status(solver_status& into, const solver_status& from) {
   into.evaluations += from.evaluations;
 }
 
-rdp_value mixture_rdp(const gaussian_law& law,
-                      const prepared& P,
-                      const release& rel,
-                      double alpha,
-                      const mixture_options& o) {
+std::string vacuous_message(double s, double alpha) {
+  std::string m = "alpha*V_2 + (1-alpha)*V_1 is not positive definite at s = ";
+  m += format_value(s);
+  m += " (D_alpha = +inf): the bound is vacuous at alpha = ";
+  m += format_value(alpha);
+  return m;
+}
+
+// Per-pair ε from the per-component values (component 1 + q·per, and with symmetric order also
+// 2 + q·per, the pair's second order), and the worst pair.
+template <class Eps>
+void assign_pair_epsilons(rdp_value& out, std::size_t per, Eps eps_of) {
+  double best = -kInf;
+  for (std::size_t q = 0; q < out.pair_epsilons.size(); ++q) {
+    out.pair_epsilons[q] = eps_of(1 + q * per);
+    if (per == 2) out.pair_epsilons[q] = std::max(out.pair_epsilons[q], eps_of(2 + q * per));
+    if (out.pair_epsilons[q] > best) {
+      best = out.pair_epsilons[q];
+      out.worst_pair = static_cast<long long>(q);
+    }
+  }
+}
+
+rdp_value continuous_mixture_rdp(const gaussian_law& law,
+                                 const prepared& P,
+                                 const release& rel,
+                                 double alpha,
+                                 const mixture_options& o) {
   rdp_value out;
   out.time = rel.times.back();
   const double T = law.horizon();
@@ -909,10 +981,7 @@ rdp_value mixture_rdp(const gaussian_law& law,
     out.epsilon = kInf;
     out.abs_error = 0;
     std::fill(out.pair_epsilons.begin(), out.pair_epsilons.end(), kInf);
-    out.message += (out.message.empty() ? "" : "; ") +
-                   std::string("alpha*V_2 + (1-alpha)*V_1 is not positive definite at s = ") +
-                   format_value(I.inf_at) +
-                   " (D_alpha = +inf): the bound is vacuous at alpha = " + format_value(alpha);
+    out.message += (out.message.empty() ? "" : "; ") + vacuous_message(I.inf_at, alpha);
     return out;
   }
   auto eps = [&](double value) {
@@ -923,23 +992,96 @@ rdp_value mixture_rdp(const gaussian_law& law,
   };
   out.epsilon = eps(I.value[0]);
   out.abs_error = std::abs(eps(I.value[0] + I.error[0]) - out.epsilon);
-  if (o.per_pair) {
-    double best = -kInf;
-    const std::size_t per = ev.per_pair();
-    for (std::size_t q = 0; q < P.m; ++q) {
-      out.pair_epsilons[q] = eps(I.value[1 + q * per]);
-      if (per == 2)
-        out.pair_epsilons[q] = std::max(out.pair_epsilons[q], eps(I.value[2 + q * per]));
-      if (out.pair_epsilons[q] > best) {
-        best = out.pair_epsilons[q];
-        out.worst_pair = static_cast<long long>(q);
-      }
-    }
-  }
+  if (o.per_pair)
+    assign_pair_epsilons(out, ev.per_pair(), [&](std::size_t c) { return eps(I.value[c]); });
   return out;
 }
 
+// The discrete mixture (position_mixture::discrete, spec 004 §3.4(d)): with n = T·d steps and
+// the differing record at step ℓ ~ U{1..n}, entering at s_ℓ = (ℓ − 1)/d, Lemma C.3 with the
+// uniform law on the n positions gives
+//   e^{(α−1)ε} ≤ (1/n)[#{ℓ : s_ℓ ≥ t} + Σ_{ℓ: s_ℓ < t} e^{(α−1)D(s_ℓ)}] = 1 + (1/n)Σ expm1(g_ℓ),
+// summed exactly (expm1 for accuracy at small g; log-sum-exp form once some g exceeds 600).
+rdp_value discrete_mixture_rdp(const gaussian_law& law,
+                               const prepared& P,
+                               const release& rel,
+                               double alpha,
+                               const mixture_options& o) {
+  rdp_value out;
+  out.time = rel.times.back();
+  if (o.per_pair) out.pair_epsilons.assign(P.m, 0.0);
+  inherit_law_status(out, law);
+  if (out.termination == termination_type::failure) {
+    out.epsilon = NAN;
+    return out;
+  }
+  const double d = static_cast<double>(law.dimension());
+  const auto n = static_cast<long long>(std::llround(law.horizon() * d));
+  // Steps with s_ℓ = (ℓ − 1)/d < t_J: ℓ − 1 < t_J·d (t_J·d is an integer up to rounding).
+  const long long m =
+      std::clamp<long long>(static_cast<long long>(std::ceil(out.time * d - 1e-9)), 0, n);
+  evaluator ev(law, P, rel, alpha, o.order);
+  const std::size_t cands = ev.candidates();
+  const std::size_t nc = 1 + (o.per_pair ? cands : 0);
+  std::vector<double> g(cands), small(nc, 0.0), big(nc, 0.0), top(nc, -kInf);
+  auto add = [&](std::size_t c, double v) {
+    small[c] += std::expm1(v);
+    if (v > top[c]) {
+      big[c] = big[c] * std::exp(top[c] - v) + 1;
+      top[c] = v;
+    } else {
+      big[c] += std::exp(v - top[c]);
+    }
+  };
+  for (long long l = 1; l <= m; ++l) {
+    const double s = static_cast<double>(l - 1) / d;
+    const double sup = ev.evaluate(s, g);
+    ++out.evaluations;
+    if (std::isnan(sup)) {
+      out.termination = termination_type::failure;
+      out.message = "a Rényi divergence is NaN at s = " + format_value(s);
+      out.epsilon = NAN;
+      return out;
+    }
+    if (sup == kInf) {
+      out.epsilon = kInf;
+      out.abs_error = 0;
+      std::fill(out.pair_epsilons.begin(), out.pair_epsilons.end(), kInf);
+      out.message += (out.message.empty() ? "" : "; ") + vacuous_message(s, alpha);
+      return out;
+    }
+    add(0, sup);
+    for (std::size_t c = 1; c < nc; ++c) add(c, g[c - 1]);
+  }
+  const auto nd = static_cast<double>(n);
+  auto eps = [&](std::size_t c) {
+    if (m == 0) return 0.0;
+    const double total =
+        top[c] <= 600
+            ? std::log1p(small[c] / nd)
+            : top[c] + std::log(static_cast<double>(n - m) * std::exp(-top[c]) / nd + big[c] / nd);
+    return total / (alpha - 1);
+  };
+  out.epsilon = eps(0);
+  out.abs_error = 0;  // an exact finite sum: no quadrature error
+  if (o.per_pair) assign_pair_epsilons(out, ev.per_pair(), eps);
+  return out;
+}
+
+rdp_value mixture_rdp(const gaussian_law& law,
+                      const prepared& P,
+                      const release& rel,
+                      double alpha,
+                      const mixture_options& o) {
+  return o.positions == position_mixture::discrete ? discrete_mixture_rdp(law, P, rel, alpha, o)
+                                                   : continuous_mixture_rdp(law, P, rel, alpha, o);
+}
+
 }  // namespace
+
+std::string_view to_string(position_mixture m) noexcept {
+  return m == position_mixture::discrete ? "discrete" : "continuous";
+}
 
 std::string_view to_string(renyi_order o) noexcept {
   switch (o) {
@@ -1058,6 +1200,7 @@ rdp_trajectory last_iterate_rdp(const gaussian_law& law,
   check_dataset(fn, data, law);
   check_pairs(fn, pairs, static_cast<long long>(data.features.rows()));
   check_options(fn, options);
+  check_positions(fn, options, law);
   for (std::size_t j = 0; j < times.size(); ++j)
     check_time_in(fn, ("times[" + std::to_string(j) + "]").c_str(), times[j], law);
   const prepared P = prepare(law, data.features, data.labels, pairs);
@@ -1108,6 +1251,7 @@ rdp_value released_rdp(const char* fn,
   check_dataset(fn, data, law);
   check_pairs(fn, pairs, static_cast<long long>(data.features.rows()));
   check_options(fn, options);
+  check_positions(fn, options, law);
   check_release_times(fn, times, law);
   const prepared P = prepare(law, data.features, data.labels, pairs);
   return mixture_rdp(law, P, make_release(law, kind, times), alpha, options);

@@ -553,6 +553,115 @@ TEST_CASE("hsgd privacy: the J-iterate (21) and average (24) mixtures equal fine
   CHECK(it.epsilon >= hs::last_iterate_rdp(law, data, pairs, last, alpha, o).values[0].epsilon);
 }
 
+TEST_CASE("hsgd privacy: the discrete mixture over SGD steps equals its literal finite sum",
+          "[hsgd][privacy]") {
+  // d = 8, T = 1.5: n = 12 SGD steps; the record used at step l enters at s_l = (l − 1)/d.
+  // Reference: spec 004 §3.4(d) written out with dense covariances, e^{(α−1)ε} =
+  // (1/n)[#{l : s_l ≥ t} + Σ_{s_l < t} e^{(α−1) max D(t; s_l)}], the max over pairs and orders.
+  const setup S = make_setup(8, {1.4, 1.1, 0.8, 0.6, 0.4, 0.3, 0.2, 0.1},
+                             vt::schedule::step_decay(1.0, 0.5, 0.5), 41);
+  const hs::gaussian_law law = make_law(S);
+  const dense_model M(S, law);
+  std::mt19937_64 rng(5);
+  hs::dataset data;
+  data.features.resize(3, S.d);
+  data.labels.resize(3);
+  for (int i = 0; i < 3; ++i) {
+    const hs::record r = random_record(S.d, rng, 0.3);
+    data.features.row(i) = r.a.transpose();
+    data.labels[i] = r.b;
+  }
+  auto rec = [&](long long i) {
+    return hs::record{data.features.row(i).transpose(), data.labels[i]};
+  };
+  const std::vector<hs::record_pair> pairs = {{0, 1}, {1, 2}};
+  const double alpha = 3.0;
+  const int n = 12;
+  const std::vector<double> times = {0.5, 0.9, 1.5};  // t·d = 4, 7.2, 12
+  hs::mixture_options o;
+  o.positions = hs::position_mixture::discrete;
+  o.per_pair = true;
+  const hs::rdp_trajectory tr = hs::last_iterate_rdp(law, data, pairs, times, alpha, o);
+  REQUIRE(tr.converged());
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    const double t = times[k];
+    CAPTURE(t);
+    double sum_sup = 0;
+    std::vector<double> sum_pair(pairs.size(), 0.0);
+    int used = 0;
+    for (int l = 1; l <= n; ++l) {
+      const double s = (l - 1) / double(S.d);
+      double sup = 0;
+      if (s < t) {
+        ++used;
+        for (std::size_t q = 0; q < pairs.size(); ++q) {
+          const gaussian g1 = M.last(rec(pairs[q].first), t, s);
+          const gaussian g2 = M.last(rec(pairs[q].second), t, s);
+          const double D =
+              std::max(dense_divergence(g1, g2, alpha), dense_divergence(g2, g1, alpha));
+          sum_pair[q] += std::exp((alpha - 1) * D);
+          sup = std::max(sup, D);
+        }
+        sum_sup += std::exp((alpha - 1) * sup);
+      } else {
+        sum_sup += 1;
+        for (double& x : sum_pair) x += 1;
+      }
+    }
+    CHECK(used == static_cast<int>(std::ceil(t * S.d - 1e-9)));
+    const double ref = std::log(sum_sup / n) / (alpha - 1);
+    INFO(dpkit::test::describe_mismatch(tr.values[k].epsilon, ref));
+    CHECK(relative_error(tr.values[k].epsilon, ref) < 1e-9);
+    CHECK(tr.values[k].abs_error == 0.0);
+    CHECK(tr.values[k].evaluations == used);
+    for (std::size_t q = 0; q < pairs.size(); ++q)
+      CHECK(relative_error(tr.values[k].pair_epsilons[q], std::log(sum_pair[q] / n) / (alpha - 1)) <
+            1e-9);
+  }
+  // T·d must count the steps.
+  const hs::gaussian_law odd =
+      hs::gaussian_law::from_covariance(S.sigma, S.x0, S.xt, S.prm, S.gamma, 1.51);
+  CHECK_THROWS_AS(hs::last_iterate_rdp(odd, data, pairs, times, alpha, o), std::domain_error);
+}
+
+TEST_CASE("hsgd privacy: the discrete mixture is the left Riemann sum of the continuous one",
+          "[hsgd][privacy]") {
+  // With a constant γ and one pair in one order the integrand f(s) = expm1((α−1)D(t; s)) is
+  // smooth on [0, t], and e^{(α−1)ε} − 1 = (1/T)∫₀ᵗ f (continuous) or (1/n)Σ_{l<td} f(s_l)
+  // (discrete, step h = 1/d). Euler–Maclaurin: discrete − continuous =
+  // [−(h/2)(f(t) − f(0)) + (h²/12)(f′(t) − f′(0))]/T + O(h⁴), f′ by one-sided differences.
+  std::vector<double> lambda(40);
+  for (int i = 0; i < 40; ++i) lambda[static_cast<std::size_t>(i)] = 0.2 + 1.2 * i / 39.0;
+  const setup S = make_setup(40, lambda, vt::schedule::constant(2.0), 43);
+  const hs::gaussian_law law = make_law(S);
+  std::mt19937_64 rng(9);
+  const hs::record r1 = random_record(S.d, rng, 0.3), r2 = random_record(S.d, rng, 0.3);
+  hs::dataset data{Eigen::MatrixXd(2, S.d), Eigen::Vector2d(r1.b, r2.b)};
+  data.features.row(0) = r1.a.transpose();
+  data.features.row(1) = r2.a.transpose();
+  const std::vector<hs::record_pair> pairs = {{0, 1}};
+  const double alpha = 2.0, t = 1.0, T = S.T;
+  const std::vector<double> times = {t};
+  hs::mixture_options o;
+  o.order = hs::renyi_order::forward;
+  o.relative_tolerance = 1e-12;
+  const double cont = hs::last_iterate_rdp(law, data, pairs, times, alpha, o).values[0].epsilon;
+  o.positions = hs::position_mixture::discrete;
+  const double disc = hs::last_iterate_rdp(law, data, pairs, times, alpha, o).values[0].epsilon;
+  auto f = [&](double s) {
+    return std::expm1((alpha - 1) * hs::renyi_divergence(law, r1, r2, t, s, alpha));
+  };
+  const double gap = std::expm1((alpha - 1) * disc) - std::expm1((alpha - 1) * cont);
+  const double h = 1.0 / S.d, e = 1e-4;
+  const double df0 = (-3 * f(0) + 4 * f(e) - f(2 * e)) / (2 * e);
+  const double dft = (3 * f(t) - 4 * f(t - e) + f(t - 2 * e)) / (2 * e);
+  const double first = -h / 2 * (f(t) - f(0)) / T, second = h * h / 12 * (dft - df0) / T;
+  INFO("discrete − continuous " << gap << ", Euler–Maclaurin terms " << first << ", " << second);
+  CHECK(std::abs(first) > 1e-3 * std::expm1((alpha - 1) * cont));  // the gap is resolvable
+  CHECK(std::abs(gap - first) < 0.1 * std::abs(first));
+  CHECK(std::abs(gap - first - second) < 0.2 * std::abs(gap - first));
+}
+
 TEST_CASE("hsgd privacy: the mixture survives exp overflow by log-sum-exp scaling",
           "[hsgd][privacy]") {
   // Labels ±60 make (α − 1)D reach ≈ 4000 near s = t: e^{(α−1)D} overflows a double, so the

@@ -97,6 +97,21 @@ enum class renyi_order {
 /// "forward", "paper" or "symmetric".
 std::string_view to_string(renyi_order o) noexcept;
 
+/// How the position of the differing record in the one-pass order is mixed over.
+enum class position_mixture {
+  /// s ~ U(0, T), the integral of seed 004 (15)/(21)/(24), by adaptive quadrature.
+  continuous,
+  /// The record's SGD step ℓ ~ U{1, …, n} (n = T·d), its difference entering at s_ℓ = (ℓ − 1)/d:
+  /// (1/T)∫₀ᵗ → (1/n)Σ_{ℓ: s_ℓ < t} (spec 004 §3.4(d)), the discrete analogue for the shuffled
+  /// one-pass SGD the paper models. An exact finite sum (no quadrature error); it is the
+  /// left-point Riemann sum of the continuous integral with step 1/d, so the two differ by
+  /// O(1/d). Costs one node per step ℓ < t·d. Requires T·d to be an integer.
+  discrete,
+};
+
+/// "continuous" or "discrete".
+std::string_view to_string(position_mixture m) noexcept;
+
 /// The two neighbouring processes at one release time t ≥ s (seed 004 (11)–(13); spec 004
 /// §4.2), in eigen-coordinates: V_i = diag(base) + L_i S_i L_iᵀ with L_i = [v_i, u_i] (d×2)
 /// and S_i = [[0, 1], [1, q_i]].
@@ -150,6 +165,8 @@ double renyi_divergence_average(const gaussian_law& law,
 struct mixture_options {
   /// Default: symmetric (both orders of every pair; the sup over a swap-closed set).
   renyi_order order = renyi_order::symmetric;
+  /// The mixture over the differing record's position. Default continuous (the paper's).
+  position_mixture positions = position_mixture::continuous;
   /// Stop when the estimated error of (1/T)∫expm1(...) is ≤ max(absolute, relative·value) —
   /// for the sup integrand and, with per_pair, for every pair's integrand (measured against
   /// the sup's value, so small pairs are resolved in absolute terms). Defaults 1e-6 and 0.
