@@ -1,6 +1,7 @@
 #include "dpkit/sim/data.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "dpkit/core/check.hpp"
@@ -186,6 +187,45 @@ Eigen::VectorXd softmax_labels(const Eigen::Ref<const Eigen::MatrixXd>& features
     y(i) = static_cast<double>(label);
   }
   return y;
+}
+
+dataset unit_ball_margin_data(std::size_t n,
+                              const Eigen::Ref<const Eigen::VectorXd>& direction,
+                              double margin,
+                              random_stream& stream) {
+  constexpr const char* fn = "unit_ball_margin_data";
+  check_rows(fn, n);
+  check_at_least(fn, "direction.size()", direction.size(), 1);
+  check_all_finite(fn, "direction", direction, true);
+  const double norm = direction.norm();
+  if (!(norm > 0)) throw_domain_error(fn, "|direction|", norm, "> 0");
+  if (!(margin >= 0 && margin < 1)) throw_domain_error(fn, "margin", margin, "in [0, 1)");
+  const Eigen::VectorXd v = direction / norm;
+  const Eigen::Index d = v.size();
+  dataset data;
+  data.features.resize(static_cast<Eigen::Index>(n), d);
+  data.labels.resize(static_cast<Eigen::Index>(n));
+  Eigen::VectorXd z(d);
+  for (Eigen::Index i = 0; i < data.features.rows(); ++i) {
+    const double y = stream.uniform() < 0.5 ? 1.0 : -1.0;
+    const double t = margin + (1 - margin) * stream.uniform();
+    for (Eigen::Index j = 0; j < d; ++j) z(j) = stream.normal();
+    const double u3 = stream.uniform();
+    // Uniform direction in v⊥ (the projection of an isotropic Gaussian), uniform radius in the
+    // (d − 1)-ball of radius √(1 − t²): r = R·U^{1/(d−1)}.
+    z -= v.dot(z) * v;
+    const double zn = z.norm();
+    const double rho =
+        d > 1 && zn > 0 ? std::sqrt(1 - t * t) * std::pow(u3, 1 / static_cast<double>(d - 1)) / zn
+                        : 0.0;
+    Eigen::VectorXd x = y * t * v + rho * z;
+    // t² + ρ² ≤ 1 exactly; rounding may leave ‖x‖ a few ulp above 1, which is pulled back.
+    const double xn = x.norm();
+    if (xn > 1) x /= xn * (1 + 4 * std::numeric_limits<double>::epsilon());
+    data.features.row(i) = x.transpose();
+    data.labels(i) = y;
+  }
+  return data;
 }
 
 }  // namespace dpkit::sim

@@ -341,3 +341,51 @@ TEST_CASE("data generators reject bad input", "[data]") {
                     "softmax_labels: the number of classes w_star.cols() is 1, but must be >= 2");
   CHECK_THROWS_AS(dpkit::sim::softmax_labels(a, Eigen::MatrixXd::Ones(3, 2), s), std::domain_error);
 }
+
+TEST_CASE("unit_ball_margin_data: labels +-1, norm <= 1, margin along v, documented laws",
+          "[data]") {
+  // Deterministic invariants on every example, then three Hoeffding checks (Bonferroni over
+  // kAlpha): P(y = +1) = 1/2; t = y·vᵀx uniform on [margin, 1] (mean (1 + margin)/2); and
+  // (ρ/√(1 − t²))^{d−1} = u₃ uniform on [0, 1] (mean 1/2), ρ the norm of the part orthogonal to v.
+  const double margin = 0.2;
+  const Eigen::Vector3d direction(1, 2, -2);  // v = direction/3
+  const Eigen::Vector3d v = direction / 3;
+  random_stream s(5, 0, 0);
+  const std::size_t n = 20000;
+  const auto data = dpkit::sim::unit_ball_margin_data(n, direction, margin, s);
+  REQUIRE(data.size() == n);
+  REQUIRE(data.dimension() == 3);
+  double plus = 0, t_sum = 0, u_sum = 0;
+  for (Eigen::Index i = 0; i < data.features.rows(); ++i) {
+    const Eigen::Vector3d x = data.features.row(i).transpose();
+    const double y = data.labels(i);
+    REQUIRE((y == 1 || y == -1));
+    REQUIRE(x.norm() <= 1);
+    const double t = y * v.dot(x);
+    REQUIRE(t >= margin * (1 - 1e-15));
+    plus += y > 0;
+    t_sum += t;
+    const double rho = (x - v.dot(x) * v).norm();
+    u_sum += rho * rho / (1 - t * t);  // (ρ/√(1 − t²))^{d−1} with d − 1 = 2
+  }
+  const double nn = static_cast<double>(n);
+  CHECK(std::abs(plus / nn - 0.5) < hoeffding(nn, 1, kAlpha / 3));
+  CHECK(std::abs(t_sum / nn - (1 + margin) / 2) < hoeffding(nn, 1 - margin, kAlpha / 3));
+  CHECK(std::abs(u_sum / nn - 0.5) < hoeffding(nn, 1, kAlpha / 3));
+  // Determinism: the same stream gives the same data. d = 1: x = y·t, |x| ≥ margin.
+  random_stream s2(5, 0, 0);
+  CHECK(dpkit::sim::unit_ball_margin_data(n, direction, margin, s2).features == data.features);
+  random_stream a(9, 0, 0);
+  const auto one = dpkit::sim::unit_ball_margin_data(10, Eigen::VectorXd::Ones(1), 0.5, a);
+  CHECK((one.features.array().abs() >= 0.5).all());
+  CHECK((one.features.array().abs() < 1).all());
+  // Bad input.
+  CHECK_THROWS_WITH(dpkit::sim::unit_ball_margin_data(0, direction, 0.1, s),
+                    "unit_ball_margin_data: n is 0, but must be >= 1");
+  CHECK_THROWS_WITH(dpkit::sim::unit_ball_margin_data(3, Eigen::Vector3d::Zero(), 0.1, s),
+                    "unit_ball_margin_data: |direction| is 0, but must be > 0");
+  CHECK_THROWS_WITH(dpkit::sim::unit_ball_margin_data(3, direction, 1, s),
+                    "unit_ball_margin_data: margin is 1, but must be in [0, 1)");
+  CHECK_THROWS_WITH(dpkit::sim::unit_ball_margin_data(3, Eigen::Vector2d(kNan, 1), 0.1, s),
+                    "unit_ball_margin_data: direction(0) is nan, but must be finite");
+}

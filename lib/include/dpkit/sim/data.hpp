@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "dpkit/core/random.hpp"
+#include "dpkit/sim/dataset.hpp"
 
 namespace dpkit::sim {
 
@@ -91,5 +92,24 @@ Eigen::VectorXd logistic_labels(const Eigen::Ref<const Eigen::MatrixXd>& feature
 Eigen::VectorXd softmax_labels(const Eigen::Ref<const Eigen::MatrixXd>& features,
                                const Eigen::Ref<const Eigen::MatrixXd>& w_star,
                                random_stream& stream);
+
+/// Linearly separable binary data in the unit ball with margin `margin` along `direction` v
+/// (normalised to ‖v‖ = 1), the input space of seed 000 §3 (‖x‖ ≤ 1, y ∈ {−1, +1}): per example
+///   y = +1 if u₁ < 1/2 else −1,   t = margin + (1 − margin)·u₂,
+///   x = y·t·v + ρ·ξ,   ξ = z − (vᵀz)v normalised (z ~ N(0, I_d)),   ρ = √(1 − t²)·u₃^{1/(d−1)},
+/// drawn in the order u₁, u₂, z (d normals), u₃. So y·vᵀx = t ≥ margin and ‖x‖² = t² + ρ² ≤ 1
+/// (x is pulled back by a few ulp where rounding leaves ‖x‖ above 1), and given t the orthogonal
+/// part is uniform on the (d − 1)-ball of radius √(1 − t²) (ρ = 0 when d = 1, where u₃ and z are
+/// still drawn: every example costs three uniforms and d normals). t is uniform on [margin, 1]:
+/// this is not the uniform law on the ball restricted to |vᵀx| ≥ margin. The margin is the
+/// input-space linear margin; the NTK margin γ of seed 000 Assumption 3.3 is a different
+/// quantity (kan.hpp, ntk_margin).
+///
+/// Throws std::domain_error if n = 0, direction is empty, has a non-finite entry or is 0, or
+/// margin is not in [0, 1).
+dataset unit_ball_margin_data(std::size_t n,
+                              const Eigen::Ref<const Eigen::VectorXd>& direction,
+                              double margin,
+                              random_stream& stream);
 
 }  // namespace dpkit::sim
