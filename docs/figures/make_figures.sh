@@ -140,11 +140,13 @@ cp "$tmp/hsgd_rdp.csv" "$here/hsgd_rdp.csv"
 gnuplot -e "data='$tmp/hsgd_rdp.csv'; out='$here/hsgd_rdp.svg'" "$here/hsgd_rdp.gp"
 # Figures: seed 004 validation — SGD's mean risk against the exact moment recursion and the
 # Volterra P_t, and the Mahalanobis QQ of the last iterate (dpkit validate, quick tier).
-"$dpkit" validate 004-risk-sgd 004-fig1a-mahalanobis 004-fig3a-clipped --tier quick --seed 2026 --out "$tmp/v004" --format csv > /dev/null
+"$dpkit" validate 004-risk-sgd 004-fig1a-mahalanobis 004-fig3a-clipped 004-fig2a-seed-risk --tier quick --seed 2026 --out "$tmp/v004" --format csv > /dev/null
 cp "$tmp/v004/004-risk-sgd.svg" "$here/validation_risk_sgd.svg"
 cp "$tmp/v004/004-risk-sgd.csv" "$here/validation_risk_sgd.csv"
 cp "$tmp/v004/004-fig1a-mahalanobis.svg" "$here/validation_mahalanobis.svg"
 cp "$tmp/v004/004-fig1a-mahalanobis.csv" "$here/validation_mahalanobis.csv"
 cp "$tmp/v004/004-fig3a-clipped.svg" "$here/validation_clipped_sgd.svg"
 cp "$tmp/v004/004-fig3a-clipped.csv" "$here/validation_clipped_sgd.csv"
+cp "$tmp/v004/004-fig2a-seed-risk.svg" "$here/validation_seed_risk.svg"
+cp "$tmp/v004/004-fig2a-seed-risk.csv" "$here/validation_seed_risk.csv"
 echo "make_figures: wrote the figures in $here" >&2

@@ -723,6 +723,170 @@ scenario_result risk_concentration(const scenario_context& c) {
   return r;
 }
 
+// ---- 004-fig2a-seed-risk ------------------------------------------------------------------------
+
+// Seed 004 §5 / Fig. 2(a) itself: d = 1000, n = 1500 records of the design a_ij iid U(0, 1/√d),
+// γ = 50 (η = 0.05), δ = 0.1, σ = 1.5, x0 ~ N(0, 4I) and x̃ as the released code draws them.
+// The Volterra P_t with the design's true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2) is audited
+// against the Monte Carlo mean of P(x_k) under that Σ over fresh datasets (the law the Volterra
+// equation describes is the mean over data and noise). The released code's Σ = I/(12d) is
+// shown beside it, with the SGD risk evaluated under its own Σ as the paper's figure did: its
+// z-scores are reported, not audited. The features are not Gaussian (uniform, with a mean along
+// 𝟏), so the only exact statement is Thm 4.2's limit; at d = 1000 the O(1/d) and
+// fourth-moment corrections are expected below the Monte Carlo resolution (measured in the notes).
+scenario_result fig2a_seed_risk(const scenario_context& c) {
+  const long long d = 1000, n = 1500;
+  const double eta = 0.05, gamma = eta * static_cast<double>(d), ridge = 0.1, sigma = 1.5;
+  const double label_var = 0.01 / static_cast<double>(d), T = double(n) / double(d);
+  const std::uint64_t replicates = replicates_for(c, 200, 4000);
+  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 40);
+  const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
+  const volterra::problem_parameters prm{ridge, label_var, sigma};
+  const volterra::schedule schedule = volterra::schedule::constant(gamma);
+  const std::vector<long> ks = {12, 24, 48, 96, 200, 400, 800, 1500};
+  std::vector<double> times;
+  for (long k : ks) times.push_back(static_cast<double>(k) / static_cast<double>(d));
+  const std::vector<double> fine = log_grid(0.005, T, 160);
+  auto solve = [&](const volterra::problem& p, const std::vector<double>& at) {
+    const volterra::risk_curve curve = volterra::solve_risk(p, schedule, at);
+    if (!curve.converged())
+      throw std::runtime_error("volterra::solve_risk did not converge: " + curve.message);
+    return curve.P;
+  };
+  const volterra::problem design = volterra::seed004_design(d, span_of(x0), span_of(xt), prm);
+  const std::vector<double> code_lambda(static_cast<std::size_t>(d), 1 / (12.0 * double(d)));
+  const volterra::problem code =
+      volterra::from_eigenvalues(code_lambda, span_of(x0), span_of(xt), prm);
+  const std::vector<double> P_design = solve(design, times), P_code = solve(code, times);
+
+  // 𝒫 under the design's Σ and under the code's I/(12d).
+  auto risk_design = [&](const sim::vector& x) {
+    const sim::vector e = x - xt;
+    return 0.5 * (e.squaredNorm() / (12.0 * double(d)) + e.sum() * e.sum() / (4.0 * double(d)) +
+                  label_var);
+  };
+  auto risk_code = [&](const sim::vector& x) {
+    return 0.5 * ((x - xt).squaredNorm() / (12.0 * double(d)) + label_var);
+  };
+  std::vector<sim::observable> obs;
+  for (double t : times) obs.push_back({"P_design at t = " + sig(t), false});
+  for (double t : times) obs.push_back({"P_code at t = " + sig(t), false});
+  sim::noisy_gradient_options o;
+  o.batches = sim::batch_rule::one_pass;
+  o.steps = static_cast<long>(n);
+  o.learning_rate = eta;
+  o.noise = sigma;
+  sim::monte_carlo_options mc;
+  mc.replicates = replicates;
+  mc.seed = c.seed;
+  mc.threads = c.threads;
+  mc.progress = c.progress;
+  mc.label = "004-fig2a-seed-risk";
+  const double label_sd = std::sqrt(label_var);
+  const sim::monte_carlo_result res = sim::run_monte_carlo(
+      obs,
+      [&](std::uint64_t rep, std::span<double> out) {
+        random_stream feat(c.seed, rep, 41), lab(c.seed, rep, 42);
+        auto ds = std::make_shared<sim::dataset>();
+        ds->features =
+            sim::uniform_design(static_cast<std::size_t>(n), static_cast<std::size_t>(d), feat);
+        ds->labels = sim::linear_labels(ds->features, xt, label_sd, lab);
+        const sim::least_squares f(ds, ridge);
+        std::size_t j = 0;
+        sim::run_noisy_gradient(f, o, x0, {c.seed, rep, 43}, [&](long k, const sim::vector& x) {
+          if (j < ks.size() && k == ks[j]) {
+            out[j] = risk_design(x);
+            out[ks.size() + j] = risk_code(x);
+            ++j;
+          }
+        });
+      },
+      mc);
+  std::vector<sim::moments> m_design, m_code;
+  for (std::size_t j = 0; j < ks.size(); ++j) {
+    m_design.push_back(res.observables[j].stats);
+    m_code.push_back(res.observables[ks.size() + j].stats);
+  }
+
+  scenario_result r;
+  r.id = "004-fig2a-seed-risk";
+  r.title = "Seed 004 Fig. 2(a) setting: one-pass noisy SGD mean risk vs the Volterra P_t";
+  r.source = "seed 004 §5, Fig. 2(a), Thm 4.2 eq. (6); spec 004 §6.2-6.3";
+  r.claim =
+      "at the seed's own setting (d = 1000, n = 1500, gamma = 50, sigma = 1.5, uniform design), "
+      "the Volterra P_t with the design's Sigma = I/(12d) + 11'/(4d) equals the mean population "
+      "risk of one-pass noisy SGD over fresh datasets at every checkpoint";
+  r.parameters = {{"d", d},
+                  {"n", n},
+                  {"eta", eta},
+                  {"gamma", gamma},
+                  {"ridge_delta", ridge},
+                  {"sigma", sigma},
+                  {"label_noise_Ew2", label_var},
+                  {"x0", "N(0, 4I) (the released code), stream (seed, 0, 40)"},
+                  {"features", "a_ij iid U(0, 1/sqrt d), fresh per replicate"},
+                  {"checkpoints_k", ks},
+                  {"replicates", replicates},
+                  {"tier", to_string(c.tier)}};
+  std::vector<double> claim;
+  for (double p : P_design) claim.push_back(c.bound_factor * p);
+  r.figure.title = "Seed 004 Fig. 2(a) setting, d = 1000, sigma = 1.5";
+  r.figure.x_label = "t = k/d";
+  r.figure.y_label = "population risk P";
+  r.figure.log_x = true;
+  series vd, vc, pc;
+  vd.name = "Volterra P_t, the design's Sigma";
+  vd.x = fine;
+  vd.y = solve(design, fine);
+  for (double& y : vd.y) y *= c.bound_factor;
+  if (c.bound_factor != 1) vd.name += " x " + sig(c.bound_factor);
+  vc.name = "Volterra P_t, the code's Sigma = I/(12d)";
+  vc.dash = 2;
+  vc.x = fine;
+  vc.y = solve(code, fine);
+  r.figure.data = {vd, vc};
+  audit_risk_curve(times, m_design, claim, "Volterra P_t (design Sigma)", "SGD, design Sigma", r);
+  // The code's Σ: its Volterra curve against SGD's risk under the same (wrong) Σ; information.
+  const double z = normal_quantile(r.confidence);
+  pc.name = "SGD, risk under the code's Sigma";
+  pc.style = "points";
+  double worst_code = 0;
+  for (std::size_t j = 0; j < ks.size(); ++j) {
+    const double mean = m_code[j].mean(), se = m_code[j].standard_error();
+    pc.x.push_back(times[j]);
+    pc.x_lo.push_back(times[j]);
+    pc.x_hi.push_back(times[j]);
+    pc.y.push_back(mean);
+    pc.y_lo.push_back(mean - z * se);
+    pc.y_hi.push_back(mean + z * se);
+    worst_code = std::max(worst_code, std::abs(P_code[j] - mean) / se);
+  }
+  r.figure.data.push_back(pc);
+  r.replicates = replicates;
+  r.parameters["plateau_design"] = P_design.back();
+  r.parameters["plateau_code"] = P_code.back();
+  r.notes.push_back(
+      "the released code's Sigma = I/(12d) (information, not audited): its Volterra curve "
+      "against SGD's risk under that Sigma, worst |z| = " +
+      sig(worst_code, 3) + " over the checkpoints; at k = n its P_t = " + sig(P_code.back(), 4) +
+      " vs the design's " + sig(P_design.back(), 4) +
+      " (spec 004 §6.2: the code's curves leave out the spike direction, weight 1/4)");
+  r.notes.push_back(
+      "single runs do not concentrate under the design's Sigma (the spike coordinate is one "
+      "Gaussian coordinate): run-to-run sd of P(x_n) " +
+      sig(m_design.back().standard_error() * std::sqrt(static_cast<double>(replicates)), 3) +
+      " at mean " + sig(m_design.back().mean(), 3) + " (spec 004 §6.2 measured 0.031 at 0.045)");
+  r.notes.push_back(
+      "verdict: normal-approximation intervals for the mean, Bonferroni over the checkpoints; the "
+      "Volterra equation is exact only as d -> infinity (Thm 4.2) and for the mean over data, so a "
+      "violation at factor 1 would measure the finite-d, non-Gaussian-feature gap (none resolved "
+      "at this replicate count if the verdict holds)");
+  r.notes.push_back(
+      "data streams per replicate: features (seed, r, 41), label noise (seed, r, 42), DP noise "
+      "(seed, r, 43); x0 and x~ fixed (seed, 0, 40)");
+  return r;
+}
+
 }  // namespace
 
 void register_hsgd_scenarios(std::vector<scenario>& out) {
@@ -736,6 +900,9 @@ void register_hsgd_scenarios(std::vector<scenario>& out) {
   out.push_back({"004-risk-concentration",
                  "Seed 004 Cor 4.1: SGD risk deviation from P_t scales like d^{-1/2}",
                  risk_concentration, 0.5});
+  out.push_back({"004-fig2a-seed-risk",
+                 "Seed 004 Fig. 2(a) setting: SGD mean risk vs Volterra P_t (design Sigma)",
+                 fig2a_seed_risk, 0.5});
 }
 
 }  // namespace dpkit::validation

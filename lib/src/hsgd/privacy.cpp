@@ -1073,8 +1073,12 @@ rdp_value mixture_rdp(const gaussian_law& law,
                       const release& rel,
                       double alpha,
                       const mixture_options& o) {
-  return o.positions == position_mixture::discrete ? discrete_mixture_rdp(law, P, rel, alpha, o)
-                                                   : continuous_mixture_rdp(law, P, rel, alpha, o);
+  rdp_value out = o.positions == position_mixture::discrete
+                      ? discrete_mixture_rdp(law, P, rel, alpha, o)
+                      : continuous_mixture_rdp(law, P, rel, alpha, o);
+  out.law_error =
+      std::isfinite(out.epsilon) ? std::abs(out.epsilon) * law.interpolation_error() : 0.0;
+  return out;
 }
 
 }  // namespace

@@ -662,6 +662,46 @@ TEST_CASE("hsgd privacy: the discrete mixture is the left Riemann sum of the con
   CHECK(std::abs(gap - first - second) < 0.2 * std::abs(gap - first));
 }
 
+TEST_CASE("hsgd privacy: the law's interpolation error estimate covers a grid change",
+          "[hsgd][privacy]") {
+  // ε from a law kept on a coarse grid (64 intervals) against the default grid: the change must
+  // be within the coarse law's law_error = ε·interpolation_error() (an estimate, measured ≈ 1e-3
+  // of the actual change on seed 004 §5), and the default grid's estimate must be tiny.
+  const setup S =
+      make_setup(6, {1.6, 1.0, 0.7, 0.4, 0.2, 0.05}, vt::schedule::cosine(4.0, 0.2, 1.5), 47);
+  std::mt19937_64 rng(12);
+  hs::dataset data;
+  data.features.resize(4, S.d);
+  data.labels.resize(4);
+  for (int i = 0; i < 4; ++i) {
+    const hs::record r = random_record(S.d, rng, 0.3);
+    data.features.row(i) = r.a.transpose();
+    data.labels[i] = r.b;
+  }
+  const std::vector<hs::record_pair> pairs = hs::all_pairs(4);
+  const std::vector<double> times = {0.2, 0.7, 1.5};
+  hs::mixture_options o;
+  o.relative_tolerance = 1e-11;
+  hs::law_options coarse_grid;
+  coarse_grid.grid_intervals = 64;
+  const hs::gaussian_law fine = make_law(S);
+  const hs::gaussian_law coarse =
+      hs::gaussian_law::from_covariance(S.sigma, S.x0, S.xt, S.prm, S.gamma, S.T, coarse_grid);
+  const hs::rdp_trajectory a = hs::last_iterate_rdp(fine, data, pairs, times, 2.0, o);
+  const hs::rdp_trajectory b = hs::last_iterate_rdp(coarse, data, pairs, times, 2.0, o);
+  REQUIRE(a.converged());
+  REQUIRE(b.converged());
+  CHECK(coarse.interpolation_error() > 1e3 * fine.interpolation_error());
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    const double change = std::abs(b.values[k].epsilon - a.values[k].epsilon);
+    INFO("t = " << times[k] << ": change " << change << ", coarse law_error "
+                << b.values[k].law_error << ", fine law_error " << a.values[k].law_error);
+    CHECK(b.values[k].law_error > 0);
+    CHECK(change <= b.values[k].law_error);
+    CHECK(a.values[k].law_error < 1e-7 * a.values[k].epsilon);
+  }
+}
+
 TEST_CASE("hsgd privacy: the mixture survives exp overflow by log-sum-exp scaling",
           "[hsgd][privacy]") {
   // Labels ±60 make (α − 1)D reach ≈ 4000 near s = t: e^{(α−1)D} overflows a double, so the

@@ -185,6 +185,12 @@ struct rdp_value : solver_status {
   double time = NAN;       ///< t (last iterate) or t_J
   double epsilon = NAN;    ///< ε_α with the sup over the candidate pairs inside the integral
   double abs_error = NAN;  ///< estimated absolute error of epsilon (quadrature only)
+  /// Estimated absolute error of epsilon from the law's interpolation of the eigen-variances:
+  /// epsilon·gaussian_law::interpolation_error(), the first-order effect of a relative error ρ
+  /// in every variance (D_α is invariant under a common rescaling of the covariances and of Δ²,
+  /// so ρ moves ε by O(ρ)·ε). An estimate, not a bound; measured on seed 004 §5 (d = 1000):
+  /// the actual change is ≤ 3e-3 of it (grids of 64 to 4096 intervals; docs/hsgd.md).
+  double law_error = NAN;
   /// per_pair: ε_α of each candidate pair alone (with renyi_order::symmetric, the larger of
   /// the ε of its two orders, each integrated on its own).
   std::vector<double> pair_epsilons;
