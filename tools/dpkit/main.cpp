@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   register_epsilon(app, exit_code);
   register_delta(app, exit_code);
   register_calibrate(app, exit_code);
+  register_correlated(app, exit_code);
   register_tradeoff(app, exit_code);
   register_demo(app, exit_code);
   register_shifted(app, exit_code);
@@ -100,8 +101,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, tradeoff, "
-                   "shifted, simulate, validate, plot, demo "
+      std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, correlated, "
+                   "tradeoff, shifted, simulate, validate, plot, demo "
                    "(run dpkit --help)\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
