@@ -239,7 +239,28 @@ struct factor {
   double Re[4];    // R e
 };
 
-void factorise(const pair_sums& p, factor& f) {
+// Process 1's leading 2×2 block of the Cholesky factor below depends on its record alone
+// (K₁₁ = [[K_vv, K_vu], [K_vu, K_uu]]), so it is formed once per record and node: with both
+// pivots kept, inv0 = 1/√K_vv, l01 = K_vu·inv0, a11 = K_uu − l01², inv1 = 1/√a11 (the same
+// operations, in the same order, as the generic loop, so the factor is bitwise the same).
+struct lead_block {
+  bool full = false;  // both pivots kept (else the pair takes the generic path)
+  double inv0 = 0, l01 = 0, a11 = 0, inv1 = 0;
+};
+
+lead_block make_lead_block(double kvv, double kvu, double kuu) {
+  lead_block b;
+  if (!(kvv > kPivotTolerance * kvv)) return b;
+  b.inv0 = 1 / std::sqrt(kvv);
+  b.l01 = kvu * b.inv0;
+  b.a11 = kuu - b.l01 * b.l01;
+  if (!(b.a11 > kPivotTolerance * kuu)) return b;
+  b.inv1 = 1 / std::sqrt(b.a11);
+  b.full = true;
+  return b;
+}
+
+void factorise(const pair_sums& p, const lead_block& lead, factor& f) {
   const double K[4][4] = {{p.kvv1, p.kvu1, p.xvv, p.xvu},
                           {p.kvu1, p.kuu1, p.xvu, p.xuu},
                           {p.xvv, p.xvu, p.kvv2, p.kvu2},
@@ -249,10 +270,30 @@ void factorise(const pair_sums& p, factor& f) {
   // ones). No pivoting is needed for accuracy: for a PSD matrix |A_ij| ≤ √(A_ii A_jj), so no row
   // grows, and a pivot's rounding error enters D_α only at O(ε) (see above).
   double A[4][4];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) A[i][j] = K[i][j];
+  int start = 0;
   f.rank = 0;
-  for (int j = 0; j < 4; ++j) {
+  if (lead.full) {
+    // Columns 0 and 1 from the record's lead_block; only the cross terms are per pair.
+    double* l0 = f.R[0];
+    l0[0] = p.kvv1 * lead.inv0;
+    l0[1] = lead.l01;
+    l0[2] = p.xvv * lead.inv0;
+    l0[3] = p.xvu * lead.inv0;
+    double* l1 = f.R[1];
+    l1[0] = 0;
+    l1[1] = lead.a11 * lead.inv1;
+    l1[2] = (p.xvu - l0[2] * l0[1]) * lead.inv1;
+    l1[3] = (p.xuu - l0[3] * l0[1]) * lead.inv1;
+    A[2][2] = (p.kvv2 - l0[2] * l0[2]) - l1[2] * l1[2];
+    A[3][2] = (p.kvu2 - l0[3] * l0[2]) - l1[3] * l1[2];
+    A[3][3] = (p.kuu2 - l0[3] * l0[3]) - l1[3] * l1[3];
+    f.rank = 2;
+    start = 2;
+  } else {
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) A[i][j] = K[i][j];
+  }
+  for (int j = start; j < 4; ++j) {
     if (!(A[j][j] > kPivotTolerance * K[j][j])) continue;
     const double inv = 1 / std::sqrt(A[j][j]);
     double* l = f.R[f.rank];
@@ -394,6 +435,7 @@ class evaluator {
     kvu_.resize(P.n);
     kuu_.resize(P.n);
     ld_.resize(P.n);
+    lead_.resize(P.n);
     if (!P.stored) {
       cvv_.resize(P.A.rows());
       cvu_.resize(P.A.rows());
@@ -465,6 +507,7 @@ class evaluator {
       kvu_[j] = kvu;
       kuu_[j] = kuu;
       ld_[j] = own_logdet(kvv, kvu, kuu, q);
+      lead_[j] = make_lead_block(kvv, kvu, kuu);
     }
     if (!P_.stored) weighted_columns();
   }
@@ -489,7 +532,7 @@ class evaluator {
     const pair_sums p{kvv_[i1], kvu_[i1], kuu_[i1], kvv_[i2], kvu_[i2], kuu_[i2], xvv,    xvu,
                       xuu,      q_[i1],   q_[i2],   res_[i1], res_[i2], ld_[i1],  ld_[i2]};
     factor f;
-    factorise(p, f);
+    factorise(p, lead_[i1], f);
     halves h;
     form_halves(f, p, h);
     const double a = alpha_, am1 = alpha_ - 1;
@@ -619,6 +662,7 @@ class evaluator {
   std::size_t per_pair_;
   double d_ = 1, delta_ = 0, sigma2_ = 0;
   std::vector<double> W_, phis_, wvv_, wvu_, wuu_, res_, q_, kvv_, kvu_, kuu_, ld_;
+  std::vector<lead_block> lead_;     // process 1's Cholesky block per record
   Eigen::VectorXd cvv_, cvu_, cuu_;  // weights per (group-sorted) coordinate
   Eigen::MatrixXd Bvv_, Bvu_, Buu_;  // weighted record columns (on-the-fly cross sums)
 };
@@ -723,45 +767,47 @@ mixture_integral integrate(evaluator& ev,
   enum class outcome { stored, split, stop };
   // Evaluates [a, b]: appends it to iv/est/err, or asks for a split at `split` (a kink of the
   // sup), or stops (NaN, or the sup is +inf).
+  // Kink detection runs twice: first on 5 of the 15 nodes (spread over the interval), so that an
+  // interval with a kink between them is split after 5 evaluations instead of 15 (measured on
+  // the seed 004 §5 setup: 24 % fewer evaluations); then on all 15, as before.
+  static constexpr std::array<std::size_t, 5> probes = {0, 4, 7, 10, 14};  // positions in by_s
   auto eval = [&](double a, double b, bool may_split, double& split) {
-    std::fill(K.begin(), K.end(), 0.0);
-    std::fill(G.begin(), G.end(), 0.0);
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
-    for (std::size_t i = 0; i < 15; ++i) {
+    // Evaluates Kronrod node i; false (and out says why) on NaN or +inf.
+    auto node = [&](std::size_t i) {
       const double s = mid + half * R.x[i];
       const double sup = ev.evaluate(s, g);
       ++out.evaluations;
       if (std::isnan(sup)) {
         out.termination = termination_type::failure;
         out.message = "a Rényi divergence is NaN at s = " + format_value(s);
-        return outcome::stop;
+        return false;
       }
       if (sup == kInf) {
         out.infinite = true;
         out.inf_at = s;
-        return outcome::stop;
+        return false;
       }
       out.max_g = std::max(out.max_g, sup);
       sups[i] = sup;
       std::copy(g.begin(), g.end(), gnode.begin() + static_cast<std::ptrdiff_t>(i * cands));
       fv[i * nc] = f(sup);
       for (std::size_t c = 1; c < nc; ++c) fv[i * nc + c] = f(g[c - 1]);
-      for (std::size_t c = 0; c < nc; ++c) {
-        K[c] += R.wk[i] * fv[i * nc + c];
-        G[c] += R.wg[i] * fv[i * nc + c];
-      }
-    }
-    if (may_split && cands > 1) {
-      auto leader = [&](std::size_t node) {
-        const double* gn = gnode.data() + node * cands;
+      return true;
+    };
+    // A kink among the evaluated nodes `order` (increasing s): the first node whose sup is not
+    // attained by the first node's maximiser, the crossing found between it and its predecessor.
+    auto kink = [&](const std::size_t* order, std::size_t count) {
+      auto leader = [&](std::size_t n) {
+        const double* gn = gnode.data() + n * cands;
         return static_cast<std::size_t>(std::max_element(gn, gn + cands) - gn);
       };
-      const std::size_t lead = leader(by_s[0]);
-      for (std::size_t k = 1; k < 15; ++k) {
-        const std::size_t j = by_s[k];
+      const std::size_t lead = leader(order[0]);
+      for (std::size_t k = 1; k < count; ++k) {
+        const std::size_t j = order[k];
         if (!(sups[j] - gnode[j * cands + lead] > 1e-12 * std::abs(sups[j]))) continue;
         const std::size_t other = leader(j);
-        const double lo = mid + half * R.x[by_s[k - 1]], hi = mid + half * R.x[j];
+        const double lo = mid + half * R.x[order[k - 1]], hi = mid + half * R.x[j];
         auto gap = [&](double s) { return ev.evaluate_one(s, lead) - ev.evaluate_one(s, other); };
         double at = lo;
         if (gap(lo) > 0) {
@@ -773,11 +819,31 @@ mixture_integral integrate(evaluator& ev,
         }
         if (at - a > 1e-9 * (b - a) && b - at > 1e-9 * (b - a)) {
           split = at;
-          return outcome::split;
+          return true;
         }
-        break;
+        return false;
       }
+      return false;
+    };
+    std::array<bool, 15> done{};
+    std::array<std::size_t, 5> probe_nodes{};
+    for (std::size_t k = 0; k < probes.size(); ++k) {
+      probe_nodes[k] = by_s[probes[k]];
+      if (!node(probe_nodes[k])) return outcome::stop;
+      done[probe_nodes[k]] = true;
     }
+    const bool check = may_split && cands > 1;
+    if (check && kink(probe_nodes.data(), probe_nodes.size())) return outcome::split;
+    for (std::size_t i = 0; i < 15; ++i)
+      if (!done[i] && !node(i)) return outcome::stop;
+    if (check && kink(by_s.data(), by_s.size())) return outcome::split;
+    std::fill(K.begin(), K.end(), 0.0);
+    std::fill(G.begin(), G.end(), 0.0);
+    for (std::size_t i = 0; i < 15; ++i)
+      for (std::size_t c = 0; c < nc; ++c) {
+        K[c] += R.wk[i] * fv[i * nc + c];
+        G[c] += R.wg[i] * fv[i * nc + c];
+      }
     // QUADPACK's error estimate (dqk15; Piessens et al. 1983, §2.2.1): with resasc = ∫|f − mean|
     // by the Kronrod rule, err = resasc·min(1, (200|K − G|/resasc)^{3/2}) — more cautious than
     // |K − G| until the rule is in its asymptotic regime.
