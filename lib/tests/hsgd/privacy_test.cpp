@@ -87,6 +87,23 @@ hs::record random_record(int d, std::mt19937_64& rng, double scale) {
   return {random_vector(d, rng, scale), z(rng)};
 }
 
+// `rows` records from random_record, in row order.
+hs::dataset random_dataset(int rows, int d, std::mt19937_64& rng, double scale) {
+  hs::dataset data;
+  data.features.resize(rows, d);
+  data.labels.resize(rows);
+  for (int i = 0; i < rows; ++i) {
+    const hs::record r = random_record(d, rng, scale);
+    data.features.row(i) = r.a.transpose();
+    data.labels[i] = r.b;
+  }
+  return data;
+}
+
+hs::record record_of(const hs::dataset& data, long long i) {
+  return {data.features.row(i).transpose(), data.labels[i]};
+}
+
 // ---- dense constructions from the definitions ---------------------------------------------------
 
 struct gaussian {
@@ -417,17 +434,8 @@ TEST_CASE("hsgd privacy: the last-iterate mixture (15) equals a brute-force fine
   const hs::gaussian_law law = make_law(S);
   const dense_model M(S, law);
   std::mt19937_64 rng(3);
-  hs::dataset data;
-  data.features.resize(4, S.d);
-  data.labels.resize(4);
-  for (int i = 0; i < 4; ++i) {
-    const hs::record r = random_record(S.d, rng, 0.3);
-    data.features.row(i) = r.a.transpose();
-    data.labels[i] = r.b;
-  }
-  auto rec = [&](long long i) {
-    return hs::record{data.features.row(i).transpose(), data.labels[i]};
-  };
+  const hs::dataset data = random_dataset(4, S.d, rng, 0.3);
+  auto rec = [&](long long i) { return record_of(data, i); };
   const std::vector<hs::record_pair> pairs = {{0, 1}, {2, 3}, {1, 3}};
   const double alpha = 2.0, T = S.T;
   const std::vector<double> times = {0.3, 1.2};
@@ -507,14 +515,7 @@ TEST_CASE("hsgd privacy: the J-iterate (21) and average (24) mixtures equal fine
   const hs::gaussian_law law = make_law(S);
   const dense_model M(S, law);
   std::mt19937_64 rng(4);
-  hs::dataset data;
-  data.features.resize(2, S.d);
-  data.labels.resize(2);
-  for (int i = 0; i < 2; ++i) {
-    const hs::record r = random_record(S.d, rng, 0.6);
-    data.features.row(i) = r.a.transpose();
-    data.labels[i] = r.b;
-  }
+  const hs::dataset data = random_dataset(2, S.d, rng, 0.6);
   const hs::record r1{data.features.row(0).transpose(), data.labels[0]};
   const hs::record r2{data.features.row(1).transpose(), data.labels[1]};
   const std::vector<hs::record_pair> pairs = {{0, 1}};
@@ -563,17 +564,8 @@ TEST_CASE("hsgd privacy: the discrete mixture over SGD steps equals its literal 
   const hs::gaussian_law law = make_law(S);
   const dense_model M(S, law);
   std::mt19937_64 rng(5);
-  hs::dataset data;
-  data.features.resize(3, S.d);
-  data.labels.resize(3);
-  for (int i = 0; i < 3; ++i) {
-    const hs::record r = random_record(S.d, rng, 0.3);
-    data.features.row(i) = r.a.transpose();
-    data.labels[i] = r.b;
-  }
-  auto rec = [&](long long i) {
-    return hs::record{data.features.row(i).transpose(), data.labels[i]};
-  };
+  const hs::dataset data = random_dataset(3, S.d, rng, 0.3);
+  auto rec = [&](long long i) { return record_of(data, i); };
   const std::vector<hs::record_pair> pairs = {{0, 1}, {1, 2}};
   const double alpha = 3.0;
   const int n = 12;
@@ -670,14 +662,7 @@ TEST_CASE("hsgd privacy: the law's interpolation error estimate covers a grid ch
   const setup S =
       make_setup(6, {1.6, 1.0, 0.7, 0.4, 0.2, 0.05}, vt::schedule::cosine(4.0, 0.2, 1.5), 47);
   std::mt19937_64 rng(12);
-  hs::dataset data;
-  data.features.resize(4, S.d);
-  data.labels.resize(4);
-  for (int i = 0; i < 4; ++i) {
-    const hs::record r = random_record(S.d, rng, 0.3);
-    data.features.row(i) = r.a.transpose();
-    data.labels[i] = r.b;
-  }
+  const hs::dataset data = random_dataset(4, S.d, rng, 0.3);
   const std::vector<hs::record_pair> pairs = hs::all_pairs(4);
   const std::vector<double> times = {0.2, 0.7, 1.5};
   hs::mixture_options o;
@@ -746,14 +731,7 @@ TEST_CASE("hsgd privacy: the mean-gap proxy and pair screens", "[hsgd][privacy]"
   const hs::gaussian_law law = make_law(S);
   const dense_model M(S, law);
   std::mt19937_64 rng(8);
-  hs::dataset data;
-  data.features.resize(8, S.d);
-  data.labels.resize(8);
-  for (int i = 0; i < 8; ++i) {
-    const hs::record r = random_record(S.d, rng, 0.5);
-    data.features.row(i) = r.a.transpose();
-    data.labels[i] = r.b;
-  }
+  const hs::dataset data = random_dataset(8, S.d, rng, 0.5);
   const std::vector<hs::record_pair> pairs = hs::all_pairs(8);
   CHECK(pairs.size() == 28);
   const double s = 0.4;
