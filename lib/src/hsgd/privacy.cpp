@@ -1006,25 +1006,19 @@ void assign_pair_epsilons(rdp_value& out, std::size_t per, Eps eps_of) {
   }
 }
 
-rdp_value continuous_mixture_rdp(const gaussian_law& law,
-                                 const prepared& P,
-                                 const release& rel,
-                                 double alpha,
-                                 const mixture_options& o) {
-  rdp_value out;
-  out.time = rel.times.back();
+// Both mixtures start from `out` with time, pair_epsilons and the law's status set (mixture_rdp).
+void continuous_mixture_rdp(rdp_value& out,
+                            const gaussian_law& law,
+                            const prepared& P,
+                            const release& rel,
+                            double alpha,
+                            const mixture_options& o) {
   const double T = law.horizon();
   const double end = rel.times.back();
-  if (o.per_pair) out.pair_epsilons.assign(P.m, 0.0);
-  inherit_law_status(out, law);
-  if (out.termination == termination_type::failure) {
-    out.epsilon = NAN;
-    return out;
-  }
   if (end <= 0) {
     out.epsilon = 0;
     out.abs_error = 0;
-    return out;
+    return;
   }
   evaluator ev(law, P, rel, alpha, o.order);
   const std::vector<double> cuts = initial_cuts(law, rel, end);
@@ -1041,14 +1035,14 @@ rdp_value continuous_mixture_rdp(const gaussian_law& law,
   merge_status(out, I);
   if (I.termination == termination_type::failure) {
     out.epsilon = NAN;
-    return out;
+    return;
   }
   if (I.infinite) {
     out.epsilon = kInf;
     out.abs_error = 0;
     std::fill(out.pair_epsilons.begin(), out.pair_epsilons.end(), kInf);
     out.message += (out.message.empty() ? "" : "; ") + vacuous_message(I.inf_at, alpha);
-    return out;
+    return;
   }
   auto eps = [&](double value) {
     // (T − t)/T + (1/T)∫e^{(α−1)D} = 1 + e^{shift}·I/T (seed 004 eq. (15); spec 004 §4.4 step 5)
@@ -1060,7 +1054,7 @@ rdp_value continuous_mixture_rdp(const gaussian_law& law,
   out.abs_error = std::abs(eps(I.value[0] + I.error[0]) - out.epsilon);
   if (o.per_pair)
     assign_pair_epsilons(out, ev.per_pair(), [&](std::size_t c) { return eps(I.value[c]); });
-  return out;
+  return;
 }
 
 // The discrete mixture (position_mixture::discrete, spec 004 §3.4(d)): with n = T·d steps and
@@ -1068,19 +1062,12 @@ rdp_value continuous_mixture_rdp(const gaussian_law& law,
 // uniform law on the n positions gives
 //   e^{(α−1)ε} ≤ (1/n)[#{ℓ : s_ℓ ≥ t} + Σ_{ℓ: s_ℓ < t} e^{(α−1)D(s_ℓ)}] = 1 + (1/n)Σ expm1(g_ℓ),
 // summed exactly (expm1 for accuracy at small g; log-sum-exp form once some g exceeds 600).
-rdp_value discrete_mixture_rdp(const gaussian_law& law,
-                               const prepared& P,
-                               const release& rel,
-                               double alpha,
-                               const mixture_options& o) {
-  rdp_value out;
-  out.time = rel.times.back();
-  if (o.per_pair) out.pair_epsilons.assign(P.m, 0.0);
-  inherit_law_status(out, law);
-  if (out.termination == termination_type::failure) {
-    out.epsilon = NAN;
-    return out;
-  }
+void discrete_mixture_rdp(rdp_value& out,
+                          const gaussian_law& law,
+                          const prepared& P,
+                          const release& rel,
+                          double alpha,
+                          const mixture_options& o) {
   const double d = static_cast<double>(law.dimension());
   const auto n = static_cast<long long>(std::llround(law.horizon() * d));
   // Steps with s_ℓ = (ℓ − 1)/d < t_J: ℓ − 1 < t_J·d (t_J·d is an integer up to rounding).
@@ -1107,14 +1094,14 @@ rdp_value discrete_mixture_rdp(const gaussian_law& law,
       out.termination = termination_type::failure;
       out.message = "a Rényi divergence is NaN at s = " + format_value(s);
       out.epsilon = NAN;
-      return out;
+      return;
     }
     if (sup == kInf) {
       out.epsilon = kInf;
       out.abs_error = 0;
       std::fill(out.pair_epsilons.begin(), out.pair_epsilons.end(), kInf);
       out.message += (out.message.empty() ? "" : "; ") + vacuous_message(s, alpha);
-      return out;
+      return;
     }
     add(0, sup);
     for (std::size_t c = 1; c < nc; ++c) add(c, g[c - 1]);
@@ -1131,7 +1118,7 @@ rdp_value discrete_mixture_rdp(const gaussian_law& law,
   out.epsilon = eps(0);
   out.abs_error = 0;  // an exact finite sum: no quadrature error
   if (o.per_pair) assign_pair_epsilons(out, ev.per_pair(), eps);
-  return out;
+  return;
 }
 
 rdp_value mixture_rdp(const gaussian_law& law,
@@ -1139,9 +1126,18 @@ rdp_value mixture_rdp(const gaussian_law& law,
                       const release& rel,
                       double alpha,
                       const mixture_options& o) {
-  rdp_value out = o.positions == position_mixture::discrete
-                      ? discrete_mixture_rdp(law, P, rel, alpha, o)
-                      : continuous_mixture_rdp(law, P, rel, alpha, o);
+  rdp_value out;
+  out.time = rel.times.back();
+  if (o.per_pair) out.pair_epsilons.assign(P.m, 0.0);
+  inherit_law_status(out, law);
+  if (out.termination == termination_type::failure) {
+    out.epsilon = NAN;
+    return out;
+  }
+  if (o.positions == position_mixture::discrete)
+    discrete_mixture_rdp(out, law, P, rel, alpha, o);
+  else
+    continuous_mixture_rdp(out, law, P, rel, alpha, o);
   out.law_error =
       std::isfinite(out.epsilon) ? std::abs(out.epsilon) * law.interpolation_error() : 0.0;
   return out;
