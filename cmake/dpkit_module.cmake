@@ -30,6 +30,11 @@ function(dpkit_add_module)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${M_NAME} OUTPUT_NAME dpkit_${M_NAME}
                                              POSITION_INDEPENDENT_CODE ON)
   target_compile_features(${target} PUBLIC cxx_std_20)
+  # Eigen never starts threads of its own: dpkit parallelises over replicates, release times and
+  # ranks (OpenMP, MPI) and promises results identical for any thread count, while Eigen's
+  # parallel GEMM (on whenever OpenMP is, outside an active team: a 1-thread team included)
+  # changes reduction orders with the thread count (found: ntk_margin's Gram matrix, 1e-11).
+  target_compile_definitions(${target} PUBLIC EIGEN_DONT_PARALLELIZE)
   target_include_directories(${target} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/lib/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>

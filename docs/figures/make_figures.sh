@@ -149,4 +149,11 @@ cp "$tmp/v004/004-fig3a-clipped.svg" "$here/validation_clipped_sgd.svg"
 cp "$tmp/v004/004-fig3a-clipped.csv" "$here/validation_clipped_sgd.csv"
 cp "$tmp/v004/004-fig2a-seed-risk.svg" "$here/validation_seed_risk.svg"
 cp "$tmp/v004/004-fig2a-seed-risk.csv" "$here/validation_seed_risk.csv"
+# Figures: seed 000 validation — the slack of Lemmas B.6-B.7 on random KANs, and the mean test
+# risk of DP-lambdaCGD on a KAN for several kappa and lambda (dpkit validate, quick tier).
+"$dpkit" validate 000-lemmaB6-B7-random-kan 000-dplcgd-kan-trends --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
+cp "$tmp/v000/000-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.svg"
+cp "$tmp/v000/000-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
+cp "$tmp/v000/000-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
+cp "$tmp/v000/000-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
 echo "make_figures: wrote the figures in $here" >&2

@@ -17,6 +17,7 @@ void register_shifted_scenarios(std::vector<scenario>& out);         // scenario
 void register_shifted_figure_scenarios(std::vector<scenario>& out);  // shifted_002_figures.cpp
 void register_hsgd_scenarios(std::vector<scenario>& out);            // scenarios/hsgd_004.cpp
 void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenarios/hsgd_004_law.cpp
+void register_kan_scenarios(std::vector<scenario>& out);             // scenarios/kan_000.cpp
 
 /// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);

@@ -1,0 +1,1032 @@
+// Seed 000 (spec 000, "Population risk bounds for KANs trained by DP-SGD with correlated noise")
+// as validation scenarios on the two-layer KAN of dpkit::sim (kan.hpp):
+//
+//  * 000-lemmaB6-B7-random-kan — an EXACT check: on random KANs (several widths, tanh and
+//    sigmoid, random points of the unit ball, W at the initialisation, inside the localisation
+//    ball and at W = 0), the measured ‖∇f_W(x)‖, ‖∇²f_W(x)‖₂, the extreme eigenvalues of the
+//    loss Hessian ∇²ℓ(y f_W(x)) and the self-bounding ratio ‖∇L_S‖²/L_S never exceed the explicit
+//    constants of Lemmas B.6–B.7 (risk/kan_bounds.hpp). These bounds hold for every W and x
+//    (given c: always; G_δ, H_δ: on Lemma B.5's event E_δ), so one exceedance refutes them.
+//  * 000-dplcgd-kan-trends — TREND checks: DP-λCGD (Algorithm 1: mini-batches without
+//    replacement, clipping at C_clip = G_δ, correlated noise, projection onto B(W_0, R*)) on
+//    separable unit-ball data; the averaged population risk on fresh test data moves in the
+//    directions Thm 4.1's bound predicts where every term of the bound moves the same way. The
+//    bound holds only up to constants (and this regime violates its step-size condition, see the
+//    notes), so these are checks of directions, not of values.
+//
+// The simulator (dpkit::sim) knows no bound; the bounds come from dpkit::risk.
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../harness/scenarios.hpp"
+#include "dpkit/core/random.hpp"
+#include "dpkit/risk/kan_bounds.hpp"
+#include "dpkit/sim/algorithm.hpp"
+#include "dpkit/sim/data.hpp"
+#include "dpkit/sim/kan.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
+
+namespace dpkit::validation {
+namespace {
+
+// x to `digits` significant digits, for notes and legends.
+std::string sig(double x, int digits = 4) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
+  return buffer;
+}
+
+// Two-sided normal quantile z with P(|Z| ≤ z) = confidence.
+double normal_quantile(double confidence) {
+  return boost::math::quantile(
+      boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
+}
+
+risk::kan_activation to_risk(sim::kan_activation a) {
+  return a == sim::kan_activation::tanh ? risk::kan_activation::tanh
+                                        : risk::kan_activation::sigmoid;
+}
+
+// Assumption 3.2's constants of the model's basis and activation (cubic B-splines only: the
+// closed forms of risk::cubic_bspline_constants; spec 000 §1.2).
+risk::kan_constants constants_of(const sim::kan_options& o) {
+  return risk::cubic_bspline_constants(
+      to_risk(o.activation), (o.grid_upper - o.grid_lower) / static_cast<double>(o.grid_size));
+}
+
+// max_j ‖c_j‖ (the block radius of Lemma B.5's event).
+double block_norm(const sim::vector& c, std::size_t width, std::size_t p) {
+  double block = 0;
+  for (std::size_t j = 0; j < width; ++j)
+    block = std::max(
+        block, c.segment(static_cast<Eigen::Index>(j * p), static_cast<Eigen::Index>(p)).norm());
+  return block;
+}
+
+// The localisation radius of Thm 4.1, R* = (log T + √log(n/δ))/γ with its ≍ constant set to 1
+// (seed 000 Thm 4.1 / C.13; the theorems leave the constant open).
+double theorem_radius(double gamma, double steps, double examples, double delta) {
+  return (std::log(steps) + std::sqrt(std::log(examples / delta))) / gamma;
+}
+
+// ---- extreme eigenvalues of the loss Hessian of one example ------------------------------------
+
+// λ_min and λ_max of A = diag(dv) + ρ a aᵀ with ρ ≥ 0, from the secular equation
+// 1 + ρ Σ_j a_j²/(d_j − λ) = 0 and the interlacing d_(1) ≤ λ_1 ≤ d_(2),
+// d_(m) ≤ λ_m ≤ d_(m) + ρ‖a‖² (Golub 1973, "Some modified matrix eigenvalue problems", SIAM
+// Review 15, §5). Bisection keeps the secular function's sign at both ends, so the returned
+// λ_min is ≤ the exact one and λ_max ≥ the exact one, each within a few ulp: a check
+// "measured ≤ bound" on them is never easier than on the exact values.
+std::pair<double, double> extreme_eigenvalues(const sim::vector& dv,
+                                              const sim::vector& a,
+                                              double rho) {
+  const Eigen::Index m = dv.size();
+  const double weight = rho * a.squaredNorm();
+  // The two smallest diagonal entries (indices), and the largest.
+  Eigen::Index i1 = 0;
+  for (Eigen::Index j = 1; j < m; ++j)
+    if (dv[j] < dv[i1]) i1 = j;
+  double d2 = std::numeric_limits<double>::infinity();
+  for (Eigen::Index j = 0; j < m; ++j)
+    if (j != i1) d2 = std::min(d2, dv[j]);
+  const double d1 = dv[i1], dmax = dv.maxCoeff();
+  auto secular = [&](double lambda) {
+    double s = 0;
+    for (Eigen::Index j = 0; j < m; ++j) s += a[j] * a[j] / (dv[j] - lambda);
+    return 1 + rho * s;  // increasing in λ between consecutive poles
+  };
+  auto bisect = [&](double lo, double hi) {  // secular(lo) < 0 ≤ secular(hi), lo < hi
+    for (int it = 0; it < 200 && hi - lo > 4 * std::numeric_limits<double>::epsilon() *
+                                               std::max(std::abs(lo), std::abs(hi));
+         ++it) {
+      const double mid = 0.5 * (lo + hi);
+      if (mid <= lo || mid >= hi) break;
+      (secular(mid) < 0 ? lo : hi) = mid;
+    }
+    return std::pair<double, double>{lo, hi};
+  };
+  // λ_max ∈ [d_(m), d_(m) + ρ‖a‖²]: the root above d_(m) (the secular function is < 0 just
+  // above d_(m) when weight sits there); within 1e-15 of d_(m) the upper end is returned.
+  double lambda_max = dmax;
+  if (weight > 0) {
+    const double hi = dmax + weight;  // secular(hi) ≥ 0 by the interlacing bound
+    const double probe = dmax + 1e-300 + std::abs(dmax) * 1e-15;
+    if (probe >= hi)
+      lambda_max = hi;
+    else if (secular(probe) >= 0)
+      lambda_max = probe;
+    else
+      lambda_max = bisect(probe, hi).second;
+  }
+  // λ_min: d_(1) itself when it is a repeated entry or carries no weight; otherwise the root in
+  // (d_(1), min{d_(2), d_(1) + ρ‖a‖²}] (or that end point if the secular function stays < 0).
+  double lambda_min = d1;
+  if (weight > 0 && a[i1] != 0 && d2 > d1) {
+    const double hi = std::min(d2, d1 + weight);
+    const double inside = std::nextafter(hi, d1);
+    if (secular(inside) < 0)
+      lambda_min = inside;  // λ_1 ∈ [inside, hi] (a root there, or λ_1 = d_(2) by interlacing)
+    else
+      lambda_min = bisect(d1, inside).first;
+  }
+  return {lambda_min, lambda_max};
+}
+
+// What Lemmas B.6–B.7 bound, at one (W, x) of a KAN with dataset labels (exact; kan.hpp):
+// ‖∇f‖, ‖∇²f‖₂ (Lemma B.1), the loss ℓ(y f) and λ_min, λ_max of ∇²ℓ(y f).
+struct point_measure {
+  double gradient = 0, hessian = 0, loss = 0, lambda_min = 0, lambda_max = 0;
+};
+
+// The loss Hessian of example (x, y) is ℓ″(z)∇f∇fᵀ + ℓ′(z) y ∇²f with z = y f (spec 000 §1.2).
+// With ∇_{w_j}f = a_j h and ∇²f = diag_j(β_j hhᵀ) both live on span{e_j ⊗ h}; in the orthonormal
+// basis e_j ⊗ h/‖h‖ the Hessian is ‖h‖²(ℓ″ a aᵀ + ℓ′ y diag(β)) and it is 0 on the complement
+// (dimension mdp − m > 0), so its spectrum is that m×m matrix's plus zeros — exactly.
+class kan_probe {
+ public:
+  explicit kan_probe(const sim::kan_model& f)
+      : f_(f),
+        m_(static_cast<Eigen::Index>(f.width())),
+        dp_(static_cast<Eigen::Index>(f.input_dimension() * f.basis_size())),
+        g_(static_cast<Eigen::Index>(f.dimension())),
+        h_(dp_),
+        beta_(m_),
+        a_(m_),
+        diag_(m_) {}
+
+  point_measure at(const sim::vector& w, const sim::vector& x, double y) {
+    point_measure r;
+    f_.features(x, h_);
+    f_.output_gradient(w, x, g_);
+    f_.output_hessian_scales(w, x, beta_);
+    const double hh = h_.squaredNorm();
+    for (Eigen::Index j = 0; j < m_; ++j) a_[j] = g_.segment(j * dp_, dp_).dot(h_) / hh;
+    r.gradient = g_.norm();
+    r.hessian = beta_.cwiseAbs().maxCoeff() * hh;  // seed 000 Lemma B.1
+    const double z = y * f_.output(w, x);
+    // Logistic loss (spec 000 §1.1): ℓ(z) = log(1 + e^{−z}), ℓ′ = −1/(1 + e^z),
+    // ℓ″ = e^z/(1 + e^z)².
+    r.loss = z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
+    const double e = std::exp(-std::abs(z));
+    const double l1 = z > 0 ? -e / (1 + e) : -1 / (1 + e);
+    const double l2 = e / ((1 + e) * (1 + e));
+    diag_ = (hh * l1 * y) * beta_;
+    const auto [lo, hi] = extreme_eigenvalues(diag_, a_, hh * l2);
+    r.lambda_min = std::min(0.0, lo);
+    r.lambda_max = std::max(0.0, hi);
+    return r;
+  }
+
+ private:
+  const sim::kan_model& f_;
+  Eigen::Index m_, dp_;
+  sim::vector g_, h_, beta_, a_, diag_;
+};
+
+// ---- 000-lemmaB6-B7-random-kan ---------------------------------------------------------------
+
+// The five checked inequalities (seed 000 Lemma B.6 eqs. (3)–(4) and Lemma B.7's proof):
+//   ‖∇f_W(x)‖ ≤ G,  ‖∇²f_W(x)‖₂ ≤ H,  λ_max(∇²ℓ) ≤ β = G²/4 + H,  −λ_min(∇²ℓ)/ℓ ≤ ν = H,
+//   ‖∇L_S(W)‖² ≤ G² L_S(W).
+constexpr int kChecks = 5;
+const char* const kCheckNames[kChecks] = {
+    "|grad f| <= G", "||Hess f|| <= H", "lambda_max(Hess loss) <= beta",
+    "-lambda_min(Hess loss)/loss <= nu", "|grad L_S|^2/L_S <= G^2"};
+const char* const kSlackNames[kChecks] = {
+    "G_delta / max |grad f|", "H_delta / max ||Hess f||", "beta_delta / max lambda_max",
+    "nu_delta / max(-lambda_min/loss)", "G_delta^2 / max |grad L_S|^2/L_S"};
+
+double bound_of(const risk::kan_curvature& k, int check) {
+  switch (check) {
+    case 0:
+      return k.gradient;
+    case 1:
+      return k.hessian;
+    case 2:
+      return k.smoothness;
+    case 3:
+      return k.weak_convexity;
+    default:
+      return k.self_bounding;
+  }
+}
+
+scenario_result lemma_b6_b7(const scenario_context& c) {
+  const bool full = c.tier == tier::full;
+  const std::vector<std::size_t> widths =
+      full ? std::vector<std::size_t>{4, 16, 64, 256} : std::vector<std::size_t>{4, 16, 64};
+  const std::vector<std::size_t> dims =
+      full ? std::vector<std::size_t>{2, 10} : std::vector<std::size_t>{2};
+  const sim::kan_activation acts[2] = {sim::kan_activation::tanh, sim::kan_activation::sigmoid};
+  const std::uint64_t draws = replicates_for(c, 8, 32);  // (c, W_0) draws per configuration
+  const std::size_t points = 200;                        // inputs per draw
+  const double delta = 0.01;                             // E_δ of Lemma B.5
+  // The radius of the W probes: Thm 4.1's R* at 000-dplcgd-kan-trends' (n, T, δ).
+  const double radius_steps = 300, radius_examples = 200;
+  const double F = c.bound_factor;
+
+  scenario_result r;
+  r.id = "000-lemmaB6-B7-random-kan";
+  r.title = "Seed 000 Lemmas B.6-B.7: gradient, Hessian and curvature bounds on random KANs";
+  r.source = "seed 000 Lemmas B.5-B.7 (proofs, eqs. (3)-(5)), Lemma B.1; spec 000 §3";
+  r.claim =
+      "exact check: for every sampled (c, W, x) the measured |grad f_W(x)|, ||Hess f_W(x)||_2, "
+      "lambda_max and -lambda_min/loss of the loss Hessian and |grad L_S|^2/L_S are <= Lemma "
+      "B.6-B.7's explicit constants (with the realised c always; G_delta, H_delta when c is in "
+      "E_delta)";
+  r.parameters = {{"widths_m", widths},
+                  {"input_dimensions_d", dims},
+                  {"activations", {"tanh", "sigmoid"}},
+                  {"basis", "cubic B-splines, G = 5 on [-1, 1] (p = 8, h = 0.4)"},
+                  {"draws_per_configuration", draws},
+                  {"points_per_draw", points},
+                  {"inputs", "unit_ball_margin_data(margin 0.1, direction 1/sqrt(d)): |x| <= 1"},
+                  {"W_probes",
+                   "W_0; W_0 + (R*/2) U; W_0 + R* U (U uniform on the sphere); W = 0 (every s_j "
+                   "= 0, where sigma' peaks)"},
+                  {"R_star",
+                   "(log T + sqrt(log(n/delta)))/gamma, T = 300, n = 200, gamma = "
+                   "ntk_margin of the draw (Thm 4.1, constant 1)"},
+                  {"delta", delta},
+                  {"tier", to_string(c.tier)}};
+
+  // Per configuration and check: the largest measured value (for the slack) and the largest
+  // measured/bound ratio (realised-c bound, and E_δ bound on draws inside E_δ).
+  double worst_ratio = 0;
+  std::string worst_where;
+  int exceed = 0;
+  std::uint64_t total = 0, outside_event = 0, dense_checked = 0;
+  double dense_error = 0;
+  figure& fig = r.figure;
+  fig.title = "Slack of Lemmas B.6-B.7 on random KANs (d = 2, p = 8)";
+  fig.x_label = "width m";
+  fig.y_label = "bound / largest measured value";
+  fig.log_x = fig.log_y = true;
+  std::vector<series> slack_series;
+  for (int a = 0; a < 2; ++a)
+    for (int k = 0; k < kChecks; ++k) {
+      series s;
+      s.name = std::string(kSlackNames[k]) + ", " + sim::to_string(acts[a]);
+      s.style = "lines";
+      s.colour = k;
+      s.dash = a + 1;
+      slack_series.push_back(std::move(s));
+    }
+  int config_index = 0;
+  for (const std::size_t d : dims)
+    for (int a = 0; a < 2; ++a)
+      for (const std::size_t m : widths) {
+        const std::uint64_t stream_base = 100 + 10 * static_cast<std::uint64_t>(config_index++);
+        sim::kan_options o;
+        o.width = m;
+        o.activation = acts[a];
+        const std::size_t p = o.grid_size + static_cast<std::size_t>(o.spline_degree);
+        const risk::kan_constants k = constants_of(o);
+        const auto ml = static_cast<long long>(m), pl = static_cast<long long>(p);
+        const risk::kan_curvature event_bound = risk::kan_curvature_bounds(k, ml, pl, delta);
+        const risk::second_layer_radii b5 = risk::lemma_b5(ml, pl, delta);
+        // Observables: 5 measured maxima, 5 ratios to the realised-c bounds, E_δ membership,
+        // γ, R*, and the dense cross-check's largest discrepancy.
+        std::vector<sim::observable> obs;
+        for (int q = 0; q < kChecks; ++q)
+          obs.push_back({std::string("max ") + kCheckNames[q], true});
+        for (int q = 0; q < kChecks; ++q)
+          obs.push_back({std::string("ratio given c ") + kCheckNames[q], true});
+        obs.push_back({"c in E_delta", true});
+        obs.push_back({"gamma", true});
+        obs.push_back({"R_star", true});
+        obs.push_back({"dense eigenvalue discrepancy", true});
+        obs.push_back({"dense checked", true});
+        sim::monte_carlo_options mc;
+        mc.replicates = draws;
+        mc.seed = c.seed;
+        mc.threads = c.threads;
+        mc.progress = c.progress;
+        mc.label = r.id + " m = " + std::to_string(m);
+        mc.chunk = 1;  // a few expensive draws: one per chunk, so threads share them
+        const sim::monte_carlo_result res = sim::run_monte_carlo(
+            obs,
+            [&](std::uint64_t rep, std::span<double> out) {
+              random_stream data_s(c.seed, rep, stream_base), init_s(c.seed, rep, stream_base + 1),
+                  probe_s(c.seed, rep, stream_base + 2);
+              const auto data = std::make_shared<const sim::dataset>(sim::unit_ball_margin_data(
+                  points, sim::vector::Ones(static_cast<Eigen::Index>(d)), 0.1, data_s));
+              const sim::vector cc = sim::kan_second_layer(m, p, init_s);
+              const sim::vector w0 = sim::kan_initial_weights(m, d, p, init_s);
+              const sim::kan_model f(data, o, cc);
+              const double cblock = block_norm(cc, m, p);
+              const risk::kan_curvature given =
+                  risk::kan_curvature_given_c(k, ml, pl, cc.norm(), cblock);
+              const sim::margin_result margin = sim::ntk_margin(f, w0);
+              const double R = margin.gamma > 0 ? theorem_radius(margin.gamma, radius_steps,
+                                                                 radius_examples, delta)
+                                                : w0.norm();
+              // The W probes.
+              std::vector<sim::vector> probes;
+              probes.push_back(w0);
+              for (const double scale : {0.5, 1.0}) {
+                sim::vector u(w0.size());
+                probe_s.fill_normal({u.data(), static_cast<std::size_t>(u.size())});
+                probes.push_back(w0 + scale * R * u / u.norm());
+              }
+              probes.push_back(sim::vector::Zero(w0.size()));
+              double mx[kChecks] = {0, 0, 0, 0, 0};
+              double discrepancy = 0;
+              bool dense = false;
+              kan_probe probe(f);
+              sim::vector g(w0.size()), risk_gradient(w0.size());
+              for (std::size_t pi = 0; pi < probes.size(); ++pi) {
+                const sim::vector& w = probes[pi];
+                for (std::size_t i = 0; i < points; ++i) {
+                  const sim::vector x =
+                      data->features.row(static_cast<Eigen::Index>(i)).transpose();
+                  const double y = data->labels[static_cast<Eigen::Index>(i)];
+                  const point_measure pm = probe.at(w, x, y);
+                  mx[0] = std::max(mx[0], pm.gradient);
+                  mx[1] = std::max(mx[1], pm.hessian);
+                  mx[2] = std::max(mx[2], pm.lambda_max);
+                  mx[3] = std::max(mx[3], -pm.lambda_min / pm.loss);
+                  // The m×m reduction against a dense eigendecomposition of the D×D loss Hessian
+                  // (kan_model::hessian) on small models: first two points of every probe.
+                  if (f.dimension() <= 128 && i < 2) {
+                    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(
+                        f.hessian(i, w), Eigen::EigenvaluesOnly);
+                    const double scale = std::max(1.0, eig.eigenvalues().cwiseAbs().maxCoeff());
+                    discrepancy =
+                        std::max({discrepancy,
+                                  std::abs(eig.eigenvalues().minCoeff() - pm.lambda_min) / scale,
+                                  std::abs(eig.eigenvalues().maxCoeff() - pm.lambda_max) / scale});
+                    dense = true;
+                  }
+                }
+                // Lemma B.7's self-bounding inequality on the whole sample.
+                risk_gradient.setZero();
+                for (std::size_t i = 0; i < points; ++i) {
+                  f.gradient(i, w, g);
+                  risk_gradient += g;
+                }
+                risk_gradient /= static_cast<double>(points);
+                mx[4] = std::max(mx[4], risk_gradient.squaredNorm() / f.empirical_risk(w));
+              }
+              for (int q = 0; q < kChecks; ++q) {
+                out[static_cast<std::size_t>(q)] = mx[q];
+                out[static_cast<std::size_t>(kChecks + q)] = mx[q] / bound_of(given, q);
+              }
+              out[10] = cc.norm() <= b5.norm && cblock <= b5.block_norm ? 1 : 0;
+              out[11] = margin.gamma;
+              out[12] = R;
+              out[13] = discrepancy;
+              out[14] = dense ? 1 : 0;
+            },
+            mc);
+        total += draws;
+        const auto& obsr = res.observables;
+        const auto& in_event = obsr[10].samples;
+        for (std::size_t rep = 0; rep < in_event.size(); ++rep)
+          if (in_event[rep] == 0) ++outside_event;
+        dense_error = std::max(dense_error, obsr[13].stats.max());
+        if (obsr[14].stats.max() > 0) dense_checked += draws;
+        std::string row = std::string(sim::to_string(acts[a])) + ", d = " + std::to_string(d) +
+                          ", m = " + std::to_string(m) + ":";
+        for (int q = 0; q < kChecks; ++q) {
+          // E_δ bound: only draws inside E_δ (Lemma B.5); the realised-c bound: every draw.
+          double max_in_event = 0;
+          for (std::size_t rep = 0; rep < in_event.size(); ++rep)
+            if (in_event[rep] != 0)
+              max_in_event = std::max(max_in_event, obsr[static_cast<std::size_t>(q)].samples[rep]);
+          const double b = bound_of(event_bound, q);
+          const double ratio_event = max_in_event / b;
+          const double ratio_given = obsr[static_cast<std::size_t>(kChecks + q)].stats.max();
+          for (const auto& [ratio, what] :
+               {std::pair<double, const char*>{ratio_event, "E_delta bound"},
+                std::pair<double, const char*>{ratio_given, "realised-c bound"}}) {
+            if (ratio > F) ++exceed;
+            if (ratio > worst_ratio) {
+              worst_ratio = ratio;
+              worst_where = std::string(kCheckNames[q]) + " (" + what + "), " +
+                            sim::to_string(acts[a]) + ", d = " + std::to_string(d) +
+                            ", m = " + std::to_string(m);
+            }
+          }
+          const double measured = obsr[static_cast<std::size_t>(q)].stats.max();
+          // Appended piecewise: GCC 12 at -O3 warns falsely (-Wrestrict, GCC bug 105651) on
+          // const char* + std::string chains.
+          row.append(" ").append(kSlackNames[q]).append(" = ").append(sig(b / measured, 3));
+          row.append(" (max ").append(sig(measured, 3)).append(", bound ").append(sig(b, 3));
+          row.append("; realised c: ").append(sig(1 / ratio_given, 3)).append(");");
+          if (d == dims.front()) {
+            series& s = slack_series[static_cast<std::size_t>(a * kChecks + q)];
+            s.x.push_back(static_cast<double>(m));
+            s.y.push_back(b / measured);
+          }
+        }
+        row += " gamma in [" + sig(obsr[11].stats.min(), 3) + ", " + sig(obsr[11].stats.max(), 3) +
+               "], R* in [" + sig(obsr[12].stats.min(), 3) + ", " + sig(obsr[12].stats.max(), 3) +
+               "]";
+        r.notes.push_back(row);
+      }
+  // The cross-check of the m×m reduction is a correctness check of this scenario, not of the
+  // lemma: a discrepancy means the measured eigenvalues are wrong.
+  if (dense_error > 1e-9)
+    throw std::runtime_error(
+        "000-lemmaB6-B7-random-kan: the m x m loss-Hessian reduction "
+        "disagrees with the dense eigendecomposition by " +
+        sig(dense_error, 3));
+  fig.data = std::move(slack_series);
+  series line;  // the scaled claim: slack F (1 = the lemma itself)
+  line.name =
+      F == 1 ? "bound = measured (slack 1)" : "slack " + sig(F) + " (bound x " + sig(F) + ")";
+  line.x = {static_cast<double>(widths.front()), static_cast<double>(widths.back())};
+  line.y = {F, F};
+  line.colour = 7;
+  line.dash = 3;
+  fig.data.push_back(std::move(line));
+
+  r.verdict = exceed > 0 ? verdict::violated : verdict::holds;
+  r.verdict_reason =
+      exceed > 0
+          ? std::to_string(exceed) + " (configuration, check, bound) maxima exceed " +
+                (F == 1 ? std::string("the bound") : "the bound x " + sig(F)) +
+                "; worst measured/bound " + sig(worst_ratio, 3) + " at " + worst_where
+          : "every measured value is below its bound" + (F == 1 ? std::string() : " x " + sig(F)) +
+                "; the largest measured/bound is " + sig(worst_ratio, 3) + " (" + worst_where + ")";
+  r.quantity = "largest measured/bound over all checks";
+  r.bound = F;
+  r.estimate = worst_ratio;
+  r.estimate_lo = worst_ratio;  // a maximum over the sample, no sampling interval
+  r.estimate_hi = worst_ratio;
+  r.confidence = 1;
+  r.tightness = F / worst_ratio;
+  r.replicates = total;
+  r.notes.insert(
+      r.notes.begin(),
+      "exact check, not a statistical one: Lemma B.6 holds for every W and every |x| <= 1 (with "
+      "the realised c deterministically, with G_delta, H_delta on E_delta), so a single "
+      "measured value above its bound would refute it; the verdict is violated iff one "
+      "exceeds. The sampled W, x are not a worst case: 'holds' means no counterexample among " +
+          std::to_string(total) + " draws x 4 W probes x " + std::to_string(points) + " points");
+  r.notes.insert(r.notes.begin() + 1,
+                 "eigenvalues of the loss Hessian: exact m x m reduction (the Hessian lives on "
+                 "span{e_j (x) h(x)}) solved by the secular equation; cross-checked against a "
+                 "dense eigendecomposition of the D x D Hessian where D <= 128 (" +
+                     std::to_string(dense_checked) + " draws): largest discrepancy " +
+                     sig(dense_error, 3) + " (relative)");
+  r.notes.insert(r.notes.begin() + 2, "draws outside Lemma B.5's E_delta (delta = " + sig(delta) +
+                                          "; the E_delta bounds are not checked there): " +
+                                          std::to_string(outside_event) + " of " +
+                                          std::to_string(total));
+  r.notes.push_back(
+      "self-check: --bound-factor F multiplies every bound, so any F below the largest "
+      "measured/bound (" +
+      sig(worst_ratio, 3) +
+      " here) must be refuted; the registered factor 0.01 leaves a margin of " +
+      sig(worst_ratio / 0.01, 2) + "x for other seeds");
+  return r;
+}
+
+// ---- 000-dplcgd-kan-trends -------------------------------------------------------------------
+
+// One configuration of Algorithm 1 in the trend scenario.
+struct run_config {
+  std::string name;
+  double kappa = 0, lambda = 0;
+};
+
+// A predicted ordering "E[X_hi] > E[X_lo]" on paired samples (common random numbers).
+struct trend_check {
+  std::string claim, source;
+  std::size_t hi, lo;  // configuration indices
+  bool distance;       // false: averaged test risk; true: max_t ‖W_t − W_0‖
+};
+
+// Mean and standard error of the paired differences a − b/F (F = the bound factor).
+std::pair<double, double> paired(const std::vector<double>& a,
+                                 const std::vector<double>& b,
+                                 double F) {
+  const double N = static_cast<double>(a.size());
+  double mean = 0, var = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) mean += (a[i] - b[i] / F) / N;
+  for (std::size_t i = 0; i < a.size(); ++i) var += std::pow(a[i] - b[i] / F - mean, 2) / (N - 1);
+  return {mean, std::sqrt(var / N)};
+}
+
+scenario_result dplcgd_trends(const scenario_context& c) {
+  const bool full = c.tier == tier::full;
+  // The problem: separable data in the unit ball (seed 000 §3: |x| <= 1, y = ±1).
+  const std::size_t d = 2, n = 200, n_test = 250, p = 8;
+  const double data_margin = 0.1;
+  // Algorithm 1's parameters (seed 000 §3.2).
+  const std::size_t m = full ? 64 : 16;
+  const long B = 20, T = 300;
+  const double eta = 0.5, delta = 0.01, kappa1 = 0.01;
+  const long every =
+      20;  // test-risk checkpoints t = 0, 20, …, T − 20: (1/T)Σ_{t<T} by K = 15 terms
+  const std::uint64_t replicates = replicates_for(c, 64, 1000);
+  const double F = c.bound_factor;
+  sim::kan_options o;
+  o.width = m;
+  const risk::kan_constants k = constants_of(o);
+  const auto ml = static_cast<long long>(m), pl = static_cast<long long>(p);
+  const risk::kan_curvature curvature = risk::kan_curvature_bounds(k, ml, pl, delta);
+  const double clip = curvature.gradient;  // C_clip = G_δ (Thm 4.1: C_clip ≍ G_δ, ≥ G_δ)
+  const risk::second_layer_radii b5 = risk::lemma_b5(ml, pl, delta);
+
+  const std::vector<run_config> configs = {
+      {"kappa = 0 (non-private)", 0, 0},
+      {"kappa = " + sig(kappa1) + ", lambda = 0.5", kappa1, 0.5},
+      {"kappa = " + sig(2 * kappa1) + ", lambda = 0.5", 2 * kappa1, 0.5},
+      {"kappa = " + sig(4 * kappa1) + ", lambda = 0.5", 4 * kappa1, 0.5},
+      {"kappa = " + sig(2 * kappa1) + ", lambda = 0", 2 * kappa1, 0},
+      {"kappa = " + sig(2 * kappa1) + ", lambda = 0.9", 2 * kappa1, 0.9}};
+  const std::size_t V = configs.size();
+  // The audited orderings: each is one where EVERY term of Thm 4.1's A_corr moves the same way
+  // (so the bound predicts it whatever its hidden constants), Bonferroni over the k checks.
+  const std::vector<trend_check> checks = {
+      {"avg risk rises from kappa = 0 to kappa_1 (lambda = 0.5)",
+       "Thm 4.1: A_corr increasing in kappa", 1, 0, false},
+      {"avg risk rises from kappa_1 to 2 kappa_1 (lambda = 0.5)",
+       "Thm 4.1: A_corr increasing in kappa", 2, 1, false},
+      {"avg risk rises from 2 kappa_1 to 4 kappa_1 (lambda = 0.5)",
+       "Thm 4.1: A_corr increasing in kappa", 3, 2, false},
+      {"avg risk falls from lambda = 0 to 0.5 (kappa = 2 kappa_1)",
+       "Thm 4.1, Remark 4.2: (1 - lambda) and (1 - lambda)^2 + lambda^2 eta both fall for lambda < "
+       "1/(1 + eta)",
+       4, 2, false},
+      {"max_t |W_t - W_0| rises from kappa_1 to 4 kappa_1 (lambda = 0.5)",
+       "Lemma C.3 eq. (10) / spec 000 §4.3: R_bar increasing in c_priv = C_clip kappa/B", 3, 1,
+       true}};
+  const std::size_t K = static_cast<std::size_t>(T / every);
+
+  // Observables: per configuration the averaged test risk, averaged 0-1 test error, final test
+  // risk, max distance / R*, projection active (0/1); the test risk at each checkpoint (figure);
+  // per replicate γ, R*, E_δ membership, and the clipping identity check.
+  std::vector<sim::observable> obs;
+  for (const run_config& v : configs) {
+    obs.push_back({"avg test risk, " + v.name, true});
+    obs.push_back({"avg test error, " + v.name, true});
+    obs.push_back({"final test risk, " + v.name, true});
+    obs.push_back({"max distance, " + v.name, true});
+    obs.push_back({"projection active, " + v.name, true});
+  }
+  const std::size_t curve_base = obs.size();
+  for (const run_config& v : configs)
+    for (std::size_t j = 0; j < K; ++j)
+      obs.push_back(
+          {"test risk at t = " + std::to_string(static_cast<long>(j) * every) + ", " + v.name,
+           false});
+  const std::size_t extra = obs.size();
+  obs.push_back({"gamma", true});
+  obs.push_back({"R_star", true});
+  obs.push_back({"c in E_delta", true});
+  obs.push_back({"clipping check run", true});
+  obs.push_back({"clipping check identical", true});
+
+  sim::monte_carlo_options mc;
+  mc.replicates = replicates;
+  mc.seed = c.seed;
+  mc.threads = c.threads;
+  mc.progress = c.progress;
+  mc.label = "000-dplcgd-kan-trends";
+  mc.chunk = 4;  // expensive replicates: small chunks so that threads share the quick tier's 64
+  const sim::vector direction = sim::vector::Ones(static_cast<Eigen::Index>(d));
+  const sim::monte_carlo_result res = sim::run_monte_carlo(
+      obs,
+      [&](std::uint64_t rep, std::span<double> out) {
+        // Per replicate: training data (stream 0), c and W_0 (stream 1), test data (stream 5);
+        // the algorithm's batches and noise (key stream_base 10: streams 12, 13) are SHARED by
+        // every configuration (common random numbers: the same B_t and Z_t in each run).
+        random_stream data_s(c.seed, rep, 0), init_s(c.seed, rep, 1), test_s(c.seed, rep, 5);
+        const auto train = std::make_shared<const sim::dataset>(
+            sim::unit_ball_margin_data(n, direction, data_margin, data_s));
+        const auto test = std::make_shared<const sim::dataset>(
+            sim::unit_ball_margin_data(n_test, direction, data_margin, test_s));
+        const sim::vector cc = sim::kan_second_layer(m, p, init_s);
+        const sim::vector w0 = sim::kan_initial_weights(m, d, p, init_s);
+        const sim::kan_model f(train, o, cc), f_test(test, o, cc);
+        const sim::margin_result margin = sim::ntk_margin(f, w0);
+        // Thm 4.1's R* with the replicate's own γ (it depends on S, W_0, c: spec 000 §11.16).
+        const double R = margin.gamma > 0 ? theorem_radius(margin.gamma, static_cast<double>(T),
+                                                           static_cast<double>(n), delta)
+                                          : w0.norm();
+        out[extra] = margin.gamma;
+        out[extra + 1] = R;
+        out[extra + 2] = cc.norm() <= b5.norm && block_norm(cc, m, p) <= b5.block_norm ? 1 : 0;
+        auto options_for = [&](const run_config& v) {
+          sim::noisy_gradient_options a;
+          a.batches = sim::batch_rule::shuffled;  // B_t uniform without replacement, |B_t| = B
+          a.batch_size = static_cast<std::size_t>(B);
+          a.steps = T;
+          a.learning_rate = eta;
+          a.noise = clip * v.kappa / static_cast<double>(B);  // c_priv = C_clip κ/B (spec 000 §2)
+          a.correlation = v.lambda;
+          a.clip = clip;
+          a.constraint = sim::projection::ball(w0, R);
+          return a;
+        };
+        const sim::random_key key{c.seed, rep, 10};
+        for (std::size_t v = 0; v < V; ++v) {
+          double risk_sum = 0, error_sum = 0, max_distance = 0;
+          std::size_t j = 0;
+          const sim::vector wT = sim::run_noisy_gradient(
+              f, options_for(configs[v]), w0, key, [&](long step, const sim::vector& w) {
+                max_distance = std::max(max_distance, (w - w0).norm());
+                if (step % every != 0 || j >= K) return;
+                double risk = 0, errors = 0;
+                for (std::size_t i = 0; i < n_test; ++i) {
+                  const double l = f_test.loss(i, w);
+                  risk += l;
+                  // ℓ(y f) > log 2 iff y f < 0: the 0-1 error.
+                  if (l > std::log(2.0)) ++errors;
+                }
+                risk /= static_cast<double>(n_test);
+                out[curve_base + v * K + j] = risk;
+                risk_sum += risk;
+                error_sum += errors / static_cast<double>(n_test);
+                ++j;
+              });
+          double final_risk = 0;
+          for (std::size_t i = 0; i < n_test; ++i) final_risk += f_test.loss(i, wT);
+          out[5 * v] = risk_sum / static_cast<double>(K);
+          out[5 * v + 1] = error_sum / static_cast<double>(K);
+          out[5 * v + 2] = final_risk / static_cast<double>(n_test);
+          out[5 * v + 3] = max_distance / R;
+          out[5 * v + 4] = max_distance >= R * (1 - 1e-9) ? 1 : 0;
+          // Exact check on every 4th replicate (the largest noise): clipping at C_clip = G_δ
+          // never acts (Lemma B.6 on E_δ: every per-example gradient has norm ≤ G_δ), so the
+          // run without clipping gives bit-identical iterates.
+          if (v == 3) {
+            const bool run_check = rep % 4 == 0;
+            out[extra + 3] = run_check ? 1 : 0;
+            out[extra + 4] = 0;
+            if (run_check) {
+              sim::noisy_gradient_options unclipped = options_for(configs[v]);
+              unclipped.clip = 0;
+              const sim::vector w_free = sim::run_noisy_gradient(f, unclipped, w0, key);
+              out[extra + 4] = (w_free.array() == wT.array()).all() ? 1 : 0;
+            }
+          }
+        }
+      },
+      mc);
+
+  auto samples = [&](std::size_t v, std::size_t what) -> const std::vector<double>& {
+    return res.observables[5 * v + what].samples;
+  };
+  auto mean_of = [&](std::size_t v, std::size_t what) {
+    return res.observables[5 * v + what].stats.mean();
+  };
+  auto se_of = [&](std::size_t v, std::size_t what) {
+    return res.observables[5 * v + what].stats.standard_error();
+  };
+  const double N = static_cast<double>(replicates);
+  const double confidence = 1 - 0.05 / static_cast<double>(checks.size());
+  const double z = normal_quantile(confidence);
+  const double gamma_mean = res.observables[extra].stats.mean();
+  const double R_mean = res.observables[extra + 1].stats.mean();
+
+  scenario_result r;
+  r.id = "000-dplcgd-kan-trends";
+  r.title = "Seed 000 Thm 4.1: DP-lambdaCGD on a KAN, risk trends in kappa and lambda";
+  r.source =
+      "seed 000 Algorithm 1, Thm 4.1 / C.13, Remark 4.2, Lemma C.3 eq. (10); spec 000 §2, §4";
+  r.claim =
+      "trend checks (Thm 4.1's bound holds only up to constants; its explicit step-size "
+      "condition is violated here): the averaged population (test) risk of DP-lambdaCGD rises "
+      "with the noise multiplier kappa at lambda = 0.5 and falls from lambda = 0 to 0.5 at fixed "
+      "kappa, and max_t |W_t - W_0| rises with kappa (paired differences, " +
+      sig(confidence * 100, 3) + "% each, Bonferroni over " + std::to_string(checks.size()) + ")";
+  r.parameters = {
+      {"n", n},
+      {"n_test", n_test},
+      {"d", d},
+      {"data", "unit_ball_margin_data, margin 0.1 along 1/sqrt(2); fresh per replicate"},
+      {"width_m", m},
+      {"basis", "cubic B-splines, G = 5 on [-1, 1] (p = 8)"},
+      {"activation", "tanh"},
+      {"batch_size_B", B},
+      {"steps_T", T},
+      {"eta", eta},
+      {"clip_C", clip},
+      {"clip_rule", "C_clip = G_delta (Lemma B.6 eq. (5), delta = 0.01)"},
+      {"kappas", {0, kappa1, 2 * kappa1, 4 * kappa1}},
+      {"lambdas", {0, 0.5, 0.9}},
+      {"noise_scale_c_priv_per_kappa", clip / static_cast<double>(B)},
+      {"radius_rule",
+       "R* = (log T + sqrt(log(n/delta)))/gamma, gamma = ntk_margin(S, W_0, c) per replicate"},
+      {"risk_average", "(1/K) sum over t = 0, 20, ..., 280 (K = 15) of the test risk"},
+      {"replicates", replicates},
+      {"tier", to_string(c.tier)}};
+
+  // The audited checks.
+  int wrong = 0, right = 0;
+  double weakest = INFINITY;
+  std::size_t weakest_index = 0;
+  std::vector<std::pair<double, double>> diffs;
+  for (std::size_t q = 0; q < checks.size(); ++q) {
+    const trend_check& t = checks[q];
+    const std::size_t what = t.distance ? 3 : 0;
+    const auto [mean, se] = paired(samples(t.hi, what), samples(t.lo, what), F);
+    diffs.emplace_back(mean, se);
+    const double lo = mean - z * se, hi = mean + z * se;
+    if (hi < 0) ++wrong;
+    if (lo > 0) ++right;
+    const double score = mean / (z * se);
+    if (score < weakest) {
+      weakest = score;
+      weakest_index = q;
+    }
+    const std::string scale = t.distance ? " (in units of R*)" : "";
+    r.notes.push_back("trend " + std::to_string(q + 1) + ": " + t.claim + " [" + t.source +
+                      "]: paired difference" + scale +
+                      (F == 1 ? std::string() : " (lower side divided by F = " + sig(F) + ")") +
+                      " " + sig(mean, 4) + " +- " + sig(z * se, 3) + " -> " +
+                      (lo > 0   ? "as predicted"
+                       : hi < 0 ? "REFUTED"
+                                : "not resolved"));
+  }
+  r.verdict = wrong > 0                                  ? verdict::violated
+              : right == static_cast<int>(checks.size()) ? verdict::holds
+                                                         : verdict::inconclusive;
+  r.verdict_reason =
+      wrong > 0 ? std::to_string(wrong) + " of " + std::to_string(checks.size()) +
+                      " predicted orderings are refuted (interval wholly on the wrong side)"
+      : right == static_cast<int>(checks.size())
+          ? "every predicted ordering holds: each paired-difference interval lies above 0"
+          : std::to_string(checks.size() - static_cast<std::size_t>(right)) + " of " +
+                std::to_string(checks.size()) + " orderings are not resolved at this sample size";
+  {
+    const auto [mean, se] = diffs[weakest_index];
+    r.quantity =
+        "weakest audited paired difference (trend " + std::to_string(weakest_index + 1) + ")";
+    r.bound = 0;
+    r.estimate = mean;
+    r.estimate_lo = mean - z * se;
+    r.estimate_hi = mean + z * se;
+  }
+  r.confidence = confidence;
+  r.tightness = std::nan("");
+  r.replicates = replicates;
+
+  // Information (not audited): per-configuration summaries.
+  for (std::size_t v = 0; v < V; ++v) {
+    const double active = mean_of(v, 4);
+    r.notes.push_back(configs[v].name + " (c_priv = " + sig(clip * configs[v].kappa / B, 3) +
+                      "): avg test risk " + sig(mean_of(v, 0), 4) + " +- " + sig(se_of(v, 0), 2) +
+                      ", avg 0-1 error " + sig(mean_of(v, 1), 3) + ", final test risk " +
+                      sig(mean_of(v, 2), 4) + ", max |W_t - W_0|/R* " + sig(mean_of(v, 3), 3) +
+                      ", projection inactive in " + sig(100 * (1 - active), 3) + "% of runs");
+  }
+  // Projection inactivity against the radius (spec 000 §10 D2). For R ≤ R* the projection onto
+  // B(W_0, R) is inactive on a run iff that run never touched B(W_0, R*)'s boundary and its
+  // max_t ‖W_t − W_0‖ ≤ R (pathwise: an inactive run is the unprojected trajectory), so the
+  // frequency at R = x·R* comes from the same runs.
+  {
+    const double fractions[] = {0.1, 0.15, 0.2, 0.3, 0.5, 1.0};
+    std::string table;
+    for (std::size_t v = 0; v < V; ++v) {
+      table.append(" ").append(configs[v].name).append(":");  // append: GCC bug 105651
+      for (const double x : fractions) {
+        double inactive = 0;
+        for (std::size_t i = 0; i < samples(v, 3).size(); ++i)
+          if (samples(v, 4)[i] == 0 && samples(v, 3)[i] <= x) inactive += 1 / N;
+        table.append(" ").append(sig(100 * inactive, 3)).append("%");
+      }
+      table += ";";
+    }
+    r.notes.push_back(
+        "projection inactivity frequency at R = 0.1, 0.15, 0.2, 0.3, 0.5, 1 x R* (R* = "
+        "(log T + sqrt(log(n/delta)))/gamma, constant 1; an exact pathwise consequence of the "
+        "runs, not a statistical extrapolation):" +
+        table);
+  }
+  // λ = 0.9 lies beyond Remark 4.2's monotone range λ < 1/(1 + η): there the linear noise term
+  // (1 − λ) still falls but (1 − λ)² + λ²η rises, so the bound makes no prediction.
+  {
+    const auto [mean, se] = paired(samples(5, 0), samples(2, 0), 1);
+    r.notes.push_back(
+        "not audited: lambda = 0.9 vs 0.5 at kappa = 2 kappa_1: paired difference in avg test "
+        "risk " +
+        sig(mean, 3) + " +- " + sig(z * se, 3) +
+        " (the bound predicts no direction: 0.9 > 1/(1 + eta) = " + sig(1 / (1 + eta), 3) +
+        ", where (1 - lambda) falls but (1 - lambda)^2 + lambda^2 eta rises, Remark 4.2)");
+  }
+  // κ = 4κ₁, λ = 0.5 and κ = 2κ₁, λ = 0 have the same (1 − λ)κ: the cumulative noise
+  // Σ_{s≤t} ξ_s = κ(Z_t + (1 − λ)Σ_{s<t} Z_s) then has the same O(√t) part (spec 000 §2).
+  {
+    const auto [mean, se] = paired(samples(3, 0), samples(4, 0), 1);
+    r.notes.push_back(
+        "not audited: equal (1 - lambda) kappa, kappa = 4 kappa_1, lambda = 0.5 vs kappa = 2 "
+        "kappa_1, lambda = 0: paired difference in avg test risk " +
+        sig(mean, 3) + " +- " + sig(z * se, 3) +
+        " (the cumulative noise kappa (Z_t + (1 - lambda) sum_{s<t} Z_s) differs only in its "
+        "O(1) part; spec 000 §2)");
+  }
+  // The noise-induced excess Δ(κ, λ) = E L̄(κ, λ) − E L̄(0): its κ exponent and its λ ratio,
+  // against the exponents/factors of Thm 4.1's noise terms (trend information, not audited).
+  {
+    auto excess = [&](std::size_t v) {
+      std::vector<double> e(samples(v, 0).size());
+      for (std::size_t i = 0; i < e.size(); ++i) e[i] = samples(v, 0)[i] - samples(0, 0)[i];
+      return e;
+    };
+    auto mean_se = [&](const std::vector<double>& e) {
+      double mean = 0, var = 0;
+      for (double x : e) mean += x / N;
+      for (double x : e) var += (x - mean) * (x - mean) / (N - 1);
+      return std::pair<double, double>{mean, std::sqrt(var / N)};
+    };
+    std::vector<double> lx, ly, lw;
+    bool positive = true;
+    std::string points;
+    for (std::size_t v = 1; v <= 3; ++v) {
+      const auto [mean, se] = mean_se(excess(v));
+      points += " " + sig(mean, 3) + " +- " + sig(se, 2) + ";";
+      if (mean <= 0) positive = false;
+      lx.push_back(std::log(configs[v].kappa));
+      ly.push_back(std::log(std::max(mean, 1e-300)));
+      lw.push_back(mean * mean / (se * se));  // delta method: se(log Δ) = se/Δ
+    }
+    if (positive) {
+      double sw = 0, mx = 0, my = 0;
+      for (std::size_t i = 0; i < lx.size(); ++i) {
+        sw += lw[i];
+        mx += lw[i] * lx[i];
+        my += lw[i] * ly[i];
+      }
+      mx /= sw;
+      my /= sw;
+      double sxx = 0, sxy = 0;
+      for (std::size_t i = 0; i < lx.size(); ++i) {
+        sxx += lw[i] * (lx[i] - mx) * (lx[i] - mx);
+        sxy += lw[i] * (lx[i] - mx) * (ly[i] - my);
+      }
+      const double slope = sxy / sxx, se_slope = 1 / std::sqrt(sxx);
+      const double z95 = normal_quantile(0.95);
+      r.parameters["excess_kappa_exponent"] = slope;
+      r.notes.push_back(
+          "trend information (not audited): the noise excess Delta(kappa) = avg risk - avg "
+          "risk at kappa = 0 (lambda = 0.5) at kappa_1, 2 kappa_1, 4 kappa_1:" +
+          points + " log-log slope " + sig(slope, 3) + " [" + sig(slope - z95 * se_slope, 3) +
+          ", " + sig(slope + z95 * se_slope, 3) +
+          "] (95%, weighted least squares, delta-method weights; the independent-replicate "
+          "correlation of the three points is ignored); Thm 4.1's noise terms have exponents 1 "
+          "(linear) and 2 (quadratic)");
+    } else {
+      r.notes.push_back("trend information: the noise excess is not positive at every kappa (" +
+                        points + "), no exponent fitted");
+    }
+    // Ratio Δ(2κ₁, 0.5)/Δ(2κ₁, 0), delta method on paired samples.
+    const std::vector<double> e5 = excess(2), e0 = excess(4);
+    const auto [m5, s5] = mean_se(e5);
+    const auto [m0, s0] = mean_se(e0);
+    double cov = 0;
+    for (std::size_t i = 0; i < e5.size(); ++i) cov += (e5[i] - m5) * (e0[i] - m0) / (N - 1);
+    cov /= N;
+    const double ratio = m5 / m0;
+    const double se_ratio = std::abs(ratio) * std::sqrt(s5 * s5 / (m5 * m5) + s0 * s0 / (m0 * m0) -
+                                                        2 * cov / (m5 * m0));
+    r.parameters["excess_lambda_ratio"] = ratio;
+    r.notes.push_back(
+        "trend information (not audited): Delta(2 kappa_1, lambda = 0.5)/Delta(2 kappa_1, "
+        "lambda = 0) = " +
+        sig(ratio, 3) + " +- " + sig(normal_quantile(0.95) * se_ratio, 2) +
+        " (95%, delta method); Thm 4.1's linear noise term scales by 1 - lambda = 0.5, the "
+        "quadratic one by (1 - lambda)^2 + lambda^2 eta = " +
+        sig(0.25 + 0.25 * eta, 3) +
+        "; the exact cumulative-noise variance factor (1 + (1 - lambda)^2 (t - 1))/(1 + (t - 1)) "
+        "-> 0.25 (spec 000 §2)");
+  }
+  // Where the run sits relative to Thm 4.1's hypotheses (hidden constants 1), and what its noise
+  // terms say: as printed (κ/B, "md") and with C_clip and p made explicit (the proof's
+  // c_priv = C_clip κ/B; "md" is mdp, spec 000 §11.19), i.e. κ → C_clip κ and d → dp.
+  {
+    risk::kan_training run;
+    run.examples = static_cast<long long>(n);
+    run.input_dimension = static_cast<long long>(d);
+    run.width = ml;
+    run.basis_size = pl;
+    run.batch_size = B;
+    run.steps = T;
+    run.eta = eta;
+    run.gamma = gamma_mean;
+    run.delta = delta;
+    run.clip = clip;
+    run.radius = R_mean;
+    auto noise_part = [](const risk::risk_bound& b) {
+      return b.terms[3].value + b.terms[4].value;  // linear + quadratic noise terms of A_corr
+    };
+    std::string printed, explicit_form;
+    for (std::size_t v = 1; v < V; ++v) {
+      run.kappa = configs[v].kappa;
+      run.lambda = configs[v].lambda;
+      run.input_dimension = static_cast<long long>(d);
+      const risk::risk_bound b = risk::kan_correlated_optimization(run, k);
+      printed += " " + configs[v].name + ": " + sig(noise_part(b), 3) + ";";
+      if (v == 2) {
+        std::string failed;
+        for (const auto& cond : b.conditions)
+          if (!cond.holds)
+            failed +=
+                " [" + cond.name + ": " + sig(cond.value, 3) + " vs " + sig(cond.limit, 3) + "]";
+        r.notes.push_back(
+            "regime: Thm 4.1 at kappa = 2 kappa_1, lambda = 0.5 with the mean gamma = " +
+            sig(gamma_mean, 3) + " and all hidden constants 1 reports '" + b.label +
+            "' (A_corr = " + sig(b.value, 4) +
+            ", the same to 3 digits for every kappa here); "
+            "failed conditions:" +
+            (failed.empty() ? std::string(" none") : failed) +
+            ". eta = 0.5 follows Cor 5.3's eta ~ 1 (the explicit eta <= 1/(12 beta) = " +
+            sig(1 / (12 * curvature.smoothness), 3) +
+            " would need ~10^4 x more steps to move W at all), so the bound's DIRECTIONS are "
+            "checked outside its proven step-size range");
+      }
+      run.kappa = clip * configs[v].kappa;
+      run.input_dimension = static_cast<long long>(d * p);
+      explicit_form += " " + sig(noise_part(risk::kan_correlated_optimization(run, k)), 3) + ";";
+    }
+    r.notes.push_back(
+        "Thm 4.1's noise terms (linear + quadratic, constants 1) for the five private "
+        "configurations: as printed (kappa/B, md):" +
+        printed +
+        " with C_clip and p explicit (kappa -> C_clip kappa, md -> mdp):" + explicit_form +
+        " compare the measured noise excesses Delta: as printed the bound's noise part is "
+        "orders of magnitude below them (C_clip = G_delta ~ 10^2 is absorbed as a constant)");
+  }
+  // Exact side checks.
+  {
+    const auto& ran = res.observables[extra + 3].samples;
+    const auto& same = res.observables[extra + 4].samples;
+    std::size_t checked = 0, identical = 0, in_event = 0;
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+      if (ran[i] != 0) ++checked;
+      if (ran[i] != 0 && same[i] != 0) ++identical;
+      if (res.observables[extra + 2].samples[i] != 0) ++in_event;
+    }
+    r.notes.push_back(
+        "exact side check (D1): clipping at C_clip = G_delta = " + sig(clip, 4) +
+        " never acted: the unclipped run at kappa = 4 kappa_1 gave bit-identical iterates in " +
+        std::to_string(identical) + " of " + std::to_string(checked) +
+        " replicates checked; c in E_delta in " + std::to_string(in_event) + " of " +
+        std::to_string(ran.size()));
+    if (identical != checked)
+      r.notes.push_back("clipping acted in some run although Lemma B.6 says it cannot on E_delta");
+  }
+  r.notes.push_back("gamma (NTK margin at W_0, per replicate) in [" +
+                    sig(res.observables[extra].stats.min(), 3) + ", " +
+                    sig(res.observables[extra].stats.max(), 3) + "], mean " + sig(gamma_mean, 3) +
+                    "; R* mean " + sig(R_mean, 3));
+  r.notes.push_back(
+      "common random numbers: every configuration of a replicate uses the same data, c, W_0, "
+      "test set, mini-batches and Gaussian Z_t (streams (seed, r, 0/1/5/12/13)), so the paired "
+      "differences' intervals are tight; kappa is small because C_clip = G_delta is ~60-100x "
+      "the gradients (spec 000 §11.20): c_priv = C_clip kappa/B is the noise that matters");
+  r.notes.push_back(
+      "self-check: --bound-factor F turns each claim E[X_hi] > E[X_lo] into E[X_hi] > "
+      "E[X_lo]/F; at F = 0.5 ('the risk doubles with each step of kappa, and from lambda = 0.5 "
+      "to 0') the four risk orderings must be refuted (the distance ordering need not be)");
+
+  // The figure: mean test risk along the trajectory for every configuration.
+  r.figure.title = "DP-lambdaCGD on a KAN (m = " + std::to_string(m) +
+                   ", n = 200, B = 20, eta = 0.5): mean test risk";
+  r.figure.x_label = "iteration t";
+  r.figure.y_label = "population (test) logistic risk";
+  for (std::size_t v = 0; v < V; ++v) {
+    series s;
+    s.name = configs[v].name;
+    s.colour = static_cast<int>(v);
+    s.dash = configs[v].lambda == 0.5 || v == 0 ? 1 : 2;
+    for (std::size_t j = 0; j < K; ++j) {
+      s.x.push_back(static_cast<double>(static_cast<long>(j) * every));
+      s.y.push_back(res.observables[curve_base + v * K + j].stats.mean());
+    }
+    r.figure.data.push_back(std::move(s));
+  }
+  return r;
+}
+
+}  // namespace
+
+void register_kan_scenarios(std::vector<scenario>& out) {
+  // Exact check with bounds loose by design (slack 8-10^5x): the largest measured/bound is
+  // 0.093 (quick) / 0.119 (full), the realised-c gradient bound at m = 4 (seed 2026), so at 0.01
+  // measured values exceed the scaled bounds with a 9x margin (docs/kan.md "Validation
+  // scenarios").
+  out.push_back({"000-lemmaB6-B7-random-kan",
+                 "Seed 000 Lemmas B.6-B.7: gradient/Hessian/curvature bounds on random KANs",
+                 lemma_b6_b7, 0.01});
+  // Trend checks: at 0.5 each claim becomes "the larger side at least doubles the smaller".
+  out.push_back({"000-dplcgd-kan-trends",
+                 "Seed 000 Thm 4.1: DP-lambdaCGD on a KAN, risk trends in kappa and lambda",
+                 dplcgd_trends, 0.5});
+}
+
+}  // namespace dpkit::validation
