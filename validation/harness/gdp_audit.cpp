@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
@@ -10,6 +12,17 @@
 #include "scenarios.hpp"
 
 namespace dpkit::validation {
+
+std::string sig(double x, int digits) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
+  return buffer;
+}
+
+double normal_quantile(double confidence) {
+  return boost::math::quantile(
+      boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
+}
 
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full) {
   return c.tier == tier::quick ? quick : full;

@@ -19,6 +19,12 @@ void register_hsgd_scenarios(std::vector<scenario>& out);            // scenario
 void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenarios/hsgd_004_law.cpp
 void register_kan_scenarios(std::vector<scenario>& out);             // scenarios/kan_000.cpp
 
+/// x to `digits` significant digits (printf %g), for notes and legends.
+std::string sig(double x, int digits = 4);
+
+/// Two-sided standard normal quantile z with P(|Z| ≤ z) = confidence.
+double normal_quantile(double confidence);
+
 /// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);
 

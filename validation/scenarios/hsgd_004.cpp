@@ -39,19 +39,6 @@
 namespace dpkit::validation {
 namespace {
 
-// x to `digits` significant digits, for notes and legends.
-std::string sig(double x, int digits = 4) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
-  return buffer;
-}
-
-// Two-sided normal quantile z with P(|Z| ≤ z) = confidence.
-double normal_quantile(double confidence) {
-  return boost::math::quantile(
-      boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
-}
-
 // The least-squares problem of seed 004 §1.1 in the eigenbasis of Σ (Σ = diag(λ)): Gaussian
 // features a ~ N(0, Σ) are rotation-equivariant, so simulating in the eigenbasis loses nothing.
 struct risk_setup {

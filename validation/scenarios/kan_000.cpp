@@ -38,19 +38,6 @@
 namespace dpkit::validation {
 namespace {
 
-// x to `digits` significant digits, for notes and legends.
-std::string sig(double x, int digits = 4) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*g", digits, x);
-  return buffer;
-}
-
-// Two-sided normal quantile z with P(|Z| ≤ z) = confidence.
-double normal_quantile(double confidence) {
-  return boost::math::quantile(
-      boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
-}
-
 risk::kan_activation to_risk(sim::kan_activation a) {
   return a == sim::kan_activation::tanh ? risk::kan_activation::tanh
                                         : risk::kan_activation::sigmoid;
