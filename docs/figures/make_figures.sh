@@ -156,4 +156,7 @@ cp "$tmp/v000/000-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.s
 cp "$tmp/v000/000-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
 cp "$tmp/v000/000-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
 cp "$tmp/v000/000-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
+"$dpkit" validate 000-correlated-privacy-mc --tier quick --seed 2026 --out "$tmp/v000c" --format csv > /dev/null
+cp "$tmp/v000c/000-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
+cp "$tmp/v000c/000-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
 echo "make_figures: wrote the figures in $here" >&2
