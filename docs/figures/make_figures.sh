@@ -151,12 +151,11 @@ cp "$tmp/v004/004-fig2a-seed-risk.svg" "$here/validation_seed_risk.svg"
 cp "$tmp/v004/004-fig2a-seed-risk.csv" "$here/validation_seed_risk.csv"
 # Figures: seed 000 validation — the slack of Lemmas B.6-B.7 on random KANs, and the mean test
 # risk of DP-lambdaCGD on a KAN for several kappa and lambda (dpkit validate, quick tier).
-"$dpkit" validate 000-lemmaB6-B7-random-kan 000-dplcgd-kan-trends --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
+"$dpkit" validate 000-lemmaB6-B7-random-kan 000-dplcgd-kan-trends 000-correlated-privacy-mc --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
 cp "$tmp/v000/000-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.svg"
 cp "$tmp/v000/000-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
 cp "$tmp/v000/000-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
 cp "$tmp/v000/000-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
-"$dpkit" validate 000-correlated-privacy-mc --tier quick --seed 2026 --out "$tmp/v000c" --format csv > /dev/null
-cp "$tmp/v000c/000-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
-cp "$tmp/v000c/000-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
+cp "$tmp/v000/000-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
+cp "$tmp/v000/000-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
 echo "make_figures: wrote the figures in $here" >&2

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
@@ -24,6 +25,18 @@ double normal_quantile(double confidence) {
       boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
 }
 
+sim::monte_carlo_options mc_options(const scenario_context& c,
+                                    std::uint64_t replicates,
+                                    std::string label) {
+  sim::monte_carlo_options mc;
+  mc.replicates = replicates;
+  mc.seed = c.seed;
+  mc.threads = c.threads;
+  mc.progress = c.progress;
+  mc.label = std::move(label);
+  return mc;
+}
+
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full) {
   return c.tier == tier::quick ? quick : full;
 }
@@ -34,12 +47,7 @@ void sample_pair(const scenario_context& c,
                  const pair_draw& draw,
                  std::vector<double>& d,
                  std::vector<double>& dprime) {
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = label;
+  const sim::monte_carlo_options mc = mc_options(c, replicates, label);
   auto res = sim::run_monte_carlo(
       {{"d", true}, {"dprime", true}},
       [&](std::uint64_t r, std::span<double> out) { draw(r, out[0], out[1]); }, mc);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dpkit/sim/algorithm.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 #include "harness.hpp"
 
 namespace dpkit::validation {
@@ -25,6 +26,12 @@ std::string sig(double x, int digits = 4);
 
 /// Two-sided standard normal quantile z with P(|Z| ≤ z) = confidence.
 double normal_quantile(double confidence);
+
+/// Monte Carlo options from the context (seed, threads, progress) with these replicates and
+/// progress label.
+sim::monte_carlo_options mc_options(const scenario_context& c,
+                                    std::uint64_t replicates,
+                                    std::string label);
 
 /// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);

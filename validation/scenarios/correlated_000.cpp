@@ -117,12 +117,7 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
     obs.push_back({"H(P||Q) " + w.noise.method + " lambda=" + sig(w.lambda), false});
     obs.push_back({"H(Q||P) " + w.noise.method + " lambda=" + sig(w.lambda), false});
   }
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = "000-correlated-privacy-mc";
+  const sim::monte_carlo_options mc = mc_options(c, replicates, "000-correlated-privacy-mc");
   const double a = std::exp(epsilon);
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -170,35 +165,44 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   series pts;
   pts.name = "Monte Carlo delta at each method's kappa";
   pts.style = "points";
+  // Per row: δ = max of the two means, its lower bound the larger lower end and its upper bound
+  // the larger upper end (each side at the Bonferroni level).
+  struct estimate {
+    double mean, se, lo, hi;
+    bool p_side;
+  };
+  std::vector<estimate> est;
   for (std::size_t i = 0; i < k; ++i) {
-    const row& w = rows[i];
     const auto& hp = res.observables[2 * i].stats;
     const auto& hq = res.observables[2 * i + 1].stats;
     const bool p_side = hp.mean() >= hq.mean();
     const auto& h = p_side ? hp : hq;
-    // δ = max of the two means: a lower bound is the larger lower end, an upper bound the larger
-    // upper end (each side at the Bonferroni level).
-    const double lo =
-        std::max(hp.mean() - z * hp.standard_error(), hq.mean() - z * hq.standard_error());
-    const double hi_max =
-        std::max(hp.mean() + z * hp.standard_error(), hq.mean() + z * hq.standard_error());
+    est.push_back(
+        {h.mean(), h.standard_error(),
+         std::max(hp.mean() - z * hp.standard_error(), hq.mean() - z * hq.standard_error()),
+         std::max(hp.mean() + z * hp.standard_error(), hq.mean() + z * hq.standard_error()),
+         p_side});
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    const row& w = rows[i];
+    const double lo = est[i].lo, hi_max = est[i].hi;
     if (lo > delta) ++above;
     if (hi_max <= delta) ++below;
-    if (h.mean() / delta >= worst_ratio) {
-      worst_ratio = h.mean() / delta;
+    if (est[i].mean / delta >= worst_ratio) {
+      worst_ratio = est[i].mean / delta;
       worst = w.noise.method + " at lambda = " + sig(w.lambda);
     }
     pts.x.push_back(w.kappa);
     pts.x_lo.push_back(w.kappa);
     pts.x_hi.push_back(w.kappa);
-    pts.y.push_back(h.mean());
+    pts.y.push_back(est[i].mean);
     pts.y_lo.push_back(std::max(lo, 0.0));
     pts.y_hi.push_back(hi_max);
     result.notes.push_back(
         "lambda = " + sig(w.lambda) + ", " + w.noise.method + " (" +
         std::string(accounting::to_string(w.noise.validity)) + "): kappa = " + sig(w.kappa, 5) +
-        ", Monte Carlo delta = " + sig(h.mean(), 4) + " +- " + sig(h.standard_error(), 2) +
-        " (se, " + (p_side ? "H(P||Q)" : "H(Q||P)") + "), budget " + sig(delta));
+        ", Monte Carlo delta = " + sig(est[i].mean, 4) + " +- " + sig(est[i].se, 2) + " (se, " +
+        (est[i].p_side ? "H(P||Q)" : "H(Q||P)") + "), budget " + sig(delta));
   }
   // The anchor: λ = 0, pld's κ, against the certified PLD δ of the Poisson-subsampled Gaussian.
   std::string anchor = "no pld row";
@@ -210,20 +214,14 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
     run.phases.push_back({w.kappa, r, accounting::sampling_scheme::poisson, T});
     const accounting::privacy_estimate pe =
         accounting::estimate_delta(run, epsilon, accounting::accountant_type::pld);
-    const auto& hp = res.observables[2 * i].stats;
-    const auto& hq = res.observables[2 * i + 1].stats;
-    const auto& h = hp.mean() >= hq.mean() ? hp : hq;
-    const double lo =
-        std::max(hp.mean() - z * hp.standard_error(), hq.mean() - z * hq.standard_error());
-    const double hi =
-        std::max(hp.mean() + z * hp.standard_error(), hq.mean() + z * hq.standard_error());
+    const double lo = est[i].lo, hi = est[i].hi;
     const double pld_lo = std::isfinite(pe.lower) ? pe.lower : pe.value;
     anchor_ok = hi >= pld_lo && lo <= pe.value;
     anchor = "lambda = 0 at kappa = " + sig(w.kappa, 5) + ": Monte Carlo delta " +
-             sig(h.mean(), 5) + " in [" + sig(lo, 4) + ", " + sig(hi, 4) +
+             sig(est[i].mean, 5) + " in [" + sig(lo, 4) + ", " + sig(hi, 4) +
              "], certified PLD delta in [" + sig(pld_lo, 5) + ", " + sig(pe.value, 5) + "]";
     result.parameters["anchor_pld_delta"] = pe.value;
-    result.parameters["anchor_mc_delta"] = h.mean();
+    result.parameters["anchor_mc_delta"] = est[i].mean;
   }
   result.notes.insert(result.notes.begin(),
                       "exact anchor: " + anchor + (anchor_ok ? " (agree)" : " (DISAGREE)"));

@@ -284,12 +284,7 @@ scenario_result risk_sgd(const scenario_context& c) {
   o.noise = s.sigma;
   std::vector<sim::observable> obs;
   for (double t : times) obs.push_back({"P at t = " + sig(t), false});
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = r.id;
+  const sim::monte_carlo_options mc = mc_options(c, replicates, r.id);
   const double label_sd = std::sqrt(s.label_noise);
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -441,12 +436,7 @@ scenario_result risk_hsgd(const scenario_context& c) {
   sde.gamma = gamma_of;
   std::vector<sim::observable> obs;
   for (double t : times) obs.push_back({"P at t = " + sig(t), false});
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = r.id;
+  const sim::monte_carlo_options mc = mc_options(c, replicates, r.id);
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
@@ -556,12 +546,7 @@ scenario_result risk_concentration(const scenario_context& c) {
     o.steps = n;
     o.learning_rate = gamma / dd;
     o.noise = s.sigma;
-    sim::monte_carlo_options mc;
-    mc.replicates = reps[id];
-    mc.seed = c.seed;
-    mc.threads = c.threads;
-    mc.progress = c.progress;
-    mc.label = r.id + " d=" + std::to_string(d);
+    const sim::monte_carlo_options mc = mc_options(c, reps[id], r.id + " d=" + std::to_string(d));
     const std::uint64_t base = 10 * (id + 1);  // independent streams for each d
     const double label_sd = std::sqrt(s.label_noise);
     const sim::monte_carlo_result res = sim::run_monte_carlo(
@@ -763,12 +748,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   o.steps = static_cast<long>(n);
   o.learning_rate = eta;
   o.noise = sigma;
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = "004-fig2a-seed-risk";
+  const sim::monte_carlo_options mc = mc_options(c, replicates, "004-fig2a-seed-risk");
   const double label_sd = std::sqrt(label_var);
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,

@@ -75,12 +75,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   const Eigen::VectorXd u = Eigen::VectorXd::Constant(d, 1 / std::sqrt(double(d)));
   std::vector<double> d2, z, z_code;
   {
-    sim::monte_carlo_options mc;
-    mc.replicates = runs;
-    mc.seed = c.seed;
-    mc.threads = c.threads;
-    mc.progress = c.progress;
-    mc.label = "004-fig1a-mahalanobis";
+    const sim::monte_carlo_options mc = mc_options(c, runs, "004-fig1a-mahalanobis");
     auto res = sim::run_monte_carlo(
         {{"d2", true}, {"z", true}, {"z_code", true}},
         [&](std::uint64_t r, std::span<double> out) {
@@ -207,12 +202,7 @@ scenario_result clipped_sgd(const scenario_context& c) {
       name += "_k" + std::to_string(k);
       obs.push_back({name, true});
     }
-  sim::monte_carlo_options mc;
-  mc.replicates = runs;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = "004-fig3a-clipped";
+  const sim::monte_carlo_options mc = mc_options(c, runs, "004-fig3a-clipped");
   const auto res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t r, std::span<double> out) {

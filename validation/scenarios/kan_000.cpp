@@ -293,12 +293,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
         obs.push_back({"R_star", true});
         obs.push_back({"dense eigenvalue discrepancy", true});
         obs.push_back({"dense checked", true});
-        sim::monte_carlo_options mc;
-        mc.replicates = draws;
-        mc.seed = c.seed;
-        mc.threads = c.threads;
-        mc.progress = c.progress;
-        mc.label = r.id + " m = " + std::to_string(m);
+        sim::monte_carlo_options mc = mc_options(c, draws, r.id + " m = " + std::to_string(m));
         mc.chunk = 1;  // a few expensive draws: one per chunk, so threads share them
         const sim::monte_carlo_result res = sim::run_monte_carlo(
             obs,
@@ -577,12 +572,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   obs.push_back({"clipping check run", true});
   obs.push_back({"clipping check identical", true});
 
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates;
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = "000-dplcgd-kan-trends";
+  sim::monte_carlo_options mc = mc_options(c, replicates, "000-dplcgd-kan-trends");
   mc.chunk = 4;  // expensive replicates: small chunks so that threads share the quick tier's 64
   const sim::vector direction = sim::vector::Ones(static_cast<Eigen::Index>(d));
   const sim::monte_carlo_result res = sim::run_monte_carlo(

@@ -563,12 +563,8 @@ scenario_result interpolation_invariant(const scenario_context& c) {
     }
     g /= static_cast<double>(n);
   };
-  sim::monte_carlo_options mc;
-  mc.replicates = replicates_for(c, 4000, 100000);
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = c.progress;
-  mc.label = "002-thmC.3-invariant";
+  const sim::monte_carlo_options mc =
+      mc_options(c, replicates_for(c, 4000, 100000), "002-thmC.3-invariant");
   const auto res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t r, std::span<double> out) {
