@@ -61,8 +61,11 @@ int run(const correlated_cli_options& o) {
   co.relative_tolerance = o.tolerance;
   co.max_order = o.max_order;
   std::vector<acc::correlated_method> methods;
+  const bool lower_bound = o.method == "all" || o.method == "lower-bound";
   if (o.method == "all") {
     methods.assign(acc::kAllCorrelatedMethods.begin(), acc::kAllCorrelatedMethods.end());
+  } else if (o.method == "lower-bound") {
+    // only the lower bound's row
   } else if (const auto m = acc::parse_correlated_method(o.method)) {
     methods.push_back(*m);
   } else {
@@ -139,6 +142,36 @@ int run(const correlated_cli_options& o) {
     if (c.method_id == acc::correlated_method::d9 && !c.details.empty())
       remarks.push_back("d9: " + c.details + ".");
   }
+  // The lower bound (accounting::correlated_noise_lower_bound): not a calibration, the other
+  // side of the truth — the mechanism is not (ε, δ)-DP at any κ up to it.
+  if (lower_bound) {
+    const acc::projected_lower_bound lb =
+        acc::correlated_noise_lower_bound(s, o.epsilon, o.delta, o.tolerance);
+    const double factor = best > 0 ? lb.noise_multiplier / best : NAN;
+    json row = {
+        {"method", "lower-bound"},
+        {"noise_multiplier", number_or_null(lb.noise_multiplier)},
+        {"factor", number_or_null(factor)},
+        {"validity", "lower-bound"},
+        {"form", "numerical"},
+        {"closed_form", false},
+        {"relation", "zero-out"},
+        {"conditions_met", true},
+        {"attainable", true},
+        {"label", "lower bound: not (epsilon delta)-DP at any kappa at or below this"},
+        {"source",
+         "seed 000 Thm F.8's pair (attained by a linear loss) projected on v = C^-T 1: "
+         "sum_k Bin(T r)(k) N(k s^2) vs N(0 s^2) (docs/correlated.md)"},
+        {"conditions", "Poisson sampling and zero-out neighbours (the relation of Thm F.8)"},
+        {"details", "projected delta " + format_number(lb.projected_delta) +
+                        " > delta at kappa; projection norm " + format_number(lb.projection_norm) +
+                        "; bracket upper end " + format_number(lb.noise_multiplier_upper)},
+        {"noise_multiplier_upper", number_or_null(lb.noise_multiplier_upper)},
+        {"termination", std::string(to_string(lb.termination))}};
+    if (!lb.message.empty()) row["message"] = lb.message;
+    r.results.push_back(row);
+    if (lb.termination == termination_type::failure) failure = "lower-bound: " + lb.message;
+  }
   r.notes = {
       "noise_multiplier: kappa = noise std / clipping norm. factor: kappa / the smallest valid",
       "upper bound" + (best_method.empty()
@@ -149,6 +182,10 @@ int run(const correlated_cli_options& o) {
       "heuristic / outside-conditions: a closed form with no guarantee here.",
       "relation: zero-out (seed 000 Def F.1); replace-one (D.9) is stronger, so its kappa",
       "is valid for zero-out as well. See docs/correlated.md."};
+  if (lower_bound)
+    r.notes.push_back(
+        "lower-bound: no kappa at or below it is (epsilon, delta)-DP: the true smallest kappa "
+        "lies between it and the smallest valid upper bound.");
   for (const std::string& line : remarks) r.notes.push_back(line);
   emit(r, o.output);
   if (!failure.empty()) {
@@ -189,9 +226,9 @@ void register_correlated(CLI::App& app, int& exit_code) {
   add_delta_option(sub, o->delta, /*required=*/true);
   sub->add_option("--method", o->method,
                   "f12 | f12-proof-constant | f9-row-sum | f9-exact | f9-block | pld | d9 | "
-                  "d9-eq19 | pld-replace-one | all (see below)")
+                  "d9-eq19 | pld-replace-one | lower-bound | all (see below)")
       ->check(CLI::IsMember({"f12", "f12-proof-constant", "f9-row-sum", "f9-exact", "f9-block",
-                             "pld", "d9", "d9-eq19", "pld-replace-one", "all"}))
+                             "pld", "d9", "d9-eq19", "pld-replace-one", "lower-bound", "all"}))
       ->capture_default_str();
   sub->add_option(
          "--accuracy", o->accuracy,
@@ -201,8 +238,8 @@ void register_correlated(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option(
          "--tolerance", o->tolerance,
-         "pld, pld-replace-one, d9-eq19: relative width of the final kappa bracket (kappa is its "
-         "safe end)")
+         "pld, pld-replace-one, d9-eq19, lower-bound: relative width of the final kappa bracket "
+         "(kappa is its safe end)")
       ->check(real_in_open_interval(0, 1))
       ->type_name("R")
       ->capture_default_str();
@@ -238,9 +275,16 @@ void register_correlated(CLI::App& app, int& exit_code) {
       "  pld-replace-one     correlation 0 only: the certified PLD accountant for fixed-size\n"
       "                      batches and replace-one neighbours (the relation of D.9): the\n"
       "                      tight reference for d9 and d9-eq19.\n"
-      "  all                 every method (default); inapplicable ones are listed as such.\n"
+      "  lower-bound         NOT a calibration: the largest kappa at which the mechanism is\n"
+      "                      provably NOT (epsilon, delta)-DP (Thm F.8's pair, attained by a\n"
+      "                      linear loss, seen through the sum statistic). The true smallest\n"
+      "                      kappa lies between it and the smallest valid upper bound.\n"
+      "  all                 every method and the lower bound (default); inapplicable ones are\n"
+      "                      listed as such.\n"
       "Columns: validity (valid-upper-bound, conjecture-dependent, heuristic,\n"
-      "outside-conditions, not-applicable); factor = kappa / the smallest valid upper bound.\n"
+      "outside-conditions, not-applicable, lower-bound); factor = kappa / the smallest valid "
+      "upper\n"
+      "bound.\n"
       "Examples:\n"
       "  dpkit correlated --correlation 0.5 --sampling-rate 0.1 --steps 1000 --epsilon 1 "
       "--delta 1e-5\n"

@@ -33,6 +33,7 @@ std::vector<scenario> build_registry() {
   register_hsgd_scenarios(all);
   register_hsgd_law_scenarios(all);
   register_kan_scenarios(all);
+  register_kan_scaling_scenarios(all);
   register_correlated_scenarios(all);
   // Every result records its seed and run time: done here once, not in each scenario.
   for (scenario& s : all) {

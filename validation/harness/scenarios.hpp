@@ -19,6 +19,7 @@ void register_shifted_figure_scenarios(std::vector<scenario>& out);  // shifted_
 void register_hsgd_scenarios(std::vector<scenario>& out);            // scenarios/hsgd_004.cpp
 void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenarios/hsgd_004_law.cpp
 void register_kan_scenarios(std::vector<scenario>& out);             // scenarios/kan_000.cpp
+void register_kan_scaling_scenarios(std::vector<scenario>& out);     // kan_scaling_000.cpp
 void register_correlated_scenarios(std::vector<scenario>& out);      // scenarios/correlated_000.cpp
 
 /// x to `digits` significant digits (printf %g), for notes and legends.

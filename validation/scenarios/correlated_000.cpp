@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../harness/scenarios.hpp"
@@ -225,6 +226,28 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   }
   result.notes.insert(result.notes.begin(),
                       "exact anchor: " + anchor + (anchor_ok ? " (agree)" : " (DISAGREE)"));
+  // The projected lower bound δ₁(κ) (accounting::projected_delta) is ≤ the true δ(κ) by data
+  // processing, so it must not exceed any row's Monte Carlo upper end. A row whose samples are
+  // all 0 has a degenerate normal interval [0, 0]; for a [0, 1] variable the exact one-sided
+  // bound after N zeros is 1 − (1 − confidence)^{1/N} ≤ ln(1/(1 − confidence))/N, used as the
+  // smallest upper end.
+  int lb_above = 0;
+  std::string lb_text;
+  const double zero_hits = std::log(1 / (1 - confidence)) / static_cast<double>(replicates);
+  for (std::size_t i = 0; i < k; ++i) {
+    const row& w = rows[i];
+    const double d1 = accounting::projected_delta({w.lambda, r, T}, w.kappa, epsilon);
+    const bool above_mc = d1 > std::max(est[i].hi, zero_hits);
+    if (above_mc) ++lb_above;
+    lb_text += " " + sig(d1, 3) + (above_mc ? " (ABOVE)" : "") + ";";
+  }
+  result.notes.push_back(
+      "lower-bound consistency: the sum-projection delta_1 at each row's kappa (a lower bound on "
+      "the true delta) is" +
+      lb_text + " never above the Monte Carlo upper ends (at least " + sig(zero_hits, 2) +
+      ", the bound after N zeros)" +
+      (lb_above > 0 ? std::string(": FAILS in ") + std::to_string(lb_above) + " rows"
+                    : std::string(": holds")));
   result.quantity = "largest Monte Carlo delta / budget";
   result.bound = 1;
   result.estimate = worst_ratio;
@@ -233,11 +256,13 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   result.confidence = confidence;
   result.tightness = worst_ratio > 0 ? 1 / worst_ratio : std::nan("");
   result.replicates = replicates;
-  if (above > 0 || !anchor_ok) {
+  if (above > 0 || !anchor_ok || lb_above > 0) {
     result.verdict = verdict::violated;
     result.verdict_reason =
-        !anchor_ok
-            ? "the Monte Carlo delta disagrees with the certified PLD delta at lambda = 0"
+        !anchor_ok ? "the Monte Carlo delta disagrees with the certified PLD delta at lambda = 0"
+        : lb_above > 0
+            ? "the projected lower bound exceeds the Monte Carlo delta in " +
+                  std::to_string(lb_above) + " rows"
             : std::to_string(above) + " of " + std::to_string(k) +
                   " methods' kappa give a true delta above the budget (lower end of the " +
                   sig(confidence * 100, 4) + "% one-sided interval > delta; worst: " + worst + ")";
@@ -281,6 +306,151 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   return result;
 }
 
+// ---- 000-correlated-kappa-grid ------------------------------------------------------------------
+//
+// Every calibration on a grid of (λ, r, T) at (ε, δ) = (1, 1e-5), with the projected lower bound
+// (accounting::correlated_noise_lower_bound): the true smallest κ lies between it and the best
+// valid upper bound. EXACT checks (deterministic, no Monte Carlo): the relaxation chain of the
+// seed's proof, κ_f9-block ≤ κ_f9-exact ≤ κ_f9-row-sum ≤ κ_f12-proof-constant (where F.12's
+// conditions hold), and κ_LB below every valid (and the conjectured) calibration, κ_LB ≤ κ_pld
+// at λ = 0. With --bound-factor F each check κ_lo ≤ κ_hi becomes κ_lo ≤ F·κ_hi.
+scenario_result correlated_kappa_grid(const scenario_context& c) {
+  using accounting::correlated_method;
+  const double epsilon = 1.0, delta = 1e-5, F = c.bound_factor;
+  const std::vector<std::pair<double, long long>> rates = {
+      {0.1, 1000}, {0.01, 1000}, {0.01, 5000}, {0.5, 100}};
+  const std::vector<double> lambdas = {0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
+  const std::vector<correlated_method> methods = {
+      correlated_method::f12,        correlated_method::f12_proof_constant,
+      correlated_method::f9_row_sum, correlated_method::f9_exact,
+      correlated_method::f9_block,   correlated_method::pld};
+  scenario_result r;
+  r.id = "000-correlated-kappa-grid";
+  r.title =
+      "Seed 000: DP-lambdaCGD noise calibrations on a (lambda, r, T) grid, with a lower bound";
+  r.source = "seed 000 Thm F.12 / 5.1, Lemmas F.9-F.11, Thm F.8; spec 000 §6.2-6.4, §10 P1-P6, P9";
+  r.claim =
+      "exact checks at (epsilon, delta) = (1, 1e-5): the seed's relaxation chain kappa_f9-block <= "
+      "kappa_f9-exact <= kappa_f9-row-sum <= kappa_f12-proof-constant (where F.12's conditions "
+      "hold), and the projected lower bound kappa_LB (the sum statistic of Thm F.8's pair: no "
+      "kappa at or below it is (epsilon, delta)-DP) below every valid and conjectured "
+      "calibration, and below pld at lambda = 0";
+  r.parameters = {{"epsilon", epsilon},
+                  {"delta", delta},
+                  {"lambdas", lambdas},
+                  {"rates_r_T", nlohmann::json::array()},
+                  {"tier", to_string(c.tier)}};
+  for (const auto& [rate, steps] : rates) r.parameters["rates_r_T"].push_back({rate, steps});
+
+  int checks = 0, failed = 0;
+  double closest = INFINITY;  // the smallest F·κ_hi/κ_lo over the checks
+  std::string closest_name, failures;
+  auto check = [&](double lo, double hi, const std::string& what) {
+    ++checks;
+    const double ratio = F * hi / lo;
+    if (ratio < closest) closest = ratio, closest_name = what;
+    if (!(lo <= F * hi)) {
+      ++failed;
+      if (failed <= 5) failures += " [" + what + ": " + sig(lo, 5) + " > " + sig(F * hi, 5) + "]";
+    }
+  };
+  // Figure: κ against λ at (r, T) = (0.1, 1000).
+  std::vector<series> curves(methods.size() + 1);
+  for (std::size_t j = 0; j < methods.size(); ++j) {
+    curves[j].name = std::string(accounting::to_string(methods[j]));
+    curves[j].colour = static_cast<int>(j);
+    curves[j].dash = methods[j] == correlated_method::f9_block ? 2 : 1;
+  }
+  curves[methods.size()].name = "lower bound (sum projection): no kappa below is DP";
+  curves[methods.size()].colour = static_cast<int>(methods.size());
+  curves[methods.size()].dash = 3;
+  curves[5].style = "points";  // pld: λ = 0 only
+  std::string table;
+  double f12_over_best_min = INFINITY, f12_over_best_max = 0;
+  double best_over_lb_min = INFINITY, best_over_lb_max = 0;
+  for (const auto& [rate, steps] : rates) {
+    for (const double lambda : lambdas) {
+      const accounting::correlated_setting s{lambda, rate, steps};
+      const std::string at =
+          "lambda = " + sig(lambda) + ", r = " + sig(rate) + ", T = " + std::to_string(steps);
+      std::vector<accounting::correlated_noise> k;
+      for (const correlated_method m : methods)
+        k.push_back(accounting::calibrate_correlated(s, epsilon, delta, m));
+      const accounting::projected_lower_bound lb =
+          accounting::correlated_noise_lower_bound(s, epsilon, delta);
+      const double kf12 = k[0].noise_multiplier, kf12p = k[1].noise_multiplier;
+      const double krow = k[2].noise_multiplier, kexact = k[3].noise_multiplier;
+      const double kblock = k[4].noise_multiplier, kpld = k[5].noise_multiplier;
+      // The relaxation chain (exact: each step of the seed's proof can only loosen).
+      check(kblock, kexact, "f9-block <= f9-exact at " + at);
+      check(kexact, krow, "f9-exact <= f9-row-sum at " + at);
+      if (k[1].conditions_met) check(krow, kf12p, "f9-row-sum <= f12-proof-constant at " + at);
+      // The lower bound below every calibration that claims validity (or conjectures it).
+      check(lb.noise_multiplier, kblock, "lower bound <= f9-block at " + at);
+      if (lambda == 0) check(lb.noise_multiplier, kpld, "lower bound <= pld at " + at);
+      const double best = lambda == 0 ? kpld : kexact;  // the tightest VALID upper bound
+      if (k[0].conditions_met) {
+        f12_over_best_min = std::min(f12_over_best_min, kf12 / best);
+        f12_over_best_max = std::max(f12_over_best_max, kf12 / best);
+      }
+      best_over_lb_min = std::min(best_over_lb_min, best / lb.noise_multiplier);
+      best_over_lb_max = std::max(best_over_lb_max, best / lb.noise_multiplier);
+      table += " " + at + ": f12 " + sig(kf12, 4) + (k[0].conditions_met ? "" : " (outside)") +
+               ", f9-exact " + sig(kexact, 4) + ", f9-block " + sig(kblock, 4) +
+               (lambda == 0 ? ", pld " + sig(kpld, 4) : std::string()) + ", lower bound " +
+               sig(lb.noise_multiplier, 4) + ";";
+      if (rate == 0.1 && steps == 1000) {
+        for (std::size_t j = 0; j < methods.size(); ++j) {
+          if (!std::isfinite(k[j].noise_multiplier)) continue;
+          curves[j].x.push_back(lambda);
+          curves[j].y.push_back(k[j].noise_multiplier);
+        }
+        curves[methods.size()].x.push_back(lambda);
+        curves[methods.size()].y.push_back(lb.noise_multiplier);
+      }
+    }
+  }
+  r.verdict = failed > 0 ? verdict::violated : verdict::holds;
+  r.verdict_reason =
+      failed > 0
+          ? std::to_string(failed) + " of " + std::to_string(checks) + " orderings fail:" + failures
+          : "all " + std::to_string(checks) + " orderings hold (closest: " + closest_name +
+                ", ratio " + sig(closest, 4) + ")";
+  r.quantity = "smallest F kappa_hi / kappa_lo over the orderings";
+  r.bound = 1;
+  r.estimate = closest;
+  r.estimate_lo = closest;
+  r.estimate_hi = closest;
+  r.confidence = 1;
+  r.tightness = closest;
+  r.replicates = 0;
+  r.parameters["f12_over_best_valid"] = {f12_over_best_min, f12_over_best_max};
+  r.parameters["best_valid_over_lower_bound"] = {best_over_lb_min, best_over_lb_max};
+  r.notes.push_back("kappa per setting:" + table);
+  r.notes.push_back(
+      "where F.12's conditions hold, kappa_f12 is " + sig(f12_over_best_min, 3) + "-" +
+      sig(f12_over_best_max, 3) +
+      "x the tightest valid kappa (pld at lambda = 0, f9-exact otherwise); the tightest valid "
+      "kappa is " +
+      sig(best_over_lb_min, 3) + "-" + sig(best_over_lb_max, 3) +
+      "x the lower bound, so the true smallest kappa lies in that bracket (at lambda = 0 the "
+      "bracket is [lower bound, pld] and pld is exact to its 1e-3 tolerance)");
+  r.notes.push_back(
+      "exact: every number is deterministic (closed forms, exact binomial tails, the certified "
+      "PLD accountant, the projected pair's Gaussian tail sums); the lower bound holds for "
+      "DP-lambdaCGD with Poisson sampling and zero-out neighbours, the relation of Thm F.8");
+  r.notes.push_back(
+      "self-check: --bound-factor F turns each check kappa_lo <= kappa_hi into kappa_lo <= F "
+      "kappa_hi; at F = 0.5 the chain fails where f9-block = f9-exact (lambda = 0)");
+  r.figure.title =
+      "DP-lambdaCGD, r = 0.1, T = 1000, (epsilon, delta) = (1, 1e-5): noise multiplier by method";
+  r.figure.x_label = "correlation lambda";
+  r.figure.y_label = "noise multiplier kappa";
+  r.figure.log_y = true;
+  r.figure.data = std::move(curves);
+  return r;
+}
+
 }  // namespace
 
 void register_correlated_scenarios(std::vector<scenario>& out) {
@@ -288,6 +458,11 @@ void register_correlated_scenarios(std::vector<scenario>& out) {
   out.push_back({"000-correlated-privacy-mc",
                  "Seed 000: DP-lambdaCGD calibrations vs Monte Carlo on the dominating pair",
                  correlated_privacy_mc, 0.5});
+  // Exact orderings: at 0.5 the chain fails where f9-block = f9-exact (λ = 0).
+  out.push_back({"000-correlated-kappa-grid",
+                 "Seed 000: DP-lambdaCGD noise calibrations on a (lambda, r, T) grid, with a "
+                 "lower bound",
+                 correlated_kappa_grid, 0.5});
 }
 
 }  // namespace dpkit::validation

@@ -34,21 +34,14 @@
 #include "dpkit/sim/data.hpp"
 #include "dpkit/sim/kan.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
+#include "kan_common.hpp"
 
 namespace dpkit::validation {
 namespace {
 
-risk::kan_activation to_risk(sim::kan_activation a) {
-  return a == sim::kan_activation::tanh ? risk::kan_activation::tanh
-                                        : risk::kan_activation::sigmoid;
-}
-
-// Assumption 3.2's constants of the model's basis and activation (cubic B-splines only: the
-// closed forms of risk::cubic_bspline_constants; spec 000 §1.2).
-risk::kan_constants constants_of(const sim::kan_options& o) {
-  return risk::cubic_bspline_constants(
-      to_risk(o.activation), (o.grid_upper - o.grid_lower) / static_cast<double>(o.grid_size));
-}
+using kan_detail::constants_of;
+using kan_detail::paired;
+using kan_detail::theorem_radius;
 
 // max_j ‖c_j‖ (the block radius of Lemma B.5's event).
 double block_norm(const sim::vector& c, std::size_t width, std::size_t p) {
@@ -57,12 +50,6 @@ double block_norm(const sim::vector& c, std::size_t width, std::size_t p) {
     block = std::max(
         block, c.segment(static_cast<Eigen::Index>(j * p), static_cast<Eigen::Index>(p)).norm());
   return block;
-}
-
-// The localisation radius of Thm 4.1, R* = (log T + √log(n/δ))/γ with its ≍ constant set to 1
-// (seed 000 Thm 4.1 / C.13; the theorems leave the constant open).
-double theorem_radius(double gamma, double steps, double examples, double delta) {
-  return (std::log(steps) + std::sqrt(std::log(examples / delta))) / gamma;
 }
 
 // ---- extreme eigenvalues of the loss Hessian of one example ------------------------------------
@@ -490,17 +477,6 @@ struct trend_check {
   bool distance;       // false: averaged test risk; true: max_t ‖W_t − W_0‖
 };
 
-// Mean and standard error of the paired differences a − b/F (F = the bound factor).
-std::pair<double, double> paired(const std::vector<double>& a,
-                                 const std::vector<double>& b,
-                                 double F) {
-  const double N = static_cast<double>(a.size());
-  double mean = 0, var = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) mean += (a[i] - b[i] / F) / N;
-  for (std::size_t i = 0; i < a.size(); ++i) var += std::pow(a[i] - b[i] / F - mean, 2) / (N - 1);
-  return {mean, std::sqrt(var / N)};
-}
-
 scenario_result dplcgd_trends(const scenario_context& c) {
   const bool full = c.tier == tier::full;
   // The problem: separable data in the unit ball (seed 000 §3: |x| <= 1, y = ±1).
@@ -598,16 +574,8 @@ scenario_result dplcgd_trends(const scenario_context& c) {
         out[extra + 1] = R;
         out[extra + 2] = cc.norm() <= b5.norm && block_norm(cc, m, p) <= b5.block_norm ? 1 : 0;
         auto options_for = [&](const run_config& v) {
-          sim::noisy_gradient_options a;
-          a.batches = sim::batch_rule::shuffled;  // B_t uniform without replacement, |B_t| = B
-          a.batch_size = static_cast<std::size_t>(B);
-          a.steps = T;
-          a.learning_rate = eta;
-          a.noise = clip * v.kappa / static_cast<double>(B);  // c_priv = C_clip κ/B (spec 000 §2)
-          a.correlation = v.lambda;
-          a.clip = clip;
-          a.constraint = sim::projection::ball(w0, R);
-          return a;
+          return kan_detail::dplcgd_options(static_cast<std::size_t>(B), T, eta, clip, v.kappa,
+                                            v.lambda, w0, R);
         };
         const sim::random_key key{c.seed, rep, 10};
         for (std::size_t v = 0; v < V; ++v) {

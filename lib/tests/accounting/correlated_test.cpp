@@ -490,3 +490,91 @@ TEST_CASE("pld-replace-one: the PLD accountant for D.9's relation, against eq. (
   CHECK(acc::calibrate_correlated(s, eps, delta, acc::correlated_method::pld).noise_multiplier <
         pld.noise_multiplier);
 }
+
+TEST_CASE("projected lower bound: delta_1 against 30-digit references",
+          "[accounting][correlated][reference]") {
+  const auto t = dpkit::read_csv(dpkit::test::reference_path("correlated_projected.csv"));
+  REQUIRE(t.rows.size() >= 50);
+  double worst = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const auto s = setting(t.at(i, "lambda"), t.at(i, "r"), static_cast<long long>(t.at(i, "T")));
+    const double expected = t.at(i, "delta");
+    const double computed = acc::projected_delta(s, t.at(i, "kappa"), t.at(i, "epsilon"));
+    CAPTURE(t.where(i));
+    INFO(describe_mismatch(computed, expected));
+    // The only approximation is the binomial window (mean ± 40 sd): relative error ~ rounding.
+    const double e = expected > 0 ? relative_error(computed, expected) : std::abs(computed);
+    CHECK(e <= 1e-9);
+    worst = std::max(worst, e);
+  }
+  INFO("worst relative error " << worst);
+  CHECK(worst <= 1e-9);
+}
+
+TEST_CASE("projected lower bound: closed forms at r = 1 and T = 1", "[accounting][correlated]") {
+  // r = 1: P₁ = N(T, s²) against N(0, s²), a Gaussian pair with μ = T/s: δ₁ = h_ε(μ).
+  for (const double lambda : {0.0, 0.5, 0.9}) {
+    const auto s = setting(lambda, 1.0, 30);
+    const double kappa = 7.0, eps = 0.8;
+    const double mu = 30 / (kappa * std::sqrt(29 * (1 - lambda) * (1 - lambda) + 1));
+    CAPTURE(lambda);
+    CHECK_THAT(acc::projected_delta(s, kappa, eps),
+               Catch::Matchers::WithinRel(dpkit::divergence::gdp_delta(mu, eps), 1e-10));
+  }
+  // T = 1: the projection is the identity, so δ₁ is the one-step Poisson-subsampled Gaussian's
+  // δ(ε) — the exact pair the PLD accountant discretises (its bracket must contain δ₁).
+  const double kappa = 1.3, eps = 0.4, r = 0.3;
+  const double d1 = acc::projected_delta(setting(0.0, r, 1), kappa, eps);
+  acc::training_run run;
+  run.phases.push_back({kappa, r, acc::sampling_scheme::poisson, 1});
+  const auto bracket = acc::pld_delta(run, eps);
+  CHECK(d1 <= bracket.delta * (1 + 1e-9));
+  CHECK(d1 >= bracket.delta_lower * (1 - 1e-9));
+}
+
+TEST_CASE("projected lower bound: below every valid calibration, close to PLD at lambda = 0",
+          "[accounting][correlated]") {
+  const double eps = 1.0, delta = 1e-5;
+  for (const double lambda : {0.0, 0.5, 0.9}) {
+    for (const auto& [r, T] :
+         std::vector<std::pair<double, long long>>{{0.1, 1000}, {0.01, 1000}}) {
+      const auto s = setting(lambda, r, T);
+      CAPTURE(lambda, r, T);
+      const auto lb = acc::correlated_noise_lower_bound(s, eps, delta);
+      REQUIRE(lb.converged());
+      REQUIRE(lb.noise_multiplier > 0);
+      // The bracket: δ₁ > δ at κ_LB, δ₁ ≤ δ at the upper end, width ≤ 1e-3 relative.
+      CHECK(acc::projected_delta(s, lb.noise_multiplier, eps) > delta);
+      CHECK(acc::projected_delta(s, lb.noise_multiplier_upper, eps) <= delta);
+      CHECK(lb.noise_multiplier_upper <= lb.noise_multiplier * (1 + 1.01e-3));
+      // Every valid upper bound (and the conjecture) lies above the lower bound.
+      for (auto m : {acc::correlated_method::f9_row_sum, acc::correlated_method::f9_exact,
+                     acc::correlated_method::f9_block}) {
+        const auto up = acc::calibrate_correlated(s, eps, delta, m);
+        CAPTURE(up.method);
+        CHECK(up.noise_multiplier > lb.noise_multiplier);
+      }
+      if (lambda == 0) {
+        // The PLD κ is (to its 1e-3 bracket) the exact answer for this pair: the lower bound
+        // must not exceed it. At rT = 100 the sum statistic carries the Gaussian-limit signal
+        // r√T/κ of the whole pair (docs/correlated.md), so it is within 10 %.
+        const auto pld = acc::calibrate_correlated(s, eps, delta, acc::correlated_method::pld);
+        CHECK(lb.noise_multiplier <= pld.noise_multiplier);
+        if (r * static_cast<double>(T) >= 100)
+          CHECK(lb.noise_multiplier >= 0.9 * pld.noise_multiplier);
+      }
+    }
+  }
+}
+
+TEST_CASE("projected lower bound: bad input and the trivial pair", "[accounting][correlated]") {
+  CHECK_THROWS_AS(acc::projected_delta(setting(0.5, 0.1, 10), 0.0, 1.0), std::domain_error);
+  CHECK_THROWS_AS(acc::projected_delta(setting(0.5, 0.1, 10), 1.0, -1.0), std::domain_error);
+  CHECK_THROWS_AS(acc::correlated_noise_lower_bound(setting(0.5, 0.1, 10), 1.0, 0.0),
+                  std::domain_error);
+  // δ₁ ≤ TV(P₁, Q₁) ≤ P(‖y‖₀ > 0) = 1 − 0.999^10 ≈ 0.01 < 0.99 at every κ: δ = 0.99 is met
+  // even without noise, so the statistic gives no lower bound (κ_LB = 0).
+  const auto none = acc::correlated_noise_lower_bound(setting(0.0, 0.001, 10), 1.0, 0.99);
+  CHECK(none.noise_multiplier == 0);
+  CHECK_THAT(none.message, Contains("no lower bound"));
+}

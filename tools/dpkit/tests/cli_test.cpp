@@ -783,7 +783,7 @@ TEST_CASE("dpkit correlated: every method labelled, inapplicable ones reported, 
   CHECK(doc.at("context").at("tool") == "dpkit correlated");
   CHECK(doc.at("context").at("parameters").at("correlation") == 0.5);
   const json& results = doc.at("results");
-  REQUIRE(results.size() == 9);
+  REQUIRE(results.size() == 10);  // the nine methods and the lower bound
   std::map<std::string, json> by_method;
   for (const json& row : results) {
     REQUIRE(row.contains("method"));
@@ -811,6 +811,15 @@ TEST_CASE("dpkit correlated: every method labelled, inapplicable ones reported, 
                        f12.at("noise_multiplier").get<double>() /
                            exact.at("noise_multiplier").get<double>()) < 1e-15);
   CHECK(f12.at("factor").get<double>() > 2.0);
+  // The lower bound: below every calibration; the mechanism is not DP there, and the
+  // projected delta it reports exceeds the budget.
+  const json& lower = by_method.at("lower-bound");
+  CHECK(lower.at("validity") == "lower-bound");
+  CHECK(lower.at("factor").get<double>() < by_method.at("f9-block").at("factor").get<double>());
+  CHECK(lower.at("noise_multiplier").get<double>() > 0);
+  CHECK(lower.at("noise_multiplier_upper").get<double>() >
+        lower.at("noise_multiplier").get<double>());
+  CHECK_THAT(lower.at("label").get<std::string>(), Contains("not (epsilon delta)-DP"));
 }
 
 TEST_CASE("dpkit correlated at lambda = 0: pld is the tightest, conditions that fail are shown",
@@ -823,7 +832,7 @@ TEST_CASE("dpkit correlated at lambda = 0: pld is the tightest, conditions that 
   const json doc = json::parse(r.out);
   std::map<std::string, json> by_method;
   for (const json& row : doc.at("results")) by_method[row.at("method").get<std::string>()] = row;
-  REQUIRE(by_method.size() == 9);
+  REQUIRE(by_method.size() == 10);
   CHECK(by_method.at("f12").at("validity") == "outside-conditions");
   CHECK(by_method.at("f12").at("conditions_met") == false);
   CHECK_THAT(by_method.at("f12").at("conditions").get<std::string>(), Contains("FAILS"));
@@ -838,6 +847,8 @@ TEST_CASE("dpkit correlated at lambda = 0: pld is the tightest, conditions that 
   CHECK(by_method.at("pld-replace-one").at("noise_multiplier").get<double>() <=
         by_method.at("d9-eq19").at("noise_multiplier").get<double>());
   CHECK(by_method.at("f9-exact").at("factor").get<double>() > 1.0);
+  // At λ = 0 the truth is pld's κ (to its bracket): the lower bound sits below it.
+  CHECK(by_method.at("lower-bound").at("factor").get<double>() <= 1.0);
   // Where eq. (19) cannot certify the budget at any kappa, that is what the row says.
   const auto floor = dpkit_run(
       "correlated --correlation 0 --sampling-rate 0.1 --steps 1000 --epsilon 1 --delta 1e-5 "

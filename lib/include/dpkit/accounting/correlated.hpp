@@ -224,6 +224,46 @@ f9_bound f9_delta(const correlated_setting& setting,
                   double epsilon,
                   f9_sensitivity sensitivity);
 
+/// A LOWER bound on the noise DP-λCGD needs (a deterministic form of spec 000 §10 P6).
+///
+/// Thm F.8's pair is attained: a linear loss whose clipped gradient is the same unit vector at
+/// every step (all other examples with zero gradient) makes the mechanism's output along that
+/// vector exactly x = Cy + κZ against κZ (Poisson inclusions y, zero-out). Post-processing by
+/// the statistic ⟨v, x⟩ with v = C^{−T}1 = (1 − λ, …, 1 − λ, 1) gives ⟨v, Cy⟩ = ‖y‖₀ and the
+/// one-dimensional pair
+///   P₁ = Σ_k Bin(T, r)(k)·N(k, s²),   Q₁ = N(0, s²),   s = κ‖v‖ = κ√((T − 1)(1 − λ)² + 1),
+/// whose δ₁(ε) = max{H_{e^ε}(P₁‖Q₁), H_{e^ε}(Q₁‖P₁)} can only be smaller than the mechanism's
+/// (data processing). So at any κ with δ₁(ε) > δ the mechanism is NOT (ε, δ)-DP, and every valid
+/// calibration must return a larger κ. At λ = 0 this is the sum of the T Poisson-subsampled
+/// Gaussian outputs, which carries the pair's whole Gaussian-limit signal (μ = r√T/κ), so the
+/// bound is close to the PLD answer when rT is large (docs/correlated.md).
+///
+/// Computation: the privacy loss ln dP₁/dQ₁ is increasing in x, so each hockey-stick divergence
+/// is a difference of two Gaussian tail sums at the root of ln dP₁/dQ₁ = ±ε (log-space tails,
+/// core/normal.hpp). The binomial weights (Boost.Math) are summed over mean ± 40 sd; the mass
+/// left out lowers H(P₁‖Q₁) (kept as is: it only makes the bound smaller) and is subtracted,
+/// times e^ε, from H(Q₁‖P₁). δ₁ is non-increasing in κ (adding Gaussian noise is
+/// post-processing), so κ is bracketed by bisection.
+struct projected_lower_bound : solver_status {
+  /// κ_LB: δ₁(ε) > δ here, so the mechanism is not (ε, δ)-DP at any κ ≤ κ_LB (for the
+  /// worst-case loss). 0 when δ₁ ≤ δ already as κ → 0 (no lower bound by this statistic).
+  double noise_multiplier = NAN;
+  /// The other end of the final bracket: δ₁(ε) ≤ δ there (not a certificate of privacy).
+  double noise_multiplier_upper = NAN;
+  double projection_norm = NAN;  ///< ‖v‖ = √((T − 1)(1 − λ)² + 1)
+  double projected_delta = NAN;  ///< δ₁(ε) at κ_LB (> δ)
+};
+
+/// δ₁(ε) of the projected pair at κ > 0 (see projected_lower_bound): a lower bound on the δ(ε)
+/// of DP-λCGD with Poisson sampling and zero-out neighbours at noise multiplier κ.
+double projected_delta(const correlated_setting& setting, double noise_multiplier, double epsilon);
+
+/// κ_LB of projected_lower_bound at (ε, δ), bisection to relative_tolerance (default 1e-3).
+projected_lower_bound correlated_noise_lower_bound(const correlated_setting& setting,
+                                                   double epsilon,
+                                                   double delta,
+                                                   double relative_tolerance = 1e-3);
+
 /// Thm F.12's κ = √(c·((1 − λ^T)/(1 − λ))²·(rT + √(3rT ln(2/δ)))·ln(2.5/δ))/ε with constant c
 /// (8 as stated, 2 from its proof), without checking the theorem's conditions.
 double f12_noise_multiplier(const correlated_setting& setting,

@@ -1,0 +1,69 @@
+// Helpers shared by the seed 000 KAN scenarios (kan_000.cpp, kan_scaling_000.cpp): the model's
+// Assumption 3.2 constants, Thm 4.1's localisation radius, Algorithm 1's options and the paired
+// statistics of the trend checks.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "dpkit/risk/kan_bounds.hpp"
+#include "dpkit/sim/algorithm.hpp"
+#include "dpkit/sim/kan.hpp"
+
+namespace dpkit::validation::kan_detail {
+
+inline risk::kan_activation to_risk(sim::kan_activation a) {
+  return a == sim::kan_activation::tanh ? risk::kan_activation::tanh
+                                        : risk::kan_activation::sigmoid;
+}
+
+// Assumption 3.2's constants of the model's basis and activation (cubic B-splines only: the
+// closed forms of risk::cubic_bspline_constants; spec 000 §1.2).
+inline risk::kan_constants constants_of(const sim::kan_options& o) {
+  return risk::cubic_bspline_constants(
+      to_risk(o.activation), (o.grid_upper - o.grid_lower) / static_cast<double>(o.grid_size));
+}
+
+// The localisation radius of Thm 4.1, R* = (log T + √log(n/δ))/γ with its ≍ constant set to 1
+// (seed 000 Thm 4.1 / C.13; the theorems leave the constant open).
+inline double theorem_radius(double gamma, double steps, double examples, double delta) {
+  return (std::log(steps) + std::sqrt(std::log(examples / delta))) / gamma;
+}
+
+// Algorithm 1 (DP-λCGD, seed 000 §3.2): mini-batches of B drawn uniformly without replacement,
+// clipping at C_clip, noise c_priv(Z_t − λZ_{t−1}) with c_priv = C_clip κ/B (spec 000 §2), and
+// projection onto B(W_0, R).
+inline sim::noisy_gradient_options dplcgd_options(std::size_t batch,
+                                                  long steps,
+                                                  double eta,
+                                                  double clip,
+                                                  double kappa,
+                                                  double lambda,
+                                                  const sim::vector& w0,
+                                                  double radius) {
+  sim::noisy_gradient_options a;
+  a.batches = sim::batch_rule::shuffled;  // B_t uniform without replacement, |B_t| = B
+  a.batch_size = batch;
+  a.steps = steps;
+  a.learning_rate = eta;
+  a.noise = clip * kappa / static_cast<double>(batch);
+  a.correlation = lambda;
+  a.clip = clip;
+  a.constraint = sim::projection::ball(w0, radius);
+  return a;
+}
+
+// Mean and standard error of the paired differences a − b/F (F = the bound factor).
+inline std::pair<double, double> paired(const std::vector<double>& a,
+                                        const std::vector<double>& b,
+                                        double F) {
+  const double N = static_cast<double>(a.size());
+  double mean = 0, var = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) mean += (a[i] - b[i] / F) / N;
+  for (std::size_t i = 0; i < a.size(); ++i) var += std::pow(a[i] - b[i] / F - mean, 2) / (N - 1);
+  return {mean, std::sqrt(var / N)};
+}
+
+}  // namespace dpkit::validation::kan_detail
