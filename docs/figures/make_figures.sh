@@ -149,13 +149,22 @@ cp "$tmp/v004/004-fig3a-clipped.svg" "$here/validation_clipped_sgd.svg"
 cp "$tmp/v004/004-fig3a-clipped.csv" "$here/validation_clipped_sgd.csv"
 cp "$tmp/v004/004-fig2a-seed-risk.svg" "$here/validation_seed_risk.svg"
 cp "$tmp/v004/004-fig2a-seed-risk.csv" "$here/validation_seed_risk.csv"
-# Figures: seed 000 validation — the slack of Lemmas B.6-B.7 on random KANs, and the mean test
-# risk of DP-lambdaCGD on a KAN for several kappa and lambda (dpkit validate, quick tier).
-"$dpkit" validate 000-lemmaB6-B7-random-kan 000-dplcgd-kan-trends 000-correlated-privacy-mc --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
+# Figures: seed 000 validation — the slack of Lemmas B.6-B.7 on random KANs; the test risk of
+# DP-lambdaCGD on a KAN against t (several kappa, lambda), T and n; the Monte Carlo truth at each
+# calibrated kappa; every calibration on a lambda grid (dpkit validate, quick tier).
+"$dpkit" validate 000-lemmaB6-B7-random-kan 000-dplcgd-kan-trends 000-dplcgd-kan-horizon \
+  000-dplcgd-kan-sample-size 000-correlated-privacy-mc 000-correlated-kappa-grid \
+  --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
 cp "$tmp/v000/000-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.svg"
 cp "$tmp/v000/000-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
 cp "$tmp/v000/000-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
 cp "$tmp/v000/000-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
 cp "$tmp/v000/000-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
 cp "$tmp/v000/000-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
+cp "$tmp/v000/000-dplcgd-kan-horizon.svg" "$here/validation_kan_horizon.svg"
+cp "$tmp/v000/000-dplcgd-kan-horizon.csv" "$here/validation_kan_horizon.csv"
+cp "$tmp/v000/000-dplcgd-kan-sample-size.svg" "$here/validation_kan_sample_size.svg"
+cp "$tmp/v000/000-dplcgd-kan-sample-size.csv" "$here/validation_kan_sample_size.csv"
+cp "$tmp/v000/000-correlated-kappa-grid.svg" "$here/validation_correlated_kappa_grid.svg"
+cp "$tmp/v000/000-correlated-kappa-grid.csv" "$here/validation_correlated_kappa_grid.csv"
 echo "make_figures: wrote the figures in $here" >&2

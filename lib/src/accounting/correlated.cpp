@@ -242,6 +242,13 @@ correlated_noise f12_route(const correlated_setting& s,
 }
 
 // ---- Lemma F.9 with exact tails and hockey-stick ----
+// Lemma F.9's δ at κ with ‖C‖₂ already known (f9_delta computes it; the f9 route has it).
+f9_bound f9_delta_given(const correlated_setting& setting,
+                        double noise_multiplier,
+                        double epsilon,
+                        f9_sensitivity sensitivity,
+                        double spectral);
+
 correlated_noise f9_route(const correlated_setting& s,
                           double epsilon,
                           double delta,
@@ -294,7 +301,7 @@ correlated_noise f9_route(const correlated_setting& s,
   r.details = "split k = " + std::to_string(c.split) + " of T = " + std::to_string(s.steps) + "; " +
               sensitivity_text + "; at k: Delta_k = " + fmt(c.sensitivity) +
               " and P(Bin(T r) > k) = " + fmt(c.tail);
-  const f9_bound check = f9_delta(s, c.kappa, epsilon, kind);
+  const f9_bound check = f9_delta_given(s, c.kappa, epsilon, kind, spectral);
   r.certified_delta = check.delta;
   r.validity = kind == f9_sensitivity::leading_block ? noise_validity::conjecture_dependent
                                                      : noise_validity::valid_upper_bound;
@@ -405,14 +412,16 @@ correlated_noise d9_eq19_route(const correlated_setting& s,
   double x = std::log(d9_noise_multiplier(s, epsilon, delta));
   const double f0 = excess(x);
   const bool up = f0 > 0;  // budget exceeded: more noise
+  // As κ → ∞ the j = 2 term of eq. (19) vanishes but the j ≥ 3 terms tend to 2q^j·C(α, j): the
+  // certified ε has a floor. κ = 1e150 is that limit to double precision. Checked before
+  // searching upward (the search would otherwise double κ 200 times in vain).
+  const eq19_epsilon floor = up ? d9_eq19_epsilon(s, 1e150, delta, o.max_order) : eq19_epsilon{};
   double f = f0;
-  for (int i = 0; i < 200 && (f > 0) == up; ++i) x += up ? step : -step, f = excess(x);
+  if (!(floor.epsilon > epsilon))
+    for (int i = 0; i < 200 && (f > 0) == up; ++i) x += up ? step : -step, f = excess(x);
   const double lo = up ? x - step : x, hi = up ? x : x + step;
   if ((f > 0) == up) {
     r.evaluations = evaluations;
-    // As κ → ∞ the j = 2 term of eq. (19) vanishes but the j ≥ 3 terms tend to 2q^j·C(α, j):
-    // the certified ε has a floor. κ = 1e150 is that limit to double precision.
-    const eq19_epsilon floor = d9_eq19_epsilon(s, 1e150, delta, o.max_order);
     if (floor.epsilon > epsilon) {
       r.attainable = false;
       r.noise_multiplier = kInf;
@@ -612,6 +621,16 @@ f9_bound f9_delta(const correlated_setting& setting,
   double spectral = NAN;
   if (sensitivity == f9_sensitivity::spectral)
     spectral = correlation_spectral_norm(setting.correlation, setting.steps).value;
+  return f9_delta_given(setting, noise_multiplier, epsilon, sensitivity, spectral);
+}
+
+namespace {
+
+f9_bound f9_delta_given(const correlated_setting& setting,
+                        double noise_multiplier,
+                        double epsilon,
+                        f9_sensitivity sensitivity,
+                        double spectral) {
   sensitivity_sequence delta_k(setting, sensitivity, spectral);
   auto h = [&](double d) {
     if (d == 0) return 0.0;
@@ -638,6 +657,8 @@ f9_bound f9_delta(const correlated_setting& setting,
   }
   return best;
 }
+
+}  // namespace
 
 double f12_noise_multiplier(const correlated_setting& setting,
                             double epsilon,
