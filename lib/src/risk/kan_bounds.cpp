@@ -34,10 +34,14 @@ void finish(risk_bound& r, bound_status ok) {
                 : std::string(to_string(bound_status::condition_violated)) + ": " + failed;
 }
 
-double sum_terms(const risk_bound& r) {
+double sum_terms(const std::vector<bound_term>& terms) {
   double s = 0;
-  for (const bound_term& t : r.terms) s += t.value;
+  for (const bound_term& t : terms) s += t.value;
   return s;
+}
+
+double sum_terms(const risk_bound& r) {
+  return sum_terms(r.terms);
 }
 
 // ---- input checks -------------------------------------------------------------------------------
@@ -398,18 +402,31 @@ kan_certificate kan_correlated_certificate(const kan_training& s,
   return r;
 }
 
+namespace {
+
+// The common start of the up-to-constants theorems: validate the inputs, name the source.
+risk_bound start_bound(const char* fn,
+                       const kan_training& s,
+                       const kan_constants& k,
+                       const hidden_constants& c,
+                       const char* source) {
+  check_training(fn, s);
+  check_constants(fn, k);
+  check_hidden(fn, c);
+  risk_bound r;
+  r.source = source;
+  return r;
+}
+
+}  // namespace
+
 // ---- Thm 4.1 / C.13 and Thm 5.2 / C.23
 // -----------------------------------------------------------
 
 risk_bound kan_correlated_optimization(const kan_training& s,
                                        const kan_constants& k,
                                        const hidden_constants& c) {
-  constexpr const char* fn = "kan_correlated_optimization";
-  check_training(fn, s);
-  check_constants(fn, k);
-  check_hidden(fn, c);
-  risk_bound r;
-  r.source = kC13;
+  risk_bound r = start_bound("kan_correlated_optimization", s, k, c, kC13);
   r.terms = a_corr_terms(s);
   // seed 000, Thm C.13: ≲ polylog(nT/δ)·A_corr.
   r.value = c.bound * c.polylog * sum_terms(r);
@@ -422,15 +439,9 @@ risk_bound kan_correlated_population(const kan_training& s,
                                      const kan_constants& k,
                                      const hidden_constants& c,
                                      statement form) {
-  constexpr const char* fn = "kan_correlated_population";
-  check_training(fn, s);
-  check_constants(fn, k);
-  check_hidden(fn, c);
   const char* src = form == statement::appendix ? "seed 000, Thm C.23" : "seed 000, Thm 5.2";
-  risk_bound r;
-  r.source = src;
-  double a_corr = 0;
-  for (const bound_term& t : a_corr_terms(s)) a_corr += t.value;
+  risk_bound r = start_bound("kan_correlated_population", s, k, c, src);
+  double a_corr = sum_terms(a_corr_terms(s));
   a_corr *= c.polylog;
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta, R = radius_of(s, c);
@@ -506,13 +517,8 @@ void independent_conditions(risk_bound& r,
 risk_bound kan_independent_optimization(const kan_training& s,
                                         const kan_constants& k,
                                         const hidden_constants& c) {
-  constexpr const char* fn = "kan_independent_optimization";
-  check_training(fn, s);
-  check_constants(fn, k);
-  check_hidden(fn, c);
   constexpr const char* src = "seed 000, Thm D.14";
-  risk_bound r;
-  r.source = src;
+  risk_bound r = start_bound("kan_independent_optimization", s, k, c, src);
   r.terms = a_van_terms(s);
   r.value = c.bound * sum_terms(r);
   independent_conditions(r, s, k, c, src);
@@ -523,15 +529,9 @@ risk_bound kan_independent_optimization(const kan_training& s,
 risk_bound kan_independent_population(const kan_training& s,
                                       const kan_constants& k,
                                       const hidden_constants& c) {
-  constexpr const char* fn = "kan_independent_population";
-  check_training(fn, s);
-  check_constants(fn, k);
-  check_hidden(fn, c);
   constexpr const char* src = "seed 000, Thm D.16";
-  risk_bound r;
-  r.source = src;
-  double a_van = 0;
-  for (const bound_term& t : a_van_terms(s)) a_van += t.value;
+  risk_bound r = start_bound("kan_independent_population", s, k, c, src);
+  double a_van = sum_terms(a_van_terms(s));
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta;
   const double L = std::log(1 / delta), ln = std::log(n / delta);
@@ -593,13 +593,8 @@ void sgd_conditions(risk_bound& r,
 risk_bound kan_sgd_optimization(const kan_training& s,
                                 const kan_constants& k,
                                 const hidden_constants& c) {
-  constexpr const char* fn = "kan_sgd_optimization";
-  check_training(fn, s);
-  check_constants(fn, k);
-  check_hidden(fn, c);
   constexpr const char* src = "seed 000, Thm E.1 (optimization)";
-  risk_bound r;
-  r.source = src;
+  risk_bound r = start_bound("kan_sgd_optimization", s, k, c, src);
   r.terms = a_non_terms(s);
   r.value = c.bound * sum_terms(r);
   sgd_conditions(r, s, k, c, src);
@@ -610,15 +605,9 @@ risk_bound kan_sgd_optimization(const kan_training& s,
 risk_bound kan_sgd_population(const kan_training& s,
                               const kan_constants& k,
                               const hidden_constants& c) {
-  constexpr const char* fn = "kan_sgd_population";
-  check_training(fn, s);
-  check_constants(fn, k);
-  check_hidden(fn, c);
   constexpr const char* src = "seed 000, Thm E.1 (population)";
-  risk_bound r;
-  r.source = src;
-  double a_non = 0;
-  for (const bound_term& t : a_non_terms(s)) a_non += t.value;
+  risk_bound r = start_bound("kan_sgd_population", s, k, c, src);
+  double a_non = sum_terms(a_non_terms(s));
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta;
   // seed 000, Thm E.1: (1 + ηT/n)(A_non + δ) + δ/γ.
