@@ -21,6 +21,7 @@
 #include "dpkit/sim/model.hpp"
 #include "dpkit/sim/models.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
+#include "simulate_papers.hpp"
 
 namespace dpkit::cli {
 namespace {
@@ -457,8 +458,54 @@ int run_simulate(const simulate_options& o) {
 
 }  // namespace
 
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> v = {"gd", "cgd", "sgd", "poisson", "one-pass", "lmc", "hsgd-sde"};
+  for (const auto& name : paper_algorithms()) v.push_back(name);
+  return v;
+}
+
+/// The paper algorithms' view of the options (simulate_papers.hpp): the shared ones, and the
+/// generic ones given that do not apply to them.
+paper_common_options paper_common_of(const simulate_options& o, const CLI::App& sub) {
+  paper_common_options c;
+  c.algorithm = o.algorithm;
+  auto given = [&](const char* name) { return sub.get_option(name)->count() > 0; };
+  if (given("--steps")) c.steps = o.steps;
+  if (given("--learning-rate")) c.learning_rate = o.learning_rate;
+  c.noise = o.noise;
+  if (given("--clip")) c.clip = o.clip;
+  c.radius = o.radius;
+  c.batch_size = o.batch_size;
+  c.sampling_rate = o.sampling_rate;
+  c.examples = o.examples;
+  c.dimension = o.dimension;
+  if (o.classes_given) c.classes = o.classes;
+  if (given("--label-noise")) c.label_noise = o.label_noise;
+  c.replicates = given("--replicates") ? o.replicates : 100;
+  c.seed = o.seed;
+  c.threads = o.threads;
+  c.output = o.output;
+  for (const char* name :
+       {"--lr-decay", "--correlation", "--dt", "--init", "--init-scale", "--model", "--data",
+        "--label-column", "--spectrum", "--label-clamp", "--ridge", "--curvature", "--data-seed",
+        "--neighbour", "--index", "--coupling", "--perturbation", "--record-every", "--samples"})
+    if (given(name)) c.unsupported_given.emplace_back(name);
+  return c;
+}
+
+/// Paper-only options given to a generic algorithm: usage error naming the first.
+void reject_paper_options(const simulate_options& o, const CLI::App& sub) {
+  for (const CLI::Option* opt : sub.get_options())
+    if (opt->get_group().rfind("Paper algorithms", 0) == 0 && opt->count() > 0)
+      throw usage_error(opt->get_name() +
+                        " applies to the paper algorithms only, not to "
+                        "--algorithm " +
+                        o.algorithm);
+}
+
 void register_simulate(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<simulate_options>();
+  auto paper = std::make_shared<paper_options>();
   CLI::App* sub = app.add_subcommand(
       "simulate",
       "Run a noisy training algorithm for many independent replicates (reference simulator) and "
@@ -470,8 +517,13 @@ void register_simulate(CLI::App& app, int& exit_code) {
                   "gd: NoisyGD (full batch); cgd: NoisyCGD (fixed cyclic batches); sgd: NoisySGD "
                   "(uniform batches without replacement); poisson: DP-SGD (Poisson sampling); "
                   "one-pass: one example per step, each once; lmc: Langevin Monte Carlo; "
-                  "hsgd-sde: noisy homogenized SGD (Euler-Maruyama)")
-      ->check(CLI::IsMember({"gd", "cgd", "sgd", "poisson", "one-pass", "lmc", "hsgd-sde"}))
+                  "hsgd-sde: noisy homogenized SGD (Euler-Maruyama). The papers' private "
+                  "learners (their own data, calibrated noise, privacy report; docs/nonconvex.md, "
+                  "docs/longtail.md): seed 001 phased-sgd (Alg 2), jl-phased-sgd (Alg 3), "
+                  "moreau-phased-sgd (Alg 5), jl-moreau-phased-sgd (Alg 6), dp-glm (Alg 1), "
+                  "dp-kernel-glm (Alg 9), relu-dp-pgd (Alg 7), adaptive-batched-gd (Alg 8), "
+                  "mlp-dp-sgd (Alg 10); seed 003 longtail-dp-sgd (eq. (4))")
+      ->check(CLI::IsMember(algorithm_names()))
       ->capture_default_str()
       ->group(ga);
   sub->add_option("--steps", o->steps, "Number of steps T")
@@ -629,6 +681,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
                   "Write every replicate's final observables to FILE.csv (for histograms, audits)")
       ->type_name("FILE")
       ->group(gr);
+  add_paper_options(sub, *paper);
   add_output_options(sub, o->output);
   sub->footer(
       "Examples:\n"
@@ -639,10 +692,19 @@ void register_simulate(CLI::App& app, int& exit_code) {
       "--neighbour replace-one --perturbation 2 --noise 0.4 --learning-rate 0.5 --steps 25\n"
       "  dpkit simulate --algorithm hsgd-sde --dimension 100 --spectrum power:1 --noise 0.1 "
       "--steps 1000\n"
+      "  dpkit simulate --algorithm phased-sgd --examples 4096 --dimension 20 --rank 5 "
+      "--epsilon 1 --calibration tight --replicates 50\n"
+      "  dpkit simulate --algorithm longtail-dp-sgd --classes 3 --dimension 200 --examples 150 "
+      "--width 20 --epsilon 8 --replicates 10\n"
       "Randomness: replicate r draws from Philox streams keyed by (seed, r); the same seed gives "
       "the same numbers for any --threads (and under mpirun). docs/cli.md, docs/sim.md.");
-  sub->callback([o, classes, &exit_code] {
+  sub->callback([o, paper, sub, classes, &exit_code] {
     o->classes_given = classes->count() > 0;
+    if (is_paper_algorithm(o->algorithm)) {
+      exit_code = run_paper_simulation(paper_common_of(*o, *sub), *paper);
+      return;
+    }
+    reject_paper_options(*o, *sub);
     exit_code = run_simulate(*o);
   });
 }

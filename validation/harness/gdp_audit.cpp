@@ -25,6 +25,35 @@ double normal_quantile(double confidence) {
       boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
 }
 
+slope_fit log_log_slope(const std::vector<double>& x,
+                        const std::vector<std::vector<double>>& columns) {
+  const std::size_t J = x.size();
+  const double N = static_cast<double>(columns.front().size());
+  std::vector<double> mean(J, 0.0), a(J);
+  for (std::size_t j = 0; j < J; ++j)
+    for (const double v : columns[j]) mean[j] += v / N;
+  slope_fit out;
+  out.positive = std::all_of(mean.begin(), mean.end(), [](double m) { return m > 0; });
+  if (!out.positive) return out;
+  double mx = 0;
+  for (const double v : x) mx += std::log(v) / static_cast<double>(J);
+  double sxx = 0;
+  for (const double v : x) sxx += (std::log(v) - mx) * (std::log(v) - mx);
+  for (std::size_t j = 0; j < J; ++j) a[j] = (std::log(x[j]) - mx) / sxx;
+  out.slope = 0;
+  for (std::size_t j = 0; j < J; ++j) out.slope += a[j] * std::log(mean[j]);
+  double var = 0;
+  for (std::size_t j = 0; j < J; ++j)
+    for (std::size_t k = 0; k < J; ++k) {
+      double cov = 0;
+      for (std::size_t i = 0; i < columns[j].size(); ++i)
+        cov += (columns[j][i] - mean[j]) * (columns[k][i] - mean[k]) / (N - 1);
+      var += a[j] * a[k] * cov / N / (mean[j] * mean[k]);
+    }
+  out.se = std::sqrt(var);
+  return out;
+}
+
 sim::monte_carlo_options mc_options(const scenario_context& c,
                                     std::uint64_t replicates,
                                     std::string label) {

@@ -35,6 +35,10 @@ std::vector<scenario> build_registry() {
   register_kan_scenarios(all);
   register_kan_scaling_scenarios(all);
   register_correlated_scenarios(all);
+  register_nonconvex_scenarios(all);
+  register_nonconvex_extra_scenarios(all);
+  register_mlp_scenarios(all);
+  register_longtail_scenarios(all);
   // Every result records its seed and run time: done here once, not in each scenario.
   for (scenario& s : all) {
     s.run = [run = std::move(s.run)](const scenario_context& c) {

@@ -1,6 +1,7 @@
 #pragma once
 // Registration of the scenario families, and the shared check used by scenarios whose claim is
 // a GDP bound G(μ) on the tradeoff between the laws of a scalar statistic under D and D′.
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -21,12 +22,28 @@ void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenario
 void register_kan_scenarios(std::vector<scenario>& out);             // scenarios/kan_000.cpp
 void register_kan_scaling_scenarios(std::vector<scenario>& out);     // kan_scaling_000.cpp
 void register_correlated_scenarios(std::vector<scenario>& out);      // scenarios/correlated_000.cpp
+void register_nonconvex_scenarios(std::vector<scenario>& out);       // scenarios/nonconvex_001.cpp
+void register_nonconvex_extra_scenarios(std::vector<scenario>& out);  // nonconvex_extra_001.cpp
+void register_mlp_scenarios(std::vector<scenario>& out);             // scenarios/mlp_001.cpp
+void register_longtail_scenarios(std::vector<scenario>& out);        // scenarios/longtail_003.cpp
 
 /// x to `digits` significant digits (printf %g), for notes and legends.
 std::string sig(double x, int digits = 4);
 
 /// Two-sided standard normal quantile z with P(|Z| ≤ z) = confidence.
 double normal_quantile(double confidence);
+
+/// The OLS slope of log(mean_j) on log(x_j), with a delta-method standard error from the
+/// replicates' sample covariance: column j holds the replicates' values at x_j, and the columns
+/// come from the same replicates (one run read at several x, or paired runs), so their means are
+/// correlated and the covariance is kept. `positive` is false (and slope, se NaN) unless every
+/// mean is > 0.
+struct slope_fit {
+  double slope = NAN, se = NAN;
+  bool positive = false;
+};
+slope_fit log_log_slope(const std::vector<double>& x,
+                        const std::vector<std::vector<double>>& columns);
 
 /// Monte Carlo options from the context (seed, threads, progress) with these replicates and
 /// progress label.

@@ -1,4 +1,5 @@
 #include "dpkit/risk/kan_bounds.hpp"
+#include "detail/conditions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,27 +12,17 @@
 namespace dpkit::risk {
 namespace {
 
+using detail::at_least;
+using detail::at_most;
+
 constexpr const char* kB6 = "seed 000, Lemma B.6 (proof, eqs. (3)-(5))";
 constexpr const char* kC13 = "seed 000, Thm 4.1 / C.13";
 
 // ---- conditions and labels --------------------------------------------------------------------
 
-condition at_most(std::string name, double value, double limit, std::string source) {
-  return {std::move(name), value, limit, value <= limit, std::move(source)};
-}
-condition at_least(std::string name, double value, double limit, std::string source) {
-  return {std::move(name), value, limit, value >= limit, std::move(source)};
-}
-
 // Sets status and label from the conditions: `ok` when all hold, condition_violated otherwise.
 void finish(risk_bound& r, bound_status ok) {
-  std::string failed;
-  for (const condition& c : r.conditions)
-    if (!c.holds) failed += (failed.empty() ? "" : "; ") + c.name;
-  r.status = failed.empty() ? ok : bound_status::condition_violated;
-  r.label = failed.empty()
-                ? std::string(to_string(ok))
-                : std::string(to_string(bound_status::condition_violated)) + ": " + failed;
+  detail::set_status(r, ok);
 }
 
 double sum_terms(const std::vector<bound_term>& terms) {

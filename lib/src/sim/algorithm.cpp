@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/random.hpp"
@@ -45,6 +46,46 @@ projection projection::box(vector lo, vector hi) {
   return p;
 }
 
+projection projection::block_balls(vector c,
+                                   std::vector<std::size_t> offsets,
+                                   std::vector<std::size_t> sizes,
+                                   std::vector<double> radii) {
+  constexpr const char* fn = "projection::block_balls";
+  if (sizes.size() != offsets.size())
+    throw_domain_error(fn, "sizes.size()", size_text(sizes.size()),
+                       "offsets.size() = " + size_text(offsets.size()));
+  if (radii.size() != offsets.size())
+    throw_domain_error(fn, "radii.size()", size_text(radii.size()),
+                       "offsets.size() = " + size_text(offsets.size()));
+  for (double v : c) check_finite(fn, "center", v);
+  const auto p = static_cast<std::size_t>(c.size());
+  // Sort the blocks by offset to check that they are disjoint and inside [0, p).
+  std::vector<std::size_t> by_offset(offsets.size());
+  std::iota(by_offset.begin(), by_offset.end(), std::size_t{0});
+  std::sort(by_offset.begin(), by_offset.end(),
+            [&](std::size_t a, std::size_t b) { return offsets[a] < offsets[b]; });
+  std::size_t end = 0;
+  for (std::size_t k : by_offset) {
+    const std::string block = "block " + size_text(k);
+    if (sizes[k] < 1) throw_domain_error(fn, block + " size", "0", ">= 1");
+    if (offsets[k] < end)
+      throw_domain_error(fn, block + " offset", size_text(offsets[k]),
+                         ">= " + size_text(end) + " (blocks must not overlap)");
+    if (sizes[k] > p || offsets[k] > p - sizes[k])
+      throw_domain_error(fn, block + " end", size_text(offsets[k] + sizes[k]),
+                         "<= center.size() = " + size_text(p));
+    end = offsets[k] + sizes[k];
+    check_nonnegative(fn, block + " radius", radii[k]);
+  }
+  projection q;
+  q.type = kind::block_balls;
+  q.center = std::move(c);
+  q.block_offsets = std::move(offsets);
+  q.block_sizes = std::move(sizes);
+  q.block_radii = std::move(radii);
+  return q;
+}
+
 void projection::apply(vector_ref x) const {
   switch (type) {
     case kind::none:
@@ -58,6 +99,17 @@ void projection::apply(vector_ref x) const {
     case kind::box:
       x = x.cwiseMax(lower).cwiseMin(upper);
       return;
+    case kind::block_balls:
+      // K is a product over disjoint blocks, so Π_K acts block by block (each a ball).
+      for (std::size_t k = 0; k < block_offsets.size(); ++k) {
+        const auto o = static_cast<Eigen::Index>(block_offsets[k]);
+        const auto b = static_cast<Eigen::Index>(block_sizes[k]);
+        auto xk = x.segment(o, b);
+        const auto ck = center.segment(o, b);
+        const double dist = (xk - ck).norm();
+        if (dist > block_radii[k]) xk = ck + (xk - ck) * (block_radii[k] / dist);
+      }
+      return;
   }
 }
 
@@ -67,6 +119,16 @@ double projection::diameter() const {
       return 2 * radius;
     case kind::box:
       return (upper - lower).norm();
+    case kind::block_balls: {
+      std::size_t covered = 0;
+      double sum = 0;
+      for (std::size_t k = 0; k < block_sizes.size(); ++k) {
+        covered += block_sizes[k];
+        sum += block_radii[k] * block_radii[k];
+      }
+      if (covered < static_cast<std::size_t>(center.size())) break;  // unconstrained coordinates
+      return 2 * std::sqrt(sum);
+    }
     case kind::none:
       break;
   }
@@ -133,6 +195,10 @@ void check_options(const noisy_gradient_options& o, const model& f) {
   }
   const auto p = static_cast<Eigen::Index>(f.dimension());
   if (o.constraint.type == projection::kind::ball && o.constraint.center.size() != p)
+    throw_domain_error(fn, "constraint.center.size()",
+                       size_text(static_cast<std::size_t>(o.constraint.center.size())),
+                       "the model dimension " + size_text(f.dimension()));
+  if (o.constraint.type == projection::kind::block_balls && o.constraint.center.size() != p)
     throw_domain_error(fn, "constraint.center.size()",
                        size_text(static_cast<std::size_t>(o.constraint.center.size())),
                        "the model dimension " + size_text(f.dimension()));

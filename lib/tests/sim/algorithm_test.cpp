@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "dpkit/core/random.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 
 using namespace dpkit::sim;
@@ -158,6 +159,76 @@ TEST_CASE("projections onto a ball and a box", "[algorithm]") {
   CHECK(std::isinf(projection::none().diameter()));
   CHECK_THROWS_AS(projection::box(vector::Constant(1, 1), vector::Constant(1, 0)),
                   std::domain_error);
+}
+
+TEST_CASE("block_balls is the exact Euclidean projection onto a product of balls",
+          "[algorithm][mlp]") {
+  // Blocks [0, 2) radius 1 around (1, 0), [3, 6) radius 0.5 around 0; coordinate 2 is free.
+  vector c = vector::Zero(6);
+  c(0) = 1;
+  const projection P = projection::block_balls(c, {3, 0}, {3, 2}, {0.5, 1.0});
+  // Hand value: block 1 (3, 4) − (1, 0) = (2, 4) → (1, 0) + (2, 4)/√20; block 2 (0, 0, 2) →
+  // (0, 0, 0.5); coordinate 2 unchanged.
+  vector x(6);
+  x << 3, 4, -7, 0, 0, 2;
+  vector y = x;
+  P.apply(y);
+  CHECK_THAT(y(0), Catch::Matchers::WithinRel(1 + 2 / std::sqrt(20.0), 1e-15));
+  CHECK_THAT(y(1), Catch::Matchers::WithinRel(4 / std::sqrt(20.0), 1e-15));
+  CHECK(y(2) == -7);
+  CHECK(y(3) == 0);
+  CHECK_THAT(y(5), Catch::Matchers::WithinRel(0.5, 1e-15));
+  // Brute force: Π(x) is in K and no point of K is closer to x. 20000 random points of K
+  // (uniform directions, radii uniform in [0, r], a third on the spheres) and random x; the
+  // variational inequality ⟨x − Π(x), z − Π(x)⟩ ≤ 0 for all z ∈ K characterises Π exactly.
+  dpkit::random_stream s(7, 0, 0);
+  auto sample_in_K = [&](vector& z) {
+    z(2) = 5 * s.normal();
+    for (int b = 0; b < 2; ++b) {
+      const Eigen::Index o = b == 0 ? 0 : 3, size = b == 0 ? 2 : 3;
+      const double r = b == 0 ? 1.0 : 0.5;
+      vector u(size);
+      for (auto& v : u) v = s.normal();
+      const double radius = s.uniform() < 1.0 / 3 ? r : r * s.uniform();
+      z.segment(o, size) = c.segment(o, size) + u * (radius / u.norm());
+    }
+  };
+  double worst_vi = -INFINITY, worst_gap = INFINITY;
+  vector z(6);
+  for (int trial = 0; trial < 20; ++trial) {
+    for (auto& v : x) v = 2 * s.normal();
+    y = x;
+    P.apply(y);
+    CHECK((y.segment(0, 2) - c.segment(0, 2)).norm() <= 1 + 1e-15);
+    CHECK(y.segment(3, 3).norm() <= 0.5 + 1e-15);
+    CHECK(y(2) == x(2));
+    for (int k = 0; k < 1000; ++k) {
+      sample_in_K(z);
+      worst_vi = std::max(worst_vi, (x - y).dot(z - y));
+      worst_gap = std::min(worst_gap, (x - z).norm() - (x - y).norm());
+    }
+  }
+  CHECK(worst_vi <= 1e-12);
+  CHECK(worst_gap >= -1e-12);
+  // Diameter: 2√(Σ r²) when the blocks cover every coordinate; ∞ otherwise.
+  CHECK(std::isinf(P.diameter()));
+  const projection Q = projection::block_balls(vector::Zero(3), {0, 1}, {1, 2}, {3, 4});
+  CHECK_THAT(Q.diameter(), Catch::Matchers::WithinRel(10.0, 1e-15));
+  // Bad input: overlap, out of range, empty block, list sizes, negative radius, NaN centre.
+  CHECK_THROWS_WITH(projection::block_balls(vector::Zero(4), {0, 1}, {2, 2}, {1, 1}),
+                    Catch::Matchers::Contains("must not overlap"));
+  CHECK_THROWS_AS(projection::block_balls(vector::Zero(4), {3}, {2}, {1}), std::domain_error);
+  CHECK_THROWS_AS(projection::block_balls(vector::Zero(4), {0}, {0}, {1}), std::domain_error);
+  CHECK_THROWS_AS(projection::block_balls(vector::Zero(4), {0}, {2, 1}, {1}), std::domain_error);
+  CHECK_THROWS_AS(projection::block_balls(vector::Zero(4), {0}, {2}, {-1}), std::domain_error);
+  vector bad = vector::Zero(4);
+  bad(1) = NAN;
+  CHECK_THROWS_AS(projection::block_balls(bad, {0}, {2}, {1}), std::domain_error);
+  // run_noisy_gradient checks the centre's size against the model.
+  const test_quadratic f(1, 2, 1.0);
+  noisy_gradient_options o;
+  o.constraint = projection::block_balls(vector::Zero(3), {0}, {2}, {1});
+  CHECK_THROWS_AS(run_noisy_gradient(f, o, vector::Zero(2), {}), std::domain_error);
 }
 
 TEST_CASE("Poisson and shuffled batches are unbiased and correlated noise has its covariance",

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dpkit/core/csv.hpp"
 #include "dpkit/divergence/gdp.hpp"
@@ -903,4 +905,110 @@ TEST_CASE("dpkit correlated: a single inapplicable method, --help, bad input", "
     CHECK(count_lines(r.err) == 1);
     CHECK(r.out.empty());
   }
+}
+
+// ---- dpkit simulate: the paper algorithms (seed 001, seed 003) -------------------------------
+
+namespace {
+
+/// δ(ε) of μ-GDP in closed form (Dong, Roth & Su 2022, Cor. 2.13), written independently of
+/// dpkit's divergence module: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), Φ(x) = erfc(−x/√2)/2.
+double gdp_delta_closed_form(double mu, double epsilon) {
+  auto Phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  return Phi(-epsilon / mu + mu / 2) - std::exp(epsilon) * Phi(-epsilon / mu - mu / 2);
+}
+
+}  // namespace
+
+TEST_CASE("dpkit simulate runs every paper algorithm with a calibrated noise and a privacy report",
+          "[cli]") {
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"phased-sgd", "--examples 256 --dimension 6 --rank 3"},
+      {"jl-phased-sgd", "--examples 256 --dimension 6 --jl-dim 8"},
+      {"moreau-phased-sgd", "--examples 256 --dimension 6"},
+      {"jl-moreau-phased-sgd", "--examples 256 --dimension 6 --jl-dim 8"},
+      {"dp-glm", "--examples 256 --dimension 6 --link tanh"},
+      {"dp-kernel-glm", "--examples 256 --dimension 3 --kernel-degree 2"},
+      {"relu-dp-pgd", "--examples 256 --dimension 6 --jl-dim 8"},
+      {"adaptive-batched-gd", "--examples 512 --dimension 4 --steps 4"},
+      {"mlp-dp-sgd", "--examples 100 --dimension 4 --width 8 --steps 20 --test-examples 50"},
+      {"longtail-dp-sgd",
+       "--examples 30 --classes 3 --dimension 40 --width 4 --steps 10 --batch-size 10 "
+       "--test-examples 30"}};
+  const double epsilon = 2, delta = 1e-5;
+  for (const auto& [algorithm, extra] : runs) {
+    for (const char* calibration : {"paper", "tight"}) {
+      CAPTURE(algorithm, calibration);
+      const auto r = dpkit_run("simulate --algorithm " + algorithm + " " + extra +
+                               " --replicates 3 --epsilon 2 --delta 1e-5 --calibration " +
+                               calibration + " --format json");
+      REQUIRE(r.exit_code == 0);
+      const json doc = json::parse(r.out);
+      const json& p = doc.at("context").at("parameters").at("privacy");
+      const double z_used = p.at("noise_multiplier_used").get<double>();
+      const double z_tight = p.at("noise_multiplier_tight").get<double>();
+      const double eps_used = p.at("epsilon_certified_used").get<double>();
+      CHECK(z_used > 0);
+      if (std::string(calibration) == "tight") {
+        CHECK(relative_error(z_used, z_tight) < 1e-12);
+        // The tight noise spends the budget: ε certified within the calibration's tolerance.
+        CHECK(eps_used <= epsilon * (1 + 1e-9));
+        CHECK(eps_used >= epsilon * 0.99);
+      }
+      if (p.contains("compositions")) {
+        // Gaussian releases: check the certified ε against the closed-form GDP δ(ε).
+        const double k = p.at("compositions").get<double>();
+        const double mu = std::sqrt(k) / z_used;
+        CHECK(relative_error(gdp_delta_closed_form(mu, eps_used), delta) < 1e-6);
+      }
+      const json& results = doc.at("results");
+      REQUIRE(results.size() >= 2);
+      for (const json& row : results) {
+        CAPTURE(row.at("observable").get<std::string>());
+        CHECK((row.at("mean").is_null() || std::isfinite(row.at("mean").get<double>())));
+      }
+    }
+  }
+}
+
+TEST_CASE("dpkit simulate: the paper's own noise of seed 001 Algs 2 and 7 in closed form",
+          "[cli]") {
+  // Alg 2: τ_i = 8Bη_i√log(1/δ)/ε on the sensitivity 4Bη_i: z = 2√log(1/δ)/ε for every phase.
+  const double epsilon = 0.5, delta = 1e-6;
+  auto r = dpkit_run(
+      "simulate --algorithm phased-sgd --examples 128 --dimension 4 --replicates 2 --epsilon 0.5 "
+      "--delta 1e-6 --format json");
+  REQUIRE(r.exit_code == 0);
+  json p = json::parse(r.out).at("context").at("parameters").at("privacy");
+  CHECK(relative_error(p.at("noise_multiplier_paper").get<double>(),
+                       2 * std::sqrt(std::log(1 / delta)) / epsilon) < 1e-12);
+  CHECK(p.at("compositions") == 1);
+  // Alg 7: σ² = 32(4W + B)²T log(2/δ)/(n²ε²) on the sensitivity 4(4W + B)/n: z = √(2T log(2/δ))/ε,
+  // composed over T steps.
+  r = dpkit_run(
+      "simulate --algorithm relu-dp-pgd --examples 128 --dimension 4 --jl-dim 6 --steps 7 "
+      "--replicates 2 --epsilon 0.5 --delta 1e-6 --format json");
+  REQUIRE(r.exit_code == 0);
+  p = json::parse(r.out).at("context").at("parameters").at("privacy");
+  CHECK(p.at("compositions") == 7);
+  CHECK(relative_error(p.at("noise_multiplier_paper").get<double>(),
+                       std::sqrt(2 * 7 * std::log(2 / delta)) / epsilon) < 1e-12);
+}
+
+TEST_CASE("dpkit simulate: paper and generic options are not mixed", "[cli]") {
+  auto r = dpkit_run("simulate --algorithm phased-sgd --noise 1 --replicates 2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--noise"));
+  r = dpkit_run("simulate --algorithm gd --epsilon 1 --replicates 2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--epsilon"));
+  r = dpkit_run("simulate --algorithm phased-sgd --model logistic --replicates 2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--model"));
+  r = dpkit_run("simulate --algorithm phased-sgd --dimension 4 --rank 5 --replicates 2");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--rank"));
+  r = dpkit_run("simulate --algorithm longtail-dp-sgd --classes 3 --class-frequencies 0.5,0.5");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--class-frequencies"));
 }

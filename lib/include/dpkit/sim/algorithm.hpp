@@ -29,20 +29,36 @@
 
 namespace dpkit::sim {
 
-/// Projection onto a closed convex set K: none (K = R^p), a Euclidean ball, or a box.
+/// Projection onto a closed convex set K: none (K = R^p), a Euclidean ball, a box, or a product
+/// of balls on disjoint coordinate blocks.
 struct projection {
-  enum class kind { none, ball, box };
+  enum class kind { none, ball, box, block_balls };
   kind type = kind::none;
-  vector center;        // ball
+  vector center;        // ball; block_balls (size p: the centre of block k is its slice)
   double radius = 0;    // ball
   vector lower, upper;  // box
+  // block_balls: block k is the slice [block_offsets[k], block_offsets[k] + block_sizes[k]),
+  // with radius block_radii[k]; coordinates outside every block are unconstrained.
+  std::vector<std::size_t> block_offsets, block_sizes;
+  std::vector<double> block_radii;
 
   static projection none() { return {}; }
   static projection ball(vector center, double radius);
   static projection box(vector lower, vector upper);
+  /// K = {x : ‖x_k − c_k‖ ≤ r_k for every block k} (x_k the slice of block k). K is a product of
+  /// sets over disjoint coordinate blocks, so the Euclidean projection acts block by block:
+  /// x_k ← c_k + (x_k − c_k)·min(1, r_k/‖x_k − c_k‖), other coordinates unchanged. This is the
+  /// per-layer constraint of seed 001 Algorithm 10 (spec 001 §6 item 12). Throws
+  /// std::domain_error if the three lists differ in length, a block is empty, blocks overlap
+  /// or leave [0, center.size()), or a radius or a centre entry is negative/not finite.
+  static projection block_balls(vector center,
+                                std::vector<std::size_t> offsets,
+                                std::vector<std::size_t> sizes,
+                                std::vector<double> radii);
   /// x ← Π_K(x).
   void apply(vector_ref x) const;
-  /// The diameter of K (∞ for none).
+  /// The diameter of K (∞ for none, and for block_balls whose blocks do not cover every
+  /// coordinate; otherwise 2√(Σ_k r_k²)).
   double diameter() const;
 };
 

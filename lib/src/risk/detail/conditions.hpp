@@ -1,0 +1,34 @@
+// Internal to dpkit::risk: the condition vocabulary shared by the bound modules (kan_bounds,
+// nonconvex_bounds, mlp_bounds, longtail_bounds) — a named inequality with its source, and the
+// status/label of a bound from its conditions.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "dpkit/risk/kan_bounds.hpp"
+
+namespace dpkit::risk::detail {
+
+/// The condition "name: value ≤ limit" (source: where the paper states it).
+inline condition at_most(std::string name, double value, double limit, std::string source) {
+  return {std::move(name), value, limit, value <= limit, std::move(source)};
+}
+/// The condition "name: value ≥ limit".
+inline condition at_least(std::string name, double value, double limit, std::string source) {
+  return {std::move(name), value, limit, value >= limit, std::move(source)};
+}
+
+/// Sets status and label from the conditions: `ok` when every condition holds,
+/// condition_violated (naming the failed ones) otherwise.
+inline void set_status(risk_bound& r, bound_status ok) {
+  std::string failed;
+  for (const condition& c : r.conditions)
+    if (!c.holds) failed += (failed.empty() ? "" : "; ") + c.name;
+  r.status = failed.empty() ? ok : bound_status::condition_violated;
+  r.label = failed.empty()
+                ? std::string(to_string(ok))
+                : std::string(to_string(bound_status::condition_violated)) + ": " + failed;
+}
+
+}  // namespace dpkit::risk::detail
