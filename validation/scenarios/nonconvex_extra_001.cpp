@@ -201,16 +201,41 @@ void fill_ushape_result(scenario_result& r, const ushape_check& u, std::uint64_t
 
 // ---- 001-thm2-jl-ushape -----------------------------------------------------------------------
 
+// The design of the JL scenario: x = (a s, sqrt(1 − a²) u) with s ~ U[−1, 1] and u uniform on
+// S^{d−2}, so ‖x‖ ≤ 1 (Assumption 1) and the data have full rank θ = d, while the teacher
+// w* = W e_1 sees only the first coordinate: b = ⟨w*, x⟩ = W a s. A JL projection to m < d
+// dimensions keeps the signal direction but mixes the d − 1 others into it, an interference of
+// variance ≈ (1 − a²) W²/m on the prediction: the 1/m JL bias of Thm 2's proof. Draw order per
+// row: s, then d − 1 normals.
+Eigen::MatrixXd jl_design_sample(std::size_t n, std::size_t d, double a, random_stream& s) {
+  Eigen::MatrixXd X(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
+  const double rest = std::sqrt(1 - a * a);
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    X(i, 0) = a * s.uniform(-1, 1);
+    double nrm = 0;
+    for (Eigen::Index j = 1; j < X.cols(); ++j) {
+      X(i, j) = s.normal();
+      nrm += X(i, j) * X(i, j);
+    }
+    X.row(i).tail(X.cols() - 1) *= rest / std::sqrt(nrm);
+  }
+  return X;
+}
+
 scenario_result thm2_jl_ushape(const scenario_context& c) {
   const bool full = c.tier == tier::full;
   const std::uint64_t replicates = replicates_for(c, 64, 400);
   const std::size_t samples = full ? 20000 : 4000;
   const double F = c.bound_factor;
-  const std::size_t theta = full ? 256 : 128, d = theta;
-  const std::size_t n = full ? 16384 : 4096;
-  const double epsilon = 1, delta = 1e-5, W = 4;
-  const std::vector<std::size_t> ms = full ? std::vector<std::size_t>{2, 4, 8, 16, 32, 64, 128, 256}
-                                           : std::vector<std::size_t>{2, 4, 8, 16, 32, 64, 128};
+  const std::size_t d = 128, theta = d;
+  const std::size_t n = 4096;
+  const double a = 0.7, W = 6;
+  const double epsilon = 1, delta = 1e-5;
+  // One step size for every m (only the JL dimension varies); η = 0.05 had the lowest risk of
+  // η ∈ {4, 1, 0.2, 0.05, 0.02, 0.008} in a pilot at this n, ε (larger η: the phase noise
+  // τ_i ∝ η_i dominates; smaller: the runs barely leave w_0 = 0).
+  const double eta = 0.05;
+  const std::vector<std::size_t> ms = {2, 4, 8, 16, 32, 64, 128};
   risk::glm_problem prob;
   prob.examples = static_cast<long long>(n);
   prob.theta = dbl(theta);
@@ -220,11 +245,6 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   prob.G = 0.25;  // sigmoid
   prob.B = 1;
   const risk::jl_tradeoff tr = risk::jl_dimension_tradeoff(prob, 1);
-  // One step size for every m (so that only the JL dimension varies): Thm 2's
-  // η = min{ε/√(m log(1/δ)), 1/√n} (hidden constant 1) at m = m*, capped at 1/(2G) = 2 (the
-  // privacy proof's η ≤ 2/(4G), spec 001 §6 item 4).
-  const double eta = std::min(
-      2.0, std::min(epsilon / std::sqrt(tr.m_star * std::log(1 / delta)), 1 / std::sqrt(dbl(n))));
   std::vector<sim::observable> obs;
   for (const std::size_t m : ms) obs.push_back({"excess, m = " + std::to_string(m), true});
   sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm2-jl-ushape");
@@ -232,16 +252,19 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
-        // Common random numbers: one w* and one dataset per replicate; the JL rows and noise
-        // come from the same key for every m (Φ for m is the first m rows of Φ for larger m,
-        // up to the 1/√m scaling: jl_matrix draws row by row).
-        random_stream ws(c.seed, rep, 0), fs(c.seed, rep, 1), ls(c.seed, rep, 2);
-        sim::glm_population p;
-        p.design = sim::glm_design::coordinate(d, theta, sim::glm_design_law::unit_sphere);
-        p.teacher.link = glm_link::sigmoid;
-        p.teacher.w_star = W * unit_direction(d, ws);
-        p.teacher.noise = sim::glm_label_noise::binary;
-        const sim::dataset data = p.sample(n, fs, ls);
+        // Common random numbers: one dataset per replicate; the JL rows and the noise come from
+        // the same key for every m (jl_matrix draws row by row, so Φ for m is the first m rows
+        // of Φ for a larger m, up to the 1/√m scaling).
+        random_stream fs(c.seed, rep, 1), ls(c.seed, rep, 2);
+        sim::dataset data;
+        data.features = jl_design_sample(n, d, a, fs);
+        data.labels.resize(static_cast<Eigen::Index>(n));
+        for (Eigen::Index i = 0; i < data.labels.size(); ++i)  // binary, E[y|x] = σ(W x_1)
+          data.labels(i) =
+              ls.uniform() < sim::link_value(glm_link::sigmoid, W * data.features(i, 0)) ? 1.0
+                                                                                         : 0.0;
+        random_stream xs(c.seed, rep, 3);  // common x draws for every m
+        const Eigen::MatrixXd Xt = jl_design_sample(samples, d, a, xs);
         sim::phased_sgd_options o;
         o.link = glm_link::sigmoid;
         o.epsilon = epsilon;
@@ -252,8 +275,14 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
         for (std::size_t j = 0; j < ms.size(); ++j) {
           o.jl_dim = ms[j];
           const sim::glm_result g = sim::jl_phased_sgd(data, o, {c.seed, rep, 10});
-          random_stream s(c.seed, rep, 3);  // common x draws for every m
-          out[j] = p.excess_risk(glm_link::sigmoid, g.w, samples, s).value;
+          // Excess risk E_x(σ(⟨w, x⟩) − σ(⟨w*, x⟩))² (spec 001 §1.2 identity), Monte Carlo.
+          const Eigen::VectorXd pred = Xt * g.w;
+          double e = 0;
+          for (Eigen::Index i = 0; i < pred.size(); ++i)
+            e += std::pow(sim::link_value(glm_link::sigmoid, pred(i)) -
+                              sim::link_value(glm_link::sigmoid, W * Xt(i, 0)),
+                          2);
+          out[j] = e / dbl(samples);
         }
       },
       mc);
@@ -277,8 +306,12 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   r.parameters = {{"link", "sigmoid (G = 1/4, B = 1)"},
                   {"d", d},
                   {"theta", theta},
-                  {"design", "x = z uniform on S^{d-1} (full rank theta = d)"},
-                  {"w_star", "W u, u uniform direction, W = 4"},
+                  {"design",
+                   "x = (a s, sqrt(1 - a^2) u), s ~ U[-1, 1], u uniform on S^{d-2} (|x| <= 1, "
+                   "rank d)"},
+                  {"a", a},
+                  {"w_star", "W e_1"},
+                  {"W", W},
                   {"labels", "binary, E[y|x] = sigma(<w*, x>)"},
                   {"n", n},
                   {"epsilon", epsilon},
@@ -286,8 +319,8 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
                   {"m", ms},
                   {"eta", eta},
                   {"eta_rule",
-                   "Thm 2's min{eps/sqrt(m log(1/delta)), 1/sqrt(n)} at m = m*, the same for "
-                   "every m"},
+                   "fixed for every m (eta_i = eta/4^i <= 1/(2G) = 2, Thm 2's privacy "
+                   "condition)"},
                   {"x_samples_per_replicate", samples},
                   {"replicates", replicates},
                   {"tier", to_string(c.tier)}};
@@ -302,10 +335,12 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
       "; the measured optimum is compared with it only up to constants (the bias constant of the "
       "JL step and the noise constant of the phase sum are not known)");
   r.notes.push_back(
-      "why the risk grows with m: the noise zeta_i in R^m lies in the span of the projected data "
-      "(rank min(m, theta)), so every phase restarts from a point whose squared distance grows "
-      "like min(m, theta) tau^2; for m >= theta the growth stops (the noise outside the data span "
-      "never reaches a prediction)");
+      "what limits the right arm: the phase noise zeta_i ~ N(0, tau_i^2 I_m) moves a prediction "
+      "<w, Phi x> by N(0, tau_i^2 |Phi x|^2), and |Phi x| ~ |x| whatever m, so the noise cost per "
+      "prediction hardly depends on m; the proof's m tau^2 is the squared distance in parameter "
+      "space, which the next phase need not undo along directions of low data variance. The "
+      "bias side (the 1/m interference of the d - 1 off-signal coordinates) is clear; a rise at "
+      "large m is small here (pilot over eta: at most a few % from m = 64 to 128, not resolved)");
   figure& f = r.figure;
   f.title = "Alg 3 excess risk against the JL dimension m (n = " + std::to_string(n) +
             ", eps = " + sig(epsilon) + ", d = theta = " + std::to_string(theta) + ")";
@@ -434,7 +469,15 @@ scenario_result thm7_contraction(const scenario_context& c) {
   const double q_hat = std::pow(mK / d0, 1 / Kd);
   const double q_lo = std::pow(std::max(mK - hK, 1e-300) / d0, 1 / Kd);
   const double q_hi = std::pow((mK + hK) / d0, 1 / Kd);
-  const double q_claim = 1 - cb.tau * eta / (2 * F);     // Thm 7 proof (12)-(13): 1 − τη/2
+  const double q_claim = 1 - cb.tau * eta / (2 * F);  // Thm 7 proof (12)-(13): 1 − τη/2
+  // The worst window: max over consecutive checkpoints of (E e_{T+4}/E e_T)^{1/4} (point
+  // estimates; the first window starts at e_0 = |w*_ℓ|²).
+  double worst_window = 0;
+  for (std::size_t k = 0; k < checkpoints; ++k) {
+    const double prev = k == 0 ? d0 : res.observables[k - 1].stats.mean();
+    worst_window = std::max(worst_window, std::pow(res.observables[k].stats.mean() / prev,
+                                                   1 / static_cast<double>(every)));
+  }
   const double q_exact = (1 - eta / 2) * (1 - eta / 2);  // population GD on the linear gradient
   // (2) E[w_K] = (1 − (1 − η/2)^K) w*_ℓ: per-coordinate z-scores, family-wise level 1e-3.
   const sim::vector pred = (1 - std::pow(1 - eta / 2, Kd)) * w_l;
@@ -499,7 +542,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
                   {"x_samples_per_risk", samples},
                   {"replicates", replicates},
                   {"tier", to_string(c.tier)}};
-  const bool a_viol = q_lo > q_claim, a_hold = q_hi <= q_claim;
+  const bool a_viol = q_lo > q_claim, a_hold = q_hi <= q_claim && worst_window <= q_claim;
   const bool c_viol = refuted * 2 > reps, c_hold = certified == reps;
   r.notes.push_back(
       "(a) K-step factor per step, noise off: " + sig(q_hat, 6) + " [" + sig(q_lo, 6) + ", " +
@@ -508,6 +551,9 @@ scenario_result thm7_contraction(const scenario_context& c) {
       " (strong monotonicity 1/2 and Lipschitz 1/2 coincide: the gradient is linear), "
       "so the claim's factor is an upper bound, loose by (1 - q)/(tau eta/2) ~ " +
       sig((1 - q_hat) / (cb.tau * eta / 2), 3));
+  r.notes.push_back("(a) worst 4-step window, per step (point estimate): " + sig(worst_window, 6) +
+                    " (the geometric factor over K steps may hide a slow "
+                    "window; required <= the claim for 'holds')");
   r.notes.push_back("(b) E[w_K] vs (1 - (1 - eta/2)^K) w*_l: largest |z| over " +
                     std::to_string(d) + " coordinates " + sig(max_z, 3) + " (threshold " +
                     sig(z_mean, 3) + "); |w*_l| = " + sig(std::sqrt(d0), 5) +
@@ -662,6 +708,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
         out[2] = ex_sum / dbl(samples);
         out[3] = se_sum / dbl(samples);
         out[4] = M;
+        // Lemma 7's right-hand side (the surrogate excess may be negative here, see above).
         out[5] = risk::kernel_surrogate_excess_to_risk(G, M, out[3]);
       },
       mc);
@@ -897,11 +944,11 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
                     "log(1/delta))} = " +
                     sig(hz.theorem_steps, 4));
   r.notes.push_back(
-      "mechanism: the averaged iterate's noise variance grows like T^2 before the iterates mix and "
-      "saturates at sigma^2/(lambda^2 T) (independent of T, as sigma^2 ~ T) afterwards, while the "
-      "optimisation bias keeps falling; the risk returns to that plateau from below at large T, "
-      "so the interior minimum is real but its right arm is a plateau, not the linear growth of "
-      "the worst-case (merely convex) proof");
+      "the proof's privacy term grows linearly in T (worst case, merely convex); here the "
+      "population surrogate is strongly convex on the sphere, and the averaged iterate's noise "
+      "variance grows like T^2 only until the iterates mix, then tends to sigma^2/(lambda^2 T), "
+      "which is constant in T since sigma^2 ~ T: the right arm flattens at large T rather than "
+      "growing without bound");
   figure& f = r.figure;
   f.title = "Alg 7 excess risk against T (n = " + std::to_string(n) + ", eps = " + sig(epsilon) +
             ", eta = " + sig(eta) + ")";
@@ -923,7 +970,7 @@ void register_nonconvex_extra_scenarios(std::vector<scenario>& out) {
                  "Seed 001 Thm 7: Alg 8 contraction factor and final guarantee", thm7_contraction,
                  0.05});
   out.push_back(
-      {"001-lemma7-floor", "Seed 001 Lemma 7: kernel surrogate-to-risk floor", lemma7_floor, 0.25});
+      {"001-lemma7-floor", "Seed 001 Lemma 7: kernel surrogate-to-risk floor", lemma7_floor, 0.2});
   out.push_back({"001-thm6-steps-ushape", "Seed 001 Thm 6: Alg 7's risk is U-shaped in T",
                  thm6_steps_ushape, 0.5});
 }

@@ -136,7 +136,9 @@ kernel_surrogate_constants kernel_surrogate_lemma(double G, double M) {
 
 double kernel_surrogate_excess_to_risk(double G, double M, double surrogate_excess) {
   constexpr const char* fn = "kernel_surrogate_excess_to_risk";
-  check_nonnegative(fn, "surrogate_excess", surrogate_excess);
+  // With M > 0, w* need not minimise L^ℓ_P, so the surrogate excess may be negative (any finite
+  // value is a valid input; the right-hand side can then be below the floor).
+  check_finite(fn, "surrogate_excess", surrogate_excess);
   check_positive(fn, "G", G);
   check_nonnegative(fn, "M", M);
   const kernel_surrogate_constants k = kernel_surrogate_lemma(G, M);

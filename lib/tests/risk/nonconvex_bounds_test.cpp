@@ -138,6 +138,9 @@ TEST_CASE("Lemma 3 and Lemma 7 constants", "[nonconvex]") {
   REQUIRE_THROWS_AS(risk::surrogate_excess_to_risk(0.25, -0.1), std::domain_error);
   REQUIRE_THROWS_AS(risk::kernel_surrogate_lemma(0.25, -1), std::domain_error);
   REQUIRE_THROWS_AS(risk::kernel_surrogate_excess_to_risk(0.25, kNan, 0.1), std::domain_error);
+  // A negative surrogate excess is legitimate when M > 0: 4G·s + 2G²M² + 4GM by hand.
+  CHECK_THAT(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, -0.02), WithinRel(0.08125, kRel));
+  REQUIRE_THROWS_AS(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, kNan), std::domain_error);
 }
 
 TEST_CASE("Lemmas 4 to 6 Moreau envelope and oracle constants", "[nonconvex]") {

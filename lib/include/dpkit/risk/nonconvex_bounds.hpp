@@ -95,7 +95,8 @@ struct kernel_surrogate_constants {
 /// Lemma 7: L_P(w) − min_h L_P(h) ≤ 4G (L^ℓ_P(w) − L^ℓ_P(w*)) + 2G²M² + 4GM.
 kernel_surrogate_constants kernel_surrogate_lemma(double G, double M);
 
-/// Lemma 7's right-hand side 4G·surrogate_excess + 2G²M² + 4GM.
+/// Lemma 7's right-hand side 4G·surrogate_excess + 2G²M² + 4GM. The surrogate excess may be
+/// negative (with M > 0, w* does not minimise L^ℓ_P); it must be finite.
 double kernel_surrogate_excess_to_risk(double G, double M, double surrogate_excess);
 
 // ---- Lemmas 4–6: Moreau envelope and the gradient oracle (explicit) -----------------------------
