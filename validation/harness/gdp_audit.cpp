@@ -25,6 +25,19 @@ double normal_quantile(double confidence) {
       boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
 }
 
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (const double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double se_of(const std::vector<double>& v) {
+  const double m = mean_of(v);
+  double s = 0;
+  for (const double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+}
+
 slope_fit log_log_slope(const std::vector<double>& x,
                         const std::vector<std::vector<double>>& columns) {
   const std::size_t J = x.size();

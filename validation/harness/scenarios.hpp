@@ -24,14 +24,19 @@ void register_kan_scaling_scenarios(std::vector<scenario>& out);     // kan_scal
 void register_correlated_scenarios(std::vector<scenario>& out);      // scenarios/correlated_000.cpp
 void register_nonconvex_scenarios(std::vector<scenario>& out);       // scenarios/nonconvex_001.cpp
 void register_nonconvex_extra_scenarios(std::vector<scenario>& out);  // nonconvex_extra_001.cpp
-void register_mlp_scenarios(std::vector<scenario>& out);             // scenarios/mlp_001.cpp
-void register_longtail_scenarios(std::vector<scenario>& out);        // scenarios/longtail_003.cpp
+void register_mlp_scenarios(std::vector<scenario>& out);              // scenarios/mlp_001.cpp
+void register_longtail_scenarios(std::vector<scenario>& out);         // scenarios/longtail_003.cpp
 
 /// x to `digits` significant digits (printf %g), for notes and legends.
 std::string sig(double x, int digits = 4);
 
 /// Two-sided standard normal quantile z with P(|Z| ≤ z) = confidence.
 double normal_quantile(double confidence);
+
+/// The sample mean of v (v non-empty), and its standard error sd/√n with the unbiased sd
+/// (n ≥ 2).
+double mean_of(const std::vector<double>& v);
+double se_of(const std::vector<double>& v);
 
 /// The OLS slope of log(mean_j) on log(x_j), with a delta-method standard error from the
 /// replicates' sample covariance: column j holds the replicates' values at x_j, and the columns

@@ -68,19 +68,6 @@ sim::vector span_vector(std::size_t d, std::size_t theta, double W) {
   return v;
 }
 
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (const double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
-double se_of(const std::vector<double>& v) {
-  const double m = mean_of(v);
-  double s = 0;
-  for (const double x : v) s += (x - m) * (x - m);
-  return std::sqrt(s / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
-}
-
 // ---- 001-lemma3-surrogate-gap ------------------------------------------------------------------
 
 scenario_result lemma3(const scenario_context& c) {

@@ -47,19 +47,6 @@ double dbl(std::size_t n) {
   return static_cast<double>(n);
 }
 
-double mean_of(const std::vector<double>& v) {
-  double s = 0;
-  for (const double x : v) s += x;
-  return s / static_cast<double>(v.size());
-}
-
-double se_of(const std::vector<double>& v) {
-  const double m = mean_of(v);
-  double s = 0;
-  for (const double x : v) s += (x - m) * (x - m);
-  return std::sqrt(s / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
-}
-
 sim::vector unit_direction(std::size_t d, random_stream& s) {
   sim::vector u(static_cast<Eigen::Index>(d));
   for (Eigen::Index j = 0; j < u.size(); ++j) u(j) = s.normal();
