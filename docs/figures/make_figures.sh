@@ -168,15 +168,17 @@ cp "$tmp/v000/000-dplcgd-kan-sample-size.csv" "$here/validation_kan_sample_size.
 cp "$tmp/v000/000-correlated-kappa-grid.svg" "$here/validation_correlated_kappa_grid.svg"
 cp "$tmp/v000/000-correlated-kappa-grid.csv" "$here/validation_correlated_kappa_grid.csv"
 # Figures: seed 001 and 003 validation — Alg 2's excess risk against n and epsilon with the
-# explicit phase-sum bound; DP-SGD (Alg 10) against the width, T and C; seed 003's test error on
+# explicit phase-sum bound; Alg 3's rates; Alg 8 at n proportional to d; the NTRF term (Fig 1); DP-SGD (Alg 10) against the width, T and C; seed 003's test error on
 # all and long-tailed points against the noise, and the Fig 1 cells (dpkit validate, quick tier).
 "$dpkit" validate 001-thm1-rate 001-thm1-phase-sum 001-alg10-width-ushape 001-alg10-steps-ushape \
-  001-alg10-clip-flat 003-thm3-tail-gap 003-fig-synthetic \
+  001-alg10-clip-flat 003-thm3-tail-gap 003-fig-synthetic 001-thm2-alg3-rate \
+  001-thm7-alg8-dimension 001-fig1-ntrf \
   --tier quick --seed 2026 --out "$tmp/v001" --format csv > /dev/null
 for pair in 001-thm1-rate:validation_nonconvex_rate 001-thm1-phase-sum:validation_nonconvex_phase_sum \
   001-alg10-width-ushape:validation_mlp_width 001-alg10-steps-ushape:validation_mlp_steps \
   001-alg10-clip-flat:validation_mlp_clip 003-thm3-tail-gap:validation_longtail_tail_gap \
-  003-fig-synthetic:validation_longtail_fig_synthetic; do
+  003-fig-synthetic:validation_longtail_fig_synthetic 001-thm2-alg3-rate:validation_nonconvex_alg3_rate \
+  001-thm7-alg8-dimension:validation_nonconvex_alg8_dimension 001-fig1-ntrf:validation_mlp_ntrf; do
   cp "$tmp/v001/${pair%%:*}.svg" "$here/${pair##*:}.svg"
   cp "$tmp/v001/${pair%%:*}.csv" "$here/${pair##*:}.csv"
 done

@@ -38,6 +38,40 @@ double se_of(const std::vector<double>& v) {
   return std::sqrt(s / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
 }
 
+std::pair<double, double> mean_se(const std::vector<double>& a) {
+  const double N = static_cast<double>(a.size());
+  double mean = 0, var = 0;
+  for (double v : a) mean += v / N;
+  for (double v : a) var += (v - mean) * (v - mean) / (N - 1);
+  return {mean, std::sqrt(var / N)};
+}
+
+std::pair<double, double> paired_mean_se(const std::vector<double>& a,
+                                         const std::vector<double>& b,
+                                         double f) {
+  const double N = static_cast<double>(a.size());
+  double mean = 0, var = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) mean += (a[i] - f * b[i]) / N;
+  for (std::size_t i = 0; i < a.size(); ++i) var += std::pow(a[i] - f * b[i] - mean, 2) / (N - 1);
+  return {mean, std::sqrt(var / N)};
+}
+
+std::string interval_text(double mean, double half) {
+  return sig(mean, 4) + " +- " + sig(half, 3);
+}
+
+series make_series(std::string name,
+                   std::vector<double> x,
+                   std::vector<double> y,
+                   std::string style) {
+  series s;
+  s.name = std::move(name);
+  s.style = std::move(style);
+  s.x = std::move(x);
+  s.y = std::move(y);
+  return s;
+}
+
 slope_fit log_log_slope(const std::vector<double>& x,
                         const std::vector<std::vector<double>>& columns) {
   const std::size_t J = x.size();

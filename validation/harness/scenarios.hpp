@@ -6,6 +6,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpkit/sim/algorithm.hpp"
@@ -26,6 +27,9 @@ void register_nonconvex_scenarios(std::vector<scenario>& out);       // scenario
 void register_nonconvex_extra_scenarios(std::vector<scenario>& out);  // nonconvex_extra_001.cpp
 void register_mlp_scenarios(std::vector<scenario>& out);              // scenarios/mlp_001.cpp
 void register_longtail_scenarios(std::vector<scenario>& out);         // scenarios/longtail_003.cpp
+void register_mlp_extra_scenarios(std::vector<scenario>& out);        // mlp_extra_001.cpp
+void register_longtail_lemma_scenarios(std::vector<scenario>& out);   // longtail_lemmas_003.cpp
+void register_nonconvex_rate_scenarios(std::vector<scenario>& out);   // nonconvex_rates_001.cpp
 
 /// x to `digits` significant digits (printf %g), for notes and legends.
 std::string sig(double x, int digits = 4);
@@ -37,6 +41,19 @@ double normal_quantile(double confidence);
 /// (n ≥ 2).
 double mean_of(const std::vector<double>& v);
 double se_of(const std::vector<double>& v);
+/// Mean and standard error of a (n ≥ 2), summed as Σ v/N (the seed 003 scenarios' order).
+std::pair<double, double> mean_se(const std::vector<double>& a);
+/// Mean and standard error of a_i − f·b_i (paired by replicate; n ≥ 2).
+std::pair<double, double> paired_mean_se(const std::vector<double>& a,
+                                         const std::vector<double>& b,
+                                         double f);
+/// "mean +- half" with 4 and 3 significant digits.
+std::string interval_text(double mean, double half);
+/// A figure series with these points and style ("lines", "points", …).
+series make_series(std::string name,
+                   std::vector<double> x,
+                   std::vector<double> y,
+                   std::string style = "lines");
 
 /// The OLS slope of log(mean_j) on log(x_j), with a delta-method standard error from the
 /// replicates' sample covariance: column j holds the replicates' values at x_j, and the columns

@@ -125,14 +125,6 @@ lt_problem make_problem(
 // ---- paired ordering audits (as the seed 000 trend scenarios)
 // ---------------------------------------
 
-std::pair<double, double> mean_se(const std::vector<double>& a) {
-  const double N = static_cast<double>(a.size());
-  double mean = 0, var = 0;
-  for (double v : a) mean += v / N;
-  for (double v : a) var += (v - mean) * (v - mean) / (N - 1);
-  return {mean, std::sqrt(var / N)};
-}
-
 std::vector<double> diff(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<double> out(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] - b[i];
@@ -222,18 +214,6 @@ nlohmann::json config_json(const lt_config& g, double z) {
           {"dp_delta", g.dp_delta},
           {"noise_multiplier_z", z},
           {"init", "PyTorch nn.Linear default U(-1/sqrt(d), 1/sqrt(d)), Haar-rotated"}};
-}
-
-series make_series(std::string name,
-                   std::vector<double> x,
-                   std::vector<double> y,
-                   std::string style = "lines") {
-  series s;
-  s.name = std::move(name);
-  s.style = std::move(style);
-  s.x = std::move(x);
-  s.y = std::move(y);
-  return s;
 }
 
 // ---- 003-lemma9-false

@@ -40,26 +40,19 @@
 #include "dpkit/sim/mlp.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/sim/statistics.hpp"
+#include "mlp_common.hpp"
 
 namespace dpkit::validation {
 namespace {
 
-constexpr std::size_t kDim = 8, kDepth = 3, kTeacher = 4;
-constexpr double kLabelNoise = 0.05, kRate = 0.05, kEpsilon = 1;
+using mlp_detail::calibrated_z;
+using mlp_detail::kDepth;
+using mlp_detail::kDim;
+using mlp_detail::kEpsilon;
+using mlp_detail::kRate;
 
 // ---- shared pieces
 // -------------------------------------------------------------------------------
-
-// The noise multiplier of Alg 10 with Poisson rate q, T steps, at (ε, δ) by dpkit's RDP
-// accountant (a certified upper bound on ε; spec 001 §2 "simulator recommendation").
-double calibrated_z(double q, long steps, double epsilon, double delta) {
-  accounting::training_run run;
-  run.phases.push_back({1.0, q, accounting::sampling_scheme::poisson, steps});
-  accounting::calibration_options o;
-  o.accountant = accounting::accountant_type::rdp;
-  const auto cal = accounting::calibrate_noise_multiplier(run, epsilon, delta, o);
-  return cal.noise_multiplier;
-}
 
 // One configuration of Algorithm 10 in a sweep.
 struct alg10_config {
@@ -79,10 +72,8 @@ struct task_sizes {
 std::pair<sim::dataset, sim::dataset> make_task(std::uint64_t seed,
                                                 std::uint64_t rep,
                                                 const task_sizes& t) {
-  random_stream s(seed, rep, 0);
-  const sim::sphere_teacher teacher = sim::random_sphere_teacher(kDim, kTeacher, s);
-  const sim::dataset all = sim::sphere_teacher_data(t.n_train + t.n_test, teacher, kLabelNoise, s);
-  return sim::train_test_split(all, t.n_train);
+  return sim::train_test_split(mlp_detail::teacher_data(seed, rep, t.n_train + t.n_test),
+                               t.n_train);
 }
 
 // Per configuration: test loss, test error and training loss of the averaged iterate, and the
@@ -148,21 +139,6 @@ sweep_result run_sweep(const scenario_context& c,
   return s;
 }
 
-// Mean and standard error of a_i − f·b_i (paired by replicate).
-std::pair<double, double> paired(const std::vector<double>& a,
-                                 const std::vector<double>& b,
-                                 double f) {
-  const double N = static_cast<double>(a.size());
-  double mean = 0, var = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) mean += (a[i] - f * b[i]) / N;
-  for (std::size_t i = 0; i < a.size(); ++i) var += std::pow(a[i] - f * b[i] - mean, 2) / (N - 1);
-  return {mean, std::sqrt(var / N)};
-}
-
-std::string interval_text(double mean, double half) {
-  return sig(mean, 4) + " +- " + sig(half, 3);
-}
-
 // The U-shape audit shared by the width and steps scenarios. Claim: some interior grid point j
 // has a lower expected test loss than both ends: E[L(end)] > E[L(j)]/F for both ends (paired
 // differences, Bonferroni over the 2·(J − 2) comparisons). holds: some interior j has both
@@ -183,8 +159,8 @@ void audit_ushape(const std::vector<std::vector<double>>& loss,
   std::size_t best_j = 1;
   double best_mean = NAN, best_half = NAN;
   for (std::size_t j = 1; j + 1 < J; ++j) {
-    const auto [m0, s0] = paired(loss.front(), loss[j], 1 / F);
-    const auto [m1, s1] = paired(loss.back(), loss[j], 1 / F);
+    const auto [m0, s0] = paired_mean_se(loss.front(), loss[j], 1 / F);
+    const auto [m1, s1] = paired_mean_se(loss.back(), loss[j], 1 / F);
     const bool left = m0 - z * s0 > 0, right = m1 - z * s1 > 0;
     const bool left_wrong = m0 + z * s0 < 0, right_wrong = m1 + z * s1 < 0;
     if (left && right) any_u = true;
@@ -451,13 +427,13 @@ scenario_result clip_flat(const scenario_context& c) {
   for (std::size_t idx = 1; idx < audited.size(); ++idx) {
     const std::size_t j = audited[idx];
     // Upper side: L(C) ≤ F(1 + τ)L(C_ref); lower side: L(C) ≥ (1 − τ)L(C_ref)/F.
-    const auto [mu, su] = paired(s.test_loss[j], s.test_loss[ref], F * (1 + tau));
-    const auto [ml, sl] = paired(s.test_loss[j], s.test_loss[ref], (1 - tau) / F);
+    const auto [mu, su] = paired_mean_se(s.test_loss[j], s.test_loss[ref], F * (1 + tau));
+    const auto [ml, sl] = paired_mean_se(s.test_loss[j], s.test_loss[ref], (1 - tau) / F);
     const bool up_ok = mu + zq * su<0, low_ok = ml - zq * sl> 0;
     const bool up_bad = mu - zq * su > 0, low_bad = ml + zq * sl < 0;
     right += (up_ok ? 1 : 0) + (low_ok ? 1 : 0);
     wrong += (up_bad ? 1 : 0) + (low_bad ? 1 : 0);
-    const auto [d, sd] = paired(s.test_loss[j], s.test_loss[ref], 1);
+    const auto [d, sd] = paired_mean_se(s.test_loss[j], s.test_loss[ref], 1);
     r.notes.push_back("C = " + sig(clips[j], 3) + " (C/G0 = " + sig(ratios[j], 3) +
                       "): L(C) - L(C_ref) = " + interval_text(d, zq * sd) + " vs band +-" +
                       sig(tau * s.test_loss_mean[ref], 3) + " -> " +
@@ -495,7 +471,7 @@ scenario_result clip_flat(const scenario_context& c) {
                     "; audited C <= " + sig(c_max, 3) + " (" + std::to_string(audited.size()) +
                     " values); the larger C are reported only");
   // The Fig 2 protocol (fixed η): reported, not audited.
-  const auto [fd, fsd] = paired(s.test_loss[J], s.test_loss[2 * J - 1], 1);
+  const auto [fd, fsd] = paired_mean_se(s.test_loss[J], s.test_loss[2 * J - 1], 1);
   r.notes.push_back(
       "trend information (not audited), Fig 2 protocol with one eta = " + sig(eta_fixed) +
       " for every C (claim 42):" + fixed +

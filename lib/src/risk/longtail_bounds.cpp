@@ -68,6 +68,26 @@ double max_cross_term(const longtail_problem& p, std::size_t k) {
   return best;
 }
 
+// The other-class sums of Thm 3 and Remark 4: a term exp(−c (N/D_j)²) for every j ≠ k, where
+// D_j = scale·√|S_j|‖A_kᵀA_j‖_F + offset (spec 003 §3).
+void add_class_terms(risk_bound& r,
+                     const longtail_problem& p,
+                     std::size_t k,
+                     double numerator,
+                     double scale,
+                     double offset,
+                     double c) {
+  r.value = 0;
+  for (std::size_t j = 0; j < p.classes(); ++j) {
+    if (j == k) continue;
+    const double D = scale * std::sqrt(p.class_counts[j]) * p.cross_at(k, j) + offset;
+    const double ratio = numerator / D;
+    const double term = std::exp(-c * ratio * ratio);
+    r.terms.push_back({"j = " + count(j), term});
+    r.value += term;
+  }
+}
+
 }  // namespace
 
 // ---- problem ------------------------------------------------------------------------------------
@@ -299,17 +319,8 @@ risk_bound thm3_all_data(const longtail_problem& p,
   const double numerator = signal - n * s.noise_std * u * std::sqrt(2 * std::log(2 / s.fail_delta));
   risk_bound r;
   r.source = kThm3a;
-  r.value = 0;
-  for (std::size_t j = 0; j < p.classes(); ++j) {
-    if (j == k) continue;
-    // D_j = √|S_j|‖A_kᵀA_j‖_F + nσ_n‖A_k‖_F.
-    const double D =
-        std::sqrt(p.class_counts[j]) * p.cross_at(k, j) + n * s.noise_std * p.frobenius[k];
-    const double ratio = numerator / D;
-    const double term = std::exp(-c.c1 * ratio * ratio);
-    r.terms.push_back({"j = " + count(j), term});
-    r.value += term;
-  }
+  // D_j = √|S_j|‖A_kᵀA_j‖_F + nσ_n‖A_k‖_F.
+  add_class_terms(r, p, k, numerator, 1, n * s.noise_std * p.frobenius[k], c.c1);
   r.conditions.push_back(at_least(
       "|S_k| Lambda_k ||u_k||^2 >= C1 (max_j sqrt|S_j| ||A_k'A_j||_F + n sigma_n (||u_k|| + "
       "||A_k||_F))",
@@ -338,16 +349,7 @@ risk_bound thm3_tail(const longtail_problem& p,
   const double numerator = a * tail_L - b * root;
   risk_bound r;
   r.source = kThm3b;
-  r.value = 0;
-  for (std::size_t j = 0; j < p.classes(); ++j) {
-    if (j == k) continue;
-    const double D =
-        std::sqrt(p.class_counts[j]) * p.cross_at(k, j) + n * s.noise_std * p.frobenius[k];
-    const double ratio = numerator / D;
-    const double term = std::exp(-c.c2 * ratio * ratio);
-    r.terms.push_back({"j = " + count(j), term});
-    r.value += term;
-  }
+  add_class_terms(r, p, k, numerator, 1, n * s.noise_std * p.frobenius[k], c.c2);
   r.conditions.push_back(at_least(
       "sqrt|S_k| Lambda_k ||A_k'A_k||_F >= C2 (max_j sqrt|S_j| ||A_k'A_j||_F + n sigma_n "
       "sqrt(d + L^2) ||A_k||_op + n sigma_n ||A_k||_F)",
@@ -406,16 +408,7 @@ risk_bound remark4_all_data(const longtail_problem& p,
   const double numerator = epsilon * p.class_counts[k] * lam * u * u - ct * u;
   risk_bound r;
   r.source = kRem4;
-  r.value = 0;
-  for (std::size_t j = 0; j < p.classes(); ++j) {
-    if (j == k) continue;
-    const double D =
-        epsilon * std::sqrt(p.class_counts[j]) * p.cross_at(k, j) + ct * p.frobenius[k];
-    const double ratio = numerator / D;
-    const double term = std::exp(-c.c1 * ratio * ratio);
-    r.terms.push_back({"j = " + count(j), term});
-    r.value += term;
-  }
+  add_class_terms(r, p, k, numerator, epsilon, ct * p.frobenius[k], c.c1);
   r.conditions.push_back(at_least("numerator > 0", numerator, std::nextafter(0.0, 1.0), kRem4));
   finish(r, bound_status::up_to_constants);
   return r;

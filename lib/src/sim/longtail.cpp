@@ -711,6 +711,298 @@ longtail_record measure(const longtail_network& net,
   return rec;
 }
 
+namespace {
+
+// ---- the structured trainer ---------------------------------------------------------------------
+//
+// run_noisy_gradient materialises every per-example gradient (K·m·d doubles), takes its norm,
+// scales it and adds it to the batch sum: about six passes over 4 MB per example at the paper's
+// size, which made one 40-step run take ~10 s. The gradient of example i is structured (spec 003
+// §2.2): block (k, r) is c_k ξ_i if ⟨w_{k,r}, ξ_i⟩ > 0 and 0 otherwise, plus c_k‖u_y‖ at
+// coordinate y if ⟨w_{k,r}, u_y⟩ > 0, with c_k = (p_k − 1[y=k])/m. `structured_descent` runs
+// the same iteration from these scalars and produces the SAME bits as run_noisy_gradient with
+// model::gradient (the contract that keeps every result unchanged):
+//   * the inner products are the same Eigen expressions as in longtail_network::gradient, and
+//     F_k, p_k, c_k the same scalar code;
+//   * ‖∇L_i‖ is the sum of squares in the order of Eigen 3.4's vectorised reduction of
+//     gi.norm() for 2-double packets (SSE2): lanes j mod 4 accumulated in index order, then
+//     (l₀ + l₂) + (l₁ + l₃), the last p mod 4 entries as Eigen adds them (Redux.h,
+//     LinearVectorizedTraversal). Zero entries are skipped: adding +0 to a sum of squares
+//     (never −0) leaves it unchanged;
+//   * the batch sum adds, coordinate by coordinate, the same rounded values (c_k ξ_j)·(C/‖∇L_i‖)
+//     in the same batch order, zeros skipped (the running sum starts at +0 and so is never
+//     −0, and x + (±0) = x for such x); blocks of filters are visited tile by tile so that the
+//     partial sums stay in cache;
+//   * averaging, noise, the step and the observer are run_noisy_gradient's own expressions.
+// It is used only where the emulated reductions are Eigen's SSE2 ones (packets of two doubles,
+// no FMA contraction possible); elsewhere (AVX, NEON, EIGEN_DONT_VECTORIZE) train_longtail
+// calls run_noisy_gradient itself.
+#if defined(EIGEN_VECTORIZE_SSE2) && !defined(EIGEN_VECTORIZE_AVX) && !defined(__FMA__)
+constexpr bool structured_trainer_exact = true;
+
+// out[q] = ⟨w_q, x⟩ for the four filters w_q = w + q·d, each exactly as Eigen 3.4 evaluates
+// w.segment(·, d).dot(x) with SSE2 (Redux.h, LinearVectorizedTraversal: two packet
+// accumulators over the first d − d mod 4 entries, their sum, one more packet if d mod 4 ≥ 2,
+// lane 0 + lane 1, then the last entry if d is odd). Four dots at once share the loads of x
+// and keep eight independent addition chains in flight. Needs d ≥ 4.
+void four_dots(const double* w, const double* x, index d, double* out) {
+  const index end2 = d - d % 4, end1 = d - d % 2;
+  const double* w0 = w;
+  const double* w1 = w + d;
+  const double* w2 = w + 2 * d;
+  const double* w3 = w + 3 * d;
+  __m128d x0 = _mm_loadu_pd(x), x1 = _mm_loadu_pd(x + 2);
+  __m128d a0 = _mm_mul_pd(_mm_loadu_pd(w0), x0), b0 = _mm_mul_pd(_mm_loadu_pd(w0 + 2), x1);
+  __m128d a1 = _mm_mul_pd(_mm_loadu_pd(w1), x0), b1 = _mm_mul_pd(_mm_loadu_pd(w1 + 2), x1);
+  __m128d a2 = _mm_mul_pd(_mm_loadu_pd(w2), x0), b2 = _mm_mul_pd(_mm_loadu_pd(w2 + 2), x1);
+  __m128d a3 = _mm_mul_pd(_mm_loadu_pd(w3), x0), b3 = _mm_mul_pd(_mm_loadu_pd(w3 + 2), x1);
+  for (index j = 4; j < end2; j += 4) {
+    x0 = _mm_loadu_pd(x + j);
+    x1 = _mm_loadu_pd(x + j + 2);
+    a0 = _mm_add_pd(a0, _mm_mul_pd(_mm_loadu_pd(w0 + j), x0));
+    b0 = _mm_add_pd(b0, _mm_mul_pd(_mm_loadu_pd(w0 + j + 2), x1));
+    a1 = _mm_add_pd(a1, _mm_mul_pd(_mm_loadu_pd(w1 + j), x0));
+    b1 = _mm_add_pd(b1, _mm_mul_pd(_mm_loadu_pd(w1 + j + 2), x1));
+    a2 = _mm_add_pd(a2, _mm_mul_pd(_mm_loadu_pd(w2 + j), x0));
+    b2 = _mm_add_pd(b2, _mm_mul_pd(_mm_loadu_pd(w2 + j + 2), x1));
+    a3 = _mm_add_pd(a3, _mm_mul_pd(_mm_loadu_pd(w3 + j), x0));
+    b3 = _mm_add_pd(b3, _mm_mul_pd(_mm_loadu_pd(w3 + j + 2), x1));
+  }
+  __m128d s[4] = {_mm_add_pd(a0, b0), _mm_add_pd(a1, b1), _mm_add_pd(a2, b2), _mm_add_pd(a3, b3)};
+  const double* ws[4] = {w0, w1, w2, w3};
+  for (int q = 0; q < 4; ++q) {
+    if (end1 > end2)
+      s[q] = _mm_add_pd(s[q], _mm_mul_pd(_mm_loadu_pd(ws[q] + end2), _mm_loadu_pd(x + end2)));
+    double res = _mm_cvtsd_f64(_mm_add_sd(s[q], _mm_unpackhi_pd(s[q], s[q])));
+    for (index j = end1; j < d; ++j) res += ws[q][j] * x[j];
+    out[q] = res;
+  }
+}
+#else
+constexpr bool structured_trainer_exact = false;
+
+void four_dots(const double* w, const double* x, index d, double* out) {
+  const Eigen::Map<const Eigen::VectorXd> xv(x, d);
+  for (index q = 0; q < 4; ++q) out[q] = Eigen::Map<const Eigen::VectorXd>(w + q * d, d).dot(xv);
+}
+#endif
+
+// Σ v_j² over a vector of length p in the order of Eigen 3.4's LinearVectorizedTraversal sum
+// for 2-double packets (aligned start 0: the reduced expression has no direct access), fed
+// with the non-zero entries in increasing index order.
+class packet2_sum_of_squares {
+ public:
+  explicit packet2_sum_of_squares(index p) : p_(p), end2_(p - p % 4) {}
+  // Adds the squares of v[0..len) at global indices off, off + 1, …
+  void add(index off, const double* sq, index len) {
+    index j = 0;
+    for (; j < len && ((off + j) & 3) != 0 && off + j < end2_; ++j) lane_[(off + j) & 3] += sq[j];
+    double a0 = lane_[0], a1 = lane_[1], a2 = lane_[2], a3 = lane_[3];
+    for (; j + 4 <= len && off + j + 4 <= end2_; j += 4) {
+      a0 += sq[j];
+      a1 += sq[j + 1];
+      a2 += sq[j + 2];
+      a3 += sq[j + 3];
+    }
+    lane_[0] = a0;
+    lane_[1] = a1;
+    lane_[2] = a2;
+    lane_[3] = a3;
+    for (; j < len; ++j) add_one(off + j, sq[j]);
+  }
+  void add_one(index at, double sq) {
+    if (at < end2_)
+      lane_[at & 3] += sq;
+    else
+      tail_[at - end2_] = sq;
+  }
+  double value() const {
+    // packet_res0 + packet_res1, then one more packet if p mod 4 ≥ 2, predux, scalar tail.
+    double c0 = lane_[0] + lane_[2], c1 = lane_[1] + lane_[3];
+    if (p_ % 4 >= 2) {
+      c0 += tail_[0];
+      c1 += tail_[1];
+    }
+    double res = c0 + c1;
+    if (p_ % 2 == 1) res += tail_[p_ % 4 - 1];
+    return res;
+  }
+
+ private:
+  index p_, end2_;
+  double lane_[4] = {0, 0, 0, 0};
+  double tail_[3] = {0, 0, 0};
+};
+
+// The iteration of run_noisy_gradient (batch rules shuffled, poisson, full; constant η; no
+// correlation, no constraint — what to_noisy_gradient_options produces) for the network's loss.
+vector structured_descent(const longtail_network& net,
+                          const noisy_gradient_options& o,
+                          const_vector_ref x0,
+                          const random_key& key,
+                          const step_observer& observe) {
+  check_options(o, net);
+  const longtail_data& data = net.data();
+  const std::size_t n = net.examples();
+  const index K = idx(net.classes()), m = idx(net.width()), d = idx(net.input_dimension());
+  const index p = K * m * d, filters = K * m;
+  const double inv_m = 1 / static_cast<double>(m);
+  random_stream batch_stream(key.seed, key.replicate, key.stream_base + 2);
+  random_stream noise_stream(key.seed, key.replicate, key.stream_base + 3);
+  std::vector<std::size_t> order(n), batch;
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  vector x = x0, g(p), z(p), t(d), sq(d);
+  Eigen::MatrixXd sx, coef;  // (Km) × b inner products ⟨w_{k,r}, ξ_i⟩; K × b coefficients c_k
+  Eigen::VectorXd scale;     // per example: C/‖∇L_i‖ where clipped, else 1
+  std::vector<char> clipped;
+  constexpr index tile = 16;  // filters per cache tile (16·d doubles)
+  if (observe) observe(0, x);
+  for (long step = 0; step < o.steps; ++step) {
+    double normaliser = 1;
+    const std::vector<std::size_t>* current = &batch;
+    switch (o.batches) {
+      case batch_rule::full:
+        current = &order;
+        normaliser = static_cast<double>(n);
+        break;
+      case batch_rule::shuffled:
+        batch = batch_stream.sample_without_replacement(n, o.batch_size);
+        normaliser = static_cast<double>(o.batch_size);
+        break;
+      case batch_rule::poisson:
+        batch = batch_stream.poisson_sample(n, o.sampling_rate);
+        normaliser = o.sampling_rate * static_cast<double>(n);
+        break;
+      default:
+        throw_domain_error("train_longtail", "batches", to_string(o.batches),
+                           "shuffled, poisson or full");
+    }
+    const std::vector<std::size_t>& b = *current;
+    const auto nb = idx(b.size());
+    const_vector_ref w = x;
+    // Inner products, filter tile by tile (the tile stays in cache across the batch); the same
+    // expression as longtail_network::gradient.
+    sx.resize(filters, nb);
+    for (index f0 = 0; f0 < filters; f0 += tile)
+      for (index c = 0; c < nb; ++c) {
+        const auto xi = data.noise.col(idx(b[static_cast<std::size_t>(c)]));
+        const index f1 = std::min(filters, f0 + tile);
+        index f = f0;
+        for (; f + 4 <= f1; f += 4) four_dots(x.data() + f * d, xi.data(), d, &sx(f, c));
+        for (; f < f1; ++f) sx(f, c) = w.segment(f * d, d).dot(xi);
+      }
+    // Per example: F_k, p_k, c_k (longtail_network::gradient's scalar code) and the clip scale.
+    coef.resize(K, nb);
+    scale.setOnes(nb);
+    clipped.assign(b.size(), 0);
+    for (index c = 0; c < nb; ++c) {
+      const std::size_t i = b[static_cast<std::size_t>(c)];
+      const int y = data.labels[i];
+      const double uy = data.signal_norms[y];
+      online_lse lse;
+      for (index k = 0; k < K; ++k) {
+        double f = 0;
+        for (index r = 0; r < m; ++r) {
+          const double su = uy * w[(k * m + r) * d + y];
+          f += relu(su) + relu(sx(k * m + r, c));
+        }
+        f *= inv_m;
+        coef(k, c) = f;
+        lse.add(f);
+      }
+      const double log_z = lse.value();
+      for (index k = 0; k < K; ++k) {
+        const double pk = std::exp(coef(k, c) - log_z);
+        coef(k, c) = (pk - (k == y ? 1.0 : 0.0)) * inv_m;
+      }
+      if (o.clip > 0) {
+        // ‖∇L_i‖ with gi.norm()'s rounding (see packet2_sum_of_squares).
+        const auto xi = data.noise.col(idx(i));
+        packet2_sum_of_squares acc(p);
+        for (index k = 0; k < K; ++k) {
+          const double ck = coef(k, c);
+          bool any = false;
+          for (index r = 0; r < m && !any; ++r) any = sx(k * m + r, c) > 0;
+          if (any) {
+            const double* xp = xi.data();
+            double* sp = sq.data();
+            for (index j = 0; j < d; ++j) {
+              const double v = ck * xp[j];
+              sp[j] = v * v;
+            }
+          }
+          for (index r = 0; r < m; ++r) {
+            const index off = (k * m + r) * d;
+            const bool noise_on = sx(k * m + r, c) > 0, signal_on = uy * w[off + y] > 0;
+            // In index order (the lanes are order-sensitive): [0, y), y, (y, d).
+            if (noise_on) acc.add(off, sq.data(), y);
+            if (noise_on || signal_on) {
+              double vy = noise_on ? ck * xi[y] : 0.0;
+              if (signal_on) vy += ck * uy;
+              acc.add_one(off + y, vy * vy);
+            }
+            if (noise_on) acc.add(off + y + 1, sq.data() + y + 1, d - y - 1);
+          }
+        }
+        const double norm = std::sqrt(acc.value());
+        if (norm > o.clip) {
+          scale[c] = o.clip / norm;
+          clipped[static_cast<std::size_t>(c)] = 1;
+        }
+      }
+    }
+    // g = Σ_i clip(∇L_i), coordinate by coordinate in batch order, tile by tile.
+    g.setZero();
+    for (index k = 0; k < K; ++k)
+      for (index r0 = 0; r0 < m; r0 += tile) {
+        const index r1 = std::min(m, r0 + tile);
+        for (index c = 0; c < nb; ++c) {
+          const std::size_t i = b[static_cast<std::size_t>(c)];
+          const int y = data.labels[i];
+          const double uy = data.signal_norms[y], ck = coef(k, c), s = scale[c];
+          const bool clip_c = clipped[static_cast<std::size_t>(c)] != 0;
+          const auto xi = data.noise.col(idx(i));
+          bool any = false;
+          for (index r = r0; r < r1 && !any; ++r) any = sx(k * m + r, c) > 0;
+          const double* xp = xi.data();
+          double* tp = t.data();
+          if (any) {
+            for (index j = 0; j < d; ++j) tp[j] = ck * xp[j];
+            if (clip_c)
+              for (index j = 0; j < d; ++j) tp[j] *= s;
+          }
+          for (index r = r0; r < r1; ++r) {
+            const index off = (k * m + r) * d;
+            const bool noise_on = sx(k * m + r, c) > 0, signal_on = uy * w[off + y] > 0;
+            double* gb = g.data() + off;
+            if (noise_on) {
+              for (index j = 0; j < y; ++j) gb[j] += tp[j];
+              for (index j = y + 1; j < d; ++j) gb[j] += tp[j];
+            }
+            if (noise_on || signal_on) {
+              double vy = noise_on ? ck * xi[y] : 0.0;
+              if (signal_on) vy += ck * uy;
+              if (clip_c) vy *= s;
+              gb[y] += vy;
+            }
+          }
+        }
+      }
+    // run_noisy_gradient's own expressions from here on.
+    g /= normaliser;
+    if (o.noise > 0) {
+      noise_stream.fill_normal({z.data(), static_cast<std::size_t>(p)});
+      g += o.noise * z;
+    }
+    x -= o.learning_rate * g;
+    o.constraint.apply(x);
+    if (observe) observe(step + 1, x);
+  }
+  return x;
+}
+
+}  // namespace
+
 longtail_run train_longtail(const longtail_network& net,
                             const longtail_training& t,
                             const_vector_ref w0,
@@ -752,7 +1044,8 @@ longtail_run train_longtail(const longtail_network& net,
       run.records.push_back(r);
     }
   };
-  run.weights = run_noisy_gradient(net, o, w0, key, observe);
+  run.weights = structured_trainer_exact ? structured_descent(net, o, w0, key, observe)
+                                         : run_noisy_gradient(net, o, w0, key, observe);
   return run;
 }
 
