@@ -42,6 +42,7 @@ std::vector<scenario> build_registry() {
   register_mlp_extra_scenarios(all);
   register_longtail_lemma_scenarios(all);
   register_nonconvex_rate_scenarios(all);
+  register_longtail_trend_scenarios(all);
   // Every result records its seed and run time: done here once, not in each scenario.
   for (scenario& s : all) {
     s.run = [run = std::move(s.run)](const scenario_context& c) {

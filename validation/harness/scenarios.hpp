@@ -30,6 +30,7 @@ void register_longtail_scenarios(std::vector<scenario>& out);         // scenari
 void register_mlp_extra_scenarios(std::vector<scenario>& out);        // mlp_extra_001.cpp
 void register_longtail_lemma_scenarios(std::vector<scenario>& out);   // longtail_lemmas_003.cpp
 void register_nonconvex_rate_scenarios(std::vector<scenario>& out);   // nonconvex_rates_001.cpp
+void register_longtail_trend_scenarios(std::vector<scenario>& out);   // longtail_trends_003.cpp
 
 /// x to `digits` significant digits (printf %g), for notes and legends.
 std::string sig(double x, int digits = 4);
