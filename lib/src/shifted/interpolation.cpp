@@ -19,12 +19,18 @@ void check_sensitivities(const char* fn, std::span<const double> s) {
     check_nonnegative(fn, "sensitivities[" + std::to_string(i) + "]", s[i]);
 }
 
-// Per-step data of a window: contraction c_j and noise scale σ_j of step j (a constant when the
-// vector has one entry).
+// Per-step data of a window: contraction c_j and noise scale σ_j of step j. An empty span means
+// "the same for every step", and the constant is held by value: a view must never point at a
+// caller's by-value parameter or local (it did once — `checked_steps` returned a span of its own
+// `double contraction`, dead after the return, and the -O3 build under-reported μ threefold).
+// The spans view vectors of the caller's interpolation_problem, which outlives every use.
 struct steps_view {
-  std::span<const double> c, sigma;
-  double c_at(std::size_t j) const { return c.size() == 1 ? c[0] : c[j]; }
-  double sigma_at(std::size_t j) const { return sigma.size() == 1 ? sigma[0] : sigma[j]; }
+  std::span<const double> c, sigma;  ///< per step; empty: c_constant / sigma_constant
+  double c_constant = 1, sigma_constant = 1;
+  [[nodiscard]] double c_at(std::size_t j) const { return c.empty() ? c_constant : c[j]; }
+  [[nodiscard]] double sigma_at(std::size_t j) const {
+    return sigma.empty() ? sigma_constant : sigma[j];
+  }
 };
 
 // The window solver without argument checks (best_interpolation calls it O(t) times).
@@ -113,9 +119,8 @@ steps_view checked_steps(const char* fn,
                          double contraction,
                          const std::vector<double>& contractions,
                          const std::vector<double>& noise,
-                         std::size_t n,
-                         const double& one) {
-  steps_view st{{&contraction, 1}, {&one, 1}};
+                         std::size_t n) {
+  steps_view st{{}, {}, contraction, 1.0};
   if (!contractions.empty()) {
     if (contractions.size() != n)
       throw_domain_error(fn, "contractions.size()",
@@ -141,8 +146,8 @@ steps_view checked_steps(const char* fn,
 }
 
 steps_view tail(const steps_view& st, std::size_t tau) {
-  return {st.c.size() == 1 ? st.c : st.c.subspan(tau),
-          st.sigma.size() == 1 ? st.sigma : st.sigma.subspan(tau)};
+  return {st.c.empty() ? st.c : st.c.subspan(tau),
+          st.sigma.empty() ? st.sigma : st.sigma.subspan(tau), st.c_constant, st.sigma_constant};
 }
 
 interpolation_scan scan(const steps_view& st,
@@ -197,9 +202,8 @@ interpolation_solution solve_interpolation(const interpolation_problem& problem)
   constexpr const char* fn = "solve_interpolation";
   check_sensitivities(fn, problem.sensitivities);
   check_nonnegative(fn, "initial_shift", problem.initial_shift);
-  const double one = 1;
   const steps_view st = checked_steps(fn, problem.contraction, problem.contractions, problem.noise,
-                                      problem.sensitivities.size(), one);
+                                      problem.sensitivities.size());
   return solve_window(st, problem.sensitivities, problem.initial_shift);
 }
 
@@ -213,8 +217,7 @@ interpolation_scan best_interpolation(double contraction,
   check_sensitivities(fn, sensitivities);
   check_nonnegative(fn, "initial_shift", initial_shift);
   if (!(diameter > 0)) throw_domain_error(fn, "diameter", diameter, "> 0 (inf: unconstrained)");
-  const double one = 1;
-  return scan(steps_view{{&contraction, 1}, {&one, 1}}, sensitivities, diameter, initial_shift,
+  return scan(steps_view{{}, {}, contraction, 1.0}, sensitivities, diameter, initial_shift,
               exhaustive_limit);
 }
 
@@ -225,9 +228,8 @@ interpolation_scan best_interpolation(const interpolation_problem& problem,
   check_sensitivities(fn, problem.sensitivities);
   check_nonnegative(fn, "initial_shift", problem.initial_shift);
   if (!(diameter > 0)) throw_domain_error(fn, "diameter", diameter, "> 0 (inf: unconstrained)");
-  const double one = 1;
   const steps_view st = checked_steps(fn, problem.contraction, problem.contractions, problem.noise,
-                                      problem.sensitivities.size(), one);
+                                      problem.sensitivities.size());
   return scan(st, problem.sensitivities, diameter, problem.initial_shift, exhaustive_limit);
 }
 

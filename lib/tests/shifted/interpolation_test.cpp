@@ -82,6 +82,24 @@ TEST_CASE("Lemma C.6: strongly convex full batch, a_k z_k lambda_k and the value
   }
 }
 
+// The release build once returned 3.1e-5 (λ = 0) here: the solver read the contraction through a
+// view of a dead by-value parameter. The closed form of Lemma C.6 is (1 − c^t)/(1 + c^t) ·
+// (1 + c)/(1 − c) · s² = 2.8217e-4; with c = 0.8, t = 40 nothing underflows, so the check is
+// exact to rounding. (The asan preset, with detect_stack_use_after_return=1, flags the old code.)
+TEST_CASE("regression: constant contraction is read from a live value at -O3",
+          "[shifted][interpolation]") {
+  const double c = 0.8, s = 0.0056;
+  const int t = 40;
+  const std::vector<double> sens(static_cast<std::size_t>(t), s);
+  const double ct = std::pow(c, t);
+  const double exact = (1 - ct) / (1 + ct) * (1 + c) / (1 - c) * s * s;
+  const auto sol = solve_interpolation({c, sens, 0.0});
+  CHECK(relative_error(sol.value, exact) < 1e-13);
+  CHECK(sol.lambda.front() > 0);
+  const auto scan = best_interpolation(c, sens, INFINITY);
+  CHECK(relative_error(scan.value, exact) < 1e-13);
+}
+
 TEST_CASE("Lemma C.8: constrained convex c = 1 from z_tau = D", "[shifted][interpolation]") {
   for (double D : {0.5, 3.0, 40.0}) {
     for (int k : {1, 3, 10, 100}) {
