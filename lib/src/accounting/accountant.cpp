@@ -139,6 +139,9 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   run.validate(kFn);
   options.pld.validate(kFn);
   noise_calibration out;
+  // Until a σ is certified, the estimate is this accountant's, and says it failed.
+  out.estimate.accountant = options.accountant;
+  out.estimate.termination = termination_type::failure;
   int evaluations = 0;
   auto with_sigma = [&](double sigma) {
     training_run r = run;
@@ -229,6 +232,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   if ((y0 > 0) == (y1 > 0)) {
     out.termination = termination_type::failure;
     out.message = std::string(kFn) + ": could not bracket the noise multiplier";
+    out.estimate.message = out.message;
     out.evaluations = evaluations;
     return out;
   }
@@ -245,6 +249,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   out.estimate = certified(safe);
   out.termination = r.termination;
   out.message = r.message;
+  if (!(out.estimate.value <= target_epsilon)) {
+    // The safe end must be certified within the budget; if the search ended anywhere else (a
+    // failed or exhausted root search), say so instead of returning an uncertified σ.
+    out.termination = termination_type::failure;
+    out.message = std::string(kFn) + ": no noise multiplier within the budget was certified" +
+                  (r.message.empty() ? std::string() : " (" + r.message + ")");
+    out.noise_multiplier = NAN;
+  }
   out.evaluations = evaluations;
   return out;
 }
@@ -261,6 +273,7 @@ steps_calibration calibrate_steps(training_run run,
   if (run.phases.empty()) throw_domain_error(kFn, "the number of phases", "0", ">= 1");
   run.validate(kFn);
   steps_calibration out;
+  out.estimate.accountant = options.accountant;
   int evaluations = 0;
   auto at = [&](long long t) {
     run.phases.back().steps = t;
@@ -269,6 +282,7 @@ steps_calibration calibrate_steps(training_run run,
   };
   // ε is non-decreasing in the number of steps: exponential search, then bisection.
   privacy_estimate best;
+  best.accountant = options.accountant;
   long long good = 0, bad = 0;
   for (long long t = 1;; t = std::min(2 * t, max_steps)) {
     const privacy_estimate e = at(t);

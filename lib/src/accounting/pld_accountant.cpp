@@ -8,6 +8,7 @@
 
 #include "dpkit/accounting/pld.hpp"
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/tolerance.hpp"
 #include "dpkit/divergence/gdp.hpp"
 
 namespace dpkit::accounting {
@@ -242,6 +243,24 @@ pld_delta_result delta_of(const directions& dirs,
 
 }  // namespace
 
+namespace {
+
+// The μ of a run of Gaussian mechanisms, widened by the rounding of training_run::gdp_mu():
+// c/σ, its square, the product with T and each addition round by ≤ 1 ulp of a positive
+// result, and the square root halves the relative error and adds one more ulp. Allowing one
+// ulp per operation and per phase (and 4 more) covers it with room.
+struct mu_interval {
+  double lo = 0, hi = 0;
+};
+mu_interval gaussian_mu_interval(const training_run& run) {
+  if (run.phases.empty()) return {run.gaussian_mu, run.gaussian_mu};  // given exactly
+  const double mu = run.gdp_mu();
+  const double e = tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
+  return {mu * (1 - e), mu * (1 + e)};
+}
+
+}  // namespace
+
 void pld_options::validate(std::string_view function) const {
   if (!(relative_accuracy > 0 && relative_accuracy < 1))
     throw_domain_error(function, "relative_accuracy", relative_accuracy, "in (0, 1)");
@@ -257,9 +276,11 @@ pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_
   check_open_probability(kFn, "delta", delta);
   options.validate(kFn);
   if (run.is_gaussian()) {
-    // All factors Gaussian: the composition is exactly G(μ) (seed 002 eq. (3.4)).
+    // All factors Gaussian: the composition is exactly G(μ) (Dong, Roth & Su 2022, Cor. 2),
+    // bracketed for every μ the rounding of run.gdp_mu() may have moved.
     pld_epsilon_result r;
-    static_cast<divergence::epsilon_result&>(r) = divergence::gdp_epsilon(run.gdp_mu(), delta);
+    const mu_interval mu = gaussian_mu_interval(run);
+    static_cast<divergence::epsilon_result&>(r) = divergence::gdp_epsilon_bounds(mu.lo, mu.hi, delta);
     return r;
   }
   return epsilon_of(directions_of(run), delta, options, kFn);
@@ -273,8 +294,11 @@ pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_op
   if (run.is_gaussian()) {
     pld_delta_result r;
     r.kind = bound_kind::upper_bound;
-    r.log_delta = divergence::gdp_log_delta(run.gdp_mu(), epsilon);
-    r.delta = r.delta_upper = r.delta_lower = std::exp(r.log_delta);
+    const mu_interval mu = gaussian_mu_interval(run);
+    const divergence::delta_bounds d = divergence::gdp_delta_bounds(mu.lo, mu.hi, epsilon);
+    r.log_delta = d.log_upper;
+    r.delta = r.delta_upper = d.upper;
+    r.delta_lower = d.lower;
     r.tight = true;
     return r;
   }
@@ -296,9 +320,12 @@ pld_profile_result pld_delta_profile(const training_run& run,
   pld_profile_result r;
   r.epsilon.assign(eps.begin(), eps.end());
   if (run.is_gaussian()) {
-    for (double e : eps)
-      r.delta_upper.push_back(std::exp(divergence::gdp_log_delta(run.gdp_mu(), e)));
-    r.delta_lower = r.delta_upper;
+    const mu_interval mu = gaussian_mu_interval(run);
+    for (double e : eps) {
+      const divergence::delta_bounds d = divergence::gdp_delta_bounds(mu.lo, mu.hi, e);
+      r.delta_lower.push_back(d.lower);
+      r.delta_upper.push_back(d.upper);
+    }
     r.tight = true;
     return r;
   }

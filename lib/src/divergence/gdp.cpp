@@ -98,31 +98,214 @@ double gdp_delta(double mu, double epsilon) {
   return std::exp(gdp_log_delta(mu, epsilon));
 }
 
-epsilon_result gdp_epsilon(double mu, double delta) {
-  check_mu("gdp_epsilon", mu);
-  check_open_probability("gdp_epsilon", "delta", delta);
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Certified enclosures (docs/divergence.md "What the labels guarantee").
+//
+// Every floating-point operation below is followed to first order: an absolute error bound
+// is carried with each intermediate value and pushed through the derivative of the next
+// step, taken at the worst point of the interval the value may lie in. The premises are the
+// accuracy of the building blocks:
+//   * +, −, ×, ÷ and sqrt are correctly rounded (IEEE 754): relative error ≤ u = 2⁻⁵³;
+//   * exp, log, log1p, expm1 (glibc): < 1 ulp, i.e. relative error ≤ 2u = kMachineEps;
+//   * normal_lcdf: ≤ 2 ulp measured against 50-digit references over x ∈ [−1e5, 38]
+//     (docs/core.md), asymptotically exact beyond; allowed here: 16 ulp (kLcdfUlps), 8×.
+// Second-order terms (products of two error terms, each ≲ 1e-12 relative where a bound is
+// usable at all) are covered by rounding every allowance up by a factor 2 (kSafety).
+constexpr double kU = tol::kMachineEps;  // one ulp, relative (2u)
+constexpr double kLcdfUlps = 16;
+constexpr double kSafety = 2;
+
+// An upper bound on the slope φ(t)/Φ(t) of log Φ at every t ≥ x. The slope is decreasing (Φ
+// is log-concave), ≤ 1.53 on [−1, ∞) (φ(−1)/Φ(−1) = 1.5251) and ≤ −t + 1/(−t) ≤ 1.53 − t
+// below (Mills' ratio inequality Φ(t) ≥ φ(t)(−t)/(1 + t²) for t < 0).
+double log_cdf_slope_bound(double x) {
+  return 1.53 + std::max(0.0, -x);
+}
+
+// Error bound of normal_lcdf(x̂) against log Φ(x) when |x̂ − x| ≤ ex.
+double lcdf_error(double x_hat, double value, double ex) {
+  // 1e-300 absolute: where Φ(x) rounds to 1 (x > 38), log Φ = −Φ(−x) ≥ −1e-300 is lost whole.
+  return kLcdfUlps * kU * std::abs(value) + 1e-300 + log_cdf_slope_bound(x_hat - ex) * ex;
+}
+
+struct value_with_error {
+  double value = NAN;
+  double error = kInf;  ///< |value − exact| ≤ error; +∞: no certified value
+};
+
+// log δ(ε) by the closed form with a certified error bound (error = +∞ where the two terms
+// cancel beyond what the bound can vouch for).
+value_with_error closed_form_with_error(double mu, double epsilon) {
+  const double t = epsilon / mu;
+  const double a = -t + 0.5 * mu, b = -t - 0.5 * mu;
+  // a = fl(fl(−ε/μ) + μ/2): two roundings, each ≤ u of its result.
+  const double ea = kU * (std::abs(t) + std::abs(a)), eb = kU * (std::abs(t) + std::abs(b));
+  const double la = normal_lcdf(a), lb = normal_lcdf(b);
+  const double err_la = lcdf_error(a, la, ea), err_lb = lcdf_error(b, lb, eb);
+  const double d = epsilon + lb - la;
+  const double err_d =
+      err_la + err_lb + kU * (std::abs(epsilon) + std::abs(la) + std::abs(lb));
+  value_with_error r;
+  if (!(d + err_d < 0)) return r;  // 1 − e^d may be 0 within the error: no bound
+  // g = log(1 − e^d), |g'(d)| = 1/(e^{−d} − 1), largest at the end nearest 0.
+  const double g = log1mexp(d);
+  const double err_g = err_d / std::expm1(-(d + err_d)) + 2 * kU * (std::abs(g) + 1);
+  r.value = la + g;
+  r.error = kSafety * (err_la + err_g + kU * (std::abs(la) + std::abs(g)));
+  return r;
+}
+
+// log δ(ε) by the cancellation-free integral, with an allowance for the quadrature that is
+// measured, not proven: 64× Boost's own error estimate (never below 64 ulp), plus the
+// propagated error of x₁. Only used where the closed form cannot certify anything: ε ≥ 0,
+// x₁ > −1 and the two terms agree to all but a few digits (μ²/ε ≲ 1e-14).
+value_with_error integral_with_error(double mu, double epsilon) {
+  const double x1 = epsilon / mu - 0.5 * mu;
+  const double ex1 = kU * (std::abs(epsilon / mu) + std::abs(x1));
+  const double s = 1.0 + std::max(x1, 0.0);
+  auto integrand = [=](double t) {
+    const double u = t / s;
+    return -std::expm1(-mu * u) * std::exp(-x1 * u - 0.5 * u * u);
+  };
+  boost::math::quadrature::exp_sinh<double> integrator;
+  double error = 0, l1 = 0;
+  const double integral = integrator.integrate(integrand, 1e-15, &error, &l1) / s;
+  value_with_error r;
+  if (!(integral > 0)) return r;
+  const double log_integral = std::log(integral);
+  // ∂ log I/∂x₁ = −E[u] under the normalised integrand, ≤ 4 in magnitude for x₁ > −1.
+  const double rel = std::max(64 * error / (integral * s), 64 * kU) + 4 * ex1;
+  r.value = normal_lpdf(x1) + log_integral;
+  r.error = kSafety * (std::abs(x1) * ex1 + kU * (0.5 * x1 * x1 + 1) + rel +
+                       kU * (std::abs(r.value) + std::abs(log_integral)));
+  return r;
+}
+
+// Certified [lower, upper] of log δ_μ(ε) at one exact μ.
+log_delta_bounds log_delta_bounds_at(double mu, double epsilon) {
+  constexpr double kLowest = std::numeric_limits<double>::lowest();
+  if (mu == 0) {
+    if (epsilon >= 0) return {-kInf, -kInf};  // δ = 0 exactly
+    const double v = log1mexp(epsilon);       // log(1 − e^ε), two elementary functions
+    const double e = kSafety * 2 * kU * (std::abs(v) + 1);
+    return {v - e, std::min(0.0, v + e)};
+  }
+  const double t = epsilon / mu;
+  if (std::isinf(t)) {
+    // ε/μ overflowed: for ε > 0, log δ ≤ −ε²/(2μ²) < −1e616, far below every double.
+    if (epsilon > 0) return {-kInf, kLowest};
+    return {-std::numeric_limits<double>::min(), 0.0};  // ε < 0: δ = 1 − (a tiny amount)
+  }
+  value_with_error v = closed_form_with_error(mu, epsilon);
+  if (!std::isfinite(v.error) && epsilon >= 0 && epsilon / mu - 0.5 * mu > -1)
+    v = integral_with_error(mu, epsilon);
+  if (std::isfinite(v.error) && std::isfinite(v.value))
+    return {v.value - v.error, std::min(0.0, v.value + v.error)};
+  // Unreachable in the supported range (see gdp_log_delta); still a valid, loose enclosure:
+  // δ ≤ Φ(a), and δ ≥ 1 − e^ε.
+  const double a = -t + 0.5 * mu;
+  const double la = normal_lcdf(a);
+  const double upper = std::min(0.0, la + kSafety * lcdf_error(a, la, kU * (std::abs(t) + std::abs(a))));
+  double lower = -kInf;
+  if (epsilon < 0) lower = log1mexp(epsilon) - kSafety * 2 * kU * (std::abs(log1mexp(epsilon)) + 1);
+  return {lower, upper};
+}
+
+void check_mu_interval(const char* function, double mu_lo, double mu_hi) {
+  check_mu(function, mu_lo);
+  // μ_hi may exceed the limit by the rounding allowance of a μ computed from a run.
+  if (!(mu_hi <= kMaxMu * (1 + 1e-12))) check_mu(function, mu_hi);
+  if (mu_lo > mu_hi) throw_domain_error(function, "mu_hi - mu_lo", mu_hi - mu_lo, ">= 0");
+}
+
+}  // namespace
+
+log_delta_bounds gdp_log_delta_bounds(double mu_lo, double mu_hi, double epsilon) {
+  constexpr const char* kFn = "gdp_log_delta_bounds";
+  check_mu_interval(kFn, mu_lo, mu_hi);
+  check_finite(kFn, "epsilon", epsilon);
+  // δ_μ(ε) is non-decreasing in μ (G(μ₂) can simulate G(μ₁) for μ₁ ≤ μ₂): the lower bound at
+  // μ_lo and the upper bound at μ_hi enclose every μ between.
+  return {log_delta_bounds_at(mu_lo, epsilon).lower, log_delta_bounds_at(mu_hi, epsilon).upper};
+}
+
+delta_bounds gdp_delta_bounds(double mu_lo, double mu_hi, double epsilon) {
+  const log_delta_bounds l = gdp_log_delta_bounds(mu_lo, mu_hi, epsilon);
+  delta_bounds d;
+  d.log_lower = l.lower;
+  d.log_upper = l.upper;
+  // exp rounds by < 1 ulp: one ulp outward on each side.
+  d.lower = l.lower == -kInf ? 0.0 : std::max(0.0, std::exp(l.lower) * (1 - kU));
+  d.upper = std::min(1.0, std::exp(l.upper) * (1 + kU));
+  return d;
+}
+
+epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta) {
+  constexpr const char* kFn = "gdp_epsilon";
+  check_mu_interval(kFn, mu_lo, mu_hi);
+  check_open_probability(kFn, "delta", delta);
   epsilon_result r;
   r.kind = bound_kind::upper_bound;
   r.tight = true;
+  // log δ rounds by < 1 ulp: compare with the target moved one ulp against each bound.
   const double log_target = std::log(delta);
-  // δ(ε) is decreasing; if already δ(0) ≤ δ the answer is ε = 0.
-  if (mu == 0 || gdp_log_delta(mu, 0.0) <= log_target) {
+  const double target_lo = log_target - kU * std::abs(log_target);
+  const double target_hi = log_target + kU * std::abs(log_target);
+  // Upper end: the smallest ε found where even the upper bound of log δ at μ_hi is ≤ the
+  // (lowered) target, so δ_μ(ε) ≤ δ for the exact μ and δ. Lower end: the largest ε found
+  // where the lower bound at μ_lo exceeds the (raised) target, so δ_μ(ε) > δ there.
+  auto upper_excess = [&](double e) {
+    return log_delta_bounds_at(mu_hi, e).upper - target_lo;
+  };
+  auto lower_excess = [&](double e) {
+    return log_delta_bounds_at(mu_lo, e).lower - target_hi;
+  };
+  // Bracket from δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ at ε = μ²/2 + μ√(2 log(1/δ)) (Chernoff), doubled.
+  const double guess = 0.5 * mu_hi * mu_hi + mu_hi * std::sqrt(2 * -log_target) + 1.0;
+  int evaluations = 2;
+  if (upper_excess(0.0) <= 0) {
+    r.epsilon = r.epsilon_upper = 0.0;
+  } else {
+    const root_result up = find_root_expanding_upward(upper_excess, 0.0, guess);
+    evaluations += up.evaluations;
+    if (!(up.f_upper <= 0)) {
+      r.termination = termination_type::failure;
+      r.message = "gdp_epsilon: no epsilon with a certified delta(epsilon) <= delta was found" +
+                  (up.message.empty() ? std::string() : " (" + up.message + ")");
+      r.evaluations = evaluations;
+      return r;
+    }
+    r.termination = up.termination;
+    r.message = up.message;
+    r.epsilon = r.epsilon_upper = up.upper;
+  }
+  if (lower_excess(0.0) <= 0) {
+    r.epsilon_lower = 0.0;  // ε ≥ 0 by definition
+  } else {
+    const root_result lo = find_root(lower_excess, 0.0, r.epsilon_upper);
+    evaluations += lo.evaluations;
+    // lower_excess(lower) ≥ 0 certifies δ(lower) ≥ δ, so no ε below `lower` can hold (δ(ε) is
+    // strictly decreasing where positive); on failure 0 is still a valid lower end.
+    r.epsilon_lower = lo.f_lower >= 0 ? lo.lower : 0.0;
+  }
+  r.evaluations = evaluations;
+  return r;
+}
+
+epsilon_result gdp_epsilon(double mu, double delta) {
+  check_mu("gdp_epsilon", mu);
+  check_open_probability("gdp_epsilon", "delta", delta);
+  if (mu == 0) {
+    epsilon_result r;
+    r.kind = bound_kind::upper_bound;
+    r.tight = true;
     r.epsilon = r.epsilon_lower = r.epsilon_upper = 0.0;
-    r.evaluations = 1;
+    r.evaluations = 0;
     return r;
   }
-  auto h = [&](double epsilon) { return gdp_log_delta(mu, epsilon) - log_target; };
-  // Bracket from spec 002 §10: δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ at ε = μ²/2 + μ√(2 log(1/δ)).
-  const double guess = 0.5 * mu * mu + mu * std::sqrt(2 * -log_target) + 1.0;
-  const root_result root = find_root_expanding_upward(h, 0.0, guess);
-  r.termination = root.termination;
-  r.message = root.message;
-  r.evaluations = root.evaluations;
-  r.epsilon_lower = root.lower;
-  r.epsilon_upper = root.upper;
-  // Certified side: the end where δ(ε) ≤ δ, i.e. h ≤ 0 (the upper end, as δ decreases).
-  r.epsilon = root.f_upper <= 0 ? root.upper : root.lower;
-  return r;
+  return gdp_epsilon_bounds(mu, mu, delta);
 }
 
 calibration_result gdp_mu(double epsilon, double delta) {
@@ -130,8 +313,11 @@ calibration_result gdp_mu(double epsilon, double delta) {
   if (epsilon > kMaxMuEpsilon)
     throw_domain_error("gdp_mu", "epsilon", epsilon, "<= 1e11 (the largest mu supported is 1e6)");
   check_open_probability("gdp_mu", "delta", delta);
+  // Certified: h uses the upper bound of log δ_μ(ε) against the target lowered by its rounding,
+  // so h(μ) ≤ 0 proves δ_μ(ε) ≤ δ for the exact values.
   const double log_target = std::log(delta);
-  auto h = [&](double mu) { return gdp_log_delta(mu, epsilon) - log_target; };  // increasing
+  const double target_lo = log_target - kU * std::abs(log_target);
+  auto h = [&](double mu) { return log_delta_bounds_at(mu, epsilon).upper - target_lo; };
   // Start from δ ≈ Φ(μ/2 − ε/μ): μ² − 2zμ − 2ε = 0 with z = Φ⁻¹(δ).
   const double z = normal_quantile(delta);
   double guess = z + std::sqrt(z * z + 2 * epsilon);
@@ -149,8 +335,13 @@ calibration_result gdp_mu(double epsilon, double delta) {
   r.evaluations = root.evaluations + evaluations;
   r.lower = root.lower;
   r.upper = root.upper;
-  // Safe side: the μ at which δ_μ(ε) ≤ δ (h ≤ 0), the lower end.
-  r.value = root.f_lower <= 0 ? root.lower : root.upper;
+  // Safe side: the μ at which δ_μ(ε) ≤ δ is certified (h ≤ 0), the lower end.
+  if (root.f_lower <= 0) {
+    r.value = root.lower;
+  } else {
+    r.termination = termination_type::failure;
+    if (r.message.empty()) r.message = "gdp_mu: no mu with a certified delta <= target was found";
+  }
   return r;
 }
 

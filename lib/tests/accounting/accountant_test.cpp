@@ -51,6 +51,19 @@ TEST_CASE("noise calibration returns the safe end of a tight bracket",
   }
 }
 
+TEST_CASE("a failed calibration says which accountant failed, and returns no sigma",
+          "[accounting][calibration]") {
+  // ε = 1e4 at q = 0.01, T = 1000 is beyond what the RDP search brackets (measured: it gives
+  // up after its 40 secant steps); it must fail, not return a σ or a row labelled pld.
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 1000), 1e4, 1e-5,
+                                                 {acc::accountant_type::rdp, {}, 1e-3});
+  CHECK_FALSE(c.converged());
+  CHECK(std::isnan(c.noise_multiplier));
+  CHECK(c.estimate.accountant == acc::accountant_type::rdp);
+  CHECK_FALSE(c.estimate.converged());
+  CHECK_FALSE(c.message.empty());
+}
+
 TEST_CASE("steps calibration finds the largest number of steps", "[accounting][calibration]") {
   const auto c = acc::calibrate_steps(dpsgd(2.0, 0.01, 1), 1.0, 1e-5, 1000000);
   REQUIRE(c.steps > 1);

@@ -83,10 +83,13 @@ TEST_CASE("gdp_epsilon returns the certified end of a tight bracket", "[divergen
       REQUIRE(r.converged());
       CHECK(r.epsilon_lower <= r.epsilon);
       CHECK(r.epsilon <= r.epsilon_upper);
+      CHECK(r.epsilon == r.epsilon_upper);
+      // The proven rounding allowance keeps the bracket narrow: measured 1e-13 relative at
+      // μ ≥ 1 (100–800 ulp), 1.5e-11 at μ = 0.01 where the closed form's terms nearly cancel.
       CHECK(r.epsilon_upper - r.epsilon_lower <=
-            8 * dpkit::tol::kMachineEps * std::max(r.epsilon, 1e-300));
-      // Certified: at the returned ε, the computed δ(ε) does not exceed the target (compared
-      // in log space, where it is computed; exp() may round up by an ulp).
+            (mu >= 1 ? 1e-12 : 1e-10) * std::max(r.epsilon, 1e-300));
+      // Certified: at the returned ε, even the computed δ(ε) is below the target (compared in
+      // log space, where it is computed; exp() may round up by an ulp).
       CHECK(dv::gdp_log_delta(mu, r.epsilon) <= std::log(delta));
     }
   }
@@ -147,9 +150,12 @@ TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation
   // Round trips.
   for (double mu : {0.05, 1.0, 10.0}) {
     const auto e = dv::gdp_epsilon(mu, 1e-6);
-    CHECK(relative_error(dv::gdp_delta(mu, e.epsilon), 1e-6) < 1e-12);
+    // Both conversions return their certified end, each moved outward by a rounding allowance
+    // of up to ~1e-11 relative: the round trips close to that, on the safe side.
+    CHECK(relative_error(dv::gdp_delta(mu, e.epsilon), 1e-6) < 1e-9);
+    CHECK(dv::gdp_delta(mu, e.epsilon) <= 1e-6);
     const auto m = dv::gdp_mu(e.epsilon, 1e-6);
-    CHECK(relative_error(m.value, mu) < 1e-12);
+    CHECK(relative_error(m.value, mu) < 1e-10);
   }
   // Very large ε stays finite in log space: log δ ≈ −ε²/(2μ²).
   CHECK(std::isfinite(dv::gdp_log_delta(1.0, 1e4)));

@@ -1,0 +1,130 @@
+// Full-batch runs (sampling rate 1) are exactly μ-GDP with μ = c√T/σ, so their ε(δ) and δ(ε)
+// are known to 50 digits (data/reference/full_batch_*.csv, data/generators/
+// full_batch_reference.py). The PLD accountant answers them by the closed form and calls the
+// answer a certified bracket; here the bracket must contain the exact real value on every row
+// of a random grid (≥ 300 runs each, μ from 1e-4 to 1e6, δ from 1e-300 to 0.999), compared
+// exactly: the reference is stored as a double-double hi + lo, and a double b is ≥ the exact
+// value iff b > hi, or b == hi and lo ≤ 0.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/pld_accountant.hpp"
+#include "dpkit/core/csv.hpp"
+#include "dpkit/divergence/gdp.hpp"
+#include "support/test_util.hpp"
+
+namespace acc = dpkit::accounting;
+using dpkit::test::reference_path;
+
+namespace {
+
+bool at_least_exact(double b, double hi, double lo) {
+  return b > hi || (b == hi && lo <= 0);
+}
+bool at_most_exact(double b, double hi, double lo) {
+  return b < hi || (b == hi && lo >= 0);
+}
+
+acc::training_run full_batch_run(const dpkit::csv_table& t, std::size_t i) {
+  acc::training_phase p;
+  p.noise_multiplier = t.at(i, "noise_multiplier");
+  p.sampling_rate = 1;
+  p.sampling = t.at(i, "sensitivity") == 1 ? acc::sampling_scheme::poisson
+                                           : acc::sampling_scheme::without_replacement;
+  p.steps = static_cast<long long>(t.at(i, "steps"));
+  acc::training_run run;
+  run.phases.push_back(p);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("full-batch epsilon: the certified bracket contains the exact epsilon (50 digits)",
+          "[accounting][pld][certified]") {
+  const dpkit::csv_table t = dpkit::read_csv(reference_path("full_batch_epsilon.csv"));
+  REQUIRE(t.rows.size() >= 300);
+  double widest = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const double delta = t.at(i, "delta");
+    const double hi = t.at(i, "epsilon_hi"), lo = t.at(i, "epsilon_lo");
+    const acc::training_run run = full_batch_run(t, i);
+    const acc::pld_epsilon_result r = acc::pld_epsilon(run, delta);
+    INFO(t.where(i) << ": exact " << t.at(i, "epsilon") << ", bracket [" << r.epsilon_lower
+                    << ", " << r.epsilon_upper << "]");
+    REQUIRE(r.converged());
+    CHECK(r.kind == dpkit::bound_kind::upper_bound);
+    CHECK(r.epsilon == r.epsilon_upper);
+    CHECK(at_least_exact(r.epsilon_upper, hi, lo));
+    CHECK(at_most_exact(r.epsilon_lower, hi, lo));
+    // Tight: ~1e-14 wide where nothing cancels; up to ~1e-8 where the closed form's two terms
+    // nearly cancel (μ ≲ 1e-3, deep tails), the price of a proven allowance there.
+    if (hi > 0) {
+      const double width = (r.epsilon_upper - r.epsilon_lower) / hi;
+      CHECK(width < (run.gdp_mu() >= 0.01 ? 1e-10 : 1e-7));
+      widest = std::max(widest, width);
+    }
+    // The same through the accountant interface the CLI uses.
+    const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
+    CHECK(e.value == r.epsilon_upper);
+    CHECK(e.lower == r.epsilon_lower);
+  }
+  WARN("full-batch epsilon brackets: widest relative width " << widest);
+}
+
+TEST_CASE("full-batch delta: the certified bracket contains the exact delta (50 digits)",
+          "[accounting][pld][certified]") {
+  const dpkit::csv_table t = dpkit::read_csv(reference_path("full_batch_delta.csv"));
+  REQUIRE(t.rows.size() >= 300);
+  int in_range = 0;
+  double widest = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const double epsilon = t.at(i, "epsilon");
+    const acc::training_run run = full_batch_run(t, i);
+    const acc::pld_delta_result r = acc::pld_delta(run, epsilon);
+    INFO(t.where(i) << ": exact delta " << t.at(i, "delta") << ", log " << t.at(i, "log_delta")
+                    << "; bracket [" << r.delta_lower << ", " << r.delta_upper << "], log upper "
+                    << r.log_delta);
+    REQUIRE(r.converged());
+    CHECK(r.delta == r.delta_upper);
+    // log δ (upper bound) is finite wherever the exact log δ is a double.
+    const double log_hi = t.at(i, "log_delta_hi"), log_lo = t.at(i, "log_delta_lo");
+    if (!std::isnan(log_hi)) CHECK(at_least_exact(r.log_delta, log_hi, log_lo));
+    const double hi = t.at(i, "delta_hi"), lo = t.at(i, "delta_lo");
+    if (std::isnan(hi)) {  // δ below the normal double range: both ends must be tiny, upper ≥ 0
+      CHECK(r.delta_lower <= 2.3e-308);
+      CHECK(r.delta_upper >= 0);
+      continue;
+    }
+    ++in_range;
+    CHECK(at_least_exact(r.delta_upper, hi, lo));
+    CHECK(at_most_exact(r.delta_lower, hi, lo));
+    // As for ε: ~1e-13 where nothing cancels, up to ~1e-5 where the two terms of the closed
+    // form nearly cancel (μ = 1e-4 at δ ~ 1e-200).
+    const double width = (r.delta_upper - r.delta_lower) / hi;
+    CHECK(width < (run.gdp_mu() >= 0.01 ? 1e-7 : 1e-5));
+    widest = std::max(widest, width);
+  }
+  CHECK(in_range >= 300);
+  WARN("full-batch delta brackets: widest relative width " << widest);
+}
+
+TEST_CASE("gdp_log_delta_bounds encloses the point value and widens with the mu interval",
+          "[divergence][gdp][certified]") {
+  for (double mu : {1e-4, 0.3, 1.0, 4.714, 100.0, 9e5}) {
+    for (double z : {-1.0, 0.5, 3.0, 20.0}) {
+      const double eps = std::max(0.0, 0.5 * mu * mu + z * mu);
+      CAPTURE(mu, eps);
+      const auto b = dpkit::divergence::gdp_log_delta_bounds(mu, mu, eps);
+      const double v = dpkit::divergence::gdp_log_delta(mu, eps);
+      CHECK(b.lower <= v);
+      CHECK(v <= b.upper);
+      CHECK(b.upper <= 0);
+      const auto wide = dpkit::divergence::gdp_log_delta_bounds(mu * 0.99, mu * 1.1, eps);
+      CHECK(wide.lower < b.lower);
+      CHECK(wide.upper > b.upper);
+    }
+  }
+  CHECK_THROWS_AS(dpkit::divergence::gdp_log_delta_bounds(2.0, 1.0, 0.5), std::domain_error);
+}
