@@ -75,7 +75,10 @@ privacy_estimate estimate_epsilon(const training_run& run,
       e.value = r.epsilon;
       e.kind = r.kind;
       e.tight = r.tight;
-      if (e.kind != bound_kind::approximation) e.lower = e.upper = e.value;
+      if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
+        e.lower = r.epsilon_lower;
+        e.upper = r.epsilon_upper;
+      }
       e.method = "Gaussian CLT, mu = " + format_value(std::round(clt_mu(run) * 1e6) / 1e6);
       break;
     }
@@ -118,7 +121,11 @@ privacy_estimate estimate_delta(const training_run& run,
       e.log_value = r.log_delta;
       e.kind = r.kind;
       e.tight = r.tight;
-      if (e.kind != bound_kind::approximation) e.lower = e.upper = e.value;
+      if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
+        const pld_delta_result exact = pld_delta(run, epsilon, options);
+        e.lower = exact.delta_lower;
+        e.upper = exact.delta_upper;
+      }
       e.method = "Gaussian CLT, mu = " + format_value(std::round(clt_mu(run) * 1e6) / 1e6);
       break;
     }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "dpkit/accounting/pld_accountant.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/normal.hpp"
 #include "dpkit/divergence/gdp.hpp"
@@ -31,22 +32,23 @@ double clt_mu(const training_run& run) {
 
 divergence::epsilon_result clt_epsilon(const training_run& run, double delta) {
   check_open_probability("clt_epsilon", "delta", delta);
+  // Full batch: the CLT is exact; answer with the certified closed form (rounding included).
+  if (run.is_gaussian()) return pld_epsilon(run, delta);
   divergence::epsilon_result r = divergence::gdp_epsilon(clt_mu(run), delta);
-  if (!run.is_gaussian()) {
-    r.kind = bound_kind::approximation;
-    r.tight = false;
-    r.epsilon_lower = r.epsilon_upper = NAN;  // an approximation has no bracket
-  }
+  r.kind = bound_kind::approximation;
+  r.tight = false;
+  r.epsilon_lower = r.epsilon_upper = NAN;  // an approximation has no bracket
   return r;
 }
 
 divergence::delta_result clt_delta(const training_run& run, double epsilon) {
   check_nonnegative("clt_delta", "epsilon", epsilon);
+  if (run.is_gaussian()) return pld_delta(run, epsilon);  // exact, certified (as clt_epsilon)
   divergence::delta_result r;
   r.log_delta = divergence::gdp_log_delta(clt_mu(run), epsilon);
   r.delta = std::exp(r.log_delta);
-  r.kind = run.is_gaussian() ? bound_kind::upper_bound : bound_kind::approximation;
-  r.tight = run.is_gaussian();
+  r.kind = bound_kind::approximation;
+  r.tight = false;
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -19,6 +20,7 @@ namespace dpkit::accounting {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPi = 3.14159265358979323846;
 
 // ---------------------------------------------------------------------------------------
 // Half-cell masses: the loss axis from ℓ_lo − h/2 to ℓ_hi + h/2 cut at every multiple of h/2.
@@ -192,6 +194,7 @@ struct fft_workspace {
   std::unique_ptr<double, fftw_deleter> real;
   std::unique_ptr<fftw_complex, fftw_deleter> spectrum;
   std::vector<std::complex<double>> product;
+  std::vector<double> spectrum_error;  // round-off bound per coefficient
   fftw_plan forward = nullptr, backward = nullptr;
   fft_workspace() = default;
   fft_workspace(const fft_workspace&) = delete;
@@ -273,11 +276,19 @@ double golden_min(F&& f, double lo, double hi) {
   return fc < fd ? c : d;
 }
 
-// Floating-point slack, relative, on both sides of every bound: the constructions are exact in
-// exact arithmetic; the cell masses, sums and the FFT round in floating point. The FFT part is
-// estimated per point (roundoff); this covers the rest — measured up to 2e-13 relative against
-// the 24-digit references (data/reference/pld_*), so 1e-9 leaves a wide margin.
+// Floating-point slack, relative, on both sides of every bound. The constructions are exact in
+// exact arithmetic; the FFT's round-off is bounded separately (compose). What remains is the
+// rounding of the discretisation itself — cell masses as differences of CDFs, the
+// mean-preserving split, the tilt's logarithms — and of the final sums. That part is measured,
+// not proven: at most 2e-13 relative against the 24-digit references of one to three steps
+// (data/reference/pld_*). A relative error ρ per step becomes at most (1 + ρ)^T − 1 ≈ Tρ after
+// T steps (every composed mass is a sum of products of T step masses), so the slack is
+// max(1e-9, T·1e-12): 5× the measured per-step error, with a floor that leaves a wide margin.
 constexpr double kFloatingSlack = 1e-9;
+constexpr double kFloatingSlackPerStep = 1e-12;
+
+// Error of one level of an FFT's butterflies, in ulp of the ℓ₁ norm of its input (see compose).
+constexpr double kFftLevelUlps = 8;
 
 // Tail level (target δ, or the Chernoff bound at the queried ε) below which compositions are
 // tilted.
@@ -297,6 +308,8 @@ composed_pld compose(std::span<const pld_factor> factors,
     throw_domain_error("compose", "tail_bound", tail_bound, "in (0, 1e-3]");
   if (!std::isnan(focus.epsilon)) check_finite("compose", "focus.epsilon", focus.epsilon);
   if (!std::isnan(focus.delta)) check_open_probability("compose", "focus.delta", focus.delta);
+  if (!std::isnan(focus.tolerance) && !(focus.tolerance > 0 && focus.tolerance < 1))
+    throw_domain_error("compose", "focus.tolerance", focus.tolerance, "in (0, 1) or NaN");
   const pld_side side = factors[0].pld->side;
   const double h = factors[0].pld->h;
   composed_pld out;
@@ -325,6 +338,9 @@ composed_pld compose(std::span<const pld_factor> factors,
     mean += total > 0 ? c * m / total : 0.0;
   }
   out.infinity_mass = -std::expm1(log_no_infinity);
+  double steps = 0;
+  for (const pld_factor& f : factors) steps += static_cast<double>(f.count);
+  out.floating_slack = std::max(kFloatingSlack, kFloatingSlackPerStep * steps);
 
   // K(λ): the exact cumulant generating function of the discretised composition (finite part).
   auto cumulant = [&](double lambda) {
@@ -447,14 +463,31 @@ composed_pld compose(std::span<const pld_factor> factors,
     }
 
     // FFT: product of the (tilted) factors' transforms, each raised to its count.
+    //
+    // Round-off is bounded a priori, component by component (docs/guarantees.md). A transform
+    // of n = 2^L points is L levels of butterflies; each level adds an error of at most η times
+    // the ℓ₁ norm of its inputs and never amplifies earlier errors (|twiddle| = 1), so every
+    // computed coefficient is within E = L·η·‖x‖₁ of the exact one (Higham 2002, Accuracy and
+    // Stability of Numerical Algorithms, §24.1, for radix 2: η ≈ 2.2 ulp with exact twiddles).
+    // FFTW's codelets are other Cooley–Tukey factorisations with per-level errors of the same
+    // order; dpkit assumes η = kFftLevelUlps = 8 ulp. A coefficient X raised to the count c then
+    // errs by at most c·E·(|X̂| + E)^{c−1} (|X| ≤ ‖x‖₁ ≤ 1), plus the rounding of log, exp and
+    // the trigonometry of the power (relative c·(|log|X̂|| + 6) ulp) and of the products; the
+    // inverse transform adds its own L·η·‖P̂‖₁ and passes the spectrum's errors on with weight
+    // 1/n each. The result bounds every output point; the negative outputs the exact result
+    // would not have give an independent (smaller) estimate, and the larger of the two is used.
     const std::size_t nc = n / 2 + 1;
     fft_workspace& w = workspace(n);
     double* real = w.real.get();
     fftw_complex* spectrum = w.spectrum.get();
     std::vector<std::complex<double>>& product = w.product;
     product.assign(nc, 1.0);
+    std::vector<double>& spectrum_error = w.spectrum_error;  // absolute, per coefficient
+    spectrum_error.assign(nc, 0.0);
+    const double levels = std::log2(static_cast<double>(n));
     for (const pld_factor& f : factors) {
       std::fill(real, real + n, 0.0);
+      double input_ulps = 0;  // rounding of the inputs themselves, relative
       if (tilt > 0) {
         // m̃_k = m_k e^{λ_t ℓ_k − κ}, κ = log Σ m_k e^{λ_t ℓ_k}: a probability vector again.
         const double kappa = log_mgf(*f.pld, tilt);
@@ -462,46 +495,91 @@ composed_pld compose(std::span<const pld_factor> factors,
           const double m = f.pld->mass[k];
           real[k] = m > 0 ? std::exp(std::log(m) + tilt * f.pld->loss(k) - kappa) : 0.0;
         }
+        input_ulps = 4;  // log, the sum, exp: relative to each entry
       } else {
         std::copy(f.pld->mass.begin(), f.pld->mass.end(), real);
       }
+      double l1 = 0;
+      for (std::size_t k = 0; k < n; ++k) l1 += std::abs(real[k]);
+      const double coefficient_error =
+          (kFftLevelUlps * levels + input_ulps + 2) * tol::kMachineEps * l1;
       fftw_execute_dft_r2c(w.forward, real, spectrum);
       const double c = static_cast<double>(f.count);
       // |x|^c underflows below e^{−745} when |x|² < e^{−1490/c}: skip log and trigonometry there
       // (most coefficients at large c, since |x| < 1 away from frequency 0).
       const double r2_min = std::exp(-1490.0 / c);
+      // The error bound c·E·(|X̂| + E)^{c−1} of a coefficient (the other factors' moduli are
+      // bounded by 1 here, |X_g| ≤ ‖x_g‖₁ ≤ 1); for the coefficients below r2_min, one bound
+      // for all: |X̂| < e^{−745/c}.
+      auto power_error = [&](double log_reach) {
+        return c * coefficient_error * (c == 1 ? 1.0 : std::exp((c - 1) * log_reach));
+      };
+      const double skipped_error =
+          power_error(std::min(0.0, std::log(std::exp(-745.0 / c) + coefficient_error)));
       for (std::size_t k = 0; k < nc; ++k) {
-        if (product[k] == 0.0) continue;
         const std::complex<double> x(spectrum[k][0], spectrum[k][1]);
         const double r2 = std::norm(x);
-        if (r2 < r2_min || r2 == 0) {
+        if (r2 < r2_min) {  // r2 = 0 included
+          spectrum_error[k] += skipped_error;
           product[k] = 0.0;
           continue;
         }
-        product[k] *= std::polar(std::exp(0.5 * c * std::log(r2)), c * std::arg(x));
+        const double log_r2 = std::log(r2), modulus = std::sqrt(r2);
+        // log(|X̂| + E) ≤ log|X̂| + E/|X̂| (log(1 + t) ≤ t), capped at 0 (|X| ≤ 1).
+        spectrum_error[k] +=
+            power_error(std::min(0.0, 0.5 * log_r2 + coefficient_error / modulus));
+        if (product[k] == 0.0) continue;
+        product[k] *= std::polar(std::exp(0.5 * c * log_r2), c * std::arg(x));
+        // The rounding of this power and product, relative to the partial product; later
+        // factors (|X_g|^c ≤ 1) do not amplify it.
+        spectrum_error[k] +=
+            std::abs(product[k]) * (c * (0.5 * std::abs(log_r2) + 6) + 4) * tol::kMachineEps;
       }
     }
+    // The full spectrum has the n/2 − 1 inner coefficients twice (Hermitian symmetry). Each
+    // coefficient's error e_k reaches a sum of output points through the inverse transform;
+    // roundoff_bound weighs it by min(Σa, max a / sin(πk/n)) (prefix and tail sums here).
+    double product_l1 = 0;
+    const double inv_n = 1.0 / static_cast<double>(n);
+    result.spectral_prefix.assign(nc + 1, 0.0);
+    result.spectral_tail.assign(nc + 1, 0.0);
     for (std::size_t k = 0; k < nc; ++k) {
       spectrum[k][0] = product[k].real();
       spectrum[k][1] = product[k].imag();
+      const double weight = k == 0 || k == nc - 1 ? 1.0 : 2.0;
+      const double modulus = std::abs(product[k]);
+      product_l1 += weight * modulus;
+      // 1.01: second-order terms (products of two error bounds, each ≲ 1e-6 relative).
+      const double e = 1.01 * weight * spectrum_error[k] * inv_n;
+      result.spectral_prefix[k + 1] = result.spectral_prefix[k] + e;
+      // 1/sin x ≤ 1/(x − x³/6) on (0, π/2] (exact to 8 % at π/2, to x²/6 near 0).
+      const double x = kPi * static_cast<double>(k) * inv_n;
+      result.spectral_tail[k] = k == 0 ? 0.0 : e / (x - x * x * x / 6);
     }
+    for (std::size_t k = nc; k-- > 1;) result.spectral_tail[k] += result.spectral_tail[k + 1];
+    // The prefix and tail sums round by at most nc ulp relative (≤ 2e-9 for n = 2^24): within
+    // the factor 1.01 above.
     fftw_execute_dft_c2r(w.backward, spectrum, real);
     // Unwrap: array position k holds lattice index base + k (mod n); the window starts at j_lo.
     result.mass.resize(n);
     const long long shift =
         ((j_lo - base) % static_cast<long long>(n) + static_cast<long long>(n)) %
         static_cast<long long>(n);
-    double most_negative = 0;
-    const double inv_n = 1.0 / static_cast<double>(n);
+    double most_negative = 0, largest_output = 0;
     for (std::size_t i = 0, k = static_cast<std::size_t>(shift); i < n;
          ++i, k = k + 1 == n ? 0 : k + 1) {
       const double v = real[k] * inv_n;
       result.mass[i] = v;
       most_negative = std::min(most_negative, v);
+      largest_output = std::max(largest_output, std::abs(v));
     }
-    // Round-off estimate (tilted units): the largest negative value the exact result would not
-    // contain, or a floor of a few ulp of the total mass.
-    result.roundoff = std::max(-most_negative, 4 * tol::kMachineEps / static_cast<double>(n));
+    // Round-off per point (tilted units) besides the spectrum's: the inverse transform's own
+    // (L·η·‖P̂‖₁/n) and the scaling's — or, if larger, the largest negative value, which the
+    // exact result cannot contain (an independent floor in case the assumptions fail).
+    const double pointwise =
+        (kFftLevelUlps * levels + 2) * tol::kMachineEps * product_l1 * inv_n +
+        2 * tol::kMachineEps * largest_output;
+    result.roundoff = std::max(pointwise, -most_negative);
     return result;
   };
   if (factors.size() == 1 && factors[0].count == 1) {
@@ -512,7 +590,33 @@ composed_pld compose(std::span<const pld_factor> factors,
     out.fft_size = 0;
     return out;
   }
-  if (!std::isnan(focus.delta) && focus.delta < kTiltBelow) return build(delta_focus_tilt(), out);
+  const double tolerance = std::isnan(focus.tolerance) ? 1e-4 : focus.tolerance;
+  if (!std::isnan(focus.delta)) {
+    if (focus.delta < kTiltBelow) return build(delta_focus_tilt(), out);
+    // Above 1e-9 the plain composition usually suffices; but its round-off bound, summed over
+    // every point above the crossing, can exceed δ itself for long runs (T = 1e5: ~2e-13 per
+    // point over 1e6 points): tilt then, as for ε queries.
+    composed_pld plain = build(0, out);
+    const double points = static_cast<double>(plain.mass.size());
+    const double fixed = plain.wrap_bound + plain.above_bound;
+    if (plain.roundoff_bound(points, 1.0) + fixed <= tolerance * focus.delta) return plain;
+    const double crossing = plain.epsilon(focus.delta);
+    plain.focus_delta = focus.delta;  // the query will ask again: keep the answer
+    plain.focus_epsilon = crossing;
+    if (!std::isfinite(crossing)) return build(delta_focus_tilt(), out);
+    const double above = std::clamp(points - std::ceil((crossing - plain.loss(0)) / h), 0.0, points);
+    const double correction = plain.roundoff_bound(above, 1.0) + fixed;
+    // What the correction costs in ε: Δε ≈ correction / |δ'(ε)|, with the slope read off the
+    // plain composition one cell above the crossing. Keep the plain composition while that is
+    // within the tolerance (relative to ε, or absolute below ε = 1).
+    const std::array<double, 2> at = {crossing, crossing + h};
+    const std::vector<double> d = plain.delta(at);
+    const double slope = (d[0] - d[1]) / h;
+    if (correction <= tolerance * focus.delta ||
+        (slope > 0 && correction / slope <= tolerance * std::max(crossing, 1.0)))
+      return plain;
+    return build(delta_focus_tilt(), out);
+  }
   if (!std::isnan(focus.epsilon) && focus.epsilon > mean) {
     composed_pld plain = build(0, out);
     // Corrections the plain composition applies at ε: round-off per point above ε, and the
@@ -520,25 +624,14 @@ composed_pld compose(std::span<const pld_factor> factors,
     std::size_t above = 0;
     for (std::size_t k = 0; k < plain.mass.size(); ++k) above += plain.loss(k) > focus.epsilon;
     const double correction =
-        plain.roundoff * static_cast<double>(above) + plain.wrap_bound + plain.above_bound;
-    if (correction <= 1e-4 * plain.delta(focus.epsilon)) return plain;
+        plain.roundoff_bound(static_cast<double>(above), 1.0) + plain.wrap_bound + plain.above_bound;
+    if (correction <= tolerance * plain.delta(focus.epsilon)) return plain;
     return build(epsilon_focus_tilt(), out);
   }
   return build(0, out);
 }
 
 // ---------------------------------------------------------------------------------------
-double composed_pld::weight(std::size_t k) const {
-  if (tilt == 0) return 1.0;
-  // e^{K(λ_t) − λ_t ℓ_k}, capped: beyond e^{700} a point's bound is useless anyway (clamped).
-  return std::exp(std::min(700.0, log_scale - tilt * loss(k)));
-}
-
-double composed_pld::probability(std::size_t k) const {
-  const double m = side == pld_side::pessimistic ? std::max(mass[k], 0.0) : mass[k];
-  return std::min(1.0, m * weight(k));
-}
-
 double composed_pld::delta(double epsilon) const {
   check_finite("composed_pld::delta", "epsilon", epsilon);
   const std::vector<double> v = delta(std::span<const double>(&epsilon, 1));
@@ -568,12 +661,13 @@ std::vector<double> composed_pld::delta(std::span<const double> eps) const {
     const double sum = top == kInf ? 0.0 : s1 - std::exp(eps[idx] - top) * s2;
     double value = std::max(sum, 0.0);
     if (pessimistic) {
-      value +=
-          infinity_mass + above_bound + roundoff * sum_w + (eps[idx] < bottom ? below_bound : 0.0);
+      value += infinity_mass + above_bound + roundoff_bound(sum_w, last_w) +
+               (eps[idx] < bottom ? below_bound : 0.0);
     } else {
-      value -= roundoff * sum_w + wrap_bound * (top == kInf ? weight(mass.size() - 1) : last_w);
+      value -= roundoff_bound(sum_w, last_w) +
+               wrap_bound * (top == kInf ? weight(mass.size() - 1) : last_w);
     }
-    value *= pessimistic ? 1 + kFloatingSlack : 1 - kFloatingSlack;
+    value *= pessimistic ? 1 + floating_slack : 1 - floating_slack;
     out[idx] = std::clamp(value, 0.0, 1.0);
   };
   for (std::size_t i = mass.size(); i-- > 0;) {
@@ -594,9 +688,10 @@ std::vector<double> composed_pld::delta(std::span<const double> eps) const {
 
 double composed_pld::epsilon(double requested) const {
   check_open_probability("composed_pld::epsilon", "delta", requested);
+  if (requested == focus_delta) return focus_epsilon;
   const bool pessimistic = side == pld_side::pessimistic;
   // The floating-point slack of delta(): δ_up·(1 + s) ≤ δ ⇔ δ_up ≤ δ/(1 + s), and so on.
-  const double target = requested / (pessimistic ? 1 + kFloatingSlack : 1 - kFloatingSlack);
+  const double target = requested / (pessimistic ? 1 + floating_slack : 1 - floating_slack);
   // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^{ε−ℓ_{k−1}}·S2 ± corrections, with suffix sums over
   // i ≥ k of the (untilted) probabilities, S1 = Σ p_i and the scaled S2 = Σ p_i e^{ℓ_{k−1} − ℓ_i}
   // (every exponent ≤ 0: no overflow for ε beyond 709, where e^ε itself is not a double).
@@ -616,8 +711,9 @@ double composed_pld::epsilon(double requested) const {
     const double below = l - h;  // ℓ_{k−1}
     // Corrections on [ℓ_{k−1}, ℓ_k): the points ≥ ℓ_k are used; below the window (i = 0), the
     // pessimistic side adds the certified mass there.
-    const double correction = pessimistic ? roundoff * sum_w + (i == 0 ? below_bound : 0.0)
-                                          : -(roundoff * sum_w + wrap_bound * w);
+    const double correction = pessimistic
+                                  ? roundoff_bound(sum_w, w) + (i == 0 ? below_bound : 0.0)
+                                  : -(roundoff_bound(sum_w, w) + wrap_bound * w);
     const double at_below = constant + s1 - s2 + correction;
     if (at_below > target || below <= 0) {
       // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 + corr − e^t S2 = δ,

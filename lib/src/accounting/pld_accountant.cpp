@@ -214,6 +214,7 @@ pld_epsilon_result epsilon_of(const directions& dirs,
   std::vector<double> lower{NAN}, upper{NAN};
   compose_focus focus;
   focus.delta = delta;
+  focus.tolerance = 0.1 * options.relative_accuracy;
   bracket(
       dirs, options, tail, focus, fn, r,
       [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper);
@@ -232,6 +233,7 @@ pld_delta_result delta_of(const directions& dirs,
   std::vector<double> lower{NAN}, upper{NAN};
   compose_focus focus;
   focus.epsilon = epsilon;
+  focus.tolerance = 0.1 * options.relative_accuracy;
   bracket(
       dirs, options, tail, focus, fn, r,
       [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper);

@@ -19,9 +19,12 @@
 // (optimistic); the composed distribution is computed on a window chosen by Chernoff bounds
 // from the discretised moment generating functions, and the mass the window may miss (≤ τ on
 // each side, certified) is added to the upper bound and subtracted from the lower bound.
-// FFT round-off is estimated from the negative entries the inverse FFT produces and added or
-// subtracted as well (an estimate, not a proof), and a relative floating-point slack of 1e-9
-// covers the rounding of cell masses and sums (measured ≤ 2e-13 against 24-digit references).
+// FFT round-off is bounded a priori, coefficient by coefficient (the FFT's per-level error, the
+// power's amplification by the step count, the inverse transform), and the bound on each sum
+// of points the query reads is added or subtracted (composed_pld::roundoff_bound; proven for
+// Cooley–Tukey FFTs with a stated per-level error, docs/guarantees.md). A relative slack of
+// max(1e-9, 1e-12·T) covers the rounding of cell masses and sums (measured ≤ 2e-13 per step
+// against 24-digit references: an allowance, not a proof).
 //
 // Small δ: FFT errors are absolute, ~1e-16 of the largest entry, so on the plain distribution
 // they swamp δ below ~1e-10. A query's focus (the ε of a δ query, the δ of an ε query) tilts
@@ -30,6 +33,7 @@
 // probability units, and δ = 1e-14 is bracketed as tightly as δ = 1e-5.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
@@ -81,6 +85,10 @@ struct pld_factor {
 struct compose_focus {
   double epsilon = NAN;  ///< a δ(ε) query at this ε
   double delta = NAN;    ///< an ε(δ) query at this δ
+  /// The relative error of the answer (ε for a δ focus, δ for an ε focus) that the certified
+  /// round-off corrections may cost before the composition is tilted instead (a tilted FFT is
+  /// up to 4× dearer). NaN: 1e-4. The PLD accountant passes 0.1 × its relative accuracy.
+  double tolerance = NAN;
 };
 
 /// The composed distribution on a window, with the certified corrections of its side.
@@ -103,16 +111,55 @@ struct composed_pld {
   double above_bound = 0;    ///< certified P(S > window top), probability units
   double below_bound = 0;    ///< certified P(S < window bottom), probability units
   double wrap_bound = 0;     ///< certified tilted mass outside the window (may wrap around)
-  double roundoff = 0;       ///< estimated FFT round-off per point, tilted units
+  /// FFT round-off, tilted units: the part that may differ from point to point (the inverse
+  /// transform's own rounding and the final scaling), bounded per point.
+  double roundoff = 0;
+  /// The spectrum's round-off, carried to sums over contiguous points (roundoff_bound).
+  /// spectral_prefix[k] = Σ_{k'<k} e_{k'}/n, spectral_tail[k] = Σ_{k'≥k} e_{k'}/(n sin(πk'/n)),
+  /// over the full spectrum's frequencies 0..n/2 (inner ones counted twice), e the bound on the
+  /// error of each coefficient of the product of transforms. Empty: no FFT.
+  std::vector<double> spectral_prefix, spectral_tail;
   std::size_t fft_size = 0;
+  /// Relative allowance for the rounding of the discretisation (cell masses, sums): measured,
+  /// not proven; max(1e-9, 1e-12 × steps) (pld.cpp, kFloatingSlack).
+  double floating_slack = 1e-9;
+  /// epsilon(focus_delta), computed when compose() chose this composition (NaN: none).
+  double focus_delta = NAN, focus_epsilon = NAN;
+
+  /// A certified bound on |Σ_{j∈A} a_j·err_j| over a contiguous block A of points with weights
+  /// 0 ≤ a_j, Σ a_j ≤ sum and max a_j ≤ peak, where the weights are unimodal along A (the δ
+  /// weights are): err the FFT round-off in tilted units. By summation by parts,
+  /// |Σ_A a_j ω^{jk}| ≤ min(sum, peak/sin(πk/n)) for each frequency k.
+  [[nodiscard]] double roundoff_bound(double sum, double peak) const {
+    if (!(sum > 0)) return 0.0;
+    const double pointwise = roundoff * sum;  // at every point
+    if (spectral_prefix.empty()) return pointwise;
+    const std::size_t nc = spectral_prefix.size() - 1;
+    // Frequencies k < split take Σa, the others max a / sin(πk/n): min(Σa, max a / sin) is at
+    // most either, so every split gives a valid bound; the best is where the two cross,
+    // k* = (n/π) asin(peak/sum), and sin x ≤ x puts this one a little above it.
+    std::size_t split = nc;
+    if (peak < sum) {
+      const double k = std::floor(static_cast<double>(fft_size) * 0.3183098861837907 * (peak / sum));
+      split = std::min(nc, static_cast<std::size_t>(k) + 1);
+    }
+    return pointwise + sum * spectral_prefix[split] + peak * spectral_tail[split];
+  }
 
   [[nodiscard]] double loss(std::size_t k) const {
     return (static_cast<double>(first) + static_cast<double>(k)) * h + offset;
   }
-  /// e^{K(λ) − λ ℓ_k}: tilted to probability units (1 without tilt; capped at e^{700}).
-  [[nodiscard]] double weight(std::size_t k) const;
+  /// e^{K(λ) − λ ℓ_k}: tilted to probability units (1 without tilt; capped at e^{700}: beyond,
+  /// a point's bound is useless anyway and is clamped).
+  [[nodiscard]] double weight(std::size_t k) const {
+    if (tilt == 0) return 1.0;
+    return std::exp(std::min(700.0, log_scale - tilt * loss(k)));
+  }
   /// The probability at ℓ_k (pessimistic: negative round-off clipped to 0), at most 1.
-  [[nodiscard]] double probability(std::size_t k) const;
+  [[nodiscard]] double probability(std::size_t k) const {
+    const double m = side == pld_side::pessimistic ? std::max(mass[k], 0.0) : mass[k];
+    return std::min(1.0, m * weight(k));
+  }
 
   /// The certified bound of this side on δ(ε) (upper for pessimistic, lower for optimistic),
   /// never below 0 nor above 1.
