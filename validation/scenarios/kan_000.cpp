@@ -127,6 +127,8 @@ struct point_measure {
 // (dimension mdp − m > 0), so its spectrum is that m×m matrix's plus zeros — exactly.
 class kan_probe {
  public:
+  // Holds a reference to f: a temporary model would dangle, so binding one is an error.
+  explicit kan_probe(sim::kan_model&&) = delete;
   explicit kan_probe(const sim::kan_model& f)
       : f_(f),
         m_(static_cast<Eigen::Index>(f.width())),

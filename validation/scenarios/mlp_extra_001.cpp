@@ -164,6 +164,9 @@ struct ntrf_solution {
 
 class ntrf_solver {
  public:
+  // Holds references to g and y: temporaries would dangle, so binding one is an error.
+  ntrf_solver(ntk_grams&&, const Eigen::VectorXd&) = delete;
+  ntrf_solver(const ntk_grams&, Eigen::VectorXd&&) = delete;
   ntrf_solver(const ntk_grams& g, const Eigen::VectorXd& y) : g_(g), y_(y) {
     const auto n = y.size();
     Eigen::MatrixXd total = Eigen::MatrixXd::Zero(n, n);

@@ -15,7 +15,6 @@ namespace {
 using detail::at_least;
 using detail::at_most;
 
-constexpr const char* kB6 = "seed 000, Lemma B.6 (proof, eqs. (3)-(5))";
 constexpr const char* kC13 = "seed 000, Thm 4.1 / C.13";
 
 // ---- conditions and labels --------------------------------------------------------------------
