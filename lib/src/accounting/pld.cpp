@@ -246,7 +246,10 @@ discrete_pld discretize(const subsampling::privacy_loss& loss,
 std::pair<discrete_pld, discrete_pld> discretize_both(const subsampling::privacy_loss& loss,
                                                       double h,
                                                       double tail_mass) {
-  check_positive("discretize", "h", h);
+  // Below 1e-10 the rounding of the cells' conditional means (~1e-16 absolute) is no longer
+  // small against h, and the two sides stop being bounds (pld_accountant.cpp).
+  if (!(h >= 1e-10 && std::isfinite(h)))
+    throw_domain_error("discretize", "h", h, ">= 1e-10 and finite");
   if (!(tail_mass > 0 && tail_mass <= 1e-3))
     throw_domain_error("discretize", "tail_mass", tail_mass, "in (0, 1e-3]");
   const half_cells c = compute_half_cells(loss, h, tail_mass);
@@ -719,7 +722,11 @@ double composed_pld::epsilon(double requested) const {
       // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 + corr − e^t S2 = δ,
       // t = ε − ℓ_{k−1}.
       const double rest = constant + s1 + correction - target;
-      if (!(rest > 0)) return std::max(l, 0.0);  // δ(ℓ_k⁻) ≤ target already
+      // rest ≤ 0 (possible only when below ≤ 0): the bound of δ is ≤ target on all of
+      // [max(ℓ_{k−1}, 0), ℓ_k). Pessimistic: every ε there is certified, the smallest is
+      // max(ℓ_{k−1}, 0). Optimistic: no ε ≥ 0 has a lower δ bound above the target, so the
+      // lower bound on ε is 0 (returning ℓ_k here once claimed ε ≥ h where the exact ε was 0).
+      if (!(rest > 0)) return pessimistic ? std::max(below, 0.0) : 0.0;
       const double t = s2 > 0 ? std::log(rest / s2) : kInf;
       const double eps = std::clamp(below + t, std::max(below, 0.0), l);
       if (at_below > target || eps > 0) return eps;

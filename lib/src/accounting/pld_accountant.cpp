@@ -87,6 +87,15 @@ double initial_spacing(const directions& dirs) {
   return widest > 0 ? widest / 2000 : 1e-3;
 }
 
+// The finest grid the engine uses. The discretisation places each cell's mass by its
+// conditional mean, log(m/s), and splits it by m − e^ℓ·s: both lose ~1e-16 absolute to the
+// rounding of the cell masses, harmless against h = 1e-10 (a 1e-6 relative misplacement within
+// a cell) but not against h ~ 1e-16, where the placement would be noise and the measured
+// discretisation error behind the floating-point slack no longer applies. Runs whose losses are
+// that small (sampling rates below ~1e-9) get a wide but valid bracket at h = 1e-10, and say
+// that the accuracy was not reached.
+constexpr double kMinGridSpacing = 1e-10;
+
 // Next spacing from the measured relative gap: gap ∝ h², with a 0.8 safety factor, between
 // 1/8 and 1/1.5 of the current spacing.
 double next_spacing(double h, double gap, double target) {
@@ -111,6 +120,7 @@ void bracket(const directions& dirs,
   double h = options.grid_spacing > 0           ? options.grid_spacing
              : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
                                                 : initial_spacing(dirs);
+  h = std::max(h, kMinGridSpacing);
   // Point-by-point maximum over directions.
   auto max_of = [&](const std::vector<composed_pld>& cs) {
     std::vector<double> m;
@@ -190,7 +200,12 @@ void bracket(const directions& dirs,
     r.message = std::string(function) + ": relative gap " + format_value(gap / scale) +
                 " above the target " + format_value(options.relative_accuracy) + " after " +
                 std::to_string(pass) + " grid passes";
-    h = next_spacing(h, gap / scale, options.relative_accuracy);
+    if (h <= kMinGridSpacing) {
+      r.message += " (the grid spacing is at its floor 1e-10, below which rounding would "
+                   "dominate the discretisation; the tightest certified bracket is kept)";
+      return;
+    }
+    h = std::max(next_spacing(h, gap / scale, options.relative_accuracy), kMinGridSpacing);
   }
 }
 
@@ -267,6 +282,9 @@ void pld_options::validate(std::string_view function) const {
   if (!(relative_accuracy > 0 && relative_accuracy < 1))
     throw_domain_error(function, "relative_accuracy", relative_accuracy, "in (0, 1)");
   check_nonnegative(function, "grid_spacing", grid_spacing);
+  if (grid_spacing > 0 && grid_spacing < kMinGridSpacing)
+    throw_domain_error(function, "grid_spacing", grid_spacing,
+                       "0 (automatic) or >= 1e-10 (finer grids lose their bounds to rounding)");
   check_nonnegative(function, "initial_grid_spacing", initial_grid_spacing);
   check_at_least(function, "max_fft_size", static_cast<long long>(max_fft_size), 1024);
   check_at_least(function, "max_refinements", max_refinements, 0);

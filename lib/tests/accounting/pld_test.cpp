@@ -48,6 +48,21 @@ TEST_CASE("composed Gaussian PLD brackets the exact GDP profile", "[accounting][
   }
 }
 
+TEST_CASE("where the exact epsilon is 0 the lower bound is 0", "[accounting][pld][certified]") {
+  // G(0.01)^⊗100 = G(0.1), δ(0) = 2Φ(0.05) − 1 ≈ 0.04: at δ ≥ δ(0) the exact ε is 0, and the
+  // optimistic side must not claim more (it once returned the first positive grid point).
+  const bracket b = compose_gaussian(0.01, 100, 0.01 / 40);
+  const double delta0 = dpkit::divergence::gdp_delta(0.1, 0.0);
+  // Above P(S > 0) ≈ Φ(0.05) = 0.52 the sweep reaches the lowest positive grid point with every
+  // remaining bound below δ: the branch that once returned that point.
+  for (double delta : {delta0 * 1.01, 0.2, 0.6, 0.9, 0.99}) {
+    CAPTURE(delta);
+    CHECK(b.optimistic.epsilon(delta) == 0.0);
+    CHECK(b.pessimistic.epsilon(delta) >= 0.0);
+    CHECK(b.pessimistic.epsilon(delta) <= 2 * 0.01 / 40);  // within a grid step of the truth
+  }
+}
+
 TEST_CASE("tilted compositions bracket tiny delta tightly", "[accounting][pld]") {
   // Without a tilt, FFT round-off (~1e-16 of the peak per point) swamps δ ≲ 1e-10; with the
   // query's focus the bracket stays as narrow as at large δ. Exact reference: G(√T μ) = G(2).

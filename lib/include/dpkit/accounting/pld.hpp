@@ -64,7 +64,8 @@ struct discrete_pld {
 /// Discretises one step on the grid of spacing h. Per-step truncation: mass above the point
 /// where P(Y > y) = tail_mass goes to +∞ (pessimistic) or onto the top grid point (optimistic);
 /// mass below the point where P(Y ≤ y) = tail_mass goes onto the bottom grid point
-/// (pessimistic) or to −∞ (optimistic). h > 0, tail_mass ∈ (0, 1e-3].
+/// (pessimistic) or to −∞ (optimistic). h ≥ 1e-10 (finer grids lose their bounds to the
+/// rounding of the cell masses), tail_mass ∈ (0, 1e-3].
 discrete_pld discretize(const subsampling::privacy_loss& loss,
                         double h,
                         pld_side side,

@@ -22,7 +22,9 @@ namespace dpkit::accounting {
 struct pld_options {
   /// Target relative width (ε_upper − ε_lower)/ε_upper (or of the δ bracket). Default: 1e-3.
   double relative_accuracy = 1e-3;
-  /// Grid spacing h of the privacy-loss axis; 0 chooses it from relative_accuracy. Default: 0.
+  /// Grid spacing h of the privacy-loss axis, ≥ 1e-10 (the automatic grid never goes finer:
+  /// below, rounding dominates the discretisation); 0 chooses it from relative_accuracy.
+  /// Default: 0.
   double grid_spacing = 0;
   /// With grid_spacing = 0: the spacing of the first pass (0: 1/2000 of the widest per-step
   /// loss range). Calibration passes the previous evaluation's spacing here. Default: 0.
