@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/tolerance.hpp"
 #include "dpkit/subsampling/subsampled_rdp.hpp"
 
 namespace dpkit::accounting {
@@ -22,6 +23,49 @@ double unchecked_run_rdp(const training_run& run, double alpha) {
   for (const training_phase& p : run.phases)
     e += static_cast<double>(p.steps) * phase_rdp(p, alpha);
   return e;
+}
+
+// Outward rounding of the RDP accountant (docs/guarantees.md). Every RDP value is raised by a
+// relative allowance before it is converted, and every conversion's own rounding is added on
+// top (ε and log δ of each conversion are increasing in the RDP value).
+//
+// The allowance on the RDP values is measured, not proven: integer orders are exact sums of
+// positive terms in log space, fractional orders tanh-sinh/exp-sinh quadratures to a 1e-12
+// tolerance; against the two 50-digit tables (data/reference/rdp_poisson_gaussian*.csv: q from
+// 1e-8 to 1, σ from 0.1 to 100, α up to 1e4) the largest relative error is below 2e-12
+// (docs/subsampling.md), so 1e-10 leaves a 50× margin. The run's sum over phases and the
+// product with the step counts round by a few ulp, far inside it.
+constexpr double kRdpValueAllowance = 1e-10;
+
+double raised(double rdp_value) {
+  return rdp_value * (1 + kRdpValueAllowance);
+}
+
+// The conversions are a handful of correctly rounded operations, log, log1p and expm1 (< 1 ulp
+// each) on terms no larger than these: 16 ulp of their sum bounds the rounding of the result.
+double epsilon_rounding(double alpha, double rdp_value, double delta) {
+  return 16 * tol::kMachineEps *
+         (std::abs(rdp_value) + std::abs(std::log(delta)) / (alpha - 1) +
+          std::abs(std::log(alpha)) * (1 + 1 / (alpha - 1)) + 1);
+}
+double log_delta_rounding(double alpha, double rdp_value, double epsilon) {
+  return 16 * tol::kMachineEps *
+         ((alpha - 1) * (std::abs(rdp_value) + epsilon + 1) + std::abs(std::log(alpha)) + 1);
+}
+
+// The μ of a run of Gaussian mechanisms, raised by the rounding of training_run::gdp_mu()
+// (one ulp per operation and per phase, as the PLD accountant's interval).
+double gaussian_mu_upper(const training_run& run) {
+  const double e =
+      run.phases.empty() ? 0.0 : tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
+  return run.gdp_mu() * (1 + e);
+}
+
+// A linear-curve candidate's rounding: the conversion's terms at its order (BS16's closed form
+// has no order of its own: its terms are those of order 2 with ε_2 = 2ρ).
+double conversion_rounding_at(const divergence::rdp_candidate& cand, double delta, double mu) {
+  const double a = std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
+  return epsilon_rounding(a, 0.5 * a * mu * mu, delta);
 }
 
 // The order ladder: fractional orders below 2, then integers growing roughly geometrically.
@@ -41,6 +85,7 @@ const std::vector<double>& ladder() {
 // conversions share the evaluations, and a fractional order costs a quadrature (50–150 µs).
 class order_search {
  public:
+  explicit order_search(training_run&&) = delete;  // it keeps a reference to the run
   explicit order_search(const training_run& run) : run_(run) {}
 
   double rdp(double alpha) {
@@ -139,14 +184,25 @@ double run_rdp(const training_run& run, double alpha) {
 divergence::rdp_epsilon_result rdp_epsilon(const training_run& run, double delta) {
   run.validate("rdp_epsilon");
   check_open_probability("rdp_epsilon", "delta", delta);
-  if (run.is_gaussian())  // μ-GDP ⇒ (α, αμ²/2)-RDP: a linear curve (BS16 applies)
-    return divergence::rdp_epsilon(divergence::gdp_rdp_curve(run.gdp_mu()), delta);
+  if (run.is_gaussian()) {
+    // μ-GDP ⇒ (α, αμ²/2)-RDP: a linear curve (BS16 applies), at μ widened for the rounding of
+    // √T/σ, each conversion's rounding added.
+    const double mu = gaussian_mu_upper(run);
+    divergence::rdp_epsilon_result r =
+        divergence::rdp_epsilon(divergence::gdp_rdp_curve(mu), delta);
+    for (auto& cand : r.candidates)
+      if (cand.applicable) cand.value += conversion_rounding_at(cand, delta, mu);
+    r.epsilon = r.epsilon_upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+    r.epsilon_lower = NAN;  // an RDP conversion gives no lower bound
+    return r;
+  }
   divergence::rdp_epsilon_result r;
   r.kind = bound_kind::upper_bound;
   r.tight = false;
   order_search search(run);
   optimise(search, r, [&](divergence::rdp_conversion c, double a, double e) {
-    return divergence::rdp_epsilon_at_order(c, a, e, delta);
+    const double up = raised(e);
+    return divergence::rdp_epsilon_at_order(c, a, up, delta) + epsilon_rounding(a, up, delta);
   });
   for (auto& cand : r.candidates)
     if (cand.applicable) cand.value = std::max(cand.value, 0.0);  // ε < 0 implies (0, δ)-DP
@@ -158,19 +214,33 @@ divergence::rdp_epsilon_result rdp_epsilon(const training_run& run, double delta
 divergence::rdp_delta_result rdp_delta(const training_run& run, double epsilon) {
   run.validate("rdp_delta");
   check_nonnegative("rdp_delta", "epsilon", epsilon);
-  if (run.is_gaussian())
-    return divergence::rdp_delta(divergence::gdp_rdp_curve(run.gdp_mu()), epsilon);
+  if (run.is_gaussian()) {
+    const double mu = gaussian_mu_upper(run);
+    divergence::rdp_delta_result r = divergence::rdp_delta(divergence::gdp_rdp_curve(mu), epsilon);
+    for (auto& cand : r.candidates) {
+      if (!cand.applicable) continue;
+      const double a = std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
+      const double rounding = log_delta_rounding(a, 0.5 * a * mu * mu, epsilon);
+      cand.value = std::min(1.0, cand.value * std::exp(rounding) * (1 + tol::kMachineEps));
+    }
+    r.delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+    r.log_delta = std::log(r.delta);
+    return r;
+  }
   divergence::rdp_delta_result r;
   r.kind = bound_kind::upper_bound;
   r.tight = false;
   order_search search(run);
   optimise(search, r, [&](divergence::rdp_conversion c, double a, double e) {
-    return divergence::rdp_log_delta_at_order(c, a, e, epsilon);
+    const double up = raised(e);
+    return std::min(0.0, divergence::rdp_log_delta_at_order(c, a, up, epsilon) +
+                             log_delta_rounding(a, up, epsilon));
   });
   r.log_delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+  // exp rounds by < 1 ulp: one more, upward.
   for (auto& cand : r.candidates)
-    if (cand.applicable) cand.value = std::exp(cand.value);
-  r.delta = std::exp(r.log_delta);
+    if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
+  r.delta = std::min(1.0, std::exp(r.log_delta) * (1 + tol::kMachineEps));
   return r;
 }
 
