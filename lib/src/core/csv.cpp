@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace dpkit {
@@ -14,18 +15,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
-}
-
-std::vector<std::string_view> split(std::string_view line) {
-  std::vector<std::string_view> cells;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = line.find(',', start);
-    cells.push_back(trim(line.substr(start, comma - start)));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return cells;
 }
 
 }  // namespace
@@ -54,49 +43,146 @@ std::string csv_table::provenance(std::string_view key) const {
 }
 
 csv_table read_csv(const std::filesystem::path& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path.string() + ": cannot open for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(path.string() + ": cannot read");
   csv_table table;
   table.path = path;
-  std::string line;
-  std::size_t line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    std::string_view s = trim(line);
-    if (s.empty()) continue;
-    if (s.front() == '#') {
-      s.remove_prefix(1);
-      table.comments.emplace_back(trim(s));
-      continue;
-    }
-    const std::vector<std::string_view> cells = split(s);
+  std::vector<csv_record> records;
+  std::vector<std::string> comments;
+  try {
+    records = parse_csv(text.str(), '#', &comments);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path.string() + ":" + e.what());
+  }
+  for (const std::string& c : comments) table.comments.emplace_back(trim(c));
+  for (const csv_record& rec : records) {
     if (table.columns.empty()) {
-      for (std::string_view c : cells) table.columns.emplace_back(c);
+      for (const std::string& c : rec.cells) table.columns.emplace_back(trim(c));
       continue;
     }
-    if (cells.size() != table.columns.size()) {
-      throw std::runtime_error(path.string() + ":" + std::to_string(line_number) + ": " +
-                               std::to_string(cells.size()) + " cells, but the header has " +
+    if (rec.cells.size() != table.columns.size()) {
+      throw std::runtime_error(path.string() + ":" + std::to_string(rec.line) + ": " +
+                               std::to_string(rec.cells.size()) + " cells, but the header has " +
                                std::to_string(table.columns.size()));
     }
     std::vector<double> row;
-    row.reserve(cells.size());
-    for (std::string_view c : cells) {
-      const std::string cell(c);
+    row.reserve(rec.cells.size());
+    for (const std::string& raw : rec.cells) {
+      const std::string cell(trim(raw));
       char* end = nullptr;
       errno = 0;
       const double v = std::strtod(cell.c_str(), &end);  // ERANGE on underflow is accepted
       if (cell.empty() || end != cell.c_str() + cell.size()) {
-        throw std::runtime_error(path.string() + ":" + std::to_string(line_number) + ": '" + cell +
+        throw std::runtime_error(path.string() + ":" + std::to_string(rec.line) + ": '" + cell +
                                  "' is not a number");
       }
       row.push_back(v);
     }
     table.rows.push_back(std::move(row));
-    table.line_numbers.push_back(line_number);
+    table.line_numbers.push_back(rec.line);
   }
   if (table.columns.empty()) throw std::runtime_error(path.string() + ": no header row");
   return table;
+}
+
+std::vector<csv_record> parse_csv(std::string_view text,
+                                  char comment,
+                                  std::vector<std::string>* comments) {
+  // A small state machine rather than a library: RFC 4180 is a dozen lines, and no CSV
+  // library is among the project's dependencies.
+  std::vector<csv_record> out;
+  std::size_t line = 1, i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    // Start of a record: skip blank lines and comments.
+    if (text[i] == '\n' || (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n')) {
+      i += text[i] == '\r' ? 2 : 1;
+      ++line;
+      continue;
+    }
+    std::size_t first = i;  // comments may be indented
+    while (first < n && (text[first] == ' ' || text[first] == '\t')) ++first;
+    if (comment != '\0' && first < n && text[first] == comment) {
+      std::size_t end = first;
+      while (end < n && text[end] != '\n') ++end;
+      if (comments != nullptr) {
+        std::string_view c = text.substr(first + 1, end - first - 1);
+        if (!c.empty() && c.back() == '\r') c.remove_suffix(1);
+        comments->emplace_back(c);
+      }
+      i = end;
+      continue;
+    }
+    csv_record rec;
+    rec.line = line;
+    std::string cell;
+    bool end_of_record = false;
+    while (!end_of_record) {
+      cell.clear();
+      if (i < n && text[i] == '"') {
+        ++i;
+        for (;;) {
+          if (i >= n)
+            throw std::runtime_error(std::to_string(rec.line) + ": unterminated quoted field");
+          if (text[i] == '"') {
+            if (i + 1 < n && text[i + 1] == '"') {
+              cell += '"';
+              i += 2;
+              continue;
+            }
+            ++i;
+            break;
+          }
+          if (text[i] == '\n') ++line;
+          cell += text[i++];
+        }
+        if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
+          throw std::runtime_error(std::to_string(line) + ": text after a closing quote");
+      } else {
+        while (i < n && text[i] != ',' && text[i] != '\n' &&
+               !(text[i] == '\r' && (i + 1 >= n || text[i + 1] == '\n')))
+          cell += text[i++];
+      }
+      rec.cells.push_back(cell);
+      if (i < n && text[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (i < n && text[i] == '\r') ++i;
+      if (i < n && text[i] == '\n') {
+        ++i;
+        ++line;
+      }
+      end_of_record = true;
+    }
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+std::string csv_quote(std::string_view cell) {
+  const bool needs = cell.find_first_of(",\"\r\n") != std::string_view::npos ||
+                     (!cell.empty() && (cell.front() == ' ' || cell.back() == ' '));
+  if (!needs) return std::string(cell);
+  std::string out = "\"";
+  for (char c : cell) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string csv_row(const std::vector<std::string>& cells) {
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    out += csv_quote(cells[i]);
+  }
+  return out;
 }
 
 }  // namespace dpkit

@@ -251,6 +251,15 @@ lift_run run_lift(const groups_data& G,
     for (std::size_t seg = 0; seg + 1 < bounds.size(); ++seg) {
       const double a = bounds[seg], b = bounds[seg + 1];
       if (!(b > a)) continue;
+      // odeint decides that an output time has been reached with an absolute tolerance of one
+      // machine epsilon, and then interpolates the dense output before taking any step —
+      // reading buffers that are not set yet (a segfault, found by fuzzing `--times 1e-20`).
+      // Outputs that close to the segment start take the start's state: exact to
+      // O(resolution × the largest rate), far below the integration tolerance.
+      const double resolution =
+          16 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(b));
+      while (next < n && times[next] > a && times[next] <= a + resolution) record(x, times[next]);
+      if (b - a <= resolution) continue;
       std::vector<double> obs_times{a};
       for (std::size_t i = next; i < n && times[i] <= b; ++i)
         if (times[i] > obs_times.back()) obs_times.push_back(times[i]);

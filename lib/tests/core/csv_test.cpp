@@ -43,3 +43,53 @@ TEST_CASE("read_csv reports the file and line of malformed rows", "[core][csv]")
   REQUIRE_THROWS_WITH(dpkit::read_csv(short_row), Contains(":2: 1 cells, but the header has 2"));
   REQUIRE_THROWS_AS(dpkit::read_csv("/nonexistent/dpkit.csv"), std::runtime_error);
 }
+
+TEST_CASE("parse_csv reads RFC 4180: quotes, doubled quotes, embedded commas and line breaks",
+          "[core][csv]") {
+  const std::string text =
+      "\"name\",\"value\"\r\n"                 // quoted header, CRLF (R's write.csv)
+      "plain,1\n"
+      "\"with, comma\",\"say \"\"hi\"\"\"\n"  // comma and doubled quotes
+      "\"two\nlines\",3\n"                     // a line break inside quotes
+      "# a comment, skipped\n"
+      "\n"
+      "empty,\n"
+      "last,\"\"";  // no final line end, empty quoted field
+  std::vector<std::string> comments;
+  const auto records = dpkit::parse_csv(text, '#', &comments);
+  REQUIRE(records.size() == 6);
+  CHECK(records[0].cells == std::vector<std::string>{"name", "value"});
+  CHECK(records[1].cells == std::vector<std::string>{"plain", "1"});
+  CHECK(records[2].cells == std::vector<std::string>{"with, comma", "say \"hi\""});
+  CHECK(records[3].cells == std::vector<std::string>{"two\nlines", "3"});
+  CHECK(records[3].line == 4);
+  CHECK(records[4].cells == std::vector<std::string>{"empty", ""});
+  CHECK(records[4].line == 8);  // the record after the two-line field, comment and blank line
+  CHECK(records[5].cells == std::vector<std::string>{"last", ""});
+  REQUIRE(comments.size() == 1);
+  CHECK(comments[0] == " a comment, skipped");
+  REQUIRE_THROWS_WITH(dpkit::parse_csv("a,\"open\n"), Contains("1: unterminated quoted field"));
+  REQUIRE_THROWS_WITH(dpkit::parse_csv("a,\"x\"y\n"), Contains("text after a closing quote"));
+}
+
+TEST_CASE("csv_quote and csv_row round-trip through parse_csv", "[core][csv]") {
+  CHECK(dpkit::csv_quote("PLD/FFT, h = 0.00016") == "\"PLD/FFT, h = 0.00016\"");
+  CHECK(dpkit::csv_quote("plain") == "plain");
+  CHECK(dpkit::csv_quote("a\"b") == "\"a\"\"b\"");
+  CHECK(dpkit::csv_quote(" padded") == "\" padded\"");
+  const std::vector<std::string> cells = {"x", "with, comma", "q\"uote", "line\nbreak", "", "cr\r"};
+  const auto back = dpkit::parse_csv(dpkit::csv_row(cells) + "\n");
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].cells == cells);
+}
+
+TEST_CASE("read_csv accepts a quoted header and quoted numbers", "[core][csv]") {
+  const auto path = write_temp("dpkit_csv_quoted.csv",
+                               "# from R\n\"x\",\"y\"\r\n\"1\",2.5\r\n3,\"4\"\r\n");
+  const dpkit::csv_table t = dpkit::read_csv(path);
+  REQUIRE(t.columns == std::vector<std::string>{"x", "y"});
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.at(0, "x") == 1);
+  CHECK(t.at(1, "y") == 4);
+  CHECK(t.where(1) == path.string() + ":4");
+}

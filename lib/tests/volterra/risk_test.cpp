@@ -260,6 +260,23 @@ TEST_CASE("isotropic closed form equals the ODE lift to 1e-9 (spec 004 §2.6(i))
   CHECK(max_rel_error(trap.R, closed.R) < 1e-5);
 }
 
+TEST_CASE("output times within odeint's time resolution of a segment start",
+          "[volterra][risk]") {
+  // odeint treats a time within one machine epsilon of the current one as reached and once
+  // interpolated its dense output before any step: `dpkit hsgd risk --times 1e-20` segfaulted.
+  // Such outputs now take the start's state; the closed form says how little P moves there.
+  const double lambda = 0.8, delta = 0.1;
+  const vt::problem p = vt::isotropic(100, lambda, {3.0, 1.0, -0.5}, {delta, 0.02, 0.7});
+  const std::vector<double> times{1e-300, 1e-20, 2e-16, 1.0};
+  const vt::risk_curve ode = vt::solve_ode_lift(p, vt::schedule::constant(1.5), times);
+  const vt::risk_curve closed = vt::isotropic_constant_rate(p, 1.5, times);
+  REQUIRE(ode.converged());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    CAPTURE(times[i]);
+    CHECK(relative_error(ode.P[i], closed.P[i]) < 1e-9);
+  }
+}
+
 TEST_CASE("plateau equals the long-time ODE lift to 1e-9 (spec 004 §2.7)", "[volterra][risk]") {
   // λ ∈ [0.2, 1.6], δ = 0.1, γ = 1: K_∞ ≈ 0.3; the slowest transient e^{−2γκ_min(1−K)t}
   // is below 1e-40 at t = 200.

@@ -8,7 +8,9 @@
 //   -40,3.655893540915e-350,-804.608...
 //
 // Cells are parsed with strtod (so "inf", "nan" and numbers that underflow are accepted;
-// correctly rounded for long decimal strings). Blank lines are ignored.
+// correctly rounded for long decimal strings). Blank lines are ignored. Cells may be quoted
+// (RFC 4180); parse_csv, csv_quote and csv_row below are the reader and writer of every CSV
+// file dpkit reads or writes.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +39,34 @@ struct csv_table {
 };
 
 /// Reads a table; throws std::runtime_error naming the file and line on I/O or parse errors
-/// (a cell that is not a number, a row with the wrong number of cells).
+/// (a cell that is not a number, a row with the wrong number of cells). Cells may be quoted as
+/// RFC 4180 allows (a header written by R's write.csv, say).
 csv_table read_csv(const std::filesystem::path& path);
+
+// ---- RFC 4180 records: the one reader and writer every CSV of dpkit goes through ------------
+
+/// One record of a CSV text: its cells (quotes removed, "" read as ") and the 1-based line on
+/// which it starts.
+struct csv_record {
+  std::vector<std::string> cells;
+  std::size_t line = 0;
+};
+
+/// Splits a CSV text into records (RFC 4180): fields separated by commas, records by LF or
+/// CRLF; a field in double quotes may hold commas, line breaks and doubled quotes. Lines that
+/// start with `comment` (after blanks, outside quotes; 0: none) and blank lines are skipped —
+/// the comments' text (after the comment character) is appended to `comments` when given.
+/// Throws std::runtime_error "N: ..." (N the line) on an unterminated quoted field or text after
+/// a closing quote.
+std::vector<csv_record> parse_csv(std::string_view text,
+                                  char comment = '#',
+                                  std::vector<std::string>* comments = nullptr);
+
+/// The cell as RFC 4180 writes it: in double quotes, with quotes doubled, when it holds a
+/// comma, a double quote, CR or LF (or starts or ends with a space); unchanged otherwise.
+std::string csv_quote(std::string_view cell);
+
+/// Cells joined by commas, each quoted as needed (no line end).
+std::string csv_row(const std::vector<std::string>& cells);
 
 }  // namespace dpkit
