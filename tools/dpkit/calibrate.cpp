@@ -105,8 +105,8 @@ void register_calibrate(CLI::App& app, int& exit_code) {
   add_delta_option(sub, o->delta, /*required=*/true);
   add_mechanism_options(sub, o->mechanism, /*with_mu=*/false);
   sub->add_option("--max-steps", o->max_steps,
-                  "Upper limit of the steps search (with --noise-multiplier)")
-      ->check(integer_at_least(1))
+                  "Upper limit of the steps search (with --noise-multiplier), at most 2^53")
+      ->check(integer_at_least(1, kMaxExactInteger))
       ->type_name("T")
       ->capture_default_str();
   sub->add_option("--tolerance", o->tolerance,

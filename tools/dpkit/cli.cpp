@@ -2,15 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/core/version.hpp"
 
 namespace dpkit::cli {
@@ -89,6 +96,16 @@ void write_table(std::ostream& out, const report& r) {
   for (const auto& line : cells) print_row(line);
   if (!r.notes.empty()) out << "\n";
   for (const std::string& n : r.notes) out << n << "\n";
+  // Rows that could not answer say why (JSON and CSV carry it in `message`).
+  bool first = true;
+  for (const json& row : r.results) {
+    if (!row.contains("kind") || row.at("kind") != "unavailable") continue;
+    if (first) out << "\n";
+    first = false;
+    out << (row.contains("accountant") ? row.at("accountant").get<std::string>() + ": " : "")
+        << "unavailable: " << (row.contains("message") ? row.at("message").get<std::string>() : "")
+        << "\n";
+  }
 }
 
 }  // namespace
@@ -132,14 +149,28 @@ CLI::Validator finite_real_in_half_open_unit() {
   return finite_real([](double v) { return v > 0 && v <= 1; }, "in (0, 1]");
 }
 
-CLI::Validator integer_at_least(long long lo) {
-  const std::string constraint = "an integer >= " + std::to_string(lo);
+CLI::Validator sampling_rate_validator() {
+  // Subnormal rates (below 2.2e-308) are not computable: their square, and log-space terms the
+  // accountants form from them, lose all precision.
+  return finite_real([](double v) { return v >= 2.2250738585072014e-308 && v <= 1; },
+                     "in [2.2e-308, 1] (normal doubles; 1 = full batch)");
+}
+
+CLI::Validator integer_at_least(long long lo, long long hi) {
+  auto text = [](long long v) {
+    // 1e9 and 2^53 read better than their digits.
+    if (v == 1000000000LL) return std::string("1e9");
+    if (v == kMaxExactInteger) return std::string("2^53");
+    return std::to_string(v);
+  };
+  const std::string range = "[" + text(lo) + ", " + text(hi) + "]";
+  const std::string constraint = "an integer in " + range;
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         const auto v = parse_integer(s);
-        return v && *v >= lo ? std::string() : invalid(s, constraint);
+        return v && *v >= lo && *v <= hi ? std::string() : invalid(s, constraint);
       },
-      ">= " + std::to_string(lo), "integer_at_least");
+      range, "integer_at_least");
 }
 
 void add_output_options(CLI::App* app, output_options& options) {
@@ -148,14 +179,128 @@ void add_output_options(CLI::App* app, output_options& options) {
                   "(one header row) for programs")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  app->add_option("--output", options.file, "Write the data to FILE instead of stdout")
+  app->add_option("--output", options.file,
+                  "Write the data to FILE instead of stdout: checked before the work starts, "
+                  "written whole or not at all (a temporary file renamed into place), never one "
+                  "of the command's input files")
+      ->check(writable_file_validator())
       ->type_name("FILE");
 }
 
+CLI::Validator writable_file_validator() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        namespace fs = std::filesystem;
+        if (path.empty()) return "is empty, but must name a file";
+        std::error_code ec;
+        const fs::path p(path);
+        const fs::file_status st = fs::status(p, ec);
+        if (fs::exists(st)) {
+          if (fs::is_directory(st)) return "is " + path + ", a directory, but must name a file";
+          if (::access(path.c_str(), W_OK) != 0)
+            return "is " + path + ", which cannot be written (" + std::strerror(errno) + ")";
+          return {};
+        }
+        const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+        if (!fs::is_directory(parent, ec))
+          return "is " + path + ", but the folder " + parent.string() + " does not exist";
+        if (::access(parent.c_str(), W_OK) != 0)
+          return "is " + path + ", but the folder " + parent.string() + " cannot be written (" +
+                 std::strerror(errno) + ")";
+        return {};
+      },
+      "FILE", "writable_file");
+}
+
+void check_not_an_input(const std::string& output_flag,
+                        const std::string& output,
+                        const std::string& input_flag,
+                        const std::string& input) {
+  if (output.empty() || input.empty()) return;
+  std::error_code ec;
+  const bool same = std::filesystem::equivalent(output, input, ec);
+  if (same && !ec)
+    throw usage_error(output_flag + " is " + output + ", the file given to " + input_flag +
+                      ": it would be overwritten (choose another output file)");
+}
+
+void write_file(const std::string& flag, const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  auto fail = [&](const std::string& reason) {
+    return usage_error(flag + ": cannot write " + path + ": " + reason);
+  };
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A device or pipe (/dev/stdout, /dev/full): no rename; write, flush and close, checked.
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) throw fail(std::strerror(errno));
+    const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int saved = errno;
+    const bool flushed = std::fflush(f) == 0;
+    const int flush_errno = errno;
+    const bool closed = std::fclose(f) == 0;
+    if (!wrote || !flushed || !closed)
+      throw fail(std::strerror(!wrote ? saved : !flushed ? flush_errno : errno));
+    return;
+  }
+  const fs::path target(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // A name of our own in the same folder (so that rename is atomic); created exclusively.
+  std::random_device rd;
+  fs::path temp;
+  std::FILE* f = nullptr;
+  for (int attempt = 0; attempt < 16 && f == nullptr; ++attempt) {
+    temp = folder / ("." + target.filename().string() + ".dpkit-" + std::to_string(rd()) + ".tmp");
+    f = std::fopen(temp.c_str(), "wbx");
+  }
+  if (f == nullptr) throw fail(std::strerror(errno));
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+  const int saved = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !flushed || !closed) {
+    fs::remove(temp, ec);
+    throw fail(std::strerror(saved != 0 ? saved : EIO));
+  }
+  fs::rename(temp, target, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    throw fail(ec.message());
+  }
+}
+
+std::string user_message(std::string message, const CLI::App* app) {
+  // Drop a leading "function: " or "namespace::function: " (library names are lower case).
+  std::size_t i = 0;
+  while (i < message.size() && (std::islower(static_cast<unsigned char>(message[i])) ||
+                                std::isdigit(static_cast<unsigned char>(message[i])) ||
+                                message[i] == '_' || message[i] == ':'))
+    ++i;
+  if (i > 0 && i + 1 < message.size() && message.compare(i - 1, 2, ": ") == 0 &&
+      message.compare(i, 2, "--") != 0) {
+    message.erase(0, i + 1);
+  }
+  // A leading parameter name that is a flag of this subcommand: write it as the flag.
+  std::size_t j = 0;
+  while (j < message.size() && (std::islower(static_cast<unsigned char>(message[j])) ||
+                                message[j] == '_'))
+    ++j;
+  if (j > 0 && message.compare(j, 4, " is ") == 0 && app != nullptr) {
+    std::string flag = "--" + message.substr(0, j);
+    for (char& c : flag)
+      if (c == '_') c = '-';
+    if (app->get_option_no_throw(flag) != nullptr) message.replace(0, j, flag);
+  }
+  return message;
+}
+
 CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required) {
-  CLI::Option* o = app->add_option("--delta", delta, "Target delta")
-                       ->check(real_in_open_interval(0, 1))
-                       ->type_name("D");
+  // Below 1e-290 the accountants' certified tail corrections (at least 1e-300) swamp delta.
+  CLI::Option* o =
+      app->add_option("--delta", delta, "Target delta, in [1e-290, 1)")
+          ->check(finite_real([](double v) { return v >= 1e-290 && v < 1; }, "in [1e-290, 1)"))
+          ->type_name("D");
   return required ? o->required() : o->capture_default_str();
 }
 
@@ -194,23 +339,23 @@ void emit(const report& r, const output_options& options) {
     doc["results"] = r.results;
     out << doc.dump(2) << "\n";
   } else if (options.format == "csv") {
-    for (std::size_t c = 0; c < r.columns.size(); ++c) out << (c ? "," : "") << r.columns[c];
-    out << "\n";
+    // RFC 4180: cells with commas, quotes or line breaks are quoted (core/csv.hpp).
+    out << csv_row(r.columns) << "\n";
     for (const json& row : r.results) {
-      for (std::size_t c = 0; c < r.columns.size(); ++c)
-        out << (c ? "," : "")
-            << csv_cell(row.contains(r.columns[c]) ? row.at(r.columns[c]) : json());
-      out << "\n";
+      std::vector<std::string> cells;
+      for (const std::string& c : r.columns)
+        cells.push_back(csv_cell(row.contains(c) ? row.at(c) : json()));
+      out << csv_row(cells) << "\n";
     }
   } else {
     write_table(out, r);
   }
   if (options.file.empty()) {
     std::cout << out.str() << std::flush;
+    if (!std::cout) throw usage_error("cannot write to standard output");
     return;
   }
-  std::ofstream file(options.file);
-  if (!(file << out.str())) throw usage_error("--output: cannot write '" + options.file + "'");
+  write_file("--output", options.file, out.str());
 }
 
 void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_mu) {
@@ -233,7 +378,7 @@ void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_
       app->add_option("--sampling-rate", options.sampling_rate,
                       "Probability q that an example is in a batch (Poisson), or batch size / "
                       "dataset size (without replacement); 1 = full batch")
-          ->check(finite_real_in_half_open_unit())
+          ->check(sampling_rate_validator())
           ->type_name("Q")
           ->group(group);
   auto* scheme =
@@ -244,8 +389,10 @@ void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_
           ->capture_default_str()
           ->group(group);
   auto* steps =
-      app->add_option("--steps", options.steps, "Number of steps T (noisy gradient updates)")
-          ->check(integer_at_least(1))
+      app->add_option("--steps", options.steps,
+                      "Number of steps T (noisy gradient updates), at most 2^53 (counts are "
+                      "doubles in the composition)")
+          ->check(integer_at_least(1, kMaxExactInteger))
           ->type_name("T")
           ->capture_default_str()
           ->group(group);
@@ -301,7 +448,7 @@ void add_max_fft_size_option(CLI::App* app, long long& max_fft_size) {
                   "PLD: largest FFT (points) the engine may use; memory is about 64 bytes per "
                   "point (2^24: ~1.1 GB). When --accuracy would need more, the tightest certified "
                   "bracket within the limit is reported with a note")
-      ->check(integer_at_least(1024))
+      ->check(integer_at_least(1024, 1LL << 34))
       ->type_name("N")
       ->capture_default_str();
 }
@@ -328,7 +475,30 @@ json number_or_null(double x) {
 }
 }  // namespace
 
+json unavailable_row(accounting::accountant_type a, const std::string& quantity,
+                     const std::string& reason) {
+  return json{{"accountant", std::string(accounting::to_string(a))},
+              {quantity, nullptr},
+              {"kind", "unavailable"},
+              {"tight", false},
+              {quantity + "_lower", nullptr},
+              {quantity + "_upper", nullptr},
+              {"method", ""},
+              {"termination", "failure"},
+              {"message", reason}};
+}
+
 json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity) {
+  if (!std::isfinite(e.value)) {
+    // No finite value: never labelled a bound (a failed search, or corrections that exceed the
+    // target).
+    json row = unavailable_row(e.accountant, quantity,
+                               e.message.empty() ? "no finite " + quantity + " was obtained"
+                                                 : e.message);
+    if (e.termination != termination_type::converged)
+      row["termination"] = std::string(to_string(e.termination));
+    return row;
+  }
   json row = {{"accountant", std::string(accounting::to_string(e.accountant))},
               {quantity, number_or_null(e.value)},
               {"kind", std::string(to_string(e.kind))},

@@ -30,13 +30,26 @@ struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Thrown when a computation on valid input fails (did not converge, diverged): exit 1, one
+/// line on stderr.
+struct numerical_failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // ---- validators: parse the string themselves, so "nan", "abc", "1.5" for an integer, and
 // out-of-range values all give one line "--flag is <value>, but must be <constraint>".
 CLI::Validator real_in_open_interval(double lo, double hi);  // (lo, hi)
 CLI::Validator real_at_least(double lo);                     // finite, >= lo
 CLI::Validator real_greater_than(double lo);                 // finite, > lo
-CLI::Validator integer_at_least(long long lo);               // integer, >= lo
+/// 2^53: the largest integer below which every count converts to a double exactly.
+inline constexpr long long kMaxExactInteger = 9007199254740992LL;
+/// An integer in [lo, hi]. The default cap, 1e9, bounds counts whose work or memory grows with
+/// them (steps, replicates, points): larger values are rejected, with the range, instead of
+/// running out of memory or time.
+CLI::Validator integer_at_least(long long lo, long long hi = 1000000000LL);
+CLI::Validator sampling_rate_validator();                    // [2.2e-308, 1]
 CLI::Validator finite_real_in_half_open_unit();              // (0, 1]
+CLI::Validator writable_file_validator();                    // --output FILE (see below)
 
 // ---- output
 struct output_options {
@@ -44,7 +57,26 @@ struct output_options {
   std::string file;  ///< empty: stdout
 };
 
+/// --format and --output. --output is checked when the command line is parsed, before any work:
+/// its folder must exist and be writable, and an existing FILE must be a writable file.
 void add_output_options(CLI::App* app, output_options& options);
+
+/// Usage error unless `output` (an --output or --out value; may be empty) names a different file
+/// than `input` (the file given to `input_flag`).
+void check_not_an_input(const std::string& output_flag,
+                        const std::string& output,
+                        const std::string& input_flag,
+                        const std::string& input);
+
+/// Writes `text` to `path` so that nothing half-written is ever left: a temporary file in the
+/// same folder, flushed, closed and checked, then renamed over `path`. Files that cannot be
+/// replaced that way (devices such as /dev/stdout or /dev/full) are written directly, with the
+/// flush and close checked. Throws usage_error "<flag>: cannot write PATH: <reason>".
+void write_file(const std::string& flag, const std::string& path, const std::string& text);
+
+/// A library message "<function>: <name> is <value>, but must be <constraint>" in the user's
+/// terms: the function name dropped, a parameter that is a flag of `app` written as the flag.
+std::string user_message(std::string message, const CLI::App* app);
 
 // ---- options shared by several subcommands (same flag, same constraint everywhere)
 /// --delta D in (0, 1); required unless a default is already in `delta`.
@@ -107,7 +139,14 @@ accounting::pld_options pld_options_of(const accountant_options& options);
 void add_max_fft_size_option(CLI::App* app, long long& max_fft_size);
 
 /// One result row (JSON object) from an accountant's estimate; `quantity` is "epsilon" or "delta".
+/// A row without a finite value is never labelled a bound: its kind is "unavailable" and its
+/// message says why.
 json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity);
+
+/// The row of an accountant that cannot answer this run (out of its range): kind "unavailable",
+/// termination "failure", the reason in `message`.
+json unavailable_row(accounting::accountant_type a, const std::string& quantity,
+                     const std::string& reason);
 
 /// The value of a double for tables: 10 significant digits.
 std::string format_number(double x);

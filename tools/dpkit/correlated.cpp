@@ -213,7 +213,7 @@ void register_correlated(CLI::App& app, int& exit_code) {
                   "r = B/n: batch size / dataset size (fixed-size batches without replacement; "
                   "each record joins a step with probability r, independently across steps)")
       ->required()
-      ->check(finite_real_in_half_open_unit())
+      ->check(sampling_rate_validator())
       ->type_name("R");
   sub->add_option("--steps", o->steps, "Number of noisy steps T")
       ->required()

@@ -1,6 +1,7 @@
 // dpkit delta — the δ for which the training run is (ε, δ)-DP at a given ε (privacy profile).
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
@@ -13,6 +14,7 @@ struct delta_options {
   double epsilon = 0;
   accountant_options accountant;
   output_options output;
+  const CLI::App* app = nullptr;  ///< this subcommand (flag names for messages)
 };
 
 int run(const delta_options& o) {
@@ -25,18 +27,36 @@ int run(const delta_options& o) {
   r.parameters["accuracy"] = o.accountant.accuracy;
   r.columns = {"accountant", "delta", "kind", "delta_lower", "delta_upper", "log_delta", "method"};
   r.title = "delta at epsilon = " + format_number(o.epsilon) + " for " + m.description;
-  for (accounting::accountant_type a : selected_accountants(o.accountant)) {
-    const accounting::privacy_estimate e =
-        accounting::estimate_delta(m.run, o.epsilon, a, pld_options_of(o.accountant));
+  const std::vector<accounting::accountant_type> accountants = selected_accountants(o.accountant);
+  std::size_t answered = 0;
+  std::string failure;
+  for (accounting::accountant_type a : accountants) {
+    accounting::privacy_estimate e;
+    try {
+      e = accounting::estimate_delta(m.run, o.epsilon, a, pld_options_of(o.accountant));
+    } catch (const std::exception& error) {
+      if (accountants.size() == 1) throw;  // as dpkit epsilon: a row that says so, with all
+      json row = unavailable_row(a, "delta", user_message(error.what(), o.app));
+      row["epsilon"] = o.epsilon;
+      r.results.push_back(row);
+      continue;
+    }
     json row = estimate_row(e, "delta");
     row["epsilon"] = o.epsilon;
     r.results.push_back(row);
+    if (row.at("kind") != "unavailable") ++answered;
+    if (e.termination == termination_type::failure) failure = e.message;
     if (e.termination != termination_type::converged && !e.message.empty())
       std::cerr << "dpkit delta: note: " << e.message << "\n";
   }
+  if (answered == 0 && failure.empty()) failure = "no accountant could answer for this run";
   r.notes = {"upper-bound: the run is (epsilon, delta)-DP with this delta; delta_lower (pld): no",
              "smaller delta holds. log_delta stays finite where delta underflows."};
   emit(r, o.output);
+  if (answered == 0) {
+    std::cerr << "dpkit delta: " << failure << "\n";
+    return kExitNumericalFailure;
+  }
   return kExitSuccess;
 }
 
@@ -50,6 +70,7 @@ void register_delta(CLI::App& app, int& exit_code) {
   add_epsilon_option(sub, o->epsilon);
   add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);
+  o->app = sub;
   sub->footer(
       "Examples:\n"
       "  dpkit delta --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 --epsilon 4\n"

@@ -1,6 +1,7 @@
 // dpkit epsilon — the smallest ε such that the training run is (ε, δ)-DP.
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "cli.hpp"
 #include "commands.hpp"
@@ -13,6 +14,7 @@ struct epsilon_options {
   double delta = 0;
   accountant_options accountant;
   output_options output;
+  const CLI::App* app = nullptr;  ///< this subcommand (flag names for messages)
 };
 
 int run(const epsilon_options& o) {
@@ -26,16 +28,30 @@ int run(const epsilon_options& o) {
   r.columns = {"accountant", "epsilon", "kind", "epsilon_lower", "epsilon_upper", "method"};
   r.title = "epsilon at delta = " + format_number(o.delta) + " for " + m.description;
   std::string failure;
-  for (accounting::accountant_type a : selected_accountants(o.accountant)) {
-    const accounting::privacy_estimate e =
-        accounting::estimate_epsilon(m.run, o.delta, a, pld_options_of(o.accountant));
+  const std::vector<accounting::accountant_type> accountants = selected_accountants(o.accountant);
+  std::size_t answered = 0;
+  for (accounting::accountant_type a : accountants) {
+    accounting::privacy_estimate e;
+    try {
+      e = accounting::estimate_epsilon(m.run, o.delta, a, pld_options_of(o.accountant));
+    } catch (const std::exception& error) {
+      // One accountant out of its range (the CLT's μ beyond 1e6, an FFT beyond the memory
+      // limit): with --accountant all it gets a row that says so, and the others still answer.
+      if (accountants.size() == 1) throw;
+      json row = unavailable_row(a, "epsilon", user_message(error.what(), o.app));
+      row["delta"] = o.delta;
+      r.results.push_back(row);
+      continue;
+    }
     json row = estimate_row(e, "epsilon");
     row["delta"] = o.delta;
     r.results.push_back(row);
+    if (row.at("kind") != "unavailable") ++answered;
     if (e.termination == termination_type::failure) failure = e.message;
     if (e.termination == termination_type::max_iterations)
       std::cerr << "dpkit epsilon: note: " << e.message << "\n";
   }
+  if (answered == 0 && failure.empty()) failure = "no accountant could answer for this run";
   r.notes = {
       "upper-bound: the run is (epsilon, delta)-DP with this epsilon. epsilon_lower (pld): no",
       "smaller epsilon can hold — together a certified bracket. approximation (clt): no",
@@ -43,8 +59,9 @@ int run(const epsilon_options& o) {
       "direction is reported); without-replacement: replace-one neighbours (docs/accounting.md)."};
   emit(r, o.output);
   if (!failure.empty()) {
-    std::cerr << "dpkit epsilon: " << failure << "\n";
-    return kExitNumericalFailure;
+    std::cerr << "dpkit epsilon: " << (answered > 0 ? "note: " : "") << failure << "\n";
+    // With --accountant all, one failed accountant leaves the others' answers valid.
+    if (answered == 0) return kExitNumericalFailure;
   }
   return kExitSuccess;
 }
@@ -59,6 +76,7 @@ void register_epsilon(CLI::App& app, int& exit_code) {
   add_delta_option(sub, o->delta, /*required=*/true);
   add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);
+  o->app = sub;
   sub->footer(
       "Examples:\n"
       "  dpkit epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 --delta 1e-5\n"

@@ -13,6 +13,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/core/grid.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/hsgd/law.hpp"
@@ -81,7 +82,22 @@ void need_count(const std::string& flag,
 volterra::problem build_problem(const hsgd_options& o, report& rep) {
   volterra::problem p;
   if (!o.spectrum_file.empty()) {
-    p = volterra::read_problem_csv(o.spectrum_file);
+    // Header lines the file lacks come from the flags (docs/volterra.md); the flags also
+    // override the lines it has.
+    volterra::problem_file_defaults defaults;
+    defaults.ridge = o.ridge;
+    defaults.label_noise = o.label_noise;
+    defaults.sigma = o.noise;
+    try {
+      p = volterra::read_problem_csv(o.spectrum_file, defaults);
+    } catch (const std::runtime_error& e) {
+      std::string what = e.what();
+      const std::string missing = "(and no default given for it)";
+      if (const auto at = what.find(missing); at != std::string::npos)
+        what.replace(at, missing.size(),
+                     "(give it with --ridge, --label-noise or --noise)");
+      throw usage_error("--spectrum-file: " + what);
+    }
     if (o.dim && *o.dim != p.d)
       throw usage_error("--dim is " + std::to_string(*o.dim) +
                         ", but the spectrum file says d = " + std::to_string(p.d));
@@ -180,6 +196,8 @@ volterra::schedule build_schedule(const std::string& text, double gamma) {
 int run_risk(const hsgd_options& o) {
   report rep;
   rep.tool = "dpkit hsgd risk";
+  check_not_an_input("--output", o.output.file, "--spectrum-file", o.spectrum_file);
+  check_not_an_input("--write-spectrum", o.write_spectrum, "--spectrum-file", o.spectrum_file);
   if (o.spectrum_file.empty() == o.spectrum.empty())
     throw usage_error("give one of --spectrum-file or --spectrum");
   volterra::problem p = build_problem(o, rep);
@@ -192,11 +210,6 @@ int run_risk(const hsgd_options& o) {
   if (!table && !std::isfinite(gamma))
     throw usage_error("--learning-rate gamma (or --sgd-step-size eta = gamma/d) is required");
   const volterra::schedule sched = build_schedule(o.schedule, gamma);
-  if (!o.write_spectrum.empty()) {
-    volterra::write_problem_csv(p, std::filesystem::path(o.write_spectrum));
-    std::cerr << "dpkit hsgd risk: wrote the problem to " << o.write_spectrum << "\n";
-  }
-
   std::vector<double> times;
   if (!o.times.empty()) {
     if (o.points > 0 || std::isfinite(o.horizon))
@@ -211,6 +224,13 @@ int run_risk(const hsgd_options& o) {
       throw usage_error("--horizon T (with --points N) or --times is required");
     const long long n = o.points > 0 ? o.points : 101;
     times = linspace(0.0, o.horizon, static_cast<std::size_t>(n));
+  }
+  // Written once every argument is known to be good (no file from a command that then fails).
+  if (!o.write_spectrum.empty()) {
+    std::ostringstream text;
+    volterra::write_problem_csv(p, text);
+    write_file("--write-spectrum", o.write_spectrum, text.str());
+    std::cerr << "dpkit hsgd risk: wrote the problem to " << o.write_spectrum << "\n";
   }
 
   volterra::risk_curve c;
@@ -315,20 +335,35 @@ instance seed_instance(
   return out;
 }
 
-// A dataset file: a header row, then rows a_1,...,a_d,b.
+// A dataset file: a header row, then rows a_1,...,a_d,b (RFC 4180, through core/csv.hpp).
 hsgd::dataset read_dataset(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw usage_error("--dataset: cannot read " + path);
-  std::string line;
-  std::getline(in, line);  // header
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::vector<csv_record> records;
+  try {
+    records = parse_csv(text.str());
+  } catch (const std::runtime_error& e) {
+    throw usage_error("--dataset: " + path + ":" + e.what());
+  }
   std::vector<std::vector<double>> rows;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    rows.push_back(parse_spec("--dataset", "row:" + line).second);
-    if (rows.back().size() != rows.front().size() || rows.back().size() < 2)
-      throw usage_error("--dataset: row " + std::to_string(rows.size()) + " of " + path + " has " +
-                        std::to_string(rows.back().size()) + " values, expected " +
-                        std::to_string(rows.front().size()) + " (a_1..a_d, b)");
+  for (std::size_t k = 1; k < records.size(); ++k) {  // records[0]: the header
+    const csv_record& rec = records[k];
+    const std::string where = "--dataset: " + path + ":" + std::to_string(rec.line);
+    std::vector<double> row;
+    for (const std::string& cell : rec.cells) {
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v))
+        throw usage_error(where + ": '" + cell + "' is not a finite number");
+      row.push_back(v);
+    }
+    if (row.size() < 2 || (!rows.empty() && row.size() != rows.front().size()))
+      throw usage_error(where + ": " + std::to_string(row.size()) + " values, expected " +
+                        (rows.empty() ? std::string("at least 2") : std::to_string(rows.front().size())) +
+                        " (a_1..a_d, b)");
+    rows.push_back(std::move(row));
   }
   if (rows.size() < 2) throw usage_error("--dataset: " + path + " needs at least two records");
   const auto n = static_cast<Eigen::Index>(rows.size());
@@ -346,6 +381,7 @@ hsgd::dataset read_dataset(const std::string& path) {
 int run_privacy(const privacy_options& o) {
   report rep;
   rep.tool = "dpkit hsgd privacy";
+  check_not_an_input("--output", o.output.file, "--dataset", o.dataset_file);
   const volterra::problem_parameters par{o.ridge, o.label_noise, o.noise};
   if (!(o.noise > 0))
     throw usage_error("--noise is " + format_number(o.noise) + ", but must be > 0");
@@ -423,7 +459,7 @@ int run_privacy(const privacy_options& o) {
       const hsgd::rdp_trajectory tr =
           hsgd::last_iterate_rdp(law, inst.data, pairs, times, o.orders[k], mo);
       if (tr.termination == termination_type::failure)
-        throw std::runtime_error("hsgd privacy: " + tr.message);
+        throw numerical_failure(tr.message);
       for (const auto& val : tr.values) eps[k].push_back(val.epsilon);
     }
     rep.columns = {"t", "k"};
@@ -452,7 +488,7 @@ int run_privacy(const privacy_options& o) {
               ? hsgd::iterates_rdp(law, inst.data, pairs, times, o.orders[k], mo)
               : hsgd::average_rdp(law, inst.data, pairs, times, o.orders[k], mo);
       if (val.termination == termination_type::failure)
-        throw std::runtime_error("hsgd privacy: " + val.message);
+        throw numerical_failure(val.message);
       row[order_cols[k]] = std::isfinite(val.epsilon) ? json(val.epsilon) : json(nullptr);
       at.push_back(val.epsilon);
     }
@@ -553,6 +589,7 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--write-spectrum", o->write_spectrum,
                   "Also write the problem as a spectrum file (e.g. from a family, to edit)")
+      ->check(writable_file_validator())
       ->type_name("FILE");
   sub->add_option("--tolerance", o->tolerance, "Relative accuracy")
       ->check(real_in_open_interval(0, 1))

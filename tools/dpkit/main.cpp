@@ -13,8 +13,19 @@ namespace {
 
 std::string subcommand_path(const CLI::App& app) {
   std::string path = "dpkit";
-  for (const CLI::App* sub : app.get_subcommands()) path += " " + sub->get_name();
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
   return path;
+}
+
+// The deepest subcommand given (its flags name the parameters of library messages).
+const CLI::App* active_subcommand(const CLI::App& app) {
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  return at;
 }
 
 // One line: CLI11 says "--delta: is 1.5, but ..." for our validators; join it as
@@ -22,8 +33,10 @@ std::string subcommand_path(const CLI::App& app) {
 std::string one_line(std::string message) {
   const auto colon = message.find(": is ");
   if (colon != std::string::npos && message.rfind("--", 0) == 0) message.erase(colon, 1);
+  // Line breaks and every other control character (a cell of a binary file quoted back, say)
+  // become spaces: the message stays one line on any terminal.
   for (char& c : message)
-    if (c == '\n') c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   return message;
 }
 
@@ -102,18 +115,35 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
       std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, correlated, "
-                   "tradeoff, shifted, simulate, validate, plot, demo "
+                   "tradeoff, shifted, hsgd, simulate, validate, plot, demo "
                    "(run dpkit --help)\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
     }
     return kExitUsage;
+  } catch (const numerical_failure& e) {
+    // A computation that did not converge or diverged: exit 1, and no "internal error".
+    std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
+    return kExitNumericalFailure;
   } catch (const usage_error& e) {
     std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::domain_error& e) {
-    // Bad input that passed the flag validators but not a library check_*.
-    std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
+    // Bad input that passed the flag validators but not a library check_*: in the user's terms.
+    std::cerr << subcommand_path(app) << ": "
+              << one_line(user_message(e.what(), active_subcommand(app))) << "\n";
+    return kExitUsage;
+  } catch (const std::length_error& e) {
+    // A size the input asks for that cannot be allocated (an FFT beyond --max-fft-size, a
+    // vector beyond the address space): the input's limit, not an internal error.
+    std::cerr << subcommand_path(app) << ": the input asks for more memory than can be used: "
+              << one_line(user_message(e.what(), active_subcommand(app)))
+              << " (see --help for the limits)\n";
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << subcommand_path(app)
+              << ": the input asks for more memory than is available (see --help for the "
+                 "limits)\n";
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << subcommand_path(app) << ": internal error: " << one_line(e.what()) << "\n";

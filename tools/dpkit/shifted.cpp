@@ -502,6 +502,7 @@ void register_shifted(CLI::App& app, int& exit_code) {
       "  dpkit shifted noisy-gd --setting constrained-convex --sensitivity 1 --n 100 --noise 0.1 "
       "--learning-rate 1 --diameter 1 --steps 1000\n"
       "  dpkit shifted noisy-cgd --sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise 1 "
+      "--learning-rate 0.1 "
       "--contraction 0.99 --epochs 50\n"
       "  dpkit shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 "
       "--learning-rate 0.5 --contraction 0.9 --steps 6400\n"

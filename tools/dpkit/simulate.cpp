@@ -14,6 +14,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/data.hpp"
@@ -252,6 +253,10 @@ json number_or_null(double x) {
 }
 
 int run_simulate(const simulate_options& o) {
+  if (o.data != "gaussian" && o.data != "uniform") {
+    check_not_an_input("--output", o.output.file, "--data", o.data);
+    check_not_an_input("--samples", o.samples_file, "--data", o.data);
+  }
   if (o.classes_given && o.model != "softmax")
     throw usage_error("--classes applies to --model softmax only");
   if (o.model == "quadratic" && o.data != "gaussian")
@@ -442,16 +447,16 @@ int run_simulate(const simulate_options& o) {
   emit(rep, o.output);
 
   if (!o.samples_file.empty() && output_rank()) {
-    std::ofstream f(o.samples_file);
-    f << "replicate";
-    for (std::size_t j = 0; j < final_count; ++j) f << "," << res.observables[j].name;
-    f << "\n" << std::setprecision(17);
+    std::ostringstream f;
+    std::vector<std::string> header = {"replicate"};
+    for (std::size_t j = 0; j < final_count; ++j) header.push_back(res.observables[j].name);
+    f << csv_row(header) << "\n" << std::setprecision(17);
     for (std::uint64_t r = 0; r < res.replicates; ++r) {
       f << r;
       for (std::size_t j = 0; j < final_count; ++j) f << "," << res.observables[j].samples[r];
       f << "\n";
     }
-    if (!f) throw usage_error("--samples: cannot write '" + o.samples_file + "'");
+    write_file("--samples", o.samples_file, f.str());  // whole or not at all
   }
   return kExitSuccess;
 }
@@ -565,7 +570,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
       ->type_name("B")
       ->group(ga);
   sub->add_option("--sampling-rate", o->sampling_rate, "Poisson sampling rate q (poisson)")
-      ->check(finite_real_in_half_open_unit())
+      ->check(sampling_rate_validator())
       ->type_name("Q")
       ->group(ga);
   sub->add_option("--dt", o->dt, "Euler-Maruyama time step (hsgd-sde; horizon = steps x dt)")
@@ -669,7 +674,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
       ->group(gr);
   sub->add_option("--threads", o->threads,
                   "OpenMP threads (0: all cores); results are identical for any number")
-      ->check(integer_at_least(0))
+      ->check(integer_at_least(0, 1024))
       ->capture_default_str()
       ->group(gr);
   sub->add_option("--record-every", o->record_every,
@@ -679,6 +684,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
       ->group(gr);
   sub->add_option("--samples", o->samples_file,
                   "Write every replicate's final observables to FILE.csv (for histograms, audits)")
+      ->check(writable_file_validator())
       ->type_name("FILE")
       ->group(gr);
   add_paper_options(sub, *paper);

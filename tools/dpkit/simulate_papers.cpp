@@ -111,7 +111,7 @@ double gaussian_epsilon(double z, long long compositions, double delta) {
 /// The smallest noise multiplier for which `compositions` Gaussian releases are (ε, δ)-DP.
 double gaussian_tight_multiplier(double epsilon, double delta, long long compositions) {
   const auto mu = divergence::gdp_mu(epsilon, delta);
-  if (!mu.converged()) throw std::runtime_error("GDP calibration did not converge: " + mu.message);
+  if (!mu.converged()) throw numerical_failure("GDP calibration did not converge: " + mu.message);
   return std::sqrt(static_cast<double>(compositions)) / mu.value;
 }
 
@@ -504,14 +504,14 @@ double pld_epsilon(double z, double q, long long steps, bool poisson, double del
   if (!(z > 0)) return INFINITY;
   const auto e = accounting::estimate_epsilon(subsampled_run(z, q, steps, poisson), delta,
                                               accounting::accountant_type::pld);
-  if (!e.converged()) throw std::runtime_error("PLD accountant: " + e.message);
+  if (!e.converged()) throw numerical_failure("PLD accountant: " + e.message);
   return e.value;
 }
 
 double pld_calibrate(double epsilon, double delta, double q, long long steps, bool poisson) {
   const auto cal =
       accounting::calibrate_noise_multiplier(subsampled_run(1, q, steps, poisson), epsilon, delta);
-  if (!cal.converged()) throw std::runtime_error("noise calibration: " + cal.message);
+  if (!cal.converged()) throw numerical_failure("noise calibration: " + cal.message);
   return cal.noise_multiplier;
 }
 

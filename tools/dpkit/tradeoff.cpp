@@ -75,8 +75,9 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
       "The tradeoff curve (alpha, beta) of the mechanism: its f-DP guarantee (exact, or "
       "certified bounds from both sides for composed subsampled runs)");
   add_mechanism_options(sub, o->mechanism);
-  sub->add_option("--points", o->points, "Number of equally spaced alpha in [0, 1]")
-      ->check(integer_at_least(2))
+  sub->add_option("--points", o->points,
+                  "Number of equally spaced alpha in [0, 1], at most 1e7")
+      ->check(integer_at_least(2, 10000000))
       ->type_name("N")
       ->capture_default_str();
   sub->add_option("--accuracy", o->accuracy,

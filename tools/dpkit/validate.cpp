@@ -1,7 +1,12 @@
 // dpkit validate — run validation scenarios (theorem vs Monte Carlo), print a scoreboard, write
 // per-scenario JSON, CSV and figures; exit 3 if any bound is violated.
 // dpkit plot — render a scenario result (JSON, or the CSV written beside it) with gnuplot.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +15,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "harness.hpp"
 
@@ -66,6 +72,16 @@ int run_validate(const validate_options& o) {
                "estimate_lo", "estimate_hi", "tightness", "replicates", "seconds"};
   int violated = 0;
   const std::filesystem::path dir = o.out;
+  if (output_rank()) {
+    // Checked before the first scenario runs, not after it.
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+      throw usage_error("--out: cannot create the folder " + o.out + ": " +
+                        (ec ? ec.message() : std::string("a file of that name exists")));
+    if (::access(dir.c_str(), W_OK) != 0)
+      throw usage_error("--out: cannot write into " + o.out + ": " + std::strerror(errno));
+  }
   for (const scenario* s : chosen) {
     scenario_result res = s->run(c);
     res.threads = c.threads;
@@ -109,36 +125,46 @@ struct plot_options {
   std::string out;
 };
 
-// A figure from the long-format CSV `dpkit validate` writes (series,x,y,x_lo,x_hi,y_lo,y_hi).
+// A figure from the long-format CSV `dpkit validate` writes (series,x,y,x_lo,x_hi,y_lo,y_hi),
+// read by the one RFC 4180 reader; every malformed cell is reported with its file and line.
 validation::scenario_result result_from_csv(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw usage_error("cannot read " + path.string());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw usage_error(path.string() + ": cannot read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::vector<csv_record> records;
+  try {
+    records = parse_csv(text.str());
+  } catch (const std::runtime_error& e) {
+    throw usage_error(path.string() + ":" + e.what());
+  }
+  const std::vector<std::string> header = {"series", "x", "y", "x_lo", "x_hi", "y_lo", "y_hi"};
+  if (records.empty() || records.front().cells.size() < 3 ||
+      !std::equal(records.front().cells.begin(),
+                  records.front().cells.begin() +
+                      static_cast<std::ptrdiff_t>(std::min(records.front().cells.size(), header.size())),
+                  header.begin()))
+    throw usage_error(path.string() + " is not a dpkit validate CSV (header series,x,y,...)");
   validation::scenario_result r;
   r.id = path.stem().string();
   r.figure.title = r.id;
-  std::string line;
-  std::getline(in, line);
-  if (line.rfind("series,x,y", 0) != 0)
-    throw usage_error(path.string() + " is not a dpkit validate CSV (header series,x,y,...)");
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::string name;
-    std::size_t pos = 0;
-    if (line[0] == '"') {
-      pos = line.find('"', 1);
-      name = line.substr(1, pos - 1);
-      pos += 2;
-    } else {
-      pos = line.find(',');
-      name = line.substr(0, pos);
-      ++pos;
+  for (std::size_t k = 1; k < records.size(); ++k) {
+    const csv_record& rec = records[k];
+    const std::string where = path.string() + ":" + std::to_string(rec.line);
+    if (rec.cells.size() < 3 || rec.cells.size() > header.size())
+      throw usage_error(where + ": " + std::to_string(rec.cells.size()) +
+                        " cells, but must be 3 to 7 (series,x,y,x_lo,x_hi,y_lo,y_hi)");
+    std::vector<double> v(6, std::nan(""));
+    for (std::size_t c = 1; c < rec.cells.size(); ++c) {
+      const std::string& cell = rec.cells[c];
+      if (cell.empty()) continue;
+      char* end = nullptr;
+      const double x = std::strtod(cell.c_str(), &end);
+      if (end != cell.c_str() + cell.size())
+        throw usage_error(where + ": the " + header[c] + " cell '" + cell + "' is not a number");
+      v[c - 1] = x;
     }
-    std::vector<double> v;
-    std::stringstream rest(line.substr(pos));
-    std::string cell;
-    while (std::getline(rest, cell, ','))
-      v.push_back(cell.empty() ? std::nan("") : std::stod(cell));
-    v.resize(6, std::nan(""));
+    const std::string& name = rec.cells[0];
     if (r.figure.data.empty() || r.figure.data.back().name != name) {
       validation::series s;
       s.name = name;
@@ -162,6 +188,7 @@ validation::scenario_result result_from_csv(const std::filesystem::path& path) {
 
 int run_plot(const plot_options& o) {
   const std::filesystem::path in = o.input;
+  check_not_an_input("--out", o.out, "the result argument", o.input);
   validation::scenario_result r;
   if (in.extension() == ".csv") {
     r = result_from_csv(in);
@@ -200,7 +227,7 @@ void register_validate(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--threads", o->threads,
                   "OpenMP threads (0: all cores); results are identical for any number")
-      ->check(integer_at_least(0))
+      ->check(integer_at_least(0, 1024))
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random streams")->capture_default_str();
   sub->add_option("--out", o->out, "Directory for the JSON, CSV and SVG/PNG files")
@@ -227,7 +254,9 @@ void register_validate(CLI::App& app, int& exit_code) {
   plot->add_option("result", p->input, "RESULT.json (or the .csv beside it) from dpkit validate")
       ->required()
       ->check(CLI::ExistingFile);
-  plot->add_option("--out", p->out, "FIGURE.svg or FIGURE.png")->required();
+  plot->add_option("--out", p->out, "FIGURE.svg or FIGURE.png (checked before the work)")
+      ->required()
+      ->check(writable_file_validator());
   plot->footer("Example:\n  dpkit plot validation-results/002-thm4.2-tight.json --out thm42.png");
   plot->callback([p, &exit_code] { exit_code = run_plot(*p); });
 }

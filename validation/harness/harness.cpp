@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/csv.hpp"
 #include "scenarios.hpp"
 
 namespace dpkit::validation {
@@ -203,8 +204,9 @@ void write_result(const scenario_result& r, const std::filesystem::path& dir) {
         if (i < v.size() && std::isfinite(v[i])) o << v[i];
         return o.str();
       };
-      csv << '"' << s.name << '"' << ',' << at(s.x) << ',' << at(s.y) << ',' << at(s.x_lo) << ','
-          << at(s.x_hi) << ',' << at(s.y_lo) << ',' << at(s.y_hi) << '\n';
+      // RFC 4180 through the one writer (a series name may hold a comma or a quote).
+      csv << csv_row({s.name, at(s.x), at(s.y), at(s.x_lo), at(s.x_hi), at(s.y_lo), at(s.y_hi)})
+          << '\n';
     }
   }
 }

@@ -30,11 +30,23 @@ double clt_mu(const training_run& run) {
   return std::sqrt(sum);
 }
 
+namespace {
+// μ_CLT within the range where G(μ) can be evaluated, or an error that names it as such.
+double checked_clt_mu(const char* fn, const training_run& run) {
+  const double mu = clt_mu(run);
+  if (!(mu <= 1e6))
+    throw_domain_error(fn, "the CLT's mu = q*sqrt(steps*(exp(1/noise-multiplier^2) - 1))", mu,
+                       "<= 1e6 (far outside the approximation's range: use the PLD or RDP "
+                       "accountant)");
+  return mu;
+}
+}  // namespace
+
 divergence::epsilon_result clt_epsilon(const training_run& run, double delta) {
   check_open_probability("clt_epsilon", "delta", delta);
   // Full batch: the CLT is exact; answer with the certified closed form (rounding included).
   if (run.is_gaussian()) return pld_epsilon(run, delta);
-  divergence::epsilon_result r = divergence::gdp_epsilon(clt_mu(run), delta);
+  divergence::epsilon_result r = divergence::gdp_epsilon(checked_clt_mu("clt_epsilon", run), delta);
   r.kind = bound_kind::approximation;
   r.tight = false;
   r.epsilon_lower = r.epsilon_upper = NAN;  // an approximation has no bracket
@@ -45,7 +57,7 @@ divergence::delta_result clt_delta(const training_run& run, double epsilon) {
   check_nonnegative("clt_delta", "epsilon", epsilon);
   if (run.is_gaussian()) return pld_delta(run, epsilon);  // exact, certified (as clt_epsilon)
   divergence::delta_result r;
-  r.log_delta = divergence::gdp_log_delta(clt_mu(run), epsilon);
+  r.log_delta = divergence::gdp_log_delta(checked_clt_mu("clt_delta", run), epsilon);
   r.delta = std::exp(r.log_delta);
   r.kind = bound_kind::approximation;
   r.tight = false;

@@ -200,6 +200,14 @@ void bracket(const directions& dirs,
     r.message = std::string(function) + ": relative gap " + format_value(gap / scale) +
                 " above the target " + format_value(options.relative_accuracy) + " after " +
                 std::to_string(pass) + " grid passes";
+    if (scale <= 100 * tail) {
+      // The upper bound is the certified truncation mass itself (δ queries far in the tail,
+      // where δ is below `tail`): no grid makes it smaller, so refining would only cost time
+      // (at ε = 1e308 it once ran for minutes).
+      r.message += " (delta is below the truncation level " + format_value(tail) +
+                   " that the upper bound certifies; the bracket is kept)";
+      return;
+    }
     if (h <= kMinGridSpacing) {
       r.message += " (the grid spacing is at its floor 1e-10, below which rounding would "
                    "dominate the discretisation; the tightest certified bracket is kept)";
@@ -272,6 +280,11 @@ struct mu_interval {
 mu_interval gaussian_mu_interval(const training_run& run) {
   if (run.phases.empty()) return {run.gaussian_mu, run.gaussian_mu};  // given exactly
   const double mu = run.gdp_mu();
+  // Named for what the user gave (noise multiplier and steps), not the library's μ.
+  if (!(mu <= 1e6))
+    throw_domain_error("pld", "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier",
+                       mu, "<= 1e6 (beyond, delta(epsilon) is ill-conditioned in double "
+                           "precision: a larger noise multiplier or fewer steps)");
   const double e = tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
   return {mu * (1 - e), mu * (1 + e)};
 }
@@ -290,9 +303,28 @@ void pld_options::validate(std::string_view function) const {
   check_at_least(function, "max_refinements", max_refinements, 0);
 }
 
+namespace {
+
+// The PLD engine's longest run: its rounding allowance for the discretisation is 1e-12 per step
+// (pld.cpp), 1e-4 of δ at 1e8 steps; beyond, the certified bracket could not reach useful
+// widths, and every pass costs minutes. Longer runs go to the RDP accountant.
+constexpr double kMaxPldSteps = 1e8;
+
+void check_pld_steps(const char* fn, const training_run& run) {
+  if (run.is_gaussian()) return;  // closed form: any number of steps
+  const long long steps = run.total_steps();
+  if (static_cast<double>(steps) > kMaxPldSteps)
+    throw_domain_error(fn, "steps", format_value(steps),
+                       "<= 1e8 for the PLD accountant (beyond, its rounding allowance of 1e-12 "
+                       "per step would swamp the bracket: use the RDP accountant)");
+}
+
+}  // namespace
+
 pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_options& options) {
   constexpr const char* kFn = "pld_epsilon";
   run.validate(kFn);
+  check_pld_steps(kFn, run);
   check_open_probability(kFn, "delta", delta);
   options.validate(kFn);
   if (run.is_gaussian()) {
@@ -309,6 +341,7 @@ pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_
 pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_options& options) {
   constexpr const char* kFn = "pld_delta";
   run.validate(kFn);
+  check_pld_steps(kFn, run);
   check_nonnegative(kFn, "epsilon", epsilon);
   options.validate(kFn);
   if (run.is_gaussian()) {
@@ -330,6 +363,7 @@ pld_profile_result pld_delta_profile(const training_run& run,
                                      const pld_options& options) {
   constexpr const char* kFn = "pld_delta_profile";
   run.validate(kFn);
+  check_pld_steps(kFn, run);
   options.validate(kFn);
   if (eps.empty()) throw_domain_error(kFn, "the number of epsilons", "0", ">= 1");
   for (std::size_t i = 0; i < eps.size(); ++i) {

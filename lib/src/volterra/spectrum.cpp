@@ -524,15 +524,18 @@ void write_problem_csv(const problem& p, const std::filesystem::path& path) {
 }
 
 problem read_problem_csv(const std::filesystem::path& path) {
+  return read_problem_csv(path, problem_file_defaults{});
+}
+
+problem read_problem_csv(const std::filesystem::path& path, const problem_file_defaults& defaults) {
   const csv_table t = read_csv(path);  // runtime_error on I/O and cell errors
-  auto key = [&](const char* name) {
+  auto number_or = [&](const char* name, const std::optional<double>& fallback) {
     const std::string v = trim_copy(t.provenance(name));
-    if (v.empty())
-      throw std::runtime_error(path.string() + ": missing header line '# " + name + ": ...'");
-    return v;
-  };
-  auto number = [&](const char* name) {
-    const std::string v = key(name);
+    if (v.empty()) {
+      if (fallback) return *fallback;
+      throw std::runtime_error(path.string() + ": missing header line '# " + name +
+                               ": ...' (and no default given for it)");
+    }
     char* end = nullptr;
     errno = 0;
     const double x = std::strtod(v.c_str(), &end);
@@ -541,19 +544,6 @@ problem read_problem_csv(const std::filesystem::path& path) {
                                "', not a number");
     return x;
   };
-  problem p;
-  {
-    const std::string v = key("d");
-    char* end = nullptr;
-    errno = 0;
-    const long long d = std::strtoll(v.c_str(), &end, 10);
-    if (end != v.c_str() + v.size() || errno == ERANGE)
-      throw std::runtime_error(path.string() + ": header 'd' is '" + v + "', not an integer");
-    p.d = d;
-  }
-  p.ridge = number("ridge");
-  p.label_noise = number("label_noise");
-  p.sigma = number("sigma");
   auto column = [&](const char* name) {
     try {
       return t.column(name);
@@ -561,12 +551,30 @@ problem read_problem_csv(const std::filesystem::path& path) {
       throw std::runtime_error(e.what());  // names the file and the column
     }
   };
+  problem p;
   const std::size_t c_lambda = column("eigenvalue"), c_k = column("multiplicity"),
                     c_e0 = column("e0_sq"), c_xs = column("xstar_sq"), c_cross = column("e0_xstar");
   p.groups.reserve(t.rows.size());
   for (const auto& row : t.rows)
     p.groups.push_back({row[c_lambda], row[c_k], row[c_e0], row[c_xs], row[c_cross]});
-  validate(p, "read_problem_csv(" + path.string() + ")");
+  const std::string dv = trim_copy(t.provenance("d"));
+  if (dv.empty()) {
+    // d = Σ multiplicities (validate checks that each is a positive integer).
+    double total = 0;
+    for (const auto& g : p.groups) total += g.multiplicity;
+    p.d = total >= 1 && total < 9.2e18 ? static_cast<long long>(total) : 0;
+  } else {
+    char* end = nullptr;
+    errno = 0;
+    const long long d = std::strtoll(dv.c_str(), &end, 10);
+    if (end != dv.c_str() + dv.size() || errno == ERANGE)
+      throw std::runtime_error(path.string() + ": header 'd' is '" + dv + "', not an integer");
+    p.d = d;
+  }
+  p.ridge = number_or("ridge", defaults.ridge);
+  p.label_noise = number_or("label_noise", defaults.label_noise);
+  p.sigma = number_or("sigma", defaults.sigma);
+  validate(p, path.string());
   return p;
 }
 

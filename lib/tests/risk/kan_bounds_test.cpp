@@ -101,6 +101,9 @@ double A_van(const kan_training& s) {
          e * md * L * L * k * k / (B * B);
 }
 
+// Returns a pointer into r: a temporary bound would leave it dangling (ASan found one), so
+// binding one does not compile.
+const dpkit::risk::condition* find(risk_bound&& r, const std::string& prefix) = delete;
 const dpkit::risk::condition* find(const risk_bound& r, const std::string& prefix) {
   for (const auto& c : r.conditions)
     if (c.name.rfind(prefix, 0) == 0) return &c;
@@ -422,7 +425,8 @@ TEST_CASE("kan_bounds: Thm 5.2 and C.23 population bounds", "[risk]") {
   const double L = std::log(1 / delta), ln = std::log(n / delta);
   const double inner = T * A + (ln + 3) * (std::sqrt(T * L / B) + L);
   const double need = 9 * std::log(m / delta) * eta * eta * inner * inner;
-  const auto* w = find(dpkit::risk::kan_correlated_population(s, k), "m >= width_generalization");
+  const risk_bound population = dpkit::risk::kan_correlated_population(s, k);
+  const auto* w = find(population, "m >= width_generalization");
   REQUIRE(w);
   CHECK_THAT(w->limit, WithinRel(need, kRel));
   CHECK(w->holds == (m >= need));

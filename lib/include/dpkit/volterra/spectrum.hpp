@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <iosfwd>
 #include <span>
 #include <string_view>
@@ -229,5 +230,13 @@ void write_problem_csv(const problem& p, const std::filesystem::path& path);
 /// or column, a cell that is not a number, d not an integer) throw std::runtime_error naming
 /// the file; values outside their domain throw std::domain_error from validate().
 problem read_problem_csv(const std::filesystem::path& path);
+
+/// Values for the header lines a spectrum file may lack (a file written by hand, or by another
+/// tool): d defaults to the sum of the multiplicities; ridge, label_noise and sigma to these,
+/// when given (a missing key without a default is a file-format error).
+struct problem_file_defaults {
+  std::optional<double> ridge, label_noise, sigma;
+};
+problem read_problem_csv(const std::filesystem::path& path, const problem_file_defaults& defaults);
 
 }  // namespace dpkit::volterra
