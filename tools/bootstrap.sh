@@ -25,7 +25,7 @@ packages=(
   catch2 libcli11-dev nlohmann-json3-dev libfmt-dev libtoml11-dev
   libfftw3-dev librandom123-dev
   libopenmpi-dev openmpi-bin
-  gnuplot-nox libbenchmark-dev python3-mpmath
+  gnuplot-nox libbenchmark-dev python3-mpmath python3-numpy
 )
 
 missing=()

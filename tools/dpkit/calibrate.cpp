@@ -50,8 +50,9 @@ int run(const calibrate_options& o) {
     const accounting::noise_calibration c =
         accounting::calibrate_noise_multiplier(rm.run, o.epsilon, o.delta, co);
     json row = estimate_row(c.estimate, "epsilon");
-    row["noise_multiplier"] = c.noise_multiplier;
-    row["noise_multiplier_lower"] = c.noise_multiplier_lower;
+    row["noise_multiplier"] = std::isfinite(c.noise_multiplier) ? json(c.noise_multiplier) : json();
+    row["noise_multiplier_lower"] =
+        std::isfinite(c.noise_multiplier_lower) ? json(c.noise_multiplier_lower) : json();
     row["evaluations"] = c.evaluations;
     r.results.push_back(row);
     r.columns = {"accountant", "noise_multiplier", "epsilon", "kind", "epsilon_lower", "method"};
@@ -60,7 +61,9 @@ int run(const calibrate_options& o) {
               " steps, sampling rate " + format_number(rm.run.phases[0].sampling_rate) + " (" +
               o.mechanism.sampling + ")";
     r.notes = {"noise_multiplier: the budget holds at this value (epsilon is what the accountant",
-               "certifies there, <= the target); below noise_multiplier_lower it is exceeded."};
+               "certifies there, <= the target). At noise_multiplier_lower, the other end of the",
+               "search, the accountant does not certify the budget (with PLD it is exceeded",
+               "for certain only where epsilon_lower there is above the target)."};
     if (c.termination == termination_type::failure) failure = c.message;
   } else {
     r.parameters["noise_multiplier"] = *o.mechanism.noise_multiplier;
@@ -83,7 +86,7 @@ int run(const calibrate_options& o) {
   }
   emit(r, o.output);
   if (!failure.empty()) {
-    std::cerr << "dpkit calibrate: " << failure << "\n";
+    std::cerr << "dpkit calibrate: " << user_message(failure, nullptr) << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;

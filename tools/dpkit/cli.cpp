@@ -149,6 +149,10 @@ CLI::Validator finite_real_in_half_open_unit() {
   return finite_real([](double v) { return v > 0 && v <= 1; }, "in (0, 1]");
 }
 
+CLI::Validator pld_accuracy_validator() {
+  return finite_real([](double v) { return v >= 1e-6 && v < 1; }, "in [1e-6, 1)");
+}
+
 CLI::Validator sampling_rate_validator() {
   // Subnormal rates (below 2.2e-308) are not computable: their square, and log-space terms the
   // accountants form from them, lose all precision.
@@ -283,8 +287,8 @@ std::string user_message(std::string message, const CLI::App* app) {
   }
   // A leading parameter name that is a flag of this subcommand: write it as the flag.
   std::size_t j = 0;
-  while (j < message.size() && (std::islower(static_cast<unsigned char>(message[j])) ||
-                                message[j] == '_'))
+  while (j < message.size() &&
+         (std::islower(static_cast<unsigned char>(message[j])) || message[j] == '_'))
     ++j;
   if (j > 0 && message.compare(j, 4, " is ") == 0 && app != nullptr) {
     std::string flag = "--" + message.substr(0, j);
@@ -437,7 +441,7 @@ void add_accountant_options(CLI::App* app, accountant_options& options, bool wit
       ->capture_default_str();
   app->add_option("--accuracy", options.accuracy,
                   "PLD: target relative width of the bracket, (upper - lower)/upper")
-      ->check(real_in_open_interval(0, 1))
+      ->check(pld_accuracy_validator())
       ->type_name("A")
       ->capture_default_str();
   add_max_fft_size_option(app, options.max_fft_size);
@@ -475,7 +479,8 @@ json number_or_null(double x) {
 }
 }  // namespace
 
-json unavailable_row(accounting::accountant_type a, const std::string& quantity,
+json unavailable_row(accounting::accountant_type a,
+                     const std::string& quantity,
                      const std::string& reason) {
   return json{{"accountant", std::string(accounting::to_string(a))},
               {quantity, nullptr},
@@ -485,16 +490,16 @@ json unavailable_row(accounting::accountant_type a, const std::string& quantity,
               {quantity + "_upper", nullptr},
               {"method", ""},
               {"termination", "failure"},
-              {"message", reason}};
+              {"message", user_message(reason, nullptr)}};
 }
 
 json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity) {
   if (!std::isfinite(e.value)) {
     // No finite value: never labelled a bound (a failed search, or corrections that exceed the
     // target).
-    json row = unavailable_row(e.accountant, quantity,
-                               e.message.empty() ? "no finite " + quantity + " was obtained"
-                                                 : e.message);
+    json row =
+        unavailable_row(e.accountant, quantity,
+                        e.message.empty() ? "no finite " + quantity + " was obtained" : e.message);
     if (e.termination != termination_type::converged)
       row["termination"] = std::string(to_string(e.termination));
     return row;
@@ -512,7 +517,7 @@ json estimate_row(const accounting::privacy_estimate& e, const std::string& quan
     row["pld"] = {{"grid_spacing", e.pld.grid_spacing},
                   {"fft_size", e.pld.fft_size},
                   {"passes", e.pld.passes}};
-  if (!e.message.empty()) row["message"] = e.message;
+  if (!e.message.empty()) row["message"] = user_message(e.message, nullptr);
   return row;
 }
 

@@ -47,9 +47,12 @@ inline constexpr long long kMaxExactInteger = 9007199254740992LL;
 /// them (steps, replicates, points): larger values are rejected, with the range, instead of
 /// running out of memory or time.
 CLI::Validator integer_at_least(long long lo, long long hi = 1000000000LL);
-CLI::Validator sampling_rate_validator();                    // [2.2e-308, 1]
-CLI::Validator finite_real_in_half_open_unit();              // (0, 1]
-CLI::Validator writable_file_validator();                    // --output FILE (see below)
+CLI::Validator sampling_rate_validator();  // [2.2e-308, 1]
+/// PLD accuracy targets: [1e-6, 1). Finer brackets would need grids beyond the memory limit
+/// and the rounding allowances (1e-9 relative) would dominate them anyway.
+CLI::Validator pld_accuracy_validator();
+CLI::Validator finite_real_in_half_open_unit();  // (0, 1]
+CLI::Validator writable_file_validator();        // --output FILE (see below)
 
 // ---- output
 struct output_options {
@@ -145,7 +148,8 @@ json estimate_row(const accounting::privacy_estimate& e, const std::string& quan
 
 /// The row of an accountant that cannot answer this run (out of its range): kind "unavailable",
 /// termination "failure", the reason in `message`.
-json unavailable_row(accounting::accountant_type a, const std::string& quantity,
+json unavailable_row(accounting::accountant_type a,
+                     const std::string& quantity,
                      const std::string& reason);
 
 /// The value of a double for tables: 10 significant digits.

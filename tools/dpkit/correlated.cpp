@@ -189,7 +189,7 @@ int run(const correlated_cli_options& o) {
   for (const std::string& line : remarks) r.notes.push_back(line);
   emit(r, o.output);
   if (!failure.empty()) {
-    std::cerr << "dpkit correlated: " << failure << "\n";
+    std::cerr << "dpkit correlated: " << user_message(failure, nullptr) << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;
@@ -233,7 +233,7 @@ void register_correlated(CLI::App& app, int& exit_code) {
   sub->add_option(
          "--accuracy", o->accuracy,
          "pld, pld-replace-one: target relative width of the PLD bracket, (upper - lower)/upper")
-      ->check(real_in_open_interval(0, 1))
+      ->check(pld_accuracy_validator())
       ->type_name("A")
       ->capture_default_str();
   sub->add_option(

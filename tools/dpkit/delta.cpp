@@ -29,6 +29,7 @@ int run(const delta_options& o) {
   r.title = "delta at epsilon = " + format_number(o.epsilon) + " for " + m.description;
   const std::vector<accounting::accountant_type> accountants = selected_accountants(o.accountant);
   std::size_t answered = 0;
+  std::vector<std::string> notes;  // printed after the output is written (one line on failure)
   std::string failure;
   for (accounting::accountant_type a : accountants) {
     accounting::privacy_estimate e;
@@ -47,14 +48,16 @@ int run(const delta_options& o) {
     if (row.at("kind") != "unavailable") ++answered;
     if (e.termination == termination_type::failure) failure = e.message;
     if (e.termination != termination_type::converged && !e.message.empty())
-      std::cerr << "dpkit delta: note: " << e.message << "\n";
+      notes.push_back(e.message);
   }
   if (answered == 0 && failure.empty()) failure = "no accountant could answer for this run";
   r.notes = {"upper-bound: the run is (epsilon, delta)-DP with this delta; delta_lower (pld): no",
              "smaller delta holds. log_delta stays finite where delta underflows."};
   emit(r, o.output);
+  for (const std::string& n : notes)
+    std::cerr << "dpkit delta: note: " << user_message(n, o.app) << "\n";
   if (answered == 0) {
-    std::cerr << "dpkit delta: " << failure << "\n";
+    std::cerr << "dpkit delta: " << user_message(failure, o.app) << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;

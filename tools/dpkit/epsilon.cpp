@@ -30,6 +30,7 @@ int run(const epsilon_options& o) {
   std::string failure;
   const std::vector<accounting::accountant_type> accountants = selected_accountants(o.accountant);
   std::size_t answered = 0;
+  std::vector<std::string> notes;  // printed after the output is written (one line on failure)
   for (accounting::accountant_type a : accountants) {
     accounting::privacy_estimate e;
     try {
@@ -48,8 +49,7 @@ int run(const epsilon_options& o) {
     r.results.push_back(row);
     if (row.at("kind") != "unavailable") ++answered;
     if (e.termination == termination_type::failure) failure = e.message;
-    if (e.termination == termination_type::max_iterations)
-      std::cerr << "dpkit epsilon: note: " << e.message << "\n";
+    if (e.termination == termination_type::max_iterations) notes.push_back(e.message);
   }
   if (answered == 0 && failure.empty()) failure = "no accountant could answer for this run";
   r.notes = {
@@ -58,8 +58,11 @@ int run(const epsilon_options& o) {
       "guarantee in either direction. Poisson sampling: add/remove neighbours (the worse",
       "direction is reported); without-replacement: replace-one neighbours (docs/accounting.md)."};
   emit(r, o.output);
+  for (const std::string& n : notes)
+    std::cerr << "dpkit epsilon: note: " << user_message(n, o.app) << "\n";
   if (!failure.empty()) {
-    std::cerr << "dpkit epsilon: " << (answered > 0 ? "note: " : "") << failure << "\n";
+    std::cerr << "dpkit epsilon: " << (answered > 0 ? "note: " : "") << user_message(failure, o.app)
+              << "\n";
     // With --accountant all, one failed accountant leaves the others' answers valid.
     if (answered == 0) return kExitNumericalFailure;
   }

@@ -94,8 +94,7 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
       std::string what = e.what();
       const std::string missing = "(and no default given for it)";
       if (const auto at = what.find(missing); at != std::string::npos)
-        what.replace(at, missing.size(),
-                     "(give it with --ridge, --label-noise or --noise)");
+        what.replace(at, missing.size(), "(give it with --ridge, --label-noise or --noise)");
       throw usage_error("--spectrum-file: " + what);
     }
     if (o.dim && *o.dim != p.d)
@@ -360,9 +359,10 @@ hsgd::dataset read_dataset(const std::string& path) {
       row.push_back(v);
     }
     if (row.size() < 2 || (!rows.empty() && row.size() != rows.front().size()))
-      throw usage_error(where + ": " + std::to_string(row.size()) + " values, expected " +
-                        (rows.empty() ? std::string("at least 2") : std::to_string(rows.front().size())) +
-                        " (a_1..a_d, b)");
+      throw usage_error(
+          where + ": " + std::to_string(row.size()) + " values, expected " +
+          (rows.empty() ? std::string("at least 2") : std::to_string(rows.front().size())) +
+          " (a_1..a_d, b)");
     rows.push_back(std::move(row));
   }
   if (rows.size() < 2) throw usage_error("--dataset: " + path + " needs at least two records");
@@ -458,8 +458,7 @@ int run_privacy(const privacy_options& o) {
     for (std::size_t k = 0; k < o.orders.size(); ++k) {
       const hsgd::rdp_trajectory tr =
           hsgd::last_iterate_rdp(law, inst.data, pairs, times, o.orders[k], mo);
-      if (tr.termination == termination_type::failure)
-        throw numerical_failure(tr.message);
+      if (tr.termination == termination_type::failure) throw numerical_failure(tr.message);
       for (const auto& val : tr.values) eps[k].push_back(val.epsilon);
     }
     rep.columns = {"t", "k"};
@@ -487,8 +486,7 @@ int run_privacy(const privacy_options& o) {
           o.release == "iterates"
               ? hsgd::iterates_rdp(law, inst.data, pairs, times, o.orders[k], mo)
               : hsgd::average_rdp(law, inst.data, pairs, times, o.orders[k], mo);
-      if (val.termination == termination_type::failure)
-        throw numerical_failure(val.message);
+      if (val.termination == termination_type::failure) throw numerical_failure(val.message);
       row[order_cols[k]] = std::isfinite(val.epsilon) ? json(val.epsilon) : json(nullptr);
       at.push_back(val.epsilon);
     }

@@ -493,7 +493,7 @@ void register_shifted(CLI::App& app, int& exit_code) {
                   "running shift z_k = c z_{k-1} + eta L/b - a_k must stay >= 0")
       ->type_name("FILE|LIST");
   sub->add_option("--accuracy", o->accuracy, "PLD relative accuracy (noisy-sgd, curves)")
-      ->check(real_in_open_interval(0, 1))
+      ->check(pld_accuracy_validator())
       ->capture_default_str();
   add_output_options(sub, o->output);
   sub->footer(

@@ -99,10 +99,10 @@ std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
     try {
       *data = sim::read_dataset_csv(o.data, o.label_column);
     } catch (const std::exception& e) {  // I/O, parse and content errors are all bad input
+      std::string why = user_message(e.what(), nullptr);  // no function name
+      if (why.rfind("label_column ", 0) == 0) why.replace(0, 12, "--label-column");
       throw usage_error("--data is " + o.data +
-                        ", but must be gaussian, uniform or a readable "
-                        "dataset CSV: " +
-                        e.what());
+                        ", but must be gaussian, uniform or a readable dataset CSV: " + why);
     }
     notes.push_back("data: " + o.data + " (n = " + std::to_string(data->size()) +
                     ", d = " + std::to_string(data->dimension()) + ")");

@@ -55,12 +55,12 @@ int run(const tradeoff_options& o) {
                "beta_upper a certified upper bound (the true curve lies between). Largest gap: " +
                    format_number(width) + ".",
                "Poisson sampling: the symmetrised curve of both neighbouring directions."};
-    if (t.termination == termination_type::max_iterations)
-      std::cerr << "dpkit tradeoff: note: " << t.message << "\n";
   }
   emit(r, o.output);
+  if (t.termination == termination_type::max_iterations)
+    std::cerr << "dpkit tradeoff: note: " << user_message(t.message, nullptr) << "\n";
   if (t.termination == termination_type::failure) {
-    std::cerr << "dpkit tradeoff: " << t.message << "\n";
+    std::cerr << "dpkit tradeoff: " << user_message(t.message, nullptr) << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;
@@ -75,15 +75,14 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
       "The tradeoff curve (alpha, beta) of the mechanism: its f-DP guarantee (exact, or "
       "certified bounds from both sides for composed subsampled runs)");
   add_mechanism_options(sub, o->mechanism);
-  sub->add_option("--points", o->points,
-                  "Number of equally spaced alpha in [0, 1], at most 1e7")
+  sub->add_option("--points", o->points, "Number of equally spaced alpha in [0, 1], at most 1e7")
       ->check(integer_at_least(2, 10000000))
       ->type_name("N")
       ->capture_default_str();
   sub->add_option("--accuracy", o->accuracy,
                   "Composed subsampled runs: target width of the bracket relative to the largest "
                   "delta (PLD/FFT)")
-      ->check(real_in_open_interval(0, 1))
+      ->check(pld_accuracy_validator())
       ->type_name("A")
       ->capture_default_str();
   add_max_fft_size_option(sub, o->max_fft_size);

@@ -141,8 +141,8 @@ validation::scenario_result result_from_csv(const std::filesystem::path& path) {
   const std::vector<std::string> header = {"series", "x", "y", "x_lo", "x_hi", "y_lo", "y_hi"};
   if (records.empty() || records.front().cells.size() < 3 ||
       !std::equal(records.front().cells.begin(),
-                  records.front().cells.begin() +
-                      static_cast<std::ptrdiff_t>(std::min(records.front().cells.size(), header.size())),
+                  records.front().cells.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                      records.front().cells.size(), header.size())),
                   header.begin()))
     throw usage_error(path.string() + " is not a dpkit validate CSV (header series,x,y,...)");
   validation::scenario_result r;

@@ -529,8 +529,7 @@ composed_pld compose(std::span<const pld_factor> factors,
         }
         const double log_r2 = std::log(r2), modulus = std::sqrt(r2);
         // log(|X̂| + E) ≤ log|X̂| + E/|X̂| (log(1 + t) ≤ t), capped at 0 (|X| ≤ 1).
-        spectrum_error[k] +=
-            power_error(std::min(0.0, 0.5 * log_r2 + coefficient_error / modulus));
+        spectrum_error[k] += power_error(std::min(0.0, 0.5 * log_r2 + coefficient_error / modulus));
         if (product[k] == 0.0) continue;
         product[k] *= std::polar(std::exp(0.5 * c * log_r2), c * std::arg(x));
         // The rounding of this power and product, relative to the partial product; later
@@ -579,9 +578,8 @@ composed_pld compose(std::span<const pld_factor> factors,
     // Round-off per point (tilted units) besides the spectrum's: the inverse transform's own
     // (L·η·‖P̂‖₁/n) and the scaling's — or, if larger, the largest negative value, which the
     // exact result cannot contain (an independent floor in case the assumptions fail).
-    const double pointwise =
-        (kFftLevelUlps * levels + 2) * tol::kMachineEps * product_l1 * inv_n +
-        2 * tol::kMachineEps * largest_output;
+    const double pointwise = (kFftLevelUlps * levels + 2) * tol::kMachineEps * product_l1 * inv_n +
+                             2 * tol::kMachineEps * largest_output;
     result.roundoff = std::max(pointwise, -most_negative);
     return result;
   };
@@ -607,7 +605,8 @@ composed_pld compose(std::span<const pld_factor> factors,
     plain.focus_delta = focus.delta;  // the query will ask again: keep the answer
     plain.focus_epsilon = crossing;
     if (!std::isfinite(crossing)) return build(delta_focus_tilt(), out);
-    const double above = std::clamp(points - std::ceil((crossing - plain.loss(0)) / h), 0.0, points);
+    const double above =
+        std::clamp(points - std::ceil((crossing - plain.loss(0)) / h), 0.0, points);
     const double correction = plain.roundoff_bound(above, 1.0) + fixed;
     // What the correction costs in ε: Δε ≈ correction / |δ'(ε)|, with the slope read off the
     // plain composition one cell above the crossing. Keep the plain composition while that is
@@ -626,8 +625,8 @@ composed_pld compose(std::span<const pld_factor> factors,
     // masses beyond the window.
     std::size_t above = 0;
     for (std::size_t k = 0; k < plain.mass.size(); ++k) above += plain.loss(k) > focus.epsilon;
-    const double correction =
-        plain.roundoff_bound(static_cast<double>(above), 1.0) + plain.wrap_bound + plain.above_bound;
+    const double correction = plain.roundoff_bound(static_cast<double>(above), 1.0) +
+                              plain.wrap_bound + plain.above_bound;
     if (correction <= tolerance * plain.delta(focus.epsilon)) return plain;
     return build(epsilon_focus_tilt(), out);
   }
@@ -714,9 +713,8 @@ double composed_pld::epsilon(double requested) const {
     const double below = l - h;  // ℓ_{k−1}
     // Corrections on [ℓ_{k−1}, ℓ_k): the points ≥ ℓ_k are used; below the window (i = 0), the
     // pessimistic side adds the certified mass there.
-    const double correction = pessimistic
-                                  ? roundoff_bound(sum_w, w) + (i == 0 ? below_bound : 0.0)
-                                  : -(roundoff_bound(sum_w, w) + wrap_bound * w);
+    const double correction = pessimistic ? roundoff_bound(sum_w, w) + (i == 0 ? below_bound : 0.0)
+                                          : -(roundoff_bound(sum_w, w) + wrap_bound * w);
     const double at_below = constant + s1 - s2 + correction;
     if (at_below > target || below <= 0) {
       // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 + corr − e^t S2 = δ,

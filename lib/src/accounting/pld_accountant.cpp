@@ -209,8 +209,9 @@ void bracket(const directions& dirs,
       return;
     }
     if (h <= kMinGridSpacing) {
-      r.message += " (the grid spacing is at its floor 1e-10, below which rounding would "
-                   "dominate the discretisation; the tightest certified bracket is kept)";
+      r.message +=
+          " (the grid spacing is at its floor 1e-10, below which rounding would "
+          "dominate the discretisation; the tightest certified bracket is kept)";
       return;
     }
     h = std::max(next_spacing(h, gap / scale, options.relative_accuracy), kMinGridSpacing);
@@ -283,8 +284,9 @@ mu_interval gaussian_mu_interval(const training_run& run) {
   // Named for what the user gave (noise multiplier and steps), not the library's μ.
   if (!(mu <= 1e6))
     throw_domain_error("pld", "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier",
-                       mu, "<= 1e6 (beyond, delta(epsilon) is ill-conditioned in double "
-                           "precision: a larger noise multiplier or fewer steps)");
+                       mu,
+                       "<= 1e6 (beyond, delta(epsilon) is ill-conditioned in double "
+                       "precision: a larger noise multiplier or fewer steps)");
   const double e = tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
   return {mu * (1 - e), mu * (1 + e)};
 }
@@ -332,7 +334,8 @@ pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_
     // bracketed for every μ the rounding of run.gdp_mu() may have moved.
     pld_epsilon_result r;
     const mu_interval mu = gaussian_mu_interval(run);
-    static_cast<divergence::epsilon_result&>(r) = divergence::gdp_epsilon_bounds(mu.lo, mu.hi, delta);
+    static_cast<divergence::epsilon_result&>(r) =
+        divergence::gdp_epsilon_bounds(mu.lo, mu.hi, delta);
     return r;
   }
   return epsilon_of(directions_of(run), delta, options, kFn);

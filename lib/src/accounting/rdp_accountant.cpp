@@ -56,8 +56,9 @@ double log_delta_rounding(double alpha, double rdp_value, double epsilon) {
 // The μ of a run of Gaussian mechanisms, raised by the rounding of training_run::gdp_mu()
 // (one ulp per operation and per phase, as the PLD accountant's interval).
 double gaussian_mu_upper(const training_run& run) {
-  const double e =
-      run.phases.empty() ? 0.0 : tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
+  const double e = run.phases.empty()
+                       ? 0.0
+                       : tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
   return run.gdp_mu() * (1 + e);
 }
 

@@ -145,8 +145,7 @@ value_with_error closed_form_with_error(double mu, double epsilon) {
   const double la = normal_lcdf(a), lb = normal_lcdf(b);
   const double err_la = lcdf_error(a, la, ea), err_lb = lcdf_error(b, lb, eb);
   const double d = epsilon + lb - la;
-  const double err_d =
-      err_la + err_lb + kU * (std::abs(epsilon) + std::abs(la) + std::abs(lb));
+  const double err_d = err_la + err_lb + kU * (std::abs(epsilon) + std::abs(la) + std::abs(lb));
   value_with_error r;
   if (!(d + err_d < 0)) return r;  // 1 − e^d may be 0 within the error: no bound
   // g = log(1 − e^d), |g'(d)| = 1/(e^{−d} − 1), largest at the end nearest 0.
@@ -207,7 +206,8 @@ log_delta_bounds log_delta_bounds_at(double mu, double epsilon) {
   // δ ≤ Φ(a), and δ ≥ 1 − e^ε.
   const double a = -t + 0.5 * mu;
   const double la = normal_lcdf(a);
-  const double upper = std::min(0.0, la + kSafety * lcdf_error(a, la, kU * (std::abs(t) + std::abs(a))));
+  const double upper =
+      std::min(0.0, la + kSafety * lcdf_error(a, la, kU * (std::abs(t) + std::abs(a))));
   double lower = -kInf;
   if (epsilon < 0) lower = log1mexp(epsilon) - kSafety * 2 * kU * (std::abs(log1mexp(epsilon)) + 1);
   return {lower, upper};
@@ -256,12 +256,8 @@ epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta) {
   // Upper end: the smallest ε found where even the upper bound of log δ at μ_hi is ≤ the
   // (lowered) target, so δ_μ(ε) ≤ δ for the exact μ and δ. Lower end: the largest ε found
   // where the lower bound at μ_lo exceeds the (raised) target, so δ_μ(ε) > δ there.
-  auto upper_excess = [&](double e) {
-    return log_delta_bounds_at(mu_hi, e).upper - target_lo;
-  };
-  auto lower_excess = [&](double e) {
-    return log_delta_bounds_at(mu_lo, e).lower - target_hi;
-  };
+  auto upper_excess = [&](double e) { return log_delta_bounds_at(mu_hi, e).upper - target_lo; };
+  auto lower_excess = [&](double e) { return log_delta_bounds_at(mu_lo, e).lower - target_hi; };
   // Bracket from δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ at ε = μ²/2 + μ√(2 log(1/δ)) (Chernoff), doubled.
   const double guess = 0.5 * mu_hi * mu_hi + mu_hi * std::sqrt(2 * -log_target) + 1.0;
   int evaluations = 2;

@@ -51,8 +51,8 @@ TEST_CASE("full-batch epsilon: the certified bracket contains the exact epsilon 
     const double hi = t.at(i, "epsilon_hi"), lo = t.at(i, "epsilon_lo");
     const acc::training_run run = full_batch_run(t, i);
     const acc::pld_epsilon_result r = acc::pld_epsilon(run, delta);
-    INFO(t.where(i) << ": exact " << t.at(i, "epsilon") << ", bracket [" << r.epsilon_lower
-                    << ", " << r.epsilon_upper << "]");
+    INFO(t.where(i) << ": exact " << t.at(i, "epsilon") << ", bracket [" << r.epsilon_lower << ", "
+                    << r.epsilon_upper << "]");
     REQUIRE(r.converged());
     CHECK(r.kind == dpkit::bound_kind::upper_bound);
     CHECK(r.epsilon == r.epsilon_upper);

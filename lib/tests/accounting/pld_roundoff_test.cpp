@@ -85,9 +85,8 @@ comparison compare(const acc::composed_pld& c, const acc::discrete_pld& step, lo
     out.worst_ratio = std::max(out.worst_ratio, static_cast<double>(std::abs(e)) / point_bound);
     suffix_error += e;
     const double block = static_cast<double>(c.mass.size() - i);
-    out.worst_ratio =
-        std::max(out.worst_ratio, static_cast<double>(std::abs(suffix_error)) /
-                                      c.roundoff_bound(block, 1.0));
+    out.worst_ratio = std::max(out.worst_ratio, static_cast<double>(std::abs(suffix_error)) /
+                                                    c.roundoff_bound(block, 1.0));
   }
   out.pointwise_gap = point_bound / static_cast<double>(largest_error);
   return out;
@@ -116,6 +115,6 @@ TEST_CASE("the FFT round-off bound covers the exact composition's error",
     CAPTURE(t.pointwise_gap);
     CHECK(t.worst_ratio <= 1.0);
     WARN("round-off bound / largest pointwise error: plain " << p.pointwise_gap << ", tilted "
-                                                                << t.pointwise_gap);
+                                                             << t.pointwise_gap);
   }
 }

@@ -160,7 +160,7 @@ TEST_CASE("certified corrections are tiny and the queries are consistent", "[acc
   const bracket b = compose_gaussian(0.1, 400, 0.0025);
   CHECK(b.pessimistic.above_bound < 1e-12);
   CHECK(b.optimistic.wrap_bound < 2e-12);
-  CHECK(b.pessimistic.roundoff < 1e-15);  // pointwise part
+  CHECK(b.pessimistic.roundoff < 1e-15);                  // pointwise part
   CHECK(b.pessimistic.roundoff_bound(1.0, 1.0) < 1e-13);  // with the spectrum's, per point
   CHECK(b.pessimistic.infinity_mass < 1e-10);
   const double e = b.pessimistic.epsilon(1e-5);

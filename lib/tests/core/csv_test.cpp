@@ -47,10 +47,10 @@ TEST_CASE("read_csv reports the file and line of malformed rows", "[core][csv]")
 TEST_CASE("parse_csv reads RFC 4180: quotes, doubled quotes, embedded commas and line breaks",
           "[core][csv]") {
   const std::string text =
-      "\"name\",\"value\"\r\n"                 // quoted header, CRLF (R's write.csv)
+      "\"name\",\"value\"\r\n"  // quoted header, CRLF (R's write.csv)
       "plain,1\n"
       "\"with, comma\",\"say \"\"hi\"\"\"\n"  // comma and doubled quotes
-      "\"two\nlines\",3\n"                     // a line break inside quotes
+      "\"two\nlines\",3\n"                    // a line break inside quotes
       "# a comment, skipped\n"
       "\n"
       "empty,\n"
@@ -84,8 +84,8 @@ TEST_CASE("csv_quote and csv_row round-trip through parse_csv", "[core][csv]") {
 }
 
 TEST_CASE("read_csv accepts a quoted header and quoted numbers", "[core][csv]") {
-  const auto path = write_temp("dpkit_csv_quoted.csv",
-                               "# from R\n\"x\",\"y\"\r\n\"1\",2.5\r\n3,\"4\"\r\n");
+  const auto path =
+      write_temp("dpkit_csv_quoted.csv", "# from R\n\"x\",\"y\"\r\n\"1\",2.5\r\n3,\"4\"\r\n");
   const dpkit::csv_table t = dpkit::read_csv(path);
   REQUIRE(t.columns == std::vector<std::string>{"x", "y"});
   REQUIRE(t.rows.size() == 2);

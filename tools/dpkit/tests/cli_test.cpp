@@ -736,7 +736,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --noise-multiplier 1 --sampling-rate nan --delta 1e-5", "--sampling-rate is nan"},
       {"epsilon --noise-multiplier 1 --sampling shuffle --delta 1e-5", "--sampling"},
       {"epsilon --noise-multiplier 1 --delta 1e-5 --accuracy 0",
-       "--accuracy is 0, but must be a number in (0, 1)"},
+       "--accuracy is 0, but must be a number in [1e-6, 1)"},
       {"epsilon --mu 1 --sampling-rate 0.1 --delta 1e-5", "--mu excludes --sampling-rate"},
       {"epsilon --noise-multiplier 1 --steps 0 --delta 1e-5",
        "--steps is 0, but must be an integer in [1, 2^53]"},

@@ -141,7 +141,8 @@ struct composed_pld {
     // k* = (n/π) asin(peak/sum), and sin x ≤ x puts this one a little above it.
     std::size_t split = nc;
     if (peak < sum) {
-      const double k = std::floor(static_cast<double>(fft_size) * 0.3183098861837907 * (peak / sum));
+      const double k =
+          std::floor(static_cast<double>(fft_size) * 0.3183098861837907 * (peak / sum));
       split = std::min(nc, static_cast<std::size_t>(k) + 1);
     }
     return pointwise + sum * spectral_prefix[split] + peak * spectral_tail[split];

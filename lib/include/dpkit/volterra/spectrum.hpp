@@ -31,8 +31,8 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <iosfwd>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
