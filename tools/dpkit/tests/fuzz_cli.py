@@ -196,11 +196,12 @@ def check(cmd, proc, timed_out):
     return problems
 
 
-def run_one(dpkit, args, timeout):
+def run_one(dpkit, args, timeout, cwd):
     cmd = [dpkit] + args
     try:
+        # In the work folder: a hostile value taken as a relative output path lands there.
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              errors="replace")
+                              errors="replace", cwd=cwd)
         return cmd, proc, False
     except subprocess.TimeoutExpired:
         return cmd, None, True
@@ -216,6 +217,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--verbose", action="store_true", help="also list the exit-1 invocations")
     a = ap.parse_args()
+    a.dpkit = os.path.abspath(a.dpkit)
+    a.work = os.path.abspath(a.work)
     shutil.rmtree(a.work, ignore_errors=True)
     files = make_files(a.work)
     rng = random.Random(a.seed)
@@ -225,7 +228,8 @@ def main():
              for path in BASES}
     for path, base in BASES.items():  # the bases must be valid, or mutations mean little
         args = list(path) + split_base(base, a.work)
-        proc = subprocess.run([a.dpkit] + args, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run([a.dpkit] + args, capture_output=True, text=True, timeout=120,
+                              cwd=a.work)
         if proc.returncode != 0:
             sys.exit("base command failed (%d): dpkit %s\n%s" % (proc.returncode,
                                                                    " ".join(args), proc.stderr))
@@ -240,7 +244,8 @@ def main():
 
     failures, codes = [], {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for cmd, proc, timed_out in pool.map(lambda j: run_one(a.dpkit, j, a.timeout), jobs):
+        for cmd, proc, timed_out in pool.map(lambda j: run_one(a.dpkit, j, a.timeout, a.work),
+                                             jobs):
             problems = check(cmd, proc, timed_out)
             rc = "timeout" if timed_out else proc.returncode
             codes[rc] = codes.get(rc, 0) + 1
