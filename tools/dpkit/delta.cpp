@@ -53,6 +53,10 @@ int run(const delta_options& o) {
   if (answered == 0 && failure.empty()) failure = "no accountant could answer for this run";
   r.notes = {"upper-bound: the run is (epsilon, delta)-DP with this delta; delta_lower (pld): no",
              "smaller delta holds. log_delta stays finite where delta underflows."};
+  // A CSV has no notes: an accountant that could not answer says why in a message column.
+  bool unavailable = false;
+  for (const json& row : r.results) unavailable = unavailable || row.at("kind") == "unavailable";
+  if (unavailable && o.output.format == "csv") r.columns.push_back("message");
   emit(r, o.output);
   for (const std::string& n : notes)
     std::cerr << "dpkit delta: note: " << user_message(n, o.app) << "\n";

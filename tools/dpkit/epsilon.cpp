@@ -57,6 +57,10 @@ int run(const epsilon_options& o) {
       "smaller epsilon can hold — together a certified bracket. approximation (clt): no",
       "guarantee in either direction. Poisson sampling: add/remove neighbours (the worse",
       "direction is reported); without-replacement: replace-one neighbours (docs/accounting.md)."};
+  // A CSV has no notes: an accountant that could not answer says why in a message column.
+  bool unavailable = false;
+  for (const json& row : r.results) unavailable = unavailable || row.at("kind") == "unavailable";
+  if (unavailable && o.output.format == "csv") r.columns.push_back("message");
   emit(r, o.output);
   for (const std::string& n : notes)
     std::cerr << "dpkit epsilon: note: " << user_message(n, o.app) << "\n";
