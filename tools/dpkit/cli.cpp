@@ -368,7 +368,7 @@ void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_
   if (with_mu)
     mu =
         app->add_option("--mu", options.mu,
-                        "The mechanism is mu-GDP (Gaussian differential privacy; seed 002 Def 2.4)")
+                        "The mechanism is mu-GDP (Gaussian differential privacy, Dong, Roth & Su 2022)")
             ->check(real_at_least(0))
             ->type_name("M")
             ->group(group);
@@ -395,7 +395,7 @@ void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_
   auto* steps =
       app->add_option("--steps", options.steps,
                       "Number of steps T (noisy gradient updates), at most 2^53 (counts are "
-                      "doubles in the composition)")
+                      "doubles); the PLD accountant composes at most 1e8 (use rdp beyond)")
           ->check(integer_at_least(1, kMaxExactInteger))
           ->type_name("T")
           ->capture_default_str()
