@@ -274,6 +274,19 @@ void write_file(const std::string& flag, const std::string& path, const std::str
   }
 }
 
+std::vector<csv_record> read_csv_records(const std::string& label, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw usage_error(label + ": cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw usage_error(label + ": cannot read " + path);
+  try {
+    return parse_csv(text.str());
+  } catch (const std::runtime_error& e) {
+    throw usage_error(label + ": " + path + ":" + e.what());
+  }
+}
+
 std::string user_message(std::string message, const CLI::App* app) {
   // Drop a leading "function: " or "namespace::function: " (library names are lower case).
   std::size_t i = 0;
@@ -366,12 +379,12 @@ void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_
   const char* group = "Mechanism";
   CLI::Option* mu = nullptr;
   if (with_mu)
-    mu =
-        app->add_option("--mu", options.mu,
-                        "The mechanism is mu-GDP (Gaussian differential privacy, Dong, Roth & Su 2022)")
-            ->check(real_at_least(0))
-            ->type_name("M")
-            ->group(group);
+    mu = app->add_option(
+                "--mu", options.mu,
+                "The mechanism is mu-GDP (Gaussian differential privacy, Dong, Roth & Su 2022)")
+             ->check(real_at_least(0))
+             ->type_name("M")
+             ->group(group);
   auto* sigma =
       app->add_option("--noise-multiplier", options.noise_multiplier,
                       "DP-SGD noise multiplier sigma: noise standard deviation / clipping norm")

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/core/csv.hpp"
 
 namespace dpkit::cli {
 
@@ -76,6 +77,10 @@ void check_not_an_input(const std::string& output_flag,
 /// replaced that way (devices such as /dev/stdout or /dev/full) are written directly, with the
 /// flush and close checked. Throws usage_error "<flag>: cannot write PATH: <reason>".
 void write_file(const std::string& flag, const std::string& path, const std::string& text);
+
+/// The records of the CSV file `path` (core/csv.hpp's RFC 4180 reader); a file that cannot be
+/// read or parsed is a usage_error "<label>: PATH[:LINE]: <reason>".
+std::vector<csv_record> read_csv_records(const std::string& label, const std::string& path);
 
 /// A library message "<function>: <name> is <value>, but must be <constraint>" in the user's
 /// terms: the function name dropped, a parameter that is a flag of `app` written as the flag.

@@ -336,16 +336,7 @@ instance seed_instance(
 
 // A dataset file: a header row, then rows a_1,...,a_d,b (RFC 4180, through core/csv.hpp).
 hsgd::dataset read_dataset(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error("--dataset: cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<csv_record> records;
-  try {
-    records = parse_csv(text.str());
-  } catch (const std::runtime_error& e) {
-    throw usage_error("--dataset: " + path + ":" + e.what());
-  }
+  const std::vector<csv_record> records = read_csv_records("--dataset", path);
   std::vector<std::vector<double>> rows;
   for (std::size_t k = 1; k < records.size(); ++k) {  // records[0]: the header
     const csv_record& rec = records[k];

@@ -128,16 +128,7 @@ struct plot_options {
 // A figure from the long-format CSV `dpkit validate` writes (series,x,y,x_lo,x_hi,y_lo,y_hi),
 // read by the one RFC 4180 reader; every malformed cell is reported with its file and line.
 validation::scenario_result result_from_csv(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(path.string() + ": cannot read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::vector<csv_record> records;
-  try {
-    records = parse_csv(text.str());
-  } catch (const std::runtime_error& e) {
-    throw usage_error(path.string() + ":" + e.what());
-  }
+  const std::vector<csv_record> records = read_csv_records("dpkit plot", path.string());
   const std::vector<std::string> header = {"series", "x", "y", "x_lo", "x_hi", "y_lo", "y_hi"};
   if (records.empty() || records.front().cells.size() < 3 ||
       !std::equal(records.front().cells.begin(),

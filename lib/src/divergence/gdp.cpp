@@ -43,8 +43,15 @@ constexpr double kClosedFormRelativeError = 1e-12;
 // whose integrand is non-negative, so no digits cancel. Used for ε ≥ 0 only when the closed
 // form Φ(a) − e^εΦ(b) would lose more than ~4 digits (μ²/ε ≲ 1e-9); exp-sinh quadrature
 // converges double-exponentially here (smooth integrand, e^{−x₁u} decay).
-double log_delta_by_integral(double mu, double epsilon) {
-  const double x1 = epsilon / mu - 0.5 * mu;
+struct delta_integral {
+  double x1 = NAN;        ///< ε/μ − μ/2
+  double integral = NAN;  ///< ∫₀^∞ (1 − e^{−μu}) e^{−x₁u − u²/2} du
+  double error = NAN;     ///< exp-sinh's own error estimate of `integral`
+};
+delta_integral integrate_delta(double mu, double epsilon) {
+  delta_integral out;
+  out.x1 = epsilon / mu - 0.5 * mu;
+  const double x1 = out.x1;
   // Scale so that the integrand decays on an O(1) scale in t = u·s.
   const double s = 1.0 + std::max(x1, 0.0);
   auto integrand = [=](double t) {
@@ -53,8 +60,14 @@ double log_delta_by_integral(double mu, double epsilon) {
   };
   boost::math::quadrature::exp_sinh<double> integrator;
   double error = 0, l1 = 0;
-  const double integral = integrator.integrate(integrand, 1e-15, &error, &l1) / s;
-  return normal_lpdf(x1) + std::log(integral);
+  out.integral = integrator.integrate(integrand, 1e-15, &error, &l1) / s;
+  out.error = error / s;
+  return out;
+}
+
+double log_delta_by_integral(double mu, double epsilon) {
+  const delta_integral d = integrate_delta(mu, epsilon);
+  return normal_lpdf(d.x1) + std::log(d.integral);
 }
 
 }  // namespace
@@ -161,21 +174,14 @@ value_with_error closed_form_with_error(double mu, double epsilon) {
 // propagated error of x₁. Only used where the closed form cannot certify anything: ε ≥ 0,
 // x₁ > −1 and the two terms agree to all but a few digits (μ²/ε ≲ 1e-14).
 value_with_error integral_with_error(double mu, double epsilon) {
-  const double x1 = epsilon / mu - 0.5 * mu;
+  const delta_integral d = integrate_delta(mu, epsilon);
+  const double x1 = d.x1;
   const double ex1 = kU * (std::abs(epsilon / mu) + std::abs(x1));
-  const double s = 1.0 + std::max(x1, 0.0);
-  auto integrand = [=](double t) {
-    const double u = t / s;
-    return -std::expm1(-mu * u) * std::exp(-x1 * u - 0.5 * u * u);
-  };
-  boost::math::quadrature::exp_sinh<double> integrator;
-  double error = 0, l1 = 0;
-  const double integral = integrator.integrate(integrand, 1e-15, &error, &l1) / s;
   value_with_error r;
-  if (!(integral > 0)) return r;
-  const double log_integral = std::log(integral);
+  if (!(d.integral > 0)) return r;
+  const double log_integral = std::log(d.integral);
   // ∂ log I/∂x₁ = −E[u] under the normalised integrand, ≤ 4 in magnitude for x₁ > −1.
-  const double rel = std::max(64 * error / (integral * s), 64 * kU) + 4 * ex1;
+  const double rel = std::max(64 * d.error / d.integral, 64 * kU) + 4 * ex1;
   r.value = normal_lpdf(x1) + log_integral;
   r.error = kSafety * (std::abs(x1) * ex1 + kU * (0.5 * x1 * x1 + 1) + rel +
                        kU * (std::abs(r.value) + std::abs(log_integral)));
