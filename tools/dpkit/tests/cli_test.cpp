@@ -16,47 +16,20 @@
 #include <utility>
 #include <vector>
 
+#include "cli_run.hpp"
 #include "dpkit/core/csv.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
+using dpkit::test::count_lines;
+using dpkit::test::dpkit_run;
 using dpkit::test::relative_error;
+using dpkit::test::slurp;
 using json = nlohmann::json;
 
 namespace {
-
-struct run_result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-run_result dpkit_run(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path();
-  // Per-process names: CTest runs test cases in parallel processes (-j), which must not share
-  // their capture files.
-  const std::string tag = std::to_string(getpid());
-  const auto out = dir / ("dpkit_cli_test_" + tag + ".out"),
-             err = dir / ("dpkit_cli_test_" + tag + ".err");
-  const std::string cmd = std::string("'") + DPKIT_CLI_PATH + "' " + args + " >'" + out.string() +
-                          "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  run_result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
-}
 
 double reference(const std::string& file,
                  const std::string& column,
@@ -69,10 +42,6 @@ double reference(const std::string& file,
   }
   FAIL("no reference row in " << file);
   return NAN;
-}
-
-std::size_t count_lines(const std::string& s) {
-  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
 }  // namespace

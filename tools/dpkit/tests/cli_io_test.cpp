@@ -1,0 +1,136 @@
+// The command line's input and output contract: RFC 4180 CSV both ways, --output checked before
+// the work and never half-written, never an input file, spectrum files that lack header lines,
+// and accountants that cannot answer a run (docs/cli.md, "Output formats" and "Exit codes").
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+#include "dpkit/core/csv.hpp"
+
+using Catch::Matchers::Contains;
+using dpkit::test::count_lines;
+using dpkit::test::dpkit_run;
+using dpkit::test::slurp;
+using json = nlohmann::json;
+
+namespace {
+std::filesystem::path scratch(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dpkit_cli_io_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+}  // namespace
+
+TEST_CASE("CSV output is RFC 4180: the PLD method's commas are quoted", "[cli]") {
+  const auto r = dpkit_run(
+      "epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 100 --delta 1e-5 --format csv");
+  REQUIRE(r.exit_code == 0);
+  const auto records = dpkit::parse_csv(r.out);
+  REQUIRE(records.size() == 2);
+  CHECK(records[1].cells.size() == records[0].cells.size());
+  CHECK_THAT(records[1].cells.back(), Contains("PLD/FFT, h = "));
+  CHECK_THAT(r.out, Contains("\"PLD/FFT, h = "));
+}
+
+TEST_CASE("accountant all: an accountant out of its range gets an unavailable row", "[cli]") {
+  // The CLT's μ = q·sqrt(T(e^{1/σ²} − 1)) is 5e19 here, far beyond what G(μ) can be evaluated
+  // at; the PLD (a certified bracket near 1199) and RDP still answer, exit 0.
+  const std::string run =
+      "epsilon --noise-multiplier 0.1 --sampling-rate 1.024e-05 --steps 976563 --delta 1e-7 "
+      "--accountant all";
+  const auto r = dpkit_run(run + " --format json");
+  REQUIRE(r.exit_code == 0);
+  const json results = json::parse(r.out).at("results");
+  REQUIRE(results.size() == 3);
+  CHECK(results[0].at("kind") == "upper-bound");
+  CHECK(results[0].at("epsilon_lower").get<double>() > 1190);
+  CHECK(results[1].at("kind") == "upper-bound");
+  CHECK(results[2].at("accountant") == "clt");
+  CHECK(results[2].at("kind") == "unavailable");
+  CHECK(results[2].at("epsilon").is_null());
+  CHECK(results[2].at("termination") == "failure");
+  CHECK_THAT(results[2].at("message").get<std::string>(), Contains("the CLT's mu"));
+  // The CSV says why in a message column; the table in a line under it.
+  const auto csv = dpkit_run(run + " --format csv");
+  const auto records = dpkit::parse_csv(csv.out);
+  REQUIRE(records.size() == 4);
+  CHECK(records[0].cells.back() == "message");
+  CHECK_THAT(records[3].cells.back(), Contains("the CLT's mu"));
+  CHECK_THAT(dpkit_run(run).out, Contains("clt: unavailable: the CLT's mu"));
+  // The CLT alone: bad input for it, exit 2, one line.
+  const auto alone = dpkit_run(
+      "epsilon --noise-multiplier 0.1 --sampling-rate 1.024e-05 --steps 976563 --delta 1e-7 "
+      "--accountant clt");
+  CHECK(alone.exit_code == 2);
+  CHECK(count_lines(alone.err) == 1);
+}
+
+TEST_CASE("output file: checked before the work, written whole, never an input", "[cli]") {
+  // An unwritable place is refused at parse time (exit 2, no output), a full device at the
+  // write (exit 2).
+  const auto missing = dpkit_run("epsilon --mu 1 --delta 1e-5 --output /nonexistent-dir/x.csv");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.out.empty());
+  const auto full = dpkit_run("epsilon --mu 1 --delta 1e-5 --output /dev/full");
+  CHECK(full.exit_code == 2);
+  CHECK_THAT(full.err, Contains("--output: cannot write /dev/full"));
+  CHECK(count_lines(full.err) == 1);
+  // A real file: replaced whole, no temporary left beside it.
+  const auto file = scratch("eps.json");
+  std::ofstream(file) << "old contents\n";
+  const auto ok =
+      dpkit_run("epsilon --mu 1 --delta 1e-5 --format json --output '" + file.string() + "'");
+  REQUIRE(ok.exit_code == 0);
+  CHECK(json::parse(slurp(file)).at("results").size() == 1);
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(file.parent_path()))
+    ++entries;
+  CHECK(entries == 1);
+  // Never the input: the spectrum file given to hsgd risk stays as it was.
+  const auto spectrum = scratch("spectrum.csv");
+  const std::string text =
+      "# d: 2\n# ridge: 0.1\n# label_noise: 0.01\n# sigma: 1\n"
+      "eigenvalue,multiplicity,e0_sq,xstar_sq,e0_xstar\n0.5,2,1,1,0.5\n";
+  std::ofstream(spectrum) << text;
+  const auto same = dpkit_run("hsgd risk --spectrum-file '" + spectrum.string() +
+                              "' --learning-rate 1 --times 1 --output '" + spectrum.string() + "'");
+  CHECK(same.exit_code == 2);
+  CHECK_THAT(same.err, Contains("the file given to --spectrum-file"));
+  CHECK(slurp(spectrum) == text);
+  std::filesystem::remove_all(file.parent_path());
+}
+
+TEST_CASE("a spectrum file without ridge/label_noise/sigma lines takes them from the flags",
+          "[cli]") {
+  // R-style quoted header, CRLF line ends, and no header lines at all: d is the sum of the
+  // multiplicities, the rest comes from --ridge, --label-noise and --noise (docs/volterra.md).
+  const auto spectrum = scratch("bare.csv");
+  std::ofstream(spectrum) << "\"eigenvalue\",\"multiplicity\",\"e0_sq\",\"xstar_sq\","
+                             "\"e0_xstar\"\r\n0.5,2,1,1,0.5\r\n";
+  const std::string base =
+      "hsgd risk --spectrum-file '" + spectrum.string() + "' --learning-rate 1 --times 1";
+  const auto without = dpkit_run(base);
+  CHECK(without.exit_code == 2);
+  CHECK_THAT(without.err,
+             Contains("missing header line '# ridge: ...'") && Contains("give it with --ridge"));
+  const auto with = dpkit_run(base + " --ridge 0.1 --label-noise 0.01 --noise 1 --format json");
+  REQUIRE(with.exit_code == 0);
+  const json doc = json::parse(with.out);
+  CHECK(doc.at("context").at("parameters").at("ridge") == 0.1);
+  // The same problem written with its header lines gives the same risk.
+  const auto full = scratch("full.csv");
+  std::ofstream(full) << "# d: 2\n# ridge: 0.1\n# label_noise: 0.01\n# sigma: 1\n"
+                         "eigenvalue,multiplicity,e0_sq,xstar_sq,e0_xstar\n0.5,2,1,1,0.5\n";
+  const auto reference = dpkit_run("hsgd risk --spectrum-file '" + full.string() +
+                                   "' --learning-rate 1 --times 1 --format json");
+  REQUIRE(reference.exit_code == 0);
+  CHECK(json::parse(reference.out).at("results") == doc.at("results"));
+  std::filesystem::remove_all(spectrum.parent_path());
+}
