@@ -1385,14 +1385,15 @@ def tasks_rdp_poisson_gaussian():
             for qf in RDP_QS for sf in RDP_SIGMAS for af in RDP_ALPHAS]
 
 
+def rdp_grid_rows(allres, tag, qs, sigmas, alphas):
+    """Rows (q, sigma, alpha, rdp) of one RDP table, in grid order, from the tasks tagged `tag`."""
+    res = {k[1:]: v for k, v in allres.items() if k[0] == tag}
+    return [[fin(qf), fin(sf), fin(af), fout(res[(qf, sf, af)][0])]
+            for qf in qs for sf in sigmas for af in alphas]
+
+
 def gen_rdp_poisson_gaussian(out, allres):
-    qs, sigmas, alphas = RDP_QS, RDP_SIGMAS, RDP_ALPHAS
-    res = {k[1:]: v for k, v in allres.items() if k[0] == 'rp'}
-    rows = []
-    for qf in qs:
-        for sf in sigmas:
-            for af in alphas:
-                rows.append([fin(qf), fin(sf), fin(af), fout(res[(qf, sf, af)][0])])
+    rows = rdp_grid_rows(allres, 'rp', RDP_QS, RDP_SIGMAS, RDP_ALPHAS)
     meta = {
         "what": "Renyi DP epsilon(alpha) of one step of the Poisson-subsampled Gaussian, "
                 "remove direction: D_alpha(P || Q), P = (1-q)N(0,sigma^2) + qN(1,sigma^2), "
@@ -1446,12 +1447,7 @@ def tasks_rdp_poisson_gaussian_wide():
 
 
 def gen_rdp_poisson_gaussian_wide(out, allres):
-    res = {k[1:]: v for k, v in allres.items() if k[0] == 'rw'}
-    rows = []
-    for qf in RDPW_QS:
-        for sf in RDPW_SIGMAS:
-            for af in RDPW_ALPHAS:
-                rows.append([fin(qf), fin(sf), fin(af), fout(res[(qf, sf, af)][0])])
+    rows = rdp_grid_rows(allres, 'rw', RDPW_QS, RDPW_SIGMAS, RDPW_ALPHAS)
     meta = {
         "what": "Renyi DP epsilon(alpha) of one step of the Poisson-subsampled Gaussian, remove "
                 "direction, over the corners of the accepted domain: sigma down to 0.1 and up to "
