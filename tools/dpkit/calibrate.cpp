@@ -60,7 +60,8 @@ int run(const calibrate_options& o) {
               ", " + format_number(o.delta) + "): " + std::to_string(o.mechanism.steps) +
               " steps, sampling rate " + format_number(rm.run.phases[0].sampling_rate) + " (" +
               o.mechanism.sampling + ")";
-    r.notes = {"noise_multiplier: the budget holds at this value (epsilon is what the accountant",
+    if (c.termination != termination_type::failure)
+      r.notes = {"noise_multiplier: the budget holds at this value (epsilon is what the accountant",
                "certifies there, <= the target). At noise_multiplier_lower, the other end of the",
                "search, the accountant does not certify the budget (with PLD it is exceeded",
                "for certain only where epsilon_lower there is above the target)."};

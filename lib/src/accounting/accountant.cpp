@@ -238,7 +238,13 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   }
   if ((y0 > 0) == (y1 > 0)) {
     out.termination = termination_type::failure;
-    out.message = std::string(kFn) + ": could not bracket the noise multiplier";
+    // Say how far the search went: the last noise multiplier tried and what it certifies.
+    const privacy_estimate& last = certified(x1);
+    out.message = std::string(kFn) + ": could not bracket the noise multiplier: at noise multiplier " +
+                  format_value(std::exp(x1)) + " the certified epsilon is " +
+                  format_value(last.value) + " (target " + format_value(target_epsilon) +
+                  "; the search moves at most 4x per step and stopped after " +
+                  std::to_string(evaluations) + " evaluations)";
     out.estimate.message = out.message;
     out.evaluations = evaluations;
     return out;

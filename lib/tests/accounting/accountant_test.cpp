@@ -62,7 +62,9 @@ TEST_CASE("a failed calibration says which accountant failed, and returns no sig
   CHECK(std::isnan(c.noise_multiplier));
   CHECK(c.estimate.accountant == acc::accountant_type::rdp);
   CHECK_FALSE(c.estimate.converged());
-  CHECK_FALSE(c.message.empty());
+  // The message says where the search stopped and that the budget was still exceeded there.
+  CHECK_THAT(c.message, Contains("could not bracket the noise multiplier: at noise multiplier"));
+  CHECK_THAT(c.message, Contains("(target 0.001;"));
 }
 
 TEST_CASE("steps calibration finds the largest number of steps", "[accounting][calibration]") {
