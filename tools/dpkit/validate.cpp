@@ -70,7 +70,7 @@ int run_validate(const validate_options& o) {
   r.title = "validation scoreboard (" + o.tier + " tier, seed " + std::to_string(o.seed) + ")";
   r.columns = {"id",          "verdict",     "quantity",  "bound",      "estimate",
                "estimate_lo", "estimate_hi", "tightness", "replicates", "seconds"};
-  int violated = 0;
+  std::vector<std::string> failures, refuted;
   const std::filesystem::path dir = o.out;
   if (output_rank()) {
     // Checked before the first scenario runs, not after it.
@@ -93,7 +93,9 @@ int run_validate(const validate_options& o) {
           std::cerr << "dpkit validate: note: no figure for " << res.id << ": " << error << "\n";
       }
     }
-    if (res.verdict == sim::verdict::violated) ++violated;
+    if (const validation::judgement j = validation::judge(res, c.tier, c.bound_factor); j.fails)
+      failures.push_back(res.id + ": " + j.reason);
+    if (res.verdict == sim::verdict::refuted) refuted.push_back(res.id);
     r.results.push_back({{"id", res.id},
                          {"verdict", std::string(sim::to_string(res.verdict))},
                          {"quantity", res.quantity},
@@ -107,14 +109,27 @@ int run_validate(const validate_options& o) {
                          {"reason", res.verdict_reason}});
   }
   r.notes = {
-      "verdict: holds = every 95% confidence box of the empirical tradeoff lies on or above the",
-      "bound; violated = some box lies wholly below it; inconclusive = neither (expected for a",
-      "tight bound: the boxes straddle it). tightness = bound/estimate of mu (1 = tight); for a",
-      "claimed curve that is not G(mu) the quantity is the smallest gap beta - f(alpha).",
+      "verdict: holds = the data support the audited claim at the stated confidence; violated =",
+      "they contradict it (a wrong bound, or a bug); inconclusive = neither resolved (expected",
+      "for a tight bound); refuted = they contradict the claim as the paper prints it while what",
+      "dpkit audits in its place stands (reviewed list: docs/findings.md). Each scenario's rule",
+      "is in its JSON ('claim') and in docs/validation.md; for tradeoff scenarios tightness =",
+      "bound/estimate of mu (1 = tight).",
       "Per-scenario JSON, CSV and figures in " + o.out + "/ (docs/validation.md)."};
+  if (!refuted.empty()) {
+    r.notes.emplace_back("");
+    r.notes.emplace_back("Refuted claims of the papers (expected, reviewed):");
+    for (const std::string& id : refuted) {
+      const validation::expected_refutation* e = validation::find_expected_refutation(id);
+      r.notes.push_back("  " + id + ": " + (e ? e->claim + " -- " + e->why : "NOT IN THE LIST"));
+    }
+  }
   emit(r, o.output);
-  if (violated > 0) {
-    std::cerr << "dpkit validate: " << violated << " scenario(s) violated\n";
+  if (!failures.empty()) {
+    for (const std::string& f : failures) std::cerr << "dpkit validate: " << f << "\n";
+    std::cerr << "dpkit validate: " << failures.size()
+              << " scenario(s) failed (violated, unexpectedly refuted, or an expected refutation "
+                 "that no longer reproduces)\n";
     return kExitValidationFailed;
   }
   return kExitSuccess;
@@ -209,7 +224,7 @@ void register_validate(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "validate",
       "Check theorems against the reference simulator: a scoreboard of verdicts (holds / "
-      "violated / inconclusive) with tightness, and per-scenario JSON, CSV and figures");
+      "violated / inconclusive / refuted) with tightness, and per-scenario JSON, CSV and figures");
   sub->add_option("ids", o->ids, "Scenario ids (dpkit validate --list)");
   sub->add_flag("--all", o->all, "Run every scenario");
   sub->add_flag("--list", o->list, "List the scenarios and exit");
@@ -236,7 +251,9 @@ void register_validate(CLI::App& app, int& exit_code) {
       "  dpkit validate --all                      # quick tier, figures in validation-results/\n"
       "  dpkit validate 002-thm4.2-tight --tier full --threads 16\n"
       "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # must report violated, exit 3\n"
-      "Exit codes: 0 no violation, 3 some scenario violated, 2 bad input.");
+      "Exit codes: 0 nothing violated and every refutation the expected one, 3 some scenario "
+      "violated, refuted unexpectedly, or an expected refutation no longer reproduces, 2 bad "
+      "input.");
   sub->callback([o, &exit_code] { exit_code = run_validate(*o); });
 
   auto p = std::make_shared<plot_options>();

@@ -179,6 +179,8 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
       r.verdict_reason =
           "no box lies wholly below the claimed curve, but some straddle it (as for a tight bound)";
       break;
+    case sim::verdict::refuted:  // audit_tradeoff never returns it
+      break;
   }
   // The smallest vertical gap β̂ − f(α̂) over the tests, with the range the boxes allow
   // (f decreases: the box's worst corner is (α_lo, β_lo), its best (α_hi, β_hi)).

@@ -23,6 +23,7 @@ namespace {
 verdict verdict_from_string(const std::string& s) {
   if (s == "holds") return verdict::holds;
   if (s == "violated") return verdict::violated;
+  if (s == "refuted") return verdict::refuted;
   return verdict::inconclusive;
 }
 

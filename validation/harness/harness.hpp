@@ -82,6 +82,30 @@ const std::vector<scenario>& registry();
 /// The scenario with this id; throws std::domain_error listing the known ids otherwise.
 const scenario& find_scenario(const std::string& id);
 
+/// A claim of a paper that the data contradict as printed, reviewed and expected
+/// (validation/scenarios/expected_refutations.cpp; docs/findings.md).
+struct expected_refutation {
+  std::string id;        ///< the scenario that checks it
+  std::string claim;     ///< the claim as the paper states it
+  std::string why;       ///< why it fails
+  std::string evidence;  ///< what the scenario measured when the entry was reviewed
+  bool quick = true;     ///< expected to reproduce in the quick tier
+  bool full = false;     ///< expected to reproduce in the full tier (only where measured there)
+};
+
+/// The reviewed list, and the entry for one scenario id (nullptr if none).
+const std::vector<expected_refutation>& expected_refutations();
+const expected_refutation* find_expected_refutation(const std::string& id);
+
+/// Whether one result must fail the scoreboard (exit 3), and why: a violated verdict; a refuted
+/// verdict not in the reviewed list; or a listed refutation that does not reproduce in a tier
+/// it is expected in (checked at bound factor 1 only: the self-check factors change the claims).
+struct judgement {
+  bool fails = false;
+  std::string reason;
+};
+judgement judge(const scenario_result& r, tier t, double bound_factor);
+
 /// JSON of a result (the same layout `dpkit validate` writes and `dpkit plot` reads).
 nlohmann::json to_json(const scenario_result& r);
 scenario_result result_from_json(const nlohmann::json& j);

@@ -14,6 +14,7 @@
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/longtail.hpp"
+#include "dpkit/sim/statistics.hpp"
 
 namespace dpkit::validation::longtail_detail {
 
@@ -157,6 +158,35 @@ inline std::string report_only(const std::string& what,
   r.notes.push_back("reported (not audited): " + what + ": " + sig(mean, 4) + " +- " +
                     sig(z * se, 3) + " (" + side + ")");
   return side;
+}
+
+// A paper's claim refuted by replicates x: the Student t interval (sim::mean_interval, exact for
+// normal data at any replicate count) of E[x] at `confidence` lies wholly below 0. One line in
+// the notes; returns whether it is refuted. Refutations use the t quantile even where the audits
+// of this family still use the normal one, so a "refuted" is stated at its confidence.
+inline bool refuted_below_zero(const std::string& what,
+                               const std::vector<double>& x,
+                               double confidence,
+                               scenario_result& r) {
+  const auto [mean, se] = mean_se(x);
+  const sim::confidence_interval ci = sim::mean_interval(
+      mean, se * std::sqrt(static_cast<double>(x.size())), x.size(), confidence);
+  const bool refuted = ci.upper < 0;
+  r.notes.push_back("paper's claim checked: " + what + ": " + sig(mean, 4) + ", " +
+                    sig(100 * confidence, 4) + "% Student t interval [" + sig(ci.lower, 3) +
+                    ", " + sig(ci.upper, 3) + "] on " + std::to_string(x.size()) +
+                    " replicates -> " +
+                    (refuted ? "REFUTED (wholly below 0)"
+                             : ci.lower > 0 ? "as the paper claims" : "not resolved"));
+  return refuted;
+}
+
+// The verdict when a paper's claim is refuted: violated (dpkit's own audit of the corrected
+// claim failed) stays violated; anything else becomes refuted with `reason`.
+inline void mark_refuted(const std::string& reason, scenario_result& r) {
+  if (r.verdict == verdict::violated) return;
+  r.verdict = verdict::refuted;
+  r.verdict_reason = reason;
 }
 
 inline void finish(const tally& t, double confidence, scenario_result& r) {

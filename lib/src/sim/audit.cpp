@@ -53,6 +53,8 @@ std::string_view to_string(verdict v) noexcept {
       return "violated";
     case verdict::inconclusive:
       return "inconclusive";
+    case verdict::refuted:
+      return "refuted";
   }
   return "unknown";
 }

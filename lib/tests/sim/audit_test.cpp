@@ -62,6 +62,7 @@ TEST_CASE("verdict and test_direction names", "[audit][sim]") {
   CHECK(sim::to_string(sim::verdict::holds) == "holds");
   CHECK(sim::to_string(sim::verdict::violated) == "violated");
   CHECK(sim::to_string(sim::verdict::inconclusive) == "inconclusive");
+  CHECK(sim::to_string(sim::verdict::refuted) == "refuted");
   CHECK(sim::to_string(sim::test_direction::reject_above) == "reject-above");
   CHECK(sim::to_string(sim::test_direction::reject_below) == "reject-below");
   CHECK(sim::to_string(sim::test_direction::both) == "both");

@@ -45,9 +45,13 @@ enum class verdict {
   violated,
   /// Neither: some region straddles the bound.
   inconclusive,
+  /// The data (or an exact computation) contradict a claim *as the paper states it*, while
+  /// what dpkit audits in its place is not contradicted. Never returned by audit_tradeoff; set
+  /// by validation scenarios whose paper claim is known to fail (the expected refutations).
+  refuted,
 };
 
-/// "holds", "violated" or "inconclusive".
+/// "holds", "violated", "inconclusive" or "refuted".
 std::string_view to_string(verdict v) noexcept;
 
 /// Which threshold tests are run. The null hypothesis is always "the data set is D".

@@ -1,0 +1,86 @@
+// The refuted verdict and the reviewed list of expected refutations (docs/validation.md,
+// "Verdicts"; docs/findings.md): which results fail the scoreboard, and that the listed
+// refutations reproduce through the command line.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+#include "harness.hpp"
+
+using Catch::Matchers::Contains;
+using dpkit::test::dpkit_run;
+using json = nlohmann::json;
+namespace val = dpkit::validation;
+
+namespace {
+val::scenario_result result(const std::string& id, dpkit::sim::verdict v) {
+  val::scenario_result r;
+  r.id = id;
+  r.verdict = v;
+  r.verdict_reason = "test";
+  return r;
+}
+}  // namespace
+
+TEST_CASE("scoreboard judgement: violated, unexpected and vanished refutations fail", "[cli]") {
+  using dpkit::sim::verdict;
+  using val::tier;
+  // Every listed refutation names a registered scenario and says why and with what evidence.
+  REQUIRE(val::expected_refutations().size() >= 3);
+  for (const auto& e : val::expected_refutations()) {
+    CAPTURE(e.id);
+    CHECK_NOTHROW(val::find_scenario(e.id));
+    CHECK_FALSE(e.claim.empty());
+    CHECK_FALSE(e.why.empty());
+    CHECK_FALSE(e.evidence.empty());
+  }
+  // Violated always fails, listed or not.
+  CHECK(val::judge(result("gdp-gaussian-1d", verdict::violated), tier::quick, 1).fails);
+  CHECK(val::judge(result("003-lemma9-false", verdict::violated), tier::quick, 1).fails);
+  // A refutation outside the list fails; a listed one does not.
+  const auto unlisted = val::judge(result("gdp-gaussian-1d", verdict::refuted), tier::quick, 1);
+  CHECK(unlisted.fails);
+  CHECK_THAT(unlisted.reason, Contains("not in the reviewed list"));
+  CHECK_FALSE(val::judge(result("003-lemma9-false", verdict::refuted), tier::quick, 1).fails);
+  // A listed refutation expected in this tier that comes out anything else fails at factor 1 ...
+  for (verdict v : {verdict::holds, verdict::inconclusive}) {
+    const auto gone = val::judge(result("003-lemma9-false", v), tier::quick, 1);
+    CHECK(gone.fails);
+    CHECK_THAT(gone.reason, Contains("no longer reproduces"));
+  }
+  // ... but not under a self-check factor (the claims are changed), nor where it is not
+  // expected to reproduce (003-thm3-tail-gap: listed, not required at the quick size).
+  CHECK_FALSE(val::judge(result("003-lemma9-false", verdict::holds), tier::quick, 0.5).fails);
+  CHECK_FALSE(
+      val::judge(result("003-thm3-tail-gap", verdict::inconclusive), tier::quick, 1).fails);
+  CHECK_FALSE(val::judge(result("003-thm3-tail-gap", verdict::refuted), tier::quick, 1).fails);
+  // Holds and inconclusive for scenarios with no listed refutation pass.
+  CHECK_FALSE(val::judge(result("gdp-gaussian-1d", verdict::holds), tier::quick, 1).fails);
+  CHECK_FALSE(val::judge(result("gdp-gaussian-1d", verdict::inconclusive), tier::full, 1).fails);
+}
+
+TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as refuted",
+          "[cli]") {
+  const auto dir = std::filesystem::temp_directory_path() / "dpkit_validate_refuted_test";
+  std::filesystem::remove_all(dir);
+  const std::string ids = "003-lemma9-false 003-thm3-tail-L";
+  const auto j = dpkit_run("validate " + ids + " --no-figures --format json --out '" +
+                           (dir / "j").string() + "'");
+  REQUIRE(j.exit_code == 0);  // refuted as expected: not a failure
+  const json rows = json::parse(j.out).at("results");
+  REQUIRE(rows.size() == 2);
+  for (const auto& row : rows) {
+    CAPTURE(row.at("id"));
+    CHECK(row.at("verdict") == "refuted");
+  }
+  // The table lists the refuted claims in their own section, with the reviewed reason.
+  const auto t =
+      dpkit_run("validate " + ids + " --no-figures --out '" + (dir / "t").string() + "'");
+  CHECK(t.exit_code == 0);
+  CHECK_THAT(t.out, Contains("Refuted claims of the papers (expected, reviewed):"));
+  CHECK_THAT(t.out, Contains("003-lemma9-false: Lemma 9"));
+  CHECK_THAT(t.out, Contains("exp(-8m/25)"));
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,70 @@
+// The reviewed list of expected refutations: claims of the papers that the data (or an exact
+// computation) contradict *as printed*. `dpkit validate` prints them in their own section with
+// the reason below, and fails (exit 3) on a refutation that is not in this list, and on a listed
+// refutation that no longer reproduces in a tier it is expected in — so neither a code change
+// nor a change of parameters can silently turn a refuted claim into "holds". Adding an entry is
+// a finding about a paper: put it in docs/findings.md too, with its evidence.
+#include "harness.hpp"
+
+namespace dpkit::validation {
+
+const std::vector<expected_refutation>& expected_refutations() {
+  static const std::vector<expected_refutation> list = {
+      {"003-lemma9-false",
+       "Lemma 9 (Zhang, Xie, Ding, Fu, Liu & Wang, long-tailed memorisation): P[Bin(m, 1/2) < 0.4m] <= "
+       "exp(-8m/25)",
+       "the exponent is wrong: Hoeffding gives exp(-2m(0.1)^2) = exp(-m/50), and the exact "
+       "probability exceeds exp(-8m/25) for every m but 1, 2 and 5",
+       "exact binomial CDF for m = 1..2000 (no Monte Carlo): m = 100 gives 0.0176 against the "
+       "printed 1.27e-14",
+       true, true},
+      {"003-thm3-tail-gap",
+       "Remark 3: the test-error gap between long-tailed points and all points grows with the "
+       "DP noise",
+       "in the paper's spiked construction the L-tail of the clean model's memorised direction "
+       "is dominated by each class's own spike coordinate, so tail points are more class-typical "
+       "and stay easier than average under DP; Thm 3's own directions (both errors grow) hold",
+       "not reproducible at the quick size, so not required to reproduce: the slope of the "
+       "(tail - all) error in z was negative at every seed tried (32 replicates: -0.0018, "
+       "-0.0004, -0.0013, -0.0005 at seeds 2026, 1, 7, 99) but its 97.5% Student t interval "
+       "lies wholly below 0 only at seed 2026; the gap never grows. Listed so that a run which "
+       "does resolve it is reported as this known refutation, not as an unexpected one",
+       false, false},
+      {"003-thm3-tail-L",
+       "claim 27 (Remark 3.3): under DP in the regime a <= b, increasing L does not reduce the "
+       "tail error",
+       "Remark 3.3 reads an upper bound that is vacuous in that regime as a statement about the "
+       "error; the measured error keeps the clean model's ordering in L, only less steeply",
+       "quick tier, 16 replicates: slope of the DP tail error in L at the calibrated z = 4.0 "
+       "(a = 7.0 <= b = 23.6) is -0.116 (seed 2026), -0.100, -0.103, -0.112 (seeds 1, 7, 99), "
+       "its 98.3% Student t interval wholly below 0 at every seed",
+       true, false},
+  };
+  return list;
+}
+
+const expected_refutation* find_expected_refutation(const std::string& id) {
+  for (const expected_refutation& e : expected_refutations())
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+judgement judge(const scenario_result& r, tier t, double bound_factor) {
+  const expected_refutation* e = find_expected_refutation(r.id);
+  if (r.verdict == verdict::violated)
+    return {true, "violated: " + r.verdict_reason};
+  if (r.verdict == verdict::refuted)
+    return e ? judgement{false, ""}
+             : judgement{true,
+                         "refuted, but not in the reviewed list of expected refutations "
+                         "(validation/scenarios/expected_refutations.cpp): " +
+                             r.verdict_reason};
+  // A listed refutation must still reproduce where it is expected, at the claims as stated.
+  const bool expected_here = e && (t == tier::quick ? e->quick : e->full);
+  if (expected_here && bound_factor == 1)
+    return {true, "an expected refutation no longer reproduces (verdict " +
+                      std::string(sim::to_string(r.verdict)) + "): " + e->claim};
+  return {false, ""};
+}
+
+}  // namespace dpkit::validation
