@@ -74,7 +74,7 @@ sim::monte_carlo_options mc_options(const scenario_context& c,
                                     std::uint64_t replicates,
                                     std::string label);
 
-/// Replicates per side for a tier (quick: CI-sized; full: paper-scale).
+/// Replicates per side for a tier (quick: CI-sized; full: paper-scale, never fewer than quick).
 std::uint64_t replicates_for(const scenario_context& c, std::uint64_t quick, std::uint64_t full);
 
 /// Draws one value of the statistic under D and one under D′ for a replicate.

@@ -145,7 +145,7 @@ scenario_result thm1(const scenario_context& c) {
   const double z_cal = calibrated_multiplier(g);
   const std::vector<double> clips = {0, 1, 0.3, 0.1};  // 0: no clipping (clean)
   const std::vector<double> mults = {1, 4};            // DP at C = 1, σ_n = zC/B
-  const std::uint64_t R = replicates_for(c, 24, 6);
+  const std::uint64_t R = replicates_for(c, 24, 24);
   const std::size_t nc = clips.size(), nz = mults.size(), K = g.K;
   std::vector<sim::observable> obs;
   for (std::size_t j = 0; j < nc + nz; ++j) obs.push_back({"slope " + std::to_string(j), true});
@@ -282,7 +282,7 @@ scenario_result thm2(const scenario_context& c) {
   g.eta = kTrendEta;
   const double z_cal = calibrated_multiplier(g);
   const std::vector<double> mults = {0, 2, 4, 8};  // σ_n = zC/B at C = 1
-  const std::uint64_t R = replicates_for(c, 24, 4);
+  const std::uint64_t R = replicates_for(c, 24, 24);
   const std::size_t J = mults.size();
   std::vector<sim::observable> obs;
   for (std::size_t j = 0; j < J; ++j) obs.push_back({"loss " + std::to_string(j), true});
@@ -397,7 +397,7 @@ scenario_result thm3(const scenario_context& c) {
   // η = 0.2 (errors ≈ 1 % for z ≤ 8); DP hurts from z ≈ 16 on, so the axis spans 0..64.
   const std::vector<double> mults = {0, 16, 32, 64};
   const double z_rare = 32;  // the class-frequency check's noise multiplier
-  const std::uint64_t R = replicates_for(c, 16, 3);
+  const std::uint64_t R = replicates_for(c, 16, 16);
   const std::size_t J = mults.size();
   // Class-frequency configuration: one rare class (spec 003 §5 item 30).
   lt_config gi = g;
@@ -575,7 +575,7 @@ scenario_result fig_synthetic(const scenario_context& c) {
   const double sn = sim::noise_std_for(z_cal, g.clip, g.batch);
   const std::vector<double> signals = {0.1, 3.0};
   const std::vector<double> ncrs = {5, g.ncr};
-  const std::uint64_t R = replicates_for(c, 12, 2);
+  const std::uint64_t R = replicates_for(c, 12, 12);
   std::vector<sim::observable> obs;
   obs.push_back({"mem growth clean", true});
   obs.push_back({"mem growth dp", true});

@@ -91,7 +91,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
   const std::vector<double> epochs = {10, 20, 40, 80};  // index 1: the paper's 20
   const double eps_T = 2;  // the T sweep's ε (the noise is visible at η = 0.2)
   const std::vector<double> clips = {0.3, 1, 3};
-  const std::uint64_t R = replicates_for(c, 12, 3);
+  const std::uint64_t R = replicates_for(c, 12, 12);
   const std::size_t I = eps.size(), J = epochs.size(), Q = clips.size();
   std::vector<double> z_eps, z_T, T_steps;
   for (double e : eps) {
@@ -297,7 +297,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
   const double z_cal = calibrated_multiplier(g);  // ε = 8
   const std::vector<double> mults = {z_cal, 32};  // both in Remark 3's regime a ≤ b (below)
   const double ncr_high = 20, L_ncr = 1.5;
-  const std::uint64_t R = replicates_for(c, 16, 3);
+  const std::uint64_t R = replicates_for(c, 16, 16);
   const std::size_t NL = Ls.size(), NZ = mults.size();
   // Remark 3's regime at each noise level (class 0; balanced classes, so every class).
   const risk::longtail_problem prob =
@@ -488,7 +488,7 @@ double class_loss(const sim::longtail_network& net, const sim::vector& w, int k,
 
 scenario_result thm2_plateau_scaling(const scenario_context& c) {
   const lt_config g = trend_config(c);
-  const std::uint64_t R = replicates_for(c, 12, 3);
+  const std::uint64_t R = replicates_for(c, 12, 12);
   const double F = c.bound_factor;
   const std::vector<double> clips = {0.3, 1, 3};
   const std::vector<double> signals = {0.5, 1.0};

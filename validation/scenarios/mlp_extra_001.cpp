@@ -279,7 +279,7 @@ scenario_result fig1_ntrf(const scenario_context& c) {
       full ? std::vector<std::size_t>{50, 200, 500, 2000} : std::vector<std::size_t>{16, 64, 256};
   std::vector<double> omegas;  // Fig 1: R/√m ∈ {0.1, 0.3, …, 1.9}
   for (int k = 0; k < 10; ++k) omegas.push_back(0.1 + 0.2 * k);
-  const std::uint64_t replicates = replicates_for(c, 30, 20);
+  const std::uint64_t replicates = replicates_for(c, 30, 30);
   const double rel_tol = 1e-3, abs_tol = 1e-7;
   const long max_iterations = full ? 50000 : 20000;
   const double F = c.bound_factor;
