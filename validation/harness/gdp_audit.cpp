@@ -1,6 +1,7 @@
 // The shared GDP-claim audit of scenarios.hpp.
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -23,6 +24,13 @@ std::string sig(double x, int digits) {
 double normal_quantile(double confidence) {
   return boost::math::quantile(
       boost::math::complement(boost::math::normal(), (1 - confidence) / 2));
+}
+
+double t_multiplier(double z, std::size_t n) {
+  if (n < 2) return INFINITY;  // no interval from one replicate
+  const double tail = boost::math::cdf(boost::math::complement(boost::math::normal(), z));
+  const boost::math::students_t_distribution<double> t(static_cast<double>(n) - 1);
+  return boost::math::quantile(boost::math::complement(t, tail));
 }
 
 double mean_of(const std::vector<double>& v) {

@@ -260,8 +260,8 @@ scenario_result thm1(const scenario_context& c) {
     const auto [m, se] = mean_se(col(j));
     s.x.push_back(j == 0 ? 10.0 : clips[j]);
     s.y.push_back(m);
-    s.y_lo.push_back(m - zq * se);
-    s.y_hi.push_back(m + zq * se);
+    s.y_lo.push_back(m - t_multiplier(zq, col(j).size()) * se);
+    s.y_hi.push_back(m + t_multiplier(zq, col(j).size()) * se);
   }
   r.figure.data.push_back(s);
   return r;
@@ -378,8 +378,9 @@ scenario_result thm2(const scenario_context& c) {
   series sm = make_series("mean L_S(W_T)", sigmas, means, "points");
   for (std::size_t j = 0; j < J; ++j) {
     const double se = res.observables[j].stats.standard_error();
-    sm.y_lo.push_back(means[j] - zq * se);
-    sm.y_hi.push_back(means[j] + zq * se);
+    const double tq = t_multiplier(zq, res.observables[j].stats.count());
+    sm.y_lo.push_back(means[j] - tq * se);
+    sm.y_hi.push_back(means[j] + tq * se);
   }
   r.figure.data.push_back(sm);
   return r;

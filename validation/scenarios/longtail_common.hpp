@@ -3,7 +3,6 @@
 // accountant's noise multiplier, one replicate's problem, and the paired ordering audits.
 #pragma once
 
-#include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +12,6 @@
 
 #include "../harness/scenarios.hpp"
 #include "dpkit/accounting/accountant.hpp"
-#include "dpkit/core/normal.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/longtail.hpp"
 #include "dpkit/sim/statistics.hpp"
@@ -117,16 +115,6 @@ struct tally {
   double weakest = INFINITY, weakest_mean = NAN, weakest_half = NAN;
   std::string weakest_name;
 };
-
-// The Student t multiplier with the same two-sided coverage as the normal multiplier z, for the
-// mean of n replicates (n − 1 degrees of freedom). The seed 003 scenarios run 2 to 32
-// replicates, where a normal quantile under-covers (at n = 3 the 95 % normal interval covers
-// about 80 %); the t interval is exact for normal data at any n.
-inline double t_multiplier(double z, std::size_t n) {
-  if (n < 2) return INFINITY;  // no interval from one replicate
-  const boost::math::students_t_distribution<double> t(static_cast<double>(n) - 1);
-  return boost::math::quantile(boost::math::complement(t, normal_ccdf(z)));
-}
 
 // Audits E[x] > 0 for paired differences x, at the coverage of the normal multiplier z (the
 // interval uses the Student t multiplier for x.size() replicates); one line in the notes.

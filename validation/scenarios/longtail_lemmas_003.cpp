@@ -65,7 +65,8 @@ struct ledger {
                        : outcome < 0 ? "REFUTED"
                                      : (must_resolve ? "not resolved" : "not resolved (tie)")));
   }
-  // E[x] > 0 for paired differences x (normal interval at quantile z). The self-check factor
+  // E[x] > 0 for paired differences x (Student t interval at the coverage of the normal
+  // quantile z, t_multiplier in longtail_common.hpp). The self-check factor
   // F < 1 strengthens the claim to E[x − 2(1/F − 1)|x|] > 0, which no data with x ≠ 0 satisfy
   // (at F = 0.5 the audited mean is −E|x|), as in longtail_003.cpp.
   void positive(const std::string& name,
@@ -75,6 +76,7 @@ struct ledger {
                 bool must_resolve,
                 scenario_result& r) {
     for (double& v : x) v -= 2 * (1 / F - 1) * std::abs(v);
+    z = t_multiplier(z, x.size());
     const auto [mean, se] = mean_se(x);
     const double lo = mean - z * se, hi = mean + z * se;
     record(name, lo > 0 ? 1 : (hi < 0 ? -1 : 0), must_resolve, r,
@@ -467,9 +469,10 @@ scenario_result init_lemmas(const scenario_context& c) {
       }
       const auto [ms, ses] = mean_se(slopes);
       const auto [mb, seb] = mean_se(slopes_b);
-      a += "; slope in log n " + sig(ms, 3) + " +- " + sig(zq * ses, 3) +
+      const double tq = t_multiplier(zq, slopes.size());
+      a += "; slope in log n " + sig(ms, 3) + " +- " + sig(tq * ses, 3) +
            "; with Lemma 16's op-norm term (max{F sqrt(log), op log}) the constant's slope is " +
-           sig(mb, 3) + " +- " + sig(zq * seb, 3) + " (reported, not audited)";
+           sig(mb, 3) + " +- " + sig(tq * seb, 3) + " (reported, not audited)";
       r.notes.push_back(a);
     }
   }

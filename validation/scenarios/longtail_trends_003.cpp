@@ -76,8 +76,9 @@ series mean_series(const std::string& name,
     const auto [m, se] = mean_se(res.observables[first + j * stride].samples);
     s.x.push_back(x[j]);
     s.y.push_back(m);
-    s.y_lo.push_back(m - zq * se);
-    s.y_hi.push_back(m + zq * se);
+    const double tq = t_multiplier(zq, res.observables[first + j * stride].samples.size());
+    s.y_lo.push_back(m - tq * se);
+    s.y_hi.push_back(m + tq * se);
   }
   return s;
 }

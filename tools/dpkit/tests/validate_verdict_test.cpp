@@ -2,12 +2,14 @@
 // "Verdicts"; docs/findings.md): which results fail the scoreboard, and that the listed
 // refutations reproduce through the command line.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli_run.hpp"
 #include "harness.hpp"
+#include "scenarios.hpp"
 
 using Catch::Matchers::Contains;
 using dpkit::test::dpkit_run;
@@ -83,4 +85,15 @@ TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as r
   CHECK_THAT(t.out, Contains("003-lemma9-false: Lemma 9"));
   CHECK_THAT(t.out, Contains("exp(-8m/25)"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("t_multiplier: the Student t multiplier at the normal multiplier's coverage", "[cli]") {
+  // Two degrees of freedom have a closed form: F(t) = 1/2 + t / (2 sqrt(2 + t^2)), so the upper
+  // 2.5 % point solves t^2 = 0.9025 (2 + t^2): t = sqrt(1.805 / 0.0975).
+  const double z975 = 1.959963984540054;  // normal upper 2.5 % point
+  CHECK(val::t_multiplier(z975, 3) == Approx(std::sqrt(1.805 / 0.0975)).epsilon(1e-12));
+  // Many replicates: the t multiplier tends to the normal one (t_{0.975, 1e6} - z ~ z^3/4e6).
+  CHECK(val::t_multiplier(z975, 1000001) == Approx(z975).epsilon(1e-5));
+  CHECK(val::t_multiplier(z975, 30) > z975);
+  CHECK(std::isinf(val::t_multiplier(z975, 1)));
 }
