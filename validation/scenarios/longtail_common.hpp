@@ -165,8 +165,8 @@ inline std::string report_only(const std::string& what,
 
 // A paper's claim refuted by replicates x: the Student t interval (sim::mean_interval, exact for
 // normal data at any replicate count) of E[x] at `confidence` lies wholly below 0. One line in
-// the notes; returns whether it is refuted. Refutations use the t quantile even where the audits
-// of this family still use the normal one, so a "refuted" is stated at its confidence.
+// the notes; returns whether it is refuted. Takes the confidence itself (the audits above take
+// the normal multiplier of theirs), as the refutation is stated at it.
 inline bool refuted_below_zero(const std::string& what,
                                const std::vector<double>& x,
                                double confidence,
