@@ -9,7 +9,7 @@
 // with H_a(P‖Q) = E_P[(1 − a e^{−L})₊] and H_a(Q‖P) = E_Q[(1 − a e^{L})₊], L = ln(dP/dQ):
 //   L(x) = ln Σ_y s(y) exp((⟨Cy, x⟩ − ‖Cy‖²/2)/κ²),
 // evaluated exactly by enumerating the 2^T vectors y (T = 8: 256 terms), so the only error is
-// the Monte Carlo mean of a variable in [0, 1] (normal-approximation intervals, Bonferroni).
+// the Monte Carlo mean of a variable in [0, 1] (Student t intervals, Bonferroni).
 //
 // Independent anchor: at λ = 0 the pair is the T-fold Poisson-subsampled Gaussian, whose δ(ε)
 // the certified PLD accountant gives; the Monte Carlo must agree with it (two-sided).
@@ -159,7 +159,8 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
                        {"tier", to_string(c.tier)}};
   const std::size_t k = rows.size();
   const double confidence = 1 - 0.05 / static_cast<double>(2 * k + 1);
-  const double z = normal_quantile(2 * confidence - 1);  // one-sided at 1 − 0.05/(2k+1)
+  // One-sided at 1 − 0.05/(2k+1); Student t for the mean of the replicates.
+  const double z = t_multiplier(normal_quantile(2 * confidence - 1), res.replicates);
   int above = 0, below = 0;
   double worst_ratio = 0;
   std::string worst;
@@ -228,7 +229,7 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
                       "exact anchor: " + anchor + (anchor_ok ? " (agree)" : " (DISAGREE)"));
   // The projected lower bound δ₁(κ) (accounting::projected_delta) is ≤ the true δ(κ) by data
   // processing, so it must not exceed any row's Monte Carlo upper end. A row whose samples are
-  // all 0 has a degenerate normal interval [0, 0]; for a [0, 1] variable the exact one-sided
+  // all 0 has a degenerate t interval [0, 0]; for a [0, 1] variable the exact one-sided
   // bound after N zeros is 1 − (1 − confidence)^{1/N} ≤ ln(1/(1 − confidence))/N, used as the
   // smallest upper end.
   int lb_above = 0;
@@ -280,7 +281,7 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   }
   result.notes.push_back(
       "exact: L = ln dP/dQ by enumerating the 2^T = 256 components; the only error is the "
-      "Monte Carlo mean of a [0, 1] variable (normal-approximation intervals, Bonferroni over "
+      "Monte Carlo mean of a [0, 1] variable (Student t intervals, Bonferroni over "
       "2k + 1 = " +
       std::to_string(2 * k + 1) + " statements)");
   result.notes.push_back(

@@ -636,7 +636,8 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   };
   const double N = static_cast<double>(replicates);
   const double confidence = 1 - 0.05 / static_cast<double>(checks.size());
-  const double z = normal_quantile(confidence);
+  // Student t for the paired differences over the replicates (n pairs).
+  const double z = t_multiplier(normal_quantile(confidence), samples(0, 0).size());
   const double gamma_mean = res.observables[extra].stats.mean();
   const double R_mean = res.observables[extra + 1].stats.mean();
 
@@ -817,7 +818,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
         sxy += lw[i] * (lx[i] - mx) * (ly[i] - my);
       }
       const double slope = sxy / sxx, se_slope = 1 / std::sqrt(sxx);
-      const double z95 = normal_quantile(0.95);
+      const double z95 = t_multiplier(normal_quantile(0.95), samples(0, 0).size());
       r.parameters["excess_kappa_exponent"] = slope;
       r.notes.push_back(
           "trend information (not audited): the noise excess Delta(kappa) = avg risk - avg "
@@ -845,7 +846,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
     r.notes.push_back(
         "trend information (not audited): Delta(2 kappa_1, lambda = 0.5)/Delta(2 kappa_1, "
         "lambda = 0) = " +
-        sig(ratio, 3) + " +- " + sig(normal_quantile(0.95) * se_ratio, 2) +
+        sig(ratio, 3) + " +- " + sig(t_multiplier(normal_quantile(0.95), e5.size()) * se_ratio, 2) +
         " (95%, delta method); Thm 4.1's linear noise term scales by 1 - lambda = 0.5, the "
         "quadratic one by (1 - lambda)^2 + lambda^2 eta = " +
         sig(0.25 + 0.25 * eta, 3) +

@@ -213,7 +213,10 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   const double R_mean = res.observables[extra + 1].stats.mean();
   const std::size_t checks = 2 * (H - 1);
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double z = normal_quantile(confidence), z95 = normal_quantile(0.975);
+  // Student t for the n pairs (replicates) behind the paired differences and the slopes.
+  const std::size_t pairs = column(0, 0).size();
+  const double z = t_multiplier(normal_quantile(confidence), pairs),
+               z95 = t_multiplier(normal_quantile(0.975), pairs);
 
   scenario_result r;
   r.id = "000-dplcgd-kan-horizon";
@@ -442,7 +445,10 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
   };
   const std::size_t checks = S - 1;
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double z = normal_quantile(confidence), z95 = normal_quantile(0.975);
+  // Student t for the n pairs (replicates) behind the paired differences and the slopes.
+  const std::size_t pairs = column(0, 0).size();
+  const double z = t_multiplier(normal_quantile(confidence), pairs),
+               z95 = t_multiplier(normal_quantile(0.975), pairs);
 
   scenario_result r;
   r.id = "000-dplcgd-kan-sample-size";

@@ -141,11 +141,12 @@ sweep_result run_sweep(const scenario_context& c,
 
 // The U-shape audit shared by the width and steps scenarios. Claim: some interior grid point j
 // has a lower expected test loss than both ends: E[L(end)] > E[L(j)]/F for both ends (paired
-// differences, Bonferroni over the 2·(J − 2) comparisons). holds: some interior j has both
-// intervals above 0. violated: every interior j has both intervals below 0 (each interior point
-// worse than both ends — an inverted U, the opposite of the claim; at F = 0.5 "the ends are twice
-// as bad" is refuted this way). Otherwise inconclusive (e.g. a monotone curve: the U's minimum
-// may lie outside the grid, which does not refute the claim).
+// differences, Bonferroni over the 2·(J − 2) comparisons, Student t intervals for the n pairs).
+// holds: some interior j has both intervals above 0. violated: every interior j has both
+// intervals below 0 (each interior point worse than both ends — an inverted U, the opposite of
+// the claim; at F = 0.5 "the ends are twice as bad" is refuted this way). Otherwise inconclusive
+// (e.g. a monotone curve: the U's minimum may lie outside the grid, which does not refute the
+// claim).
 void audit_ushape(const std::vector<std::vector<double>>& loss,
                   const std::vector<std::string>& names,
                   double F,
@@ -153,7 +154,7 @@ void audit_ushape(const std::vector<std::vector<double>>& loss,
   const std::size_t J = loss.size();
   const std::size_t checks = 2 * (J - 2);
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double z = normal_quantile(confidence);
+  const double z = t_multiplier(normal_quantile(confidence), loss.front().size());
   bool any_u = false, all_inverted = true;
   double best_score = -INFINITY;
   std::size_t best_j = 1;
@@ -207,13 +208,14 @@ void add_loss_figure(scenario_result& r,
   s.name = name;
   s.style = "points";
   s.colour = colour;
-  const double z = normal_quantile(0.95);
+  const double z95 = normal_quantile(0.95);
   for (std::size_t j = 0; j < x.size(); ++j) {
     const sim::moments m = [&] {
       sim::moments mm;
       for (double v : loss[j]) mm.add(v);
       return mm;
     }();
+    const double z = t_multiplier(z95, m.count());  // Student t for this point's replicates
     s.x.push_back(x[j]);
     s.y.push_back(m.mean());
     s.y_lo.push_back(m.mean() - z * m.standard_error());
@@ -388,7 +390,8 @@ scenario_result clip_flat(const scenario_context& c) {
     if (clips[j] <= c_max) audited.push_back(j);
   const std::size_t checks = 2 * (audited.size() - 1);
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double zq = normal_quantile(confidence);
+  // Student t for the n pairs (replicates) of each paired difference.
+  const double zq = t_multiplier(normal_quantile(confidence), s.test_loss.front().size());
 
   scenario_result r;
   r.id = "001-alg10-clip-flat";
@@ -789,7 +792,9 @@ scenario_result lemma18_linearisation(const scenario_context& c) {
     return std::pair<double, double>{slope, std::sqrt(var)};
   };
   const double confidence = 1 - 0.05 / 2;
-  const double zq = normal_quantile(confidence);
+  // Student t for the replicates behind the slopes' delta-method se and the figure's means.
+  const double zq =
+      t_multiplier(normal_quantile(confidence), res.observables.front().samples.size());
   // The claimed exponent −1/6 (Lemma 18 at ω = R/√m, without its √log m), moved by log F over the
   // grid: at F the claim is gap(m_max)/gap(m_min) ≤ F·(m_max/m_min)^{−1/6}.
   const double span =

@@ -374,7 +374,8 @@ scenario_result fig1_ntrf(const scenario_context& c) {
   // replicate (the same task), Bonferroni over the K(J − 1) comparisons.
   const std::size_t checks = K * (J - 1);
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double zq = normal_quantile(confidence);
+  // Student t for the n pairs (replicates) of each paired difference.
+  const double zq = t_multiplier(normal_quantile(confidence), samples(0, 0, 0).size());
   int right = 0, wrong = 0;
   double weakest = INFINITY;
   scenario_result r;
@@ -501,8 +502,9 @@ scenario_result fig1_ntrf(const scenario_context& c) {
       const auto& st = res.observables[index(j, k)].stats;
       s.x.push_back(omegas[k]);
       s.y.push_back(st.mean());
-      s.y_lo.push_back(std::max(1e-300, st.mean() - z95 * st.standard_error()));
-      s.y_hi.push_back(st.mean() + z95 * st.standard_error());
+      const double t95 = t_multiplier(z95, st.count());  // Student t for the replicates
+      s.y_lo.push_back(std::max(1e-300, st.mean() - t95 * st.standard_error()));
+      s.y_hi.push_back(st.mean() + t95 * st.standard_error());
     }
     r.figure.data.push_back(std::move(s));
   }
@@ -626,7 +628,8 @@ scenario_result fig5_sample_size(const scenario_context& c) {
   // larger). Bonferroni over all 2 + 2(J − 1).
   const std::size_t checks = 2 + 2 * (J - 1);
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double zq = normal_quantile(confidence);
+  // Student t for the n pairs (replicates) of each paired difference.
+  const double zq = t_multiplier(normal_quantile(confidence), gap.front().size());
   scenario_result r;
   int ends_right = 0, wrong = 0;
   std::string end_text;
@@ -773,10 +776,11 @@ scenario_result fig5_sample_size(const scenario_context& c) {
     s.colour = which;
     for (std::size_t j = 0; j < J; ++j) {
       const auto& st = res.observables[4 * j + static_cast<std::size_t>(which)].stats;
+      const double t95 = t_multiplier(z95, st.count());  // Student t for the replicates
       s.x.push_back(static_cast<double>(sizes[j]));
       s.y.push_back(st.mean());
-      s.y_lo.push_back(st.mean() - z95 * st.standard_error());
-      s.y_hi.push_back(st.mean() + z95 * st.standard_error());
+      s.y_lo.push_back(st.mean() - t95 * st.standard_error());
+      s.y_hi.push_back(st.mean() + t95 * st.standard_error());
     }
     r.figure.data.push_back(std::move(s));
   }
@@ -903,7 +907,11 @@ scenario_result lemma20_22_init(const scenario_context& c) {
 
   const std::size_t checks = 3 + N;
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double zq = normal_quantile(confidence);
+  // Student t at each check's replicate count: zq for the slopes of (a), (b) (the replicates of
+  // the first run), zc for the paired ratio check (c′) (the initialisations of the second run).
+  const double zq =
+      t_multiplier(normal_quantile(confidence), res.observables.front().samples.size());
+  const double zc = t_multiplier(normal_quantile(confidence), res_c.observables[1].samples.size());
   std::vector<double> xw;
   for (auto m : widths) xw.push_back(static_cast<double>(m));
   const double span = std::log(xw.back() / xw.front());
@@ -950,7 +958,7 @@ scenario_result lemma20_22_init(const scenario_context& c) {
   // by initialisation (the points are prefixes of one draw).
   const auto [dr, sr] = paired_mean_se(
       res_c.observables[1].samples, res_c.observables[2 * (N - 1) + 1].samples, 1 / F);  // A − B/F
-  const double d_growth = F * dr, half_growth = F * zq * sr;
+  const double d_growth = F * dr, half_growth = F * zc * sr;
   right += d_growth - half_growth > 0 ? 1 : 0;
   wrong += d_growth + half_growth < 0 ? 1 : 0;
   c_text += " ratio check: " + std::string(F == 1 ? "" : "F*") +
@@ -1107,14 +1115,15 @@ scenario_result lemma20_22_init(const scenario_context& c) {
     for (std::size_t j = 0; j < J; ++j) {
       const auto& st = res.observables[3 * j + static_cast<std::size_t>(which)].stats;
       s.x.push_back(xw[j]);
+      const double t95 = t_multiplier(z95, st.count());  // Student t for the replicates
       if (which == 0) {
         s.y.push_back(std::sqrt(st.mean()));
-        s.y_lo.push_back(std::sqrt(std::max(1e-300, st.mean() - z95 * st.standard_error())));
-        s.y_hi.push_back(std::sqrt(st.mean() + z95 * st.standard_error()));
+        s.y_lo.push_back(std::sqrt(std::max(1e-300, st.mean() - t95 * st.standard_error())));
+        s.y_hi.push_back(std::sqrt(st.mean() + t95 * st.standard_error()));
       } else {
         s.y.push_back(st.mean());
-        s.y_lo.push_back(st.mean() - z95 * st.standard_error());
-        s.y_hi.push_back(st.mean() + z95 * st.standard_error());
+        s.y_lo.push_back(st.mean() - t95 * st.standard_error());
+        s.y_hi.push_back(st.mean() + t95 * st.standard_error());
       }
     }
     r.figure.data.push_back(std::move(s));

@@ -641,7 +641,8 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
 
   const std::size_t checks = 2 * settings.size();
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double z = normal_quantile(confidence);
+  // Student t for the mean over the replicates.
+  const double z = t_multiplier(normal_quantile(confidence), res.replicates);
   scenario_result r;
   r.id = "001-thm1-phase-sum";
   r.title = "Seed 001 Thm 1 (App A): the phase-sum inequality of Alg 2 against Monte Carlo";
@@ -836,7 +837,8 @@ scenario_result thm1_rate(const scenario_context& c) {
       mc);
 
   const double confidence = 1 - 0.05 / static_cast<double>(sweeps.size());
-  const double z = normal_quantile(confidence);
+  // Student t for the replicates behind the slopes' delta-method se.
+  const double z = t_multiplier(normal_quantile(confidence), res.replicates);
   const double max_halfwidth = 0.3;  // resolution needed for a verdict
   // The excess risk of the start w0 = 0 (what a run that never moves achieves).
   double excess_at_w0 = 0;
@@ -1017,7 +1019,8 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
       mc);
   const std::size_t checks = dims.size() - 1;
   const double confidence = 1 - 0.05 / static_cast<double>(checks);
-  const double z = normal_quantile(confidence);
+  // Student t for the n pairs (replicates) of each paired difference.
+  const double z = t_multiplier(normal_quantile(confidence), res.observables[0].samples.size());
   scenario_result r;
   r.id = "001-thm1-theta-not-d";
   r.title = "Seed 001 Thm 1: the excess risk of Alg 2 depends on the data rank theta, not on d";

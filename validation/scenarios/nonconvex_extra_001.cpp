@@ -57,7 +57,7 @@ sim::vector unit_direction(std::size_t d, random_stream& s) {
 
 // Columns: per grid point x_j, the replicates' excess risks (common random numbers across j).
 // Claim at bound factor F: some interior j has R(end) ≥ R(j)/F for both ends. For each interior
-// j, the paired differences R(x_0) − R(x_j)/F and R(x_last) − R(x_j)/F get normal intervals at
+// j, the paired differences R(x_0) − R(x_j)/F and R(x_last) − R(x_j)/F get Student t intervals at
 // simultaneous level 95 % (Bonferroni over 2 × #interior). holds: some interior j has both lower
 // ends > 0; violated: every interior j has an end whose interval lies wholly below 0 (an end is
 // significantly better than the claimed factor allows, for every interior candidate);
@@ -80,7 +80,8 @@ ushape_check check_ushape(const std::vector<double>& x,
   const std::size_t K = cols.size();
   const std::size_t interior = K - 2;
   u.confidence = 1 - 0.05 / static_cast<double>(2 * interior);
-  const double z = normal_quantile(u.confidence);
+  // Student t for the n pairs (replicates) of each paired difference.
+  const double z = t_multiplier(normal_quantile(u.confidence), cols.front().size());
   std::size_t argmin = 0;
   for (std::size_t j = 1; j < K; ++j)
     if (mean_of(cols[j]) < mean_of(cols[argmin])) argmin = j;
@@ -449,8 +450,8 @@ scenario_result thm7_contraction(const scenario_context& c) {
 
   // (1) Contraction over K steps, noise off: q̂ = (E|w_K − w*_ℓ|²/|w*_ℓ|²)^{1/K}.
   const double conf1 = 1 - 0.05 / 2;
-  const double z1 = normal_quantile(conf1);
   const auto& last = res.observables[checkpoints - 1].stats;
+  const double z1 = t_multiplier(normal_quantile(conf1), last.count());  // Student t
   const double mK = last.mean(), hK = z1 * last.standard_error();
   const double Kd = static_cast<double>(K);
   const double q_hat = std::pow(mK / d0, 1 / Kd);
@@ -475,7 +476,9 @@ scenario_result thm7_contraction(const scenario_context& c) {
                      std::abs(o.mean() - pred(static_cast<Eigen::Index>(j))) / o.standard_error());
   }
   const double mean_level = 1e-3;
-  const double z_mean = normal_quantile(1 - mean_level / dbl(d));
+  // Student t for the replicates behind each coordinate's mean (the same count for all).
+  const double z_mean = t_multiplier(normal_quantile(1 - mean_level / dbl(d)),
+                                     res.observables[checkpoints + 2].stats.count());
   const bool mean_rejected = max_z > z_mean;
   // (3) Thm 7's guarantee with the noise on, per replicate: α_run = 4μ|∇L^ℓ_P(w_K)|² =
   // μ|w_K − w*_ℓ|² (∇L^ℓ_P(w) = (w − w*_ℓ)/2 for Gaussian x; key chain of the proof of Thm 7,

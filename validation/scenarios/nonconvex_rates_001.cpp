@@ -83,7 +83,8 @@ scenario_result rate_scenario(const scenario_context& c,
       },
       mc);
   const double confidence = 1 - 0.05 / dbl(sweeps.size());
-  const double z = normal_quantile(confidence);
+  // Student t for the replicates behind the means and the slopes' delta-method se.
+  const double z = t_multiplier(normal_quantile(confidence), res.replicates);
   const double max_halfwidth = 0.3;
   scenario_result r;
   r.id = h.id;
