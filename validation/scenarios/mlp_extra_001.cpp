@@ -463,10 +463,11 @@ scenario_result fig1_ntrf(const scenario_context& c) {
     const slope_fit fit = log_log_slope(xd, cols);
     const double ratio =
         res.observables[index(J - 1, k)].stats.mean() / res.observables[index(0, k)].stats.mean();
-    r.notes.push_back(
-        "omega = " + sig(omegas[k], 2) + ": value(m = " + std::to_string(widths.back()) +
-        ")/value(m = " + std::to_string(widths.front()) + ") = " + sig(ratio, 3) +
-        ", fitted log-log slope in m " + sig(fit.slope, 3) + " +- " + sig(1.96 * fit.se, 2));
+    r.notes.push_back("omega = " + sig(omegas[k], 2) +
+                      ": value(m = " + std::to_string(widths.back()) +
+                      ")/value(m = " + std::to_string(widths.front()) + ") = " + sig(ratio, 3) +
+                      ", fitted log-log slope in m " + sig(fit.slope, 3) + " +- " +
+                      sig(t_multiplier(1.96, cols.front().size()) * fit.se, 2));
     r.parameters["slope_in_m_omega_" + sig(omegas[k], 2)] = fit.slope;
   }
   r.notes.push_back("certificates: largest duality gap " + sig(worst_gap, 3) + " (relative " +
@@ -740,8 +741,9 @@ scenario_result fig5_sample_size(const scenario_context& c) {
         std::log(configs.back().privacy_term / configs.front().privacy_term) / span;
     r.notes.push_back(
         "fitted log-log slope of the mean gap in n: " +
-        (fit.positive ? sig(fit.slope, 3) + " +- " + sig(1.96 * fit.se, 2)
-                      : std::string("n/a (a mean gap is <= 0)")) +
+        (fit.positive
+             ? sig(fit.slope, 3) + " +- " + sig(t_multiplier(1.96, gap.front().size()) * fit.se, 2)
+             : std::string("n/a (a mean gap is <= 0)")) +
         "; eq. (7)'s privacy term m^2 max(L, d/m) sqrt(T)/(n^2 eps^2) has average slope " +
         sig(theory, 3) +
         " over this schedule (hidden constants; with the width floor m is "
@@ -1069,7 +1071,7 @@ scenario_result lemma20_22_init(const scenario_context& c) {
         "growth in L (m = 64, reported): (mean ||grad_W f||)^2/m at L = 2, 3, 4, 6:" + depth_text +
         " (close to (L + 1)/2: every layer adds about m/2); fitted "
         "log-log slope of ||grad_W f|| in L " +
-        sig(fd.slope, 3) + " +- " + sig(1.96 * fd.se, 2) +
+        sig(fd.slope, 3) + " +- " + sig(t_multiplier(1.96, cols_d.front().size()) * fd.se, 2) +
         " (sqrt(L) gives 1/2; sqrt(L + 1) over L = 2..6 "
         "gives about 0.39)");
     r.notes.push_back(
@@ -1083,7 +1085,8 @@ scenario_result lemma20_22_init(const scenario_context& c) {
     bound_ratio_text += (k == 0 ? "" : ", ") +
                         sig(std::sqrt(std::log(static_cast<double>(counts[k]) / xi) / lg), 3);
     const auto& st = res_c.observables[2 * k + 1].stats;
-    ratio_text += " " + sig(st.mean(), 3) + " +- " + sig(1.96 * st.standard_error(), 2);
+    ratio_text += " " + sig(st.mean(), 3) + " +- " +
+                  sig(t_multiplier(1.96, st.count()) * st.standard_error(), 2);
   }
   r.notes.push_back("(c) m = " + std::to_string(max_width) + ", " + std::to_string(max_replicates) +
                     " initialisations:" + c_text);

@@ -913,8 +913,9 @@ scenario_result thm1_rate(const scenario_context& c) {
       const double xx = dbl(sw.settings[j].n) * sw.settings[j].epsilon;
       s.x.push_back(xx);
       s.y.push_back(m);
-      s.y_lo.push_back(m - 1.96 * se);
-      s.y_hi.push_back(m + 1.96 * se);
+      const double t95 = t_multiplier(1.96, res.observables[k].stats.count());  // Student t
+      s.y_lo.push_back(m - t95 * se);
+      s.y_hi.push_back(m + t95 * se);
       // Informative: 2G × the explicit phase sum is below the excess at w0 = 0.
       const double ps =
           risk::phased_sgd_phase_sum(problem_of(sw.settings[j]), sw.settings[j].eta, 2).excess_risk;
@@ -1057,8 +1058,9 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
                  se = res.observables[j].stats.standard_error();
     pts.x.push_back(dbl(dims[j]));
     pts.y.push_back(m);
-    pts.y_lo.push_back(m - 1.96 * se);
-    pts.y_hi.push_back(m + 1.96 * se);
+    const double t95 = t_multiplier(1.96, res.observables[j].stats.count());  // Student t
+    pts.y_lo.push_back(m - t95 * se);
+    pts.y_hi.push_back(m + t95 * se);
   }
   for (std::size_t j = 1; j < dims.size(); ++j) {
     std::vector<double> diff(base.size());

@@ -145,7 +145,7 @@ series mean_series(const std::string& name,
   s.style = "points";
   s.colour = colour;
   for (std::size_t j = 0; j < x.size(); ++j) {
-    const double m = mean_of(cols[j]), h = 1.96 * se_of(cols[j]);
+    const double m = mean_of(cols[j]), h = t_multiplier(1.96, cols[j].size()) * se_of(cols[j]);
     s.x.push_back(x[j]);
     s.y.push_back(m);
     s.y_lo.push_back(m - h);
@@ -548,10 +548,10 @@ scenario_result thm7_contraction(const scenario_context& c) {
                     std::to_string(d) + " coordinates " + sig(max_z, 3) + " (threshold " +
                     sig(z_mean, 3) + "); |w*_l| = " + sig(std::sqrt(d0), 5) +
                     ", |w*| = " + sig(W_teacher));
+  const sim::moments& noise_on = res.observables[checkpoints].stats;
   r.notes.push_back("noise floor: E|w_K - w*_l|^2 = " + sig(mK, 4) +
-                    " (noise off, sampling only) and " +
-                    sig(res.observables[checkpoints].stats.mean(), 4) + " +- " +
-                    sig(1.96 * res.observables[checkpoints].stats.standard_error(), 3) +
+                    " (noise off, sampling only) and " + sig(noise_on.mean(), 4) + " +- " +
+                    sig(t_multiplier(1.96, noise_on.count()) * noise_on.standard_error(), 3) +
                     " (noise on, z = " + sig(z_tight, 4) + " for (eps, delta) = (" + sig(epsilon) +
                     ", " + sig(delta) +
                     ") per step, corrected sensitivity 2R_x(R_x|w| + B)/m); "
@@ -612,8 +612,9 @@ scenario_result thm7_contraction(const scenario_context& c) {
     const auto& o = res.observables[k].stats;
     s.x.push_back(T);
     s.y.push_back(o.mean());
-    s.y_lo.push_back(o.mean() - 1.96 * o.standard_error());
-    s.y_hi.push_back(o.mean() + 1.96 * o.standard_error());
+    const double t95 = t_multiplier(1.96, o.count());  // Student t for the replicates
+    s.y_lo.push_back(o.mean() - t95 * o.standard_error());
+    s.y_hi.push_back(o.mean() + t95 * o.standard_error());
     ex.x.push_back(T);
     ex.y.push_back(std::pow(q_exact, T) * d0);
     cl.x.push_back(T);

@@ -131,8 +131,9 @@ scenario_result rate_scenario(const scenario_context& c,
       if (m + z * se < (sw.baselines.empty() ? h.baseline : sw.baselines[j])) learns = true;
       s.x.push_back(sw.x[j]);
       s.y.push_back(m);
-      s.y_lo.push_back(m - 1.96 * se);
-      s.y_hi.push_back(m + 1.96 * se);
+      const double t95 = t_multiplier(1.96, res.observables[k].stats.count());  // Student t
+      s.y_lo.push_back(m - t95 * se);
+      s.y_hi.push_back(m + t95 * se);
     }
     f.data.push_back(std::move(s));
     const slope_fit fit = log_log_slope(sw.x, cols);
