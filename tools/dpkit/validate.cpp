@@ -4,14 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "cli.hpp"
 #include "commands.hpp"
@@ -32,8 +36,90 @@ struct validate_options {
   std::string out = "validation-results";
   bool figures = true;
   double bound_factor = 1;
+  bool self_check = false;
   output_options output;
 };
+
+// One scenario: its context (the self-check's wrong claim where asked), the result with the
+// run's parameters, and its files (JSON, CSV, figures) on the output rank.
+validation::scenario_result run_one(const validation::scenario& s,
+                                    validation::scenario_context c,
+                                    const validate_options& o,
+                                    const std::filesystem::path& dir) {
+  using namespace dpkit::validation;
+  if (o.self_check) {  // each scenario's own wrong claim (docs/validation.md "Self-checks")
+    c.self_check = true;
+    c.bound_factor = s.self_check_factor;
+  }
+  scenario_result res = s.run(c);
+  res.threads = o.threads;
+  if (o.self_check) {
+    res.parameters["self_check_claim"] = s.self_check_claim;
+    res.parameters["bound_factor"] = s.self_check_factor;
+  }
+  if (output_rank()) write_result(res, dir);
+  if (o.figures && output_rank()) {
+    for (const char* ext : {".svg", ".png"}) {
+      std::string error;
+      if (!plot_result(res, dir / (res.id + ext), error))
+        std::cerr << "dpkit validate: note: no figure for " + res.id + ": " + error + "\n";
+    }
+  }
+  return res;
+}
+
+// Runs the chosen scenarios, in order or — on one process with several threads and several
+// scenarios — side by side, one scenario per thread, each on one thread: a scenario's result
+// does not depend on its thread count (the CLI tests check this byte for byte), and most quick
+// scenarios are too small to keep two cores busy alone. Under MPI the scenarios run in order,
+// as the ranks must meet in each scenario's reductions together.
+std::vector<validation::scenario_result> run_scenarios(
+    const std::vector<const validation::scenario*>& chosen,
+    const validation::scenario_context& base,
+    const validate_options& o,
+    const std::filesystem::path& dir) {
+  using namespace dpkit::validation;
+  const int cores = o.threads > 0 ? o.threads : sim::monte_carlo_default_threads();
+  const std::size_t workers =
+      sim::monte_carlo_ranks() > 1 ? 1 : std::min<std::size_t>(chosen.size(), cores);
+  std::vector<scenario_result> results(chosen.size());
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < chosen.size(); ++i)
+      results[i] = run_one(*chosen[i], base, o, dir);
+    return results;
+  }
+  scenario_context c = base;
+  c.threads = 1;
+  c.progress = false;  // one bar per scenario would interleave; a line per finished one instead
+  const bool terminal = ::isatty(2) != 0;
+  std::atomic<std::size_t> next{0}, done{0};
+  std::vector<std::exception_ptr> errors(chosen.size());
+  std::mutex print;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < chosen.size(); i = next++) {
+      try {
+        results[i] = run_one(*chosen[i], c, o, dir);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        next = chosen.size();  // stop handing out work
+      }
+      const std::size_t k = ++done;
+      if (terminal && !errors[i]) {
+        const std::lock_guard lock(print);
+        std::cerr << "dpkit validate: [" << k << "/" << chosen.size() << "] " << results[i].id
+                  << ": " << sim::to_string(results[i].verdict) << " ("
+                  << std::lround(results[i].seconds * 10) / 10.0 << " s)\n";
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);  // the first failed scenario in the chosen order
+  return results;
+}
 
 int run_validate(const validate_options& o) {
   using namespace dpkit::validation;
@@ -41,10 +127,16 @@ int run_validate(const validate_options& o) {
     report r;
     r.tool = "dpkit validate";
     r.title = "validation scenarios";
-    r.columns = {"id", "title", "self_check_factor"};
+    r.columns = {"id", "title", "self_check_factor", "self_check_claim"};
     for (const scenario& s : registry())
-      r.results.push_back(
-          {{"id", s.id}, {"title", s.title}, {"self_check_factor", s.self_check_factor}});
+      r.results.push_back({{"id", s.id},
+                           {"title", s.title},
+                           {"self_check_factor", s.self_check_factor},
+                           {"self_check_claim", s.self_check_claim}});
+    r.notes = {
+        "self_check_claim: the wrong claim `dpkit validate ID --self-check` audits in place of",
+        "the real one (at bound factor self_check_factor where the claim is a value); the",
+        "audit has power only if its own data reject it (verdict violated)."};
     emit(r, o.output);
     return kExitSuccess;
   }
@@ -67,36 +159,44 @@ int run_validate(const validate_options& o) {
   r.parameters = {{"tier", o.tier}, {"seed", o.seed}, {"out", o.out}, {"threads", o.threads}};
   r.parameters["mpi_ranks"] = sim::monte_carlo_ranks();
   if (o.bound_factor != 1) r.parameters["bound_factor"] = o.bound_factor;
-  r.title = "validation scoreboard (" + o.tier + " tier, seed " + std::to_string(o.seed) + ")";
+  if (o.self_check) r.parameters["self_check"] = true;
+  r.title = std::string(o.self_check ? "self-check scoreboard (wrong claims; " : "validation "
+                                                                                 "scoreboard (") +
+            o.tier + " tier, seed " + std::to_string(o.seed) + ")";
   r.columns = {"id",          "verdict",     "quantity",  "bound",      "estimate",
                "estimate_lo", "estimate_hi", "tightness", "replicates", "seconds"};
   std::vector<std::string> failures, refuted;
-  const std::filesystem::path dir = o.out;
+  // Wrong-claim results never overwrite the real ones in the default folder.
+  const std::filesystem::path dir =
+      o.self_check && o.out == "validation-results" ? "validation-results/self-check" : o.out;
+  r.parameters["out"] = dir.string();
   if (output_rank()) {
     // Checked before the first scenario runs, not after it.
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir))
-      throw usage_error("--out: cannot create the folder " + o.out + ": " +
+      throw usage_error("--out: cannot create the folder " + dir.string() + ": " +
                         (ec ? ec.message() : std::string("a file of that name exists")));
     if (::access(dir.c_str(), W_OK) != 0)
-      throw usage_error("--out: cannot write into " + o.out + ": " + std::strerror(errno));
+      throw usage_error("--out: cannot write into " + dir.string() + ": " + std::strerror(errno));
   }
-  for (const scenario* s : chosen) {
-    scenario_result res = s->run(c);
-    res.threads = c.threads;
-    if (output_rank()) write_result(res, dir);
-    if (o.figures && output_rank()) {
-      for (const char* ext : {".svg", ".png"}) {
-        std::string error;
-        if (!plot_result(res, dir / (res.id + ext), error))
-          std::cerr << "dpkit validate: note: no figure for " << res.id << ": " << error << "\n";
-      }
-    }
-    if (const validation::judgement j = validation::judge(res, c.tier, c.bound_factor); j.fails)
+  if (o.self_check) r.columns.insert(r.columns.begin() + 2, "self_check");
+  const std::vector<scenario_result> results = run_scenarios(chosen, c, o, dir);
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const scenario* s = chosen[i];
+    const scenario_result& res = results[i];
+    const bool caught = res.verdict == sim::verdict::violated;
+    if (o.self_check) {
+      if (!caught)
+        failures.push_back(res.id + ": its self-check's wrong claim (" + s->self_check_claim +
+                           ") was not rejected: verdict " + std::string(sim::to_string(res.verdict)));
+    } else if (const validation::judgement j = validation::judge(res, c.tier, c.bound_factor);
+               j.fails) {
       failures.push_back(res.id + ": " + j.reason);
-    if (res.verdict == sim::verdict::refuted) refuted.push_back(res.id);
+    }
+    if (res.verdict == sim::verdict::refuted && !o.self_check) refuted.push_back(res.id);
     r.results.push_back({{"id", res.id},
+                         {"self_check", caught ? "caught" : "NOT CAUGHT"},
                          {"verdict", std::string(sim::to_string(res.verdict))},
                          {"quantity", res.quantity},
                          {"bound", res.bound},
@@ -108,6 +208,8 @@ int run_validate(const validate_options& o) {
                          {"seconds", res.seconds},
                          {"reason", res.verdict_reason}});
   }
+  if (!o.self_check)
+    for (auto& row : r.results) row.erase("self_check");
   r.notes = {
       "verdict: holds = the data support the audited claim at the stated confidence; violated =",
       "they contradict it (a wrong bound, or a bug); inconclusive = neither resolved (expected",
@@ -115,7 +217,14 @@ int run_validate(const validate_options& o) {
       "dpkit audits in its place stands (reviewed list: docs/findings.md). Each scenario's rule",
       "is in its JSON ('claim') and in docs/validation.md; for tradeoff scenarios tightness =",
       "bound/estimate of mu (1 = tight).",
-      "Per-scenario JSON, CSV and figures in " + o.out + "/ (docs/validation.md)."};
+      "Per-scenario JSON, CSV and figures in " + dir.string() + "/ (docs/validation.md)."};
+  if (o.self_check)
+    r.notes = {
+        "self-check: each scenario audited its named wrong claim (dpkit validate --list), the one",
+        "a plausible error in the paper or in dpkit would give, with the statistics of the real",
+        "claim; verdict is the wrong claim's. caught = violated: the data reject it, so the real",
+        "audit has the power to fail that way. Exit 3 if any wrong claim is not caught.",
+        "Per-scenario JSON, CSV and figures in " + dir.string() + "/ (docs/validation.md)."};
   if (!refuted.empty()) {
     r.notes.emplace_back("");
     r.notes.emplace_back("Refuted claims of the papers (expected, reviewed):");
@@ -127,9 +236,13 @@ int run_validate(const validate_options& o) {
   emit(r, o.output);
   if (!failures.empty()) {
     for (const std::string& f : failures) std::cerr << "dpkit validate: " << f << "\n";
-    std::cerr << "dpkit validate: " << failures.size()
-              << " scenario(s) failed (violated, unexpectedly refuted, or an expected refutation "
-                 "that no longer reproduces)\n";
+    if (o.self_check)
+      std::cerr << "dpkit validate: " << failures.size()
+                << " self-check(s) did not reject their wrong claim\n";
+    else
+      std::cerr << "dpkit validate: " << failures.size()
+                << " scenario(s) failed (violated, unexpectedly refuted, or an expected "
+                   "refutation that no longer reproduces)\n";
     return kExitValidationFailed;
   }
   return kExitSuccess;
@@ -239,21 +352,28 @@ void register_validate(CLI::App& app, int& exit_code) {
   sub->add_option("--out", o->out, "Directory for the JSON, CSV and SVG/PNG files")
       ->capture_default_str();
   sub->add_flag("!--no-figures", o->figures, "Do not call gnuplot");
-  sub->add_option("--bound-factor", o->bound_factor,
-                  "Multiply each claimed mu by this factor (a harness self-check: each scenario "
-                  "must give 'violated', exit 3, at its self_check_factor from --list, 0.5 for "
-                  "tight bounds)")
-      ->check(real_in_open_interval(0, 1e6))
-      ->capture_default_str();
+  auto* factor =
+      sub->add_option("--bound-factor", o->bound_factor,
+                      "Multiply the bound a value or privacy scenario claims (mu of a GDP bound, "
+                      "a risk bound, a tube) by this factor; < 1 claims too much. Ordering and "
+                      "shape scenarios ignore it (their wrong claim runs under --self-check)")
+          ->check(real_in_open_interval(0, 1e6))
+          ->capture_default_str();
+  sub->add_flag("--self-check", o->self_check,
+                "Audit each scenario's named wrong claim (--list shows it) in place of the real "
+                "one: exit 0 when every wrong claim is rejected (violated), 3 when one is not")
+      ->excludes(factor);
   add_output_options(sub, o->output);
   sub->footer(
       "Examples:\n"
       "  dpkit validate --all                      # quick tier, figures in validation-results/\n"
       "  dpkit validate 002-thm4.2-tight --tier full --threads 16\n"
-      "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # must report violated, exit 3\n"
+      "  dpkit validate --list                     # ids, titles and each self-check's wrong claim\n"
+      "  dpkit validate 003-thm1-memorisation --self-check   # the reversed trend must be rejected\n"
+      "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # mu halved: violated, exit 3\n"
       "Exit codes: 0 nothing violated and every refutation the expected one, 3 some scenario "
       "violated, refuted unexpectedly, or an expected refutation no longer reproduces, 2 bad "
-      "input.");
+      "input. With --self-check: 0 every wrong claim rejected, 3 some wrong claim not rejected.");
   sub->callback([o, &exit_code] { exit_code = run_validate(*o); });
 
   auto p = std::make_shared<plot_options>();

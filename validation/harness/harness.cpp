@@ -57,6 +57,20 @@ std::vector<scenario> build_registry() {
   }
   std::sort(all.begin(), all.end(),
             [](const scenario& a, const scenario& b) { return a.id < b.id; });
+  // Each scenario's self-check in words, from the reviewed table; a scenario without one (or an
+  // entry for no scenario) is a programming error, caught by every test that lists scenarios.
+  for (const auto& [id, claim] : self_check_claims()) {
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&id = id](const scenario& s) { return s.id == id; });
+    if (it == all.end())
+      throw std::logic_error("self_checks.cpp names an unknown scenario: " + id);
+    if (!it->self_check_claim.empty())
+      throw std::logic_error("self_checks.cpp names a scenario twice: " + id);
+    it->self_check_claim = claim;
+  }
+  for (const scenario& s : all)
+    if (s.self_check_claim.empty())
+      throw std::logic_error("scenario " + s.id + " has no self-check claim in self_checks.cpp");
   return all;
 }
 

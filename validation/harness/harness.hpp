@@ -10,6 +10,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpkit/sim/audit.hpp"
@@ -27,9 +28,15 @@ struct scenario_context {
   int threads = 0;  // 0: OpenMP default
   std::uint64_t seed = 2026;
   bool progress = false;  // progress bars on stderr
-  /// Multiplies the privacy parameter the scenario claims (μ of a GDP bound). 1 checks the
-  /// theorem; the tests set 0.5 to show that a wrong (too optimistic) bound is caught.
+  /// Multiplies the bound a value or privacy scenario claims (μ of a GDP bound, a risk bound,
+  /// a tube radius…). 1 checks the theorem; a factor < 1 makes the claim too optimistic.
+  /// Ordering and shape scenarios (a trend's sign, a U-shape) ignore it: their wrong claim is
+  /// audited under `self_check`.
   double bound_factor = 1;
+  /// Audit the scenario's named wrong claim (scenario::self_check_claim) in place of the real
+  /// one. `dpkit validate --self-check` sets it together with bound_factor = the scenario's
+  /// self_check_factor; the audit has power only if the wrong claim comes out violated.
+  bool self_check = false;
 };
 
 /// One curve or point set of the scenario's figure. Points may carry error boxes.
@@ -67,15 +74,32 @@ struct scenario_result {
 };
 
 struct scenario {
+  using runner = std::function<scenario_result(const scenario_context&)>;
+  scenario(std::string id_, std::string title_, runner run_, double self_check_factor_ = 0.5)
+      : id(std::move(id_)),
+        title(std::move(title_)),
+        run(std::move(run_)),
+        self_check_factor(self_check_factor_) {}
+
   std::string id;
   std::string title;
   /// Computes the result. Through registry(), seed and seconds are filled in for it.
-  std::function<scenario_result(const scenario_context&)> run;
+  runner run;
   /// The bound factor at which this scenario must report "violated" (its self-check, run by
   /// the CLI tests). 0.5 for bounds that are tight or nearly so; smaller for bounds that are
-  /// loose by design (the factor says by how much at most).
+  /// loose by design (the factor says by how much at most). Ordering and shape scenarios
+  /// ignore it.
   double self_check_factor = 0.5;
+  /// The self-check in words: the specific wrong claim audited under --self-check, the one a
+  /// plausible error in the paper or in dpkit would produce (filled in by registry() from
+  /// validation/scenarios/self_checks.cpp; `dpkit validate --list` shows it).
+  std::string self_check_claim;
 };
+
+/// The wrong claim each scenario's self-check audits, by scenario id
+/// (validation/scenarios/self_checks.cpp); registry() throws std::logic_error if a scenario has
+/// none or an entry names no scenario.
+const std::vector<std::pair<std::string, std::string>>& self_check_claims();
 
 /// Every registered scenario, in id order.
 const std::vector<scenario>& registry();

@@ -118,16 +118,20 @@ struct tally {
 
 // Audits E[x] > 0 for paired differences x, at the coverage of the normal multiplier z (the
 // interval uses the Student t multiplier for x.size() replicates); one line in the notes.
-// The harness self-check (bound factor F < 1) strengthens the claim to E[x − 2(1/F − 1)|x|] > 0,
-// i.e. "the effect exceeds 2(1/F − 1) times its own size", which no data satisfy (at F = 0.5 the
-// audited mean is ≤ −E|x|): a scenario must then report violated. F = 1 audits E[x] > 0.
-inline void audit_positive(const std::string& claim,
+// The self-check (`reversed`, from scenario_context::self_check) audits the wrong claim a sign
+// error in the paper or in dpkit would give, the reversed ordering E[x] < 0, through the same
+// interval: data that resolve the predicted ordering refute it (and data that do not resolve it
+// leave both unresolved, so the self-check only passes where the audit has power).
+inline void audit_positive(std::string claim,
                            std::vector<double> x,
                            double z,
-                           double F,
+                           bool reversed,
                            tally& t,
                            scenario_result& r) {
-  for (double& v : x) v -= 2 * (1 / F - 1) * std::abs(v);
+  if (reversed) {
+    for (double& v : x) v = -v;
+    claim = "reversed ordering (self-check): -(" + claim + ")";
+  }
   z = t_multiplier(z, x.size());
   const auto [mean, se] = mean_se(x);
   const double lo = mean - z * se, hi = mean + z * se;

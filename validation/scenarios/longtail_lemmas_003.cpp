@@ -66,16 +66,18 @@ struct ledger {
                                      : (must_resolve ? "not resolved" : "not resolved (tie)")));
   }
   // E[x] > 0 for paired differences x (Student t interval at the coverage of the normal
-  // quantile z, t_multiplier in longtail_common.hpp). The self-check factor
-  // F < 1 strengthens the claim to E[x − 2(1/F − 1)|x|] > 0, which no data with x ≠ 0 satisfy
-  // (at F = 0.5 the audited mean is −E|x|), as in longtail_003.cpp.
-  void positive(const std::string& name,
+  // quantile z, t_multiplier in longtail_common.hpp). The self-check (`reversed`) audits the
+  // reversed ordering E[x] < 0 through the same interval, as audit_positive there.
+  void positive(std::string name,
                 std::vector<double> x,
                 double z,
-                double F,
+                bool reversed,
                 bool must_resolve,
                 scenario_result& r) {
-    for (double& v : x) v -= 2 * (1 / F - 1) * std::abs(v);
+    if (reversed) {
+      for (double& v : x) v = -v;
+      name = "reversed ordering (self-check): -(" + name + ")";
+    }
     z = t_multiplier(z, x.size());
     const auto [mean, se] = mean_se(x);
     const double lo = mean - z * se, hi = mean + z * se;
@@ -372,13 +374,13 @@ scenario_result init_lemmas(const scenario_context& c) {
       for (std::size_t i = 0; i < R; ++i) x[i] = col(law * G + j + 1)[i] - col(law * G + j)[i];
       L.positive(std::string("L16 ") + law_name[law] + ": fail(ratio " + sig(ratio[j + 1], 3) +
                      ") - fail(ratio " + sig(ratio[j], 3) + ")",
-                 x, zq, F, false, r);
+                 x, zq, c.self_check, false, r);
     }
     std::vector<double> x(R);
     for (std::size_t i = 0; i < R; ++i) x[i] = col(law * G + G - 1)[i] - col(law * G)[i];
     L.positive(std::string("L16 ") + law_name[law] + ": fail(paper ratio " + sig(ratio.back(), 4) +
                    ") - fail(flat, ratio " + sig(ratio.front(), 3) + ")",
-               x, zq, F, true, r);
+               x, zq, c.self_check, true, r);
   }
   // (c) Lemma 17.
   L.at_most(

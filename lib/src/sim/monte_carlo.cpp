@@ -125,6 +125,8 @@ int monte_carlo_ranks() {
   return ranks;
 }
 
+int monte_carlo_default_threads() { return omp_get_max_threads(); }
+
 bool built_with_mpi() noexcept {
 #ifdef DPKIT_WITH_MPI
   return true;

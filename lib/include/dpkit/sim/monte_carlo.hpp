@@ -91,6 +91,10 @@ bool monte_carlo_uses_mpi();
 /// The number of MPI ranks run_monte_carlo shards over (1 without an active MPI session).
 int monte_carlo_ranks();
 
+/// The threads run_monte_carlo uses when monte_carlo_options::threads is 0 (OpenMP's default:
+/// OMP_NUM_THREADS, else the cores).
+int monte_carlo_default_threads();
+
 /// Whether this build has MPI support (configured with -DDPKIT_WITH_MPI=ON).
 bool built_with_mpi() noexcept;
 
