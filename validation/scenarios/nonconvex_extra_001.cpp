@@ -56,12 +56,17 @@ sim::vector unit_direction(std::size_t d, random_stream& s) {
 // ---- U-shape verdict shared by the JL-dimension and step-count scenarios ----------------------
 
 // Columns: per grid point x_j, the replicates' excess risks (common random numbers across j).
-// Claim at bound factor F: some interior j has R(end) ≥ R(j)/F for both ends. For each interior
-// j, the paired differences R(x_0) − R(x_j)/F and R(x_last) − R(x_j)/F get Student t intervals at
-// simultaneous level 95 % (Bonferroni over 2 × #interior). holds: some interior j has both lower
-// ends > 0; violated: every interior j has an end whose interval lies wholly below 0 (an end is
-// significantly better than the claimed factor allows, for every interior candidate);
+// Claim: some interior j has R(end) > R(j) for both ends. For each interior j, the paired
+// differences R(x_0) − R(x_j) and R(x_last) − R(x_j) get Student t intervals at simultaneous
+// level 95 % (Bonferroni over 2 × #interior). holds: some interior j has both lower ends > 0;
+// violated: every interior j has an end whose interval lies wholly below 0 (an end is
+// significantly better, for every interior candidate: a monotone curve or an inverted U);
 // inconclusive otherwise.
+// The self-check (`self_check`) audits a monotone curve, the wrong claim a missing trade-off
+// would give, with the same intervals: "the minimum lies at an end of the grid" (wrong_end = K:
+// either end), or at one named end (wrong_end = 0 or K − 1, where the paper's own terms suggest
+// that monotone direction). It is violated when an interior point is resolved below that end
+// (below each end, for "either"), holds when that end is resolved below every interior point.
 struct ushape_check {
   validation::verdict verdict = verdict::inconclusive;
   std::string reason;
@@ -74,8 +79,9 @@ struct ushape_check {
 
 ushape_check check_ushape(const std::vector<double>& x,
                           const std::vector<std::vector<double>>& cols,
-                          double F,
-                          const std::string& x_name) {
+                          bool self_check,
+                          const std::string& x_name,
+                          std::size_t wrong_end) {
   ushape_check u;
   const std::size_t K = cols.size();
   const std::size_t interior = K - 2;
@@ -86,6 +92,8 @@ ushape_check check_ushape(const std::vector<double>& x,
   for (std::size_t j = 1; j < K; ++j)
     if (mean_of(cols[j]) < mean_of(cols[argmin])) argmin = j;
   bool any_holds = false, all_violated = true;
+  bool beaten[2] = {false, false};  // some interior point resolved below end 0 / end K − 1
+  bool lowest[2] = {true, true};    // the end resolved below every interior point
   double best_score = -INFINITY;
   for (std::size_t j = 1; j + 1 < K; ++j) {
     double lo_min = INFINITY, hi_min = INFINITY, m_min = INFINITY;
@@ -93,7 +101,7 @@ ushape_check check_ushape(const std::vector<double>& x,
     std::string line = x_name + " = " + sig(x[j]) + ":";
     for (const std::size_t e : {std::size_t{0}, K - 1}) {
       std::vector<double> diff(cols[j].size());
-      for (std::size_t i = 0; i < diff.size(); ++i) diff[i] = cols[e][i] - cols[j][i] / F;
+      for (std::size_t i = 0; i < diff.size(); ++i) diff[i] = cols[e][i] - cols[j][i];
       const double m = mean_of(diff), h = z * se_of(diff);
       if (m - h < lo_min) {
         lo_min = m - h;
@@ -101,8 +109,11 @@ ushape_check check_ushape(const std::vector<double>& x,
         m_min = m;
       }
       if (m + h < 0) end_below = true;
-      line += " R(" + x_name + " = " + sig(x[e]) + ") - R/" + (F == 1 ? std::string("1") : sig(F)) +
-              " = " + sig(m, 4) + " +- " + sig(h, 3) + ";";
+      const std::size_t side = e == 0 ? 0 : 1;
+      if (m - h > 0) beaten[side] = true;
+      if (!(m + h < 0)) lowest[side] = false;
+      line += " R(" + x_name + " = " + sig(x[e]) + ") - R = " + sig(m, 4) + " +- " + sig(h, 3) +
+              ";";
     }
     if (lo_min > 0) any_holds = true;
     if (!end_below) all_violated = false;
@@ -117,17 +128,31 @@ ushape_check check_ushape(const std::vector<double>& x,
   }
   if (any_holds) {
     u.verdict = verdict::holds;
-    u.reason = "at " + x_name + " = " + sig(x[u.best]) + " both ends are significantly worse" +
-               (F == 1 ? std::string() : " than 1/" + sig(F) + " x the interior risk") +
-               " (U-shape; smallest lower end " + sig(u.lo, 3) + ")";
+    u.reason = "at " + x_name + " = " + sig(x[u.best]) +
+               " both ends are significantly worse (U-shape; smallest lower end " + sig(u.lo, 3) +
+               ")";
   } else if (all_violated) {
     u.verdict = verdict::violated;
-    u.reason = "for every interior " + x_name + ", an end is significantly better" +
-               (F == 1 ? std::string() : " than the claimed factor 1/" + sig(F) + " allows") +
-               " (argmin of the means at " + x_name + " = " + sig(x[argmin]) + ")";
+    u.reason = "for every interior " + x_name + ", an end is significantly better (argmin of the " +
+               "means at " + x_name + " = " + sig(x[argmin]) + ")";
   } else {
     u.verdict = verdict::inconclusive;
     u.reason = "no interior " + x_name + " is resolved as better than both ends, nor refuted";
+  }
+  if (self_check) {  // the wrong claim: a monotone curve, minimum at an end (or at wrong_end)
+    const bool either = wrong_end != 0 && wrong_end != K - 1;
+    const std::size_t side = wrong_end == 0 ? 0 : 1;
+    const bool rejected = either ? beaten[0] && beaten[1] : beaten[side];
+    const bool supported = either ? lowest[0] || lowest[1] : lowest[side];
+    u.verdict = rejected ? verdict::violated : supported ? verdict::holds : verdict::inconclusive;
+    const std::string where =
+        either ? "at an end" : "at " + x_name + " = " + sig(x[wrong_end]);
+    u.reason = "self-check (wrong claim: the risk is monotone on the grid, minimum " + where +
+               "): " +
+               (rejected   ? "an interior point is resolved below " +
+                               std::string(either ? "each end" : "that end")
+                : supported ? std::string("that end is resolved below every interior point")
+                            : std::string("not resolved"));
   }
   u.notes.push_back("argmin of the mean risk: " + x_name + " = " + sig(x[argmin]) + "; intervals " +
                     sig(u.confidence * 100, 4) + "% each (Bonferroni over " +
@@ -214,7 +239,6 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   const bool full = c.tier == tier::full;
   const std::uint64_t replicates = replicates_for(c, 64, 400);
   const std::size_t samples = full ? 20000 : 4000;
-  const double F = c.bound_factor;
   const std::size_t d = 128, theta = d;
   const std::size_t n = 4096;
   const double a = 0.7, W = 6;
@@ -280,7 +304,8 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
     x.push_back(dbl(ms[j]));
     cols.push_back(res.observables[j].samples);
   }
-  const ushape_check u = check_ushape(x, cols, F, "m");
+  // Self-check: the risk grows with m (the proof's privacy term m tau^2 dominating).
+  const ushape_check u = check_ushape(x, cols, c.self_check, "m", 0);
 
   scenario_result r;
   r.id = "001-thm2-jl-ushape";
@@ -290,7 +315,7 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
       "trend (up to constants): the excess risk of Alg 3 against the JL dimension m is U-shaped "
       "(JL bias ~ W/m falls, privacy noise ~ sqrt(m)/(n eps) grows), with the optimum near m* ~ "
       "(n eps)^{2/3}; checked as: some interior m has both ends significantly worse (paired "
-      "differences R(m_end) - R(m)/F, common random numbers)";
+      "differences R(m_end) - R(m), common random numbers)";
   r.parameters = {{"link", "sigmoid (G = 1/4, B = 1)"},
                   {"d", d},
                   {"theta", theta},
@@ -822,7 +847,6 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
   const bool full = c.tier == tier::full;
   const std::uint64_t replicates = replicates_for(c, 100, 1000);
   const std::size_t samples = full ? 20000 : 4000;
-  const double F = c.bound_factor;
   const std::size_t d = 5;
   const std::size_t n = 2500;
   const double epsilon = 1, delta = 1e-5, W = 1, h = 0.5, B = W + h, eta = 0.5;
@@ -887,7 +911,8 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
     x.push_back(static_cast<double>(Ts[j]));
     cols.push_back(res.observables[j].samples);
   }
-  const ushape_check u = check_ushape(x, cols, F, "T");
+  // Self-check: a monotone curve (either end).
+  const ushape_check u = check_ushape(x, cols, c.self_check, "T", x.size());
   scenario_result r;
   r.id = "001-thm6-steps-ushape";
   r.title = "Seed 001 Thm 6: Alg 7's excess risk is U-shaped in the number of steps T";
@@ -896,7 +921,7 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
       "trend (up to constants): at fixed (eps, delta) and step size, with the paper's noise "
       "sigma^2 = 32(4W + B)^2 T log(2/delta)/(n^2 eps^2), the excess risk of Alg 7 against T is "
       "U-shaped (optimisation ~ 1/(eta T) falls, privacy ~ eta T m/(n eps)^2 grows); checked as: "
-      "some interior T has both ends significantly worse (paired differences R(T_end) - R(T)/F, "
+      "some interior T has both ends significantly worse (paired differences R(T_end) - R(T), "
       "common random numbers); the location is compared with T* of the proof-level bound";
   r.parameters = {{"link", "relu (G = 1)"},
                   {"d", d},
