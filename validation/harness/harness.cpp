@@ -34,6 +34,7 @@ std::vector<scenario> build_registry() {
   register_shifted_figure_scenarios(all);
   register_hsgd_scenarios(all);
   register_hsgd_law_scenarios(all);
+  register_hsgd_privacy_scenarios(all);
   register_kan_scenarios(all);
   register_kan_scaling_scenarios(all);
   register_correlated_scenarios(all);

@@ -21,6 +21,7 @@ void register_shifted_scenarios(std::vector<scenario>& out);         // scenario
 void register_shifted_figure_scenarios(std::vector<scenario>& out);  // shifted_002_figures.cpp
 void register_hsgd_scenarios(std::vector<scenario>& out);            // scenarios/hsgd_004.cpp
 void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenarios/hsgd_004_law.cpp
+void register_hsgd_privacy_scenarios(std::vector<scenario>& out);    // hsgd_004_privacy.cpp
 void register_kan_scenarios(std::vector<scenario>& out);             // scenarios/kan_000.cpp
 void register_kan_scaling_scenarios(std::vector<scenario>& out);     // kan_scaling_000.cpp
 void register_correlated_scenarios(std::vector<scenario>& out);      // scenarios/correlated_000.cpp

@@ -491,7 +491,6 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   const long every =
       20;  // test-risk checkpoints t = 0, 20, …, T − 20: (1/T)Σ_{t<T} by K = 15 terms
   const std::uint64_t replicates = replicates_for(c, 64, 1000);
-  const double F = c.bound_factor;
   sim::kan_options o;
   o.width = m;
   const risk::kan_constants k = constants_of(o);
@@ -682,7 +681,9 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   for (std::size_t q = 0; q < checks.size(); ++q) {
     const trend_check& t = checks[q];
     const std::size_t what = t.distance ? 3 : 0;
-    const auto [mean, se] = paired(samples(t.hi, what), samples(t.lo, what), F);
+    // The self-check audits the reversed ordering through the same interval.
+    auto [mean, se] = paired(samples(t.hi, what), samples(t.lo, what), 1);
+    if (c.self_check) mean = -mean;
     diffs.emplace_back(mean, se);
     const double lo = mean - z * se, hi = mean + z * se;
     if (hi < 0) ++wrong;
@@ -695,7 +696,8 @@ scenario_result dplcgd_trends(const scenario_context& c) {
     const std::string scale = t.distance ? " (in units of R*)" : "";
     r.notes.push_back("trend " + std::to_string(q + 1) + ": " + t.claim + " [" + t.source +
                       "]: paired difference" + scale +
-                      (F == 1 ? std::string() : " (lower side divided by F = " + sig(F) + ")") +
+                      (c.self_check ? std::string(" (reversed: the self-check's wrong claim)")
+                                    : std::string()) +
                       " " + sig(mean, 4) + " +- " + sig(z * se, 3) + " -> " +
                       (lo > 0   ? "as predicted"
                        : hi < 0 ? "REFUTED"
@@ -938,9 +940,9 @@ scenario_result dplcgd_trends(const scenario_context& c) {
       "differences' intervals are tight; kappa is small because C_clip = G_delta is ~60-100x "
       "the gradients (spec 000 §11.20): c_priv = C_clip kappa/B is the noise that matters");
   r.notes.push_back(
-      "self-check: --bound-factor F turns each claim E[X_hi] > E[X_lo] into E[X_hi] > "
-      "E[X_lo]/F; at F = 0.5 ('the risk doubles with each step of kappa, and from lambda = 0.5 "
-      "to 0') the four risk orderings must be refuted (the distance ordering need not be)");
+      "self-check (--self-check): the reversed orderings E[X_hi] < E[X_lo] ('the risk falls "
+      "with kappa, and rises from lambda = 0 to 0.5'), through the same paired intervals, must "
+      "be refuted");
 
   // The figure: mean test risk along the trajectory for every configuration.
   r.figure.title = "DP-lambdaCGD on a KAN (m = " + std::to_string(m) +
