@@ -35,6 +35,7 @@
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
+#include "dpkit/sim/longtail.hpp"
 
 namespace dpkit::cli {
 namespace {
@@ -741,9 +742,9 @@ std::vector<param> longtail_params(bool noise) {
        real("signal-norm", "||u_k||, the norm of every class signal", "5", nonnegative()),
        real("noise-scale", "s: the noise patches' A_k have entries s off the spike", "0.5",
             positive()),
-       real("spike", "lambda: the spike of A_k at coordinate K + k (0: none); it sets the "
-                     "noise-to-cross ratio NCR",
-            "2", nonnegative())},
+       real("ncr", "NCR >= 1, the noise correlation ratio of balanced classes: it sets the spike "
+                   "lambda of A_k at coordinate K + k (as in dpkit simulate)",
+            "10", number([](double v) { return v >= 1; }, "a finite number >= 1"))},
       kLongtailProblem);
   std::vector<param> run = {
       integer("width", "m, filters of the two-layer ReLU CNN", 20, 1),
@@ -795,8 +796,12 @@ longtail_inputs longtail_of(const args& a, evaluation& e) {
     throw usage_error("--class is " + std::to_string(k) + ", but must be < K = " +
                       std::to_string(K) + " (the number of --class-counts)");
   in.k = static_cast<std::size_t>(k);
-  in.problem = risk::spiked_problem(K, static_cast<std::size_t>(a.integer("dimension")),
-                                    a.real("signal-norm"), a.real("noise-scale"), a.real("spike"),
+  const auto d = static_cast<std::size_t>(a.integer("dimension"));
+  if (d < 2 * K)
+    throw usage_error("--dimension is " + a.text("dimension") + ", but must be >= 2K = " +
+                      std::to_string(2 * K) + " (K = the number of --class-counts)");
+  const double spike = sim::spike_for_ncr(K, d, a.real("noise-scale"), a.real("ncr"));
+  in.problem = risk::spiked_problem(K, d, a.real("signal-norm"), a.real("noise-scale"), spike,
                                     counts);
   risk::longtail_setting& s = in.setting;
   s.width = double(a.integer("width"));
@@ -811,6 +816,7 @@ longtail_inputs longtail_of(const args& a, evaluation& e) {
     throw usage_error("--batch-size is " + a.text("batch-size") +
                       ", but must be <= n = " + format_number(in.problem.examples()) +
                       " (the sum of --class-counts)");
+  e.derived.push_back({"spike lambda of A_k (from --ncr)", spike});
   e.derived.push_back({"n = sum of class counts", in.problem.examples()});
   e.derived.push_back({"Lambda_k = C/(||u_k|| + ||A_k||_F), clipping factor",
                        risk::setting_clipping_factor(in.problem, s, in.k)});
@@ -869,8 +875,8 @@ risk::longtail_constants longtail_constants_of(const args& a, bool statement2) {
 
 const std::string kLongtailNote =
     "The data are the spiked construction of Definition 1 (closed forms): A_k has entries s off\n"
-    "the first K coordinates and a spike lambda at K + k; every class signal has norm\n"
-    "||u_k||; --class-counts sets K and |S_k| (a small count makes a long-tailed class).\n"
+    "the first K coordinates and a spike lambda at K + k, set by --ncr; every class signal has\n"
+    "norm ||u_k||; --class-counts sets K and |S_k| (a small count makes a long-tailed class).\n"
     "Condition 1 is checked too unless --no-condition1.";
 
 std::vector<bound_spec> longtail_bounds() {
@@ -986,16 +992,16 @@ std::vector<bound_spec> longtail_bounds() {
        "+ n sigma_n ||A_k||_F) and N_T(L) > 0 (which needs a > b and L > L* = b sqrt(d)/sqrt(a^2 - "
        "b^2)). " +
            kLongtailNote,
-       "--tail-l 3 --noise-std 0",
+       "--tail-threshold 3 --noise-std 0",
        join({longtail_params(true),
-             in_group({real("tail-l", "L, the long-tail threshold", "1.5", any_finite())},
+             in_group({real("tail-threshold", "L, the long-tail threshold (Definition 3)", "1.5", any_finite())},
                       "Theorem 3"),
              longtail_hidden({{"c-exponent", "c2 of Thm 3 Statement 2 (the exponent)"},
                               {"c-threshold", "C2 of Thm 3 Statement 2 (the threshold)"}})}),
        [](const args& a) {
          evaluation e;
          const longtail_inputs in = longtail_of(a, e);
-         const double L = a.real("tail-l");
+         const double L = a.real("tail-threshold");
          const risk::risk_bound r =
              risk::thm3_tail(in.problem, in.setting, in.k, L, longtail_constants_of(a, true));
          const risk::tail_regime t = risk::remark3_tail_regime(in.problem, in.setting, in.k);
@@ -1090,7 +1096,7 @@ std::vector<bound_spec> mlp_bounds() {
        "eps < c_1 q^2 T; m >= m* (the statement's version, Poly(S, L, R) := 1); xi <= 1/e;\n"
        "Algorithm 10's eps <= 1 and delta <= 1/n^2. The NTRF approximation term is yours to\n"
        "supply (--approximation, default 0: then the value leaves it out).",
-       "--examples 60000 --width 256 --steps 400 --approximation 0.05",
+       "--examples 60000 --width 256 --steps 400 --delta 1e-10 --approximation 0.05",
        join({run, in_group(std::move(hidden), kHidden)}),
        [](const args& a) {
          risk::mlp_training s;
@@ -1162,7 +1168,7 @@ std::vector<param> glm_params(bool misspecification) {
       real("epsilon", "epsilon of (epsilon, delta)-DP (the theorems assume epsilon < 1 or <= 1)",
            "0.5", positive()),
       real("delta", "delta of (epsilon, delta)-DP", "1e-5", open_unit()),
-      real("weight-norm", "W >= ||w*||_2", "1", positive()),
+      real("w-norm", "W >= ||w*||_2", "1", positive()),
       real("link-lipschitz", "G, Lipschitz constant of the link sigma (sigmoid: 1/4)", "1",
            positive()),
       real("label-bound", "B >= |y|, |sigma|", "1", positive())};
@@ -1194,7 +1200,7 @@ risk::glm_problem glm_of(const args& a) {
   p.theta = a.real("theta");
   p.epsilon = a.real("epsilon");
   p.delta = a.real("delta");
-  p.W = a.real("weight-norm");
+  p.W = a.real("w-norm");
   p.G = a.real("link-lipschitz");
   p.B = a.real("label-bound");
   if (a.has("misspecification")) p.M = a.real("misspecification");
@@ -1357,19 +1363,19 @@ std::vector<bound_spec> nonconvex_bounds() {
        bound_status::up_to_constants,
        "Proof of Thm 4: excess risk of Algorithm 5 with the Moreau smoothing bias separated",
        "value = c-bound G W^2 B (sqrt(theta log(1/delta))/(n eps) + 1/sqrt(n)) + G B^2/beta,\n"
-       "beta = --beta or the proof's c-smoothing sqrt(n) B/W^2.\n"
+       "beta = --moreau-beta or the proof's c-smoothing sqrt(n) B/W^2.\n"
        "Hypotheses: eps <= 1; eta <= 2/beta (eta as Thm 1, beta the proof's). " +
            kGlm,
-       "--beta 1000",
+       "--moreau-beta 1000",
        join({glm_params(false),
-             in_group({real("beta", "beta, the Moreau smoothing; auto: c-smoothing sqrt(n) B/W^2",
+             in_group({real("moreau-beta", "beta, the Moreau smoothing; auto: c-smoothing sqrt(n) B/W^2",
                             "auto", positive({"auto"}))},
                       "Smoothing"),
              glm_hidden({"c-bound", "c-step-size", "c-smoothing", "c-oracle"})}),
        [](const args& a) {
          const risk::glm_problem p = glm_of(a);
          const risk::nonconvex_hidden_constants c = glm_hidden_of(a);
-         evaluation e = single(risk::moreau_phased_sgd_proof_bound(p, a.real("beta"), c));
+         evaluation e = single(risk::moreau_phased_sgd_proof_bound(p, a.real("moreau-beta"), c));
          add_moreau_parameters(p, c, e);
          return e;
        }});
@@ -1401,12 +1407,12 @@ std::vector<bound_spec> nonconvex_bounds() {
        "        + W log(n/delta)/m + eta (W+B)^2]\n"
        "(optimisation, privacy, stability, JL bias, step variance). eta auto: the proof's\n"
        "W/(sqrt(T) max{W+B, (W+B) sqrt(mT log(1/delta))/(n eps)}). Hypotheses: eps <= 1, eta <= 1/2.",
-       "--steps 1000 --jl-dimension 200",
+       "--steps 1000 --jl-dim 200",
        join({glm_params(false),
              in_group({real("steps", "T; auto: the theorem's c-steps min{n, n^2 eps^2/(m "
                                      "log(1/delta))}",
                             "auto", positive({"auto"})),
-                       real("jl-dimension", "m, the JL dimension; auto: c-jl-dimension "
+                       real("jl-dim", "m, the JL dimension; auto: c-jl-dimension "
                                             "log(n/delta)(n eps)^{2/3}",
                             "auto", positive({"auto"})),
                        real("eta", "eta; auto: the proof's choice", "auto", positive({"auto"}))},
@@ -1415,8 +1421,8 @@ std::vector<bound_spec> nonconvex_bounds() {
        [](const args& a) {
          const risk::glm_problem p = glm_of(a);
          const risk::nonconvex_hidden_constants c = glm_hidden_of(a);
-         const double m = a.is("jl-dimension", "auto") ? risk::jl_dimension(p, c)
-                                                       : a.real("jl-dimension");
+         const double m = a.is("jl-dim", "auto") ? risk::jl_dimension(p, c)
+                                                       : a.real("jl-dim");
          const risk::relu_gd_horizon h = risk::relu_gd_steps(p, m, a.real("eta"), c);
          const double T_real = a.is("steps", "auto") ? h.theorem_steps : a.real("steps");
          if (!(T_real < 9.0e15))
@@ -1643,10 +1649,15 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
 
   rep.title = spec.name + ": " + spec.quantity + "\n" + std::string(pp.short_name) + ", " +
               spec.theorem;
+  auto conditions = [](std::size_t k) {
+    return std::to_string(k) + (k == 1 ? " condition" : " conditions");
+  };
   if (failed.empty()) {
     rep.notes.push_back(
-        "STATUS: " + label + ". Every checked hypothesis holds (" +
-        std::to_string(e.conditions.size()) + " conditions). " +
+        "STATUS: " + label + ". " +
+        (e.conditions.empty()
+             ? std::string("No hypothesis of this bound can be evaluated from its inputs. ")
+             : "Every checked hypothesis holds (" + conditions(e.conditions.size()) + "). ") +
         (ok == risk::bound_status::explicit_bound
              ? std::string("Every constant is explicit: the value is a bound (with the stated "
                            "probability).")
@@ -1655,14 +1666,25 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
                            "ratios, not absolute values.")));
   } else {
     rep.notes.push_back("HYPOTHESIS FAILS: " + std::to_string(n_failed) + " of " +
-                        std::to_string(e.conditions.size()) +
-                        " conditions do not hold (the rows marked FAILS). The value is the "
-                        "formula evaluated at the inputs, NOT a bound.");
+                        conditions(e.conditions.size()) +
+                        (n_failed == 1 ? " does" : " do") +
+                        " not hold (the rows marked FAILS). The value is the formula evaluated "
+                        "at the inputs, NOT a bound.");
     rep.notes.push_back("label: " + label);
   }
   rep.notes.push_back(
       "rows: term = an additive term; total = the bound; condition = a hypothesis, value vs "
       "limit; derived = a quantity computed on the way (not a bound).");
+  for (const auto& [part, r] : e.totals) {
+    double sum = 0;
+    for (const risk::bound_term& t : r.terms) sum += t.value;
+    if (!r.terms.empty() && std::abs(sum - r.value) > 1e-12 * std::abs(r.value))
+      rep.notes.push_back("The terms" + (part.empty() ? "" : " of the " + part + " rate") +
+                          " add up to " + format_number(sum) + ", not to the total " +
+                          format_number(r.value) +
+                          ": the total applies a constant factor to them or takes their maximum "
+                          "(see --help).");
+  }
   for (const std::string& n : e.notes) rep.notes.push_back(paper_text(n));
   rep.notes.push_back("Paper: " + std::string(pp.citation) + ", " + spec.theorem + ".");
   return rep;
@@ -1798,9 +1820,9 @@ void register_bound(CLI::App& app, int& exit_code) {
       "Bounds: " + names + ".\n"
       "Examples:\n"
       "  dpkit bound --list\n"
-      "  dpkit bound mlp-thm13 --examples 60000 --width 256 --approximation 0.05\n"
+      "  dpkit bound mlp-thm13 --examples 60000 --width 256 --delta 1e-10 --approximation 0.05\n"
       "  dpkit bound kan-thm4.1 --kappa 2 --lambda 0.9 --format json\n"
-      "  dpkit bound longtail-thm3-tail --class-counts 50,50,5 --class 2 --tail-l 3\n"
+      "  dpkit bound longtail-thm3-tail --class-counts 50,50,5 --class 2 --tail-threshold 3\n"
       "  dpkit bound nonconvex-thm1 --examples 100000 --epsilon 0.1\n"
       "  dpkit bound mlp-thm13 --help        # the formula, hypotheses and parameters\n" +
       kStatusHelp + "\ndocs/cli.md ('dpkit bound') has more.");
@@ -1850,7 +1872,8 @@ void register_bound(CLI::App& app, int& exit_code) {
       emit(rep, state->output);
       if (!hold && state->output.format != "table")
         std::cerr << where << ": HYPOTHESIS FAILS ("
-                  << rep.parameters.at("conditions_failed").get<std::size_t>()
+                  << rep.parameters.at("conditions_failed").get<std::size_t>() << " of "
+                  << rep.parameters.at("conditions_checked").get<std::size_t>()
                   << " conditions): the value is not a bound\n";
       exit_code = kExitSuccess;
     });

@@ -16,6 +16,7 @@
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
+#include "dpkit/sim/longtail.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -305,8 +306,10 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
                 risk::kan_correlated_population(s, k, c, risk::statement::main_text));
   }
   SECTION("thm3_tail without Condition 1, then with it") {
+    // --ncr 4 sets the spike of the construction (dpkit::sim's closed form).
+    const double spike = dpkit::sim::spike_for_ncr(3, 200, 0.5, 4);
     const risk::longtail_problem p =
-        risk::spiked_problem(3, 200, 4, 0.5, 3, std::vector<double>{60, 60, 10});
+        risk::spiked_problem(3, 200, 4, 0.5, spike, std::vector<double>{60, 60, 10});
     risk::longtail_setting s;
     s.width = 30;
     s.eta = 0.01;
@@ -321,8 +324,8 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     const risk::risk_bound lib = risk::thm3_tail(p, s, 2, 2.5, c);
     const std::string args =
         "longtail-thm3-tail --class-counts 60,60,10 --class 2 --dimension 200 --signal-norm 4 "
-        "--noise-scale 0.5 --spike 3 --width 30 --eta 0.01 --batch-size 100 --steps 40 --clip 2 "
-        "--noise-std 0.001 --sigma0 1e-4 --fail-delta 0.1 --tail-l 2.5 --c-exponent 0.5";
+        "--noise-scale 0.5 --ncr 4 --width 30 --eta 0.01 --batch-size 100 --steps 40 --clip 2 "
+        "--noise-std 0.001 --sigma0 1e-4 --fail-delta 0.1 --tail-threshold 2.5 --c-exponent 0.5";
     check_equal(run_json(args + " --no-condition1"), lib);
     // With Condition 1 (the default): the theorem's conditions, then every line of Condition 1.
     const rows all = run_json(args);
@@ -342,6 +345,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     const risk::tail_regime t = risk::remark3_tail_regime(p, s, 2);
     CHECK(derived(all, "a = ") == t.a);
     CHECK(derived(all, "b = ") == t.b);
+    CHECK(derived(all, "spike lambda") == spike);
   }
   SECTION("phased_sgd_phase_sum (explicit) and phased_sgd_rate") {
     risk::glm_problem p;
@@ -354,7 +358,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     p.B = 1.5;
     const risk::phase_sum_bound ps = risk::phased_sgd_phase_sum(p, 0.05, 1.25);
     const std::string problem =
-        " --examples 4096 --theta 20 --epsilon 0.7 --delta 1e-6 --weight-norm 2 "
+        " --examples 4096 --theta 20 --epsilon 0.7 --delta 1e-6 --w-norm 2 "
         "--link-lipschitz 0.25 --label-bound 1.5";
     const rows r = run_json("nonconvex-thm1-phase-sum" + problem + " --eta 0.05 --initial-distance 1.25");
     check_equal(r, ps);
