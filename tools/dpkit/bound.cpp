@@ -174,7 +174,7 @@ CLI::Validator count_list() {
         }
         return n >= 2 ? std::string() : bad;
       },
-      "LIST", "count_list");
+      "two or more integers >= 1, comma-separated", "count_list");
 }
 
 std::vector<double> parse_list(const std::string& s) {
@@ -734,9 +734,9 @@ const char* kLongtailRun = "Training run (DP-SGD of eq. (4))";
 
 std::vector<param> longtail_params(bool noise) {
   std::vector<param> data = in_group(
-      {real("class-counts", "|S_1|,...,|S_K|: training examples per class (K = how many are "
-                            "given; n = their sum)",
-            "50,50,50", count_list()),
+      {param{"class-counts", param_type::list,
+             "|S_1|,...,|S_K|: training examples per class (K = how many are given; n = their sum)",
+             "50,50,50", count_list(), {}, ""},
        integer("class", "k, the class the bound is about (0-based)", 0, 0, 1000000000),
        integer("dimension", "d, the data dimension (>= 2K)", 150, 4),
        real("signal-norm", "||u_k||, the norm of every class signal", "5", nonnegative()),
@@ -1027,11 +1027,18 @@ std::vector<bound_spec> longtail_bounds() {
              longtail_hidden({{"c-exponent", "c1 of Thm 3 Statement 1 (the exponent)"}})}),
        [](const args& a) {
          evaluation e;
-         const longtail_inputs in = longtail_of(a, e);
+         longtail_inputs in = longtail_of(a, e);
          if (std::isinf(in.setting.clip))
            throw usage_error("--clip is inf, but Remark 4 calibrates the noise to a finite clip");
-         const risk::risk_bound r = risk::remark4_all_data(
-             in.problem, in.setting, in.k, a.real("epsilon"), longtail_constants_of(a, false));
+         const double epsilon = a.real("epsilon");
+         const risk::risk_bound r = risk::remark4_all_data(in.problem, in.setting, in.k, epsilon,
+                                                           longtail_constants_of(a, false));
+         // The noise Remark 4's form stands for, sigma_n = C sqrt(T)/(n eps) (its log(1/delta)
+         // absorbed, as in the bound): Condition 1(c) depends on it.
+         in.setting.noise_std = risk::remark4_noise(in.setting.clip, in.setting.steps,
+                                                    std::exp(-1.0), in.problem.examples(), epsilon);
+         e.derived.push_back({"sigma_n = C sqrt(T)/(n eps), Remark 4's noise (logs absorbed)",
+                              in.setting.noise_std});
          return with_condition1(a, in, r, std::move(e));
        }});
   return out;
@@ -1762,7 +1769,13 @@ report list_report(bool table) {
         continue;
       }
       text += (text.empty() ? "" : " ") + ("--" + p.key + " " + p.def);
-      defaults[p.key] = p.def;
+      const auto number_default = parse_number(p.def);
+      if (p.type == param_type::integer)
+        defaults[p.key] = std::stoll(p.def);
+      else if (p.type == param_type::real && number_default)
+        defaults[p.key] = *number_default;
+      else
+        defaults[p.key] = p.def;
     }
     rep.results.push_back({{"bound", s.name},
                            {"paper", std::string(paper(s.paper_id).short_name)},
