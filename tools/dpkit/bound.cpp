@@ -282,8 +282,8 @@ const std::string kStatusHelp =
     "flags, default 1, which is NOT a proven value; read slopes and ratios, not absolute\n"
     "values); 'condition violated' (HYPOTHESIS FAILS: a checked hypothesis does not hold; the\n"
     "value is the formula evaluated at the inputs, NOT a bound).\n"
-    "Exit codes: 0 evaluated (also when a hypothesis fails: the output says so), 2 bad input\n"
-    "or usage.";
+    "Exit codes: 0 evaluated (also when a hypothesis fails: the output says so), 1 the value\n"
+    "overflows double precision (never reported as a bound), 2 bad input or usage.";
 
 // ---- Wang et al.: KANs trained by DP-SGD with correlated noise ------------------------------------
 
@@ -1825,6 +1825,7 @@ void register_bound(CLI::App& app, int& exit_code) {
                 "List every bound: its paper and theorem, kind, what it bounds and its "
                 "parameters with their defaults");
   add_output_options(top, *list_output);
+  for (const char* o : {"--format", "--output"}) top->get_option(o)->group("Output of --list");
   top->allow_extras();
   std::string names;
   for (const bound_spec& s : catalogue()) names += (names.empty() ? "" : ", ") + s.name;
