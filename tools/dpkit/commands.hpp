@@ -16,5 +16,6 @@ void register_validate(CLI::App& app, int& exit_code);  // validate and plot
 void register_simulate(CLI::App& app, int& exit_code);
 void register_shifted(CLI::App& app, int& exit_code);
 void register_hsgd(CLI::App& app, int& exit_code);  // hsgd risk (and privacy)
+void register_bound(CLI::App& app, int& exit_code);  // risk bounds of dpkit::risk
 
 }  // namespace dpkit::cli

@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
       "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --steps 400\n"
       "  dpkit shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100\n"
+      "  dpkit bound --list\n"
+      "  dpkit bound mlp-thm13 --examples 60000 --width 256\n"
       "  dpkit simulate --algorithm sgd --batch-size 10 --noise 0.5 --steps 200\n"
       "  dpkit validate --all\n"
       "  dpkit demo\n"
@@ -91,6 +93,7 @@ int main(int argc, char** argv) {
   register_demo(app, exit_code);
   register_shifted(app, exit_code);
   register_hsgd(app, exit_code);
+  register_bound(app, exit_code);
   register_simulate(app, exit_code);
   register_validate(app, exit_code);
 
@@ -115,7 +118,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
       std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, correlated, "
-                   "tradeoff, shifted, hsgd, simulate, validate, plot, demo "
+                   "tradeoff, shifted, hsgd, bound, simulate, validate, plot, demo "
                    "(run dpkit --help)\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";

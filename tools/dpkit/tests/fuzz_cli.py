@@ -17,7 +17,7 @@ For every invocation it asserts:
 
 Seeded: the same seed gives the same invocations. Prints every failure with its command line.
 
-usage: fuzz_cli.py DPKIT WORKDIR [--count N] [--seed S] [--jobs J] [--timeout T]
+usage: fuzz_cli.py DPKIT WORKDIR [--count N] [--bound-count N] [--seed S] [--jobs J] [--timeout T]
 """
 import argparse
 import concurrent.futures
@@ -52,6 +52,16 @@ BASES = {
     ("validate",): "002-thmC.3-invariant --no-figures --out {work}/validate-out",
     ("plot",): "{work}/series.csv --out {work}/plot.svg",
     ("demo",): "",
+}
+# dpkit bound: one bound per risk header (every bound shares the same machinery) and --list.
+# Fuzzed on a random stream of its own (--bound-count more invocations), so that adding it left
+# the invocations of the other subcommands as they were.
+BOUND_BASES = {
+    ("bound",): "--list",
+    ("bound", "kan-thm4.1"): "",
+    ("bound", "longtail-thm3-tail"): "",
+    ("bound", "mlp-thm13"): "",
+    ("bound", "nonconvex-thm1"): "",
 }
 # Flags left alone: they ask for legitimately long work (every scenario, the paper-scale tier).
 EXCLUDED = {("validate",): {"--all", "--tier", "--threads"}}
@@ -212,6 +222,7 @@ def main():
     ap.add_argument("dpkit")
     ap.add_argument("work")
     ap.add_argument("--count", type=int, default=2400)
+    ap.add_argument("--bound-count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -224,9 +235,10 @@ def main():
     rng = random.Random(a.seed)
     t0 = time.time()
 
+    bases = {**BASES, **BOUND_BASES}
     flags = {path: [f for f in flags_of(a.dpkit, path) if f not in EXCLUDED.get(path, set())]
-             for path in BASES}
-    for path, base in BASES.items():  # the bases must be valid, or mutations mean little
+             for path in bases}
+    for path, base in bases.items():  # the bases must be valid, or mutations mean little
         args = list(path) + split_base(base, a.work)
         proc = subprocess.run([a.dpkit] + args, capture_output=True, text=True, timeout=120,
                               cwd=a.work)
@@ -241,6 +253,11 @@ def main():
         path = rng.choices(paths, weights)[0]
         base = split_base(BASES[path], a.work)
         jobs.append(list(path) + mutate(rng, path, base, flags[path], files, a.work))
+    bound_rng = random.Random(a.seed + 1)
+    for _ in range(a.bound_count):
+        path = bound_rng.choice(list(BOUND_BASES))
+        base = split_base(BOUND_BASES[path], a.work)
+        jobs.append(list(path) + mutate(bound_rng, path, base, flags[path], files, a.work))
 
     failures, codes = [], {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
@@ -257,7 +274,7 @@ def main():
                     " ".join(shlex.quote(c) for c in cmd), "; ".join(problems),
                     "" if proc is None else proc.stderr.strip()[:300]))
     summary = "fuzz_cli: %d invocations over %d subcommands in %.1f s; exit codes %s" % (
-        len(jobs), len(paths), time.time() - t0,
+        len(jobs), len(bases), time.time() - t0,
         ", ".join("%s: %d" % (k, v) for k, v in sorted(codes.items(), key=str)))
     print(summary)
     if failures:
