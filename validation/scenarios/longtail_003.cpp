@@ -51,6 +51,10 @@ using namespace longtail_detail;
 // ---- paired ordering audits (as the seed 000 trend scenarios)
 // ---------------------------------------
 
+// record_every for runs whose metrics records are not read (only the weights, or the first and
+// last record): recording is pure measurement (no random draws), so the iterates are unchanged.
+constexpr long kFirstAndLast = 1000000;
+
 nlohmann::json config_json(const lt_config& g, double z) {
   nlohmann::json j = longtail_detail::config_json(g);
   j["epsilon"] = g.epsilon;
@@ -430,7 +434,7 @@ scenario_result thm3(const scenario_context& c) {
         const sim::random_key key{c.seed, rep, 10};
         // 1. Clean model; 2. tail sets sampled exactly from T_k (Def 3, aggregate neuron).
         const sim::longtail_run clean =
-            sim::train_longtail(*p.net, training_of(g, 0, 0), p.w0, key);
+            sim::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
         std::vector<sim::longtail_data> tails;
         random_stream ts(c.seed, rep, 6);
         for (std::size_t k = 0; k < g.K; ++k) {
@@ -448,8 +452,9 @@ scenario_result thm3(const scenario_context& c) {
         std::vector<double> gaps;
         for (std::size_t j = 0; j < J; ++j) {
           const sim::longtail_run run = sim::train_longtail(
-              *p.net, training_of(g, g.clip, sim::noise_std_for(mults[j], g.clip, g.batch)), p.w0,
-              key);
+              *p.net,
+              training_of(g, g.clip, sim::noise_std_for(mults[j], g.clip, g.batch), kFirstAndLast),
+              p.w0, key);
           out[2 * j] = sim::test_errors(*p.net, run.weights, p.test).overall();
           out[2 * j + 1] = tail_error(run.weights);
           gaps.push_back(out[2 * j + 1] - out[2 * j]);
@@ -473,10 +478,12 @@ scenario_result thm3(const scenario_context& c) {
         const std::size_t bq = base + 2;  // the class-frequency and C outputs follow at bq + 3
         // Class frequency: imbalanced training set, balanced test set, calibrated DP vs clean.
         const lt_problem q = make_problem(gi, c.seed, rep, g.signal, g.ncr);
-        const sim::longtail_run qc = sim::train_longtail(*q.net, training_of(gi, 0, 0), q.w0, key);
+        const sim::longtail_run qc =
+            sim::train_longtail(*q.net, training_of(gi, 0, 0, kFirstAndLast), q.w0, key);
         const sim::longtail_run qd = sim::train_longtail(
-            *q.net, training_of(gi, gi.clip, sim::noise_std_for(z_rare, gi.clip, gi.batch)), q.w0,
-            key);
+            *q.net,
+            training_of(gi, gi.clip, sim::noise_std_for(z_rare, gi.clip, gi.batch), kFirstAndLast),
+            q.w0, key);
         const sim::class_errors ec = sim::test_errors(*q.net, qc.weights, q.test);
         const sim::class_errors ed = sim::test_errors(*q.net, qd.weights, q.test);
         out[bq + 3] = ed.rate(0) - ec.rate(0);
@@ -488,8 +495,9 @@ scenario_result thm3(const scenario_context& c) {
         // C at calibrated noise.
         for (std::size_t j = 0; j < clips.size(); ++j) {
           const sim::longtail_run run = sim::train_longtail(
-              *p.net, training_of(g, clips[j], sim::noise_std_for(z_cal, clips[j], g.batch)), p.w0,
-              key);
+              *p.net,
+              training_of(g, clips[j], sim::noise_std_for(z_cal, clips[j], g.batch), kFirstAndLast),
+              p.w0, key);
           out[bq + 5 + j] = sim::test_errors(*p.net, run.weights, p.test).overall();
         }
       },
@@ -613,12 +621,12 @@ scenario_result fig_synthetic(const scenario_context& c) {
           for (double ncr : ncrs) {  // Fig 1 grid
             const lt_problem p = make_problem(g, c.seed, rep, u, ncr);
             const sim::longtail_run rc =
-                sim::train_longtail(*p.net, training_of(g, 0, 0), p.w0, key);
+                sim::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
             const sim::longtail_run rd =
-                sim::train_longtail(*p.net, training_of(g, g.clip, sn), p.w0, key);
+                sim::train_longtail(*p.net, training_of(g, g.clip, sn, kFirstAndLast), p.w0, key);
             if (j == 6 + 2 * (ncrs.size() - 1)) {  // ||u|| low, NCR high: clipping alone
               const sim::longtail_run rk =
-                  sim::train_longtail(*p.net, training_of(g, g.clip, 0), p.w0, key);
+                  sim::train_longtail(*p.net, training_of(g, g.clip, 0, kFirstAndLast), p.w0, key);
               out[5] = 1 - sim::test_errors(*p.net, rk.weights, p.test).overall();
             }
             out[j++] = 1 - sim::test_errors(*p.net, rc.weights, p.test).overall();
