@@ -381,7 +381,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
   // cost more than the training (n_test = 400 loss evaluations per checkpoint and run); the
   // average over 16 equally spaced iterates moves the per-replicate value by far less than the
   // replicate-to-replicate spread, so the paired orderings keep their resolution.
-  const long T = 320, every = full ? 10 : 20;
+  const long T = 320, every = full ? 10 : 40;
   const double kappa = 0.02, lambda = 0.5;
   const std::uint64_t replicates = replicates_for(c, 64, 1000);
   const double F = c.bound_factor;
