@@ -33,15 +33,16 @@ verdict verdict_from_string(const std::string& s) {
 
 // Many scenarios allocate the same large matrices (data sets, JL projections, iterates) once
 // per replicate. glibc serves blocks above its mmap threshold (128 KiB, adapting up to 32 MiB)
-// with fresh mappings and unmaps them on free, so every replicate page-faults and zeroes the
-// same memory again: up to half the run time of some scenarios. A fixed 32 MiB threshold (the
-// largest glibc accepts) and no trimming keep freed blocks in the heap for the next replicate.
-// Results are unchanged: only where the allocator finds memory.
+// with fresh mappings and unmaps them on free, and trims the heap's top, so every replicate
+// page-faults and zeroes the same memory again: over half the run time of 001-thm2-alg3-rate.
+// A fixed 256 MiB mmap threshold (above the largest block, ~70 MiB) and a 512 MiB trim
+// threshold keep freed blocks for the next replicate (other threads' arenas, with their 64 MiB
+// heaps, still map larger blocks). Results are unchanged: only where the allocator finds memory.
 void keep_freed_memory() {
 #if defined(__GLIBC__)
   static std::once_flag once;
   std::call_once(once, [] {
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 512 * 1024 * 1024);
   });
 #endif
