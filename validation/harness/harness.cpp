@@ -35,7 +35,7 @@ verdict verdict_from_string(const std::string& s) {
 // per replicate. glibc serves blocks above its mmap threshold (128 KiB, adapting up to 32 MiB)
 // with fresh mappings and unmaps them on free, and trims the heap's top, so every replicate
 // page-faults and zeroes the same memory again: over half the run time of 001-thm2-alg3-rate.
-// A fixed 256 MiB mmap threshold (above the largest block, ~70 MiB) and a 512 MiB trim
+// A fixed 256 MiB mmap threshold (above the quick tier's largest block, ~70 MiB) and a 512 MiB trim
 // threshold keep freed blocks for the next replicate (other threads' arenas, with their 64 MiB
 // heaps, still map larger blocks). Results are unchanged: only where the allocator finds memory.
 void keep_freed_memory() {
