@@ -681,7 +681,10 @@ std::vector<dyn_config> dynamics_configs(const scenario_context& c) {
 scenario_result lemma21(const scenario_context& c) {
   const std::vector<dyn_config> cfgs = dynamics_configs(c);
   const double F = c.bound_factor;
-  const std::uint64_t R = replicates_for(c, 3, 4);
+  // quick: 2 replicates: the exact count covers every (i, r, t) of 2 clean near-Condition-1 runs
+  // (5.4e5; 3 gave 8.1e5), so a failure that occurs only on a minority of data sets can be
+  // missed; the DP and paper-configuration rates and kappa are reported from 2 runs each.
+  const std::uint64_t R = replicates_for(c, 2, 4);
   std::vector<double> zs, sigmas;
   for (const dyn_config& g : cfgs) {
     zs.push_back(calibrated_multiplier(g.training(g.clip, 0), g.n()));
