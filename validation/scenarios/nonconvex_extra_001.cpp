@@ -826,10 +826,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
 
 scenario_result thm6_steps_ushape(const scenario_context& c) {
   const bool full = c.tier == tier::full;
-  // quick: 32 replicates resolve the U (both ends above T = 256) at >= 2.8x its Bonferroni
-  // half-width (100 gave ~6x at seeds 2026, 1, 7); an end-to-minimum gap under ~1/3 of the
-  // measured ~0.028 would not be resolved.
-  const std::uint64_t replicates = replicates_for(c, 32, 1000);
+  const std::uint64_t replicates = replicates_for(c, 100, 1000);
   const std::size_t samples = full ? 20000 : 4000;
   const double F = c.bound_factor;
   const std::size_t d = 5;
