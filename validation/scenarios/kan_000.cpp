@@ -203,9 +203,11 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
   const std::vector<std::size_t> dims =
       full ? std::vector<std::size_t>{2, 10} : std::vector<std::size_t>{2};
   const sim::kan_activation acts[2] = {sim::kan_activation::tanh, sim::kan_activation::sigmoid};
-  const std::uint64_t draws = replicates_for(c, 8, 32);  // (c, W_0) draws per configuration
-  const std::size_t points = 200;                        // inputs per draw
-  const double delta = 0.01;                             // E_δ of Lemma B.5
+  // (c, W_0) draws per configuration. quick: 4 (24 in all; 8 before): an exact check, so fewer
+  // draws only visit fewer (c, W_0); the largest measured/bound ratio (~0.09) stays far from 1.
+  const std::uint64_t draws = replicates_for(c, 4, 32);
+  const std::size_t points = 200;  // inputs per draw
+  const double delta = 0.01;       // E_δ of Lemma B.5
   // The radius of the W probes: Thm 4.1's R* at 000-dplcgd-kan-trends' (n, T, δ).
   const double radius_steps = 300, radius_examples = 200;
   const double F = c.bound_factor;
