@@ -241,9 +241,25 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
   const sim::glm_population p = sigmoid_population(d, W);
   // The JL dimension m = ⌈(nε)^{2/3}⌉ (Thm 2's m* without its log(n/δ) factor, which would give
   // m ≈ 20(nε)^{2/3}: the rate is the same up to that log, and the runs stay affordable).
+  const std::size_t n_private = full ? 65536 : 16384;
+  const std::vector<double> epss = {0.05, 0.1, 0.2, 0.4};
+  const std::vector<std::size_t> ns = full
+                                          ? std::vector<std::size_t>{2048, 4096, 8192, 16384, 32768}
+                                          : std::vector<std::size_t>{2048, 4096, 8192};
+  // Every run of a replicate samples p from the same streams (seed, rep, 0/1), one record after
+  // the other: its n records are the first n of the largest data set, which the replicate samples
+  // once (freed after its last run, the n sweep's largest n, evaluated last by rate_scenario).
+  const std::size_t n_max = std::max(n_private, ns.back());
+  std::vector<sim::dataset> replicate_data(replicates);
   auto run = [&](std::uint64_t rep, std::size_t n, double eps, double step) {
-    random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1), es(c.seed, rep, 2);
-    const sim::dataset data = p.sample(n, fs, ls);
+    random_stream es(c.seed, rep, 2);
+    sim::dataset& all = replicate_data[rep];
+    if (all.labels.size() == 0) {
+      random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1);
+      all = p.sample(n_max, fs, ls);
+    }
+    const auto rows = static_cast<Eigen::Index>(n);
+    const sim::dataset data{all.features.topRows(rows), all.labels.head(rows)};
     sim::phased_sgd_options o;
     o.epsilon = eps;
     o.delta = delta;
@@ -253,11 +269,6 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
     const sim::glm_result g = sim::jl_phased_sgd(data, o, {c.seed, rep, 10});
     return p.excess_risk(glm_link::sigmoid, g.w, samples, es).value;
   };
-  const std::size_t n_private = full ? 65536 : 16384;
-  const std::vector<double> epss = {0.05, 0.1, 0.2, 0.4};
-  const std::vector<std::size_t> ns = full
-                                          ? std::vector<std::size_t>{2048, 4096, 8192, 16384, 32768}
-                                          : std::vector<std::size_t>{2048, 4096, 8192};
   const double eps_large = 4;
   std::vector<sweep> sweeps(2);
   sweeps[0].name = "eps, private regime (n = " + std::to_string(n_private) + ")";
@@ -272,7 +283,9 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
   sweeps[1].claimed = -0.5;
   for (const std::size_t n : ns) sweeps[1].x.push_back(dbl(n));
   sweeps[1].excess = [&](std::uint64_t rep, std::size_t j) {
-    return run(rep, ns[j], eps_large, eta);
+    const double e = run(rep, ns[j], eps_large, eta);
+    if (j + 1 == ns.size()) replicate_data[rep] = sim::dataset();  // the replicate's last run
+    return e;
   };
   rate_header h;
   h.id = "001-thm2-alg3-rate";
