@@ -76,9 +76,10 @@ void replace_all(std::string& s, const std::string& from, std::string_view to) {
     s.replace(at, from.size(), to);
 }
 
-// The library's provenance strings in the user's terms: "seed 000, Thm C.13" becomes
-// "Wang et al. (KANs, correlated-noise DP-SGD), Thm C.13"; references to the toolkit's internal
-// notes ("(spec 003 §3)", ", spec 001 §6 item 4") are dropped.
+// The library's provenance strings in the user's terms: the papers' internal filing numbers
+// (kPapers' ids) become the short names above, e.g. "Wang et al. (KANs, correlated-noise
+// DP-SGD), Thm C.13"; references to the toolkit's internal implementation notes (section
+// numbers of those notes) are dropped.
 std::string paper_text(std::string s) {
   static const std::regex in_parens(R"(\s*\([Ss]pec 00[0-9][^)]*\))");
   static const std::regex after_comma(R"(,\s*[Ss]pec 00[0-9][^),;]*)");
@@ -1239,7 +1240,8 @@ void add_moreau_parameters(const risk::glm_problem& p, const risk::nonconvex_hid
   e.derived.push_back({"oracle steps T_o = ceil(144 B^2/gamma^2)", double(m.oracle_steps)});
   e.derived.push_back({"step size eta (as Thm 1)", m.eta});
   e.conditions.push_back({"eta <= 2/beta (phased SGD on the beta-smooth envelope)", m.eta,
-                          2 / m.beta, m.eta_le_2_over_beta, "seed 001, Thm 4 (its parameters)"});
+                          2 / m.beta, m.eta_le_2_over_beta,
+                          std::string(paper("001").short_name) + ", Thm 4 (its parameters)"});
 }
 
 std::vector<bound_spec> nonconvex_bounds() {

@@ -149,8 +149,8 @@ TEST_CASE("dpkit bound NAME --help: formula, parameters, example and exit codes 
 }
 
 TEST_CASE("dpkit bound: the papers by name, never by internal number", "[cli]") {
-  // The library's sources say "seed 000, Thm C.13" and cite the toolkit's notes ("spec 003
-  // §3"); the program names the papers by authors and topic instead.
+  // The library's provenance strings name the papers by their internal filing numbers and cite
+  // the toolkit's implementation notes; the program names the papers by authors and topic.
   for (const std::string& n : kBounds) {
     INFO(n);
     for (const std::string args : {" --format json", " --format csv", "", " --help"}) {
