@@ -573,7 +573,6 @@ double calibrated_multiplier(const sim::longtail_training& t, std::size_t n) {
 // noise_alignments); S_i^(t) = {r : margin > 0} (spec 003 §1.7, eq. 76).
 struct dynamics {
   double leaves = 0;   ///< #(i, r, t): r ∈ S_i^(t), r ∉ S_i^(t+1)   (Lemma 21 says 0)
-  double audited = 0;  ///< #(i, r, t): r ∈ S_i^(t), margin_{t+1} ≤ (1/F − 1) margin_t
   double joins = 0;    ///< #(i, r, t): r ∉ S_i^(t), r ∈ S_i^(t+1)
   double kappa = 1;    ///< max_t max_{i,j} (1 − p_{y_i}(x_i))/(1 − p_{y_j}(x_j))
   double loss0 = 0, lossT = 0;
@@ -582,14 +581,12 @@ struct dynamics {
 dynamics track(const sim::longtail_network& net,
                const sim::longtail_training& t,
                const sim::vector& w0,
-               const sim::random_key& key,
-               double F) {
+               const sim::random_key& key) {
   const sim::longtail_data& data = net.data();
   const std::size_t n = data.size(), K = net.classes(), m = net.width();
   const auto M = static_cast<Eigen::Index>(m);
   dynamics out;
   Eigen::MatrixXd prev(M, static_cast<Eigen::Index>(n));
-  const double thr = 1 / F - 1;
   // The same trajectory as train_longtail (it runs run_noisy_gradient with these options);
   // the observer sees every iterate W^(0), ..., W^(T).
   sim::run_noisy_gradient(
@@ -604,7 +601,6 @@ dynamics track(const sim::longtail_network& net,
             for (Eigen::Index r = 0; r < M; ++r) {
               const double a = prev(r, i), b = own(r, i);
               if (a > 0 && b <= 0) out.leaves += 1;
-              if (a > 0 && b <= thr * a) out.audited += 1;
               if (a <= 0 && b > 0) out.joins += 1;
             }
         prev = own;
@@ -691,10 +687,10 @@ scenario_result lemma21(const scenario_context& c) {
     zs.push_back(calibrated_multiplier(g.training(g.clip, 0), g.n()));
     sigmas.push_back(sim::noise_std_for(zs.back(), g.clip, g.full_batch ? g.n() : g.batch));
   }
-  const std::size_t per_run = 6;
+  const std::size_t per_run = 5;
   std::vector<sim::observable> obs;
   for (std::size_t k = 0; k < 2 * cfgs.size(); ++k)
-    for (const char* q : {"leaves", "audited", "joins", "kappa", "loss0", "lossT"})
+    for (const char* q : {"leaves", "joins", "kappa", "loss0", "lossT"})
       obs.push_back({std::string(q) + " " + std::to_string(k), true});
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -714,14 +710,13 @@ scenario_result lemma21(const scenario_context& c) {
           const sim::random_key key{c.seed, rep, 62 + 10 * k};
           for (std::size_t dp = 0; dp < 2; ++dp) {
             const dynamics s =
-                track(net, dp ? g.training(g.clip, sigmas[k]) : g.training(0, 0), w0, key, 1);
+                track(net, dp ? g.training(g.clip, sigmas[k]) : g.training(0, 0), w0, key);
             double* o6 = &out[(2 * k + dp) * per_run];
             o6[0] = s.leaves;
-            o6[1] = s.audited;
-            o6[2] = s.joins;
-            o6[3] = s.kappa;
-            o6[4] = s.loss0;
-            o6[5] = s.lossT;
+            o6[1] = s.joins;
+            o6[2] = s.kappa;
+            o6[3] = s.loss0;
+            o6[4] = s.lossT;
           }
         }
       },
@@ -782,11 +777,11 @@ scenario_result lemma21(const scenario_context& c) {
                     ", sigma_n = " + sig(sigmas[k], 3)
               : std::string()) +
           "): neurons leaving S_i: " + sig(total(run, 0), 8) + " of " + sig(opp, 4) +
-          " (i, r, t) (" + sig(total(run, 0) / opp, 3) + "), joining: " + sig(total(run, 2), 8) +
-          "; kappa max " + sig(maxof(run, 3), 4) + " (mean " +
-          sig(res.observables[run * per_run + 3].stats.mean(), 4) + "); loss " +
-          sig(res.observables[run * per_run + 4].stats.mean(), 4) + " -> " +
-          sig(res.observables[run * per_run + 5].stats.mean(), 4));
+          " (i, r, t) (" + sig(total(run, 0) / opp, 3) + "), joining: " + sig(total(run, 1), 8) +
+          "; kappa max " + sig(maxof(run, 2), 4) + " (mean " +
+          sig(res.observables[run * per_run + 2].stats.mean(), 4) + "); loss " +
+          sig(res.observables[run * per_run + 3].stats.mean(), 4) + " -> " +
+          sig(res.observables[run * per_run + 4].stats.mean(), 4));
     }
   }
   r.notes.push_back(
