@@ -147,10 +147,10 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   const long T = horizons.back();
   const long every = 5;  // L_S at t = 0, 5, 10, …: (1/T)Σ_{t<T} by T/5 terms
   const double kappa = 0.02, lambda = 0.5;
-  // quick: 12 replicates resolve each of the 8 orderings at >= 3x its Bonferroni half-width
-  // (seeds 2026, 1, 7; 64 replicates gave >= 9x) and the reported slopes to about +-0.04; a drop
-  // per doubling under ~1/3 of the measured ones would not be resolved.
-  const std::uint64_t replicates = replicates_for(c, 12, 1000);
+  // quick: 8 replicates resolve each of the 8 orderings at >= 1.8x its Bonferroni half-width
+  // (seeds 2026, 1, 7; 64 replicates gave >= 9x) and the reported slopes to about +-0.05; a drop
+  // per doubling under ~0.6 of the measured ones would not be resolved.
+  const std::uint64_t replicates = replicates_for(c, 8, 1000);
   const double F = c.bound_factor;
   sim::kan_options o;
   o.width = m;
