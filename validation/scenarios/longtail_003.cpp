@@ -290,10 +290,10 @@ scenario_result thm2(const scenario_context& c) {
   g.eta = kTrendEta;
   const double z_cal = calibrated_multiplier(g);
   const std::vector<double> mults = {0, 2, 4, 8};  // σ_n = zC/B at C = 1
-  // quick: 16 replicates resolve both audited differences at >= 2.4x their intervals (24 gave
+  // quick: 12 replicates resolve both audited differences at >= 1.9x their intervals (24 gave
   // >= 3.7x at seeds 2026, 1, 7); a loss slope in sigma_n under ~1/2 of the measured one, or a
   // clean T/2-to-T drop under ~1/2 of its size, would not be resolved.
-  const std::uint64_t R = replicates_for(c, 16, 24);
+  const std::uint64_t R = replicates_for(c, 12, 24);
   const std::size_t J = mults.size();
   std::vector<sim::observable> obs;
   for (std::size_t j = 0; j < J; ++j) obs.push_back({"loss " + std::to_string(j), true});
