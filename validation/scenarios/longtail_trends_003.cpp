@@ -139,9 +139,13 @@ scenario_result remark4_calibrated(const scenario_context& c) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};  // common batches and noise
         auto run = [&](const lt_config& h, double C, double z, double& err, double& loss) {
-          const sim::longtail_run rr = sim::train_longtail(
-              *p.net, training_of(h, C, sim::noise_std_for(z, C, h.batch), kFirstAndLast), p.w0,
-              key);
+          const sim::longtail_training t =
+              training_of(h, C, sim::noise_std_for(z, C, h.batch), kFirstAndLast);
+          // Clipping alone (z = 0; at 20 epochs and C = 1 a run of 003-thm2-loss-floor,
+          // 003-thm2-plateau-scaling and 003-thm3-tail-gap too) through train_shared.
+          const std::shared_ptr<const sim::longtail_run> shared =
+              z == 0 ? train_shared(p, t, key) : nullptr;
+          const sim::longtail_run rr = shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
           err = sim::test_errors(*p.net, rr.weights, p.test).overall();
           loss = rr.records.back().training_loss;
         };
@@ -511,9 +515,11 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
         const sim::random_key key{c.seed, rep, 10};  // common batches and noise
+        // Clipping alone and DP at z = 8 with C = 1 are runs of other scenarios too, as is the
+        // clean run on the rare-class set (train_shared).
         auto final_loss = [&](const lt_problem& p, double clip, double noise) {
-          return sim::train_longtail(*p.net, training_of(g, clip, noise, kFirstAndLast), p.w0, key)
-              .records.back()
+          return train_shared(p, training_of(g, clip, noise, kFirstAndLast), key)
+              ->records.back()
               .training_loss;
         };
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
@@ -521,8 +527,7 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
           out[j] = final_loss(p, clips[j], sigma) - final_loss(p, clips[j], 0);
         // Per-class DP penalty: (DP − clean) on the rare class minus the same on the others.
         const lt_problem q = make_problem(gr, c.seed, rep, g.signal, g.ncr);
-        const sim::vector wc =
-            sim::train_longtail(*q.net, training_of(gr, 0, 0, kFirstAndLast), q.w0, key).weights;
+        const sim::vector wc = train_shared(q, training_of(gr, 0, 0, kFirstAndLast), key)->weights;
         const sim::vector wd =
             sim::train_longtail(*q.net, training_of(gr, gr.clip, sigma, kFirstAndLast), q.w0, key)
                 .weights;
