@@ -173,7 +173,11 @@ scenario_result thm1(const scenario_context& c) {
           sim::longtail_training t = training_of(g, C, sn);
           t.record_every = 1000000;  // first and last only
           t.track_noise_contribution = dp && j + 1 == nc + nz;
-          const sim::longtail_run run = sim::train_longtail(*p.net, t, p.w0, key);
+          // Clean and clipping alone at C = 1 are 003-fig-synthetic's runs too (train_shared).
+          const std::shared_ptr<const sim::longtail_run> shared =
+              j <= 1 ? train_shared(p, t, key) : nullptr;
+          const sim::longtail_run run =
+              shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
           // Memorisation growth per step, spec 003 §2.6 metric.
           out[j] = (run.records.back().memorisation - run.records.front().memorisation) /
                    static_cast<double>(run.steps);
@@ -290,10 +294,10 @@ scenario_result thm2(const scenario_context& c) {
   g.eta = kTrendEta;
   const double z_cal = calibrated_multiplier(g);
   const std::vector<double> mults = {0, 2, 4, 8};  // σ_n = zC/B at C = 1
-  // quick: 16 replicates resolve both audited differences at >= 2.4x their intervals (24 gave
+  // quick: 12 replicates resolve both audited differences at >= 1.9x their intervals (24 gave
   // >= 3.7x at seeds 2026, 1, 7); a loss slope in sigma_n under ~1/2 of the measured one, or a
   // clean T/2-to-T drop under ~1/2 of its size, would not be resolved.
-  const std::uint64_t R = replicates_for(c, 16, 24);
+  const std::uint64_t R = replicates_for(c, 12, 24);
   const std::size_t J = mults.size();
   std::vector<sim::observable> obs;
   for (std::size_t j = 0; j < J; ++j) obs.push_back({"loss " + std::to_string(j), true});
@@ -311,8 +315,8 @@ scenario_result thm2(const scenario_context& c) {
         for (std::size_t j = 0; j < J; ++j) {
           sim::longtail_training t = training_of(g, g.clip, sigmas[j]);
           t.record_every = 1000000;
-          const sim::longtail_run run = sim::train_longtail(*p.net, t, p.w0, key);
-          out[j] = run.records.back().training_loss;
+          // z = 0 and z = 8 are runs of other scenarios too (train_shared).
+          out[j] = train_shared(p, t, key)->records.back().training_loss;
         }
         // OLS slope of the loss at T against σ_n, per replicate.
         double mx = 0, my = 0, sxx = 0, sxy = 0;
@@ -329,9 +333,9 @@ scenario_result thm2(const scenario_context& c) {
         sim::longtail_training t = training_of(g, 0, 0);
         const long steps = sim::training_steps(t, g.n());
         t.record_every = steps / 2;
-        const sim::longtail_run run = sim::train_longtail(*p.net, t, p.w0, key);
-        out[J + 1] = run.records[1].training_loss;
-        out[J + 2] = run.records.back().training_loss;
+        const std::shared_ptr<const sim::longtail_run> run = train_shared(p, t, key);
+        out[J + 1] = run->records[1].training_loss;
+        out[J + 2] = run->records.back().training_loss;
       },
       mc_options(c, R, "003-thm2-loss-floor"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
@@ -442,9 +446,14 @@ scenario_result thm3(const scenario_context& c) {
       [&](std::uint64_t rep, std::span<double> out) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};
-        // 1. Clean model; 2. tail sets sampled exactly from T_k (Def 3, aggregate neuron).
-        const sim::longtail_run clean =
-            sim::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
+        // 1. Clean model; 2. tail sets sampled exactly from T_k (Def 3, aggregate neuron). The
+        // clean run is 003-thm2-loss-floor's (recorded at T/2 too, as there; only the weights are
+        // read here), the z = 0 run below and the rare-class clean run are other scenarios' too.
+        sim::longtail_training clean_options = training_of(g, 0, 0);
+        clean_options.record_every = sim::training_steps(clean_options, g.n()) / 2;
+        const std::shared_ptr<const sim::longtail_run> clean_run =
+            train_shared(p, clean_options, key);
+        const sim::longtail_run& clean = *clean_run;
         std::vector<sim::longtail_data> tails;
         random_stream ts(c.seed, rep, 6);
         for (std::size_t k = 0; k < g.K; ++k) {
@@ -461,10 +470,12 @@ scenario_result thm3(const scenario_context& c) {
         out[base + 1] = tail_error(clean.weights);
         std::vector<double> gaps;
         for (std::size_t j = 0; j < J; ++j) {
-          const sim::longtail_run run = sim::train_longtail(
-              *p.net,
-              training_of(g, g.clip, sim::noise_std_for(mults[j], g.clip, g.batch), kFirstAndLast),
-              p.w0, key);
+          const sim::longtail_training t =
+              training_of(g, g.clip, sim::noise_std_for(mults[j], g.clip, g.batch), kFirstAndLast);
+          const std::shared_ptr<const sim::longtail_run> shared =
+              mults[j] == 0 ? train_shared(p, t, key) : nullptr;
+          const sim::longtail_run run =
+              shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
           out[2 * j] = sim::test_errors(*p.net, run.weights, p.test).overall();
           out[2 * j + 1] = tail_error(run.weights);
           gaps.push_back(out[2 * j + 1] - out[2 * j]);
@@ -488,8 +499,9 @@ scenario_result thm3(const scenario_context& c) {
         const std::size_t bq = base + 2;  // the class-frequency and C outputs follow at bq + 3
         // Class frequency: imbalanced training set, balanced test set, calibrated DP vs clean.
         const lt_problem q = make_problem(gi, c.seed, rep, g.signal, g.ncr);
-        const sim::longtail_run qc =
-            sim::train_longtail(*q.net, training_of(gi, 0, 0, kFirstAndLast), q.w0, key);
+        const std::shared_ptr<const sim::longtail_run> qc_run =
+            train_shared(q, training_of(gi, 0, 0, kFirstAndLast), key);
+        const sim::longtail_run& qc = *qc_run;
         const sim::longtail_run qd = sim::train_longtail(
             *q.net,
             training_of(gi, gi.clip, sim::noise_std_for(z_rare, gi.clip, gi.batch), kFirstAndLast),
@@ -622,11 +634,14 @@ scenario_result fig_synthetic(const scenario_context& c) {
           const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
           sim::longtail_training tc = training_of(g, 0, 0), td = training_of(g, g.clip, sn);
           tc.record_every = td.record_every = 1000000;
-          const sim::longtail_run rc = sim::train_longtail(*p.net, tc, p.w0, key);
+          // rc and rk are 003-thm1-memorisation's runs too (train_shared).
+          const std::shared_ptr<const sim::longtail_run> rc_run = train_shared(p, tc, key);
+          const sim::longtail_run& rc = *rc_run;
           const sim::longtail_run rd = sim::train_longtail(*p.net, td, p.w0, key);
           sim::longtail_training tk = training_of(g, g.clip, 0);  // clipping without noise
           tk.record_every = 1000000;
-          const sim::longtail_run rk = sim::train_longtail(*p.net, tk, p.w0, key);
+          const std::shared_ptr<const sim::longtail_run> rk_run = train_shared(p, tk, key);
+          const sim::longtail_run& rk = *rk_run;
           out[4] = rk.records.back().memorisation - rk.records.front().memorisation;
           out[0] = rc.records.back().memorisation - rc.records.front().memorisation;
           out[1] = rd.records.back().memorisation - rd.records.front().memorisation;

@@ -192,12 +192,11 @@ scenario_result init_lemmas(const scenario_context& c) {
   const std::vector<std::size_t> widths = {g.m, c.tier == tier::full ? 2 * g.m : 5 * g.m};
   const double sigma0 = 0.01;
   const double delta17 = 0.1;
-  // quick: 100 replicates resolve the end-to-end Lemma 16 ordering (failure rate ~0.99 vs ~0.01)
-  // by > 20x its interval and give the per-grid-point failure rates to about +-0.1 (adjacent
-  // grid points, refute-only, are mostly ties); the exact-value checks of Lemmas 18/19 detect
-  // a frequency off by more than ~0.1 (m = 20) or ~0.04 (m = 100, Lemma 19). The full tier's
-  // 300 resolve a third of that.
-  const std::uint64_t R = replicates_for(c, 100, 300);
+  // quick: 60 replicates resolve the end-to-end Lemma 16 ordering (failure rate ~0.99 vs ~0.01)
+  // by > 15x its interval and the adjacent grid points (refute-only, mostly ties) to about
+  // +-0.15; the exact-value checks detect a frequency off by more than ~0.1 (Lemma 18, m = 20),
+  // ~0.05 (m = 100) or ~0.1 (Lemma 19). The full tier's 300 resolve under half of that.
+  const std::uint64_t R = replicates_for(c, 60, 300);
   // Observables: (a) 2G failure indicators; (b) 2 spectra × NB × {c_n, Bernstein c_n};
   // (d) per width: failures among K examples (one per class), all-i failure; Lemma 19 failure;
   // Lemma 17's ξ part (fitted constant).

@@ -449,7 +449,6 @@ scenario_result clip_flat(const scenario_context& c) {
       {"clips_C", clips},
       {"gradient_scale_G0", G0},
       {"eta_fixed_fig2", eta_fixed},
-      {"clips_C_fixed_eta", fixed_clips},
       {"tolerance_tau", tau},
       {"replicates", replicates},
       {"tier", to_string(c.tier)}};
@@ -514,10 +513,12 @@ scenario_result clip_flat(const scenario_context& c) {
   r.confidence = confidence;
   r.tightness = std::nan("");
   r.replicates = replicates;
+  if (!full) r.parameters["clips_C_fixed_eta"] = fixed_clips;
   std::string levels, fixed;
   for (std::size_t j = 0; j < J; ++j) levels += " " + sig(s.test_loss_mean[j], 4);
   for (std::size_t j = 0; j < JF; ++j)
-    fixed += " " + sig(s.test_loss_mean[J + j], 4) + " (C/G0 = " + sig(fixed_ratios[j], 3) + ")";
+    fixed += " " + sig(s.test_loss_mean[J + j], 4) +
+             (full ? std::string() : " (C/G0 = " + sig(fixed_ratios[j], 3) + ")");
   r.notes.push_back("test loss (averaged iterate) at C/G0 = 1/8 ... 8, Thm 13's eta:" + levels +
                     "; audited C <= " + sig(c_max, 3) + " (" + std::to_string(audited.size()) +
                     " values); the larger C are reported only");

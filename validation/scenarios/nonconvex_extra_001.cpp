@@ -237,10 +237,10 @@ Eigen::MatrixXd jl_design_sample(std::size_t n, std::size_t d, double a, random_
 
 scenario_result thm2_jl_ushape(const scenario_context& c) {
   const bool full = c.tier == tier::full;
-  // quick: 32 replicates resolve the left arm (R(m = 2) above the interior m >= 8) at ~1.1-2.2x
-  // its Bonferroni interval (64: ~2-3x); the right arm is flat within ~+-0.02 (64: ~+-0.012), so
+  // quick: 24 replicates resolve the left arm (R(m = 2) above the interior m >= 8) at ~1-2.5x
+  // its Bonferroni interval (64: ~2-3x); the right arm is flat within ~+-0.025 (64: ~+-0.012), so
   // a rise from the optimum to m = 128 below that is not resolved (inconclusive either way).
-  const std::uint64_t replicates = replicates_for(c, 32, 400);
+  const std::uint64_t replicates = replicates_for(c, 24, 400);
   const std::size_t samples = full ? 20000 : 4000;
   const std::size_t d = 128, theta = d;
   const std::size_t n = 4096;

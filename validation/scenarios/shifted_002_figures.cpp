@@ -5,7 +5,12 @@
 // the figure; docs/figures/make_figures.sh copies them into docs/figures.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/check.hpp"
@@ -38,12 +43,13 @@ struct bound_curve {
 struct monte_carlo_spec {
   std::vector<long long> quick_xs, full_xs;  // where to simulate, per tier
   std::uint64_t quick_replicates = 0, full_replicates = 0;
-  // Samples the pair at x; fills d and d′.
+  // Samples the pair at every x of the tier at once: fills d[j] and d′[j] for xs[j] (the run to a
+  // smaller x is the first steps of the run to the largest: run_pair_at).
   std::function<void(const scenario_context&,
-                     long long,
+                     const std::vector<long long>&,
                      std::uint64_t,
-                     std::vector<double>&,
-                     std::vector<double>&)>
+                     std::vector<std::vector<double>>&,
+                     std::vector<std::vector<double>>&)>
       sample;
   std::function<double(long long)> mu_claim;  // the audited bound's μ at x
   std::string construction;                   // for the legend
@@ -116,9 +122,11 @@ scenario_result run_steps_figure(const scenario_context& c, const steps_figure& 
   int violated = 0, holds = 0;
   std::uint64_t total = 0;
   scenario_result last;
-  for (long long x : xs) {
-    std::vector<double> d, dp;
-    f.mc.sample(c, x, replicates, d, dp);
+  std::vector<std::vector<double>> all_d, all_dp;
+  f.mc.sample(c, xs, replicates, all_d, all_dp);
+  for (std::size_t jx = 0; jx < xs.size(); ++jx) {
+    const long long x = xs[jx];
+    const std::vector<double> d = std::move(all_d[jx]), dp = std::move(all_dp[jx]);
     scenario_result one;
     audit_gdp_claim(d, dp, c.bound_factor * f.mc.mu_claim(x), one, confidence);
     total += one.replicates;
@@ -166,6 +174,50 @@ scenario_result run_steps_figure(const scenario_context& c, const steps_figure& 
   return r;
 }
 
+// run_pair (harness) at several step counts at once: one run per model and replicate, to the
+// largest count, read at each (with full or cyclic batches the run to t steps is the first t
+// steps of any longer run from the same key: the same gradients and the same noise draws), so
+// the samples equal run_pair's at each count. `steps` ascending.
+void run_pair_at(const scenario_context& c,
+                 std::uint64_t replicates,
+                 const sim::model& base,
+                 const sim::model& neighbour,
+                 sim::noisy_gradient_options o,
+                 const std::vector<long long>& steps,
+                 const std::string& label,
+                 std::vector<std::vector<double>>& d,
+                 std::vector<std::vector<double>>& dprime) {
+  if (!std::is_sorted(steps.begin(), steps.end()) || steps.empty() || steps.front() < 1)
+    throw std::logic_error(label + ": run_pair_at needs ascending step counts >= 1");
+  o.steps = static_cast<long>(steps.back());
+  const auto p = static_cast<Eigen::Index>(base.dimension());
+  const std::size_t J = steps.size();
+  std::vector<sim::observable> obs;
+  for (std::size_t j = 0; j < J; ++j) {
+    obs.push_back({"d at " + std::to_string(steps[j]), true});
+    obs.push_back({"dprime at " + std::to_string(steps[j]), true});
+  }
+  auto res = sim::run_monte_carlo(
+      obs,
+      [&](std::uint64_t r, std::span<double> out) {
+        for (std::size_t which = 0; which < 2; ++which) {
+          std::size_t j = 0;
+          sim::run_noisy_gradient(which == 0 ? base : neighbour, o, sim::vector::Zero(p),
+                                  {c.seed, r, which == 0 ? 0u : 100u},
+                                  [&](long step, const sim::vector& x) {
+                                    if (j < J && step == steps[j]) out[2 * j++ + which] = x[0];
+                                  });
+        }
+      },
+      mc_options(c, replicates, label));
+  d.assign(J, {});
+  dprime.assign(J, {});
+  for (std::size_t j = 0; j < J; ++j) {
+    d[j] = std::move(res.observables[2 * j].samples);
+    dprime[j] = std::move(res.observables[2 * j + 1].samples);
+  }
+}
+
 // NoisyGD on W1 ((m/2)|x|² for every example; the neighbour's example shifted by L along e_0)
 // from 0: Gaussian laws, T = G(μ_4.2) exactly (Thm C.5).
 void sample_w1(const scenario_context& c,
@@ -174,20 +226,19 @@ void sample_w1(const scenario_context& c,
                double L,
                double eta,
                double sigma,
-               long long steps,
+               const std::vector<long long>& steps,
                std::uint64_t replicates,
                const std::string& label,
-               std::vector<double>& d,
-               std::vector<double>& dp) {
+               std::vector<std::vector<double>>& d,
+               std::vector<std::vector<double>>& dp) {
   auto base = std::make_shared<sim::quadratic>(n, 2, m);
   sim::vector w = sim::vector::Zero(2);
   w[0] = L;
   const sim::linearly_perturbed neighbour(base, n - 1, w);
   sim::noisy_gradient_options o;
-  o.steps = static_cast<long>(steps);
   o.learning_rate = eta;
   o.noise = sigma;
-  run_pair(c, replicates, *base, neighbour, o, label, d, dp);
+  run_pair_at(c, replicates, *base, neighbour, o, steps, label, d, dp);
 }
 
 // Figures 1 (c = 0.95) and 6 (c = 0.99): NoisyGD, strongly convex, L/(nσ) = 0.1.
@@ -253,9 +304,10 @@ scenario_result noisy_gd_figure(const scenario_context& c, bool figure6) {
   f.mc.full_replicates = 100000;
   f.mc.mu_claim = [at](long long t) { return shifted::noisy_gd_strongly_convex(at(t)).mu; };
   const std::string id = f.id;
-  f.mc.sample = [=](const scenario_context& ctx, long long t, std::uint64_t reps,
-                    std::vector<double>& d, std::vector<double>& dp) {
-    sample_w1(ctx, n, m, L, eta, sigma, t, reps, id + " t=" + std::to_string(t), d, dp);
+  f.mc.sample = [=](const scenario_context& ctx, const std::vector<long long>& ts,
+                    std::uint64_t reps, std::vector<std::vector<double>>& d,
+                    std::vector<std::vector<double>>& dp) {
+    sample_w1(ctx, n, m, L, eta, sigma, ts, reps, id, d, dp);
   };
   f.parameters = {{"n", n},        {"m", m},
                   {"L", L},        {"sigma", sigma},
@@ -328,8 +380,9 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
     s.sensitivity = L_mc;
     return shifted::noisy_cgd_strongly_convex(s).mu;
   };
-  f.mc.sample = [=](const scenario_context& ctx, long long epochs, std::uint64_t reps,
-                    std::vector<double>& d, std::vector<double>& dp) {
+  f.mc.sample = [=](const scenario_context& ctx, const std::vector<long long>& epochs,
+                    std::uint64_t reps, std::vector<std::vector<double>>& d,
+                    std::vector<std::vector<double>>& dp) {
     auto base = std::make_shared<sim::quadratic>(n, 2, m);
     sim::vector w = sim::vector::Zero(2);
     w[0] = L_mc;
@@ -337,11 +390,11 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
     sim::noisy_gradient_options o;
     o.batches = sim::batch_rule::cyclic;
     o.batch_size = b;
-    o.steps = static_cast<long>(epochs * l);
     o.learning_rate = eta;
     o.noise = sigma;
-    run_pair(ctx, reps, *base, neighbour, o, "002-fig8-noisy-cgd E=" + std::to_string(epochs), d,
-             dp);
+    std::vector<long long> steps;
+    for (long long e : epochs) steps.push_back(e * l);
+    run_pair_at(ctx, reps, *base, neighbour, o, steps, "002-fig8-noisy-cgd", d, dp);
   };
   f.parameters = {{"n", n},         {"b", b},
                   {"l", l},         {"m", m},
