@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -71,8 +72,10 @@ validation::scenario_result run_one(const validation::scenario& s,
 // Runs the chosen scenarios, in order or — on one process with several threads and several
 // scenarios — side by side, one scenario per thread, each on one thread: a scenario's result
 // does not depend on its thread count (the CLI tests check this byte for byte), and most quick
-// scenarios are too small to keep two cores busy alone. Under MPI the scenarios run in order,
-// as the ranks must meet in each scenario's reductions together.
+// scenarios are too small to keep two cores busy alone. Side by side, the longest scenarios
+// (by their measured quick_seconds) start first, so that no long one runs alone at the end;
+// the results keep the chosen order. Under MPI the scenarios run in order, as the ranks must
+// meet in each scenario's reductions together.
 std::vector<validation::scenario_result> run_scenarios(
     const std::vector<const validation::scenario*>& chosen,
     const validation::scenario_context& base,
@@ -92,21 +95,27 @@ std::vector<validation::scenario_result> run_scenarios(
   c.threads = 1;
   c.progress = false;  // one bar per scenario would interleave; a line per finished one instead
   const bool terminal = ::isatty(2) != 0;
+  std::vector<std::size_t> order(chosen.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return chosen[a]->quick_seconds > chosen[b]->quick_seconds;
+  });
   std::atomic<std::size_t> next{0}, done{0};
   std::vector<std::exception_ptr> errors(chosen.size());
   std::mutex print;
   const auto work = [&] {
-    for (std::size_t i = next++; i < chosen.size(); i = next++) {
+    for (std::size_t k = next++; k < chosen.size(); k = next++) {
+      const std::size_t i = order[k];
       try {
         results[i] = run_one(*chosen[i], c, o, dir);
       } catch (...) {
         errors[i] = std::current_exception();
         next = chosen.size();  // stop handing out work
       }
-      const std::size_t k = ++done;
+      const std::size_t finished = ++done;
       if (terminal && !errors[i]) {
         const std::lock_guard lock(print);
-        std::cerr << "dpkit validate: [" << k << "/" << chosen.size() << "] " << results[i].id
+        std::cerr << "dpkit validate: [" << finished << "/" << chosen.size() << "] " << results[i].id
                   << ": " << sim::to_string(results[i].verdict) << " ("
                   << std::lround(results[i].seconds * 10) / 10.0 << " s)\n";
       }

@@ -94,6 +94,12 @@ std::vector<scenario> build_registry() {
   for (const scenario& s : all)
     if (s.self_check_claim.empty())
       throw std::logic_error("scenario " + s.id + " has no self-check claim in self_checks.cpp");
+  for (const auto& [id, seconds] : quick_costs()) {
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&id = id](const scenario& s) { return s.id == id; });
+    if (it == all.end()) throw std::logic_error("quick_costs.cpp names an unknown scenario: " + id);
+    it->quick_seconds = seconds;
+  }
   return all;
 }
 

@@ -94,12 +94,22 @@ struct scenario {
   /// plausible error in the paper or in dpkit would produce (filled in by registry() from
   /// validation/scenarios/self_checks.cpp; `dpkit validate --list` shows it).
   std::string self_check_claim;
+  /// The quick tier's run time in seconds on one core of the reference machine (filled in by
+  /// registry() from validation/scenarios/quick_costs.cpp; 0 if under half a second). A
+  /// scheduling hint: `dpkit validate` starts the longest scenarios first. No result depends
+  /// on it.
+  double quick_seconds = 0;
 };
 
 /// The wrong claim each scenario's self-check audits, by scenario id
 /// (validation/scenarios/self_checks.cpp); registry() throws std::logic_error if a scenario has
 /// none or an entry names no scenario.
 const std::vector<std::pair<std::string, std::string>>& self_check_claims();
+
+/// The measured quick-tier run time of the scenarios that take half a second or more, by
+/// scenario id (validation/scenarios/quick_costs.cpp); registry() throws std::logic_error if an
+/// entry names no scenario.
+const std::vector<std::pair<std::string, double>>& quick_costs();
 
 /// Every registered scenario, in id order.
 const std::vector<scenario>& registry();
