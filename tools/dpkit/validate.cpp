@@ -172,8 +172,9 @@ int run_validate(const validate_options& o) {
   r.title = std::string(o.self_check ? "self-check scoreboard (wrong claims; " : "validation "
                                                                                  "scoreboard (") +
             o.tier + " tier, seed " + std::to_string(o.seed) + ")";
-  r.columns = {"id",          "verdict",     "quantity",  "bound",      "estimate",
-               "estimate_lo", "estimate_hi", "tightness", "replicates", "seconds"};
+  r.columns = {"id",          "verdict",     "quantity",   "bound",     "estimate",
+               "estimate_lo", "estimate_hi", "resolution", "tightness", "replicates",
+               "seconds"};
   std::vector<std::string> failures, refuted;
   // Wrong-claim results never overwrite the real ones in the default folder.
   const std::filesystem::path dir =
@@ -212,6 +213,7 @@ int run_validate(const validate_options& o) {
                          {"estimate", res.estimate},
                          {"estimate_lo", res.estimate_lo},
                          {"estimate_hi", res.estimate_hi},
+                         {"resolution", res.resolution},
                          {"tightness", res.tightness},
                          {"replicates", res.replicates},
                          {"seconds", res.seconds},
@@ -225,7 +227,8 @@ int run_validate(const validate_options& o) {
       "for a tight bound); refuted = they contradict the claim as the paper prints it while what",
       "dpkit audits in its place stands (reviewed list: docs/findings.md). Each scenario's rule",
       "is in its JSON ('claim') and in docs/validation.md; for tradeoff scenarios tightness =",
-      "bound/estimate of mu (1 = tight).",
+      "bound/estimate of mu (1 = tight). resolution = the interval's half-width: an effect (or a",
+      "gap to the claim) smaller than it is not resolved at this replicate count; 0: exact.",
       "Per-scenario JSON, CSV and figures in " + dir.string() + "/ (docs/validation.md)."};
   if (o.self_check)
     r.notes = {

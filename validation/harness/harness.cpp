@@ -74,6 +74,9 @@ std::vector<scenario> build_registry() {
       const auto start = std::chrono::steady_clock::now();
       scenario_result r = run(c);
       r.seed = c.seed;
+      if (std::isnan(r.resolution) && std::isfinite(r.estimate_lo) &&
+          std::isfinite(r.estimate_hi))
+        r.resolution = (r.estimate_hi - r.estimate_lo) / 2;
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return r;
     };
@@ -168,6 +171,7 @@ nlohmann::json to_json(const scenario_result& r) {
           {"estimate", number(r.estimate)},
           {"estimate_lo", number(r.estimate_lo)},
           {"estimate_hi", number(r.estimate_hi)},
+          {"resolution", number(r.resolution)},
           {"confidence", r.confidence},
           {"tightness", number(r.tightness)},
           {"seed", r.seed},
@@ -197,6 +201,7 @@ scenario_result result_from_json(const nlohmann::json& j) {
   r.estimate_lo = number_of(j.value("estimate_lo", nlohmann::json(nullptr)));
   r.estimate_hi = number_of(j.value("estimate_hi", nlohmann::json(nullptr)));
   r.tightness = number_of(j.value("tightness", nlohmann::json(nullptr)));
+  r.resolution = number_of(j.value("resolution", nlohmann::json(nullptr)));
   r.confidence = j.value("confidence", 0.95);
   r.seed = j.value("seed", std::uint64_t{0});
   r.replicates = j.value("replicates", std::uint64_t{0});

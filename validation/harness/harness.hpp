@@ -5,6 +5,7 @@
 //
 // A scenario may use every module (it computes the bound); the simulator it runs (dpkit::sim)
 // never sees the bound. How to add one: docs/validation.md.
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -63,6 +64,11 @@ struct scenario_result {
   double bound = 0;                         // its value from the theorem
   double estimate = 0;                      // Monte Carlo estimate
   double estimate_lo = 0, estimate_hi = 0;  // its confidence interval
+  /// The smallest effect on `quantity` this run resolves at its confidence and replicate
+  /// count: a difference from the claimed value smaller than this cannot be told from none.
+  /// Filled in by registry() as the interval's half-width unless the scenario sets it (0 for an
+  /// exact check; a scenario with several checks reports each one's in its notes).
+  double resolution = std::nan("");
   double confidence = 0.95;
   double tightness = 0;  // bound / estimate (1 = tight; > 1 loose for upper bounds)
   std::uint64_t seed = 0, replicates = 0;
