@@ -42,7 +42,7 @@ namespace {
 
 scenario_result privacy_last_iterate(const scenario_context& c) {
   const bool full = c.tier == tier::full;
-  // quick: d = 48 and 10 000 replicates per side resolve μ̂ to about ±3 % (the tightness column);
+  // quick: d = 64 and 10 000 replicates per side resolve μ̂ to about ±3 % (the tightness column);
   // full: d = 128 halves the HSGD approximation's O(1/d) error and 64 000 replicates its noise.
   const long long d = full ? 128 : 64;
   const std::uint64_t replicates = replicates_for(c, 10000, 64000);
