@@ -221,7 +221,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   // Student t for the n pairs (replicates) behind the paired differences and the slopes.
   const std::size_t pairs = column(0, 0).size();
   const double z = t_multiplier(normal_quantile(confidence), pairs),
-               z95 = t_multiplier(normal_quantile(0.975), pairs);
+               z95 = t_multiplier(normal_quantile(0.95), pairs);  // two-sided 95 %
 
   scenario_result r;
   r.id = "000-dplcgd-kan-horizon";
@@ -458,7 +458,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
   // Student t for the n pairs (replicates) behind the paired differences and the slopes.
   const std::size_t pairs = column(0, 0).size();
   const double z = t_multiplier(normal_quantile(confidence), pairs),
-               z95 = t_multiplier(normal_quantile(0.975), pairs);
+               z95 = t_multiplier(normal_quantile(0.95), pairs);  // two-sided 95 %
 
   scenario_result r;
   r.id = "000-dplcgd-kan-sample-size";
