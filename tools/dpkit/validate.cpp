@@ -353,7 +353,9 @@ void register_validate(CLI::App& app, int& exit_code) {
   sub->add_option("ids", o->ids, "Scenario ids (dpkit validate --list)");
   sub->add_flag("--all", o->all, "Run every scenario");
   sub->add_flag("--list", o->list, "List the scenarios and exit");
-  sub->add_option("--tier", o->tier, "quick: seconds, as in CI; full: paper-scale sample sizes")
+  sub->add_option("--tier", o->tier,
+                  "quick: seconds per scenario, about a minute for --all on 2 cores (as in CI); "
+                  "full: paper-scale sample sizes (minutes to hours per scenario)")
       ->check(CLI::IsMember({"quick", "full"}))
       ->capture_default_str();
   sub->add_option("--threads", o->threads,
