@@ -225,7 +225,8 @@ TEST_CASE("dpkit demo prints a budget table", "[cli]") {
 }
 
 TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cli]") {
-  const auto path = std::filesystem::temp_directory_path() / "dpkit_cli_output.csv";
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("dpkit_cli_output_" + std::to_string(getpid()) + ".csv");
   std::filesystem::remove(path);
   const auto r =
       dpkit_run("epsilon --mu 2 --delta 1e-6 --format csv --output '" + path.string() + "'");
@@ -233,10 +234,12 @@ TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cl
   CHECK(r.out.empty());
   CHECK_THAT(slurp(path),
              StartsWith("accountant,epsilon,kind,epsilon_lower,epsilon_upper,method\npld,"));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on threads", "[cli]") {
-  const auto dir = std::filesystem::temp_directory_path() / "dpkit_validate_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dpkit_validate_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   // The self-checks: each scenario audits its named wrong claim (--list shows it in words) and
   // must reject it with its own data. One scenario per family and per verdict rule here (the
@@ -303,6 +306,7 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
       dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() + "' --out fig.pdf");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("must end in .svg or .png"));
+  std::filesystem::remove_all(dir);
 }
 
 // The seed 002 W1 construction under NoisyGD from x0 = 0 (quadratic f_i = (m/2)|x|^2, n

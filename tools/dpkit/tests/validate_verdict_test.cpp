@@ -1,6 +1,8 @@
 // The refuted verdict and the reviewed list of expected refutations (docs/validation.md,
 // "Verdicts"; docs/findings.md): which results fail the scoreboard, and that the listed
 // refutations reproduce through the command line.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -65,7 +67,8 @@ TEST_CASE("scoreboard judgement: violated, unexpected and vanished refutations f
 
 TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as refuted",
           "[cli]") {
-  const auto dir = std::filesystem::temp_directory_path() / "dpkit_validate_refuted_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dpkit_validate_refuted_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   const std::string ids = "003-lemma9-false 003-thm3-tail-L";
   const auto j = dpkit_run("validate " + ids + " --no-figures --format json --out '" +
