@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # dpkit set-up in one command (Debian bookworm; run as root, or with sudo available).
 #
-#   tools/bootstrap.sh demo   install what is missing, build the release preset, run `dpkit demo`
-#   tools/bootstrap.sh test   install what is missing, build with tests, run the whole suite (ctest)
+#   tools/bootstrap.sh demo   install what is missing, build the release preset, make
+#                             `import dpkit` work, run `dpkit demo`
+#   tools/bootstrap.sh test   install what is missing, build with tests, make `import dpkit`
+#                             work, run the whole suite (ctest, pytest included)
+#
+# `import dpkit`: the build assembles the Python package in build/<preset>/python; a dpkit.pth
+# file in Debian's python3 site directory (/usr/local/lib/python3.X/dist-packages as root, the
+# user site otherwise) puts it on sys.path. Where `python3` on PATH is another CPython of the
+# same version (pyenv), a dpkit.pth in its site directory adds the package and Debian's
+# dist-packages (numpy) to it too. `pip install .` is the alternative (docs/python.md).
 #
 # Only packages that are not installed yet are installed (apt-get). With CI set in the
 # environment, the test build uses the `ci` preset (-Werror). Set DPKIT_JOBS to limit the
@@ -26,7 +34,14 @@ packages=(
   libfftw3-dev librandom123-dev
   libopenmpi-dev openmpi-bin
   gnuplot-nox libbenchmark-dev python3-mpmath python3-numpy
+  python3-dev pybind11-dev
 )
+# Only the test suite needs these: pytest, and PyTorch with the Fashion-MNIST dataset for the
+# smoke test of examples/fashion_mnist_dpsgd.py.
+if [[ "$mode" == test ]]; then
+  packages+=(python3-pytest python3-venv python3-wheel python3-setuptools
+             python3-torch dataset-fashion-mnist)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -55,9 +70,40 @@ fi
 jobs=()
 if [[ -n "${DPKIT_JOBS:-}" ]]; then jobs=(--parallel "$DPKIT_JOBS"); fi
 
+# Puts build/<preset>/python on the path of Debian's python3 (and of a same-version python3
+# earlier in PATH) with a dpkit.pth file, so that `python3 -c "import dpkit"` works.
+link_python_package() {
+  local pkg="$root/build/$1/python"
+  local debian=/usr/bin/python3 site
+  if [[ $(id -u) -eq 0 ]]; then
+    site=$("$debian" -c 'import site; print(site.getsitepackages()[0])')
+  else
+    site=$("$debian" -m site --user-site)
+  fi
+  mkdir -p "$site"
+  printf '%s\n' "$pkg" > "$site/dpkit.pth"
+  echo "bootstrap: import dpkit: $site/dpkit.pth -> $pkg" >&2
+  local other
+  other=$(command -v python3 || true)
+  if [[ -n "$other" && "$other" != "$debian" ]] && ! "$other" -c 'import dpkit' 2>/dev/null; then
+    local same
+    same=$("$other" -c 'import sys, sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null || true)
+    if [[ "$same" == "$("$debian" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" ]]; then
+      local osite
+      osite=$("$other" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+      if mkdir -p "$osite" 2>/dev/null && printf '%s\n%s\n' "$pkg" /usr/lib/python3/dist-packages > "$osite/dpkit.pth" 2>/dev/null; then
+        echo "bootstrap: import dpkit: also for $other ($osite/dpkit.pth)" >&2
+      fi
+    else
+      echo "bootstrap: note: $other is not ABI-compatible with Debian's python3; use /usr/bin/python3 (or pip install . into a venv of it)" >&2
+    fi
+  fi
+}
+
 if [[ "$mode" == demo ]]; then
   cmake --preset release
   cmake --build --preset release "${jobs[@]}"
+  link_python_package release
   exec build/release/tools/dpkit/dpkit demo
 fi
 
@@ -65,4 +111,5 @@ preset=test
 if [[ -n "${CI:-}" ]]; then preset=ci; fi
 cmake --preset "$preset"
 cmake --build --preset "$preset" "${jobs[@]}"
+link_python_package "$preset"
 ctest --preset "$preset" "${jobs[@]}"

@@ -1,0 +1,60 @@
+"""dpkit — certified privacy accounting for DP training, from Python.
+
+The accountants answer "what (ε, δ) does my training run have?" with honest labels: the PLD
+accountant (default) returns a certified bracket ``lower ≤ ε ≤ upper``; ``float(result)`` is
+the certified upper bound.
+
+>>> import dpkit
+>>> r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=10_000)
+>>> print(r)            # ε ≤ 6.18780 (certified bracket [6.18410, 6.18780]) ...
+>>> dpkit.calibrate_noise(2.0, 1e-5, batch_size=256, dataset_size=60_000, epochs=10)
+
+Functions: :func:`epsilon`, :func:`delta`, :func:`calibrate_noise`, :func:`calibrate_steps`,
+:func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`rdp`. Drop-in layers:
+:mod:`dpkit.opacus` (Opacus's accountant interface) and :mod:`dpkit.dp_accounting` (Google
+dp_accounting's events and accountants). Theory modules: :mod:`dpkit.shifted`,
+:mod:`dpkit.volterra`, :mod:`dpkit.hsgd`, :mod:`dpkit.correlated`. Documentation:
+docs/python.md in the repository.
+"""
+
+from ._dpkit import __git_hash__, __version__
+from ._core import (ACCOUNTANTS, SAMPLING_SCHEMES, Phase, calibrate_noise, calibrate_steps,
+                    delta, delta_curve, epsilon, epsilon_curve, rdp, tradeoff)
+from ._results import (DeltaCurve, EpsilonCurve, NoCertifiedValueError, NoiseCalibration,
+                       PrivacyResult, StepsCalibration, TradeoffCurve)
+
+__all__ = [
+    "__version__",
+    "Phase",
+    "epsilon",
+    "delta",
+    "calibrate_noise",
+    "calibrate_steps",
+    "epsilon_curve",
+    "delta_curve",
+    "tradeoff",
+    "rdp",
+    "PrivacyResult",
+    "NoiseCalibration",
+    "StepsCalibration",
+    "EpsilonCurve",
+    "DeltaCurve",
+    "TradeoffCurve",
+    "NoCertifiedValueError",
+    "ACCOUNTANTS",
+    "SAMPLING_SCHEMES",
+]
+
+_SUBMODULES = ("opacus", "dp_accounting", "shifted", "volterra", "hsgd", "correlated")
+
+
+def __getattr__(name: str):
+    # Submodules load on first use (dpkit.opacus, ...), keeping `import dpkit` fast.
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'dpkit' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_SUBMODULES))

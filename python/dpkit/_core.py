@@ -1,0 +1,553 @@
+"""The functional accounting API: ε, δ, calibration and curves of a DP-SGD training run.
+
+A run is given in one of three ways (keyword arguments, never defaults for the run itself):
+
+* ``noise_multiplier, sample_rate, steps`` — the accountants' own units;
+* ``noise_multiplier, batch_size, dataset_size, epochs`` — a training loop's units:
+  sample_rate = batch_size / dataset_size and steps = ⌈epochs · dataset_size / batch_size⌉ (as
+  TensorFlow Privacy's ``compute_dp_sgd_privacy``; rounding up never understates ε).
+  ``sample_rate`` with ``epochs``, or ``batch_size`` and ``dataset_size`` with ``steps``, work too;
+* ``phases=[Phase(...), ...]`` — a heterogeneous run, each phase with its own σ, q, steps and
+  sampling scheme.
+
+``sampling`` is ``"poisson"`` (each example joins a batch independently with probability q;
+add/remove neighbours, the worse direction is reported) or ``"without-replacement"``
+(fixed-size batches; replace-one neighbours).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _dpkit
+from ._results import (DeltaCurve, EpsilonCurve, NoiseCalibration, PrivacyResult,
+                       StepsCalibration, TradeoffCurve, _user_message)
+
+__all__ = [
+    "Phase",
+    "epsilon",
+    "delta",
+    "calibrate_noise",
+    "calibrate_steps",
+    "epsilon_curve",
+    "delta_curve",
+    "tradeoff",
+    "rdp",
+    "ACCOUNTANTS",
+    "SAMPLING_SCHEMES",
+]
+
+ACCOUNTANTS = ("pld", "rdp", "clt")
+SAMPLING_SCHEMES = ("poisson", "without-replacement")
+
+Number = Union[int, float]
+
+
+def _bad(name: str, value: Any, constraint: str) -> ValueError:
+    return ValueError(f"{name} is {value!r}, but must be {constraint}")
+
+
+def _real(name: str, value: Any, ok, constraint: str) -> float:
+    """value as a finite float satisfying ok, else ValueError naming the argument."""
+    if isinstance(value, bool):
+        raise _bad(name, value, constraint)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise _bad(name, value, constraint) from None
+    if not (math.isfinite(x) and ok(x)):
+        raise _bad(name, value, constraint)
+    return x
+
+
+def _integer(name: str, value: Any, lo: int, constraint: str) -> int:
+    if isinstance(value, bool):
+        raise _bad(name, value, constraint)
+    if isinstance(value, (float, np.floating)):
+        if not (math.isfinite(value) and float(value).is_integer()):
+            raise _bad(name, value, constraint)
+    try:
+        i = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise _bad(name, value, constraint) from None
+    if i < lo:
+        raise _bad(name, value, constraint)
+    return i
+
+
+def _sampling(value: Any) -> str:
+    s = str(value).replace("_", "-")
+    if s not in SAMPLING_SCHEMES:
+        raise _bad("sampling", value, "'poisson' or 'without-replacement'")
+    return s
+
+
+def _accountant(value: Any, allowed: Sequence[str] = ACCOUNTANTS) -> str:
+    if value not in allowed:
+        raise _bad("accountant", value, " or ".join(repr(a) for a in allowed))
+    return str(value)
+
+
+def _delta_arg(value: Any, name: str = "delta") -> float:
+    # (0, 1) as the library: below ~1e-290 the PLD accountant's certified tail corrections
+    # swamp δ and its result says so (termination failure); closed forms go further.
+    return _real(name, value, lambda v: 0 < v < 1, "a number in (0, 1)")
+
+
+def _epsilon_arg(value: Any, name: str = "epsilon") -> float:
+    return _real(name, value, lambda v: v >= 0, "a finite number >= 0")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of a training run: ``steps`` noisy steps with noise multiplier σ
+    (noise standard deviation / clipping norm) and sampling rate q ∈ (0, 1].
+
+    ``sampling``: ``"poisson"`` or ``"without-replacement"`` (see the module docstring).
+    """
+
+    noise_multiplier: float
+    sample_rate: float
+    steps: int
+    sampling: str = "poisson"
+
+    def __post_init__(self) -> None:
+        _check_phase(self.noise_multiplier, self.sample_rate, self.steps, self.sampling)
+
+    def _tuple(self) -> Tuple[float, float, str, int]:
+        return (float(self.noise_multiplier), float(self.sample_rate), _sampling(self.sampling),
+                int(self.steps))
+
+
+def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
+    _real("noise_multiplier", sigma, lambda v: v > 0, "a finite number > 0")
+    _real("sample_rate", q, lambda v: 0 < v <= 1, "a number in (0, 1]")
+    _integer("steps", steps, 1, "an integer >= 1")
+    _sampling(sampling)
+
+
+def _steps_from_epochs(epochs: Any, sample_rate_fraction: Fraction) -> int:
+    e = _real("epochs", epochs, lambda v: v > 0, "a finite number > 0")
+    return max(1, math.ceil(Fraction(e) / sample_rate_fraction))
+
+
+def _resolve_run(noise_multiplier: Any = None,
+                 sample_rate: Any = None,
+                 steps: Any = None,
+                 *,
+                 batch_size: Any = None,
+                 dataset_size: Any = None,
+                 epochs: Any = None,
+                 sampling: Any = "poisson",
+                 phases: Optional[Iterable[Phase]] = None,
+                 need_sigma: bool = True,
+                 need_steps: bool = True) -> Tuple[List[Tuple[float, float, str, int]], Dict[str, Any]]:
+    """The run as a list of phase tuples, and the units it was given in (for reporting)."""
+    units: Dict[str, Any] = {}
+    if phases is not None:
+        given = [n for n, v in (("noise_multiplier", noise_multiplier), ("sample_rate", sample_rate),
+                                ("steps", steps), ("batch_size", batch_size),
+                                ("dataset_size", dataset_size), ("epochs", epochs)) if v is not None]
+        if given:
+            raise ValueError(f"{given[0]} must not be given together with phases (each phase "
+                             f"has its own)")
+        out = []
+        for i, p in enumerate(phases):
+            if not isinstance(p, Phase):
+                if isinstance(p, dict):
+                    p = Phase(**p)
+                else:
+                    try:
+                        p = Phase(*p)
+                    except TypeError:
+                        raise ValueError(f"phases[{i}] is {p!r}, but must be a dpkit.Phase, a dict "
+                                         f"or a (noise_multiplier, sample_rate, steps[, sampling]) "
+                                         f"tuple") from None
+            out.append(p._tuple())
+        if not out:
+            raise ValueError("phases is empty, but must hold at least one phase")
+        return out, units
+
+    sampling = _sampling(sampling)
+    if need_sigma:
+        if noise_multiplier is None:
+            raise ValueError("noise_multiplier is required (noise standard deviation / clipping "
+                             "norm)")
+        sigma = _real("noise_multiplier", noise_multiplier, lambda v: v > 0, "a finite number > 0")
+    else:
+        sigma = 1.0 if noise_multiplier is None else _real(
+            "noise_multiplier", noise_multiplier, lambda v: v > 0, "a finite number > 0")
+
+    if sample_rate is not None:
+        if batch_size is not None or dataset_size is not None:
+            raise ValueError("sample_rate must not be given together with batch_size and "
+                             "dataset_size (it is batch_size / dataset_size)")
+        q = _real("sample_rate", sample_rate, lambda v: 0 < v <= 1, "a number in (0, 1]")
+        q_frac = Fraction(q)
+    elif batch_size is not None or dataset_size is not None:
+        if batch_size is None or dataset_size is None:
+            missing = "batch_size" if batch_size is None else "dataset_size"
+            raise ValueError(f"{missing} is required with "
+                             f"{'dataset_size' if batch_size is None else 'batch_size'}")
+        n = _integer("dataset_size", dataset_size, 1, "an integer >= 1")
+        b = _integer("batch_size", batch_size, 1, "an integer >= 1")
+        if b > n:
+            raise ValueError(f"batch_size is {b}, but must be at most dataset_size ({n})")
+        q = b / n
+        q_frac = Fraction(b, n)
+        units.update(batch_size=b, dataset_size=n)
+    else:
+        raise ValueError("sample_rate is required (or batch_size and dataset_size)")
+
+    if steps is not None and epochs is not None:
+        raise ValueError("steps must not be given together with epochs")
+    if steps is not None:
+        t = _integer("steps", steps, 1, "an integer >= 1")
+    elif epochs is not None:
+        t = _steps_from_epochs(epochs, q_frac)
+        units["epochs"] = float(epochs)
+    elif need_steps:
+        raise ValueError("steps is required (or epochs)")
+    else:
+        t = 1
+    units["sample_rate_fraction"] = q_frac
+    return [(sigma, q, sampling, t)], units
+
+
+def _options(relative_accuracy: Any, max_fft_size: Any) -> Dict[str, Any]:
+    o: Dict[str, Any] = {}
+    if relative_accuracy is not None:
+        o["relative_accuracy"] = _real("relative_accuracy", relative_accuracy,
+                                       lambda v: 1e-8 <= v < 1, "a number in [1e-8, 1)")
+    if max_fft_size is not None:
+        o["max_fft_size"] = _integer("max_fft_size", max_fft_size, 1024, "an integer >= 1024")
+    return o
+
+
+def _gaussian_mu(value: Any) -> float:
+    return _real("gaussian_mu", value, lambda v: v >= 0, "a finite number >= 0")
+
+
+def _call(fn, *args):
+    """Call the extension; the library's own argument errors become one-line ValueErrors."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        raise ValueError(_user_message(str(e))) from None
+
+
+def epsilon(delta: float,
+            noise_multiplier: Optional[float] = None,
+            sample_rate: Optional[float] = None,
+            steps: Optional[int] = None,
+            *,
+            batch_size: Optional[int] = None,
+            dataset_size: Optional[int] = None,
+            epochs: Optional[float] = None,
+            sampling: str = "poisson",
+            phases: Optional[Iterable[Phase]] = None,
+            gaussian_mu: float = 0.0,
+            accountant: str = "pld",
+            relative_accuracy: Optional[float] = None,
+            max_fft_size: Optional[int] = None) -> PrivacyResult:
+    """The smallest ε such that the run is (ε, δ)-DP, as a labelled result.
+
+    Args:
+        delta: δ ∈ (0, 1).
+        noise_multiplier: σ = noise standard deviation / clipping norm (> 0).
+        sample_rate: q ∈ (0, 1], the probability an example joins a batch (Poisson) or the
+            batch fraction (without replacement).
+        steps: number of noisy steps (≥ 1).
+        batch_size, dataset_size, epochs: the same run in a training loop's units (module doc).
+        sampling: ``"poisson"`` or ``"without-replacement"``.
+        phases: a heterogeneous run, a list of :class:`Phase` (instead of the above).
+        gaussian_mu: an extra μ-GDP mechanism composed with the run (0: none).
+        accountant: ``"pld"`` (certified bracket, default), ``"rdp"`` (Rényi DP upper bound) or
+            ``"clt"`` (Gaussian-DP CLT: an approximation).
+        relative_accuracy: PLD only, target (upper − lower)/upper (default 1e-3).
+        max_fft_size: PLD only, the largest FFT in points (default 2**24, ≈ 0.7 GiB).
+
+    Returns:
+        :class:`PrivacyResult` with quantity ``"epsilon"``; ``float()`` of it is the certified
+        upper bound. PLD: ``lower ≤ ε_exact ≤ upper``.
+
+    Example:
+        >>> r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=10000)
+        >>> float(r), r.lower   # (6.1878..., 6.1841...)
+    """
+    d = _delta_arg(delta)
+    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases)
+    a = _accountant(accountant)
+    res = _call(_dpkit.epsilon, run, _gaussian_mu(gaussian_mu), d, a,
+                _options(relative_accuracy, max_fft_size))
+    return PrivacyResult._from_dict(res, "epsilon", d)
+
+
+def delta(epsilon: float,
+          noise_multiplier: Optional[float] = None,
+          sample_rate: Optional[float] = None,
+          steps: Optional[int] = None,
+          *,
+          batch_size: Optional[int] = None,
+          dataset_size: Optional[int] = None,
+          epochs: Optional[float] = None,
+          sampling: str = "poisson",
+          phases: Optional[Iterable[Phase]] = None,
+          gaussian_mu: float = 0.0,
+          accountant: str = "pld",
+          relative_accuracy: Optional[float] = None,
+          max_fft_size: Optional[int] = None) -> PrivacyResult:
+    """The smallest δ such that the run is (ε, δ)-DP, as a labelled result.
+
+    Same run arguments as :func:`epsilon`; ``epsilon`` ≥ 0. ``log_value`` holds log δ (finite
+    where δ underflows). PLD: ``lower ≤ δ_exact ≤ upper``.
+    """
+    e = _epsilon_arg(epsilon)
+    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases)
+    a = _accountant(accountant)
+    res = _call(_dpkit.delta, run, _gaussian_mu(gaussian_mu), e, a,
+                _options(relative_accuracy, max_fft_size))
+    return PrivacyResult._from_dict(res, "delta", e)
+
+
+def calibrate_noise(target_epsilon: float,
+                    delta: float,
+                    sample_rate: Optional[float] = None,
+                    steps: Optional[int] = None,
+                    *,
+                    batch_size: Optional[int] = None,
+                    dataset_size: Optional[int] = None,
+                    epochs: Optional[float] = None,
+                    sampling: str = "poisson",
+                    phases: Optional[Iterable[Phase]] = None,
+                    gaussian_mu: float = 0.0,
+                    accountant: str = "pld",
+                    relative_tolerance: float = 1e-3,
+                    relative_accuracy: Optional[float] = None,
+                    max_fft_size: Optional[int] = None) -> NoiseCalibration:
+    """The smallest noise multiplier σ (common to all phases) whose certified ε at δ is at most
+    ``target_epsilon``.
+
+    The search stops when its bracket on σ is ``relative_tolerance`` narrow; the returned
+    ``noise_multiplier`` is the bracket's safe end (the budget holds there, certified for PLD)
+    and ``noise_multiplier_lower`` the other (the budget is exceeded there). With ``phases``
+    the phases' own σ are replaced.
+    """
+    t = _real("target_epsilon", target_epsilon, lambda v: v > 0, "a finite number > 0")
+    d = _delta_arg(delta)
+    run, _ = _resolve_run(None, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases, need_sigma=False)
+    a = _accountant(accountant)
+    tol = _real("relative_tolerance", relative_tolerance, lambda v: 1e-9 <= v < 1,
+                "a number in [1e-9, 1)")
+    res = _call(_dpkit.calibrate_noise, run, _gaussian_mu(gaussian_mu), t, d, a, tol,
+                _options(relative_accuracy, max_fft_size))
+    return NoiseCalibration(
+        noise_multiplier=float(res["noise_multiplier"]),
+        noise_multiplier_lower=float(res["noise_multiplier_lower"]),
+        epsilon=PrivacyResult._from_dict(res["estimate"], "epsilon", d),
+        termination=str(res["termination"]),
+        message=_user_message(str(res["message"])))
+
+
+def calibrate_steps(target_epsilon: float,
+                    delta: float,
+                    noise_multiplier: Optional[float] = None,
+                    sample_rate: Optional[float] = None,
+                    *,
+                    max_steps: Optional[int] = None,
+                    max_epochs: Optional[float] = None,
+                    batch_size: Optional[int] = None,
+                    dataset_size: Optional[int] = None,
+                    sampling: str = "poisson",
+                    phases: Optional[Iterable[Phase]] = None,
+                    gaussian_mu: float = 0.0,
+                    accountant: str = "pld",
+                    relative_accuracy: Optional[float] = None,
+                    max_fft_size: Optional[int] = None) -> StepsCalibration:
+    """The largest number of steps (of the last phase) whose certified ε at δ is within
+    ``target_epsilon``, searched up to ``max_steps`` (or ``max_epochs``; default 10**7 steps).
+
+    With ``phases``, the earlier phases are kept and the last phase's steps are searched.
+    """
+    t = _real("target_epsilon", target_epsilon, lambda v: v > 0, "a finite number > 0")
+    d = _delta_arg(delta)
+    if max_steps is not None and max_epochs is not None:
+        raise ValueError("max_steps must not be given together with max_epochs")
+    run, units = _resolve_run(noise_multiplier, sample_rate, None, batch_size=batch_size,
+                              dataset_size=dataset_size, sampling=sampling, phases=phases,
+                              need_steps=False)
+    if max_epochs is not None:
+        if "sample_rate_fraction" not in units:
+            raise ValueError("max_epochs needs sample_rate or batch_size and dataset_size "
+                             "(use max_steps with phases)")
+        cap = _steps_from_epochs(max_epochs, units["sample_rate_fraction"])
+    elif max_steps is not None:
+        cap = _integer("max_steps", max_steps, 1, "an integer >= 1")
+    else:
+        cap = 10_000_000
+    a = _accountant(accountant)
+    res = _call(_dpkit.calibrate_steps, run, _gaussian_mu(gaussian_mu), t, d, cap, a,
+                _options(relative_accuracy, max_fft_size))
+    steps = int(res["steps"])
+    q = units.get("sample_rate_fraction")
+    epochs = float(steps * q) if (q is not None and ("batch_size" in units)) else math.nan
+    est = PrivacyResult._from_dict(res["estimate"], "epsilon", d) if "estimate" in res else None
+    return StepsCalibration(steps=steps, epochs=epochs, epsilon=est,
+                            termination=str(res["termination"]),
+                            message=_user_message(str(res["message"])))
+
+
+def epsilon_curve(delta: float,
+                  noise_multiplier: Optional[float] = None,
+                  sample_rate: Optional[float] = None,
+                  steps: Optional[Sequence[int]] = None,
+                  *,
+                  epochs: Optional[Sequence[float]] = None,
+                  batch_size: Optional[int] = None,
+                  dataset_size: Optional[int] = None,
+                  sampling: str = "poisson",
+                  phases: Optional[Iterable[Phase]] = None,
+                  gaussian_mu: float = 0.0,
+                  accountant: str = "pld",
+                  relative_accuracy: Optional[float] = None,
+                  max_fft_size: Optional[int] = None) -> EpsilonCurve:
+    """ε at δ after each number of steps in ``steps`` (or each of ``epochs``), as arrays.
+
+    Every point is its own certified evaluation (PLD: each starts from the previous point's
+    grid, so it needs one pass); ``upper`` is certified at every point. With ``phases``, the
+    last phase's steps vary and the earlier phases are kept. ``steps`` need not be sorted;
+    the curve comes back in the order given.
+    """
+    d = _delta_arg(delta)
+    if (steps is None) == (epochs is None):
+        raise ValueError("steps is required (an array of step counts), or epochs instead")
+    if phases is not None:
+        if epochs is not None:
+            raise ValueError("epochs must not be given together with phases (give steps)")
+        run, units = _resolve_run(phases=phases)
+    else:
+        run, units = _resolve_run(noise_multiplier, sample_rate, 1, batch_size=batch_size,
+                                  dataset_size=dataset_size, sampling=sampling)
+    if epochs is not None:
+        q = units["sample_rate_fraction"]
+        e_arr = np.atleast_1d(np.asarray(epochs, dtype=float))
+        s_list = [_steps_from_epochs(e, q) for e in e_arr]
+    else:
+        s_arr = np.atleast_1d(np.asarray(steps))
+        if s_arr.ndim != 1 or s_arr.size == 0:
+            raise ValueError("steps must be a non-empty one-dimensional array of integers >= 1")
+        s_list = [_integer("steps", s, 1, "integers >= 1") for s in s_arr.tolist()]
+    a = _accountant(accountant)
+    order = sorted(range(len(s_list)), key=lambda i: s_list[i])
+    res = _call(_dpkit.epsilon_curve, run, _gaussian_mu(gaussian_mu),
+                [s_list[i] for i in order], d, a, _options(relative_accuracy, max_fft_size))
+    inv = np.empty(len(order), dtype=int)
+    inv[np.asarray(order)] = np.arange(len(order))
+    return EpsilonCurve(
+        steps=np.asarray(s_list, dtype=np.int64),
+        value=np.asarray(res["value"])[inv],
+        lower=np.asarray(res["lower"])[inv],
+        upper=np.asarray(res["upper"])[inv],
+        kind=tuple(res["kind"][i] for i in inv),
+        termination=tuple(res["termination"][i] for i in inv),
+        delta=d, accountant=a, message=_user_message(str(res["message"])))
+
+
+def delta_curve(epsilons: Sequence[float],
+                noise_multiplier: Optional[float] = None,
+                sample_rate: Optional[float] = None,
+                steps: Optional[int] = None,
+                *,
+                batch_size: Optional[int] = None,
+                dataset_size: Optional[int] = None,
+                epochs: Optional[float] = None,
+                sampling: str = "poisson",
+                phases: Optional[Iterable[Phase]] = None,
+                gaussian_mu: float = 0.0,
+                relative_accuracy: Optional[float] = None,
+                max_fft_size: Optional[int] = None) -> DeltaCurve:
+    """Certified bounds on δ(ε) at every ε of ``epsilons`` (≥ 0, any order) from one PLD
+    composition. Accuracy is relative to the largest δ on the list."""
+    e = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if e.ndim != 1 or e.size == 0 or not np.all(np.isfinite(e)) or np.any(e < 0):
+        raise ValueError("epsilons must be a non-empty one-dimensional array of finite numbers "
+                         ">= 0")
+    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases)
+    order = np.argsort(e, kind="stable")
+    uniq, inverse = np.unique(e[order], return_inverse=True)
+    res = _call(_dpkit.delta_profile, run, _gaussian_mu(gaussian_mu), uniq,
+                _options(relative_accuracy, max_fft_size))
+    lo_sorted = np.asarray(res["lower"])[inverse]
+    up_sorted = np.asarray(res["upper"])[inverse]
+    lower = np.empty_like(e)
+    upper = np.empty_like(e)
+    lower[order] = lo_sorted
+    upper[order] = up_sorted
+    return DeltaCurve(epsilon=e, lower=lower, upper=upper, tight=bool(res["tight"]),
+                      termination=str(res["termination"]),
+                      message=_user_message(str(res["message"])))
+
+
+def tradeoff(alpha: Sequence[float],
+             noise_multiplier: Optional[float] = None,
+             sample_rate: Optional[float] = None,
+             steps: Optional[int] = None,
+             *,
+             batch_size: Optional[int] = None,
+             dataset_size: Optional[int] = None,
+             epochs: Optional[float] = None,
+             sampling: str = "poisson",
+             phases: Optional[Iterable[Phase]] = None,
+             gaussian_mu: float = 0.0,
+             relative_accuracy: Optional[float] = None,
+             max_fft_size: Optional[int] = None) -> TradeoffCurve:
+    """The run's tradeoff curve β(α) (f-DP) at each α ∈ [0, 1] of any array, certified from
+    both sides. α may go down to 1e-10 and below: ``1 − upper`` at small α bounds the power
+    (true-positive rate) of any membership-inference test at false-positive rate α."""
+    a = np.atleast_1d(np.asarray(alpha, dtype=float))
+    if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
+        raise ValueError("alpha must be a non-empty one-dimensional array of numbers in [0, 1]")
+    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases)
+    res = _call(_dpkit.tradeoff, run, _gaussian_mu(gaussian_mu), a,
+                _options(relative_accuracy, max_fft_size))
+    return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]), upper=np.asarray(res["upper"]),
+                         exact=bool(res["exact"]), method=str(res["method"]),
+                         termination=str(res["termination"]),
+                         message=_user_message(str(res["message"])))
+
+
+def rdp(orders: Sequence[float],
+        noise_multiplier: Optional[float] = None,
+        sample_rate: Optional[float] = None,
+        steps: Optional[int] = None,
+        *,
+        batch_size: Optional[int] = None,
+        dataset_size: Optional[int] = None,
+        epochs: Optional[float] = None,
+        sampling: str = "poisson",
+        phases: Optional[Iterable[Phase]] = None,
+        gaussian_mu: float = 0.0) -> np.ndarray:
+    """The run's Rényi DP ε(α) at each order α ∈ (1, 1e6] (an upper bound: exact for Poisson
+    and full-batch phases, Wang–Balle–Kasiviswanathan's bound without replacement)."""
+    o = np.atleast_1d(np.asarray(orders, dtype=float))
+    if o.ndim != 1 or o.size == 0 or not np.all((o > 1) & (o <= 1e6)):
+        raise ValueError("orders must be a non-empty one-dimensional array of numbers in (1, 1e6]")
+    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases)
+    return np.asarray(_call(_dpkit.rdp, run, _gaussian_mu(gaussian_mu), o))

@@ -1,0 +1,247 @@
+"""Result objects of the accounting API: a value together with what it certifies.
+
+Every privacy number carries a ``kind``:
+
+``upper-bound``
+    The true quantity is at most ``upper`` (for ε: the run is (ε, δ)-DP with ε = ``upper``).
+``lower-bound``
+    The true quantity is at least ``lower``.
+``estimate``
+    A statistical estimate with its own confidence statement.
+``approximation``
+    No guarantee in either direction (e.g. the Gaussian CLT).
+
+The PLD accountant returns a certified *bracket*: ``lower ≤ true value ≤ upper``, kind
+``upper-bound`` (``value == upper``). ``termination`` says how the computation ended
+(``converged``, ``max_iterations``: the bracket is valid but wider than asked, ``failure``: no
+value); ``message`` says why when it is not ``converged``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+__all__ = [
+    "PrivacyResult",
+    "NoiseCalibration",
+    "StepsCalibration",
+    "EpsilonCurve",
+    "DeltaCurve",
+    "TradeoffCurve",
+    "NoCertifiedValueError",
+]
+
+
+class NoCertifiedValueError(ValueError):
+    """Raised by ``float(result)`` when the result certifies no upper value (an approximation,
+    or a failed computation)."""
+
+
+def _fmt(x: float) -> str:
+    return "nan" if x != x else f"{x:.10g}"
+
+
+@dataclass(frozen=True)
+class PrivacyResult:
+    """One accountant's answer: ε at a given δ (``quantity == "epsilon"``) or δ at a given ε.
+
+    Attributes:
+        quantity: ``"epsilon"`` or ``"delta"``.
+        value: the reported number: the certified upper bound for bounds, the approximation
+            for ``kind == "approximation"``. NaN when the computation failed.
+        lower: a certified lower bound on the exact value where one exists (PLD), else NaN.
+        upper: a certified upper bound (== value for bounds), NaN for approximations.
+        kind: ``upper-bound``, ``lower-bound``, ``estimate`` or ``approximation``.
+        accountant: ``pld``, ``rdp`` or ``clt``.
+        method: how it was computed (grid, FFT size, RDP order and conversion, ...).
+        tight: the value is exact for this mechanism (runs of Gaussian mechanisms).
+        termination: ``converged``, ``max_iterations`` or ``failure``.
+        message: why the computation did not converge (empty when it did).
+        at: the δ (for ε) or ε (for δ) the question was asked at.
+        log_value: log δ for δ queries (finite where δ underflows), else NaN.
+        details: accountant diagnostics (PLD: grid_spacing, fft_size, passes; evaluations).
+
+    ``float(result)`` is the certified upper value; it raises :class:`NoCertifiedValueError`
+    for approximations and failures instead of returning a number that certifies nothing.
+    """
+
+    quantity: str
+    value: float
+    lower: float
+    upper: float
+    kind: str
+    accountant: str
+    method: str
+    tight: bool
+    termination: str
+    message: str
+    at: float
+    log_value: float = math.nan
+    details: Dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def _from_dict(cls, d: Dict[str, Any], quantity: str, at: float) -> "PrivacyResult":
+        details = {k: d[k] for k in ("grid_spacing", "fft_size", "passes", "evaluations") if k in d}
+        return cls(
+            quantity=quantity,
+            value=float(d["value"]),
+            lower=float(d["lower"]),
+            upper=float(d["upper"]),
+            kind=str(d["kind"]),
+            accountant=str(d["accountant"]),
+            method=str(d["method"]),
+            tight=bool(d["tight"]),
+            termination=str(d["termination"]),
+            message=_user_message(str(d["message"])),
+            at=float(at),
+            log_value=float(d.get("log_value", math.nan)),
+            details=details,
+        )
+
+    @property
+    def converged(self) -> bool:
+        """True when the requested accuracy was met."""
+        return self.termination == "converged"
+
+    @property
+    def certified(self) -> bool:
+        """True when ``upper`` is a certified upper bound (finite)."""
+        return self.kind == "upper-bound" and math.isfinite(self.upper)
+
+    def __float__(self) -> float:
+        if self.certified:
+            return float(self.upper)
+        if self.kind == "approximation":
+            raise NoCertifiedValueError(
+                f"the {self.accountant} {self.quantity} is an approximation with no guarantee "
+                f"in either direction; read .value for it, or use accountant='pld' for a "
+                f"certified bound")
+        raise NoCertifiedValueError(
+            f"no certified {self.quantity}: {self.message or 'the computation failed'}")
+
+    def __str__(self) -> str:
+        sym = "ε" if self.quantity == "epsilon" else "δ"
+        at = ("δ" if self.quantity == "epsilon" else "ε") + f" = {self.at:g}"
+        if self.kind == "upper-bound" and math.isfinite(self.lower):
+            body = f"{sym} ≤ {_fmt(self.upper)} (certified bracket [{_fmt(self.lower)}, {_fmt(self.upper)}])"
+        elif self.kind == "upper-bound":
+            body = f"{sym} ≤ {_fmt(self.upper)} (upper bound)"
+        else:
+            body = f"{sym} ≈ {_fmt(self.value)} ({self.kind})"
+        s = f"{body} at {at}, {self.accountant}: {self.method}"
+        if self.termination != "converged":
+            s += f" [{self.termination}: {self.message}]"
+        return s
+
+
+@dataclass(frozen=True)
+class NoiseCalibration:
+    """The smallest noise multiplier meeting a budget (``float(c)`` is it).
+
+    Attributes:
+        noise_multiplier: the budget holds here (certified for PLD): the safe end of the search.
+        noise_multiplier_lower: the other end of the final bracket; the budget is exceeded there.
+        epsilon: the accountant's answer at ``noise_multiplier`` (≤ the target).
+        termination, message: how the search ended.
+    """
+
+    noise_multiplier: float
+    noise_multiplier_lower: float
+    epsilon: PrivacyResult
+    termination: str
+    message: str
+
+    def __float__(self) -> float:
+        if not math.isfinite(self.noise_multiplier):
+            raise NoCertifiedValueError(f"no noise multiplier found: {self.message}")
+        return float(self.noise_multiplier)
+
+    def __str__(self) -> str:
+        return (f"noise_multiplier = {_fmt(self.noise_multiplier)} (the budget is exceeded at "
+                f"{_fmt(self.noise_multiplier_lower)}); {self.epsilon}")
+
+
+@dataclass(frozen=True)
+class StepsCalibration:
+    """The largest number of steps within a budget (``int(c)`` is it; 0: not even one step).
+
+    Attributes:
+        steps: the largest number of steps of the last phase whose certified ε is within the
+            target.
+        epochs: ``steps`` in epochs when the run was given with dataset_size and batch_size
+            (``steps · batch_size / dataset_size``), else NaN.
+        epsilon: the accountant's answer at ``steps`` (None when steps == 0).
+    """
+
+    steps: int
+    epochs: float
+    epsilon: Optional[PrivacyResult]
+    termination: str
+    message: str
+
+    def __int__(self) -> int:
+        return int(self.steps)
+
+
+@dataclass(frozen=True)
+class EpsilonCurve:
+    """ε against the number of steps, as numpy arrays of equal length.
+
+    ``upper`` holds certified upper bounds (NaN for approximations), ``lower`` certified lower
+    bounds where the accountant gives them (PLD), ``value`` what each point reports; ``kind``
+    and ``termination`` are per point.
+    """
+
+    steps: np.ndarray
+    value: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    kind: tuple
+    termination: tuple
+    delta: float
+    accountant: str
+    message: str
+
+
+@dataclass(frozen=True)
+class DeltaCurve:
+    """Certified bounds on the privacy profile δ(ε) at each ε (PLD, one composition):
+    ``lower[i] ≤ δ(epsilon[i]) ≤ upper[i]``; ``tight`` when exact (Gaussian runs)."""
+
+    epsilon: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    tight: bool
+    termination: str
+    message: str
+
+
+@dataclass(frozen=True)
+class TradeoffCurve:
+    """The run's tradeoff curve (f-DP) at each α: ``lower[i] ≤ β(alpha[i]) ≤ upper[i]``.
+
+    ``lower`` is the f-DP guarantee (every test at type I error α has type II error at least
+    this); ``upper`` says no guarantee better than it holds. ``exact``: closed form.
+    """
+
+    alpha: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    exact: bool
+    method: str
+    termination: str
+    message: str
+
+
+def _user_message(message: str) -> str:
+    """The library's message without its leading ``function: `` (as the CLI prints it)."""
+    i = 0
+    while i < len(message) and (message[i].islower() or message[i].isdigit() or message[i] in "_:"):
+        i += 1
+    if 0 < i and i + 1 < len(message) and message[i - 1:i + 1] == ": ":
+        return message[i + 1:]
+    return message

@@ -1,0 +1,332 @@
+// Python bindings: the accountants (dpkit/accounting), as plain functions over a run given as a
+// list of phases. Results come back as dicts; dpkit/_results.py turns them into the labelled
+// result objects users see. Argument checking with user-facing names happens in the Python
+// layer; what the library still rejects arrives as ValueError (std::domain_error and
+// std::invalid_argument are mapped by pybind11) with the library's message.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bindings.hpp"
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/clt.hpp"
+#include "dpkit/accounting/pld_accountant.hpp"
+#include "dpkit/accounting/rdp_accountant.hpp"
+#include "dpkit/accounting/run_tradeoff.hpp"
+#include "dpkit/accounting/training_run.hpp"
+#include "dpkit/divergence/rdp.hpp"
+
+namespace py = pybind11;
+namespace acc = dpkit::accounting;
+
+namespace dpkit::python {
+
+acc::sampling_scheme parse_sampling(const std::string& s) {
+  if (s == "poisson") return acc::sampling_scheme::poisson;
+  if (s == "without-replacement" || s == "without_replacement")
+    return acc::sampling_scheme::without_replacement;
+  throw std::invalid_argument("sampling: must be 'poisson' or 'without-replacement', got '" + s +
+                              "'");
+}
+
+acc::accountant_type parse_accountant(const std::string& s) {
+  if (s == "pld") return acc::accountant_type::pld;
+  if (s == "rdp") return acc::accountant_type::rdp;
+  if (s == "clt") return acc::accountant_type::clt;
+  throw std::invalid_argument("accountant: must be 'pld', 'rdp' or 'clt', got '" + s + "'");
+}
+
+acc::training_run make_run(const std::vector<phase_tuple>& phases, double gaussian_mu) {
+  acc::training_run run;
+  run.gaussian_mu = gaussian_mu;
+  for (const auto& [sigma, q, scheme, steps] : phases)
+    run.phases.push_back({sigma, q, parse_sampling(scheme), steps});
+  run.validate("dpkit");
+  return run;
+}
+
+acc::pld_options make_pld_options(const py::dict& o) {
+  acc::pld_options p;
+  if (o.contains("relative_accuracy")) p.relative_accuracy = o["relative_accuracy"].cast<double>();
+  if (o.contains("max_fft_size")) p.max_fft_size = o["max_fft_size"].cast<std::size_t>();
+  if (o.contains("grid_spacing")) p.grid_spacing = o["grid_spacing"].cast<double>();
+  if (o.contains("initial_grid_spacing"))
+    p.initial_grid_spacing = o["initial_grid_spacing"].cast<double>();
+  p.validate("dpkit");
+  return p;
+}
+
+py::dict status_dict(const solver_status& s) {
+  py::dict d;
+  d["termination"] = std::string(to_string(s.termination));
+  d["message"] = s.message;
+  d["evaluations"] = s.evaluations;
+  return d;
+}
+
+namespace {
+
+py::dict estimate_dict(const acc::privacy_estimate& e) {
+  py::dict d = status_dict(e);
+  d["accountant"] = std::string(acc::to_string(e.accountant));
+  d["value"] = e.value;
+  d["lower"] = e.lower;
+  d["upper"] = e.upper;
+  d["kind"] = std::string(to_string(e.kind));
+  d["tight"] = e.tight;
+  d["method"] = e.method;
+  d["log_value"] = e.log_value;
+  if (e.accountant == acc::accountant_type::pld && e.pld.passes > 0) {
+    d["grid_spacing"] = e.pld.grid_spacing;
+    d["fft_size"] = e.pld.fft_size;
+    d["passes"] = e.pld.passes;
+  }
+  return d;
+}
+
+py::dict epsilon(const std::vector<phase_tuple>& phases, double gaussian_mu, double delta,
+                 const std::string& accountant, const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::pld_options o = make_pld_options(options);
+  const acc::accountant_type a = parse_accountant(accountant);
+  acc::privacy_estimate e;
+  {
+    py::gil_scoped_release release;
+    e = acc::estimate_epsilon(run, delta, a, o);
+  }
+  return estimate_dict(e);
+}
+
+py::dict delta(const std::vector<phase_tuple>& phases, double gaussian_mu, double eps,
+               const std::string& accountant, const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::pld_options o = make_pld_options(options);
+  const acc::accountant_type a = parse_accountant(accountant);
+  acc::privacy_estimate e;
+  {
+    py::gil_scoped_release release;
+    e = acc::estimate_delta(run, eps, a, o);
+  }
+  return estimate_dict(e);
+}
+
+py::dict calibrate_noise(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                         double target_epsilon, double delta, const std::string& accountant,
+                         double relative_tolerance, const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  acc::calibration_options c;
+  c.accountant = parse_accountant(accountant);
+  c.pld = make_pld_options(options);
+  c.relative_tolerance = relative_tolerance;
+  acc::noise_calibration r;
+  {
+    py::gil_scoped_release release;
+    r = acc::calibrate_noise_multiplier(run, target_epsilon, delta, c);
+  }
+  py::dict d = status_dict(r);
+  d["noise_multiplier"] = r.noise_multiplier;
+  d["noise_multiplier_lower"] = r.noise_multiplier_lower;
+  d["estimate"] = estimate_dict(r.estimate);
+  return d;
+}
+
+py::dict calibrate_steps(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                         double target_epsilon, double delta, long long max_steps,
+                         const std::string& accountant, const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  acc::calibration_options c;
+  c.accountant = parse_accountant(accountant);
+  c.pld = make_pld_options(options);
+  acc::steps_calibration r;
+  {
+    py::gil_scoped_release release;
+    r = acc::calibrate_steps(run, target_epsilon, delta, max_steps, c);
+  }
+  py::dict d = status_dict(r);
+  d["steps"] = r.steps;
+  if (r.steps >= 1) d["estimate"] = estimate_dict(r.estimate);
+  return d;
+}
+
+// ε at δ for the last phase run for each of `steps` (ascending, ≥ 1) steps. PLD: every point is
+// its own certified composition; each starts from the previous point's final grid spacing, so
+// the later ones need one pass instead of two or three.
+py::dict epsilon_curve(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                       const std::vector<long long>& steps, double delta,
+                       const std::string& accountant, const py::dict& options) {
+  if (phases.empty()) throw std::invalid_argument("phases: the run needs at least one phase");
+  acc::training_run run = make_run(phases, gaussian_mu);
+  acc::pld_options o = make_pld_options(options);
+  const acc::accountant_type a = parse_accountant(accountant);
+  const std::size_t n = steps.size();
+  std::vector<double> value(n), lower(n), upper(n);
+  std::vector<std::string> termination(n), kind(n);
+  std::string messages;
+  {
+    py::gil_scoped_release release;
+    for (std::size_t i = 0; i < n; ++i) {
+      run.phases.back().steps = steps[i];
+      run.validate("dpkit");
+      const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, a, o);
+      value[i] = e.value;
+      lower[i] = e.lower;
+      upper[i] = e.upper;
+      kind[i] = std::string(to_string(e.kind));
+      termination[i] = std::string(to_string(e.termination));
+      if (!e.converged() && messages.empty())
+        messages = "steps " + std::to_string(steps[i]) + ": " + e.message;
+      if (a == acc::accountant_type::pld && e.pld.passes > 0 && o.grid_spacing == 0)
+        o.initial_grid_spacing = e.pld.grid_spacing;
+    }
+  }
+  py::dict d;
+  d["value"] = py::array_t<double>(static_cast<py::ssize_t>(n), value.data());
+  d["lower"] = py::array_t<double>(static_cast<py::ssize_t>(n), lower.data());
+  d["upper"] = py::array_t<double>(static_cast<py::ssize_t>(n), upper.data());
+  d["kind"] = kind;
+  d["termination"] = termination;
+  d["message"] = messages;
+  return d;
+}
+
+py::dict delta_profile(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                       const py::array_t<double, py::array::c_style | py::array::forcecast>& eps,
+                       const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::pld_options o = make_pld_options(options);
+  const std::vector<double> e(eps.data(), eps.data() + eps.size());
+  acc::pld_profile_result r;
+  {
+    py::gil_scoped_release release;
+    r = acc::pld_delta_profile(run, e, o);
+  }
+  py::dict d = status_dict(r);
+  d["lower"] = py::array_t<double>(static_cast<py::ssize_t>(r.delta_lower.size()),
+                                   r.delta_lower.data());
+  d["upper"] = py::array_t<double>(static_cast<py::ssize_t>(r.delta_upper.size()),
+                                   r.delta_upper.data());
+  d["tight"] = r.tight;
+  d["grid_spacing"] = r.grid_spacing;
+  d["fft_size"] = r.fft_size;
+  d["passes"] = r.passes;
+  return d;
+}
+
+py::dict tradeoff(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                  const py::array_t<double, py::array::c_style | py::array::forcecast>& alpha,
+                  const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::pld_options o = make_pld_options(options);
+  const std::vector<double> a(alpha.data(), alpha.data() + alpha.size());
+  acc::run_tradeoff_result r;
+  {
+    py::gil_scoped_release release;
+    r = acc::run_tradeoff(run, a, o);
+  }
+  py::dict d = status_dict(r);
+  d["lower"] =
+      py::array_t<double>(static_cast<py::ssize_t>(r.beta_lower.size()), r.beta_lower.data());
+  d["upper"] =
+      py::array_t<double>(static_cast<py::ssize_t>(r.beta_upper.size()), r.beta_upper.data());
+  d["exact"] = r.exact;
+  d["method"] = r.method;
+  return d;
+}
+
+py::array_t<double> rdp(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                        const py::array_t<double, py::array::c_style | py::array::forcecast>& orders) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  py::array_t<double> out(orders.size());
+  auto w = out.mutable_unchecked<1>();
+  const double* a = orders.data();
+  for (py::ssize_t i = 0; i < orders.size(); ++i) w(i) = acc::run_rdp(run, a[i]);
+  return out;
+}
+
+py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r, double alpha,
+                         dpkit::divergence::rdp_conversion c) {
+  py::dict d = status_dict(r);
+  d["epsilon"] = r.epsilon;
+  d["alpha"] = alpha;
+  d["conversion"] = std::string(dpkit::divergence::to_string(c));
+  return d;
+}
+
+py::dict rdp_epsilon_run(const std::vector<phase_tuple>& phases, double gaussian_mu,
+                         double delta) {
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  const auto r = acc::rdp_epsilon(run, delta);
+  return rdp_result_dict(r, r.alpha, r.conversion);
+}
+
+using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+dpkit::divergence::rdp_curve curve_at(const dvec& orders, const dvec& rdp) {
+  if (orders.size() != rdp.size())
+    throw std::invalid_argument("orders and rdp must have the same length");
+  return dpkit::divergence::rdp_curve::at_orders(
+      std::vector<double>(orders.data(), orders.data() + orders.size()),
+      std::vector<double>(rdp.data(), rdp.data() + rdp.size()));
+}
+
+py::dict rdp_epsilon_at_orders(const dvec& orders, const dvec& rdp, double delta) {
+  const auto r = dpkit::divergence::rdp_epsilon(curve_at(orders, rdp), delta);
+  return rdp_result_dict(r, r.alpha, r.conversion);
+}
+
+py::dict rdp_delta_at_orders(const dvec& orders, const dvec& rdp, double eps) {
+  const auto r = dpkit::divergence::rdp_delta(curve_at(orders, rdp), eps);
+  py::dict d = status_dict(r);
+  d["delta"] = r.delta;
+  d["log_delta"] = r.log_delta;
+  d["alpha"] = r.alpha;
+  d["conversion"] = std::string(dpkit::divergence::to_string(r.conversion));
+  return d;
+}
+
+}  // namespace
+
+void bind_accounting(py::module_& m) {
+  const char* run_doc =
+      "phases: list of (noise_multiplier, sampling_rate, sampling, steps) tuples, sampling "
+      "'poisson' or 'without-replacement'; gaussian_mu: an extra mu-GDP factor (0: none).";
+  m.def("epsilon", &epsilon, py::arg("phases"), py::arg("gaussian_mu"), py::arg("delta"),
+        py::arg("accountant"), py::arg("options"),
+        (std::string("Low-level: epsilon at delta as a dict (use dpkit.epsilon). ") + run_doc)
+            .c_str());
+  m.def("delta", &delta, py::arg("phases"), py::arg("gaussian_mu"), py::arg("epsilon"),
+        py::arg("accountant"), py::arg("options"),
+        "Low-level: delta at epsilon as a dict (use dpkit.delta).");
+  m.def("calibrate_noise", &calibrate_noise, py::arg("phases"), py::arg("gaussian_mu"),
+        py::arg("target_epsilon"), py::arg("delta"), py::arg("accountant"),
+        py::arg("relative_tolerance"), py::arg("options"),
+        "Low-level: smallest common noise multiplier (use dpkit.calibrate_noise).");
+  m.def("calibrate_steps", &calibrate_steps, py::arg("phases"), py::arg("gaussian_mu"),
+        py::arg("target_epsilon"), py::arg("delta"), py::arg("max_steps"), py::arg("accountant"),
+        py::arg("options"), "Low-level: largest number of steps (use dpkit.calibrate_steps).");
+  m.def("epsilon_curve", &epsilon_curve, py::arg("phases"), py::arg("gaussian_mu"),
+        py::arg("steps"), py::arg("delta"), py::arg("accountant"), py::arg("options"),
+        "Low-level: epsilon against the last phase's steps (use dpkit.epsilon_curve).");
+  m.def("delta_profile", &delta_profile, py::arg("phases"), py::arg("gaussian_mu"),
+        py::arg("epsilons"), py::arg("options"),
+        "Low-level: certified delta(epsilon) bracket at ascending epsilons, one composition.");
+  m.def("tradeoff", &tradeoff, py::arg("phases"), py::arg("gaussian_mu"), py::arg("alpha"),
+        py::arg("options"), "Low-level: certified tradeoff curve bracket at alpha in [0, 1].");
+  m.def("rdp", &rdp, py::arg("phases"), py::arg("gaussian_mu"), py::arg("orders"),
+        "Low-level: the run's Renyi DP epsilon at each order alpha in (1, 1e6].");
+  m.def("rdp_epsilon_run", &rdp_epsilon_run, py::arg("phases"), py::arg("gaussian_mu"),
+        py::arg("delta"), "Low-level: the RDP accountant's epsilon with its optimal order.");
+  m.def("rdp_epsilon_at_orders", &rdp_epsilon_at_orders, py::arg("orders"), py::arg("rdp"),
+        py::arg("delta"),
+        "Low-level: epsilon from RDP values at discrete orders (best of four conversions).");
+  m.def("rdp_delta_at_orders", &rdp_delta_at_orders, py::arg("orders"), py::arg("rdp"),
+        py::arg("epsilon"), "Low-level: delta from RDP values at discrete orders.");
+}
+
+}  // namespace dpkit::python

@@ -1,0 +1,38 @@
+// Python bindings of dpkit (the extension module dpkit._dpkit): shared declarations.
+//
+// The extension covers the modules that need neither MPI nor OpenMP (accounting, divergence,
+// subsampling, shifted, volterra, hsgd); the Monte Carlo simulator stays out, so `import dpkit`
+// loads no MPI. Each bind_*.cpp adds one module's functions.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/training_run.hpp"
+#include "dpkit/core/result.hpp"
+
+namespace dpkit::python {
+
+/// (noise_multiplier, sampling_rate, sampling scheme name, steps): one phase of a run.
+using phase_tuple = std::tuple<double, double, std::string, long long>;
+
+accounting::sampling_scheme parse_sampling(const std::string& s);
+accounting::accountant_type parse_accountant(const std::string& s);
+/// The run of `phases` plus a μ₀-GDP factor, validated (std::domain_error naming the field).
+accounting::training_run make_run(const std::vector<phase_tuple>& phases, double gaussian_mu);
+/// pld_options from a dict with any of relative_accuracy, max_fft_size, grid_spacing,
+/// initial_grid_spacing (validated).
+accounting::pld_options make_pld_options(const pybind11::dict& options);
+/// termination, message, evaluations.
+pybind11::dict status_dict(const solver_status& s);
+
+void bind_accounting(pybind11::module_& m);
+void bind_shifted(pybind11::module_& m);
+void bind_volterra(pybind11::module_& m);
+void bind_hsgd(pybind11::module_& m);
+void bind_correlated(pybind11::module_& m);
+
+}  // namespace dpkit::python

@@ -1,0 +1,332 @@
+"""The functional API (dpkit.epsilon, delta, calibrate_*, curves) against independent values:
+the 50-digit tables of data/reference (mpmath generators), GDP closed forms computed here with
+mpmath, and the C++ command-line program."""
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+import dpkit
+from conftest import cli_json, gdp_delta, gdp_epsilon, reference_rows, rel
+
+
+# --- certified brackets against 50-digit references ------------------------------------------
+
+def test_full_batch_epsilon_matches_closed_form_on_every_reference_row():
+    # A full-batch run is exactly mu-GDP: dpkit's closed form must reproduce the 40-digit
+    # reference (double-double columns), and its certified bracket must contain it.
+    rows = reference_rows("full_batch_epsilon")
+    assert len(rows) > 300
+    for r in rows:
+        sampling = "poisson" if r["sensitivity"] == "1" else "without-replacement"
+        res = dpkit.epsilon(float(r["delta"]), noise_multiplier=float(r["noise_multiplier"]),
+                            sample_rate=1.0, steps=int(r["steps"]), sampling=sampling)
+        ref_hi, ref_lo = float(r["epsilon_hi"]), float(r["epsilon_lo"])
+        assert res.kind == "upper-bound" and res.tight and res.converged
+        # upper >= ref and lower <= ref, exactly (ref = hi + lo as a double-double).
+        assert res.upper > ref_hi or (res.upper == ref_hi and ref_lo <= 0), r
+        assert res.lower < ref_hi or (res.lower == ref_hi and ref_lo >= 0), r
+        # the bracket's width, as the C++ test bounds it: 1e-10 relative (1e-7 for mu < 0.01)
+        mu = math.sqrt(int(r["steps"])) * int(r["sensitivity"]) / float(r["noise_multiplier"])
+        assert res.upper - res.lower <= (1e-10 if mu >= 0.01 else 1e-7) * res.upper, r
+
+
+def _max_over_directions(rows, key_fields, value_field):
+    out = defaultdict(float)
+    for r in rows:
+        k = tuple(r[f] for f in key_fields)
+        out[k] = max(out[k], float(r[value_field]))
+    return out
+
+
+def test_poisson_delta_bracket_contains_reference_for_T_1_2_3():
+    # delta of the run = max over the two adjacency directions; rows with delta = 0 (add
+    # direction beyond its support) are omitted from the table, hence max with 0.
+    table = _max_over_directions(reference_rows("pld_poisson_delta"),
+                                 ("q", "sigma", "steps", "epsilon"), "delta")
+    assert len(table) > 50
+    for (q, sigma, steps, eps), ref in table.items():
+        res = dpkit.delta(float(eps), noise_multiplier=float(sigma), sample_rate=float(q),
+                          steps=int(steps))
+        assert res.lower <= ref <= res.upper, (q, sigma, steps, eps, ref, res)
+        assert res.upper - res.lower <= 1.05e-3 * res.upper
+
+
+def test_poisson_epsilon_bracket_contains_reference():
+    table = _max_over_directions(reference_rows("pld_poisson_epsilon"),
+                                 ("q", "sigma", "delta"), "epsilon")
+    for (q, sigma, delta), ref in table.items():
+        res = dpkit.epsilon(float(delta), noise_multiplier=float(sigma), sample_rate=float(q),
+                            steps=1)
+        assert res.lower <= ref <= res.upper, (q, sigma, delta, ref, res)
+
+
+def test_without_replacement_delta_bracket_contains_symmetric_reference():
+    # Fixed-size batches, replace-one: one step is C_q(G(2/sigma)); the table is C_p(G(mu))^T.
+    for r in reference_rows("pld_symmetric_delta"):
+        p, mu = float(r["p"]), float(r["mu"])
+        res = dpkit.delta(float(r["epsilon"]), noise_multiplier=2.0 / mu, sample_rate=p,
+                          steps=int(r["steps"]), sampling="without-replacement")
+        ref = float(r["delta"])
+        assert res.lower <= ref * (1 + 1e-12) and ref <= res.upper * (1 + 1e-12), (r, res)
+
+
+def test_heterogeneous_phases_two_single_steps_equal_the_two_step_reference():
+    # Two phases of one step each are the T = 2 composition: a run given as phases must land
+    # on the T = 2 reference values (a different code path: two factors, not one).
+    table = _max_over_directions(reference_rows("pld_poisson_delta"),
+                                 ("q", "sigma", "steps", "epsilon"), "delta")
+    checked = 0
+    for (q, sigma, steps, eps), ref in table.items():
+        if steps != "2":
+            continue
+        ph = [dpkit.Phase(float(sigma), float(q), 1), dpkit.Phase(float(sigma), float(q), 1)]
+        res = dpkit.delta(float(eps), phases=ph)
+        assert res.lower <= ref <= res.upper
+        checked += 1
+    assert checked >= 10
+
+
+def test_heterogeneous_gaussian_phases_closed_form():
+    # Full-batch phases with different sigma compose to mu = sqrt(sum T_i / sigma_i^2) (GDP).
+    ph = [dpkit.Phase(2.0, 1.0, 30), dpkit.Phase(5.0, 1.0, 400, "poisson"),
+          dpkit.Phase(8.0, 1.0, 10, "without-replacement")]
+    mu = math.sqrt(30 / 4.0 + 400 / 25.0 + 10 * (2 / 8.0) ** 2)
+    ref = float(gdp_epsilon(mu, 1e-6))
+    res = dpkit.epsilon(1e-6, phases=ph)
+    assert res.tight and rel(res.upper, ref) < 1e-9
+    assert res.lower <= ref * (1 + 1e-12) and ref <= res.upper * (1 + 1e-12)
+
+
+# --- the RDP accountant and RDP values ----------------------------------------------------------
+
+def test_rdp_values_match_reference_exactly_for_poisson():
+    rows = [r for r in reference_rows("rdp_poisson_gaussian") if float(r["alpha"]) <= 1e6]
+    by_run = defaultdict(list)
+    for r in rows:
+        by_run[(float(r["q"]), float(r["sigma"]))].append((float(r["alpha"]), float(r["rdp"])))
+    for (q, sigma), pts in by_run.items():
+        alphas = np.array([a for a, _ in pts])
+        got = dpkit.rdp(alphas, noise_multiplier=sigma, sample_rate=q, steps=7)
+        for (a, ref), g in zip(pts, got):
+            assert rel(g, 7 * ref) < 1e-8 or abs(g - 7 * ref) < 1e-300, (q, sigma, a, g, ref)
+
+
+def test_rdp_of_heterogeneous_run_is_the_sum_of_its_phases():
+    rows = reference_rows("rdp_poisson_gaussian")
+    # two (q, sigma) runs that share an order
+    by_alpha = defaultdict(dict)
+    for r in rows:
+        by_alpha[float(r["alpha"])][(float(r["q"]), float(r["sigma"]))] = float(r["rdp"])
+    alpha, runs = next((a, d) for a, d in sorted(by_alpha.items()) if len(d) >= 2 and 2 <= a <= 64)
+    (k1, v1), (k2, v2) = list(runs.items())[:2]
+    ph = [dpkit.Phase(k1[1], k1[0], 3), dpkit.Phase(k2[1], k2[0], 5)]
+    got = dpkit.rdp([alpha], phases=ph)[0]
+    assert rel(got, 3 * v1 + 5 * v2) < 1e-8
+
+
+def test_rdp_epsilon_is_a_valid_upper_bound_above_the_exact_value():
+    for sigma, steps in ((1.0, 1), (3.0, 100)):
+        exact = float(gdp_epsilon(math.sqrt(steps) / sigma, 1e-5))
+        r = dpkit.epsilon(1e-5, noise_multiplier=sigma, sample_rate=1.0, steps=steps,
+                          accountant="rdp")
+        assert r.kind == "upper-bound" and r.upper >= exact and r.upper < 1.3 * exact
+
+
+def test_clt_is_an_approximation_and_float_refuses_it():
+    r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=1000, accountant="clt")
+    assert r.kind == "approximation" and math.isnan(r.upper) and math.isfinite(r.value)
+    with pytest.raises(dpkit.NoCertifiedValueError, match="approximation"):
+        float(r)
+
+
+# --- units, curves, calibration ---------------------------------------------------------------
+
+def test_training_loop_units_are_the_accountant_units():
+    # N = 60000, B = 256, 10 epochs: q = 256/60000, steps = ceil(10 * 60000 / 256) = 2344.
+    a = dpkit.epsilon(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=60000, epochs=10)
+    b = dpkit.epsilon(1e-5, noise_multiplier=1.1, sample_rate=256 / 60000, steps=2344)
+    assert (a.lower, a.upper) == (b.lower, b.upper)
+    c = dpkit.epsilon(1e-5, noise_multiplier=1.1, sample_rate=256 / 60000, epochs=10)
+    assert (c.lower, c.upper) == (b.lower, b.upper)
+
+
+def test_epsilon_curve_matches_closed_form_at_every_point():
+    steps = np.array([1, 10, 100, 1000, 50])
+    curve = dpkit.epsilon_curve(1e-5, noise_multiplier=4.0, sample_rate=1.0, steps=steps)
+    assert list(curve.steps) == list(steps)
+    for t, lo, up in zip(steps, curve.lower, curve.upper):
+        ref = float(gdp_epsilon(math.sqrt(t) / 4.0, 1e-5))
+        assert lo <= ref * (1 + 1e-12) and ref <= up * (1 + 1e-12) and rel(up, ref) < 1e-9
+
+
+def test_epsilon_curve_points_are_certified_brackets_of_subsampled_runs():
+    steps = [200, 400, 800]
+    curve = dpkit.epsilon_curve(1e-5, noise_multiplier=1.0, sample_rate=0.02, steps=steps)
+    for t, lo, up, term in zip(steps, curve.lower, curve.upper, curve.termination):
+        single = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.02, steps=t)
+        # both are certified brackets of the same exact value: they must overlap
+        assert term == "converged"
+        assert lo <= single.upper and single.lower <= up
+        assert (up - lo) <= 1.05e-3 * up
+    assert np.all(np.diff(curve.upper) > 0)
+
+
+def test_delta_curve_contains_reference_in_one_composition():
+    table = _max_over_directions(reference_rows("pld_poisson_delta"),
+                                 ("q", "sigma", "steps", "epsilon"), "delta")
+    key = next(k for k in table if k[2] == "3")
+    refs = {float(k[3]): v for k, v in table.items() if k[:3] == key[:3]}
+    assert len(refs) >= 3
+    eps = sorted(refs)[::-1]  # any order
+    curve = dpkit.delta_curve(eps, noise_multiplier=float(key[1]), sample_rate=float(key[0]),
+                              steps=3)
+    for e, lo, up in zip(curve.epsilon, curve.lower, curve.upper):
+        assert lo <= refs[e] <= up, (e, lo, refs[e], up)
+
+
+def test_tradeoff_of_one_subsampled_step_is_the_closed_form_cp():
+    rows = reference_rows("cp_gaussian_tradeoff")
+    by = defaultdict(list)
+    for r in rows:
+        by[(float(r["p"]), float(r["mu"]))].append((float(r["alpha"]), float(r["beta"])))
+    for (p, mu), pts in by.items():
+        alphas = np.array([a for a, _ in pts])
+        t = dpkit.tradeoff(alphas, noise_multiplier=2.0 / mu, sample_rate=p, steps=1,
+                           sampling="without-replacement")
+        assert t.exact
+        for (a, ref), lo, up in zip(pts, t.lower, t.upper):
+            assert abs(lo - ref) <= 1e-9 * max(ref, 1e-12) + 1e-15, (p, mu, a, lo, ref)
+            assert lo <= up
+
+
+def test_tradeoff_of_gaussian_run_reaches_alpha_1e_minus_10():
+    alphas = np.array([1e-10, 1e-6, 1e-3, 0.1, 0.5])
+    rows = [r for r in reference_rows("gaussian_tradeoff") if float(r["mu"]) == 1.0
+            and float(r["alpha"]) in set(alphas.tolist())]
+    assert rows, "no mu = 1 rows at these alphas"
+    t = dpkit.tradeoff(alphas, noise_multiplier=2.0, sample_rate=1.0, steps=4)  # mu = 1
+    for r in rows:
+        i = int(np.where(alphas == float(r["alpha"]))[0][0])
+        assert rel(t.lower[i], float(r["beta"])) < 1e-9
+
+
+def test_calibrate_noise_brackets_the_exact_sigma_for_full_batch_runs():
+    steps, target, delta = 100, 1.5, 1e-6
+    import mpmath as mp
+    mp.mp.dps = 50
+    mu_star = mp.findroot(lambda m: gdp_epsilon(m, delta) - target, (0.05, 0.5),
+                          solver="anderson")
+    sigma_star = float(mp.sqrt(steps) / mu_star)
+    c = dpkit.calibrate_noise(target, delta, sample_rate=1.0, steps=steps)
+    assert c.termination == "converged"
+    # The safe end is certified (the PLD upper bound holds there). The other end is where the
+    # budget is exceeded up to the closed form's rounding: the library solves this full-batch
+    # case to ~1e-15, so allow 1e-12 there.
+    assert sigma_star <= c.noise_multiplier
+    assert c.noise_multiplier_lower <= sigma_star * (1 + 1e-12)
+    assert float(c) == c.noise_multiplier and c.epsilon.upper <= target
+    assert (c.noise_multiplier - c.noise_multiplier_lower) <= 1.01e-3 * c.noise_multiplier
+
+
+def test_calibrate_noise_in_epochs_holds_the_budget_certified():
+    c = dpkit.calibrate_noise(3.0, 1e-5, batch_size=512, dataset_size=60000, epochs=5)
+    at = dpkit.epsilon(1e-5, noise_multiplier=c.noise_multiplier, batch_size=512,
+                       dataset_size=60000, epochs=5)
+    below = dpkit.epsilon(1e-5, noise_multiplier=c.noise_multiplier_lower, batch_size=512,
+                          dataset_size=60000, epochs=5)
+    assert at.upper <= 3.0 < below.upper
+
+
+def test_calibrate_steps_is_the_largest_count_within_budget_full_batch():
+    sigma, target, delta = 10.0, 1.0, 1e-5
+    s = dpkit.calibrate_steps(target, delta, noise_multiplier=sigma, sample_rate=1.0,
+                              max_steps=100000)
+    assert float(gdp_epsilon(math.sqrt(s.steps) / sigma, delta)) <= target
+    assert float(gdp_epsilon(math.sqrt(s.steps + 1) / sigma, delta)) > target
+    assert int(s) == s.steps and s.epsilon.upper <= target
+
+
+def test_calibrate_steps_reports_epochs_in_training_units():
+    s = dpkit.calibrate_steps(2.0, 1e-5, noise_multiplier=1.0, batch_size=600,
+                              dataset_size=60000, max_epochs=50)
+    assert s.steps >= 1 and s.epochs == pytest.approx(s.steps * 600 / 60000)
+    assert dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01,
+                         steps=s.steps).upper <= 2.0
+
+
+# --- agreement with the command line ------------------------------------------------------------
+
+def test_python_and_cli_give_the_same_bracket():
+    out = cli_json("epsilon", "--noise-multiplier", "1", "--sampling-rate", "0.01", "--steps",
+                   "10000", "--delta", "1e-5")
+    row = out["results"][0]
+    r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=10000)
+    assert r.upper == row["epsilon_upper"] and r.lower == row["epsilon_lower"]
+
+
+# --- non-convergence is visible ---------------------------------------------------------------
+
+def test_fft_cap_reported_on_the_result_not_hidden():
+    r = dpkit.epsilon(1e-5, noise_multiplier=0.8, sample_rate=0.01, steps=20000,
+                      relative_accuracy=1e-7, max_fft_size=4096)
+    assert r.termination == "max_iterations" and r.message
+    assert r.lower <= r.upper and math.isfinite(float(r))
+    assert "max_iterations" in str(r)
+
+
+# --- bad input: ValueError naming the argument --------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(delta=2.0, noise_multiplier=1, sample_rate=0.1, steps=10), "delta"),
+    (dict(delta=1e-5, noise_multiplier=-1, sample_rate=0.1, steps=10), "noise_multiplier"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.0, steps=10), "sample_rate"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=1.5, steps=10), "sample_rate"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=0), "steps"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=2.5), "steps"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1), "steps"),
+    (dict(delta=1e-5, noise_multiplier=1, steps=10), "sample_rate"),
+    (dict(delta=1e-5, sample_rate=0.1, steps=10), "noise_multiplier"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=10, epochs=1), "steps"),
+    (dict(delta=1e-5, noise_multiplier=1, batch_size=10, epochs=1), "dataset_size"),
+    (dict(delta=1e-5, noise_multiplier=1, batch_size=100, dataset_size=10, epochs=1),
+     "batch_size"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=10, sampling="shuffle"),
+     "sampling"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=10, accountant="prv"),
+     "accountant"),
+    (dict(delta=1e-5, noise_multiplier=1, phases=[dpkit.Phase(1, 0.1, 3)]), "noise_multiplier"),
+    (dict(delta=1e-5, phases=[]), "phases"),
+    (dict(delta=float("nan"), noise_multiplier=1, sample_rate=0.1, steps=10), "delta"),
+])
+def test_bad_arguments_raise_value_error_naming_the_argument(kwargs, name):
+    with pytest.raises(ValueError) as e:
+        dpkit.epsilon(**kwargs)
+    msg = str(e.value)
+    assert msg.startswith(name) and "\n" not in msg, msg
+
+
+def test_phase_validates_its_fields():
+    with pytest.raises(ValueError, match="^noise_multiplier is 0"):
+        dpkit.Phase(0, 0.1, 10)
+    with pytest.raises(ValueError, match="^sampling"):
+        dpkit.Phase(1, 0.1, 10, "balls-in-bins")
+
+
+def test_messages_match_the_cli_wording():
+    # The CLI: "--noise-multiplier is -1, but must be a finite number > 0"; Python: the same
+    # sentence with the argument's Python name.
+    with pytest.raises(ValueError,
+                       match=r"^noise_multiplier is -1, but must be a finite number > 0$"):
+        dpkit.epsilon(1e-5, noise_multiplier=-1, sample_rate=0.1, steps=1)
+    with pytest.raises(ValueError, match=r"^delta is 2\.0, but must be a number in \(0, 1\)$"):
+        dpkit.epsilon(2.0, noise_multiplier=1, sample_rate=0.1, steps=1)
+
+
+def test_result_str_and_float():
+    r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=10000)
+    assert float(r) == r.upper and r.lower < r.upper
+    s = str(r)
+    assert "certified bracket" in s and "pld" in s
