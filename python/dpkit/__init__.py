@@ -34,6 +34,7 @@ __all__ = [
     "delta_curve",
     "tradeoff",
     "rdp",
+    "validate",
     "PrivacyResult",
     "NoiseCalibration",
     "StepsCalibration",
@@ -45,7 +46,15 @@ __all__ = [
     "SAMPLING_SCHEMES",
 ]
 
-_SUBMODULES = ("opacus", "dp_accounting", "shifted", "volterra", "hsgd", "correlated")
+_SUBMODULES = ("opacus", "dp_accounting", "shifted", "volterra", "hsgd", "correlated",
+               "validation")
+
+
+def validate(ids=None, **kwargs):
+    """Runs validation scenarios (theorem vs Monte Carlo) through the dpkit program and returns
+    the scoreboard as a list of dicts; see :func:`dpkit.validation.validate`."""
+    from .validation import validate as _validate
+    return _validate(ids, **kwargs)
 
 
 def __getattr__(name: str):

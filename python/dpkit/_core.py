@@ -424,8 +424,9 @@ def epsilon_curve(delta: float,
                   max_fft_size: Optional[int] = None) -> EpsilonCurve:
     """ε at δ after each number of steps in ``steps`` (or each of ``epochs``), as arrays.
 
-    Every point is its own certified evaluation (PLD: each starts from the previous point's
-    grid, so it needs one pass); ``upper`` is certified at every point. With ``phases``, the
+    Every point is its own certified evaluation (PLD: computed from the most steps down, each
+    starting from the grid the largest run needed, so most points take one pass); ``upper`` is
+    certified at every point. With ``phases``, the
     last phase's steps vary and the earlier phases are kept. ``steps`` need not be sorted;
     the curve comes back in the order given.
     """
@@ -449,18 +450,15 @@ def epsilon_curve(delta: float,
             raise ValueError("steps must be a non-empty one-dimensional array of integers >= 1")
         s_list = [_integer("steps", s, 1, "integers >= 1") for s in s_arr.tolist()]
     a = _accountant(accountant)
-    order = sorted(range(len(s_list)), key=lambda i: s_list[i])
-    res = _call(_dpkit.epsilon_curve, run, _gaussian_mu(gaussian_mu),
-                [s_list[i] for i in order], d, a, _options(relative_accuracy, max_fft_size))
-    inv = np.empty(len(order), dtype=int)
-    inv[np.asarray(order)] = np.arange(len(order))
+    res = _call(_dpkit.epsilon_curve, run, _gaussian_mu(gaussian_mu), s_list, d, a,
+                _options(relative_accuracy, max_fft_size))
     return EpsilonCurve(
         steps=np.asarray(s_list, dtype=np.int64),
-        value=np.asarray(res["value"])[inv],
-        lower=np.asarray(res["lower"])[inv],
-        upper=np.asarray(res["upper"])[inv],
-        kind=tuple(res["kind"][i] for i in inv),
-        termination=tuple(res["termination"][i] for i in inv),
+        value=np.asarray(res["value"]),
+        lower=np.asarray(res["lower"]),
+        upper=np.asarray(res["upper"]),
+        kind=tuple(res["kind"]),
+        termination=tuple(res["termination"]),
         delta=d, accountant=a, message=_user_message(str(res["message"])))
 
 

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -154,9 +155,11 @@ py::dict calibrate_steps(const std::vector<phase_tuple>& phases, double gaussian
   return d;
 }
 
-// ε at δ for the last phase run for each of `steps` (ascending, ≥ 1) steps. PLD: every point is
-// its own certified composition; each starts from the previous point's final grid spacing, so
-// the later ones need one pass instead of two or three.
+// ε at δ for the last phase run for each of `steps` (≥ 1, any order) steps. PLD: every point is
+// its own certified composition. They are computed from the most steps down, each starting from
+// the grid spacing the largest run needed: the relative gap of the bracket grows like T·h²
+// while ε grows like √T or faster, so that grid is fine enough for the smaller runs, which then
+// need a single pass (the accountant still refines if it is not).
 py::dict epsilon_curve(const std::vector<phase_tuple>& phases, double gaussian_mu,
                        const std::vector<long long>& steps, double delta,
                        const std::string& accountant, const py::dict& options) {
@@ -170,7 +173,11 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases, double gaussian_m
   std::string messages;
   {
     py::gil_scoped_release release;
-    for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return steps[x] > steps[y]; });
+    for (const std::size_t i : order) {
       run.phases.back().steps = steps[i];
       run.validate("dpkit");
       const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, a, o);
@@ -181,7 +188,8 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases, double gaussian_m
       termination[i] = std::string(to_string(e.termination));
       if (!e.converged() && messages.empty())
         messages = "steps " + std::to_string(steps[i]) + ": " + e.message;
-      if (a == acc::accountant_type::pld && e.pld.passes > 0 && o.grid_spacing == 0)
+      if (a == acc::accountant_type::pld && e.pld.passes > 0 && o.grid_spacing == 0 &&
+          o.initial_grid_spacing == 0)
         o.initial_grid_spacing = e.pld.grid_spacing;
     }
   }

@@ -1,0 +1,100 @@
+"""Running dpkit's validation scenarios (theorem vs Monte Carlo) from Python.
+
+The reference simulator (OpenMP, optionally MPI) is not part of the extension module, so that
+``import dpkit`` loads neither runtime; :func:`validate` runs the ``dpkit`` program instead and
+returns its scoreboard as dicts (the JSON contract of docs/cli.md). It needs the program: pass
+``program=``, set ``DPKIT_CLI``, put ``dpkit`` on PATH, or use the package from a build tree
+(``build/<preset>/python``), next to which the program is found.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+__all__ = ["validate", "find_program", "ValidationError"]
+
+
+class ValidationError(RuntimeError):
+    """The dpkit program failed (bad input, or a numerical failure); the message is its
+    one-line error. A scoreboard with violated verdicts is not an error: read the verdicts."""
+
+
+def find_program(program: Optional[str] = None) -> str:
+    """The path of the ``dpkit`` program, or FileNotFoundError saying how to provide it."""
+    candidates: List[Union[str, pathlib.Path]] = []
+    if program:
+        candidates.append(program)
+    if os.environ.get("DPKIT_CLI"):
+        candidates.append(os.environ["DPKIT_CLI"])
+    here = pathlib.Path(__file__).resolve().parent
+    # <build>/python/dpkit/validation.py → <build>/tools/dpkit/dpkit
+    candidates.append(here.parent.parent / "tools" / "dpkit" / "dpkit")
+    on_path = shutil.which("dpkit")
+    if on_path:
+        candidates.append(on_path)
+    for c in candidates:
+        p = pathlib.Path(c)
+        if p.is_file() and os.access(p, os.X_OK):
+            return str(p)
+    raise FileNotFoundError(
+        "dpkit.validate needs the dpkit program (the simulator is not in the Python extension): "
+        "pass program=..., set DPKIT_CLI, or put dpkit on PATH (tools/bootstrap.sh demo builds "
+        "build/release/tools/dpkit/dpkit)")
+
+
+def validate(ids: Optional[Sequence[str]] = None,
+             *,
+             tier: str = "quick",
+             seed: int = 2026,
+             threads: int = 0,
+             figures_dir: Optional[Union[str, os.PathLike]] = None,
+             self_check: bool = False,
+             program: Optional[str] = None,
+             timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+    """Runs validation scenarios and returns the scoreboard: one dict per scenario with its
+    ``id``, ``verdict`` (holds / violated / inconclusive / refuted), tightness, resolution and
+    the rest of the JSON row (docs/validation.md).
+
+    Args:
+        ids: scenario ids (``dpkit validate --list``); None runs every scenario.
+        tier: ``"quick"`` (about a minute for all on 2 cores) or ``"full"`` (paper scale).
+        seed: seed of the random streams (results are identical for any thread count).
+        threads: OpenMP threads, 0 for all cores.
+        figures_dir: where the per-scenario JSON, CSV and SVG/PNG figures go; None: a
+            temporary directory, no figures.
+        self_check: audit each scenario's named wrong claim instead (each must be violated).
+        program: path of the dpkit program (see :func:`find_program`).
+        timeout: seconds before the run is stopped (None: no limit).
+    """
+    if tier not in ("quick", "full"):
+        raise ValueError(f"tier is {tier!r}, but must be 'quick' or 'full'")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed is {seed!r}, but must be an integer >= 0")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 1024:
+        raise ValueError(f"threads is {threads!r}, but must be an integer in [0, 1024]")
+    if ids is not None and (isinstance(ids, str) or not all(isinstance(i, str) for i in ids)):
+        raise ValueError("ids must be a list of scenario ids (strings), or None for all")
+    exe = find_program(program)
+    with tempfile.TemporaryDirectory(prefix="dpkit-validate-") as tmp:
+        out_dir = str(figures_dir) if figures_dir is not None else tmp
+        cmd = [exe, "validate", "--format", "json", "--tier", tier, "--seed", str(seed),
+               "--threads", str(threads), "--out", out_dir]
+        if figures_dir is None:
+            cmd.append("--no-figures")
+        if self_check:
+            cmd.append("--self-check")
+        cmd += list(ids) if ids else ["--all"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    # Exit 0: all as expected; 3: a verdict is violated (the scoreboard says which); 2: bad
+    # input; 1: numerical failure.
+    if proc.returncode not in (0, 3):
+        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise ValidationError(last)
+    data = json.loads(proc.stdout)
+    return list(data.get("results", []))

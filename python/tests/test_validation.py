@@ -1,0 +1,41 @@
+"""dpkit.validate: the scoreboard through the dpkit program (skipped where it is not built)."""
+
+import pytest
+
+import dpkit
+from dpkit.validation import find_program
+
+
+def program_or_skip():
+    try:
+        return find_program()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+
+
+def test_a_gdp_scenario_is_not_violated_and_its_wrong_claim_is():
+    exe = program_or_skip()
+    rows = dpkit.validate(["gdp-gaussian-1d"], program=exe)
+    assert [r["id"] for r in rows] == ["gdp-gaussian-1d"]
+    assert rows[0]["verdict"] in ("holds", "inconclusive")
+    assert rows[0]["estimate_lo"] <= rows[0]["estimate"] <= rows[0]["estimate_hi"]
+    # The self-check audits the scenario's named wrong claim: the data must reject it.
+    wrong = dpkit.validate(["gdp-gaussian-1d"], self_check=True, program=exe)
+    assert wrong[0]["verdict"] == "violated"
+
+
+def test_figures_go_to_the_directory_given(tmp_path):
+    exe = program_or_skip()
+    dpkit.validate(["gdp-gaussian-1d"], figures_dir=tmp_path, program=exe)
+    names = {p.name for p in tmp_path.rglob("*")}
+    assert any(n.endswith(".json") for n in names) and any(n.endswith(".svg") for n in names)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="^tier"):
+        dpkit.validate(["x"], tier="medium")
+    with pytest.raises(ValueError, match="^ids"):
+        dpkit.validate("gdp-gaussian-1d")
+    exe = program_or_skip()
+    with pytest.raises(dpkit.validation.ValidationError):
+        dpkit.validate(["no-such-scenario"], program=exe)
