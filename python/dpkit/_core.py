@@ -18,15 +18,18 @@ add/remove neighbours, the worse direction is reported) or ``"without-replacemen
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
-
-import numpy as np
+import numbers
+import operator
+from typing import TYPE_CHECKING
 
 from . import _dpkit
+from ._record import Record
 from ._results import (DeltaCurve, EpsilonCurve, NoiseCalibration, PrivacyResult,
                        StepsCalibration, TradeoffCurve, _user_message)
+
+if TYPE_CHECKING:  # annotations only (numpy, typing and fractions load on first use: fast import)
+    from fractions import Fraction
+    from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Phase",
@@ -44,9 +47,6 @@ __all__ = [
 
 ACCOUNTANTS = ("pld", "rdp", "clt")
 SAMPLING_SCHEMES = ("poisson", "without-replacement")
-
-Number = Union[int, float]
-
 
 def _bad(name: str, value: Any, constraint: str) -> ValueError:
     return ValueError(f"{name} is {value!r}, but must be {constraint}")
@@ -68,13 +68,18 @@ def _real(name: str, value: Any, ok, constraint: str) -> float:
 def _integer(name: str, value: Any, lo: int, constraint: str) -> int:
     if isinstance(value, bool):
         raise _bad(name, value, constraint)
-    if isinstance(value, (float, np.floating)):
-        if not (math.isfinite(value) and float(value).is_integer()):
-            raise _bad(name, value, constraint)
-    try:
+    if isinstance(value, numbers.Integral):
         i = int(value)
-    except (TypeError, ValueError, OverflowError):
-        raise _bad(name, value, constraint) from None
+    elif isinstance(value, numbers.Real):  # float, numpy floating: only whole numbers
+        x = float(value)
+        if not (math.isfinite(x) and x.is_integer()):
+            raise _bad(name, value, constraint)
+        i = int(x)
+    else:
+        try:
+            i = operator.index(value)
+        except TypeError:
+            raise _bad(name, value, constraint) from None
     if i < lo:
         raise _bad(name, value, constraint)
     return i
@@ -103,18 +108,20 @@ def _epsilon_arg(value: Any, name: str = "epsilon") -> float:
     return _real(name, value, lambda v: v >= 0, "a finite number >= 0")
 
 
-@dataclass(frozen=True)
-class Phase:
+class Phase(Record):
     """One phase of a training run: ``steps`` noisy steps with noise multiplier σ
     (noise standard deviation / clipping norm) and sampling rate q ∈ (0, 1].
 
-    ``sampling``: ``"poisson"`` or ``"without-replacement"`` (see the module docstring).
+    ``Phase(noise_multiplier, sample_rate, steps, sampling="poisson")``; ``sampling``:
+    ``"poisson"`` or ``"without-replacement"`` (see the module docstring).
     """
 
+    __slots__ = _fields = ("noise_multiplier", "sample_rate", "steps", "sampling")
+    _defaults = {"sampling": "poisson"}
     noise_multiplier: float
     sample_rate: float
     steps: int
-    sampling: str = "poisson"
+    sampling: str
 
     def __post_init__(self) -> None:
         _check_phase(self.noise_multiplier, self.sample_rate, self.steps, self.sampling)
@@ -132,6 +139,7 @@ def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
 
 
 def _steps_from_epochs(epochs: Any, sample_rate_fraction: Fraction) -> int:
+    from fractions import Fraction
     e = _real("epochs", epochs, lambda v: v > 0, "a finite number > 0")
     return max(1, math.ceil(Fraction(e) / sample_rate_fraction))
 
@@ -148,6 +156,7 @@ def _resolve_run(noise_multiplier: Any = None,
                  need_sigma: bool = True,
                  need_steps: bool = True) -> Tuple[List[Tuple[float, float, str, int]], Dict[str, Any]]:
     """The run as a list of phase tuples, and the units it was given in (for reporting)."""
+    from fractions import Fraction
     units: Dict[str, Any] = {}
     if phases is not None:
         given = [n for n, v in (("noise_multiplier", noise_multiplier), ("sample_rate", sample_rate),
@@ -430,6 +439,8 @@ def epsilon_curve(delta: float,
     last phase's steps vary and the earlier phases are kept. ``steps`` need not be sorted;
     the curve comes back in the order given.
     """
+    import numpy as np
+
     d = _delta_arg(delta)
     if (steps is None) == (epochs is None):
         raise ValueError("steps is required (an array of step counts), or epochs instead")
@@ -477,6 +488,8 @@ def delta_curve(epsilons: Sequence[float],
                 max_fft_size: Optional[int] = None) -> DeltaCurve:
     """Certified bounds on δ(ε) at every ε of ``epsilons`` (≥ 0, any order) from one PLD
     composition. Accuracy is relative to the largest δ on the list."""
+    import numpy as np
+
     e = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if e.ndim != 1 or e.size == 0 or not np.all(np.isfinite(e)) or np.any(e < 0):
         raise ValueError("epsilons must be a non-empty one-dimensional array of finite numbers "
@@ -515,6 +528,8 @@ def tradeoff(alpha: Sequence[float],
     """The run's tradeoff curve β(α) (f-DP) at each α ∈ [0, 1] of any array, certified from
     both sides. α may go down to 1e-10 and below: ``1 − upper`` at small α bounds the power
     (true-positive rate) of any membership-inference test at false-positive rate α."""
+    import numpy as np
+
     a = np.atleast_1d(np.asarray(alpha, dtype=float))
     if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
         raise ValueError("alpha must be a non-empty one-dimensional array of numbers in [0, 1]")
@@ -542,6 +557,8 @@ def rdp(orders: Sequence[float],
         gaussian_mu: float = 0.0) -> np.ndarray:
     """The run's Rényi DP ε(α) at each order α ∈ (1, 1e6] (an upper bound: exact for Poisson
     and full-batch phases, Wang–Balle–Kasiviswanathan's bound without replacement)."""
+    import numpy as np
+
     o = np.atleast_1d(np.asarray(orders, dtype=float))
     if o.ndim != 1 or o.size == 0 or not np.all((o > 1) & (o <= 1e6)):
         raise ValueError("orders must be a non-empty one-dimensional array of numbers in (1, 1e6]")

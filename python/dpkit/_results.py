@@ -20,10 +20,14 @@ value); ``message`` says why when it is not ``converged``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING
 
-import numpy as np
+from ._record import Record
+
+if TYPE_CHECKING:  # annotations only: importing numpy and typing costs most of `import dpkit`
+    from typing import Any, Dict, Optional
+
+    import numpy as np
 
 __all__ = [
     "PrivacyResult",
@@ -45,8 +49,7 @@ def _fmt(x: float) -> str:
     return "nan" if x != x else f"{x:.10g}"
 
 
-@dataclass(frozen=True)
-class PrivacyResult:
+class PrivacyResult(Record):
     """One accountant's answer: ε at a given δ (``quantity == "epsilon"``) or δ at a given ε.
 
     Attributes:
@@ -69,6 +72,10 @@ class PrivacyResult:
     for approximations and failures instead of returning a number that certifies nothing.
     """
 
+    __slots__ = _fields = ("quantity", "value", "lower", "upper", "kind", "accountant", "method",
+                           "tight", "termination", "message", "at", "log_value", "details")
+    _defaults = {"log_value": math.nan, "details": dict}
+    _no_compare = ("details",)
     quantity: str
     value: float
     lower: float
@@ -80,8 +87,8 @@ class PrivacyResult:
     termination: str
     message: str
     at: float
-    log_value: float = math.nan
-    details: Dict[str, Any] = field(default_factory=dict, compare=False)
+    log_value: float
+    details: Dict[str, Any]
 
     @classmethod
     def _from_dict(cls, d: Dict[str, Any], quantity: str, at: float) -> "PrivacyResult":
@@ -138,8 +145,7 @@ class PrivacyResult:
         return s
 
 
-@dataclass(frozen=True)
-class NoiseCalibration:
+class NoiseCalibration(Record):
     """The smallest noise multiplier meeting a budget (``float(c)`` is it).
 
     Attributes:
@@ -149,6 +155,8 @@ class NoiseCalibration:
         termination, message: how the search ended.
     """
 
+    __slots__ = _fields = ("noise_multiplier", "noise_multiplier_lower", "epsilon", "termination",
+                           "message")
     noise_multiplier: float
     noise_multiplier_lower: float
     epsilon: PrivacyResult
@@ -165,8 +173,7 @@ class NoiseCalibration:
                 f"{_fmt(self.noise_multiplier_lower)}); {self.epsilon}")
 
 
-@dataclass(frozen=True)
-class StepsCalibration:
+class StepsCalibration(Record):
     """The largest number of steps within a budget (``int(c)`` is it; 0: not even one step).
 
     Attributes:
@@ -177,6 +184,7 @@ class StepsCalibration:
         epsilon: the accountant's answer at ``steps`` (None when steps == 0).
     """
 
+    __slots__ = _fields = ("steps", "epochs", "epsilon", "termination", "message")
     steps: int
     epochs: float
     epsilon: Optional[PrivacyResult]
@@ -187,8 +195,7 @@ class StepsCalibration:
         return int(self.steps)
 
 
-@dataclass(frozen=True)
-class EpsilonCurve:
+class EpsilonCurve(Record):
     """ε against the number of steps, as numpy arrays of equal length.
 
     ``upper`` holds certified upper bounds (NaN for approximations), ``lower`` certified lower
@@ -196,6 +203,9 @@ class EpsilonCurve:
     and ``termination`` are per point.
     """
 
+    __slots__ = _fields = ("steps", "value", "lower", "upper", "kind", "termination", "delta",
+                           "accountant", "message")
+    _no_compare = ("steps", "value", "lower", "upper")
     steps: np.ndarray
     value: np.ndarray
     lower: np.ndarray
@@ -207,11 +217,12 @@ class EpsilonCurve:
     message: str
 
 
-@dataclass(frozen=True)
-class DeltaCurve:
+class DeltaCurve(Record):
     """Certified bounds on the privacy profile δ(ε) at each ε (PLD, one composition):
     ``lower[i] ≤ δ(epsilon[i]) ≤ upper[i]``; ``tight`` when exact (Gaussian runs)."""
 
+    __slots__ = _fields = ("epsilon", "lower", "upper", "tight", "termination", "message")
+    _no_compare = ("epsilon", "lower", "upper")
     epsilon: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
@@ -220,14 +231,15 @@ class DeltaCurve:
     message: str
 
 
-@dataclass(frozen=True)
-class TradeoffCurve:
+class TradeoffCurve(Record):
     """The run's tradeoff curve (f-DP) at each α: ``lower[i] ≤ β(alpha[i]) ≤ upper[i]``.
 
     ``lower`` is the f-DP guarantee (every test at type I error α has type II error at least
     this); ``upper`` says no guarantee better than it holds. ``exact``: closed form.
     """
 
+    __slots__ = _fields = ("alpha", "lower", "upper", "exact", "method", "termination", "message")
+    _no_compare = ("alpha", "lower", "upper")
     alpha: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
