@@ -197,7 +197,7 @@ def _resolve_run(noise_multiplier: Any = None,
             raise ValueError("sample_rate must not be given together with batch_size and "
                              "dataset_size (it is batch_size / dataset_size)")
         q = _real("sample_rate", sample_rate, lambda v: 0 < v <= 1, "a number in (0, 1]")
-        q_frac = Fraction(q)
+        q_frac = None  # Fraction(q), made only when epochs need it (it costs microseconds)
     elif batch_size is not None or dataset_size is not None:
         if batch_size is None or dataset_size is None:
             missing = "batch_size" if batch_size is None else "dataset_size"
@@ -208,7 +208,7 @@ def _resolve_run(noise_multiplier: Any = None,
         if b > n:
             raise ValueError(f"batch_size is {b}, but must be at most dataset_size ({n})")
         q = b / n
-        q_frac = Fraction(b, n)
+        q_frac = None  # Fraction(b, n), made when needed
         units.update(batch_size=b, dataset_size=n)
     else:
         raise ValueError("sample_rate is required (or batch_size and dataset_size)")
@@ -218,14 +218,30 @@ def _resolve_run(noise_multiplier: Any = None,
     if steps is not None:
         t = _integer("steps", steps, 1, "an integer >= 1")
     elif epochs is not None:
+        if q_frac is None:
+            q_frac = Fraction(b, n) if batch_size is not None else Fraction(q)
         t = _steps_from_epochs(epochs, q_frac)
         units["epochs"] = float(epochs)
     elif need_steps:
         raise ValueError("steps is required (or epochs)")
     else:
         t = 1
-    units["sample_rate_fraction"] = q_frac
+    units["sample_rate"] = q
+    if q_frac is not None:
+        units["sample_rate_fraction"] = q_frac
     return [(sigma, q, sampling, t)], units
+
+
+def _q_fraction(units: Dict[str, Any]):
+    """The sampling rate as an exact fraction (b/n when given so), or None."""
+    from fractions import Fraction
+    if "sample_rate_fraction" in units:
+        return units["sample_rate_fraction"]
+    if "batch_size" in units:
+        return Fraction(units["batch_size"], units["dataset_size"])
+    if "sample_rate" in units:
+        return Fraction(units["sample_rate"])
+    return None
 
 
 def _options(relative_accuracy: Any, max_fft_size: Any) -> Dict[str, Any]:
@@ -296,7 +312,7 @@ def epsilon(delta: float,
     a = _accountant(accountant)
     res = _call(_dpkit.epsilon, run, _gaussian_mu(gaussian_mu), d, a,
                 _options(relative_accuracy, max_fft_size))
-    return PrivacyResult._from_dict(res, "epsilon", d)
+    return PrivacyResult._from_tuple(res, "epsilon", d)
 
 
 def delta(epsilon: float,
@@ -325,7 +341,7 @@ def delta(epsilon: float,
     a = _accountant(accountant)
     res = _call(_dpkit.delta, run, _gaussian_mu(gaussian_mu), e, a,
                 _options(relative_accuracy, max_fft_size))
-    return PrivacyResult._from_dict(res, "delta", e)
+    return PrivacyResult._from_tuple(res, "delta", e)
 
 
 def calibrate_noise(target_epsilon: float,
@@ -397,10 +413,10 @@ def calibrate_steps(target_epsilon: float,
                               dataset_size=dataset_size, sampling=sampling, phases=phases,
                               need_steps=False)
     if max_epochs is not None:
-        if "sample_rate_fraction" not in units:
+        if _q_fraction(units) is None:
             raise ValueError("max_epochs needs sample_rate or batch_size and dataset_size "
                              "(use max_steps with phases)")
-        cap = _steps_from_epochs(max_epochs, units["sample_rate_fraction"])
+        cap = _steps_from_epochs(max_epochs, _q_fraction(units))
     elif max_steps is not None:
         cap = _integer("max_steps", max_steps, 1, "an integer >= 1")
     else:
@@ -409,7 +425,7 @@ def calibrate_steps(target_epsilon: float,
     res = _call(_dpkit.calibrate_steps, run, _gaussian_mu(gaussian_mu), t, d, cap, a,
                 _options(relative_accuracy, max_fft_size))
     steps = int(res["steps"])
-    q = units.get("sample_rate_fraction")
+    q = _q_fraction(units)
     epochs = float(steps * q) if (q is not None and ("batch_size" in units)) else math.nan
     est = PrivacyResult._from_dict(res["estimate"], "epsilon", d) if "estimate" in res else None
     return StepsCalibration(steps=steps, epochs=epochs, epsilon=est,
@@ -452,7 +468,7 @@ def epsilon_curve(delta: float,
         run, units = _resolve_run(noise_multiplier, sample_rate, 1, batch_size=batch_size,
                                   dataset_size=dataset_size, sampling=sampling)
     if epochs is not None:
-        q = units["sample_rate_fraction"]
+        q = _q_fraction(units)
         e_arr = np.atleast_1d(np.asarray(epochs, dtype=float))
         s_list = [_steps_from_epochs(e, q) for e in e_arr]
     else:

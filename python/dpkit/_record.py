@@ -47,6 +47,16 @@ class Record:
     def __post_init__(self) -> None:
         pass
 
+    @classmethod
+    def _make(cls, values: tuple):
+        """An instance from all field values in order, unchecked (the fast path for results
+        built by dpkit itself)."""
+        self = object.__new__(cls)
+        set_ = object.__setattr__
+        for f, v in zip(cls._fields, values):
+            set_(self, f, v)
+        return self
+
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 

@@ -93,21 +93,22 @@ class PrivacyResult(Record):
     @classmethod
     def _from_dict(cls, d: Dict[str, Any], quantity: str, at: float) -> "PrivacyResult":
         details = {k: d[k] for k in ("grid_spacing", "fft_size", "passes", "evaluations") if k in d}
-        return cls(
-            quantity=quantity,
-            value=float(d["value"]),
-            lower=float(d["lower"]),
-            upper=float(d["upper"]),
-            kind=str(d["kind"]),
-            accountant=str(d["accountant"]),
-            method=str(d["method"]),
-            tight=bool(d["tight"]),
-            termination=str(d["termination"]),
-            message=_user_message(str(d["message"])),
-            at=float(at),
-            log_value=float(d.get("log_value", math.nan)),
-            details=details,
-        )
+        message = d["message"]
+        return cls._make((quantity, d["value"], d["lower"], d["upper"], d["kind"],
+                          d["accountant"], d["method"], d["tight"], d["termination"],
+                          _user_message(message) if message else message, at,
+                          d.get("log_value", math.nan), details))
+
+    @classmethod
+    def _from_tuple(cls, t: tuple, quantity: str, at: float) -> "PrivacyResult":
+        # t: (value, lower, upper, kind, accountant, method, tight, termination, message,
+        #     log_value, (grid_spacing, fft_size, passes, evaluations) or None)
+        d = t[10]
+        details = ({"grid_spacing": d[0], "fft_size": d[1], "passes": d[2], "evaluations": d[3]}
+                   if d is not None else {})
+        message = t[8]
+        return cls._make((quantity, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7],
+                          _user_message(message) if message else message, at, t[9], details))
 
     @property
     def converged(self) -> bool:
