@@ -102,8 +102,11 @@ py::tuple estimate_tuple(const acc::privacy_estimate& e) {
                         details);
 }
 
-py::tuple epsilon(const std::vector<phase_tuple>& phases, double gaussian_mu, double delta,
-                  const std::string& accountant, const py::dict& options) {
+py::tuple epsilon(const std::vector<phase_tuple>& phases,
+                  double gaussian_mu,
+                  double delta,
+                  const std::string& accountant,
+                  const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu);
   const acc::pld_options o = make_pld_options(options);
   const acc::accountant_type a = parse_accountant(accountant);
@@ -115,8 +118,11 @@ py::tuple epsilon(const std::vector<phase_tuple>& phases, double gaussian_mu, do
   return estimate_tuple(e);
 }
 
-py::tuple delta(const std::vector<phase_tuple>& phases, double gaussian_mu, double eps,
-                const std::string& accountant, const py::dict& options) {
+py::tuple delta(const std::vector<phase_tuple>& phases,
+                double gaussian_mu,
+                double eps,
+                const std::string& accountant,
+                const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu);
   const acc::pld_options o = make_pld_options(options);
   const acc::accountant_type a = parse_accountant(accountant);
@@ -128,9 +134,13 @@ py::tuple delta(const std::vector<phase_tuple>& phases, double gaussian_mu, doub
   return estimate_tuple(e);
 }
 
-py::dict calibrate_noise(const std::vector<phase_tuple>& phases, double gaussian_mu,
-                         double target_epsilon, double delta, const std::string& accountant,
-                         double relative_tolerance, const py::dict& options) {
+py::dict calibrate_noise(const std::vector<phase_tuple>& phases,
+                         double gaussian_mu,
+                         double target_epsilon,
+                         double delta,
+                         const std::string& accountant,
+                         double relative_tolerance,
+                         const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu);
   acc::calibration_options c;
   c.accountant = parse_accountant(accountant);
@@ -148,9 +158,13 @@ py::dict calibrate_noise(const std::vector<phase_tuple>& phases, double gaussian
   return d;
 }
 
-py::dict calibrate_steps(const std::vector<phase_tuple>& phases, double gaussian_mu,
-                         double target_epsilon, double delta, long long max_steps,
-                         const std::string& accountant, const py::dict& options) {
+py::dict calibrate_steps(const std::vector<phase_tuple>& phases,
+                         double gaussian_mu,
+                         double target_epsilon,
+                         double delta,
+                         long long max_steps,
+                         const std::string& accountant,
+                         const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu);
   acc::calibration_options c;
   c.accountant = parse_accountant(accountant);
@@ -171,9 +185,12 @@ py::dict calibrate_steps(const std::vector<phase_tuple>& phases, double gaussian
 // the grid spacing the largest run needed: the relative gap of the bracket grows like T·h²
 // while ε grows like √T or faster, so that grid is fine enough for the smaller runs, which then
 // need a single pass (the accountant still refines if it is not).
-py::dict epsilon_curve(const std::vector<phase_tuple>& phases, double gaussian_mu,
-                       const std::vector<long long>& steps, double delta,
-                       const std::string& accountant, const py::dict& options) {
+py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
+                       double gaussian_mu,
+                       const std::vector<long long>& steps,
+                       double delta,
+                       const std::string& accountant,
+                       const py::dict& options) {
   if (phases.empty()) throw std::invalid_argument("phases: the run needs at least one phase");
   acc::training_run run = make_run(phases, gaussian_mu);
   acc::pld_options o = make_pld_options(options);
@@ -214,7 +231,8 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases, double gaussian_m
   return d;
 }
 
-py::dict delta_profile(const std::vector<phase_tuple>& phases, double gaussian_mu,
+py::dict delta_profile(const std::vector<phase_tuple>& phases,
+                       double gaussian_mu,
                        const py::array_t<double, py::array::c_style | py::array::forcecast>& eps,
                        const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu);
@@ -226,10 +244,10 @@ py::dict delta_profile(const std::vector<phase_tuple>& phases, double gaussian_m
     r = acc::pld_delta_profile(run, e, o);
   }
   py::dict d = status_dict(r);
-  d["lower"] = py::array_t<double>(static_cast<py::ssize_t>(r.delta_lower.size()),
-                                   r.delta_lower.data());
-  d["upper"] = py::array_t<double>(static_cast<py::ssize_t>(r.delta_upper.size()),
-                                   r.delta_upper.data());
+  d["lower"] =
+      py::array_t<double>(static_cast<py::ssize_t>(r.delta_lower.size()), r.delta_lower.data());
+  d["upper"] =
+      py::array_t<double>(static_cast<py::ssize_t>(r.delta_upper.size()), r.delta_upper.data());
   d["tight"] = r.tight;
   d["grid_spacing"] = r.grid_spacing;
   d["fft_size"] = r.fft_size;
@@ -237,7 +255,8 @@ py::dict delta_profile(const std::vector<phase_tuple>& phases, double gaussian_m
   return d;
 }
 
-py::dict tradeoff(const std::vector<phase_tuple>& phases, double gaussian_mu,
+py::dict tradeoff(const std::vector<phase_tuple>& phases,
+                  double gaussian_mu,
                   const py::array_t<double, py::array::c_style | py::array::forcecast>& alpha,
                   const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu);
@@ -258,8 +277,10 @@ py::dict tradeoff(const std::vector<phase_tuple>& phases, double gaussian_mu,
   return d;
 }
 
-py::array_t<double> rdp(const std::vector<phase_tuple>& phases, double gaussian_mu,
-                        const py::array_t<double, py::array::c_style | py::array::forcecast>& orders) {
+py::array_t<double> rdp(
+    const std::vector<phase_tuple>& phases,
+    double gaussian_mu,
+    const py::array_t<double, py::array::c_style | py::array::forcecast>& orders) {
   const acc::training_run run = make_run(phases, gaussian_mu);
   py::array_t<double> out(orders.size());
   auto w = out.mutable_unchecked<1>();
@@ -268,7 +289,8 @@ py::array_t<double> rdp(const std::vector<phase_tuple>& phases, double gaussian_
   return out;
 }
 
-py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r, double alpha,
+py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r,
+                         double alpha,
                          dpkit::divergence::rdp_conversion c) {
   py::dict d = status_dict(r);
   d["epsilon"] = r.epsilon;
@@ -277,8 +299,7 @@ py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r, double alph
   return d;
 }
 
-py::dict rdp_epsilon_run(const std::vector<phase_tuple>& phases, double gaussian_mu,
-                         double delta) {
+py::dict rdp_epsilon_run(const std::vector<phase_tuple>& phases, double gaussian_mu, double delta) {
   const acc::training_run run = make_run(phases, gaussian_mu);
   const auto r = acc::rdp_epsilon(run, delta);
   return rdp_result_dict(r, r.alpha, r.conversion);

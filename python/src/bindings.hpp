@@ -13,6 +13,8 @@
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/accounting/training_run.hpp"
 #include "dpkit/core/result.hpp"
+#include "dpkit/volterra/schedule.hpp"
+#include "dpkit/volterra/spectrum.hpp"
 
 namespace dpkit::python {
 
@@ -28,6 +30,17 @@ accounting::training_run make_run(const std::vector<phase_tuple>& phases, double
 accounting::pld_options make_pld_options(const pybind11::dict& options);
 /// termination, message, evaluations.
 pybind11::dict status_dict(const solver_status& s);
+
+// bind_volterra.cpp, shared with bind_hsgd.cpp: a Volterra problem (spectrum + parameters) to
+// and from its dict form, a learning-rate schedule from (kind, parameters, table times, table
+// rates), and the problem parameters from a dict.
+volterra::problem volterra_problem(const pybind11::dict& d);
+pybind11::dict volterra_problem_dict(const volterra::problem& p);
+volterra::schedule volterra_schedule(const std::string& kind,
+                                     const std::vector<double>& params,
+                                     const std::vector<double>& times,
+                                     const std::vector<double>& rates);
+volterra::problem_parameters volterra_parameters(const pybind11::dict& d);
 
 void bind_accounting(pybind11::module_& m);
 void bind_shifted(pybind11::module_& m);

@@ -1,0 +1,1064 @@
+"""Last-iterate privacy of noisy gradient methods by shifted interpolation (Bok: Bok, Su &
+Altschuler, *Shifted Interpolation for Differential Privacy*, 2024) — the Python face of
+``dpkit shifted``.
+
+The algorithm is Bok et al. eq. (2.1)::
+
+    X_{k+1} = Π_K[X_k − η((1/b) Σ_{i∈B_k} ∇f_i(X_k) + Z_{k+1})],   Z ~ N(0, σ² I)
+
+Units and names (the same as ``dpkit shifted``'s flags):
+
+``sensitivity``  L, the gradient sensitivity sup‖∇f − ∇f′‖ (an L-Lipschitz loss has 2L).
+``dataset_size`` n, the number of examples (CLI ``--n``).
+``batch_size``   b (NoisyCGD: l = n/b batches per epoch; NoisySGD: sampling rate b/n).
+``noise``        σ, the *noise rate* of (2.1): the injected noise is N(0, η²σ² I). (Not a
+                 noise multiplier relative to a clipping norm.)
+``learning_rate`` η; ``strong_convexity`` m; ``smoothness`` M; ``contraction`` c ∈ (0, 1]
+                 (default c = max{|1 − ηm|, |1 − ηM|}, Lemma 2.8; see :func:`contraction`).
+``diameter``     D of the constraint set K (None: unconstrained).
+``steps``        t, the number of steps (NoisyCGD: or ``epochs`` E, t = E·n/b).
+``delta``        δ at which each bound's ε is reported.
+
+Neighbouring datasets differ in one example (replace-one).
+
+Every bound is a :class:`ShiftedBound` whose ``kind`` says what it is:
+
+``upper-bound``    a guarantee: the last iterate is μ-GDP / (ε, δ)-DP with these values.
+``lower-bound``    no better guarantee can hold (Thm C.17, on the worst-case quadratic).
+``approximation``  a CLT choice (Props C.14, C.15): no guarantee in either direction.
+
+``lower ≤ ε ≤ upper`` brackets the exact ε of the bound's tradeoff function (exact GDP
+conversion: ~1e-13 wide; NoisySGD: the PLD accountant's certified bracket); ``value`` is the end
+on the certified side. ``termination``/``message`` say when a computation did not converge.
+
+Functions: :func:`noisy_gd`, :func:`noisy_cgd`, :func:`noisy_sgd`, :func:`lmc` (each returns the
+table of bounds that ``dpkit shifted`` prints, as a :class:`ShiftedReport`); :func:`bound` (one
+named GDP bound), :func:`noisy_sgd_bound` (one NoisySGD bound, optionally at a given τ or with
+your own shifts), :func:`mechanism` (LMC and exponential mechanisms), :func:`interpolation` (the
+optimisation problem of Thm C.3 itself), :func:`contraction`, :func:`clt_k`,
+:func:`exponential_mechanism_threshold`. docs/shifted.md has the formulas and sources.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core, _dpkit
+from ._results import NoCertifiedValueError, TradeoffCurve, _user_message
+
+__all__ = [
+    "ShiftedBound",
+    "ShiftedReport",
+    "Interpolation",
+    "noisy_gd",
+    "noisy_cgd",
+    "noisy_sgd",
+    "lmc",
+    "bound",
+    "noisy_sgd_bound",
+    "mechanism",
+    "interpolation",
+    "contraction",
+    "clt_k",
+    "exponential_mechanism_threshold",
+    "BOUNDS",
+    "MECHANISMS",
+    "SETTINGS",
+]
+
+SETTINGS = ("strongly-convex", "convex", "constrained-convex")
+
+#: The GDP bounds of :func:`bound`: name → (what it is, Bok et al. source).
+BOUNDS: Dict[str, str] = {
+    "noisy_gd_composition": "NoisyGD, composition: mu = (L/(n sigma)) sqrt(t) (Thm 4.1)",
+    "noisy_gd_strongly_convex": "NoisyGD, strongly convex, c in (0, 1) (Thm 4.2, exact)",
+    "noisy_gd_constrained_convex": "NoisyGD, constrained convex, t >= Dn/(eta L) (Thm 4.3)",
+    "noisy_gd_constrained_convex_at": "NoisyGD, constrained convex at one tau (Thm C.7)",
+    "noisy_gd_constrained_convex_best_tau": "Thm C.7 minimised over tau",
+    "noisy_gd_shifted": "NoisyGD, the optimisation problem of Thm C.3 solved exactly (any c, D)",
+    "noisy_cgd_composition": "NoisyCGD, composition: mu = (L/(b sigma)) sqrt(E) (Thm 4.4)",
+    "noisy_cgd_strongly_convex": "NoisyCGD, strongly convex, c in (0, 1) (Thm 4.5)",
+    "noisy_cgd_constrained_convex": "NoisyCGD, constrained convex, E >= Db/(eta L) (Thm 4.6)",
+    "noisy_cgd_constrained_convex_at":
+        "NoisyCGD, constrained convex at one tau in epochs (Thm 4.6)",
+    "noisy_cgd_constrained_convex_best_tau": "Thm 4.6 minimised over tau (epochs)",
+    "noisy_cgd_convex": "NoisyCGD, convex, c = 1 (derived, not in the paper)",
+    "noisy_cgd_strongly_convex_lower": "NoisyCGD, LOWER bound on the quadratic (Thm C.17)",
+    "noisy_cgd_shifted": "NoisyCGD, the optimisation problem solved exactly (any c, D)",
+}
+
+#: The mechanisms of :func:`mechanism` (Bok et al. §5).
+MECHANISMS = ("lmc", "lmc_at", "exponential_mechanism", "log_concave_mechanism", "projected_lmc")
+
+_SQRT2 = math.sqrt(2.0)
+_NAN = math.nan
+
+
+def _fmt(x: float) -> str:
+    return "-" if x != x else f"{x:.10g}"
+
+
+# ---- result objects ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShiftedBound:
+    """One privacy bound of the last iterate, with its label.
+
+    Attributes:
+        bound: the row's name as ``dpkit shifted`` prints it (``"shifted-interpolation"``,
+            ``"composition"``, ``"lower-bound"``, ``"rdp-ys22"``, ...) or the bound's function
+            name for :func:`bound`.
+        kind: ``upper-bound`` (a guarantee), ``lower-bound`` (no better guarantee can hold) or
+            ``approximation`` (CLT: no guarantee).
+        value: ε at ``delta``, the end of [lower, upper] on the certified side (upper for
+            upper bounds, lower for lower bounds). NaN when no ε could be computed.
+        lower, upper: a certified bracket on the exact ε of the bound's tradeoff function
+            (GDP: the exact conversion; NoisySGD: the PLD accountant; RDP: upper only).
+        mu: the Gaussian-DP parameter μ (T(X_t, X′_t) ≥ G(μ)); NaN for RDP and PLD bounds.
+        delta: the δ of ``value``.
+        tau: where the shifted interpolation starts (NoisyCGD Thm 4.6: in epochs); None when
+            the bound has no τ.
+        method: the source, e.g. ``"seed 002 Thm 4.2"``.
+        note: corrections, derived bounds, the composition used, ...
+        termination: ``converged``, ``max_iterations`` or ``failure``.
+        message: why, when not converged.
+        details: extras (``alpha``: the noise split; ``steps_after_tau``: the CLT choice;
+            ``rho``: the RDP slope; ``evaluations``: PLD evaluations; ``exhaustive``: every τ
+            was tried).
+        phases, gaussian_mu: the bound's tradeoff function as a composition (a run of
+            :mod:`dpkit`): G(gaussian_mu) ⊗ the phases. None for RDP and pure-DP bounds.
+
+    ``float(b)`` is the certified ε upper bound; it raises :class:`dpkit.NoCertifiedValueError`
+    for lower bounds, approximations and failures.
+    """
+
+    bound: str
+    kind: str
+    value: float
+    lower: float
+    upper: float
+    mu: float
+    delta: float
+    tau: Optional[int]
+    method: str
+    note: str = ""
+    termination: str = "converged"
+    message: str = ""
+    details: Dict[str, Any] = field(default_factory=dict, compare=False)
+    phases: Optional[Tuple[Tuple[float, float, str, int], ...]] = field(default=None,
+                                                                         compare=False)
+    gaussian_mu: float = field(default=0.0, compare=False)
+
+    @property
+    def epsilon(self) -> float:
+        """ε at ``delta`` (same as ``value``)."""
+        return self.value
+
+    @property
+    def converged(self) -> bool:
+        return self.termination == "converged"
+
+    def __float__(self) -> float:
+        if self.kind == "upper-bound" and math.isfinite(self.upper):
+            return float(self.upper)  # also after max_iterations: valid, only a wider bracket
+        if self.kind == "upper-bound":
+            raise NoCertifiedValueError(
+                f"{self.bound}: no certified epsilon: {self.message or 'the computation failed'}")
+        raise NoCertifiedValueError(
+            f"{self.bound} is a {self.kind}, not a guarantee; read .value for its epsilon")
+
+    def tradeoff(self, alpha: Sequence[float], *,
+                 relative_accuracy: Optional[float] = None) -> TradeoffCurve:
+        """The bound's tradeoff curve β(α) at each α ∈ [0, 1] (f-DP; ``dpkit shifted
+        --tradeoff-points``): ``lower`` is the curve (for an upper-bound row: no test at type I
+        error α has type II error below it), ``upper`` the certified other side (equal for GDP
+        curves). Raises ValueError for RDP and pure-DP rows, which have no such curve here."""
+        if self.phases is None:
+            raise ValueError(f"bound {self.bound!r} has no tradeoff curve (an RDP or pure-DP "
+                             f"bound)")
+        a = np.atleast_1d(np.asarray(alpha, dtype=float))
+        if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
+            raise ValueError("alpha must be a non-empty one-dimensional array of numbers in [0, 1]")
+        res = _call(_dpkit.tradeoff, list(self.phases), float(self.gaussian_mu), a,
+                    _core._options(relative_accuracy, None))
+        return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]),
+                             upper=np.asarray(res["upper"]), exact=bool(res["exact"]),
+                             method=str(res["method"]), termination=str(res["termination"]),
+                             message=_user_message(str(res["message"])))
+
+    def __str__(self) -> str:
+        tau = "-" if self.tau is None else str(self.tau)
+        s = (f"{self.bound}: mu = {_fmt(self.mu)}, epsilon = {_fmt(self.value)} at delta = "
+             f"{self.delta:g} ({self.kind}), tau = {tau}, {self.method}")
+        if self.termination != "converged":
+            s += f" [{self.termination}: {self.message}]"
+        return s
+
+
+@dataclass(frozen=True)
+class ShiftedReport:
+    """The bounds ``dpkit shifted`` compares for one algorithm and setting.
+
+    ``report["composition"]`` or ``report[0]`` picks a bound; iterating yields them in order;
+    :attr:`best` is the smallest certified ε. ``notes`` holds the remarks the CLI prints.
+    """
+
+    algorithm: str
+    setting: str
+    delta: float
+    bounds: Tuple[ShiftedBound, ...]
+    notes: Tuple[str, ...] = ()
+
+    def __iter__(self) -> Iterator[ShiftedBound]:
+        return iter(self.bounds)
+
+    def __len__(self) -> int:
+        return len(self.bounds)
+
+    def __getitem__(self, key: Union[int, str]) -> ShiftedBound:
+        if isinstance(key, str):
+            for b in self.bounds:
+                if b.bound == key:
+                    return b
+            raise KeyError(f"no bound named {key!r}; have {[b.bound for b in self.bounds]}")
+        return self.bounds[key]
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        return tuple(b.bound for b in self.bounds)
+
+    @property
+    def best(self) -> Optional[ShiftedBound]:
+        """The upper-bound row with the smallest finite ε (None if there is none)."""
+        ok = [b for b in self.bounds if b.kind == "upper-bound" and math.isfinite(b.upper)]
+        return min(ok, key=lambda b: b.upper) if ok else None
+
+    def __str__(self) -> str:
+        lines = [f"privacy of the last iterate of {self.algorithm} ({self.setting}), epsilon at "
+                 f"delta = {self.delta:g}"]
+        for b in self.bounds:
+            tau = "-" if b.tau is None else str(b.tau)
+            lines.append(f"  {b.bound:40s} mu = {_fmt(b.mu):>12s}  epsilon = {_fmt(b.value):>12s}"
+                         f"  {b.kind:13s} tau = {tau:>5s}  {b.method}")
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Interpolation:
+    """The optimum of the shifted-interpolation problem (Thm C.3; docs/shifted.md).
+
+    ``value`` = min Σ a_k²/σ_k² (Σ a_k² without ``noise``): the optimal μ² (divide by the
+    noise σ² of the run when no per-step noise is given). ``a``, ``lambda_`` are indexed by the
+    steps τ+1..t, ``z`` by τ..t (z_t = 0). ``tau``/``start_shift``/``exhaustive`` come from a
+    scan over windows (``diameter`` given), else τ = 0.
+    """
+
+    value: float
+    a: np.ndarray
+    z: np.ndarray
+    lambda_: np.ndarray
+    tau: int
+    start_shift: float
+    exhaustive: bool
+    termination: str
+    message: str
+
+    @property
+    def mu(self) -> float:
+        """√value: μ of G(μ) for unit noise."""
+        return math.sqrt(self.value) if self.value >= 0 else _NAN
+
+
+# ---- argument checks -----------------------------------------------------------------------
+
+def _call(fn, *args):
+    """The extension, with the library's argument errors as one-line ValueErrors naming the
+    Python argument."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        msg = _user_message(str(e))
+        for lib, py in (("examples", "dataset_size"), ("t ", "steps "), ("learning_rates.size()",
+                                                                          "len(learning_rates)")):
+            if msg.startswith(lib):
+                msg = py + msg[len(lib):]
+        raise ValueError(msg) from None
+
+
+def _pos(name: str, v: Any) -> float:
+    return _core._real(name, v, lambda x: x > 0, "a finite number > 0")
+
+
+def _opt_pos(name: str, v: Any) -> Optional[float]:
+    return None if v is None else _pos(name, v)
+
+
+def _int(name: str, v: Any, lo: int = 1) -> int:
+    return _core._integer(name, v, lo, f"an integer >= {lo}")
+
+
+def _opt_int(name: str, v: Any, lo: int = 1) -> Optional[int]:
+    return None if v is None else _int(name, v, lo)
+
+
+def _delta(v: Any) -> float:
+    return _core._delta_arg(v)
+
+
+def _setting(v: Any) -> str:
+    s = str(v).replace("_", "-")
+    if s not in SETTINGS:
+        raise _core._bad("setting", v, "'strongly-convex', 'convex' or 'constrained-convex'")
+    return s
+
+
+def _contraction_arg(v: Any) -> Optional[float]:
+    if v is None:
+        return None
+    return _core._real("contraction", v, lambda x: 0 < x <= 1, "a number in (0, 1]")
+
+
+def _tau(v: Optional[int]) -> Optional[int]:
+    return None if v is None or v < 0 else int(v)
+
+
+def _sgd_options(relative_accuracy: Any, exhaustive_limit: Optional[int],
+                 optimise_split: bool) -> Dict[str, Any]:
+    o = _core._options(relative_accuracy, None)
+    if exhaustive_limit is not None:
+        o["exhaustive_limit"] = int(exhaustive_limit)
+    o["optimise_split"] = bool(optimise_split)
+    return o
+
+
+# ---- building result rows ------------------------------------------------------------------
+
+def _gdp_row(name: str, d: Dict[str, Any], delta: float) -> ShiftedBound:
+    kind = str(d["kind"])
+    lo, up = float(d["epsilon_lower"]), float(d["epsilon_upper"])
+    value = lo if kind == "lower-bound" else up
+    details: Dict[str, Any] = {}
+    if "steps_after_tau" in d:
+        details["steps_after_tau"] = float(d["steps_after_tau"])
+    mu = float(d["mu"])
+    return ShiftedBound(bound=name, kind=kind, value=value, lower=lo, upper=up, mu=mu,
+                        delta=delta, tau=_tau(d["tau"]), method=str(d["source"]),
+                        note=str(d["note"]), termination=str(d["termination"]),
+                        message=_user_message(str(d["message"])), details=details,
+                        phases=(), gaussian_mu=mu)
+
+
+def _rdp_row(name: str, source: str, d: Dict[str, Any], delta: float,
+             note: str = "") -> ShiftedBound:
+    eps = float(d["epsilon"])
+    return ShiftedBound(bound=name, kind="upper-bound", value=eps, lower=_NAN, upper=eps, mu=_NAN,
+                        delta=delta, tau=None, method=source, note=note,
+                        termination=str(d["termination"]),
+                        message=_user_message(str(d["message"])),
+                        details={"rho": float(d["rho"]), "alpha": float(d["alpha"]),
+                                 "conversion": str(d["conversion"])})
+
+
+def _sgd_row(name: str, d: Dict[str, Any], delta: float,
+             exhaustive: Optional[bool] = None) -> ShiftedBound:
+    e = d["estimate"]
+    run = d["run"]
+    alpha = float(d["alpha"])
+    note = str(run["description"])
+    if math.isfinite(alpha) and abs(alpha - _SQRT2) > 1e-12:
+        note += f"; noise split alpha = {alpha:.10g}"
+    details: Dict[str, Any] = {"alpha": alpha, "evaluations": int(d["evaluations"]),
+                               "pld_method": str(e["method"])}
+    if exhaustive is not None:
+        details["exhaustive"] = exhaustive
+    return ShiftedBound(bound=name, kind=str(e["kind"]), value=float(e["value"]),
+                        lower=float(e["lower"]), upper=float(e["upper"]), mu=_NAN, delta=delta,
+                        tau=_tau(d["tau"]), method=str(d["source"]), note=note,
+                        termination=str(e["termination"]),
+                        message=_user_message(str(e["message"])), details=details,
+                        phases=tuple(tuple(p) for p in run["phases"]),
+                        gaussian_mu=float(run["gaussian_mu"]))
+
+
+def _setting_dict(**kw: Any) -> Dict[str, Any]:
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+# ---- single bounds -------------------------------------------------------------------------
+
+def contraction(learning_rate: float, strong_convexity: float, smoothness: float) -> float:
+    """c = max{|1 − ηm|, |1 − ηM|} (Bok et al. Lemma 2.8): the Lipschitz constant of a gradient
+    step of size η on an m-strongly convex, M-smooth loss. Needs 0 ≤ m ≤ M and 0 < η ≤ 2/M."""
+    eta = _pos("learning_rate", learning_rate)
+    m = _core._real("strong_convexity", strong_convexity, lambda x: x >= 0, "a finite number >= 0")
+    big_m = _pos("smoothness", smoothness)
+    return float(_call(_dpkit.shifted_contraction, eta, m, big_m))
+
+
+def clt_k(mu: float) -> float:
+    """K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (Bok et al. Lemma A.5), μ ≥ 0: the CLT constant of
+    C_p(G(μ))^{⊗t} → G(√2·p√t·√K(μ))."""
+    m = _core._real("mu", mu, lambda x: x >= 0, "a finite number >= 0")
+    return float(_call(_dpkit.shifted_clt_k, m))
+
+
+def exponential_mechanism_threshold() -> float:
+    """c* ≈ 0.676390 (Bok et al. §D.4): G(2√(LD)) of Cor 5.4 is not implied by the standard
+    (2LD, 0)-DP of the exponential mechanism exactly when LD > c*."""
+    return float(_dpkit.shifted_exponential_mechanism_threshold())
+
+
+def bound(name: str, *,
+          sensitivity: float,
+          noise: float,
+          dataset_size: Optional[int] = None,
+          batch_size: Optional[int] = None,
+          steps: Optional[int] = None,
+          learning_rate: Optional[float] = None,
+          contraction: Optional[float] = None,
+          diameter: Optional[float] = None,
+          tau: Optional[int] = None,
+          delta: float = 1e-5) -> ShiftedBound:
+    """One GDP bound of NoisyGD / NoisyCGD by name (see :data:`BOUNDS`), with ε at ``delta``.
+
+    Args:
+        name: e.g. ``"noisy_gd_strongly_convex"`` (Thm 4.2), ``"noisy_cgd_shifted"``,
+            ``"noisy_gd_constrained_convex_at"`` (needs ``tau``); :data:`BOUNDS` lists all 14.
+        sensitivity: L > 0. noise: σ > 0 (noise rate of (2.1)). dataset_size: n.
+        batch_size: b (NoisyCGD; n must be a multiple of b and steps of l = n/b).
+        steps: t. learning_rate: η. contraction: c ∈ (0, 1] (the strongly convex closed forms
+            need c < 1). diameter: D > 0 (None: unconstrained).
+        tau: the window start for the ``*_at`` bounds (NoisyGD: steps; NoisyCGD: epochs).
+        delta: δ ∈ [1e-290, 1) for the reported ε.
+
+    Returns:
+        :class:`ShiftedBound` with ``mu`` (μ-GDP, or a lower bound on μ for
+        ``noisy_cgd_strongly_convex_lower``) and ``value`` = ε(μ, δ) exactly.
+
+    Example:
+        >>> b = dpkit.shifted.bound("noisy_gd_strongly_convex", sensitivity=0.1, noise=1,
+        ...                         dataset_size=1, steps=160, contraction=0.95)
+        >>> b.mu, float(b)      # (0.62432948600..., 2.55683569586...)
+    """
+    if name not in BOUNDS:
+        raise ValueError(f"name is {name!r}, but must be one of {', '.join(BOUNDS)}")
+    s = _setting_dict(sensitivity=_pos("sensitivity", sensitivity), noise=_pos("noise", noise),
+                      examples=_opt_int("dataset_size", dataset_size),
+                      batch_size=_opt_int("batch_size", batch_size),
+                      steps=_opt_int("steps", steps),
+                      learning_rate=_opt_pos("learning_rate", learning_rate),
+                      contraction=_contraction_arg(contraction),
+                      diameter=_opt_pos("diameter", diameter))
+    if name.endswith("_at"):
+        if tau is None:
+            raise ValueError(f"tau is required for {name}")
+        t = _int("tau", tau, 0)
+    else:
+        if tau is not None:
+            raise ValueError(f"tau applies to the *_at bounds only, not {name}")
+        t = -1
+    d = _delta(delta)
+    return _gdp_row(name, _call(_dpkit.shifted_gdp, name, s, t, d), d)
+
+
+def mechanism(name: str, *,
+              sensitivity: float,
+              strong_convexity: Optional[float] = None,
+              learning_rate: Optional[float] = None,
+              steps: Optional[int] = None,
+              diameter: Optional[float] = None,
+              delta: float = 1e-5) -> ShiftedBound:
+    """One bound of Bok et al. §5 by name (:data:`MECHANISMS`), with ε at ``delta``:
+
+    ``lmc``                   Prop 5.1 / Cor 5.2: LMC, every t, η ≤ 2/(M + m):
+                              μ = √((2 − ηm)/2)·L/√m (tight). Needs strong_convexity, learning_rate.
+    ``lmc_at``                the same at step t (derived): needs steps and ηm < 1.
+    ``exponential_mechanism`` Cor 5.2: π ∝ e^{−F}: μ = L/√m.
+    ``log_concave_mechanism`` Cor 5.4: μ = 2√(LD). Needs diameter.
+    ``projected_lmc``         Cor 5.4, projected LMC: μ = √(4LD + 2ηL²). Needs diameter and
+                              learning_rate.
+
+    Here L is the Lipschitz constant of F − F′ (``sensitivity``) and m the strong convexity.
+    """
+    if name not in MECHANISMS:
+        raise ValueError(f"name is {name!r}, but must be one of {', '.join(MECHANISMS)}")
+    L = _pos("sensitivity", sensitivity)
+    m = _opt_pos("strong_convexity", strong_convexity)
+    eta = _opt_pos("learning_rate", learning_rate)
+    t = _opt_int("steps", steps)
+    dia = _opt_pos("diameter", diameter)
+    need = {"lmc": ("strong_convexity", "learning_rate"),
+            "lmc_at": ("strong_convexity", "learning_rate", "steps"),
+            "exponential_mechanism": ("strong_convexity",),
+            "log_concave_mechanism": ("diameter",),
+            "projected_lmc": ("diameter", "learning_rate")}[name]
+    given = {"strong_convexity": m, "learning_rate": eta, "steps": t, "diameter": dia}
+    for arg in need:
+        if given[arg] is None:
+            raise ValueError(f"{arg} is required for {name}")
+    d = _delta(delta)
+    res = _call(_dpkit.shifted_mechanism, name, L, _NAN if m is None else m,
+                _NAN if eta is None else eta, 0 if t is None else t,
+                _NAN if dia is None else dia, d)
+    return _gdp_row(name, res, d)
+
+
+def noisy_sgd_bound(name: str, *,
+                    sensitivity: float,
+                    dataset_size: int,
+                    batch_size: int,
+                    noise: float,
+                    steps: int,
+                    learning_rate: Optional[float] = None,
+                    contraction: Optional[float] = None,
+                    diameter: Optional[float] = None,
+                    tau: Optional[int] = None,
+                    alpha: float = _SQRT2,
+                    shifts: Optional[Sequence[float]] = None,
+                    optimise_split: bool = False,
+                    exhaustive_tau: bool = False,
+                    relative_accuracy: Optional[float] = None,
+                    delta: float = 1e-5) -> ShiftedBound:
+    """One NoisySGD bound (batches of b drawn uniformly from n examples), certified by the PLD
+    accountant: ``value`` = ``upper`` is a certified ε at ``delta``, ``lower`` the other end of
+    the PLD bracket.
+
+    Args:
+        name: ``"composition"`` (Thm 4.8), ``"strongly_convex"`` (Thm 4.9, needs contraction
+            c < 1 and learning_rate), ``"constrained_convex"`` (Thm 4.10, needs diameter and
+            learning_rate) or ``"shifts"`` (Thm C.13 with your ``shifts``; strongly convex).
+        tau: evaluate Thm 4.9 (τ ∈ 1..t−1) / Thm 4.10 (τ ∈ 0..t−1) at this τ with the noise
+            split ``alpha`` (1/α² + 1/β² = 1; √2 is the theorem). None: the smallest certified
+            ε over τ (every τ for t ≤ 64 or with ``exhaustive_tau``; else a golden-section
+            search — a valid bound either way), and over a grid of α with ``optimise_split``.
+        shifts: Thm C.13's a_1..a_{t−1} in units of ηL/b, each in [0, 1] (Thm 4.9 is 0 before
+            τ and 1 after); the running shift z_k = c z_{k−1} + ηL/b − a_k must stay ≥ 0.
+        relative_accuracy: the PLD bracket's target (upper − lower)/upper (default 1e-3).
+    """
+    names = ("composition", "strongly_convex", "constrained_convex", "shifts")
+    if name not in names:
+        raise ValueError(f"name is {name!r}, but must be one of {', '.join(names)}")
+    n = _int("dataset_size", dataset_size)
+    b = _int("batch_size", batch_size)
+    if b > n:
+        raise ValueError(f"batch_size is {b}, but must be at most dataset_size ({n})")
+    t = _int("steps", steps)
+    s = _setting_dict(sensitivity=_pos("sensitivity", sensitivity), noise=_pos("noise", noise),
+                      examples=n, batch_size=b, steps=t,
+                      learning_rate=_opt_pos("learning_rate", learning_rate),
+                      contraction=_contraction_arg(contraction),
+                      diameter=_opt_pos("diameter", diameter))
+    d = _delta(delta)
+    a = _core._real("alpha", alpha, lambda x: x > 1, "a finite number > 1")
+    opts = _sgd_options(relative_accuracy, (2**62 if exhaustive_tau else None), optimise_split)
+    if name in ("strongly_convex", "shifts"):
+        if s.get("contraction") is None or not s["contraction"] < 1:
+            raise ValueError(f"contraction is {contraction!r}, but must be a number in (0, 1) "
+                             f"(strongly convex)")
+        if "learning_rate" not in s:
+            raise ValueError(f"learning_rate is required for {name}")
+    if name == "constrained_convex":
+        if "diameter" not in s:
+            raise ValueError("diameter is required for constrained_convex")
+        if "learning_rate" not in s:
+            raise ValueError("learning_rate is required for constrained_convex")
+    empty = np.zeros(0)
+    if name == "shifts":
+        if shifts is None:
+            raise ValueError("shifts is required for name='shifts' (t - 1 values in [0, 1])")
+        x = np.asarray(shifts, dtype=float).ravel()
+        if x.size != t - 1:
+            raise ValueError(f"shifts has {x.size} values, but must have steps - 1 = {t - 1}")
+        if not np.all((x >= 0) & (x <= 1)):
+            raise ValueError("shifts: each value is a_k/(eta L/b) and must be in [0, 1]")
+        step = s["learning_rate"] * s["sensitivity"] / b
+        res = _call(_dpkit.shifted_sgd_at, "shifts", s, -1, a, x * step, d, opts)
+        return _sgd_row("shifted-interpolation (C.13 shifts)", res, d)
+    if shifts is not None:
+        raise ValueError("shifts applies to name='shifts' only")
+    if tau is not None:
+        if name == "composition":
+            raise ValueError("tau does not apply to the composition bound")
+        tt = _int("tau", tau, 0)
+        res = _call(_dpkit.shifted_sgd_at, name, s, tt, a, empty, d, opts)
+        return _sgd_row(name, res, d)
+    if a != _SQRT2 and name != "composition":
+        raise ValueError("alpha applies with a given tau; use optimise_split=True to search it")
+    res = _call(_dpkit.shifted_sgd, name, s, d, opts)
+    k_range = t - 1 if name == "strongly_convex" else t
+    exhaustive = None if name == "composition" else bool(exhaustive_tau or k_range <= 64)
+    return _sgd_row(name, res, d, exhaustive)
+
+
+def interpolation(sensitivities: Sequence[float], *,
+                  contraction: float = 1.0,
+                  initial_shift: float = 0.0,
+                  contractions: Optional[Sequence[float]] = None,
+                  noise: Optional[Sequence[float]] = None,
+                  diameter: Optional[float] = None,
+                  exhaustive_limit: int = 4000) -> Interpolation:
+    """The shifted-interpolation optimisation problem of Bok et al. Thm C.3, solved exactly:
+
+        minimise Σ a_k²/σ_k²  s.t.  a ≥ 0, z ≥ 0, z_t = 0,  z_k = c_k z_{k−1} + s_k − a_k.
+
+    Args:
+        sensitivities: s_1..s_t ≥ 0 (the per-step bound on ‖φ_k − φ′_k‖), at least one.
+        contraction: c ∈ (0, 1] for every step (ignored where ``contractions`` is given).
+        initial_shift: z_0 ≥ 0 (0 when both runs start at the same point).
+        contractions: per-step c_1..c_t ∈ (0, 1] (learning-rate schedules).
+        noise: per-step noise scales σ_1..σ_t > 0 (default 1: ``value`` is Σ a_k²).
+        diameter: D > 0: also try every window τ with z_τ = D (O(t²); golden section on τ above
+            ``exhaustive_limit`` steps — still a valid bound).
+
+    Returns:
+        :class:`Interpolation`; ``mu`` = √value is μ of the bound G(μ) (unit noise).
+    """
+    s = np.atleast_1d(np.asarray(sensitivities, dtype=float))
+    if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)) or np.any(s < 0):
+        raise ValueError("sensitivities must be a non-empty one-dimensional array of finite "
+                         "numbers >= 0")
+    c = _contraction_arg(contraction)
+    z0 = _core._real("initial_shift", initial_shift, lambda x: x >= 0, "a finite number >= 0")
+    arrays = []
+    for nm, v, ok in (("contractions", contractions, lambda a: (a > 0) & (a <= 1)),
+                      ("noise", noise, lambda a: a > 0)):
+        if v is None:
+            arrays.append(np.zeros(0))
+            continue
+        a = np.atleast_1d(np.asarray(v, dtype=float))
+        if a.shape != s.shape or not np.all(np.isfinite(a)) or not np.all(ok(a)):
+            raise ValueError(f"{nm} must have one finite entry per step ({s.size}), "
+                             + ("each in (0, 1]" if nm == "contractions" else "each > 0"))
+        arrays.append(a)
+    if diameter is None:
+        r = _call(_dpkit.shifted_solve_interpolation, c, s, z0, arrays[0], arrays[1])
+        tau, start, exh = 0, z0, True
+    else:
+        dia = _pos("diameter", diameter)
+        lim = _int("exhaustive_limit", exhaustive_limit)
+        r = _call(_dpkit.shifted_best_interpolation, c, s, dia, z0, arrays[0], arrays[1], lim)
+        tau, start, exh = int(r["tau"]), float(r["start_shift"]), bool(r["exhaustive"])
+    return Interpolation(value=float(r["value"]), a=np.asarray(r["a"]), z=np.asarray(r["z"]),
+                         lambda_=np.asarray(r["lambda"]), tau=tau, start_shift=start,
+                         exhaustive=exh, termination=str(r["termination"]),
+                         message=_user_message(str(r["message"])))
+
+
+# ---- the tables of `dpkit shifted` ------------------------------------------------------------
+
+class _Args:
+    """The checked arguments of a table call."""
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__.update(kw)
+
+
+def _resolve_contraction(a: _Args, strongly: bool, is_lmc: bool) -> float:
+    c = a.contraction
+    if c is None and strongly and not is_lmc:
+        if a.strong_convexity is None or a.smoothness is None or a.learning_rate is None:
+            raise ValueError("setting='strongly-convex' needs contraction, or learning_rate with "
+                             "strong_convexity and smoothness (c = max{|1 - eta m|, |1 - eta M|})")
+        c = contraction(a.learning_rate, a.strong_convexity, a.smoothness)
+    if c is None:
+        c = 1.0
+    if strongly and not is_lmc and not c < 1:
+        raise ValueError(f"contraction is {c:.10g}, but must be < 1 for "
+                         f"setting='strongly-convex'")
+    return c
+
+
+def _table(algorithm: str, a: _Args) -> ShiftedReport:
+    """The rows of `dpkit shifted ALGORITHM` (tools/dpkit/shifted.cpp run_shifted)."""
+    cyclic, stochastic, is_lmc = (algorithm == "noisy-cgd", algorithm == "noisy-sgd",
+                                  algorithm == "lmc")
+    setting = a.setting
+    strongly, constrained = setting == "strongly-convex", setting == "constrained-convex"
+    c = _resolve_contraction(a, strongly, is_lmc)
+    if constrained and a.diameter is None:
+        raise ValueError("diameter is required for setting='constrained-convex'")
+    delta = a.delta
+    rows: List[ShiftedBound] = []
+    notes: List[str] = []
+
+    if is_lmc:
+        L = a.sensitivity
+        if strongly:
+            if a.strong_convexity is None:
+                raise ValueError("strong_convexity is required for LMC")
+            if a.learning_rate is None:
+                raise ValueError("learning_rate is required for LMC")
+            kw = dict(sensitivity=L, strong_convexity=a.strong_convexity,
+                      learning_rate=a.learning_rate, delta=delta)
+            rows.append(_rename(mechanism("lmc", **kw), "shifted-interpolation"))
+            if a.steps is not None:
+                rows.append(_rename(mechanism("lmc_at", steps=a.steps, **kw),
+                                    "shifted-interpolation (t steps)"))
+            rows.append(_rename(mechanism("exponential_mechanism", sensitivity=L,
+                                          strong_convexity=a.strong_convexity, delta=delta),
+                                "exponential-mechanism"))
+        elif constrained:
+            rows.append(_rename(mechanism("log_concave_mechanism", sensitivity=L,
+                                          diameter=a.diameter, delta=delta),
+                                "log-concave-mechanism"))
+            if a.learning_rate is not None:
+                rows.append(_rename(mechanism("projected_lmc", sensitivity=L, diameter=a.diameter,
+                                              learning_rate=a.learning_rate, delta=delta),
+                                    "projected-lmc"))
+            eps = 2 * L * a.diameter
+            rows.append(ShiftedBound(
+                bound="pure-dp (MT07)", kind="upper-bound", value=eps, lower=_NAN, upper=eps,
+                mu=_NAN, delta=delta, tau=None,
+                method="exponential mechanism, standard analysis",
+                note=("(2LD, 0)-DP. As tradeoff curves, G(2 sqrt(LD)) is not implied by it "
+                      f"exactly when LD > {exponential_mechanism_threshold():.10g} (Bok "
+                      "D.4); at one delta either epsilon can be the smaller")))
+        else:
+            raise ValueError("setting='convex': Bok has no LMC bound without strong "
+                             "convexity or a diameter (use 'strongly-convex' or "
+                             "'constrained-convex')")
+        return ShiftedReport("LMC", setting, delta, tuple(rows), tuple(notes))
+
+    b = a.batch_size
+    if (cyclic or stochastic) and b is None:
+        raise ValueError(f"batch_size is required for {algorithm}")
+    if a.batches_per_epoch is not None and not cyclic:
+        raise ValueError("batches_per_epoch applies to noisy_cgd only")
+    if cyclic and a.batches_per_epoch is not None and a.dataset_size is None:
+        n = a.batches_per_epoch * b
+    else:
+        if a.dataset_size is None:
+            raise ValueError("dataset_size is required (the number of examples n)")
+        n = a.dataset_size
+    if cyclic and a.batches_per_epoch is not None and a.batches_per_epoch * b != n:
+        raise ValueError(f"batches_per_epoch is {a.batches_per_epoch}, but must be n/b = "
+                         f"{n / b:.10g}")
+    if a.epochs is not None and a.steps is not None:
+        raise ValueError("steps must not be given together with epochs")
+    if a.epochs is not None:
+        if not cyclic:
+            raise ValueError("epochs applies to noisy_cgd (use steps)")
+        if n % b != 0:
+            raise ValueError(f"dataset_size is {n}, but must be a multiple of batch_size ({b})")
+        t = a.epochs * (n // b)
+    else:
+        if a.steps is None:
+            raise ValueError("steps is required" + (" (or epochs)" if cyclic else ""))
+        t = a.steps
+    if (constrained or strongly) and a.learning_rate is None and (
+            constrained or stochastic or cyclic or a.contraction is None):
+        raise ValueError(f"learning_rate is required for setting={setting!r}")
+    s = _setting_dict(sensitivity=a.sensitivity, noise=a.noise, examples=n, batch_size=b,
+                      steps=t, learning_rate=a.learning_rate, contraction=c, diameter=a.diameter)
+
+    def gdp(name: str, row: str) -> ShiftedBound:
+        return _gdp_row(row, _call(_dpkit.shifted_gdp, name, s, -1, delta), delta)
+
+    schedule = getattr(a, "learning_rates", None)
+    if schedule is not None:
+        if algorithm != "noisy-gd" or a.strong_convexity is None or a.smoothness is None:
+            raise ValueError("learning_rates / lr_decay apply to noisy_gd and need "
+                             "strong_convexity and smoothness (per-step contractions)")
+        if schedule.size != t:
+            raise ValueError(f"learning_rates has {schedule.size} values, but must have "
+                             f"steps = {t}")
+        res = _call(_dpkit.shifted_gd_schedule, s, schedule, a.strong_convexity, a.smoothness,
+                    delta)
+        rows.append(_gdp_row("shifted-interpolation (schedule)", res, delta))
+
+    if algorithm == "noisy-gd":
+        if strongly and schedule is not None:
+            pass  # the constant-eta closed forms do not apply to a schedule
+        elif strongly:
+            ours = gdp("noisy_gd_strongly_convex", "shifted-interpolation")
+            rows.append(ours)
+            rows.append(_rdp_row("rdp-shifted",
+                                 "seed 002 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
+                                 _call(_dpkit.shifted_rdp_linear, ours.mu * ours.mu / 2, delta),
+                                 delta))
+            if a.diameter is not None:
+                rows.append(gdp("noisy_gd_shifted", "shifted-interpolation (with diameter)"))
+            if a.strong_convexity is not None and a.learning_rate is not None:
+                c_ys = 1 - a.learning_rate * a.strong_convexity / 2
+                rows.append(_rdp_row(
+                    "rdp-ys22", "YS22 Thm D.6 (as in the paper's code)",
+                    _call(_dpkit.shifted_ys22, "noisy_gd", s, c_ys, delta), delta,
+                    "c_ys = 1 - eta m/2 (inferred; Bok Fig. 1 uses 0.975)"))
+        elif constrained:
+            k = a.diameter * n / (a.learning_rate * a.sensitivity)
+            rows.append(gdp("noisy_gd_shifted", "shifted-interpolation"))
+            if t >= k:
+                rows.append(gdp("noisy_gd_constrained_convex", "shifted-interpolation (Thm 4.3)"))
+            rows.append(gdp("noisy_gd_constrained_convex_best_tau",
+                            "shifted-interpolation (Thm C.7 at best tau)"))
+        rows.append(gdp("noisy_gd_composition", "composition"))
+    elif cyclic:
+        if strongly:
+            rows.append(gdp("noisy_cgd_strongly_convex", "shifted-interpolation"))
+            rows.append(gdp("noisy_cgd_strongly_convex_lower", "lower-bound"))
+            rows.append(_rdp_row("rdp-ys22", "YS22 Thm 3.3 (as in the paper's code)",
+                                 _call(_dpkit.shifted_ys22, "noisy_cgd", s, 0.5, delta), delta))
+        else:
+            if constrained:
+                rows.append(gdp("noisy_cgd_shifted", "shifted-interpolation"))
+            rows.append(gdp("noisy_cgd_convex", "shifted-interpolation (derived c = 1)"))
+            if constrained:
+                k = a.diameter * b / (a.learning_rate * a.sensitivity)
+                E = t / (n // b)
+                if E >= k:
+                    rows.append(gdp("noisy_cgd_constrained_convex",
+                                    "shifted-interpolation (Thm 4.6)"))
+                rows.append(gdp("noisy_cgd_constrained_convex_best_tau",
+                                "shifted-interpolation (Thm 4.6 at best tau)"))
+        rows.append(gdp("noisy_cgd_composition", "composition"))
+    else:  # noisy-sgd
+        if b > n:
+            raise ValueError(f"batch_size is {b}, but must be at most dataset_size ({n})")
+        opts = _sgd_options(a.relative_accuracy, 2**62 if a.exhaustive_tau else None,
+                            a.optimise_split)
+        common = dict(sensitivity=a.sensitivity, dataset_size=n, batch_size=b, noise=a.noise,
+                      steps=t, learning_rate=a.learning_rate, contraction=c,
+                      diameter=a.diameter, relative_accuracy=a.relative_accuracy, delta=delta)
+        if a.shifts is not None:
+            if not strongly:
+                raise ValueError("shifts applies to setting='strongly-convex' (Thm C.13)")
+            rows.append(noisy_sgd_bound("shifts", shifts=a.shifts, **common))
+        exhaustive = bool(a.exhaustive_tau)
+        if strongly and t < 2:
+            notes.append("Thm 4.9 needs t >= 2 (tau in 1..t-1); at t = 1 composition is exact "
+                         "(Bok et al. §C.4.1)")
+        elif strongly or constrained:
+            name = "strongly_convex" if strongly else "constrained_convex"
+            res = _call(_dpkit.shifted_sgd, name, s, delta, opts)
+            k_range = t - 1 if strongly else t
+            rows.append(_sgd_row("shifted-interpolation", res, delta,
+                                 exhaustive or k_range <= 64))
+            clt = _gdp_row("shifted-interpolation (CLT)",
+                           _call(_dpkit.shifted_clt, name, s, delta), delta)
+            k_clt = clt.details["steps_after_tau"]
+            note = f"CLT choice t - tau = {k_clt:.10g}; an approximation"
+            if not 1 <= k_clt <= k_range:
+                # Props C.14/C.15 do not depend on t: the library does not clamp the choice.
+                note += (f"; outside this run (t - tau must be in 1..{k_range}), so the CLT "
+                         f"value describes a longer run, not t = {t}")
+            clt = dataclasses.replace(clt, note=note)
+            rows.append(clt)
+        rows.append(_sgd_row("composition", _call(_dpkit.shifted_sgd, "composition", s, delta,
+                                                  opts), delta))
+
+    if not strongly and not constrained:
+        notes.append("convex without a diameter: Bok gives no convergent bound here"
+                     + (" except the derived c = 1 bound for cyclic batches" if cyclic
+                        else "; composition is the bound"))
+    return ShiftedReport(algorithm, setting, delta, tuple(rows), tuple(notes))
+
+
+def _rename(b: ShiftedBound, name: str) -> ShiftedBound:
+    return dataclasses.replace(b, bound=name)
+
+
+def _common(sensitivity: Any, noise: Any, dataset_size: Any, batch_size: Any, steps: Any,
+            learning_rate: Any, contraction: Any, strong_convexity: Any, smoothness: Any,
+            diameter: Any, setting: Any, delta: Any) -> Dict[str, Any]:
+    return dict(
+        sensitivity=_pos("sensitivity", sensitivity),
+        noise=None if noise is None else _pos("noise", noise),
+        dataset_size=_opt_int("dataset_size", dataset_size),
+        batch_size=_opt_int("batch_size", batch_size),
+        steps=_opt_int("steps", steps),
+        learning_rate=_opt_pos("learning_rate", learning_rate),
+        contraction=_contraction_arg(contraction),
+        strong_convexity=_opt_pos("strong_convexity", strong_convexity),
+        smoothness=_opt_pos("smoothness", smoothness),
+        diameter=_opt_pos("diameter", diameter),
+        setting=_setting(setting),
+        delta=_delta(delta),
+        epochs=None, batches_per_epoch=None, learning_rates=None, shifts=None,
+        relative_accuracy=None, optimise_split=False, exhaustive_tau=False)
+
+
+def noisy_gd(*,
+             sensitivity: float,
+             dataset_size: int,
+             noise: float,
+             steps: int,
+             setting: str = "strongly-convex",
+             learning_rate: Optional[float] = None,
+             contraction: Optional[float] = None,
+             strong_convexity: Optional[float] = None,
+             smoothness: Optional[float] = None,
+             diameter: Optional[float] = None,
+             learning_rates: Optional[Sequence[float]] = None,
+             lr_decay: Optional[float] = None,
+             delta: float = 1e-5) -> ShiftedReport:
+    """NoisyGD (full batch, one step's sensitivity ηL/n): the bounds of ``dpkit shifted
+    noisy-gd``, each with μ and ε at ``delta``.
+
+    Rows by setting: ``strongly-convex`` — shifted-interpolation (Thm 4.2, exact), rdp-shifted
+    (the same as RDP, Lemma A.4), shifted-interpolation (with diameter) when a diameter is
+    given, rdp-ys22 (YS22 with c_ys = 1 − ηm/2) when η and m are given; ``constrained-convex``
+    — shifted-interpolation (the optimisation problem with z_τ = D), Thm 4.3 (when t ≥
+    Dn/(ηL)), Thm C.7 at the best τ; always composition (Thm 4.1).
+
+    Args:
+        sensitivity: L > 0. dataset_size: n ≥ 1. noise: σ > 0 (noise rate). steps: t ≥ 1.
+        setting: ``"strongly-convex"`` (needs ``contraction``, or ``learning_rate`` with
+            ``strong_convexity`` and ``smoothness``), ``"convex"`` or ``"constrained-convex"``
+            (needs ``diameter`` and ``learning_rate``).
+        learning_rates: a schedule η_1..η_t (length ``steps``; needs strong_convexity and
+            smoothness): adds "shifted-interpolation (schedule)", Thm C.3 with per-step
+            contractions (not in the paper). ``lr_decay`` τ₀ builds η_k = η/(1 + k/τ₀).
+        delta: δ ∈ [1e-290, 1).
+
+    Example:
+        >>> r = dpkit.shifted.noisy_gd(sensitivity=0.1, dataset_size=1, noise=1, steps=160,
+        ...                            contraction=0.95, learning_rate=0.05, strong_convexity=1)
+        >>> r["shifted-interpolation"].mu, float(r["composition"])   # 0.6243..., 5.7594...
+    """
+    a = _Args(**_common(sensitivity, _pos("noise", noise), dataset_size, None, steps,
+                        learning_rate, contraction, strong_convexity, smoothness, diameter,
+                        setting, delta))
+    if a.dataset_size is None:
+        raise ValueError("dataset_size is required (the number of examples n)")
+    if a.steps is None:
+        raise ValueError("steps is required")
+    if learning_rates is not None and lr_decay is not None:
+        raise ValueError("learning_rates must not be given together with lr_decay")
+    if lr_decay is not None:
+        tau0 = _pos("lr_decay", lr_decay)
+        if a.learning_rate is None:
+            raise ValueError("lr_decay needs learning_rate (eta_k = eta/(1 + k/lr_decay))")
+        a.learning_rates = a.learning_rate / (1 + np.arange(a.steps, dtype=float) / tau0)
+    elif learning_rates is not None:
+        x = np.atleast_1d(np.asarray(learning_rates, dtype=float))
+        if x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x <= 0):
+            raise ValueError("learning_rates must be a one-dimensional array of finite numbers "
+                             "> 0")
+        a.learning_rates = x
+    return _table("noisy-gd", a)
+
+
+def noisy_cgd(*,
+              sensitivity: float,
+              batch_size: int,
+              noise: float,
+              dataset_size: Optional[int] = None,
+              batches_per_epoch: Optional[int] = None,
+              steps: Optional[int] = None,
+              epochs: Optional[int] = None,
+              setting: str = "strongly-convex",
+              learning_rate: Optional[float] = None,
+              contraction: Optional[float] = None,
+              strong_convexity: Optional[float] = None,
+              smoothness: Optional[float] = None,
+              diameter: Optional[float] = None,
+              delta: float = 1e-5) -> ShiftedReport:
+    """NoisyCGD (cyclic batches: l = n/b per epoch in a fixed order, one step's sensitivity
+    ηL/b): the bounds of ``dpkit shifted noisy-cgd``.
+
+    Rows: ``strongly-convex`` — shifted-interpolation (Thm 4.5), lower-bound (Thm C.17: no
+    better μ can hold), rdp-ys22 (YS22 Thm 3.3); ``convex`` — shifted-interpolation (derived
+    c = 1); ``constrained-convex`` — the optimisation problem, the derived c = 1 bound, Thm 4.6
+    (when E ≥ Db/(ηL)) and Thm 4.6 at the best τ (τ in epochs); always composition (Thm 4.4).
+
+    Args:
+        batch_size: b; ``dataset_size`` n a multiple of b, or ``batches_per_epoch`` l (n = l·b).
+        steps: t, a multiple of l — or ``epochs`` E (t = E·l). Other arguments as
+            :func:`noisy_gd`.
+
+    Example:
+        >>> r = dpkit.shifted.noisy_cgd(sensitivity=1, batch_size=10, batches_per_epoch=20,
+        ...                             noise=1, learning_rate=0.1, contraction=0.99, epochs=50)
+    """
+    a = _Args(**_common(sensitivity, _pos("noise", noise), dataset_size, batch_size, steps,
+                        learning_rate, contraction, strong_convexity, smoothness, diameter,
+                        setting, delta))
+    a.epochs = _opt_int("epochs", epochs)
+    a.batches_per_epoch = _opt_int("batches_per_epoch", batches_per_epoch)
+    return _table("noisy-cgd", a)
+
+
+def noisy_sgd(*,
+              sensitivity: float,
+              dataset_size: int,
+              batch_size: int,
+              noise: float,
+              steps: int,
+              setting: str = "strongly-convex",
+              learning_rate: Optional[float] = None,
+              contraction: Optional[float] = None,
+              strong_convexity: Optional[float] = None,
+              smoothness: Optional[float] = None,
+              diameter: Optional[float] = None,
+              shifts: Optional[Sequence[float]] = None,
+              optimise_split: bool = False,
+              exhaustive_tau: bool = False,
+              relative_accuracy: float = 1e-3,
+              delta: float = 1e-5) -> ShiftedReport:
+    """NoisySGD (batches of b drawn uniformly from n, sampling rate b/n): the bounds of
+    ``dpkit shifted noisy-sgd``, certified by the PLD accountant (``lower``/``upper`` are its
+    bracket).
+
+    Rows: shifted-interpolation (C.13 shifts) with ``shifts``; ``strongly-convex`` —
+    shifted-interpolation (Thm 4.9, τ optimised; needs t ≥ 2) and its CLT choice (Prop C.14,
+    an approximation); ``constrained-convex`` — Thm 4.10 and Prop C.15 (CLT); always
+    composition (Thm 4.8). τ is optimised exhaustively for t ≤ 64 (or with ``exhaustive_tau``:
+    one PLD evaluation per τ), else by golden-section search (a valid bound either way;
+    ``details["exhaustive"]`` says which). ``optimise_split`` also searches the noise split α.
+
+    Args:
+        shifts: Thm C.13 with your shifts a_k/(ηL/b) ∈ [0, 1], t − 1 of them (strongly convex).
+        relative_accuracy: PLD bracket width (upper − lower)/upper, default 1e-3.
+        Other arguments as :func:`noisy_gd`.
+
+    Example:
+        >>> r = dpkit.shifted.noisy_sgd(sensitivity=1, dataset_size=1000, batch_size=100,
+        ...                             noise=0.5, learning_rate=0.5, contraction=0.9, steps=400)
+        >>> float(r["shifted-interpolation"]), r["shifted-interpolation"].tau
+    """
+    a = _Args(**_common(sensitivity, _pos("noise", noise), dataset_size, batch_size, steps,
+                        learning_rate, contraction, strong_convexity, smoothness, diameter,
+                        setting, delta))
+    a.relative_accuracy = _core._real("relative_accuracy", relative_accuracy,
+                                      lambda v: 1e-8 <= v < 1, "a number in [1e-8, 1)")
+    a.optimise_split = bool(optimise_split)
+    a.exhaustive_tau = bool(exhaustive_tau)
+    a.shifts = None if shifts is None else np.asarray(shifts, dtype=float)
+    if a.dataset_size is None:
+        raise ValueError("dataset_size is required (the number of examples n)")
+    if a.steps is None:
+        raise ValueError("steps is required")
+    return _table("noisy-sgd", a)
+
+
+def lmc(*,
+        sensitivity: float,
+        setting: str = "strongly-convex",
+        strong_convexity: Optional[float] = None,
+        learning_rate: Optional[float] = None,
+        steps: Optional[int] = None,
+        diameter: Optional[float] = None,
+        delta: float = 1e-5) -> ShiftedReport:
+    """Langevin Monte Carlo and exponential mechanisms (Bok et al. §5): the bounds of ``dpkit
+    shifted lmc``. ``sensitivity`` L: F − F′ is L-Lipschitz.
+
+    Rows: ``strongly-convex`` (needs strong_convexity m and learning_rate η ≤ 2/(M + m)) —
+    shifted-interpolation (Prop 5.1, every t, tight), shifted-interpolation (t steps) when
+    ``steps`` is given, exponential-mechanism (Cor 5.2); ``constrained-convex`` (needs
+    ``diameter`` D) — log-concave-mechanism (Cor 5.4), projected-lmc (with learning_rate),
+    pure-dp (MT07): the standard (2LD, 0)-DP for comparison.
+
+    Example:
+        >>> r = dpkit.shifted.lmc(sensitivity=2, strong_convexity=1, learning_rate=0.1)
+        >>> r["shifted-interpolation"].mu       # √(1.9/2)·2 = 1.9493...
+    """
+    a = _Args(**_common(sensitivity, None, None, None, steps, learning_rate, None,
+                        strong_convexity, None, diameter, setting, delta))
+    return _table("lmc", a)
