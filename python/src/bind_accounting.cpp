@@ -199,7 +199,44 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
   std::vector<double> value(n), lower(n), upper(n);
   std::vector<std::string> termination(n), kind(n);
   std::string messages;
-  {
+  if (a == acc::accountant_type::rdp) {
+    // RDP composes additively, so the whole curve is one composition: the run without its last
+    // phase and one step of that phase, each at a fixed ladder of orders, then for every T the
+    // best of the four conversions over ε_T(α) = ε_prefix(α) + T·ε_step(α). The ladder has no
+    // per-point fractional refinement, so a point can be a little above what
+    // dpkit.epsilon(..., accountant="rdp") gives alone; each is still an upper bound.
+    py::gil_scoped_release release;
+    std::vector<double> orders;
+    for (double x = 1.1; x < 1.95; x += 0.1) orders.push_back(x);
+    for (double x = 2; x < 12; x += 0.5) orders.push_back(x);
+    for (int k = 12; k <= 32; ++k) orders.push_back(k);
+    for (double x = 36; x <= 1e4; x *= 1.25) orders.push_back(std::round(x));
+    acc::training_run prefix = run;
+    prefix.phases.pop_back();
+    acc::training_run step;
+    step.phases.push_back(run.phases.back());
+    step.phases.back().steps = 1;
+    std::vector<double> base(orders.size()), per_step(orders.size());
+    for (std::size_t j = 0; j < orders.size(); ++j) {
+      base[j] = prefix.phases.empty() && prefix.gaussian_mu == 0
+                    ? 0.0
+                    : acc::run_rdp(prefix, orders[j]);
+      per_step[j] = acc::run_rdp(step, orders[j]);
+    }
+    std::vector<double> eps(orders.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto t = static_cast<double>(steps[i]);
+      for (std::size_t j = 0; j < orders.size(); ++j) eps[j] = base[j] + t * per_step[j];
+      const auto r = dpkit::divergence::rdp_epsilon(
+          dpkit::divergence::rdp_curve::at_orders(orders, eps), delta);
+      value[i] = upper[i] = r.epsilon;
+      lower[i] = NAN;
+      kind[i] = std::string(to_string(r.kind));
+      termination[i] = std::string(to_string(r.termination));
+      if (!r.converged() && messages.empty())
+        messages = "steps " + std::to_string(steps[i]) + ": " + r.message;
+    }
+  } else {
     py::gil_scoped_release release;
     std::vector<std::size_t> order(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = i;
