@@ -29,7 +29,9 @@ from ._results import (DeltaCurve, EpsilonCurve, NoiseCalibration, PrivacyResult
 
 if TYPE_CHECKING:  # annotations only (numpy, typing and fractions load on first use: fast import)
     from fractions import Fraction
-    from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+    from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+    import numpy as np
 
 __all__ = [
     "Phase",

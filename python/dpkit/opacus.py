@@ -24,7 +24,6 @@ example, and the worse direction is reported.
 from __future__ import annotations
 
 import copy
-import math
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Tuple
 

@@ -3,7 +3,6 @@ files the C++ tests read), closed forms computed with mpmath, and the CLI."""
 
 import csv
 import json
-import math
 import os
 import pathlib
 import subprocess

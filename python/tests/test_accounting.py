@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dpkit
-from conftest import cli_json, gdp_delta, gdp_epsilon, reference_rows, rel
+from conftest import cli_json, gdp_epsilon, reference_rows, rel
 
 
 # --- certified brackets against 50-digit references ------------------------------------------

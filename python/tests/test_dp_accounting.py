@@ -3,7 +3,6 @@ tables and an RDP conversion computed here."""
 
 import math
 
-import numpy as np
 import pytest
 
 import dpkit
