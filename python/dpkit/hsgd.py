@@ -35,6 +35,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core, _dpkit
+from ._checks import nonneg as _nonneg, pos as _pos, vector as _vector, choice as _choice
 from ._results import _user_message
 from .volterra import Schedule, Spectrum, _check_symmetric, _gamma
 
@@ -80,29 +81,6 @@ def _call(fn, *args):
                 msg = py + msg[len(lib):]
                 break
         raise ValueError(msg) from None
-
-
-def _nonneg(name: str, v: Any) -> float:
-    return _core._real(name, v, lambda x: x >= 0, "a finite number >= 0")
-
-
-def _pos(name: str, v: Any) -> float:
-    return _core._real(name, v, lambda x: x > 0, "a finite number > 0")
-
-
-def _vector(name: str, v: Any, size: Optional[int] = None) -> np.ndarray:
-    a = np.asarray(v, dtype=float)
-    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be a non-empty one-dimensional array of finite numbers")
-    if size is not None and a.size != size:
-        raise ValueError(f"{name} has {a.size} entries, but must have {size}")
-    return np.ascontiguousarray(a)
-
-
-def _choice(name: str, v: Any, allowed: Sequence[str]) -> str:
-    if v not in allowed:
-        raise _core._bad(name, v, " or ".join(repr(a) for a in allowed))
-    return str(v)
 
 
 # ---- the law ----------------------------------------------------------------------------------

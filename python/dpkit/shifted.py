@@ -48,6 +48,7 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core, _dpkit
+from ._checks import pos as _pos
 from ._results import NoCertifiedValueError, TradeoffCurve, _user_message
 
 __all__ = [
@@ -289,10 +290,6 @@ def _call(fn, *args):
             if msg.startswith(lib):
                 msg = py + msg[len(lib):]
         raise ValueError(msg) from None
-
-
-def _pos(name: str, v: Any) -> float:
-    return _core._real(name, v, lambda x: x > 0, "a finite number > 0")
 
 
 def _opt_pos(name: str, v: Any) -> Optional[float]:

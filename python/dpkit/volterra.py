@@ -39,6 +39,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core, _dpkit
+from ._checks import nonneg as _nonneg, pos as _pos, vector as _vector
 from ._results import _user_message
 
 __all__ = [
@@ -85,23 +86,6 @@ def _call(fn, *args):
         elif msg.startswith("sigma "):
             msg = "noise " + msg[len("sigma "):]
         raise ValueError(msg) from None
-
-
-def _nonneg(name: str, v: Any) -> float:
-    return _core._real(name, v, lambda x: x >= 0, "a finite number >= 0")
-
-
-def _pos(name: str, v: Any) -> float:
-    return _core._real(name, v, lambda x: x > 0, "a finite number > 0")
-
-
-def _vector(name: str, v: Any, size: Optional[int] = None) -> np.ndarray:
-    a = np.asarray(v, dtype=float)
-    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be a non-empty one-dimensional array of finite numbers")
-    if size is not None and a.size != size:
-        raise ValueError(f"{name} has {a.size} entries, but must have {size}")
-    return np.ascontiguousarray(a)
 
 
 def _params(ridge: Any, label_noise: Any, noise: Any) -> Dict[str, float]:

@@ -218,9 +218,8 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
     step.phases.back().steps = 1;
     std::vector<double> base(orders.size()), per_step(orders.size());
     for (std::size_t j = 0; j < orders.size(); ++j) {
-      base[j] = prefix.phases.empty() && prefix.gaussian_mu == 0
-                    ? 0.0
-                    : acc::run_rdp(prefix, orders[j]);
+      base[j] =
+          prefix.phases.empty() && prefix.gaussian_mu == 0 ? 0.0 : acc::run_rdp(prefix, orders[j]);
       per_step[j] = acc::run_rdp(step, orders[j]);
     }
     std::vector<double> eps(orders.size());
@@ -259,9 +258,9 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
     }
   }
   py::dict d;
-  d["value"] = py::array_t<double>(static_cast<py::ssize_t>(n), value.data());
-  d["lower"] = py::array_t<double>(static_cast<py::ssize_t>(n), lower.data());
-  d["upper"] = py::array_t<double>(static_cast<py::ssize_t>(n), upper.data());
+  d["value"] = as_array(value);
+  d["lower"] = as_array(lower);
+  d["upper"] = as_array(upper);
   d["kind"] = kind;
   d["termination"] = termination;
   d["message"] = messages;
@@ -281,10 +280,8 @@ py::dict delta_profile(const std::vector<phase_tuple>& phases,
     r = acc::pld_delta_profile(run, e, o);
   }
   py::dict d = status_dict(r);
-  d["lower"] =
-      py::array_t<double>(static_cast<py::ssize_t>(r.delta_lower.size()), r.delta_lower.data());
-  d["upper"] =
-      py::array_t<double>(static_cast<py::ssize_t>(r.delta_upper.size()), r.delta_upper.data());
+  d["lower"] = as_array(r.delta_lower);
+  d["upper"] = as_array(r.delta_upper);
   d["tight"] = r.tight;
   d["grid_spacing"] = r.grid_spacing;
   d["fft_size"] = r.fft_size;
@@ -305,10 +302,8 @@ py::dict tradeoff(const std::vector<phase_tuple>& phases,
     r = acc::run_tradeoff(run, a, o);
   }
   py::dict d = status_dict(r);
-  d["lower"] =
-      py::array_t<double>(static_cast<py::ssize_t>(r.beta_lower.size()), r.beta_lower.data());
-  d["upper"] =
-      py::array_t<double>(static_cast<py::ssize_t>(r.beta_upper.size()), r.beta_upper.data());
+  d["lower"] = as_array(r.beta_lower);
+  d["upper"] = as_array(r.beta_upper);
   d["exact"] = r.exact;
   d["method"] = r.method;
   return d;

@@ -38,11 +38,11 @@ using schedule_spec =
 using law_ptr = std::shared_ptr<hs::gaussian_law>;
 
 py::array_t<double> to_array(const std::vector<double>& v) {
-  return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+  return as_array(v);
 }
 
 py::array_t<double> to_array(const Eigen::VectorXd& v) {
-  return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+  return as_array(v);
 }
 
 vt::schedule make_schedule(const schedule_spec& s) {

@@ -34,7 +34,7 @@ namespace {
 using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 py::array_t<double> to_array(const std::vector<double>& v) {
-  return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+  return as_array(v);
 }
 
 std::vector<double> to_vector(const dvec& a) {

@@ -31,7 +31,7 @@ namespace {
 using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 py::array_t<double> to_array(const std::vector<double>& v) {
-  return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+  return as_array(v);
 }
 
 std::vector<double> to_vector(const dvec& a) {
@@ -135,9 +135,7 @@ py::dict seed004_design(const dvec& x0, const dvec& xtilde, const py::dict& para
 
 py::tuple seed004_start(long long d, double x0_scale, std::uint64_t seed) {
   const vt::seed004_vectors v = vt::seed004_start(d, x0_scale, seed);
-  return py::make_tuple(
-      py::array_t<double>(static_cast<py::ssize_t>(v.x0.size()), v.x0.data()),
-      py::array_t<double>(static_cast<py::ssize_t>(v.xtilde.size()), v.xtilde.data()));
+  return py::make_tuple(as_array(v.x0), as_array(v.xtilde));
 }
 
 py::dict read_csv(const std::string& path, const py::dict& defaults) {

@@ -4,11 +4,14 @@
 // subsampling, shifted, volterra, hsgd); the Monte Carlo simulator stays out, so `import dpkit`
 // loads no MPI. Each bind_*.cpp adds one module's functions.
 #pragma once
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/accounting/training_run.hpp"
@@ -30,6 +33,14 @@ accounting::training_run make_run(const std::vector<phase_tuple>& phases, double
 accounting::pld_options make_pld_options(const pybind11::dict& options);
 /// termination, message, evaluations.
 pybind11::dict status_dict(const solver_status& s);
+
+/// A numpy array holding a copy of v.
+inline pybind11::array_t<double> as_array(const std::vector<double>& v) {
+  return pybind11::array_t<double>(static_cast<pybind11::ssize_t>(v.size()), v.data());
+}
+inline pybind11::array_t<double> as_array(const Eigen::VectorXd& v) {
+  return pybind11::array_t<double>(static_cast<pybind11::ssize_t>(v.size()), v.data());
+}
 
 // bind_volterra.cpp, shared with bind_hsgd.cpp: a Volterra problem (spectrum + parameters) to
 // and from its dict form, a learning-rate schedule from (kind, parameters, table times, table
