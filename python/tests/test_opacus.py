@@ -157,3 +157,34 @@ def test_adapter_without_opacus_says_what_is_missing(monkeypatch):
     monkeypatch.setattr(dpkit.opacus, "_opacus_class", None)
     with pytest.raises(ImportError, match="opacus"):
         opacus_accountant()
+
+
+def test_heterogeneous_history_against_the_gdp_closed_form():
+    # Full-batch steps with different noise compose to mu = sqrt(sum 1/sigma_i^2) (GDP): the
+    # accountant's bracket over a mixed history must hold the 50-digit value.
+    a = PLDAccountant()
+    sigmas = [2.0] * 7 + [3.0] * 20 + [2.0] * 5 + [8.0]
+    for s in sigmas:
+        a.step(noise_multiplier=s, sample_rate=1.0)
+    assert a.history == [(2.0, 1.0, 7), (3.0, 1.0, 20), (2.0, 1.0, 5), (8.0, 1.0, 1)]
+    mu = math.sqrt(sum(1 / s ** 2 for s in sigmas))
+    ref = float(gdp_epsilon(mu, 1e-6))
+    lo, hi = a.get_epsilon_bounds(1e-6)
+    assert lo <= ref * (1 + 1e-12) and ref <= hi * (1 + 1e-12) and hi <= ref * (1 + 1e-9)
+
+
+def test_mixed_subsampled_history_brackets_the_two_step_reference():
+    # Two single steps recorded with different (sigma, q) entries in between that cost nothing
+    # new: here two equal steps interleaved as separate history entries equal T = 2.
+    rows = [r for r in reference_rows("pld_poisson_delta") if r["steps"] == "2"]
+    q, sigma = float(rows[0]["q"]), float(rows[0]["sigma"])
+    a = PLDAccountant()
+    a.step(noise_multiplier=sigma, sample_rate=q)
+    a.load_state_dict({"history": [(sigma, q, 1), (sigma, q, 1)], "mechanism": "dpkit-pld"})
+    assert len(a) == 2
+    delta = max(float(r["delta"]) for r in rows if (float(r["q"]), float(r["sigma"])) ==
+                (q, sigma) and float(r["epsilon"]) == float(rows[0]["epsilon"]))
+    # epsilon at that delta must be bracketed around the reference epsilon of the row
+    lo, hi = a.get_epsilon_bounds(delta)
+    eps_ref = float(rows[0]["epsilon"])
+    assert lo <= eps_ref * (1 + 1e-9) and eps_ref <= hi * (1 + 1e-9)
