@@ -36,7 +36,7 @@ int run(const calibrate_options& o) {
   const bool length = !o.run.steps.empty() || !o.run.epochs.empty();
   if (noise && length)
     throw usage_error(
-        "calibrate solves for one unknown: leave out --noise-multiplier to find the smallest "
+        "give one unknown to solve for: leave out --noise-multiplier to find the smallest "
         "noise multiplier for these steps, or leave out --steps/--epochs to find the largest "
         "number of steps for this noise multiplier (bounded by --max-steps)");
   const resolved_run m = resolve_run(o.run, kNeeds);

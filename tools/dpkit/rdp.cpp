@@ -59,8 +59,9 @@ int run(const rdp_options& o) {
       row["delta"] = *o.delta;
     }
     r.notes.push_back("epsilon: the (epsilon, delta = " + format_number(*o.delta) +
-                      ") upper bound each order gives. Best over these orders: epsilon = " +
-                      format_number(e.epsilon) + " at order " + format_number(e.alpha) + " (" +
+                      ") upper bound each order gives (best of three conversions).");
+    r.notes.push_back("Best over these orders: epsilon = " + format_number(e.epsilon) +
+                      " at order " + format_number(e.alpha) + " (" +
                       std::string(divergence::to_string(e.conversion)) +
                       "); dpkit epsilon --accountant rdp searches all orders.");
   }

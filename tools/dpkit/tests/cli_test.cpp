@@ -727,7 +727,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --noise-multiplier 1 --steps 0 --delta 1e-5",
        "--steps is 0, but must be an integer in [1, 2^53]"},
       {"calibrate --epsilon 1 --delta 1e-5 --noise-multiplier 1 --steps 5",
-       "calibrate solves for one unknown: leave out --noise-multiplier"},
+       "give one unknown to solve for: leave out --noise-multiplier"},
       {"calibrate --epsilon 0 --delta 1e-5", "--epsilon is 0, but must be a finite number > 0"},
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
       {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --accuracy 0",
