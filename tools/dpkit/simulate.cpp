@@ -372,6 +372,7 @@ int run_simulate(const simulate_options& o) {
   mc.seed = o.seed;
   mc.threads = o.threads;
   mc.progress = true;
+  mc.announce = true;  // a run projected beyond 30 s says how long, terminal or not
   mc.label = "dpkit simulate";
   const sim::monte_carlo_result res = sim::run_monte_carlo(obs, replicate, mc);
 

@@ -95,6 +95,7 @@ sim::monte_carlo_options mc_of(const paper_common_options& c) {
   mc.seed = c.seed;
   mc.threads = c.threads;
   mc.progress = true;
+  mc.announce = true;  // a run projected beyond 30 s says how long, terminal or not
   mc.label = "dpkit simulate " + c.algorithm;
   mc.chunk = 4;  // replicates are expensive: small chunks keep every thread busy
   return mc;

@@ -29,6 +29,8 @@ struct scenario_context {
   int threads = 0;  // 0: OpenMP default
   std::uint64_t seed = 2026;
   bool progress = false;  // progress bars on stderr
+  /// A line on stderr with the projected time of each Monte Carlo run longer than 30 s.
+  bool announce = false;
   /// Multiplies the bound a value or privacy scenario claims (μ of a GDP bound, a risk bound,
   /// a tube radius…). 1 checks the theorem; a factor < 1 makes the claim too optimistic.
   /// Ordering and shape scenarios (a trend's sign, a U-shape) ignore it: their wrong claim is

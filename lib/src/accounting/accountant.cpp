@@ -141,6 +141,7 @@ template <class Each>
 std::vector<privacy_estimate> each_steps(const training_run& run,
                                          std::span<const long long> steps,
                                          const char* fn,
+                                         const curve_progress& progress,
                                          Each&& each) {
   if (run.phases.empty()) throw_domain_error(fn, "the number of phases", "0", ">= 1");
   std::vector<privacy_estimate> out;
@@ -150,6 +151,7 @@ std::vector<privacy_estimate> each_steps(const training_run& run,
     check_at_least(fn, "steps", t, 1);
     r.phases.back().steps = t;
     out.push_back(each(r));
+    if (progress) progress(out.size(), steps.size());
   }
   return out;
 }
@@ -190,22 +192,23 @@ std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
                                                      std::span<const long long> steps,
                                                      double delta,
                                                      accountant_type accountant,
-                                                     const pld_options& options) {
+                                                     const pld_options& options,
+                                                     const curve_progress& progress) {
   constexpr const char* kFn = "estimate_epsilon_curve";
   std::vector<privacy_estimate> out;
   switch (accountant) {
     case accountant_type::pld: {
       const bool gaussian = run.is_gaussian();
-      for (const pld_epsilon_result& r : pld_epsilon_curve(run, steps, delta, options))
+      for (const pld_epsilon_result& r : pld_epsilon_curve(run, steps, delta, options, progress))
         out.push_back(from_pld(r, gaussian));
       break;
     }
     case accountant_type::rdp:
-      for (const divergence::rdp_epsilon_result& r : rdp_epsilon_curve(run, steps, delta))
+      for (const divergence::rdp_epsilon_result& r : rdp_epsilon_curve(run, steps, delta, progress))
         out.push_back(from_rdp(r));
       break;
     case accountant_type::clt:
-      out = each_steps(run, steps, kFn,
+      out = each_steps(run, steps, kFn, progress,
                        [&](const training_run& r) { return clt_epsilon_estimate(r, delta); });
       break;
   }
@@ -216,22 +219,23 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
                                                    std::span<const long long> steps,
                                                    double epsilon,
                                                    accountant_type accountant,
-                                                   const pld_options& options) {
+                                                   const pld_options& options,
+                                                   const curve_progress& progress) {
   constexpr const char* kFn = "estimate_delta_curve";
   std::vector<privacy_estimate> out;
   switch (accountant) {
     case accountant_type::pld: {
       const bool gaussian = run.is_gaussian();
-      for (const pld_delta_result& r : pld_delta_curve(run, steps, epsilon, options))
+      for (const pld_delta_result& r : pld_delta_curve(run, steps, epsilon, options, progress))
         out.push_back(from_pld(r, gaussian));
       break;
     }
     case accountant_type::rdp:
-      for (const divergence::rdp_delta_result& r : rdp_delta_curve(run, steps, epsilon))
+      for (const divergence::rdp_delta_result& r : rdp_delta_curve(run, steps, epsilon, progress))
         out.push_back(from_rdp(r));
       break;
     case accountant_type::clt:
-      out = each_steps(run, steps, kFn, [&](const training_run& r) {
+      out = each_steps(run, steps, kFn, progress, [&](const training_run& r) {
         return clt_delta_estimate(r, epsilon, options);
       });
       break;

@@ -438,6 +438,7 @@ std::vector<Result> steps_curve(const training_run& run,
                                 std::span<const long long> steps,
                                 const pld_options& options,
                                 const char* fn,
+                                const curve_progress& progress,
                                 One&& one,
                                 Closed&& closed) {
   run.validate(fn);
@@ -453,11 +454,13 @@ std::vector<Result> steps_curve(const training_run& run,
   longest.phases.back().steps = steps[order.front()];
   check_pld_steps(fn, longest);
   std::vector<Result> out(steps.size());
+  std::size_t done = 0;
   if (longest.is_gaussian()) {
     for (const std::size_t i : order) {
       training_run r = run;
       r.phases.back().steps = steps[i];
       out[i] = closed(r);
+      if (progress) progress(++done, steps.size());
     }
     return out;
   }
@@ -470,6 +473,7 @@ std::vector<Result> steps_curve(const training_run& run,
     out[i] = one(dirs, o, &cache);
     if (options.grid_spacing == 0 && out[i].grid_spacing > 0)
       o.initial_grid_spacing = out[i].grid_spacing;
+    if (progress) progress(++done, steps.size());
   }
   return out;
 }
@@ -479,11 +483,12 @@ std::vector<Result> steps_curve(const training_run& run,
 std::vector<pld_epsilon_result> pld_epsilon_curve(const training_run& run,
                                                   std::span<const long long> steps,
                                                   double delta,
-                                                  const pld_options& options) {
+                                                  const pld_options& options,
+                                                  const curve_progress& progress) {
   constexpr const char* kFn = "pld_epsilon_curve";
   check_open_probability(kFn, "delta", delta);
   return steps_curve<pld_epsilon_result>(
-      run, steps, options, kFn,
+      run, steps, options, kFn, progress,
       [&](const directions& dirs, const pld_options& o, discretisation_cache* cache) {
         return epsilon_of(dirs, delta, o, kFn, cache);
       },
@@ -493,11 +498,12 @@ std::vector<pld_epsilon_result> pld_epsilon_curve(const training_run& run,
 std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
                                               std::span<const long long> steps,
                                               double epsilon,
-                                              const pld_options& options) {
+                                              const pld_options& options,
+                                              const curve_progress& progress) {
   constexpr const char* kFn = "pld_delta_curve";
   check_nonnegative(kFn, "epsilon", epsilon);
   return steps_curve<pld_delta_result>(
-      run, steps, options, kFn,
+      run, steps, options, kFn, progress,
       [&](const directions& dirs, const pld_options& o, discretisation_cache* cache) {
         return delta_of(dirs, epsilon, o, kFn, cache);
       },

@@ -316,6 +316,7 @@ template <class Result, class One>
 std::vector<Result> steps_curve(const training_run& run,
                                 std::span<const long long> steps,
                                 const char* fn,
+                                const curve_progress& progress,
                                 One&& one) {
   run.validate(fn);
   if (run.phases.empty()) throw_domain_error(fn, "the number of phases", "0", ">= 1");
@@ -327,6 +328,7 @@ std::vector<Result> steps_curve(const training_run& run,
   for (const long long t : steps) {
     r.phases.back().steps = t;
     out.push_back(one(r, &phases));
+    if (progress) progress(out.size(), steps.size());
   }
   return out;
 }
@@ -351,21 +353,23 @@ divergence::rdp_delta_result rdp_delta(const training_run& run, double epsilon) 
 
 std::vector<divergence::rdp_epsilon_result> rdp_epsilon_curve(const training_run& run,
                                                               std::span<const long long> steps,
-                                                              double delta) {
+                                                              double delta,
+                                                              const curve_progress& progress) {
   constexpr const char* kFn = "rdp_epsilon_curve";
   check_open_probability(kFn, "delta", delta);
   return steps_curve<divergence::rdp_epsilon_result>(
-      run, steps, kFn,
+      run, steps, kFn, progress,
       [&](const training_run& r, phase_rdp_cache* c) { return epsilon_of(r, delta, c); });
 }
 
 std::vector<divergence::rdp_delta_result> rdp_delta_curve(const training_run& run,
                                                           std::span<const long long> steps,
-                                                          double epsilon) {
+                                                          double epsilon,
+                                                          const curve_progress& progress) {
   constexpr const char* kFn = "rdp_delta_curve";
   check_nonnegative(kFn, "epsilon", epsilon);
   return steps_curve<divergence::rdp_delta_result>(
-      run, steps, kFn,
+      run, steps, kFn, progress,
       [&](const training_run& r, phase_rdp_cache* c) { return delta_of(r, epsilon, c); });
 }
 

@@ -61,14 +61,16 @@ std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
                                                      std::span<const long long> steps,
                                                      double delta,
                                                      accountant_type accountant,
-                                                     const pld_options& options = {});
+                                                     const pld_options& options = {},
+                                                     const curve_progress& progress = {});
 
 /// δ at ε against the last phase's steps, as estimate_epsilon_curve.
 std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
                                                    std::span<const long long> steps,
                                                    double epsilon,
                                                    accountant_type accountant,
-                                                   const pld_options& options = {});
+                                                   const pld_options& options = {},
+                                                   const curve_progress& progress = {});
 
 struct calibration_options {
   accountant_type accountant = accountant_type::pld;

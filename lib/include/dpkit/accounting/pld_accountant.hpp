@@ -73,13 +73,15 @@ pld_delta_result pld_delta(const training_run& run,
 std::vector<pld_epsilon_result> pld_epsilon_curve(const training_run& run,
                                                   std::span<const long long> steps,
                                                   double delta,
-                                                  const pld_options& options = {});
+                                                  const pld_options& options = {},
+                                                  const curve_progress& progress = {});
 
 /// δ at ε ≥ 0 against the last phase's steps, as pld_epsilon_curve.
 std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
                                               std::span<const long long> steps,
                                               double epsilon,
-                                              const pld_options& options = {});
+                                              const pld_options& options = {},
+                                              const curve_progress& progress = {});
 
 /// Certified bounds on the privacy profile δ(ε) (max over adjacency directions) at every ε of
 /// an ascending list of ε ≥ 0, from one grid. The grid is refined until

@@ -49,11 +49,13 @@ divergence::rdp_delta_result rdp_delta_at_orders(const training_run& run,
 /// phases' one-step RDP at each order is computed once for the whole curve).
 std::vector<divergence::rdp_epsilon_result> rdp_epsilon_curve(const training_run& run,
                                                               std::span<const long long> steps,
-                                                              double delta);
+                                                              double delta,
+                                                              const curve_progress& progress = {});
 
 /// rdp_delta against the last phase's steps, as rdp_epsilon_curve.
 std::vector<divergence::rdp_delta_result> rdp_delta_curve(const training_run& run,
                                                           std::span<const long long> steps,
-                                                          double epsilon);
+                                                          double epsilon,
+                                                          const curve_progress& progress = {});
 
 }  // namespace dpkit::accounting

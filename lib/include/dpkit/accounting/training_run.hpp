@@ -20,6 +20,8 @@
 // G(2/σ) (replace-one).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -65,6 +67,10 @@ struct training_run {
 
   [[nodiscard]] std::string describe() const;
 };
+
+/// Progress of a curve over the steps (estimate_epsilon_curve and its kin): called after each
+/// point with (points done, points in all). Optional.
+using curve_progress = std::function<void(std::size_t done, std::size_t total)>;
 
 /// One factor of the composition in one direction: a per-step privacy loss and its count.
 struct loss_factor {

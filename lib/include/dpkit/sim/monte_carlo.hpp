@@ -63,6 +63,11 @@ struct monte_carlo_options {
   int threads = 0;           // 0: OpenMP's default
   std::uint64_t chunk = 64;  // replicates per reduction chunk (does not depend on threads)
   bool progress = false;     // progress bar on stderr, only when stderr is a terminal
+  /// One line on stderr, terminal or not, when the run is projected to take longer than
+  /// `announce_seconds`: the projected time, measured on the first replicates (after 2 s or
+  /// 5 % of the work, whichever comes first), before the rest runs.
+  bool announce = false;
+  double announce_seconds = 30;
   std::string label = "monte carlo";
 };
 
