@@ -304,7 +304,7 @@ def paper_start(d: int, *, x0_scale: float = 2.0, seed: int = 2) -> Tuple[np.nda
     counter-based stream, not numpy's: the instance is the seed's in law, not bit for bit."""
     s = _nonneg("x0_scale", x0_scale)
     sd = _core._integer("seed", seed, 0, "an integer >= 0")
-    x0, xt = _call(_dpkit.volterra_seed004_start, _dim(d), s, sd)
+    x0, xt = _call(_dpkit.volterra_lksp25_start, _dim(d), s, sd)
     return np.asarray(x0), np.asarray(xt)
 
 
@@ -320,7 +320,7 @@ def paper_instance(d: int, *, sigma: str = "design", x0_scale: float = 2.0, seed
     x0, xt = paper_start(dim, x0_scale=x0_scale, seed=seed)
     par = _params(ridge, label_noise, noise)
     if sigma == "design":
-        return Spectrum._from(_call(_dpkit.volterra_seed004_design, x0, xt, par))
+        return Spectrum._from(_call(_dpkit.volterra_lksp25_design, x0, xt, par))
     lam = np.full(dim, 1.0 / (12.0 * dim))
     return Spectrum._from(_call(_dpkit.volterra_from_eigenvalues, lam, x0, xt, par, 1e-10))
 

@@ -63,7 +63,7 @@ int run(const demo_options& o) {
   // the seed's design, by the Volterra equations of noisy HSGD.
   const auto start = std::chrono::steady_clock::now();
   const volterra::problem p =
-      volterra::seed004_experiment(1000, volterra::seed004_sigma::design, 2, 2, {0.1, 1e-5, 1.5});
+      volterra::lksp25_experiment(1000, volterra::lksp25_sigma::design, 2, 2, {0.1, 1e-5, 1.5});
   const std::vector<double> ts = {0, 0.1, 0.3, 1.5};
   const volterra::risk_curve risk = volterra::solve_risk(p, volterra::schedule::constant(50), ts);
   const double risk_ms =
@@ -79,7 +79,7 @@ int run(const demo_options& o) {
   hsgd::dataset data;
   data.features = sim::uniform_design(1500, 1000, feats);  // seed 004's design
   data.labels = sim::linear_labels(data.features, xt, 1e-3, noise);
-  const hsgd::gaussian_law law = hsgd::gaussian_law::seed004_design(
+  const hsgd::gaussian_law law = hsgd::gaussian_law::lksp25_design(
       Eigen::VectorXd::Zero(1000), xt, {0.1, 1e-6, 1.5}, volterra::schedule::constant(50), 1.5);
   const std::vector<double> end = {1.5};
   const auto pairs = hsgd::extreme_label_pairs(data, 10);

@@ -149,8 +149,8 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
     need_count("--spectrum", text, v, 0, 0, name + " (no values)");
     rep.parameters["seed"] = o.seed;
     rep.parameters["x0_scale"] = o.x0_scale;
-    return volterra::seed004_experiment(
-        d, name == "seed-design" ? volterra::seed004_sigma::design : volterra::seed004_sigma::code,
+    return volterra::lksp25_experiment(
+        d, name == "seed-design" ? volterra::lksp25_sigma::design : volterra::lksp25_sigma::code,
         o.x0_scale, o.seed, par);
   }
   throw usage_error("--spectrum is '" + text +
@@ -316,7 +316,7 @@ struct privacy_options {
 };
 
 // Seed 004 §5's instance (spec 004 §6.1): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the stream
-// (seed, 0, 0) in that order (as volterra::seed004_experiment), then n records a_ij iid
+// (seed, 0, 0) in that order (as volterra::lksp25_experiment), then n records a_ij iid
 // U(0, 1/√d) (stream 1) with labels aᵀx̃ + ξ, ξ ~ N(0, label_noise) clamped at ±3 sd (stream 2).
 struct instance {
   Eigen::VectorXd x0, xtilde;
@@ -325,7 +325,7 @@ struct instance {
 
 instance seed_instance(
     long long d, long long n, double x0_scale, std::uint64_t seed, double noise2) {
-  volterra::seed004_vectors start = volterra::seed004_start(d, x0_scale, seed);
+  volterra::lksp25_vectors start = volterra::lksp25_start(d, x0_scale, seed);
   random_stream feats(seed, 0, 1), labels(seed, 0, 2);
   instance out{std::move(start.x0), std::move(start.xtilde), {}};
   out.data.features = sim::uniform_design(std::size_t(n), std::size_t(d), feats);
@@ -388,7 +388,7 @@ int run_privacy(const privacy_options& o) {
   const volterra::schedule gamma = volterra::schedule::constant(o.learning_rate);
   hsgd::gaussian_law law = [&] {
     if (o.spectrum == "seed-design")
-      return hsgd::gaussian_law::seed004_design(inst.x0, inst.xtilde, par, gamma, horizon);
+      return hsgd::gaussian_law::lksp25_design(inst.x0, inst.xtilde, par, gamma, horizon);
     if (o.spectrum == "seed-code") {
       const std::vector<double> lambda(std::size_t(o.dim), 1 / (12.0 * double(o.dim)));
       return hsgd::gaussian_law(hsgd::eigenbasis::identity(o.dim), lambda, inst.x0, inst.xtilde,

@@ -743,7 +743,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   // is skewed (one spike coordinate), and at 100 replicates the t intervals under-covered (false
   // violations at 3 of 7 seeds); at 160, none at 11 seeds (worst |z| 2.25 of 2.77).
   const std::uint64_t replicates = replicates_for(c, 160, 4000);
-  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 40);
+  const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 40);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
   const volterra::problem_parameters prm{ridge, label_var, sigma};
   const volterra::schedule schedule = volterra::schedule::constant(gamma);
@@ -757,7 +757,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
       throw std::runtime_error("volterra::solve_risk did not converge: " + curve.message);
     return curve.P;
   };
-  const volterra::problem design = volterra::seed004_design(d, span_of(x0), span_of(xt), prm);
+  const volterra::problem design = volterra::lksp25_design(d, span_of(x0), span_of(xt), prm);
   const std::vector<double> code_lambda(static_cast<std::size_t>(d), 1 / (12.0 * double(d)));
   const volterra::problem code =
       volterra::from_eigenvalues(code_lambda, span_of(x0), span_of(xt), prm);

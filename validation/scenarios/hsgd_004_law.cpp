@@ -22,7 +22,7 @@ namespace {
 
 // n records of seed 004's design (a_ij iid U(0, 1/√d), sim::uniform_design) with labels
 // aᵀx̃ + N(0, label_var) (sim::linear_labels, not clamped).
-sim::dataset seed004_data(long long n,
+sim::dataset lksp25_data(long long n,
                           long long d,
                           const Eigen::VectorXd& xt,
                           double label_var,
@@ -51,10 +51,10 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   const double eta = 0.05, gamma = eta * static_cast<double>(d), ridge = 0.1, sigma = 1.5;
   const double label_var = 0.01 / static_cast<double>(d), T = double(n) / double(d);
   // The seed's instance (spec 004 §6.1): x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + ξ.
-  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 10);
+  const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 10);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
   random_stream feat(c.seed, 0, 11), lab(c.seed, 0, 12);
-  auto data = std::make_shared<sim::dataset>(seed004_data(n, d, xt, label_var, feat, lab));
+  auto data = std::make_shared<sim::dataset>(lksp25_data(n, d, xt, label_var, feat, lab));
   const sim::least_squares f(data, ridge);
   sim::noisy_gradient_options o;
   o.batches = sim::batch_rule::one_pass;
@@ -63,13 +63,13 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   o.noise = sigma;
 
   // The law at T with the design's true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2).
-  const hsgd::gaussian_law law = hsgd::gaussian_law::seed004_design(
+  const hsgd::gaussian_law law = hsgd::gaussian_law::lksp25_design(
       x0, xt, {ridge, label_var, sigma}, volterra::schedule::constant(gamma), T);
   const Eigen::VectorXd m = law.mean(T);
   // The bound factor scales the claimed standard deviations (0.5: a law twice too narrow).
   const Eigen::VectorXd w = law.variances(T) * (c.bound_factor * c.bound_factor);
   // The spike direction 𝟏/√d in eigen-coordinates: the eigen-coordinate of the largest λ.
-  const Eigen::Index top = 0;  // seed004_design: group 0 is λ_1 = 1/4 + 1/(12d), coordinate 0
+  const Eigen::Index top = 0;  // lksp25_design: group 0 is λ_1 = 1/4 + 1/(12d), coordinate 0
   // The released code's law (Σ = I/(12d), isotropic): its spike-direction fit, reported only.
   const hsgd::gaussian_law code_law(
       hsgd::eigenbasis::identity(d), std::vector<double>(std::size_t(d), 1 / (12.0 * double(d))),
@@ -188,7 +188,7 @@ scenario_result clipped_sgd(const scenario_context& c) {
   // with normal quantiles at 15 runs it raised a false alarm at seed 2026.)
   const std::uint64_t runs = replicates_for(c, 24, 1000);
   const double eta = 0.05, ridge = 0.1, sigma = 1.5, label_var = 0.01 / double(d);
-  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 20);
+  const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 20);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
   // Population risk with the design's Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2).
   auto risk = [&](const Eigen::VectorXd& x) {
@@ -216,7 +216,7 @@ scenario_result clipped_sgd(const scenario_context& c) {
       [&](std::uint64_t r, std::span<double> out) {
         // Fresh data per replicate (streams 30, 31), shared by the four clip levels.
         random_stream feat(c.seed, r, 30), lab(c.seed, r, 31);
-        auto data = std::make_shared<sim::dataset>(seed004_data(n, d, xt, label_var, feat, lab));
+        auto data = std::make_shared<sim::dataset>(lksp25_data(n, d, xt, label_var, feat, lab));
         const sim::least_squares f(data, ridge);
         for (std::size_t v = 0; v < 4; ++v) {
           sim::noisy_gradient_options o;
