@@ -1,4 +1,4 @@
-// Benchmarks of the hsgd module (Google Benchmark): seed 004's Figure 2(b) computation — the
+// Benchmarks of the hsgd module (Google Benchmark): LKSP25's Figure 2(b) computation — the
 // last-iterate RDP trajectory at 30 release times for the 900 extreme-label pairs of an
 // n = 1500, d = 1000 instance. Results: docs/performance.md.
 #include <benchmark/benchmark.h>
@@ -21,7 +21,7 @@ struct setup {
   hs::dataset data;
 };
 
-// Seed 004 §5: x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + N(0, 0.01/d) clamped at 3 sd.
+// LKSP25 §5: x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + N(0, 0.01/d) clamped at 3 sd.
 setup make_setup(long long d, long long n) {
   dpkit::volterra::lksp25_vectors start = dpkit::volterra::lksp25_start(d, 2, 2);
   dpkit::random_stream feats(2, 0, 1), noise(2, 0, 2);
