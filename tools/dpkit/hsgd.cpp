@@ -290,7 +290,7 @@ int run_risk(const hsgd_options& o) {
     if (pl.stable) {
       rep.parameters["P_inf"] = pl.P_inf;
       rep.parameters["R_inf"] = pl.R_inf;
-      rep.notes.push_back("plateau (docs/volterra.md): P_inf = " + format_number(pl.P_inf) +
+      rep.notes.push_back("plateau: P_inf = " + format_number(pl.P_inf) +
                           ", R_inf = " + format_number(pl.R_inf) +
                           ", K_inf = " + format_number(pl.kernel_norm) + " < 1 (stable)");
     } else {
@@ -325,8 +325,8 @@ struct privacy_options {
   output_options output;
 };
 
-// LKSP25 §5's instance (as its released code draws it): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the stream
-// (seed, 0, 0) in that order (as volterra::lksp25_experiment), then n records a_ij iid
+// LKSP25 §5's instance (as its released code draws it): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the
+// stream (seed, 0, 0) in that order (as volterra::lksp25_experiment), then n records a_ij iid
 // U(0, 1/√d) (stream 1) with labels aᵀx̃ + ξ, ξ ~ N(0, label_noise) clamped at ±3 sd (stream 2).
 struct instance {
   Eigen::VectorXd x0, xtilde;

@@ -399,7 +399,7 @@ void register_validate(CLI::App& app, int& exit_code) {
   plot->add_option("--out", p->out, "FIGURE.svg or FIGURE.png (checked before the work)")
       ->required()
       ->check(writable_file_validator());
-  plot->footer("Example:\n  dpkit plot validation-results/002-thm4.2-tight.json --out thm42.png");
+  plot->footer("Example:\n  dpkit plot validation-results/bsa24-thm4.2-tight.json --out thm42.png");
   plot->callback([p, &exit_code] { exit_code = run_plot(*p); });
 }
 

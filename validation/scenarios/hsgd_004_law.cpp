@@ -50,7 +50,8 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   const std::uint64_t runs = replicates_for(c, 1000, 10000);
   const double eta = 0.05, gamma = eta * static_cast<double>(d), ridge = 0.1, sigma = 1.5;
   const double label_var = 0.01 / static_cast<double>(d), T = double(n) / double(d);
-  // The paper's instance (as its released code draws it): x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + ξ.
+  // The paper's instance (as its released code draws it): x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I),
+  // labels aᵀx̃ + ξ.
   const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 10);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
   random_stream feat(c.seed, 0, 11), lab(c.seed, 0, 12);

@@ -19,8 +19,8 @@
 // 20 epochs, η = 0.002, C = 1, PyTorch init); full tier: the paper's (K = 5, d = 1000, n = 500,
 // m = 100, B = 256, 20 epochs). The DP noise multiplier for (ε, δ) = (8, 1e-5) comes from
 // dpkit's PLD accountant (sampling without replacement, q = B/n, T = ⌈20n/B⌉ steps;
-// docs/longtail.md), σ_n = zC/B. The runs are far outside Condition 1 (docs/longtail.md), so trends are
-// checked, no bound value is audited. The simulator knows no bound.
+// docs/longtail.md), σ_n = zC/B. The runs are far outside Condition 1 (docs/longtail.md), so trends
+// are checked, no bound value is audited. The simulator knows no bound.
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>

@@ -119,13 +119,13 @@ inline lt_problem make_problem(
 }
 
 // Runs that several scenarios make on the same replicate: clipping alone at C = 1 (eta = 0.2) in
-// zxd26-remark4-calibrated, zxd26-thm2-loss-floor, zxd26-thm2-plateau-scaling and zxd26-thm3-tail-gap;
-// DP at z = 8 in zxd26-thm2-loss-floor and zxd26-thm2-plateau-scaling; clean training on the
-// rare-class set in zxd26-thm3-tail-gap and zxd26-thm2-plateau-scaling; the clean and clipping-only
-// runs of zxd26-fig-synthetic and zxd26-thm1-memorisation (eta = 0.002). A run is a function of its
-// problem (make_problem's inputs), its options and its key, so these calls share one memo per
-// process: `dpkit validate --all` makes each once (the same numbers as before). The memo keeps
-// at most 64 MiB of runs, oldest out first.
+// zxd26-remark4-calibrated, zxd26-thm2-loss-floor, zxd26-thm2-plateau-scaling and
+// zxd26-thm3-tail-gap; DP at z = 8 in zxd26-thm2-loss-floor and zxd26-thm2-plateau-scaling; clean
+// training on the rare-class set in zxd26-thm3-tail-gap and zxd26-thm2-plateau-scaling; the clean
+// and clipping-only runs of zxd26-fig-synthetic and zxd26-thm1-memorisation (eta = 0.002). A run is
+// a function of its problem (make_problem's inputs), its options and its key, so these calls share
+// one memo per process: `dpkit validate --all` makes each once (the same numbers as before). The
+// memo keeps at most 64 MiB of runs, oldest out first.
 inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p,
                                                              const sim::longtail_training& t,
                                                              const sim::random_key& key) {

@@ -2,11 +2,12 @@
 // ReLU networks (Algorithm 10) on the reference simulator (dpkit::sim mlp), against Thm 13 and
 // the App C lemmas (dpkit::risk mlp_bounds; all up to hidden constants except Lemma 23):
 //
-//  * swx23-lemma23-batch           [exact]   Poisson batches: P(every |B_t| ≥ (1 − √(3 log(T/γ)/M))M)
-//                                          ≥ 1 − γ, Clopper–Pearson per expected batch size M.
-//  * swx23-alg10-clip-flat         [trend]   at calibrated noise (z from dpkit's accountant) and Thm
-//                                          13's η ∝ 1/C, the test loss of the averaged iterate is
-//                                          flat in C over C ≤ min{SL√m, R} (claim 39); the Fig 2
+//  * swx23-lemma23-batch           [exact]   Poisson batches: P(every |B_t| ≥ (1 − √(3
+//                                          log(T/γ)/M))M) ≥ 1 − γ, Clopper–Pearson per expected
+//                                          batch size M.
+//  * swx23-alg10-clip-flat         [trend]   at calibrated noise (z from dpkit's accountant) and
+//                                          Thm 13's η ∝ 1/C, the test loss of the averaged iterate
+//                                          is flat in C over C ≤ min{SL√m, R} (claim 39); the Fig 2
 //                                          protocol (fixed η) is reported beside it (claim 42).
 //  * swx23-alg10-width-ushape      [trend]   test loss against the width m: an interior minimum
 //                                          (Remark 15, claims 40/42).

@@ -1,6 +1,6 @@
-// SWX+23 Part I (§4.1.1–4.1.2, Algs 2 and 4, Thm 1, Lemmas 3–6): the DP non-convex GLM learned through the convex surrogate, checked against the
-// reference simulator (dpkit/sim/glm.hpp). The simulator knows no bound; the bounds come from
-// dpkit/risk/nonconvex_bounds.hpp.
+// SWX+23 Part I (§4.1.1–4.1.2, Algs 2 and 4, Thm 1, Lemmas 3–6): the DP non-convex GLM learned
+// through the convex surrogate, checked against the reference simulator (dpkit/sim/glm.hpp). The
+// simulator knows no bound; the bounds come from dpkit/risk/nonconvex_bounds.hpp.
 //
 //  * swx23-lemma3-surrogate-gap [exact]  L_P(w) − L_P(w*) ≤ 2G (L^ℓ_P(w) − L^ℓ_P(w*)) on random
 //    (w, w*) (sigmoid and tanh links, common Monte Carlo draws of x, so the pointwise

@@ -1,5 +1,5 @@
-// SWX+23 scenarios beyond the first set (nonconvex_001.cpp), checked against the reference simulator (dpkit/sim/glm.hpp), with the bounds from
-// dpkit/risk/nonconvex_bounds.hpp:
+// SWX+23 scenarios beyond the first set (nonconvex_001.cpp), checked against the reference
+// simulator (dpkit/sim/glm.hpp), with the bounds from dpkit/risk/nonconvex_bounds.hpp:
 //
 //  * swx23-thm2-jl-ushape [trend]  Alg 3's excess risk against the JL dimension m is U-shaped
 //    (JL bias falls with m, privacy noise grows with m): an interior m beats both ends (paired
@@ -289,7 +289,8 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
         for (std::size_t j = 0; j < ms.size(); ++j) {
           o.jl_dim = ms[j];
           const sim::glm_result g = sim::jl_phased_sgd(data, o, {c.seed, rep, 10});
-          // Excess risk E_x(σ(⟨w, x⟩) − σ(⟨w*, x⟩))² (the excess-risk identity of SWX+23 §4.1.1), Monte Carlo.
+          // Excess risk E_x(σ(⟨w, x⟩) − σ(⟨w*, x⟩))² (the excess-risk identity of SWX+23 §4.1.1),
+          // Monte Carlo.
           const Eigen::VectorXd pred = Xt * g.w;
           double e = 0;
           for (Eigen::Index i = 0; i < pred.size(); ++i)

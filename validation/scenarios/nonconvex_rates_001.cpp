@@ -456,7 +456,8 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   const std::size_t per_dim = 40;  // chunk m = 40 d records, so n = T m = 1 920 d
   const double eta = 1.0 / 16, epsilon = 1, delta = 1e-5, B = 3, h_noise = 1, W_teacher = 1;
   // The misspecified ReLU teacher of swx23-thm7-alg8-contraction on x ~ N(0, I_d):
-  // y = clamp_B(ReLU(<w*, x>) + U[−h, h]), and w*_ℓ = 2E[yx] (derived for Gaussian x) by quadrature.
+  // y = clamp_B(ReLU(<w*, x>) + U[−h, h]), and w*_ℓ = 2E[yx] (derived for Gaussian x) by
+  // quadrature.
   std::vector<sim::glm_population> pops;
   std::vector<sim::vector> targets;
   std::vector<double> start;  // ‖w0 − w*_ℓ‖² with w0 = 0

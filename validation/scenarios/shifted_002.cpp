@@ -1,5 +1,5 @@
-// BSA24 scenarios on its worst-case constructions (W1–W5, docs/shifted.md). The bounds come from the
-// shifted module (dpkit/shifted/bounds.hpp); the simulator never sees them.
+// BSA24 scenarios on its worst-case constructions (W1–W5, docs/shifted.md). The bounds come from
+// the shifted module (dpkit/shifted/bounds.hpp); the simulator never sees them.
 #include <cmath>
 #include <memory>
 

@@ -527,8 +527,8 @@ scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
 }
 
 // Figure 9: NoisyCGD, constrained convex (D = 1, σ = 3, η = 0.02, L/b = 0.5, l = 20). The paper
-// plots min{μ*, composition} also for E below Thm 4.6's hypothesis E ≥ Db/(ηL) = 100 (docs/shifted.md):
-// those values are valid guarantees only through the derived c = 1 cyclic bound.
+// plots min{μ*, composition} also for E below Thm 4.6's hypothesis E ≥ Db/(ηL) = 100
+// (docs/shifted.md): those values are valid guarantees only through the derived c = 1 cyclic bound.
 // The check: for every E < 100 of the figure, min{composition, derived} ≤ min{μ*, composition}.
 scenario_result noisy_cgd_constrained_figure(const scenario_context& c) {
   scenario_result r;
@@ -605,8 +605,8 @@ scenario_result noisy_cgd_constrained_figure(const scenario_context& c) {
 
 // Props C.14 / C.15: the closed-form CLT choice of t − τ is the minimiser of (C.6) / (C.7)
 // ("modulo floor or ceiling"), checked against an integer grid search of the same objective,
-// on an example (L = 10, c = 0.99) and on BSA24 Figure 10's grid (η = 0.2). Also reported (notes, not
-// checked): the certified PLD ε at the CLT's k and the CLT's own ε — an approximation.
+// on an example (L = 10, c = 0.99) and on BSA24 Figure 10's grid (η = 0.2). Also reported (notes,
+// not checked): the certified PLD ε at the CLT's k and the CLT's own ε — an approximation.
 scenario_result clt_choice_claim(const scenario_context& c) {
   scenario_result r;
   r.id = "bsa24-propC.14-clt";

@@ -373,8 +373,8 @@ void gaussian_law::group_variances(double t, std::span<double> out) const {
     throw_domain_error(fn, "out.size()", format_value(static_cast<long long>(out.size())),
                        "group_count() = " + format_value(static_cast<long long>(r)));
   // Cubic Hermite on [t_i, t_{i+1}] with the ODE slopes ẇ = −2γκw + (γ²/d)(2λP + σ²) (the ODE
-  // lift, docs/volterra.md) at both ends: γ(t_i) on the right of t_i, γ(t_{i+1}⁻) on the left of t_{i+1}, so a
-  // jump of γ at a node is respected.
+  // lift, docs/volterra.md) at both ends: γ(t_i) on the right of t_i, γ(t_{i+1}⁻) on the left of
+  // t_{i+1}, so a jump of γ at a node is respected.
   const std::size_t i = locate(t);
   const double h = grid_[i + 1] - grid_[i];
   const double x = (t - grid_[i]) / h;

@@ -306,7 +306,8 @@ adaptive_gd_noise adaptive_gd_noise_scale(double iterate_norm,
   r.printed_std = std::sqrt(r.printed);
   r.printed_sensitivity = 2 * a / m;  // proof of Thm 7: (√d‖w‖ + B)/m per sample, replace-one
   r.text_sensitivity = 2 * (iterate_norm + B);  // Sec 4.2 text, as printed
-  // Corrected sensitivity (docs/findings.md): per-sample gradient norm ≤ (√d‖w‖ + B)√d, replace-one ⇒ 2√d(…)/m.
+  // Corrected sensitivity (docs/findings.md): per-sample gradient norm ≤ (√d‖w‖ + B)√d, replace-one
+  // ⇒ 2√d(…)/m.
   r.corrected_sensitivity = 2 * sd * a / m;
   r.corrected_std = r.corrected_sensitivity * std::sqrt(2 * L) / epsilon;  // Lemma 1
   return r;

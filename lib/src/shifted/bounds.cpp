@@ -318,7 +318,8 @@ gdp_bound noisy_cgd_convex(const noisy_gradient_setting& s) {
   constexpr const char* fn = "noisy_cgd_convex";
   const double L = sensitivity(fn, s), sigma = noise(fn, s);
   const cyclic cy = cyclic_layout(fn, s);
-  // Derived (docs/shifted-noisy-cgd.md): Thm C.3 with c = 1, a_k = s/l after the first sensitive step.
+  // Derived (docs/shifted-noisy-cgd.md): Thm C.3 with c = 1, a_k = s/l after the first sensitive
+  // step.
   gdp_bound g = make(L / (cy.b * sigma) * std::sqrt(1 + (cy.E - 1) / cy.l),
                      "derived from BSA24 Thm C.3 (c = 1), not in the paper");
   g.tau = 0;

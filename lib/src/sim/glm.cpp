@@ -853,8 +853,8 @@ vector polynomial_feature_map(const_vector_ref x, int degree) {
 
 std::vector<std::size_t> phase_sizes(std::size_t n) {
   if (n < 2) throw_domain_error("phase_sizes", "n", count(n), ">= 2");
-  // SWX+23 Alg 2 step 2: n_i = ⌊n/2^i⌋, i = 1, …, k; k = ⌊log₂ n⌋ (the printed ⌈log₂ n⌉ leaves an empty
-  // last phase unless n is a power of 2; docs/findings.md).
+  // SWX+23 Alg 2 step 2: n_i = ⌊n/2^i⌋, i = 1, …, k; k = ⌊log₂ n⌋ (the printed ⌈log₂ n⌉ leaves an
+  // empty last phase unless n is a power of 2; docs/findings.md).
   std::vector<std::size_t> sizes;
   for (std::size_t s = n / 2; s >= 1; s /= 2) sizes.push_back(s);
   return sizes;

@@ -491,10 +491,11 @@ vector kan_initial_weights(std::size_t width,
 
 // ---- hard margin --------------------------------------------------------------------------------
 
-// Why a hand-written solver: dpkit's dependencies (docs/architecture.md) offer no QP or SVM solver (Eigen has
-// linear algebra only, GSL's multimin is unconstrained, Boost.Math has none). The problem is the
-// nearest point of a polytope to the origin, for which pairwise Frank–Wolfe (the MDM algorithm)
-// is the standard specialised method; it needs only the Gram matrix (Eigen) and a few lines.
+// Why a hand-written solver: dpkit's dependencies (docs/architecture.md) offer no QP or SVM solver
+// (Eigen has linear algebra only, GSL's multimin is unconstrained, Boost.Math has none). The
+// problem is the nearest point of a polytope to the origin, for which pairwise Frank–Wolfe (the MDM
+// algorithm) is the standard specialised method; it needs only the Gram matrix (Eigen) and a few
+// lines.
 margin_result hard_margin(const Eigen::Ref<const Eigen::MatrixXd>& points,
                           const margin_options& options) {
   constexpr const char* fn = "hard_margin";

@@ -194,7 +194,8 @@ class symmetric_subsampled_gaussian_privacy_loss final : public privacy_loss {
   double support_lower() const override { return p_ == 0 ? 0.0 : -kInf; }
   double support_upper() const override { return p_ == 0 ? 0.0 : kInf; }
   double delta(double epsilon) const override {
-    // From the proof of BSA24 Prop D.4: for ε ≥ 0, δ(ε) = p·δ_G(μ)(log(1 + (e^ε − 1)/p)); symmetric below 0.
+    // From the proof of BSA24 Prop D.4: for ε ≥ 0, δ(ε) = p·δ_G(μ)(log(1 + (e^ε − 1)/p)); symmetric
+    // below 0.
     if (epsilon >= 0)
       return p_ * divergence::gdp_delta(mu_, mixture_log_ratio_inverse(epsilon, p_));
     return 1 - std::exp(epsilon) * (1 - delta(-epsilon));

@@ -54,8 +54,8 @@ struct groups_data {
   [[nodiscard]] double kernel_norm(double gamma) const { return gamma * kernel_sum / (2 * d); }
 };
 
-// Gradient-flow group sums at φ = e^{−κΓ}, om = 1 − φ (LKSP25 eq. (5) in the eigenbasis, written with the group
-// statistics): the mean error of each coordinate is e = φ e0 − om·(δ/κ)·x̃, so
+// Gradient-flow group sums at φ = e^{−κΓ}, om = 1 − φ (LKSP25 eq. (5) in the eigenbasis, written
+// with the group statistics): the mean error of each coordinate is e = φ e0 − om·(δ/κ)·x̃, so
 //   Σe²       = φ² S0 − 2φ·om·r C0 + om² r² X,
 //   Σ(e + x̃)² = φ² S0 + 2φ q C0 + q² X,   q = 1 − om·r,   r = δ/κ.
 struct gf_sums {
@@ -657,8 +657,8 @@ grid_run run_trapezoid(const groups_data& G,
         s3 += kl * G.kappa[g];
         s4 += G.k[g] * G.kappa[g] * E;
       }
-      // The kernels of (6)–(7) in the eigenbasis: G(t,s;Σ) = (γ²/d)Σ kλ²E, G′(t,s;Σ) = (σ²γ²/(2d))Σ kλE and the same with
-      // Σ + δI: (γ²/d)Σ kλκE, (σ²γ²/(2d))Σ kκE; γ² is inside c.
+      // The kernels of (6)–(7) in the eigenbasis: G(t,s;Σ) = (γ²/d)Σ kλ²E, G′(t,s;Σ) = (σ²γ²/(2d))Σ
+      // kλE and the same with Σ + δI: (γ²/d)Σ kλκE, (σ²γ²/(2d))Σ kκE; γ² is inside c.
       accP += c * (s1 / G.d * P[j] + noise * s2);
       accR += c * (s3 / G.d * P[j] + noise * s4);
     }

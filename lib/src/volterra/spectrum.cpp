@@ -329,7 +329,8 @@ problem two_level(long long d,
   check_parameters(fn, prm);
   check_vector(fn, "x0", x0, d);
   check_vector(fn, "xtilde", xtilde, d);
-  // Two-level Σ (docs/volterra.md): x_{0,1} = uᵀx0, x̃_1 = uᵀx̃, u = 𝟏/√d; the bulk parts are the residuals.
+  // Two-level Σ (docs/volterra.md): x_{0,1} = uᵀx0, x̃_1 = uᵀx̃, u = 𝟏/√d; the bulk parts are the
+  // residuals.
   const double inv_sqrt_d = 1 / std::sqrt(static_cast<double>(d));
   double sum_e0 = 0, sum_xt = 0;
   for (long long i = 0; i < d; ++i) {

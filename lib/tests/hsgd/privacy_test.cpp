@@ -769,8 +769,8 @@ TEST_CASE("hsgd privacy: the mean-gap proxy and pair screens", "[hsgd][privacy]"
 
 TEST_CASE("hsgd privacy: epsilon-delta from the RDP orders by the divergence conversions",
           "[hsgd][privacy]") {
-  // The conversions written out (as in divergence/rdp.hpp): Mironov 2017 Prop 3; Balle et al. 2020 Thm 21;
-  // Asoodeh et al. 2021 Lemma 1; the best order and conversion wins, clamped at 0.
+  // The conversions written out (as in divergence/rdp.hpp): Mironov 2017 Prop 3; Balle et al. 2020
+  // Thm 21; Asoodeh et al. 2021 Lemma 1; the best order and conversion wins, clamped at 0.
   const std::vector<double> alphas = {1.5, 2, 4, 8, 16, 32};
   const std::vector<double> rdp = {0.004, 0.006, 0.013, 0.03, 0.07, INFINITY};
   const double delta = 1e-5;

@@ -1,9 +1,9 @@
 // ZXD+26's bounds (risk/longtail_bounds.hpp). Lemma 9 is checked against an independent exact
-// binomial sum (log-gamma terms) and independently computed two-digit values, which show the printed
-// lemma false; Lemma 7 and the explicit Lemma 25 against exact probabilities (a closed form, and
-// a one-dimensional quadrature of the exact law of ‖ζ‖² on the tail); the spiked problem's closed
-// forms against the simulator's diagonal computation; the shapes of Theorems 1–3 and Remarks
-// 3–4 recomputed from the formulas as ZXD+26 §4 states them, with the monotonicity and
+// binomial sum (log-gamma terms) and independently computed two-digit values, which show the
+// printed lemma false; Lemma 7 and the explicit Lemma 25 against exact probabilities (a closed
+// form, and a one-dimensional quadrature of the exact law of ‖ζ‖² on the tail); the spiked
+// problem's closed forms against the simulator's diagonal computation; the shapes of Theorems 1–3
+// and Remarks 3–4 recomputed from the formulas as ZXD+26 §4 states them, with the monotonicity and
 // invariance facts that follow from them; Condition 1 at the paper's experimental configuration
 // (far outside; docs/longtail.md); bad input.
 //
@@ -44,8 +44,9 @@ double binomial_lower(long long m, long long k) {
   return static_cast<double>(s);
 }
 
-// The paper's synthetic configuration (ZXD+26 §5.1; σ_n from docs/longtail.md): K = 5, d = 1000, n = 500 balanced,
-// m = 100, η = 0.002, C = 1, B = 256, T = 40, σ_n = 2.258/256, PyTorch init σ₀ = 1/√(3d).
+// The paper's synthetic configuration (ZXD+26 §5.1; σ_n from docs/longtail.md): K = 5, d = 1000, n
+// = 500 balanced, m = 100, η = 0.002, C = 1, B = 256, T = 40, σ_n = 2.258/256, PyTorch init σ₀ =
+// 1/√(3d).
 longtail_problem paper_problem(double signal = 0.5, double ncr_target = 1400) {
   const double lambda = dpkit::sim::spike_for_ncr(5, 1000, 0.5, ncr_target);
   return spiked_problem(5, 1000, signal, 0.5, lambda, std::vector<double>(5, 100));

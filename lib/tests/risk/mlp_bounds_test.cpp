@@ -1,8 +1,9 @@
 // SWX+23's Thm 13 and its App C lemmas (risk/mlp_bounds.hpp). Every term is recomputed here
 // from the formula as SWX+23 states it (Alg 10, Thm 13 and Lemmas 18, 23, 25, and the trade-off
-// in T derived from them), with numbers worked out by hand; then the derived optimum T* against a brute-force
-// grid and Brent's method, the exact exponents of the terms, the C-cancellation of Lemma 25, the
-// five printed width conditions, Lemma 23 against Poisson sampling (claim 32), and bad input.
+// in T derived from them), with numbers worked out by hand; then the derived optimum T* against a
+// brute-force grid and Brent's method, the exact exponents of the terms, the C-cancellation of
+// Lemma 25, the five printed width conditions, Lemma 23 against Poisson sampling (claim 32), and
+// bad input.
 //
 // Tolerances: library and test evaluate the same closed forms in a different order, so they agree
 // to a few ulp per operation; WithinRel(·, 1e-13) covers the longest (~25 operations).

@@ -75,7 +75,8 @@ double prox_bisection(double y, double beta, double m) {
   return 0.5 * (lo + hi);
 }
 
-// Algorithm 4 for the sigmoid surrogate, written out from SWX+23 Alg 4 (typos fixed as docs/nonconvex.md lists them).
+// Algorithm 4 for the sigmoid surrogate, written out from SWX+23 Alg 4 (typos fixed as
+// docs/nonconvex.md lists them).
 double alg4_u_bar(double y, double beta, double m, double B, long long T) {
   const double lo = m - 4 * B / beta, hi = m + 4 * B / beta;
   double u = m, acc = 0;

@@ -257,7 +257,8 @@ TEST_CASE("D.4 threshold: G(2 sqrt(LD)) beats (2LD, 0)-DP exactly above c* = 0.6
 
 TEST_CASE("CLT choices of t - tau (Props C.14 and C.15) are the minimisers of (C.6) and (C.7)",
           "[shifted][bounds]") {
-  // An independently measured example (Prop C.14's formula against a grid search): L = 10, b = 100, σ = 0.2, n = 1e4, c = 0.99 → 702.14.
+  // An independently measured example (Prop C.14's formula against a grid search): L = 10, b = 100,
+  // σ = 0.2, n = 1e4, c = 0.99 → 702.14.
   sh::noisy_gradient_setting s = gd(10, 10000, 0.2, 0.1, 10000, 0.99);
   s.batch_size = 100;
   const auto sc = sh::noisy_sgd_strongly_convex_clt(s);

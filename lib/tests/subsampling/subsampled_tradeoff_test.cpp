@@ -14,7 +14,8 @@ namespace ss = dpkit::subsampling;
 namespace dv = dpkit::divergence;
 
 TEST_CASE("closed-form C_p(G(mu)) agrees with the general C_p construction", "[subsampling][cp]") {
-  // BSA24 Def 4.7 evaluated on a grid: the construction (4001 points) reproduces the closed form to ~1e-6.
+  // BSA24 Def 4.7 evaluated on a grid: the construction (4001 points) reproduces the closed form to
+  // ~1e-6.
   for (auto [mu, p] : {std::pair{1.5, 0.1}, std::pair{2.5, 0.25}, std::pair{1.0, 0.5}}) {
     const ss::cp_gaussian_tradeoff closed(mu, p);
     const auto general = ss::subsample(dv::gaussian_tradeoff(mu), p);

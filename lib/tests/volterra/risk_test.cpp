@@ -334,8 +334,9 @@ TEST_CASE("plateau of the LKSP25 design: K_inf and G'_inf as independently measu
 
 TEST_CASE("stiff long horizon: the exponential stepper on a power-law spectrum",
           "[volterra][risk]") {
-  // The stiff benchmark of docs/performance.md at small scale: λ_j ∝ j^{−3/2}, tr Σ = 1, δ = 0, K_∞ = 0.5;
-  // rates 2γλ_j span 0.08 … 77 and t ∈ [0, 500]: ≈ 4·10⁴ relaxation times of the fastest mode.
+  // The stiff benchmark of docs/performance.md at small scale: λ_j ∝ j^{−3/2}, tr Σ = 1, δ = 0, K_∞
+  // = 0.5; rates 2γλ_j span 0.08 … 77 and t ∈ [0, 500]: ≈ 4·10⁴ relaxation times of the fastest
+  // mode.
   const vt::problem p = vt::power_law(100, 1.5, 1.0, {1.0, 1.0, -0.3}, {0.0, 0.001, 0.05});
   const double gamma = 100;
   CHECK(relative_error(vt::kernel_norm(p, gamma), 0.5) < 1e-14);

@@ -291,19 +291,19 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
     const auto r = dpkit_run("validate bsa24-thm4.2-tight --no-figures --threads " +
                              std::to_string(threads) + " --out '" + sub.string() + "'");
     CHECK(r.exit_code == 0);
-    const std::string text = slurp(sub / "002-thm4.2-tight.json");
+    const std::string text = slurp(sub / "bsa24-thm4.2-tight.json");
     REQUIRE(!text.empty());
     if (first.empty()) first = text;
     CHECK(text == first);
   }
   // dpkit plot renders the result (SVG) and rejects other extensions.
   const auto svg = dir / "fig.svg";
-  const auto p = dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() +
+  const auto p = dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() +
                            "' --out '" + svg.string() + "'");
   CHECK(p.exit_code == 0);
   CHECK_THAT(slurp(svg), Contains("<svg"));
   const auto bad =
-      dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() + "' --out fig.pdf");
+      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --out fig.pdf");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("must end in .svg or .png"));
   std::filesystem::remove_all(dir);
@@ -643,10 +643,10 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
 }
 
 TEST_CASE("dpkit hsgd privacy: the discrete mixture over SGD steps is within O(1/d)", "[cli]") {
-  // The discrete mixture (docs/hsgd.md): the sum over the n = T·d steps is the left Riemann sum (step 1/d) of the
-  // paper's integral, so at d = 200 the two differ, by O(1/d): 5.2% at t = 1.5, where the
-  // integrand peaks at s = t (the freshest step) and the left sum stops one step short of it.
-  // (The library test checks the Euler–Maclaurin terms of the gap exactly.)
+  // The discrete mixture (docs/hsgd.md): the sum over the n = T·d steps is the left Riemann sum
+  // (step 1/d) of the paper's integral, so at d = 200 the two differ, by O(1/d): 5.2% at t = 1.5,
+  // where the integrand peaks at s = t (the freshest step) and the left sum stops one step short of
+  // it. (The library test checks the Euler–Maclaurin terms of the gap exactly.)
   const std::string base =
       "hsgd privacy --spectrum paper-code --dim 200 --n 300 --noise 1 --order 2 --pairs extreme:5 "
       "--times 0.05,0.5,1.5 --format json --mixture ";

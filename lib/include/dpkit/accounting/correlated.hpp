@@ -224,7 +224,8 @@ f9_bound f9_delta(const correlated_setting& setting,
                   double epsilon,
                   f9_sensitivity sensitivity);
 
-/// A LOWER bound on the noise DP-λCGD needs (a deterministic counterpart of auditing the pair of WSK+26 Thm F.8).
+/// A LOWER bound on the noise DP-λCGD needs (a deterministic counterpart of auditing the pair of
+/// WSK+26 Thm F.8).
 ///
 /// Thm F.8's pair is attained: a linear loss whose clipped gradient is the same unit vector at
 /// every step (all other examples with zero gradient) makes the mechanism's output along that

@@ -1,7 +1,7 @@
 // dpkit/core/result.hpp — vocabulary shared by every result struct.
 //
-// Numerical non-convergence is not an exception (docs/architecture.md; Ceres TerminationType): a solver
-// returns a result whose `termination` says what happened, with a human-readable `message`.
+// Numerical non-convergence is not an exception (docs/architecture.md; Ceres TerminationType): a
+// solver returns a result whose `termination` says what happened, with a human-readable `message`.
 // Privacy numbers carry a `bound_kind` so that an approximation is never mistaken for a bound.
 #pragma once
 

@@ -2,9 +2,9 @@
 //
 //   G(μ)(α) = T(N(0,1), N(μ,1))(α) = Φ(Φ⁻¹(1 − α) − μ),  μ ≥ 0     (BSA24 Def 2.4)
 //
-// Properties used and tested (BSA24 Def 2.4, Lemma A.2, eqs. (3.3)–(3.4)): G(0) = Id; G(μ) is symmetric,
-// G(μ)⁻¹ = G(μ); G(μ)′(α) = −exp(μz − μ²/2) with z = Φ⁻¹(1 − α), so the slope is −1 at the
-// fixed point α = Φ(−μ/2); and G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)).
+// Properties used and tested (BSA24 Def 2.4, Lemma A.2, eqs. (3.3)–(3.4)): G(0) = Id; G(μ) is
+// symmetric, G(μ)⁻¹ = G(μ); G(μ)′(α) = −exp(μz − μ²/2) with z = Φ⁻¹(1 − α), so the slope is −1 at
+// the fixed point α = Φ(−μ/2); and G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)).
 // Its privacy profile is the Balle–Wang formula (gdp.hpp).
 #pragma once
 

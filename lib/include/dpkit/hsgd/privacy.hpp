@@ -24,8 +24,8 @@
 // M not positive definite (large α, s ≈ t) means D_α = +∞, which is returned as +inf.
 //
 // J ITERATES AND THE AVERAGE (LKSP25 Thms 4.4, 4.5), corrected (docs/hsgd.md,
-// docs/findings.md): the paper keeps only the post-s blocks, which is a lower bound; exact is to keep
-// the last pre-s block as well (by the Markov property nothing earlier matters), and for the
+// docs/findings.md): the paper keeps only the post-s blocks, which is a lower bound; exact is to
+// keep the last pre-s block as well (by the Markov property nothing earlier matters), and for the
 // average every block including the pre-s ones with their process-dependent cross-covariances.
 // Implemented as a per-coordinate Gauss–Markov base chain plus the same rank-2 correction,
 // O(J·#groups) per (s, θ). (Since both processes follow the same dynamics after the jump, the

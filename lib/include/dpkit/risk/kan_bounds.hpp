@@ -1,7 +1,7 @@
 // dpkit/risk/kan_bounds.hpp — the risk bounds of WSK+26 ("Population risk bounds for KANs
 // trained by DP-SGD with correlated noise", Wang et al. 2026) for the two-layer KAN with B-spline
-// bases, fixed Gaussian second layer and logistic loss (WSK+26 §3.1, App. B), trained by Algorithm 1
-// (DP-λCGD: mini-batches without replacement, clipping, noise ξ_t = κ(Z_t − λZ_{t−1}) scaled by
+// bases, fixed Gaussian second layer and logistic loss (WSK+26 §3.1, App. B), trained by Algorithm
+// 1 (DP-λCGD: mini-batches without replacement, clipping, noise ξ_t = κ(Z_t − λZ_{t−1}) scaled by
 // C_clip/B, projection onto the ball B(W_0, R*)).
 //
 // Two kinds of numbers come out, and every result says which (docs/architecture.md, "Labelled
@@ -9,8 +9,8 @@
 //
 // * explicit bound — every constant is explicit: the Lemma B.5–B.7 constants taken from the
 //   proofs (eqs. (3)–(5)), the Lemma C.12 comparator and the pathwise certificate of
-//   docs/kan.md (the computable assembly of Lemmas C.3–C.11). These hold with the stated probability
-//   whenever their checked conditions hold.
+//   docs/kan.md (the computable assembly of Lemmas C.3–C.11). These hold with the stated
+//   probability whenever their checked conditions hold.
 // * up to hidden constants — Theorems 4.1/C.13, 5.2/C.23, D.14, D.16, E.1 and Corollaries 5.3,
 //   5.5, 5.6 are stated with ≲, ≍, Õ, Ω̃ and C_{σ,b}. Each hidden constant is a NAMED field of
 //   `hidden_constants`. The bound holds up to constants; the default 1 is not a proven constant.

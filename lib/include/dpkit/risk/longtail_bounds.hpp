@@ -20,9 +20,10 @@
 // and the absolute C of (b) as named parameters: `condition1`. The paper's experimental
 // configuration lies far outside it (docs/longtail.md); the unit tests show which lines fail.
 //
-// Symbols (ZXD+26 uses C for several constants): `clip` is the clipping threshold C; `c_abs` the absolute constant
-// of Condition 1(b); `fail_delta` the failure probability δ; `dp_delta` the privacy δ_DP;
-// `tail_L` the long-tail threshold L; `noise_std` σ_n, the std of the noise n_t of eq. (4).
+// Symbols (ZXD+26 uses C for several constants): `clip` is the clipping threshold C; `c_abs` the
+// absolute constant of Condition 1(b); `fail_delta` the failure probability δ; `dp_delta` the
+// privacy δ_DP; `tail_L` the long-tail threshold L; `noise_std` σ_n, the std of the noise n_t of
+// eq. (4).
 //
 // Bad input (NaN, negative counts or norms, δ ∉ (0, 1), a class index out of range, sizes
 // that disagree) throws std::domain_error through core/check.hpp.
@@ -59,9 +60,9 @@ struct longtail_problem {
   void validate(const char* function) const;
 };
 
-/// The spiked construction of ZXD+26 §5.1 as dpkit reads it (a_k[i] = 0 for i < K, s elsewhere, spike λ at
-/// K + k), closed forms with D = d − K: ‖A_k‖_F² = s²(D − 1) + λ², ‖A_kᵀA_k‖_F² = s⁴(D − 1) +
-/// λ⁴, ‖A_kᵀA_j‖_F² = s⁴(D − 2) + 2s²λ² (k ≠ j), ‖A_k‖_op = max(s, λ),
+/// The spiked construction of ZXD+26 §5.1 as dpkit reads it (a_k[i] = 0 for i < K, s elsewhere,
+/// spike λ at K + k), closed forms with D = d − K: ‖A_k‖_F² = s²(D − 1) + λ², ‖A_kᵀA_k‖_F² = s⁴(D −
+/// 1) + λ⁴, ‖A_kᵀA_j‖_F² = s⁴(D − 2) + 2s²λ² (k ≠ j), ‖A_k‖_op = max(s, λ),
 /// ‖A_kᵀA_j‖_op = max(s², sλ) (k ≠ j), max(s², λ²) (k = j), λ⁺_min = min(s, λ) (s if λ = 0),
 /// rank = D (D − 1 if λ = 0). Equal signal norms. Requires d ≥ 2K, s > 0, λ ≥ 0.
 longtail_problem spiked_problem(std::size_t classes,

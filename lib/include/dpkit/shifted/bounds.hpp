@@ -106,8 +106,8 @@ gdp_bound noisy_cgd_constrained_convex_at(const noisy_gradient_setting& s, long 
 gdp_bound noisy_cgd_constrained_convex_best_tau(const noisy_gradient_setting& s);
 
 /// Convex NoisyCGD without using a diameter: μ = (L/(bσ))·√(1 + (E − 1)/l). Derived from
-/// Thm C.3 with c = 1 (docs/shifted-noisy-cgd.md), NOT stated in the paper; it is the c → 1 limit of
-/// Thm 4.5 and about √l times below Thm 4.4.
+/// Thm C.3 with c = 1 (docs/shifted-noisy-cgd.md), NOT stated in the paper; it is the c → 1 limit
+/// of Thm 4.5 and about √l times below Thm 4.4.
 gdp_bound noisy_cgd_convex(const noisy_gradient_setting& s);
 
 /// Thm C.17 (a LOWER bound: NoisyCGD on the quadratic construction is not μ′-GDP for any
@@ -128,8 +128,8 @@ gdp_bound noisy_cgd_shifted(const noisy_gradient_setting& s);
 /// its stationary laws. Tight (Remark 5.3).
 gdp_bound lmc(double sensitivity, double strong_convexity, double learning_rate);
 
-/// The same at a finite t (Thm 4.2 with n = 1, σ = √(2/η), c = 1 − ηm; derived, not stated in BSA24):
-/// μ = √((1 − c^t)/(1 + c^t) · (2 − ηm)/(ηm)) · L√(η/2).
+/// The same at a finite t (Thm 4.2 with n = 1, σ = √(2/η), c = 1 − ηm; derived, not stated in
+/// BSA24): μ = √((1 − c^t)/(1 + c^t) · (2 − ηm)/(ηm)) · L√(η/2).
 gdp_bound lmc_at(double sensitivity, double strong_convexity, double learning_rate, long long t);
 
 /// Cor 5.2: the exponential mechanisms π ∝ e^{−F}, π′ ∝ e^{−F′}: μ = L/√m.

@@ -7,7 +7,8 @@
 //   T(X_t, X′_t) ≥ G( (1/σ) √(Σ_{k=τ+1}^{t} a_k²) )
 //
 // for every choice of shifts λ_k ∈ [0, 1] (λ_t = 1), where a_{k+1} = λ_{k+1}(c z_k + s_{k+1}) and
-// z_{k+1} = (1 − λ_{k+1})(c z_k + s_{k+1}). The best bound solves (BSA24 Lemmas C.6–C.11, as one problem)
+// z_{k+1} = (1 − λ_{k+1})(c z_k + s_{k+1}). The best bound solves (BSA24 Lemmas C.6–C.11, as one
+// problem)
 //
 //   minimise Σ a_k²  subject to  a_k ≥ 0, z_k ≥ 0 (τ < k < t), z_t = 0,
 //   z_{k+1} = c z_k + s_{k+1} − a_{k+1},

@@ -61,8 +61,8 @@ Eigen::MatrixXd uniform_design(std::size_t n, std::size_t d, random_stream& stre
 /// Labels of the linear model of LKSP25 §1.3 (Assumption 2) and §5: y_i = a_iᵀx* + ξ_i with
 /// ξ_i ~ N(0, noise_sd²) i.i.d., clamped to [−clamp, clamp] when clamp is finite (LKSP25 §5
 /// "clipped at ±3 sd", implemented as np.clip: clamp = 3·noise_sd reproduces
-/// LKSP25's released code). Exactly one normal draw per example, whatever noise_sd and clamp, so streams stay
-/// aligned across settings. features is n×d (row = example), x_star has size d.
+/// LKSP25's released code). Exactly one normal draw per example, whatever noise_sd and clamp, so
+/// streams stay aligned across settings. features is n×d (row = example), x_star has size d.
 ///
 /// Throws std::domain_error if x_star.size() ≠ d, noise_sd is negative or not finite, clamp is
 /// NaN or negative (+inf means no clamping), or a feature or x* entry is not finite.

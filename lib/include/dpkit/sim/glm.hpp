@@ -256,9 +256,10 @@ double moreau_envelope(glm_link link, double y, double beta, double m);
 /// (g^y_β)′(m) = β(m − prox(m)) (Lemma 4(b): ℓ_β′(x) = β[x − prox(x)]).
 double moreau_derivative(glm_link link, double y, double beta, double m);
 
-/// Algorithm 4 on the scalar m = ⟨w, x⟩ (SWX+23 Alg 4, its typos fixed as docs/findings.md lists them): 𝒬 = [m − 4B/β,
-/// m + 4B/β], T_o = ⌈144B²/γ²⌉, u_1 = m, u_{t+1} = Π_𝒬(u_t − η_t(σ(u_t) − y + β(u_t − m))),
-/// η_t = 2/(β(t + 1)), ū = Σ_t 2t/(T_o(T_o + 1)) u_t. The oracle gradient is x·derivative.
+/// Algorithm 4 on the scalar m = ⟨w, x⟩ (SWX+23 Alg 4, its typos fixed as docs/findings.md lists
+/// them): 𝒬 = [m − 4B/β, m + 4B/β], T_o = ⌈144B²/γ²⌉, u_1 = m, u_{t+1} = Π_𝒬(u_t − η_t(σ(u_t) − y +
+/// β(u_t − m))), η_t = 2/(β(t + 1)), ū = Σ_t 2t/(T_o(T_o + 1)) u_t. The oracle gradient is
+/// x·derivative.
 struct moreau_oracle_result {
   double u_bar = 0;       ///< ū, the estimate of prox^β(m)
   double derivative = 0;  ///< β(m − ū), the estimate of (g^y_β)′(m)
@@ -470,9 +471,9 @@ struct relu_pgd_options {
   double noise_multiplier = 0;  ///< > 0: std = z × sensitivity at every step
 };
 
-/// w̃_1 = 0; w̃_{t+1} = Π_{‖·‖≤2W}[w̃_t − η(ḡ_t + ζ_t)], ḡ_t = (1/n)Σ(ReLU(⟨w̃_t, Φx_i⟩) − y_i)Φx_i,
-/// ζ_t ~ N(0, σ² I_m), σ² = 32(4W + B)²T log(2/δ)/(n²ε²); output (1/T)Σ_{t=1}^T Φᵀw̃_t (the
-/// paper's w̃_T inside the sum is a typo). Privacy (proof of Thm 6): on the JL event
+/// w̃_1 = 0; w̃_{t+1} = Π_{‖·‖≤2W}[w̃_t − η(ḡ_t + ζ_t)], ḡ_t = (1/n)Σ(ReLU(⟨w̃_t, Φx_i⟩) −
+/// y_i)Φx_i, ζ_t ~ N(0, σ² I_m), σ² = 32(4W + B)²T log(2/δ)/(n²ε²); output (1/T)Σ_{t=1}^T Φᵀw̃_t
+/// (the paper's w̃_T inside the sum is a typo). Privacy (proof of Thm 6): on the JL event
 /// the sensitivity of ḡ_t is 4(4W + B)/n, z = √(2T log(2/δ))/ε, compositions = T.
 /// Noise draws: m normals per step (stream stream_base + 3); Φ from stream_base + 5.
 /// Throws std::domain_error on bad options, ‖x_i‖ > 1, |y_i| > B.

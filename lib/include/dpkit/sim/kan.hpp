@@ -26,8 +26,9 @@
 // Lemma B.1, ‖∇²f‖₂ = max_j |β_j| ‖h(x)‖². The loss adds a rank-one coupling:
 //   ∇f_i = ℓ′(y f) y ∇f,   ∇²f_i = ℓ″(y f) ∇f ∇fᵀ + ℓ′(y f) y ∇²f   (y² = 1).
 //
-// Nothing here knows a bound (docs/architecture.md, "Modules"): the constants of Assumption 3.2 (sup norms of σ and of
-// the basis) are properties of the model, reported for the bound modules to use.
+// Nothing here knows a bound (docs/architecture.md, "Modules"): the constants of Assumption 3.2
+// (sup norms of σ and of the basis) are properties of the model, reported for the bound modules to
+// use.
 #include <Eigen/Dense>
 #include <array>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // ZXD+26 ("Understanding the Impact of Differentially Private Training on Memorization of
-// Long-Tailed Data", Zhang et al. 2026): the data model of Definition 1, the two-layer ReLU "CNN" of
-// eq. (1) with cross-entropy loss, DP-SGD of eq. (4) with the training-dynamics metrics of
+// Long-Tailed Data", Zhang et al. 2026): the data model of Definition 1, the two-layer ReLU "CNN"
+// of eq. (1) with cross-entropy loss, DP-SGD of eq. (4) with the training-dynamics metrics of
 // §5.2, and the long-tail protocol of Definition 3 (with Remark 6).
 //
 // ---- Data model (Definition 1; the synthetic instance of §5.1) ----------------------------------
@@ -51,7 +51,8 @@
 // stream 0 training data, 1 initial weights, 2/3 batches/noise (run_noisy_gradient, through a
 // random_key), 5 test data, 6 tail samples.
 //
-// Nothing here knows a bound (docs/architecture.md, "Modules"): no Λ_k, no SNR/NCR thresholds, no constants.
+// Nothing here knows a bound (docs/architecture.md, "Modules"): no Λ_k, no SNR/NCR thresholds, no
+// constants.
 #include <Eigen/Dense>
 #include <cstddef>
 #include <cstdint>
@@ -118,8 +119,8 @@ double spiked_ncr(std::size_t classes, std::size_t dimension, double s, double l
 /// sign of (x − 1)(x + D − 1)) with value 1 at x = 1, so λ = s√x with x the larger root of
 /// x² − 2N²x + (D − 1) − N²(D − 2) = 0: x = N² + √(N⁴ + N²(D − 2) − (D − 1)) (closed form). NCR < 1
 /// is unattainable in this construction (its minimum over λ ≥ 0 is 1 at λ = s: the
-/// paper's NCR axis "from 0" cannot be reproduced; docs/longtail.md). Throws std::domain_error if ncr < 1 or is not
-/// finite.
+/// paper's NCR axis "from 0" cannot be reproduced; docs/longtail.md). Throws std::domain_error if
+/// ncr < 1 or is not finite.
 double spike_for_ncr(std::size_t classes, std::size_t dimension, double s, double ncr);
 
 // ---- class counts -----------------------------------------------------------------------------
@@ -329,7 +330,8 @@ double noise_std_for(double noise_multiplier, double clip, std::size_t batch_siz
 double remark4_noise_scale(
     double clip, long long steps, double dp_delta, std::size_t n, double epsilon);
 
-/// One recorded point of the training dynamics (ZXD+26 §5.2's footnote, with the reading w_{y_i,r}).
+/// One recorded point of the training dynamics (ZXD+26 §5.2's footnote, with the reading
+/// w_{y_i,r}).
 struct longtail_record {
   long step = 0;
   double training_loss = 0;   ///< L_S(W⁽ᵗ⁾)

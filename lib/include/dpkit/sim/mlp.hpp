@@ -33,8 +33,8 @@
 // network a thread has seen and is reused afterwards, so `loss` and `gradient` do not allocate
 // in steady state (the first call on a thread may).
 //
-// Nothing here knows a bound (docs/architecture.md, "Modules"): Thm 13's step size, noise calibration and error terms
-// are in dpkit/risk/mlp_bounds.hpp.
+// Nothing here knows a bound (docs/architecture.md, "Modules"): Thm 13's step size, noise
+// calibration and error terms are in dpkit/risk/mlp_bounds.hpp.
 #include <Eigen/Dense>
 #include <cstddef>
 #include <memory>

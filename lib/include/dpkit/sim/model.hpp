@@ -45,7 +45,8 @@ class model {
 
 /// f′_i = f_i for i ≠ i*, and f′_{i*}(x) = f_{i*}(x) − wᵀx: the neighbour whose one example's
 /// gradient is shifted by −w. This is how the worst-case constructions for BSA24
-/// (docs/shifted.md: W1 NoisyGD, W3 LMC, W4 linear losses, W5 constant drift) are built from a base model.
+/// (docs/shifted.md: W1 NoisyGD, W3 LMC, W4 linear losses, W5 constant drift) are built from a base
+/// model.
 class linearly_perturbed final : public model {
  public:
   linearly_perturbed(std::shared_ptr<const model> base, std::size_t index, vector w);

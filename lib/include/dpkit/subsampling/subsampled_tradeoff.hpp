@@ -48,7 +48,8 @@ class cp_gaussian_tradeoff final : public divergence::tradeoff_function {
   [[nodiscard]] double power(double alpha) const override;
   /// C_p(G(μ)) is symmetric: its inverse is itself.
   [[nodiscard]] double inverse(double beta) const override;
-  /// δ(ε) = p·δ_{G(μ)}(log(1 + (e^ε − 1)/p)) for ε > 0 (from the proof of BSA24 Prop D.4), symmetric below 0.
+  /// δ(ε) = p·δ_{G(μ)}(log(1 + (e^ε − 1)/p)) for ε > 0 (from the proof of BSA24 Prop D.4),
+  /// symmetric below 0.
   [[nodiscard]] double privacy_profile(double epsilon) const override;
   [[nodiscard]] std::string describe() const override;
 

@@ -149,8 +149,8 @@ problem lksp25_design(long long d,
 /// Which Σ lksp25_experiment uses: the design's E[a aᵀ] or the released code's I/(12d).
 enum class lksp25_sigma { design, code };
 
-/// The start and target of LKSP25 §5 (as its released code draws them), in the original basis: x̃ iid
-/// U(0, 1/√d), then x0 ~ N(0, s²I) (s = x0_scale), drawn in that order from the counter-based
+/// The start and target of LKSP25 §5 (as its released code draws them), in the original basis: x̃
+/// iid U(0, 1/√d), then x0 ~ N(0, s²I) (s = x0_scale), drawn in that order from the counter-based
 /// stream (seed, 0, stream).
 struct lksp25_vectors {
   Eigen::VectorXd x0, xtilde;
@@ -163,8 +163,8 @@ lksp25_vectors lksp25_start(long long d,
 /// LKSP25 §5's problem instance: x̃ iid U(0, 1/√d) and then x0 ~ N(0, s²I)
 /// (s = x0_scale: 2 in the released code, 1 in the paper), drawn from the counter-based stream
 /// (seed, 0, 0) in that order, with Σ = lksp25_design's (design) or I/(12d) (code;
-/// docs/findings.md). The draws are dpkit's, not numpy's: the instance is the paper's in law, not bit
-/// for bit.
+/// docs/findings.md). The draws are dpkit's, not numpy's: the instance is the paper's in law, not
+/// bit for bit.
 problem lksp25_experiment(long long d,
                            lksp25_sigma which,
                            double x0_scale,
