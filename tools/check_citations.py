@@ -145,7 +145,8 @@ def scan_program(dpkit):
     check(["shifted", "noisy-gd", "--sensitivity", "1", "--n", "1", "--noise", "1",
            "--contraction", "0.95", "--steps", "100"])
     check(["shifted", "noisy-cgd", "--sensitivity", "2", "--batch-size", "10",
-           "--batches-per-epoch", "20", "--noise", "1", "--contraction", "0.99", "--epochs", "5"])
+           "--batches-per-epoch", "20", "--noise", "1", "--contraction", "0.99", "--epochs", "5",
+           "--learning-rate", "0.1"])
     check(["shifted", "noisy-sgd", "--sensitivity", "1", "--n", "1000", "--batch-size", "100",
            "--noise", "0.5", "--learning-rate", "0.5", "--contraction", "0.9", "--steps", "200",
            "--format", "json"])

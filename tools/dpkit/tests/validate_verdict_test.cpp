@@ -92,7 +92,7 @@ TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as r
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("scenario ids of dpkit 0.1 resolve to the renamed scenarios; unknown ids fail",
+TEST_CASE("scenario ids of dpkit 0.1 resolve to the renamed scenarios, unknown ids fail",
           "[cli]") {
   // The old ids began with internal paper numbers (000 ... 004); they stay accepted for one
   // release, and --list shows only the new ids.
