@@ -462,8 +462,7 @@ report list_report(bool table) {
       "'dpkit bound NAME --help' gives a bound's formula, hypotheses and parameters.",
       "Papers (docs/references.md lists every work cited):"};
   for (const char* id : {"WSK+26", "SWX+23", "ZXD+26"})
-    rep.notes.push_back("  " + std::string(paper(id).short_name) + ": " +
-                        std::string(paper(id).citation));
+    rep.notes.push_back("  " + std::string(paper(id).citation));
   if (table) {
     rep.notes.push_back("Parameters and defaults (--flag DEFAULT):");
     for (const json& row : rep.results)
