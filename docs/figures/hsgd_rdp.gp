@@ -1,4 +1,4 @@
-# seed 004 Figure 2(b) setting: Renyi DP (alpha = 2) of the last iterate of noisy HSGD against
+# LKSP25 Figure 2(b) setting: Renyi DP (alpha = 2) of the last iterate of noisy HSGD against
 # the SGD iteration k = t d (d = 1000, n = 1500, gamma = 50, ridge 0.1, the 900 extreme-label
 # pairs), sigma = 1, 1.25, 1.5; true Sigma (solid) and the code's I/(12d) (dashed).
 # Data: dpkit hsgd privacy (see make_figures.sh).
@@ -11,7 +11,7 @@ set xrange [1:1500]
 set format y "10^{%L}"
 set xlabel "SGD iteration k = t d (d = 1000, n = 1500)"
 set ylabel "eps_2(t), last iterate"
-set title "Renyi DP of noisy HSGD (seed 004 Thm 4.3): rise, peak, decay, plateau"
+set title "Renyi DP of noisy HSGD (LKSP25 Thm 4.3): rise, peak, decay, plateau"
 set grid lc rgb "#dddddd"
 plot data using ($1*1000):2 every ::1 with lines lw 2.5 lc rgb "#1b9e77" title "sigma = 1, true Sigma", \
      data using ($1*1000):3 every ::1 with lines lw 2.5 lc rgb "#d95f02" title "sigma = 1.25, true Sigma", \

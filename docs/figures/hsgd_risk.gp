@@ -1,4 +1,4 @@
-# seed 004 Figure 2(a) setting: the expected population risk P_t of noisy HSGD (one-pass noisy SGD
+# LKSP25 Figure 2(a) setting: the expected population risk P_t of noisy HSGD (one-pass noisy SGD
 # on ridge least squares, d = 1000, gamma = eta d = 50, ridge 0.1) against the SGD iteration
 # k = t d, for sigma = 1, 1.25, 1.5, with the design's true Sigma = I/(12d) + 11'/(4d) (solid)
 # and the released code's I/(12d) (dashed). Data: dpkit hsgd risk (see make_figures.sh).
@@ -10,7 +10,7 @@ set logscale x
 set xrange [1:1500]
 set xlabel "SGD iteration k = t d (d = 1000, eta = 0.05)"
 set ylabel "P_t = E population risk"
-set title "Noisy HSGD risk (seed 004 eqs. (6)-(7)): the true Sigma doubles the plateau"
+set title "Noisy HSGD risk (LKSP25 eqs. (6)-(7)): the true Sigma doubles the plateau"
 set grid lc rgb "#dddddd"
 plot data using ($1*1000):2 every ::1 with lines lw 2.5 lc rgb "#1b9e77" title "sigma = 1, true Sigma", \
      data using ($1*1000):3 every ::1 with lines lw 2.5 lc rgb "#d95f02" title "sigma = 1.25, true Sigma", \

@@ -42,26 +42,26 @@ for t in 3 10 30; do
 done
 cp "$tmp/run_tradeoff.csv" "$here/run_tradeoff.csv"
 gnuplot -e "dir='$tmp'; out='$here/run_tradeoff.svg'" "$here/run_tradeoff.gp"
-# Figure 5: a validation scenario — NoisyGD on seed 002's W1 construction against Thm 4.2
+# Figure 5: a validation scenario — NoisyGD on BSA24's W1 construction against Thm 4.2
 # (dpkit validate writes the JSON, CSV and figure; the quick tier's sample size).
-"$dpkit" validate 002-thm4.2-tight --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
-cp "$tmp/validation/002-thm4.2-tight.svg" "$here/validation_thm42.svg"
-cp "$tmp/validation/002-thm4.2-tight.csv" "$here/validation_thm42.csv"
-"$dpkit" validate 002-thm4.8-sgd-one-step --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
-cp "$tmp/validation/002-thm4.8-sgd-one-step.svg" "$here/validation_sgd_one_step.svg"
-cp "$tmp/validation/002-thm4.8-sgd-one-step.csv" "$here/validation_sgd_one_step.csv"
-# Figures 6-7b: seed 002 Figures 1, 6, 7, 8 and 9 as validation scenarios: the bounds' epsilon
+"$dpkit" validate bsa24-thm4.2-tight --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
+cp "$tmp/validation/bsa24-thm4.2-tight.svg" "$here/validation_thm42.svg"
+cp "$tmp/validation/bsa24-thm4.2-tight.csv" "$here/validation_thm42.csv"
+"$dpkit" validate bsa24-thm4.8-sgd-one-step --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
+cp "$tmp/validation/bsa24-thm4.8-sgd-one-step.svg" "$here/validation_sgd_one_step.svg"
+cp "$tmp/validation/bsa24-thm4.8-sgd-one-step.csv" "$here/validation_sgd_one_step.csv"
+# Figures 6-7b: BSA24 Figures 1, 6, 7, 8 and 9 as validation scenarios: the bounds' epsilon
 # against steps (epochs), with Monte Carlo on the Gaussian constructions W1/W2 where a bound is
 # exact (dpkit validate writes the JSON, CSV and figure; quick tier, the docs' seed).
-"$dpkit" validate 002-fig1-noisy-gd 002-fig6-noisy-gd 002-fig7-noisy-gd-constrained 002-fig8-noisy-cgd \
-  002-fig9-noisy-cgd-constrained --tier quick --seed 2026 --out "$tmp/figures" --format csv > /dev/null
-for pair in 002-fig1-noisy-gd:shifted_noisy_gd 002-fig6-noisy-gd:shifted_noisy_gd_c099 \
-             002-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained 002-fig8-noisy-cgd:shifted_noisy_cgd \
-             002-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9; do
+"$dpkit" validate bsa24-fig1-noisy-gd bsa24-fig6-noisy-gd bsa24-fig7-noisy-gd-constrained bsa24-fig8-noisy-cgd \
+  bsa24-fig9-noisy-cgd-constrained --tier quick --seed 2026 --out "$tmp/figures" --format csv > /dev/null
+for pair in bsa24-fig1-noisy-gd:shifted_noisy_gd bsa24-fig6-noisy-gd:shifted_noisy_gd_c099 \
+             bsa24-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained bsa24-fig8-noisy-cgd:shifted_noisy_cgd \
+             bsa24-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9; do
   cp "$tmp/figures/${pair%%:*}.svg" "$here/${pair#*:}.svg"
   cp "$tmp/figures/${pair%%:*}.csv" "$here/${pair#*:}.csv"
 done
-# Figure 7: seed 002 Figure 9 (right), extended — NoisyCGD, convex on a set of diameter 1.
+# Figure 7: BSA24 Figure 9 (right), extended — NoisyCGD, convex on a set of diameter 1.
 echo "epochs,shifted,derived,thm46,composition" > "$tmp/shifted_cgd.csv"
 for e in 5 10 20 40 80 160 320 640 1280; do
   "$dpkit" shifted noisy-cgd --setting constrained-convex --sensitivity 2 --batch-size 4 \
@@ -70,7 +70,7 @@ for e in 5 10 20 40 80 160 320 640 1280; do
 done
 cp "$tmp/shifted_cgd.csv" "$here/shifted_noisy_cgd_constrained.csv"
 gnuplot -e "data='$tmp/shifted_cgd.csv'; out='$here/shifted_noisy_cgd_constrained.svg'" "$here/shifted_noisy_cgd_constrained.gp"
-# Figure 8: seed 002 Figure 10 setting (one panel) — NoisySGD, convex on a set of diameter 1.
+# Figure 8: BSA24 Figure 10 setting (one panel) — NoisySGD, convex on a set of diameter 1.
 echo "steps,ours_eta02,ours_eta005,clt_eta02,composition" > "$tmp/shifted_sgd.csv"
 for t in 1000 2000 5000 10000 20000 40000 80000; do
   run() { "$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity 50 --n 10000 --batch-size 100 \
@@ -81,7 +81,7 @@ for t in 1000 2000 5000 10000 20000 40000 80000; do
 done
 cp "$tmp/shifted_sgd.csv" "$here/shifted_noisy_sgd.csv"
 gnuplot -e "data='$tmp/shifted_sgd.csv'; out='$here/shifted_noisy_sgd.svg'" "$here/shifted_noisy_sgd.gp"
-# Table: seed 002 Figure 10's grid at t = 80 000 — NoisySGD convex on a set of diameter 1,
+# Table: BSA24 Figure 10's grid at t = 80 000 — NoisySGD convex on a set of diameter 1,
 # sigma = 3, b = 100: Thm 4.10 (eta = 0.2, certified by PLD) against Thm 4.8 (certified).
 echo "sampling_rate,L_over_b,eps_thm410_eta02,eps_composition" > "$tmp/sgd_grid.csv"
 for q in 0.0025 0.005 0.01 0.02 0.04; do
@@ -95,7 +95,7 @@ for q in 0.0025 0.005 0.01 0.02 0.04; do
   done
 done
 cp "$tmp/sgd_grid.csv" "$here/shifted_noisy_sgd_grid.csv"
-# Table: seed 002 Tables 3 and 4 (privacy of the MNIST runs, delta = 1e-5): NoisyCGD with
+# Table: BSA24 Tables 3 and 4 (privacy of the MNIST runs, delta = 1e-5): NoisyCGD with
 # L = 10, b = 1500, l = 40, sigma = 0.01, c = 1 - eta lambda; NoisySGD composition by PLD.
 echo "lambda,epochs,mu_ours,eps_ours,mu_lower,eps_lower,eps_rdp_ys22,mu_composition,eps_composition,eps_sgd_composition_pld" > "$tmp/mnist.csv"
 for lam in 0.002 0.004; do
@@ -110,10 +110,10 @@ for lam in 0.002 0.004; do
   done
 done
 cp "$tmp/mnist.csv" "$here/shifted_mnist_privacy.csv"
-# Figure: seed 004 Figure 2(a) setting — noisy HSGD risk trajectories (dpkit hsgd risk), true
+# Figure: LKSP25 Figure 2(a) setting — noisy HSGD risk trajectories (dpkit hsgd risk), true
 # Sigma of the design against the released code's I/(12d), sigma = 1, 1.25, 1.5.
 times="$(awk 'BEGIN{for(i=0;i<=120;i++){t=0.001*exp(i/120*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
-for fam in seed-design seed-code; do
+for fam in paper-design paper-code; do
   for s in 1 1.25 1.5; do
     "$dpkit" hsgd risk --spectrum "$fam" --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise "$s" \
       --learning-rate 50 --times "$times" --format csv | awk -F, 'NR>1 && $1 !~ /^#/{print $2}' > "$tmp/risk_${fam}_$s.txt"
@@ -121,13 +121,13 @@ for fam in seed-design seed-code; do
 done
 echo "$times" | tr ',' '\n' > "$tmp/risk_t.txt"
 { echo "t,design_1,design_1.25,design_1.5,code_1,code_1.25,code_1.5"
-  paste -d, "$tmp/risk_t.txt" "$tmp"/risk_seed-design_{1,1.25,1.5}.txt "$tmp"/risk_seed-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_risk.csv"
+  paste -d, "$tmp/risk_t.txt" "$tmp"/risk_paper-design_{1,1.25,1.5}.txt "$tmp"/risk_paper-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_risk.csv"
 cp "$tmp/hsgd_risk.csv" "$here/hsgd_risk.csv"
 gnuplot -e "data='$tmp/hsgd_risk.csv'; out='$here/hsgd_risk.svg'" "$here/hsgd_risk.gp"
-# Figure: seed 004 Figure 2(b) setting — Renyi DP (alpha = 2) of the last iterate against the
-# iteration, 900 extreme-label pairs of the seed instance (dpkit hsgd privacy).
+# Figure: LKSP25 Figure 2(b) setting — Renyi DP (alpha = 2) of the last iterate against the
+# iteration, 900 extreme-label pairs of the paper's instance (dpkit hsgd privacy).
 ptimes="$(awk 'BEGIN{for(i=0;i<=60;i++){t=0.001*exp(i/60*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
-for spec in seed-design seed-code; do
+for spec in paper-design paper-code; do
   for s in 1 1.25 1.5; do
     "$dpkit" hsgd privacy --spectrum "$spec" --noise "$s" --order 2 --times "$ptimes" --format csv |
       awk -F, 'NR>1 && $1 !~ /^#/{print $3}' > "$tmp/rdp_${spec}_$s.txt"
@@ -135,50 +135,50 @@ for spec in seed-design seed-code; do
 done
 echo "$ptimes" | tr ',' '\n' > "$tmp/rdp_t.txt"
 { echo "t,design_1,design_1.25,design_1.5,code_1,code_1.25,code_1.5"
-  paste -d, "$tmp/rdp_t.txt" "$tmp"/rdp_seed-design_{1,1.25,1.5}.txt "$tmp"/rdp_seed-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_rdp.csv"
+  paste -d, "$tmp/rdp_t.txt" "$tmp"/rdp_paper-design_{1,1.25,1.5}.txt "$tmp"/rdp_paper-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_rdp.csv"
 cp "$tmp/hsgd_rdp.csv" "$here/hsgd_rdp.csv"
 gnuplot -e "data='$tmp/hsgd_rdp.csv'; out='$here/hsgd_rdp.svg'" "$here/hsgd_rdp.gp"
-# Figures: seed 004 validation — SGD's mean risk against the exact moment recursion and the
+# Figures: LKSP25 validation — SGD's mean risk against the exact moment recursion and the
 # Volterra P_t, and the Mahalanobis QQ of the last iterate (dpkit validate, quick tier).
-"$dpkit" validate 004-risk-sgd 004-fig1a-mahalanobis 004-fig3a-clipped 004-fig2a-seed-risk --tier quick --seed 2026 --out "$tmp/v004" --format csv > /dev/null
-cp "$tmp/v004/004-risk-sgd.svg" "$here/validation_risk_sgd.svg"
-cp "$tmp/v004/004-risk-sgd.csv" "$here/validation_risk_sgd.csv"
-cp "$tmp/v004/004-fig1a-mahalanobis.svg" "$here/validation_mahalanobis.svg"
-cp "$tmp/v004/004-fig1a-mahalanobis.csv" "$here/validation_mahalanobis.csv"
-cp "$tmp/v004/004-fig3a-clipped.svg" "$here/validation_clipped_sgd.svg"
-cp "$tmp/v004/004-fig3a-clipped.csv" "$here/validation_clipped_sgd.csv"
-cp "$tmp/v004/004-fig2a-seed-risk.svg" "$here/validation_seed_risk.svg"
-cp "$tmp/v004/004-fig2a-seed-risk.csv" "$here/validation_seed_risk.csv"
-# Figures: seed 000 validation — the slack of Lemmas B.6-B.7 on random KANs; the test risk of
+"$dpkit" validate lksp25-risk-sgd lksp25-fig1a-mahalanobis lksp25-fig3a-clipped lksp25-fig2a-risk --tier quick --seed 2026 --out "$tmp/v004" --format csv > /dev/null
+cp "$tmp/v004/lksp25-risk-sgd.svg" "$here/validation_risk_sgd.svg"
+cp "$tmp/v004/lksp25-risk-sgd.csv" "$here/validation_risk_sgd.csv"
+cp "$tmp/v004/lksp25-fig1a-mahalanobis.svg" "$here/validation_mahalanobis.svg"
+cp "$tmp/v004/lksp25-fig1a-mahalanobis.csv" "$here/validation_mahalanobis.csv"
+cp "$tmp/v004/lksp25-fig3a-clipped.svg" "$here/validation_clipped_sgd.svg"
+cp "$tmp/v004/lksp25-fig3a-clipped.csv" "$here/validation_clipped_sgd.csv"
+cp "$tmp/v004/lksp25-fig2a-risk.svg" "$here/validation_seed_risk.svg"
+cp "$tmp/v004/lksp25-fig2a-risk.csv" "$here/validation_seed_risk.csv"
+# Figures: WSK+26 validation — the slack of Lemmas B.6-B.7 on random KANs; the test risk of
 # DP-lambdaCGD on a KAN against t (several kappa, lambda), T and n; the Monte Carlo truth at each
 # calibrated kappa; every calibration on a lambda grid (dpkit validate, quick tier).
-"$dpkit" validate 000-lemmaB6-B7-random-kan 000-dplcgd-kan-trends 000-dplcgd-kan-horizon \
-  000-dplcgd-kan-sample-size 000-correlated-privacy-mc 000-correlated-kappa-grid \
+"$dpkit" validate wsk26-lemmaB6-B7-random-kan wsk26-dplcgd-kan-trends wsk26-dplcgd-kan-horizon \
+  wsk26-dplcgd-kan-sample-size wsk26-correlated-privacy-mc wsk26-correlated-kappa-grid \
   --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
-cp "$tmp/v000/000-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.svg"
-cp "$tmp/v000/000-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
-cp "$tmp/v000/000-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
-cp "$tmp/v000/000-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
-cp "$tmp/v000/000-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
-cp "$tmp/v000/000-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
-cp "$tmp/v000/000-dplcgd-kan-horizon.svg" "$here/validation_kan_horizon.svg"
-cp "$tmp/v000/000-dplcgd-kan-horizon.csv" "$here/validation_kan_horizon.csv"
-cp "$tmp/v000/000-dplcgd-kan-sample-size.svg" "$here/validation_kan_sample_size.svg"
-cp "$tmp/v000/000-dplcgd-kan-sample-size.csv" "$here/validation_kan_sample_size.csv"
-cp "$tmp/v000/000-correlated-kappa-grid.svg" "$here/validation_correlated_kappa_grid.svg"
-cp "$tmp/v000/000-correlated-kappa-grid.csv" "$here/validation_correlated_kappa_grid.csv"
-# Figures: seed 001 and 003 validation — Alg 2's excess risk against n and epsilon with the
-# explicit phase-sum bound; Alg 3's rates; Alg 8 at n proportional to d; the NTRF term (Fig 1); DP-SGD (Alg 10) against the width, T and C; seed 003's test error on
+cp "$tmp/v000/wsk26-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.svg"
+cp "$tmp/v000/wsk26-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
+cp "$tmp/v000/wsk26-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
+cp "$tmp/v000/wsk26-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
+cp "$tmp/v000/wsk26-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
+cp "$tmp/v000/wsk26-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
+cp "$tmp/v000/wsk26-dplcgd-kan-horizon.svg" "$here/validation_kan_horizon.svg"
+cp "$tmp/v000/wsk26-dplcgd-kan-horizon.csv" "$here/validation_kan_horizon.csv"
+cp "$tmp/v000/wsk26-dplcgd-kan-sample-size.svg" "$here/validation_kan_sample_size.svg"
+cp "$tmp/v000/wsk26-dplcgd-kan-sample-size.csv" "$here/validation_kan_sample_size.csv"
+cp "$tmp/v000/wsk26-correlated-kappa-grid.svg" "$here/validation_correlated_kappa_grid.svg"
+cp "$tmp/v000/wsk26-correlated-kappa-grid.csv" "$here/validation_correlated_kappa_grid.csv"
+# Figures: SWX+23 and ZXD+26 validation — Alg 2's excess risk against n and epsilon with the
+# explicit phase-sum bound; Alg 3's rates; Alg 8 at n proportional to d; the NTRF term (Fig 1); DP-SGD (Alg 10) against the width, T and C; ZXD+26's test error on
 # all and long-tailed points against the noise, and the Fig 1 cells (dpkit validate, quick tier).
-"$dpkit" validate 001-thm1-rate 001-thm1-phase-sum 001-alg10-width-ushape 001-alg10-steps-ushape \
-  001-alg10-clip-flat 003-thm3-tail-gap 003-fig-synthetic 001-thm2-alg3-rate \
-  001-thm7-alg8-dimension 001-fig1-ntrf \
+"$dpkit" validate swx23-thm1-rate swx23-thm1-phase-sum swx23-alg10-width-ushape swx23-alg10-steps-ushape \
+  swx23-alg10-clip-flat zxd26-thm3-tail-gap zxd26-fig-synthetic swx23-thm2-alg3-rate \
+  swx23-thm7-alg8-dimension swx23-fig1-ntrf \
   --tier quick --seed 2026 --out "$tmp/v001" --format csv > /dev/null
-for pair in 001-thm1-rate:validation_nonconvex_rate 001-thm1-phase-sum:validation_nonconvex_phase_sum \
-  001-alg10-width-ushape:validation_mlp_width 001-alg10-steps-ushape:validation_mlp_steps \
-  001-alg10-clip-flat:validation_mlp_clip 003-thm3-tail-gap:validation_longtail_tail_gap \
-  003-fig-synthetic:validation_longtail_fig_synthetic 001-thm2-alg3-rate:validation_nonconvex_alg3_rate \
-  001-thm7-alg8-dimension:validation_nonconvex_alg8_dimension 001-fig1-ntrf:validation_mlp_ntrf; do
+for pair in swx23-thm1-rate:validation_nonconvex_rate swx23-thm1-phase-sum:validation_nonconvex_phase_sum \
+  swx23-alg10-width-ushape:validation_mlp_width swx23-alg10-steps-ushape:validation_mlp_steps \
+  swx23-alg10-clip-flat:validation_mlp_clip zxd26-thm3-tail-gap:validation_longtail_tail_gap \
+  zxd26-fig-synthetic:validation_longtail_fig_synthetic swx23-thm2-alg3-rate:validation_nonconvex_alg3_rate \
+  swx23-thm7-alg8-dimension:validation_nonconvex_alg8_dimension swx23-fig1-ntrf:validation_mlp_ntrf; do
   cp "$tmp/v001/${pair%%:*}.svg" "$here/${pair##*:}.svg"
   cp "$tmp/v001/${pair%%:*}.csv" "$here/${pair##*:}.csv"
 done

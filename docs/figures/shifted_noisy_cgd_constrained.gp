@@ -1,4 +1,4 @@
-# seed 002 Figure 9 (right), extended: epsilon at delta = 1e-5 of NoisyCGD, convex on a set of
+# BSA24 Figure 9 (right), extended: epsilon at delta = 1e-5 of NoisyCGD, convex on a set of
 # diameter D = 1 (L/b = 0.5, sigma = 3, eta = 0.02, l = 20), against the number of epochs, by
 # bound (see make_figures.sh).
 set terminal svg size 700,460 dynamic font "Helvetica,13"

@@ -1,4 +1,4 @@
-# seed 002 Figure 10 setting (one panel): epsilon at delta = 1e-5 of NoisySGD, convex on a set of
+# BSA24 Figure 10 setting (one panel): epsilon at delta = 1e-5 of NoisySGD, convex on a set of
 # diameter D = 1 (b/n = 0.01, L/b = 0.5, sigma = 3), against the number of steps: Thm 4.10 and
 # Thm 4.8 certified by PLD, and the paper's CLT approximation (see make_figures.sh).
 set terminal svg size 700,460 dynamic font "Helvetica,13"

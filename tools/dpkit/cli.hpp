@@ -1,8 +1,8 @@
 // Shared pieces of the dpkit program: option validators, the mechanism options shared by
 // epsilon/delta/tradeoff, and the output layer (--format table|json|csv, --output FILE).
 //
-// Output contract (DESIGN.md "The command line"): data goes to stdout (or --output FILE),
-// diagnostics to stderr. JSON is {"context": {...}, "results": [...]}; CSV has one header
+// Output contract (docs/architecture.md, "The command line"): data goes to stdout (or --output
+// FILE), diagnostics to stderr. JSON is {"context": {...}, "results": [...]}; CSV has one header
 // row and no context; the table is for people. Exit codes: 0 success, 1 numerical failure,
 // 2 bad input or usage, 3 a validation check failed.
 #pragma once

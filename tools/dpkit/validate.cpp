@@ -400,11 +400,9 @@ void register_validate(CLI::App& app, int& exit_code) {
   sub->footer(
       "Examples:\n"
       "  dpkit validate --all                      # quick tier, figures in validation-results/\n"
-      "  dpkit validate 002-thm4.2-tight --tier full --threads 16\n"
-      "  dpkit validate --list                     # ids, titles and each self-check's wrong "
-      "claim\n"
-      "  dpkit validate 003-thm1-memorisation --self-check   # the reversed trend must be "
-      "rejected\n"
+      "  dpkit validate bsa24-thm4.2-tight --tier full --threads 16\n"
+      "  dpkit validate --list                     # ids, titles and each self-check's wrong claim\n"
+      "  dpkit validate zxd26-thm1-memorisation --self-check   # the reversed trend must be rejected\n"
       "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # mu halved: violated, exit 3\n"
       "Exit codes: 0 nothing violated and every refutation the expected one, 3 some scenario "
       "violated, refuted unexpectedly, or an expected refutation no longer reproduces, 2 bad "
@@ -420,7 +418,7 @@ void register_validate(CLI::App& app, int& exit_code) {
   plot->add_option("--out", p->out, "FIGURE.svg or FIGURE.png (checked before the work)")
       ->required()
       ->check(writable_file_validator());
-  plot->footer("Example:\n  dpkit plot validation-results/002-thm4.2-tight.json --out thm42.png");
+  plot->footer("Example:\n  dpkit plot validation-results/bsa24-thm4.2-tight.json --out thm42.png");
   plot->callback([p, &exit_code] { exit_code = run_plot(*p); });
 }
 

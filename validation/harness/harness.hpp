@@ -1,5 +1,5 @@
 #pragma once
-// The validation harness (DESIGN.md "Validation scenarios"): a registry of scenarios, each
+// The validation harness (docs/architecture.md, "Validation"): a registry of scenarios, each
 // checking one theorem or claim on one configuration against the reference simulator, with a
 // verdict (holds / violated / inconclusive), a tightness ratio, and the data of a figure.
 //
@@ -121,8 +121,12 @@ const std::vector<std::pair<std::string, double>>& quick_costs();
 
 /// Every registered scenario, in id order.
 const std::vector<scenario>& registry();
-/// The scenario with this id; throws std::domain_error listing the known ids otherwise.
+/// The scenario with this id; throws std::domain_error listing the known ids otherwise. An id of
+/// dpkit 0.1 (which began with an internal paper number, e.g. "002-thm4.2-tight" for
+/// "bsa24-thm4.2-tight") is still accepted and resolves to the renamed scenario.
 const scenario& find_scenario(const std::string& id);
+/// The current id of a scenario id of dpkit 0.1; any other id unchanged.
+std::string current_scenario_id(const std::string& id);
 
 /// A claim of a paper that the data contradict as printed, reviewed and expected
 /// (validation/scenarios/expected_refutations.cpp; docs/findings.md).

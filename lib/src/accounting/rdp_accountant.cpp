@@ -20,7 +20,7 @@ double phase_rdp(const training_phase& p, double alpha) {
 }
 
 double unchecked_run_rdp(const training_run& run, double alpha) {
-  double e = 0.5 * run.gaussian_mu * run.gaussian_mu * alpha;  // seed 002 Lemma A.4
+  double e = 0.5 * run.gaussian_mu * run.gaussian_mu * alpha;  // BSA24 Lemma A.4
   for (const training_phase& p : run.phases)
     e += static_cast<double>(p.steps) * phase_rdp(p, alpha);
   return e;

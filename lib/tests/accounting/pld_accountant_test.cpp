@@ -80,7 +80,7 @@ TEST_CASE("delta bounds bracket and invert the epsilon bounds", "[accounting][pl
   CHECK(d2.delta_upper >= 1e-5 * (1 - 1e-6));  // at ε_lower, δ ≥ the target
 }
 
-TEST_CASE("a Gaussian factor composes with subsampled steps (seed 002 Thm 4.9 shape)",
+TEST_CASE("a Gaussian factor composes with subsampled steps (BSA24 Thm 4.9 shape)",
           "[accounting][pld]") {
   acc::training_run run = dpsgd(1.0, 0.05, 300);
   const auto without = acc::pld_epsilon(run, 1e-5);

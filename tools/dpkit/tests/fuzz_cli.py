@@ -51,7 +51,7 @@ BASES = {
     ("hsgd", "risk"): "--spectrum isotropic:1 --dim 10 --learning-rate 1 --times 0.5,1",
     ("hsgd", "privacy"): "--dim 20 --n 100 --noise 1.5 --order 2 --points 2",
     ("simulate",): "--algorithm sgd --batch-size 10 --noise 0.5 --steps 20 --replicates 20",
-    ("validate",): "002-thmC.3-invariant --no-figures --out {work}/validate-out",
+    ("validate",): "bsa24-thmC.3-invariant --no-figures --out {work}/validate-out",
     ("plot",): "{work}/series.csv --out {work}/plot.svg",
     ("demo",): "",
 }

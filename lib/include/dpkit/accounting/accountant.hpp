@@ -26,7 +26,8 @@ enum class accountant_type { pld, rdp, clt };
 /// "pld", "rdp", "clt".
 std::string_view to_string(accountant_type a) noexcept;
 
-/// One accountant's answer, in the shape the CLI reports (DESIGN.md JSON contract).
+/// One accountant's answer, in the shape the CLI reports (docs/architecture.md, "The command
+/// line").
 struct privacy_estimate : solver_status {
   accountant_type accountant = accountant_type::pld;
   double value = NAN;  ///< the certified (or approximate) ε, or δ

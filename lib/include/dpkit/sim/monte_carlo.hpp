@@ -3,9 +3,9 @@
 // when built with DPKIT_WITH_MPI and run under mpirun), streaming each replicate's observables
 // into mergeable accumulators.
 //
-// Bit-identical results for any number of threads or ranks (DESIGN.md "Randomness"): replicate
-// r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed chunks of
-// `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
+// Bit-identical results for any number of threads or ranks (docs/architecture.md, "Randomness"):
+// replicate r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed
+// chunks of `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
 // accumulators are merged in chunk order at the end. Who ran a chunk never matters.
 #include <cstdint>
 #include <functional>
