@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   register_bound(app, exit_code);
   register_simulate(app, exit_code);
   register_validate(app, exit_code);
+  register_plot(app, exit_code);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::string name = argv[1];
