@@ -45,6 +45,11 @@ double normal_quantile(double confidence);
 /// covers about 81 %), the t interval is exact for normal data at any n.
 double t_multiplier(double z, std::size_t n);
 
+/// A name written in ASCII for notes (eps = 0.1, beta = sqrt(n)) as figure text: the whole words
+/// eps, epsilon, delta, alpha, beta, gamma, eta, theta, kappa, lambda, mu, sigma, tau as Greek
+/// letters, sqrt(x) as √x.
+std::string legend_words(std::string text);
+
 /// The sample mean of v (v non-empty), and its standard error sd/√n with the unbiased sd
 /// (n ≥ 2).
 double mean_of(const std::vector<double>& v);

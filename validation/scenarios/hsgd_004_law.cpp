@@ -158,7 +158,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
       "the same dataset and x0 for every run, fresh DP noise (spec 004 §6.4); Sigma is the "
       "design's E[a a'] (the released code's I/(12d) misplaces the spike direction)");
   r.figure.title = "Mahalanobis QQ of noisy SGD's last iterate (d = " + std::to_string(d) + ")";
-  r.figure.x_label = "chi^2_d quantile";
+  r.figure.x_label = "χ^2_d quantile";
   r.figure.y_label = "sorted D^2";
   series qq, diag;
   qq.name = "Monte Carlo (" + std::to_string(runs) + " runs)";
@@ -168,7 +168,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
     qq.x.push_back(boost::math::quantile(chi, (double(j) + 0.5) / N));
     qq.y.push_back(sorted[j]);
   }
-  diag.name = "45-degree line";
+  diag.name = "45° line";
   diag.x = {qq.x.front(), qq.x.back()};
   diag.y = diag.x;
   r.figure.data = {diag, qq};
@@ -330,7 +330,7 @@ scenario_result clipped_sgd(const scenario_context& c) {
   r.notes.push_back(
       "fresh data per replicate, one noise sequence shared by the four runs of a replicate; "
       "clip_c of the per-example gradient including the ridge term, noise added after");
-  r.figure.title = "Clipped one-pass noisy SGD, d = 1000, sigma = 1.5, x0 from N(0, 4I)";
+  r.figure.title = "Clipped one-pass noisy SGD, d = 1000, σ = 1.5, x_0 from N(0, 4I)";
   r.figure.x_label = "SGD iteration k";
   r.figure.y_label = "E population risk";
   r.figure.log_x = true;

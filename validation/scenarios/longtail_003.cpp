@@ -130,13 +130,13 @@ scenario_result lemma9(const scenario_context& c) {
       "exact: Boost.Math binomial CDF at ceil(2m/5) - 1 (integer threshold); no "
       "Monte Carlo");
   r.parameters = {{"m_range", {1, M}}, {"p", 0.5}, {"threshold", "0.4 m (strict)"}};
-  r.figure.title = "Lemma 9: P[Bin(m,1/2) < 0.4m]";
+  r.figure.title = "Lemma 9: P[Bin(m, 1/2) < 0.4m]";
   r.figure.x_label = "m";
   r.figure.y_label = "probability";
   r.figure.log_y = true;
   r.figure.data.push_back(make_series("exact binomial", ms, exact));
-  r.figure.data.push_back(make_series("claimed exp(-8m/25) (false)", ms, claimed));
-  r.figure.data.push_back(make_series("Hoeffding exp(-m/50)", ms, hoeff));
+  r.figure.data.push_back(make_series("claimed exp(−8m/25) (false)", ms, claimed));
+  r.figure.data.push_back(make_series("Hoeffding exp(−m/50)", ms, hoeff));
   r.replicates = 0;
   return r;
 }
@@ -265,7 +265,7 @@ scenario_result thm1(const scenario_context& c) {
   r.replicates = R;
   r.figure.title = "Memorisation growth per step vs clipping threshold (no noise)";
   r.figure.x_label = "C (clean plotted at C = 10)";
-  r.figure.y_label = "d<w,xi>/dt";
+  r.figure.y_label = "d⟨w, ξ⟩/dt";
   r.figure.log_x = true;
   series s = make_series("mean slope", {}, {}, "points");
   for (std::size_t j = 0; j < nc; ++j) {
@@ -386,8 +386,8 @@ scenario_result thm2(const scenario_context& c) {
   r.parameters["steps_T"] = T;
   r.parameters["replicates"] = R;
   r.replicates = R;
-  r.figure.title = "Training loss at T vs DP noise std";
-  r.figure.x_label = "sigma_n";
+  r.figure.title = "Training loss at T against the DP noise σ_n";
+  r.figure.x_label = "σ_n";
   r.figure.y_label = "L_S(W_T)";
   series sm = make_series("mean L_S(W_T)", sigmas, means, "points");
   for (std::size_t j = 0; j < J; ++j) {
@@ -731,11 +731,11 @@ scenario_result fig_synthetic(const scenario_context& c) {
   r.parameters["fig1_ncrs"] = ncrs;
   r.parameters["replicates"] = R;
   r.replicates = R;
-  r.figure.title = "Fig 1 cells (||u||, NCR) = (0.1, low), (0.1, high), (3, low), (3, high)";
+  r.figure.title = "Fig 1 cells (‖u‖, NCR) = (0.1, low), (0.1, high), (3, low), (3, high)";
   r.figure.x_label = "cell";
   r.figure.y_label = "test accuracy";
   r.figure.data.push_back(make_series("clean", xs, clean_acc, "lines"));
-  r.figure.data.push_back(make_series("DP (eps = 8)", xs, dp_acc, "lines"));
+  r.figure.data.push_back(make_series("DP (ε = 8)", xs, dp_acc, "lines"));
   return r;
 }
 

@@ -59,7 +59,7 @@ struct rate_header {
   std::string id, title, source, claim_intro;
   double baseline = 0;  // excess risk of the start w0 = 0 (what a run that never moves gets)
   std::string quantity = "excess";
-  std::string x_label = "swept variable (n or eps)", y_label = "E excess risk";
+  std::string x_label = "swept variable (n or ε)", y_label = "E excess risk";
 };
 
 // Runs the sweeps on common replicates and gives the verdict described at the top of the file.
@@ -120,7 +120,7 @@ scenario_result rate_scenario(const scenario_context& c,
     std::vector<std::vector<double>> cols;
     std::string means;
     series s;
-    s.name = sw.name;
+    s.name = legend_words(sw.name);
     s.style = "linespoints";
     s.colour = static_cast<int>(w);
     bool learns = false;
@@ -522,7 +522,7 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   h.source = "seed 001 Alg 8, Thm 7; spec 001 §3 Thm 7, §5 items 26, 28";
   h.quantity = "|w_T - w*_l|^2";
   h.x_label = "d (n = 1920 d)";
-  h.y_label = "E |w_T - w*_l|^2";
+  h.y_label = "E |w_T − w^*_l|^2";
   h.claim_intro =
       "scaling (up to constants and logs): Thm 7's sample complexity n >~ max{d/(eps alpha), "
       "d/alpha^2} is linear in d, so at n proportional to d (fixed eps, T, eta) the error "

@@ -77,7 +77,7 @@ scenario_result lmc_remark53(const scenario_context& c) {
   std::vector<double> d, dp;
   run_pair(c, replicates_for(c, 10000, 200000), *base, neighbour, o, r.id, d, dp);
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
-  r.figure.title = "LMC (eta = 0.1, t = 400) on Remark 5.3's pair vs Prop 5.1";
+  r.figure.title = "LMC (η = 0.1, t = 400) on Remark 5.3's pair against Prop 5.1";
   return r;
 }
 
@@ -115,7 +115,7 @@ scenario_result lmc_cor52_logistic(const scenario_context& c) {
   r.notes.push_back("eta = 0.1 <= 2/(M + m) = " + format_value(2 / (M + m)) +
                     " as Prop 5.1 requires; the logistic curvature makes the laws non-Gaussian "
                     "and the pair more private than the quadratic one of Remark 5.3");
-  r.figure.title = "LMC (eta = 0.1, t = 400) on a logistic potential vs Prop 5.1 / Cor 5.2";
+  r.figure.title = "LMC (η = 0.1, t = 400) on a logistic potential against Prop 5.1 / Cor 5.2";
   return r;
 }
 
@@ -211,7 +211,7 @@ scenario_result sgd_one_step(const scenario_context& c) {
   // The exact curve of the construction, f^(λ) (spec 002 §2.5), for the figure:
   // α(z) = 1 − (1 − p)Φ(z) − pΦ(z + (1 − λ)μ), f(α(z)) = (1 − p)Φ(z) + pΦ(z − λμ).
   series exact;
-  exact.name = "exact curve of W4, f^(lambda)";
+  exact.name = "exact curve of W4, f^{(λ)}";
   for (int i = 0; i <= 400; ++i) {
     const double z = -8 + 16.0 * i / 400;
     exact.x.push_back(1 - (1 - p) * normal_cdf(z) - p * normal_cdf(z + (1 - lambda) * mu));
@@ -221,7 +221,7 @@ scenario_result sgd_one_step(const scenario_context& c) {
   r.notes.push_back(
       "C_p(G(mu)) is the lower envelope of the f^(lambda); lambda = 1/2 touches it "
       "at alpha = p Phi(-mu/2) + (1 - p)/2 (spec 002 §2.5), so boxes straddle it there");
-  r.figure.title = "One NoisySGD step on W4 (p = 1/2, L/(b sigma) = 3) vs Thm 4.8";
+  r.figure.title = "One NoisySGD step on W4 (p = 1/2, L/(bσ) = 3) against Thm 4.8";
   return r;
 }
 
@@ -616,7 +616,7 @@ scenario_result interpolation_invariant(const scenario_context& c) {
       "shrinks the tube to F z_k");
   r.figure.title = "Shifted interpolated process: distance to the iterates vs the shift z_k";
   r.figure.x_label = "step k";
-  r.figure.y_label = "|X_k - X~_k|";
+  r.figure.y_label = "|X_k − X̃_k|";
   series tube, mean, maxi;
   tube.name = "z_k (optimisation problem)";
   mean.name = "mean over paths";
