@@ -37,10 +37,11 @@ struct plot_options {
   std::vector<std::string> inputs;
   std::string out;
   std::vector<std::string> labels;
+  std::vector<std::string> names;
   std::string x, y, y_lower, y_upper, x_lower, x_upper, y_error, group, y2;
   bool log_x = false, log_y = false, linear_x = false, linear_y = false;
   bool roc = false;
-  std::string style;
+  std::vector<std::string> styles;
   std::string title, x_label, y_label, y2_label;
   std::string key;
   std::string script;
@@ -556,7 +557,7 @@ plan tradeoff_plan(const table& t, bool roc) {
     p.labels.y_label = "type II error β";
     p.labels.title = "Tradeoff curve: the smallest type II error of any test";
     series id;
-    id.name = "no privacy: β = 1 − α";
+    id.name = "perfect privacy: β = 1 − α (random guessing)";
     id.colour = 5;
     id.dash = 2;
     p.extra.push_back({id, [](double a) { return 1 - a; }});
@@ -710,6 +711,21 @@ std::string category_words(const std::string& column, const std::string& value) 
   return enhanced_escape(value);
 }
 
+// One value of a --group column in the legend: a number as "T = 100" (the column's symbol), a
+// text as itself (a dpkit code in words).
+std::string group_words(const std::string& column, const std::string& value) {
+  if (!parse_number(value)) return category_words(column, value);
+  static const std::map<std::string, std::string> symbols = {
+      {"steps", "T"},     {"epochs", "E"},         {"sigma", "σ"},
+      {"noise", "σ"},     {"noise_multiplier", "σ"}, {"learning_rate", "η"},
+      {"correlation", "λ"}, {"epsilon", "ε"},       {"delta", "δ"},
+      {"mu", "μ"},        {"alpha", "α"},          {"order", "α"},
+      {"sampling_rate", "q"}, {"kappa", "κ"},      {"lambda", "λ"}};
+  const auto it = symbols.find(column);
+  return (it != symbols.end() ? it->second : pretty_column(column)) + " = " +
+         enhanced_escape(value);
+}
+
 // Draws a plan: one series per (group value, y column). `categories` collects the values of a
 // text x column (shared by every file drawn together).
 std::vector<series> draw(const table& t, const plan& p, std::vector<std::string>& categories) {
@@ -754,8 +770,7 @@ std::vector<series> draw(const table& t, const plan& p, std::vector<std::string>
           g_name = p.group_name(groups[g]);
         } else {
           for (std::size_t k = 0; k < gc.size(); ++k)
-            g_name +=
-                (k ? ", " : "") + pretty_column(p.group[k]) + " = " + enhanced_escape(groups[g][k]);
+            g_name += (k ? ", " : "") + group_words(p.group[k], groups[g][k]);
         }
         s.name = p.y.size() > 1 ? g_name + ", " + y_name : g_name;
       }
@@ -815,22 +830,6 @@ std::vector<series> draw(const table& t, const plan& p, std::vector<std::string>
       else
         s.style = categorical ? "points" : (s.x.size() > 40 ? "lines" : "linespoints");
       out.push_back(std::move(s));
-    }
-  }
-  // Series that share a category stand side by side around it, not on top of each other.
-  if (categorical) {
-    std::map<double, std::vector<std::size_t>> at;
-    for (std::size_t k = 0; k < out.size(); ++k)
-      for (double x : out[k].x) at[x].push_back(k);
-    for (const auto& [x, members] : at) {
-      if (members.size() < 2) continue;
-      const double width = std::min(0.5, 0.15 * static_cast<double>(members.size() - 1));
-      for (std::size_t j = 0; j < members.size(); ++j) {
-        const double shift =
-            width * (static_cast<double>(j) / static_cast<double>(members.size() - 1) - 0.5);
-        for (double& v : out[members[j]].x)
-          if (v == x) v = x + shift;
-      }
     }
   }
   return out;
@@ -1084,6 +1083,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
           if (!o.y_error.empty()) s.error = o.y_error;
         }
       }
+      for (std::size_t k = 0; k < o.names.size() && k < p.y.size(); ++k) p.y[k].name = o.names[k];
       if (!o.x_lower.empty()) p.x_lower = o.x_lower;
       if (!o.x_upper.empty()) p.x_upper = o.x_upper;
       if (p.x.empty()) p.x = t.columns.front();
@@ -1095,40 +1095,56 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
       labels = p.labels;
       if (first) extra = p.extra;
     }
-    if (!o.style.empty())
-      for (series& s : part) s.style = o.style;
+    if (!o.styles.empty())
+      for (series& s : part) s.style = o.styles[o.styles.size() == 1 ? 0 : i];
     if (first) {
       f = labels;
       first = false;
+    } else if (labels.subtitle != f.subtitle) {
+      f.subtitle.clear();  // the files describe different runs
     }
     parts.push_back(std::move(part));
   }
 
-  // Overlay: several files share the figure; each series is named after its file too. When each
-  // file gives one series, the files get the colours; otherwise the series keep theirs and
-  // each file gets its own dash.
+  // Overlay: several files share the figure. A file given a --label is named by it (alone when
+  // the file gives one series); otherwise files are named by their file names only where their
+  // series' names would be the same. Colours: one series per file, by file; the same series in
+  // several files (the same curves of other runs), by series with a dash per file; otherwise
+  // every series its own.
   const bool one_each = std::all_of(parts.begin(), parts.end(),
                                     [](const std::vector<series>& p) { return p.size() == 1; });
+  std::set<std::string> names;
+  bool collide = false;
+  for (const auto& part : parts)
+    for (const series& s : part) collide = !names.insert(s.name).second || collide;
+  int running = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     for (std::size_t k = 0; k < parts[i].size(); ++k) {
       series s = parts[i][k];
-      if (parts.size() > 1) {
-        const std::string& label = tables[i].label;
+      const std::string& label = tables[i].label;
+      if (!o.labels.empty() && !pooled) {
+        s.name = parts[i].size() == 1 || s.name.empty() ? label : label + ": " + s.name;
+      } else if (parts.size() > 1 && collide) {
         s.name = s.name.empty() ? label : label + ": " + s.name;
+      }
+      if (parts.size() > 1) {
         if (one_each) {
           s.colour = static_cast<int>(i);
-        } else {
+        } else if (collide) {
           if (s.colour < 0) s.colour = static_cast<int>(k);
           s.dash = static_cast<int>(i) + 1;
+        } else {
+          s.colour = running;
         }
       }
+      ++running;
       f.data.push_back(std::move(s));
     }
   }
-  if (parts.size() == 1 && tables.size() == 1 && !o.labels.empty())
-    for (series& s : f.data) s.name = o.labels.front() + (s.name.empty() ? "" : ": " + s.name);
-  f.x_categories = categories;
-  if (!categories.empty()) f.linear_x = true;
+  if (!categories.empty()) {  // a text x column (a validation result brings its own)
+    f.x_categories = categories;
+    f.linear_x = true;
+  }
 
   // Flags that set the look.
   if (!o.title.empty()) f.title = o.title;
@@ -1176,6 +1192,10 @@ int run_plot(const plot_options& o) {
     check_not_an_input("--out", o.out, "the input", in);
     check_not_an_input("--script", o.script, "the input", in);
   }
+  if (o.styles.size() > 1 && o.styles.size() != o.inputs.size())
+    throw usage_error("--style is given " + std::to_string(o.styles.size()) +
+                      " times, but must be given once, or once per input file (" +
+                      std::to_string(o.inputs.size()) + ")");
   if (!o.labels.empty() && o.labels.size() != o.inputs.size())
     throw usage_error("--label is given " + std::to_string(o.labels.size()) +
                       " times, but must be "
@@ -1241,6 +1261,10 @@ void register_plot(CLI::App& app, int& exit_code) {
   auto* label = sub->add_option("--label", o->labels,
                                 "Legend name of each file, once per file (default: the file name)");
   label->type_name("TEXT");
+  sub->add_option("--name", o->names,
+                  "Legend name of each drawn column, in the order of --y then --y2 (repeat the "
+                  "flag; enhanced text)")
+      ->type_name("TEXT");
   sub->add_option("--x", o->x,
                   "Column to draw against (a text column gives a category axis); with several "
                   "single-run outputs, the run parameter that differs between them")
@@ -1269,7 +1293,9 @@ void register_plot(CLI::App& app, int& exit_code) {
   sub->add_flag("--roc", o->roc,
                 "dpkit tradeoff: the ROC view of membership inference, true-positive rate "
                 "1 − β against false-positive rate α, log-log");
-  sub->add_option("--style", o->style, "Draw every series as lines, points or linespoints")
+  sub->add_option("--style", o->styles,
+                  "Draw the series as lines, points or linespoints: once for every file, or once "
+                  "per file")
       ->check(CLI::IsMember({"lines", "points", "linespoints"}));
   sub->add_option("--title", o->title, "Title (gnuplot enhanced text: ε_{lower}, 10^{-5})");
   sub->add_option("--x-label", o->x_label, "x axis label (enhanced text)");

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -217,10 +218,21 @@ std::string wrap(const std::string& text, std::size_t width) {
 // Log-axis tic labels as powers of ten once the axis spans several decades.
 void log_format(std::ostringstream& gp, const char* axis, const axis_fit& a) {
   gp << "set logscale " << axis << "\n";
-  if (std::log10(a.hi / a.lo) > 3)
+  const double decades = std::log10(a.hi / a.lo);
+  if (decades > 3.2) {
     gp << "set format " << axis << " \"10^{%T}\"\n";
-  else
-    gp << "set format " << axis << " \"%g\"\n";
+    return;
+  }
+  gp << "set format " << axis << " \"%g\"\n";
+  // Three decades or fewer: tics at 1, 2 and 5 times the powers of ten, so the axis has numbers.
+  std::string tics;
+  for (int e = static_cast<int>(std::floor(std::log10(a.lo))); e <= std::ceil(std::log10(a.hi));
+       ++e)
+    for (const double m : {1.0, 2.0, 5.0}) {
+      const double t = m * std::pow(10.0, e);
+      if (t >= a.lo && t <= a.hi) tics += (tics.empty() ? "" : ", ") + number(t);
+    }
+  if (!tics.empty()) gp << "set " << axis << "tics (" << tics << ")\n";
 }
 
 }  // namespace
@@ -278,9 +290,44 @@ figure_axes fit_axes(const figure& f) {
   return a;
 }
 
-std::string gnuplot_script(const figure& f, const std::filesystem::path& out) {
+std::string gnuplot_script(const figure& given, const std::filesystem::path& out) {
+  figure f = given;
+  // Series that share a category stand side by side around it, not on top of each other.
+  if (!f.x_categories.empty()) {
+    std::map<double, std::vector<std::size_t>> at;
+    for (std::size_t k = 0; k < f.data.size(); ++k)
+      for (double x : f.data[k].x)
+        if (std::isfinite(x) && x == std::round(x)) at[x].push_back(k);
+    for (const auto& [x, members] : at) {
+      if (members.size() < 2) continue;
+      const double width = std::min(0.5, 0.15 * static_cast<double>(members.size() - 1));
+      for (std::size_t j = 0; j < members.size(); ++j) {
+        const double shift =
+            width * (static_cast<double>(j) / static_cast<double>(members.size() - 1) - 0.5);
+        for (double& v : f.data[members[j]].x)
+          if (v == x) v = x + shift;
+      }
+    }
+  }
   const terminal term = terminal_for(lower(out.extension().string()));
   const figure_axes axes = fit_axes(f);
+
+  // Intervals too narrow to see at this scale are said so in the legend: after each such series'
+  // name, or once for all when every series with intervals has such.
+  std::vector<bool> invisible(f.data.size(), false);
+  std::size_t with_intervals = 0, narrow = 0;
+  for (std::size_t k = 0; k < f.data.size(); ++k) {
+    const series& s = f.data[k];
+    const bool ex = has_x_interval(s), ey = has_y_interval(s);
+    if (!ex && !ey) continue;
+    ++with_intervals;
+    const axis_fit& ya = s.right_axis ? axes.y2 : axes.y;
+    const double wx = ex ? widest_interval(s.x_lo, s.x_hi, axes.x) : 0;
+    const double wy = ey ? widest_interval(s.y_lo, s.y_hi, ya) : 0;
+    invisible[k] = std::max(wx, wy) < kInvisibleWidth;
+    if (invisible[k]) ++narrow;
+  }
+  const bool one_note = narrow >= 2 && narrow == with_intervals;
 
   // The legend: one entry per named series; entries that do not fit two abreast go one a row.
   std::vector<std::string> names;
@@ -290,6 +337,7 @@ std::string gnuplot_script(const figure& f, const std::filesystem::path& out) {
     names.push_back(s.name);
     longest = std::max(longest, s.name.size());
   }
+  if (one_note) names.emplace_back("intervals too narrow to see at this scale");
   // Category names are wrapped at spaces into lines that fit their share of the width (not
   // rotated).
   std::vector<std::string> categories;
@@ -324,7 +372,7 @@ std::string gnuplot_script(const figure& f, const std::filesystem::path& out) {
   gp << "\n";
   gp << "set ylabel " << quote(f.y_label) << " enhanced\n";
   gp << "set grid lc rgb '#dddddd' lw 1\nset border lw 1.2\nset tics nomirror out scale 0.6\n";
-  gp << "set errorbars small\n";
+  gp << "set errorbars 0.5\n";  // short caps on the bars
   if (below) {
     gp << "set key outside below center horizontal Left reverse enhanced maxcols " << columns
        << " samplen 2.5 spacing 1.1 title \"{/*0.4 }\"\n";  // the blank title: a gap under the x
@@ -391,23 +439,18 @@ std::string gnuplot_script(const figure& f, const std::filesystem::path& out) {
                               ? std::max(s.dash, 1 + static_cast<int>(k / kPalette))
                               : std::max(1, s.dash);
     const std::string dash = " dt " + std::to_string(dash_type);
-    // An interval too narrow to see at this scale is said so in the legend.
     std::string name = s.name;
-    if (!name.empty() && (ex || ey)) {
-      const double wx = ex ? widest_interval(s.x_lo, s.x_hi, axes.x) : 0;
-      const double wy = ey ? widest_interval(s.y_lo, s.y_hi, ya) : 0;
-      if (std::max(wx, wy) < kInvisibleWidth)
-        name += s.style == "lines" ? " (interval too narrow to see)"
-                                   : " (intervals smaller than the marks)";
-    }
+    if (!name.empty() && invisible[k] && !one_note)
+      name += s.style == "lines" ? " (interval too narrow to see)"
+                                 : " (intervals smaller than the marks)";
     const std::string title = name.empty() ? " notitle" : " title " + quote(name);
     const std::string data = "$s" + std::to_string(k);
     const bool points = s.style == "points" || s.style == "linespoints";
-    // Few points are drawn larger than a dense cloud.
-    const std::string pt = points
-                               ? " pt " + std::to_string(kPointTypes[points_seen++ % kPointKinds]) +
-                                     (s.x.size() <= 30 ? " ps 0.9" : " ps 0.55")
-                               : "";
+    // Few points are drawn larger than a dense cloud; points with bars small enough for the
+    // bars to show.
+    const std::string size = ex || ey ? " ps 0.5" : (s.x.size() <= 30 ? " ps 0.9" : " ps 0.55");
+    const std::string pt =
+        points ? " pt " + std::to_string(kPointTypes[points_seen++ % kPointKinds]) + size : "";
     if (as_band(s)) {
       plots.push_back(data + " using 1:5:6" + axis +
                       " with filledcurves fs transparent solid 0.22 noborder" + lc + " notitle");
@@ -431,6 +474,9 @@ std::string gnuplot_script(const figure& f, const std::filesystem::path& out) {
   if (plots.empty()) {
     gp << "set label 1 'no data' at graph 0.5, graph 0.5 center\nplot NaN notitle\n";
   } else {
+    if (one_note)
+      plots.push_back("keyentry with lines lc rgb '#ffffff' title " +
+                      quote("(intervals too narrow to see at this scale)"));
     gp << "plot ";
     for (std::size_t k = 0; k < plots.size(); ++k) gp << (k ? ", \\\n     " : "") << plots[k];
     gp << "\n";

@@ -229,7 +229,7 @@ TEST_CASE("dpkit plot recognises each dpkit output by its columns or context", "
   CHECK_THAT(t, Contains("Tradeoff curve"));
   CHECK_THAT(t, Contains("certified bracket [β, β_{upper}]"));
   CHECK_THAT(t, Contains("filledcurves"));  // the bracket as a band
-  CHECK_THAT(t, Contains("no privacy: β = 1 − α"));
+  CHECK_THAT(t, Contains("perfect privacy: β = 1 − α"));
   const std::string roc = script_of(quoted(tradeoff), "--roc", "roc");
   CHECK_THAT(roc, Contains("true-positive rate 1 − β(α)"));
   CHECK_THAT(roc, Contains("set logscale x"));
@@ -272,6 +272,22 @@ TEST_CASE("dpkit plot draws a validation result, JSON or CSV, as dpkit validate 
   CHECK_THAT(c, Contains("xyerrorbars"));
 }
 
+TEST_CASE("dpkit plot keeps a validation result's category axis", "[cli][plot]") {
+  const auto result = scratch("categories_result.json");
+  write(result,
+        R"({"id": "x-test", "verdict": "holds", "tightness": null, "figure": {"title": "t",
+            "x_label": "cell", "y_label": "accuracy", "log_x": false, "log_y": false,
+            "x_categories": ["first cell", "second cell"],
+            "series": [{"name": "clean", "style": "points", "x": [1, 2], "y": [0.5, 0.6],
+                        "y_lo": [0.4, 0.5], "y_hi": [0.6, 0.7]},
+                       {"name": "DP", "style": "points", "x": [1, 2], "y": [0.3, 0.4]}]}})");
+  const std::string gp = script_of(quoted(result), "", "categories_result");
+  CHECK_THAT(gp, Contains("set xtics (\"first cell\" 1, \"second cell\" 2)"));
+  CHECK_THAT(gp, Contains("x-test: holds"));
+  CHECK_THAT(gp, Contains("yerrorbars"));
+  CHECK_THAT(gp, Contains("\n0.925 0.5 "));  // side by side in the category
+}
+
 TEST_CASE("dpkit plot pools single-run outputs into a sweep and overlays curves", "[cli][plot]") {
   std::string files;
   for (const char* e : {"0.5", "1", "2"}) {
@@ -291,15 +307,54 @@ TEST_CASE("dpkit plot pools single-run outputs into a sweep and overlays curves"
   write(b, "x,y\n1,3\n2,2\n3,1\n");
   const std::string both =
       script_of(quoted(a) + " " + quoted(b), "--y y --label first --label second", "overlay");
-  CHECK_THAT(both, Contains("title \"first: y\""));
-  CHECK_THAT(both, Contains("title \"second: y\""));
+  CHECK_THAT(both, Contains("title \"first\""));
+  CHECK_THAT(both, Contains("title \"second\""));
+  // Without labels, files whose series have the same names are told apart by file name.
+  const std::string named = script_of(quoted(a) + " " + quoted(b), "--y y", "named");
+  CHECK_THAT(named, Contains("title \"a: y\""));
+  CHECK_THAT(named, Contains("title \"b: y\""));
+  // --name names the drawn columns.
+  const std::string renamed = script_of(quoted(a), "--y y --name 'the line'", "renamed");
+  CHECK_THAT(renamed, Contains("title \"the line\""));
   CHECK(plot_clauses(both).size() == 2);
   // --group splits the rows of one file into series.
   const auto g = scratch("group.csv");
   write(g, "run,x,y\nA,1,1\nA,2,2\nB,1,2\nB,2,1\nC,1,3\nC,2,3\n");
   const std::string grouped = script_of(quoted(g), "--x x --y y --group run", "grouped");
   CHECK(plot_clauses(grouped).size() == 3);
-  CHECK_THAT(grouped, Contains("title \"run = B\""));
+  CHECK_THAT(grouped, Contains("title \"B\""));  // a text value as itself
+  // A numeric one with the column's symbol.
+  const auto n = scratch("numeric.csv");
+  write(n, "steps,x,y\n100,1,1\n100,2,2\n1000,1,2\n1000,2,1\n");
+  const std::string numeric = script_of(quoted(n), "--x x --y y --group steps", "numeric");
+  CHECK_THAT(numeric, Contains("title \"T = 1000\""));
+}
+
+TEST_CASE("dpkit plot places categories side by side and notes invisible intervals once",
+          "[cli][plot]") {
+  // Two series in one category stand either side of it, not on top of each other.
+  const auto c = scratch("categories.csv");
+  write(c, "observable,dataset,value\nrisk,D,1\nrisk,E,2\nnorm,D,3\n");
+  const std::string gp =
+      script_of(quoted(c), "--x observable --y value --group dataset", "categories");
+  CHECK_THAT(gp, Contains("set xtics (\"risk\" 1, \"norm\" 2)"));
+  CHECK_THAT(gp, Contains("\n0.925 1 "));
+  CHECK_THAT(gp, Contains("\n1.075 2 "));
+  CHECK_THAT(gp, Contains("\n2 3 "));  // alone in its category: on it
+  // Intervals far narrower than the axis: said once in the legend when every series has such,
+  // after the series' name when only one has.
+  const auto narrow = scratch("narrow_intervals.csv");
+  write(narrow,
+        "x,a,a_lo,a_hi,b,b_lo,b_hi\n1,1,0.9999,1.0001,2,1.9999,2.0001\n"
+        "2,5,4.9999,5.0001,6,5.9999,6.0001\n");
+  const std::string both = script_of(
+      quoted(narrow), "--x x --y a,b --y-lower a_lo,b_lo --y-upper a_hi,b_hi", "narrow_both");
+  CHECK(count(both, "keyentry") == 1);
+  CHECK(count(both, "too narrow to see") == 1);
+  const std::string one =
+      script_of(quoted(narrow), "--x x --y a,b --y-lower a_lo --y-upper a_hi", "narrow_one");
+  CHECK(count(one, "keyentry") == 0);
+  CHECK_THAT(one, Contains("title \"a (intervals smaller than the marks)\""));
 }
 
 TEST_CASE("dpkit plot writes SVG, PNG and PDF by extension", "[cli][plot]") {
@@ -348,6 +403,7 @@ TEST_CASE("dpkit plot rejects bad input with exit 2 and one line", "[cli][plot]"
       {"plot " + quoted(csv) + " --out " + quoted(csv), "--out"},
       {"plot " + quoted(scratch("missing.csv")) + " --out " + svg, "missing.csv"},
       {"plot " + quoted(csv) + " --out " + svg + " --log-x --linear-x", "--linear-x"},
+      {"plot " + quoted(csv) + " --style points --style lines --out " + svg, "--style"},
   };
   for (const auto& [args, says] : cases) {
     INFO(args);
