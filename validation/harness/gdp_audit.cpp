@@ -92,6 +92,16 @@ std::string legend_words(std::string text) {
   return text;
 }
 
+void push_mean(series& s, double x, const sim::moments& m, double confidence) {
+  const double half =
+      t_multiplier(normal_quantile(confidence), static_cast<std::size_t>(m.count())) *
+      m.standard_error();
+  s.x.push_back(x);
+  s.y.push_back(m.mean());
+  s.y_lo.push_back(m.mean() - half);
+  s.y_hi.push_back(m.mean() + half);
+}
+
 series make_series(std::string name,
                    std::vector<double> x,
                    std::vector<double> y,

@@ -50,6 +50,10 @@ double t_multiplier(double z, std::size_t n);
 /// letters, sqrt(x) as √x.
 std::string legend_words(std::string text);
 
+/// Appends the point (x, mean of `m`) to a figure series with its two-sided `confidence`
+/// interval, mean ± t·se (Student t for the replicate count), as the point's y interval.
+void push_mean(series& s, double x, const sim::moments& m, double confidence = 0.95);
+
 /// The sample mean of v (v non-empty), and its standard error sd/√n with the unbiased sd
 /// (n ≥ 2).
 double mean_of(const std::vector<double>& v);

@@ -332,16 +332,15 @@ scenario_result clipped_sgd(const scenario_context& c) {
       "clip_c of the per-example gradient including the ridge term, noise added after");
   r.figure.title = "Clipped one-pass noisy SGD, d = 1000, σ = 1.5, x_0 from N(0, 4I)";
   r.figure.x_label = "SGD iteration k";
-  r.figure.y_label = "E population risk";
+  r.figure.y_label = "E population risk (95 % intervals)";
   r.figure.log_x = true;
   for (std::size_t v = 0; v < 4; ++v) {
     series s;
     s.name = v == 0 ? "no clipping" : "clip c = " + format_value(clips[v]);
     s.style = "lines";
-    for (std::size_t j = 0; j < checkpoints.size(); ++j) {
-      s.x.push_back(static_cast<double>(checkpoints[j]));
-      s.y.push_back(res.observables[v * checkpoints.size() + j].stats.mean());
-    }
+    for (std::size_t j = 0; j < checkpoints.size(); ++j)
+      push_mean(s, static_cast<double>(checkpoints[j]),
+                res.observables[v * checkpoints.size() + j].stats);
     r.figure.data.push_back(std::move(s));
   }
   return r;

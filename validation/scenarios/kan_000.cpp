@@ -969,16 +969,15 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   r.figure.title = "DP-λCGD on a KAN (m = " + std::to_string(m) +
                    ", n = 200, B = 20, η = 0.5): mean test risk";
   r.figure.x_label = "iteration t";
-  r.figure.y_label = "population (test) logistic risk";
+  r.figure.y_label = "population (test) logistic risk (95 % intervals)";
   for (std::size_t v = 0; v < V; ++v) {
     series s;
     s.name = configs[v].name;
     s.colour = static_cast<int>(v);
     s.dash = configs[v].lambda == 0.5 || v == 0 ? 1 : 2;
-    for (std::size_t j = 0; j < K; ++j) {
-      s.x.push_back(static_cast<double>(static_cast<long>(j) * every));
-      s.y.push_back(res.observables[curve_base + v * K + j].stats.mean());
-    }
+    for (std::size_t j = 0; j < K; ++j)
+      push_mean(s, static_cast<double>(static_cast<long>(j) * every),
+                res.observables[curve_base + v * K + j].stats);
     r.figure.data.push_back(std::move(s));
   }
   return r;

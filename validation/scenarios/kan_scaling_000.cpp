@@ -349,13 +349,10 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   r.figure.log_y = true;
   for (std::size_t v = 0; v < 2; ++v) {
     series s;
-    s.name = "measured, " + names[v];
+    s.name = "measured (95 % intervals), " + names[v];
     s.colour = static_cast<int>(v);
     s.dash = 1;
-    for (std::size_t h = 0; h < H; ++h) {
-      s.x.push_back(xs[h]);
-      s.y.push_back(res.observables[v * H + h].stats.mean());
-    }
+    for (std::size_t h = 0; h < H; ++h) push_mean(s, xs[h], res.observables[v * H + h].stats);
     series b;
     b.name = (v == 0 ? std::string("Thm E.1 A_{non}") : std::string("Thm 4.1 A_{corr}")) +
              " (constants 1), scaled to the measured value at T = 40";
@@ -568,7 +565,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
   r.figure.title = "DP-λCGD on a KAN (m = " + std::to_string(m) +
                    ", B = 20, T = 320, κ = 0.02, λ = 0.5): risk against n";
   r.figure.x_label = "training set size n";
-  r.figure.y_label = "averaged risk";
+  r.figure.y_label = "averaged risk (95 % intervals)";
   r.figure.log_x = true;
   r.figure.log_y = true;
   const char* names[3] = {"population (test) risk", "training risk", "generalisation gap"};
@@ -577,10 +574,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
     s.name = names[what];
     s.colour = static_cast<int>(what);
     s.dash = 1;
-    for (std::size_t q = 0; q < S; ++q) {
-      s.x.push_back(xs[q]);
-      s.y.push_back(mean_of(q, what));
-    }
+    for (std::size_t q = 0; q < S; ++q) push_mean(s, xs[q], res.observables[6 * q + what].stats);
     r.figure.data.push_back(std::move(s));
   }
   if (gap.positive) {

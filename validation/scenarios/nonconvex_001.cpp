@@ -748,15 +748,17 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
   figure& f = r.figure;
   f.title = "Alg 2 (n = " + std::to_string(settings[0].n) +
             ", θ = d = 4): excess risk against the phase-sum bound";
-  f.x_label =
-      "check (1: surrogate ε = 0.9, 2: true ε = 0.9, 3: surrogate ε = 0.1, 4: true ε = 0.1)";
+  f.x_label = "excess risk checked";
+  f.x_categories = {"surrogate, ε = 0.9", "true, ε = 0.9", "surrogate, ε = 0.1",
+                    "true, ε = 0.1"};
   f.y_label = "excess risk";
   f.log_y = true;
   series est, bnd;
   est.name = "Monte Carlo (Bonferroni interval)";
   est.style = "points";
   est.colour = 0;
-  bnd.name = "phase-sum bound (2G × it for the true excess)" + (F == 1 ? std::string() : " × " + sig(F));
+  bnd.name = "phase-sum bound (times 2G for the true excess)" +
+             (F == 1 ? std::string() : " × " + sig(F));
   bnd.style = "points";
   bnd.colour = 1;
   for (std::size_t i = 0; i < bounds.size(); ++i) {

@@ -373,7 +373,7 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
   // The simulation runs at L/(bσ) = 1 (5x the figure's): W2's μ ≈ 0.14 at 0.2 is too small to
   // audit in seconds; μ and every bound are linear in L, so the points are μ̂/5.
   const double L_mc = 1;
-  f.mc.construction = "W2 at L/(b sigma) = 1, mu/5";
+  f.mc.construction = "W2 at L/(bσ) = 1, μ/5";
   f.mc.mu_scale = L / L_mc;
   f.mc.quick_xs = {5, 40};
   f.mc.full_xs = f.xs;
