@@ -715,12 +715,21 @@ std::string category_words(const std::string& column, const std::string& value) 
 // text as itself (a dpkit code in words).
 std::string group_words(const std::string& column, const std::string& value) {
   if (!parse_number(value)) return category_words(column, value);
-  static const std::map<std::string, std::string> symbols = {
-      {"steps", "T"},     {"epochs", "E"},         {"sigma", "σ"},
-      {"noise", "σ"},     {"noise_multiplier", "σ"}, {"learning_rate", "η"},
-      {"correlation", "λ"}, {"epsilon", "ε"},       {"delta", "δ"},
-      {"mu", "μ"},        {"alpha", "α"},          {"order", "α"},
-      {"sampling_rate", "q"}, {"kappa", "κ"},      {"lambda", "λ"}};
+  static const std::map<std::string, std::string> symbols = {{"steps", "T"},
+                                                             {"epochs", "E"},
+                                                             {"sigma", "σ"},
+                                                             {"noise", "σ"},
+                                                             {"noise_multiplier", "σ"},
+                                                             {"learning_rate", "η"},
+                                                             {"correlation", "λ"},
+                                                             {"epsilon", "ε"},
+                                                             {"delta", "δ"},
+                                                             {"mu", "μ"},
+                                                             {"alpha", "α"},
+                                                             {"order", "α"},
+                                                             {"sampling_rate", "q"},
+                                                             {"kappa", "κ"},
+                                                             {"lambda", "λ"}};
   const auto it = symbols.find(column);
   return (it != symbols.end() ? it->second : pretty_column(column)) + " = " +
          enhanced_escape(value);
@@ -1257,7 +1266,8 @@ void register_plot(CLI::App& app, int& exit_code) {
                   "before the work)")
       ->required()
       ->check(figure_file_validator())
-      ->check(writable_file_validator());
+      ->check(writable_file_validator())
+      ->type_name("FIG");
   auto* label = sub->add_option("--label", o->labels,
                                 "Legend name of each file, once per file (default: the file name)");
   label->type_name("TEXT");
