@@ -1,12 +1,12 @@
 # dpkit_add_module(NAME <module> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
 #
-# One library target per module (DESIGN.md): dpkit_<module>, alias dpkit::<module>,
+# One library target per module (docs/architecture.md): dpkit_<module>, alias dpkit::<module>,
 # exported as dpkit::<module>. Public headers live in lib/include/dpkit/<module>/.
-# Module dependencies must point downward in DESIGN.md's table; dpkit_check_module_deps
-# enforces that at configure time.
+# Module dependencies must point downward in the module table of docs/architecture.md;
+# dpkit_add_module enforces that at configure time.
 set(DPKIT_MODULES "" CACHE INTERNAL "dpkit modules in dependency order")
 
-# The allowed "may use" relation of DESIGN.md.
+# The allowed "may use" relation of docs/architecture.md ("Modules").
 set(_dpkit_allowed_core "")
 set(_dpkit_allowed_divergence core)
 set(_dpkit_allowed_subsampling core divergence)
@@ -22,7 +22,7 @@ function(dpkit_add_module)
   set(target dpkit_${M_NAME})
   foreach(dep IN LISTS M_MODULE_DEPS)
     if(NOT dep IN_LIST _dpkit_allowed_${M_NAME})
-      message(FATAL_ERROR "dpkit module '${M_NAME}' may not use '${dep}' (DESIGN.md module table)")
+      message(FATAL_ERROR "dpkit module '${M_NAME}' may not use '${dep}' (the module table of docs/architecture.md)")
     endif()
   endforeach()
   add_library(${target} ${M_SOURCES})

@@ -26,7 +26,7 @@ esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-# The Debian packages of DESIGN.md ("Dependencies").
+# The Debian packages of docs/architecture.md ("Dependencies").
 packages=(
   cmake ninja-build g++ git
   libeigen3-dev libboost-dev libgsl-dev

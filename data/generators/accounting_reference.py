@@ -272,7 +272,7 @@ def integrate(f, pans, cfg):
 #   sym: C_p(G(mu)) with q = p, s = 1/mu: Y = ell(X), X ~ P restricted to
 #        x > 1/2 (Y > 0); Y = -ell(X), X ~ Q restricted to x > 1/2 (Y < 0);
 #        atom m0 = (1-p)(Phi(mu/2) - Phi(-mu/2)) at Y = 0.  This reproduces
-#        the CDF F_Y of seed 002 Prop D.4 (asserted against it).
+#        the CDF F_Y of BSA24 Prop D.4 (asserted against it).
 # delta_T(t) = E[(1 - e^{t - S_T})_+] for any real t; delta_1 is closed form
 # and delta_T(t) = E[delta_{T-1}(t - Y)].
 # --------------------------------------------------------------------------
@@ -746,7 +746,7 @@ def t2_loss_poisson(M, e):
     return mp.quad(lambda y: M.fY(y) * M.d1(e - y), [lo] + pts + [hi])
 
 
-# ---- symmetric C_p(G(mu)): the CDF of seed 002 Prop D.4 and its density ----
+# ---- symmetric C_p(G(mu)): the CDF of BSA24 Prop D.4 and its density ----
 
 def sym_cdf(p, mu, t):
     if t > 0:
@@ -1022,7 +1022,7 @@ def gen_pld_symmetric_delta(out, allres):
     meta = {
         "what": "privacy profile delta_T(eps) of the T-fold composition of the symmetric "
                 "subsampled Gaussian trade-off function C_p(G(mu))",
-        "source": "seed 002 Def 4.7 / Prop D.4: privacy-loss Y with F_Y(t) = p Phi(e+/mu - mu/2) "
+        "source": "BSA24 Def 4.7 / Prop D.4: privacy-loss Y with F_Y(t) = p Phi(e+/mu - mu/2) "
                   "+ (1-p) Phi(e+/mu + mu/2), e+ = log((p-1+e^t)/p) (t > 0), F_Y(t) = "
                   "Phi(-e-/mu - mu/2), e- = log((p-1+e^-t)/p) (t <= 0), atom (1-p)(Phi(mu/2) - "
                   "Phi(-mu/2)) at 0; delta_T(eps) = E[(1 - e^(eps - Y1 - ... - YT))_+]",
@@ -1212,7 +1212,7 @@ def cp_row(pf, mf, af):
         # (i) symmetry: C(C(alpha)) = alpha
         back, _ = cp_tradeoff(p, mu, b90)
         assert rel_err(back, alpha) < tens(-45), (pf, mf, af, back)
-    # (ii) lower envelope of the tangent family (seed 002 section C.4.1)
+    # (ii) lower envelope of the tangent family (BSA24 section C.4.1)
     with mp.workdps(60):
         inf = tangent_inf(p, mu, alpha)
         assert rel_err(inf, b90) < tens(-40), (pf, mf, af, inf, b90)
@@ -1238,14 +1238,14 @@ def gen_cp_gaussian_tradeoff(out, allres):
             rows.append([fin(pf), fin(mf), fin(af), fout(b)])
     meta = {
         "what": "trade-off function beta = C_p(G(mu))(alpha) of the symmetric subsampled Gaussian",
-        "source": "seed 002 Def 4.7 / Prop D.4: alpha* = Phi(-mu/2), beta* = p Phi(-mu/2) + "
+        "source": "BSA24 Def 4.7 / Prop D.4: alpha* = Phi(-mu/2), beta* = p Phi(-mu/2) + "
                   "(1-p) Phi(mu/2); beta = p Phi(Phi^-1(1-alpha) - mu) + (1-p)(1-alpha) for "
                   "alpha <= alpha*; (1+p) Phi(-mu/2) + (1-p) Phi(mu/2) - alpha for alpha* <= "
                   "alpha <= beta*; Phi(z) with (1-p) Phi(z) + p Phi(z+mu) = 1 - alpha for alpha >= beta*",
         "method": "closed form at 60 and 90 digits (Phi^-1 by Newton; z by safeguarded Newton "
                   "on (1-p)Phi(-z) + p Phi(-z-mu) = alpha, no cancellation), agreement < 1e-45; "
                   "cross-checked on every row by (i) symmetry C(C(alpha)) = alpha (< 1e-45) and "
-                  "(ii) the lower envelope of the tangent family of seed 002 section C.4.1, "
+                  "(ii) the lower envelope of the tangent family of BSA24 section C.4.1, "
                   "inf over lambda in [0,1] of f^(lambda)(alpha) with alpha(z) = 1 - (1-p)Phi(z) "
                   "- p Phi(z + (1-lambda) mu), f^(lambda)(alpha(z)) = (1-p)Phi(z) + p Phi(z - "
                   "lambda mu) (33-point scan + golden section at 60 digits), < 1e-40",

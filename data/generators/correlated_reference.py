@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """High-precision reference values for dpkit's DP-lambdaCGD noise calibration
-(lib/include/dpkit/accounting/correlated.hpp; seed 000 Appendix F and D.1,
-spec 000 sections 6.2-6.5).
+(lib/include/dpkit/accounting/correlated.hpp; WSK+26 Appendix F and D.1,
+with the exact ingredients of docs/correlated.md).
 
 Writes into data/reference/:
 
   correlated_binomial_tail.csv  P(Bin(T, r) > k), the exact binomial tail of
                                 Lemma F.9's event E_k = {||y||_0 <= k};
   correlated_spectral_norm.csv  ||C||_2 of the T x T matrix C_{t,u} =
-                                lambda^{t-u} (u <= t), seed 000 eq. (25);
+                                lambda^{t-u} (u <= t), WSK+26 eq. (25);
   correlated_f9.csv             the smallest kappa certified by Lemma F.9 with
                                 exact tails and the exact Gaussian
                                 hockey-stick, min over all splits k, for the
@@ -132,7 +132,7 @@ def gen_binomial_tail(out):
             worst = max(worst, e)
             rows.append([iout(T), fin(r), iout(k), fout(t), fout(mp.log(t))])
     meta = {
-        "what": "binomial tail P(Bin(T r) > k): S(complement of E_k) in seed 000 Lemma F.9 "
+        "what": "binomial tail P(Bin(T r) > k): S(complement of E_k) in WSK+26 Lemma F.9 "
                 "with E_k = {||y||_0 <= k}",
         "source": "exact sum over j = k+1..T of C(T j) r^j (1-r)^(T-j)",
         "method": "terms summed upward from j = k+1 by the ratio recurrence at 50 and 70 "
@@ -190,7 +190,7 @@ def gen_spectral_norm(out):
     Ts = [2, 3, 5, 14, 40, 100, 1000, 10000, 100000]
     rows = []
     worst = mpf(0)
-    spec_t14 = {0.3: 1.99, 0.6: 5.50, 0.9: 32.99, 0.99: 76.71}  # spec 000 6.4 (measured)
+    independent_t14 = {0.3: 1.99, 0.6: 5.50, 0.9: 32.99, 0.99: 76.71}  # measured independently
     for lam in lams:
         for T in Ts:
             n2 = spectral_norm_squared(lam, T)
@@ -203,20 +203,20 @@ def gen_spectral_norm(out):
                 e = max(e, rel_err(n2, dense))
             assert e < mpf(10) ** -35, (lam, T, e)
             worst = max(worst, e)
-            if T == 14 and lam in spec_t14:
-                assert abs(float(n2) - spec_t14[lam]) < 0.006, (lam, n2)
+            if T == 14 and lam in independent_t14:
+                assert abs(float(n2) - independent_t14[lam]) < 0.006, (lam, n2)
             lamf = mpf(lam)
             row_sum = (1 - lamf ** T) / (1 - lamf)
             rows.append([fin(lam), iout(T), fout(mp.sqrt(n2)), fout(n2), fout(row_sum)])
     meta = {
-        "what": "spectral norm ||C||_2 of C_{t u} = lambda^{t-u} (u <= t) (seed 000 eq. (25)) "
+        "what": "spectral norm ||C||_2 of C_{t u} = lambda^{t-u} (u <= t) (WSK+26 eq. (25)) "
                 "and the row sum (1 - lambda^T)/(1 - lambda) of Lemma F.11",
         "source": "||C||_2^2 = 1/(1 + lambda^2 - 2 lambda cos theta) with theta the smallest "
                   "root of sin((T+1) theta) = lambda sin(T theta) (eigenvectors sin(t theta) of "
                   "C^{-T} C^{-1})",
         "method": "bisection at 50 and 70 digits (agreement < 1e-35); T <= 14 also against "
-                  "mpmath svd_r of the dense C at 40 digits (< 1e-35); T = 14 against spec 000 "
-                  "6.4's measured values (2 decimals)",
+                  "mpmath svd_r of the dense C at 40 digits (< 1e-35); T = 14 against "
+                  "independently measured values (2 decimals)",
         "trusted digits": "35",
         "grid": "lambda in {0.1 0.3 0.6 0.9 0.99 0.999} x T in {2 3 5 14 40 100 1000 10000 "
                 "100000}",
@@ -320,7 +320,7 @@ def gen_f9(out):
             for eps in (0.5, 2.0):
                 settings.append((lam, r, T, eps, 1e-5))
         settings.append((lam, 0.1, 100, 1.0, 1e-3))
-    for lam in (0.0, 0.5, 0.9):   # spec 000 6.4's table
+    for lam in (0.0, 0.5, 0.9):   # the settings of an independent table
         settings.append((lam, 0.1, 1000, 1.0, 1e-5))
         settings.append((lam, 0.01, 5000, 1.0, 1e-5))
     rows = []
@@ -338,7 +338,7 @@ def gen_f9(out):
                              fout(kap), iout(k)])
     meta = {
         "what": "smallest kappa with min_k [(1 - F_k) h_eps(Delta_k/kappa) + F_k] <= delta "
-                "(seed 000 Lemma F.9 with E_k = {||y||_0 <= k}; spec 000 6.4)",
+                "(WSK+26 Lemma F.9 with E_k = {||y||_0 <= k}; docs/correlated.md)",
         "source": "F_k = P(Bin(T r) > k) exact; h_eps(mu) = Phi(mu/2 - eps/mu) - e^eps "
                   "Phi(-mu/2 - eps/mu) (Balle & Wang 2018 Thm 8); kappa = min_k Delta_k / "
                   "mu_eps((delta - F_k)/(1 - F_k)); sensitivity 0: Delta_k = (1 - lambda^T)/(1 - "
@@ -349,7 +349,7 @@ def gen_f9(out):
                   "(C y)_t = lambda (C y)_{t-1} + y_t; check: g_k(kappa) = delta (< 1e-25)",
         "trusted digits": "25",
         "grid": "lambda in {0 0.5 0.9} x (r T) in {(0.5 40) (0.1 100) (0.05 200)} x eps in "
-                "{0.5 2} at delta = 1e-5; (0.1 100 eps 1 delta 1e-3); spec 000 6.4 table: "
+                "{0.5 2} at delta = 1e-5; (0.1 100 eps 1 delta 1e-3); independent table: "
                 "(0.1 1000) and (0.01 5000) at eps = 1 delta = 1e-5",
         "columns": "lambda r T epsilon delta sensitivity = inputs; kappa; k = the minimising "
                    "split",
@@ -445,7 +445,7 @@ def gen_projected(out):
     meta = {
         "what": "delta_1(eps) = max{H_{e^eps}(P1||Q1) H_{e^eps}(Q1||P1)} for P1 = sum_k "
                 "Bin(T r)(k) N(k s^2) and Q1 = N(0 s^2) with s = kappa sqrt((T - 1)(1 - "
-                "lambda)^2 + 1): the sum-projection of seed 000 Thm F.8's pair "
+                "lambda)^2 + 1): the sum-projection of WSK+26 Thm F.8's pair "
                 "(accounting::projected_delta)",
         "source": "every k = 0..T (no window); H by the tail difference at the roots of ln "
                   "dP1/dQ1 = +-eps (bisection); H(Q1||P1) = 0 when ln b_0 >= -eps",
@@ -468,7 +468,7 @@ def gen_projected(out):
 
 def eq19_log_moment(q, kappa, alpha):
     """(alpha - 1) eps_19(alpha) = log(1 + q^2 C(a,2) min{4(e^{4/k^2} - 1), 2 e^{4/k^2}}
-    + 2 sum_{j=3}^{a} q^j C(a,j) e^{2j(j-1)/k^2}) (seed 000 eq. (19) with eps_M(j) = 2j/k^2)."""
+    + 2 sum_{j=3}^{a} q^j C(a,j) e^{2j(j-1)/k^2}) (WSK+26 eq. (19) with eps_M(j) = 2j/k^2)."""
     k2 = kappa * kappa
     s = q ** 2 * mp.binomial(alpha, 2) * min(4 * mp.expm1(4 / k2), 2 * mp.exp(4 / k2))
     for j in range(3, alpha + 1):
@@ -487,7 +487,7 @@ def eq19_epsilon(q, T, kappa, delta, amax):
 
 def gen_eq19(out):
     # Settings where eq. (19) can reach epsilon at all: as kappa -> infinity its j >= 3 terms
-    # tend to 2 q^j C(alpha, j), not 0, so epsilon has a positive floor (6.56 at the spec's
+    # tend to 2 q^j C(alpha, j), not 0, so epsilon has a positive floor (6.56 at
     # (0.1, 1000, 1e-5); docs/correlated.md).
     settings = [(0.01, 1000, 2.0, 1e-5), (0.001, 10000, 1.0, 1e-5), (0.02, 100, 2.0, 1e-5),
                 (0.005, 2000, 1.5, 1e-6)]
@@ -514,7 +514,7 @@ def gen_eq19(out):
             rows.append([fin(q), iout(T), fin(eps), fin(delta), fout(hi), iout(a_hi)])
     meta = {
         "what": "smallest kappa with min_alpha [T eps_19(alpha) + log(1/delta)/(alpha - 1)] <= "
-                "epsilon: seed 000 Lemma D.7 eq. (19) composed over T steps (Lemma D.6) and "
+                "epsilon: WSK+26 Lemma D.7 eq. (19) composed over T steps (Lemma D.6) and "
                 "converted by Lemma D.2; sampling without replacement at rate q; replace-one",
         "source": "(alpha - 1) eps_19(alpha) = log(1 + q^2 C(alpha 2) min{4(e^{4/kappa^2} - 1) "
                   "2 e^{4/kappa^2}} + 2 sum_{j=3}^{alpha} q^j C(alpha j) e^{2j(j-1)/kappa^2})",

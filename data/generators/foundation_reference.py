@@ -276,7 +276,7 @@ def gen_gaussian_tradeoff(out):
             rows.append([fin(mu), fin(a), fout(b2), fout(l2)])
     meta = {
         "what": "Gaussian trade-off function beta = G(mu)(alpha) and log beta",
-        "source": "seed 002 Def 2.4 (Dong, Roth & Su, Gaussian differential privacy): "
+        "source": "BSA24 Def 2.4 (Dong, Roth & Su, Gaussian differential privacy): "
                   "G(mu)(alpha) = Phi(Phi^-1(1-alpha) - mu)",
         "method": "Phi^-1(1-alpha) = -Phi^-1(alpha) for alpha <= 1/2, else "
                   "Phi^-1(1-alpha) with 1-alpha exact in mpmath (Newton-solved "
@@ -396,7 +396,7 @@ def gen_gdp_delta(out):
             rows.append([fin(mu), fin(e), fout(d), fout(ld)])
     meta = {
         "what": "privacy profile delta(eps) of mu-GDP and log delta",
-        "source": "seed 002 Lemma A.3 (Dong, Roth & Su); Balle & Wang 2018 Thm 8: "
+        "source": "BSA24 Lemma A.3 (Dong, Roth & Su); Balle & Wang 2018 Thm 8: "
                   "delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)",
         "method": "closed form evaluated at dps and 2*dps (dps starting at 60, doubled "
                   "until the two agree to 1e-45 relative; the difference cancels for "
@@ -496,7 +496,7 @@ def gen_gdp_epsilon(out):
             rows.append([fin(mu), fin(dl), fout(e)])
     meta = {
         "what": "epsilon(delta) of mu-GDP: smallest eps >= 0 with delta(eps) <= delta",
-        "source": "inverse of seed 002 Lemma A.3 / Balle & Wang 2018 Thm 8 "
+        "source": "inverse of BSA24 Lemma A.3 / Balle & Wang 2018 Thm 8 "
                   "(delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2), "
                   "decreasing in eps)",
         "method": "eps = 0 when delta >= delta(0) = Phi(mu/2) - Phi(-mu/2); otherwise "
@@ -554,7 +554,7 @@ def gen_gdp_mu(out):
             rows.append([fin(e), fin(dl), fout(gdp_mu(e, dl))])
     meta = {
         "what": "mu such that mu-GDP has delta(eps) = delta exactly",
-        "source": "seed 002 Lemma A.3 / Balle & Wang 2018 Thm 8 (delta(eps) increasing in mu)",
+        "source": "BSA24 Lemma A.3 / Balle & Wang 2018 Thm 8 (delta(eps) increasing in mu)",
         "method": "safeguarded Newton/bisection on log delta_mu(eps) = log delta at "
                   "90 digits, bracket [1e-3, 2^k], d delta/d mu = phi(-eps/mu + mu/2); "
                   "verified by re-evaluating delta with adaptive precision: "

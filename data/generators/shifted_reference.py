@@ -2,9 +2,9 @@
 """High-precision reference values for the shifted-interpolation privacy bounds.
 
 Source: Bok, Su & Altschuler, "Shifted Interpolation for Differential Privacy"
-(2024), seed 002; every formula is taken from the implementation digest,
-spec `002-shifted-interpolation.md` (sections 4, 5, 6 and the corrections of
-section 9), not from any other implementation.  Writes into
+(2024), BSA24 (docs/references.md); every formula is taken from the paper
+(Sections 4-5, Appendices C and D, with the corrections listed in
+docs/shifted.md), not from any other implementation.  Writes into
 data/reference/:
 
   shifted_gdp.csv  one row per (bound, parameter set): the GDP mu of the
@@ -13,7 +13,7 @@ data/reference/:
                    and step counts of Props C.14/C.15, the YS22 RDP rho and
                    the D.4 threshold c*;
   shifted_qp.csv   optimal value and optimal a of the shifted-interpolation
-                   optimisation problem (spec section 4) on small instances,
+                   optimisation problem (BSA24 Lemmas C.6-C.11) on small instances,
                    solved by brute-force enumeration of active sets.
 
 Only the Python standard library and mpmath are used:
@@ -107,7 +107,7 @@ class Checks:
         self._rec(bound, name, None)
 
     def paper(self, bound, name, value, printed, decimals, ctx=None):
-        """Rounded agreement with a number printed in the paper / spec."""
+        """Rounded agreement with a number printed in the paper or measured independently."""
         half = mpf(5) * tens(-(decimals + 1))
         assert abs(to_mpf(value) - mpf(printed)) <= half + tens(-12), (
             bound, name, ctx, mp.nstr(to_mpf(value), 12), printed)
@@ -133,7 +133,7 @@ class Checks:
 
 
 # --------------------------------------------------------------------------
-# the shifted-interpolation QP (spec section 4), solved by brute force
+# the shifted-interpolation QP (BSA24 Lemmas C.6-C.11), solved by brute force
 # --------------------------------------------------------------------------
 #
 #   minimise  sum_{k=1..n} a_k^2   (n = t - tau; index k stands for tau + k)
@@ -342,7 +342,7 @@ def cyclic_s(s, l, nsteps, first):
 
 
 # --------------------------------------------------------------------------
-# closed forms (spec section 5, with the section 9 corrections)
+# closed forms (BSA24 Sections 4-5, with the corrections of docs/shifted.md)
 # --------------------------------------------------------------------------
 
 def ceil_ratio(raw, num, den):
@@ -360,7 +360,7 @@ def ceil_ratio(raw, num, den):
 
 
 def Kclt(mu):
-    """K(mu) = e^{mu^2} Phi(1.5 mu) + 3 Phi(-0.5 mu) - 2 (spec 2.8)."""
+    """K(mu) = e^{mu^2} Phi(1.5 mu) + 3 Phi(-0.5 mu) - 2 (BSA24 Lemma A.5)."""
     return mp.exp(mu * mu) * Phi(3 * mu / 2) + 3 * Phi(-mu / 2) - 2
 
 
@@ -543,26 +543,26 @@ def evaluate(bound, raw, dps):
 
 
 # --------------------------------------------------------------------------
-# parameter sets (spec section 6 tables and extremes)
+# parameter sets (the paper's tables and figures, and extremes)
 # --------------------------------------------------------------------------
 
 TABLE7_C = (0.92, 0.96, 0.98, 0.99, 0.995)
 TABLE7_T = (10, 100, 1000)
-TABLE7_PRINTED = {   # spec 6.4 (printed, 3 decimals); None key = composition
+TABLE7_PRINTED = {   # BSA24 Table 7 (printed, 3 decimals); None key = composition
     (None, 10): "0.316", (None, 100): "1.000", (None, 1000): "3.162",
     (0.92, 10): "0.308", (0.96, 10): "0.314", (0.98, 10): "0.316", (0.99, 10): "0.316", (0.995, 10): "0.316",
     (0.92, 100): "0.490", (0.96, 100): "0.688", (0.98, 100): "0.871", (0.99, 100): "0.961", (0.995, 100): "0.990",
     (0.92, 1000): "0.490", (0.96, 1000): "0.700", (0.98, 1000): "0.995", (0.99, 1000): "1.411",
     (0.995, 1000): "1.984",
 }
-FIG1 = {  # spec 6.1 [Meas] table: t -> (mu_ours, eps_f, eps_ours_rdp, eps_prior_rdp, mu_comp, eps_comp)
+FIG1 = {  # Figure 1 recomputed independently: t -> (mu_ours, eps_f, eps_ours_rdp, eps_prior_rdp, mu_comp, eps_comp)
     10: ("0.3129", "1.185", "1.293", "1.775", "0.3162", "1.199"),
     20: ("0.4291", "1.681", "1.829", "2.440", "0.4472", "1.760"),
     40: ("0.5488", "2.212", "2.402", "3.177", "0.6325", "2.594"),
     80: ("0.6143", "2.510", "2.723", "3.785", "0.8944", "3.849"),
     160: ("0.6243", "2.557", "2.773", "4.061", "1.2649", "5.759"),
 }
-TABLE8 = {  # (L/n as L with n = 4, eta) -> (t*, mu*) printed, spec 6.5
+TABLE8 = {  # (L/n as L with n = 4, eta) -> (t*, mu*) printed, BSA24 Table 8
     (1.0, 0.2): (80, "0.280"), (1.0, 0.1): (160, "0.395"), (1.0, 0.05): (320, "0.559"),
     (2.0, 0.2): (40, "0.395"), (2.0, 0.1): (80, "0.559"), (2.0, 0.05): (160, "0.791"),
     (4.0, 0.2): (20, "0.559"), (4.0, 0.1): (40, "0.791"), (4.0, 0.05): (80, "1.118"),
@@ -653,7 +653,7 @@ def gdp_rows():
     add("thm4.6-tau", b=4, l=20, E=50, tau=1, L=2.0, sigma=3.0, eta=0.02, D=1.0)
     add("thm4.6-tau", b=4, l=20, E=100000, tau=99000, L=2.0, sigma=3.0, eta=0.02, D=1.0)
 
-    # ---- convex cyclic bound (spec 5.2, inferred)
+    # ---- convex cyclic bound (derived, not in the paper)
     for l, E in ((2, 4), (3, 3), (4, 3)):                  # checked by the QP
         add("cgd-convex", b=10, l=l, E=E, L=2.0, sigma=1.0)
     for l in (10, 20, 40):
@@ -687,7 +687,7 @@ def gdp_rows():
         add("cor5.4-lmc", eta=eta, L=L, D=D)
 
     # ---- Props C.14 / C.15 (CLT approximations)
-    ex = dict(b=100, n=10000, L=10.0, sigma=0.2)           # spec 5.3 example (c = 0.99: 702.14)
+    ex = dict(b=100, n=10000, L=10.0, sigma=0.2)           # Prop C.14 example (c = 0.99: 702.14)
     for tau in (9298, 9297, 9000, 9999):
         add("c14-mu", t=10000, tau=tau, c=0.99, **ex)
     add("c14-mu", t=10, tau=7, c=0.3, **ex)
@@ -790,7 +790,7 @@ def gdp_eps(mu, delta):
 
 
 def rdp_eps(rho, delta):
-    """eps_RDP(rho, delta) of spec 2.7: minimum of the BS16, Mir17, BBG20 and
+    """eps_RDP(rho, delta) as BSA24's code computes it: minimum of the BS16, Mir17, BBG20 and
     ALC21 conversions, each minimised over alpha in (1, 1e4] (u = log(alpha - 1))."""
     ld = mp.log(1 / delta)
     bs = rho + 2 * mp.sqrt(rho * ld)
@@ -820,7 +820,7 @@ def crosscheck(bound, raw, mu, CH, qp):
                 CH.paper(bound, "paper Table 7 composition column (3 decimals)", mu,
                          TABLE7_PRINTED[(None, g("t"))], 3, ctx)
             if g("t") in FIG1:
-                CH.paper(bound, "spec 6.1 Figure 1 mu_comp (4 decimals)", mu, FIG1[g("t")][4], 4, ctx)
+                CH.paper(bound, "Figure 1 recomputed independently, mu_comp (4 decimals)", mu, FIG1[g("t")][4], 4, ctx)
         if g("n") == 4 and g("t") == 80:
             CH.paper(bound, "paper Table 8 cross-over t* = 80 (L/n = 0.5, eta = 0.1): mu = 0.559", mu,
                      "0.559", 3, ctx)
@@ -845,7 +845,7 @@ def crosscheck(bound, raw, mu, CH, qp):
             if (g("c"), g("t")) in TABLE7_PRINTED:
                 CH.paper(bound, "paper Table 7 (3 decimals)", mu, TABLE7_PRINTED[(g("c"), g("t"))], 3, ctx)
             if g("c") == 0.95 and g("t") in FIG1:
-                CH.paper(bound, "spec 6.1 Figure 1 mu_ours (4 decimals)", mu, FIG1[g("t")][0], 4, ctx)
+                CH.paper(bound, "Figure 1 recomputed independently, mu_ours (4 decimals)", mu, FIG1[g("t")][0], 4, ctx)
     elif bound == "thm4.3":
         K, x = ceil_ratio(raw, ("D", "n"), ("eta", "L"))
         assert g("t") >= x, ("hypothesis t >= Dn/(eta L)", raw)
@@ -965,7 +965,7 @@ def crosscheck(bound, raw, mu, CH, qp):
             tot += a * a
         assert abs(z) <= tens(-40), ctx
         v = mp.sqrt((P["L"] / P["b"]) ** 2 + tot / eta ** 2) / P["sigma"]
-        CH.eq(bound, "explicit Lemma C.11 sequence from index tau*-1 (spec 9.3): z >= 0, z_t* = 0, sum a_k^2",
+        CH.eq(bound, "explicit Lemma C.11 sequence from index tau*-1 (the index the proof needs): z >= 0, z_t* = 0, sum a_k^2",
               v, mu, TOL_ID, ctx)
         if nsteps <= 8:
             sq = Fraction(g("eta")) * Fraction(g("L")) / g("b")
@@ -1001,9 +1001,9 @@ def crosscheck(bound, raw, mu, CH, qp):
         CH.eq(bound, "exact Gaussian laws of the W2 construction (recursion over lE steps, i* in B_l)", v, mu,
               TOL_ID, ctx)
         if g("c") == 0.99 and l == 20 and E == 50 and g("L") / (g("b") * g("sigma")) == 0.2:
-            CH.paper(bound, "spec 5.4 example c = 0.99, l = 20, E = 50: 0.1549", mu, "0.1549", 4, ctx)
+            CH.paper(bound, "an independently measured example c = 0.99, l = 20, E = 50: 0.1549", mu, "0.1549", 4, ctx)
             up = evaluate("thm4.5", raw, HIGH_DPS)
-            CH.paper(bound, "spec 5.4 example: Thm 4.5 = 0.2375", up, "0.2375", 4, ctx)
+            CH.paper(bound, "the same example: Thm 4.5 = 0.2375", up, "0.2375", 4, ctx)
     elif bound == "prop5.1":
         eta, m, L = P["eta"], P["m"], P["L"]
         assert 0 < eta * m < 1
@@ -1075,7 +1075,7 @@ def crosscheck(bound, raw, mu, CH, qp):
                 v = mp.exp(u)
             CH.eq(bound, "numerical minimiser of (C.6) over real t - tau", v, mu, tens(-35), ctx)
             if g("c") == 0.99 and g("b") == 100 and g("n") == 10000:
-                CH.paper(bound, "spec 5.3 example (L=10, b=100, sigma=0.2, n=1e4, c=0.99): 702.14", mu,
+                CH.paper(bound, "Prop C.14 example (L=10, b=100, sigma=0.2, n=1e4, c=0.99): 702.14", mu,
                          "702.14", 2, ctx)
     elif bound in ("c15-mu", "c15-steps"):
         me = P["L"] / (P["b"] * P["sigma"])
@@ -1123,10 +1123,10 @@ def crosscheck(bound, raw, mu, CH, qp):
                 comp = evaluate("thm4.1", {"n": 10, "t": g("t"), "L": 1.0, "sigma": 1.0}, 30)
                 e_comp = gdp_eps(comp, mpf(10) ** -5)
             row = FIG1[g("t")]
-            CH.paper(bound, "spec 6.1 Figure 1 eps prior RDP at delta = 1e-5 (3 decimals)", e_prior, row[3], 3, ctx)
-            CH.paper(bound, "spec 6.1 Figure 1 eps ours RDP (3 decimals)", e_ours_rdp, row[2], 3, ctx)
-            CH.paper(bound, "spec 6.1 Figure 1 eps ours f-DP (3 decimals)", e_ours, row[1], 3, ctx)
-            CH.paper(bound, "spec 6.1 Figure 1 eps composition (3 decimals)", e_comp, row[5], 3, ctx)
+            CH.paper(bound, "Figure 1 recomputed independently, eps prior RDP at delta = 1e-5 (3 decimals)", e_prior, row[3], 3, ctx)
+            CH.paper(bound, "Figure 1 recomputed independently, eps ours RDP (3 decimals)", e_ours_rdp, row[2], 3, ctx)
+            CH.paper(bound, "Figure 1 recomputed independently, eps ours f-DP (3 decimals)", e_ours, row[1], 3, ctx)
+            CH.paper(bound, "Figure 1 recomputed independently, eps composition (3 decimals)", e_comp, row[5], 3, ctx)
     elif bound == "d4-threshold":
         with mp.workdps(70):
             lo, hi = mpf("0.5"), mpf("0.9")
@@ -1138,7 +1138,7 @@ def crosscheck(bound, raw, mu, CH, qp):
                 else:
                     hi = mid
         CH.eq(bound, "bisection at 70 digits", (lo + hi) / 2, mu, tens(-45), ctx)
-        CH.paper(bound, "spec 5.5 / 6.10: c* = 0.67639", mu, "0.67639", 5, ctx)
+        CH.paper(bound, "BSA24 D.4 threshold: c* = 0.67639", mu, "0.67639", 5, ctx)
         # at L D = c*: (2LD, 0)-DP and G(2 sqrt(LD)) touch: e^eps = (1 - Phi(-mu/2))/Phi(-mu/2)
         with mp.workdps(70):
             m2 = 2 * mp.sqrt(mu)
@@ -1199,15 +1199,15 @@ def qp_cases():
         tstar = l * E + j - l - 1
         cases.append(("c10-l%dE%dj%d" % (l, E, j), c, 0.0, cyc(s, l, tstar, j),
                       ("c10", dict(c=c, s=s, l=l, E=E, j=j))))
-    # cyclic convex, no diameter (spec 5.2 [Inf]): c = 1, z0 = 0
+    # cyclic convex, no diameter (derived, not in the paper): c = 1, z0 = 0
     for s, l, E, j in ((1.0, 3, 3, 2), (0.5, 4, 3, 1)):
         tstar = l * E + j - l - 1
         cases.append(("cycconvex-l%dE%dj%d" % (l, E, j), 1.0, 0.0, cyc(s, l, tstar, j),
                       ("cycconvex", dict(s=s, l=l, E=E, j=j))))
-    # Lemma C.11: cyclic constrained, c = 1, z = D at index tau* - 1 (spec 9.3), sensitive first step per epoch
+    # Lemma C.11: cyclic constrained, c = 1, z = D at index tau* - 1 (the index the proof needs), sensitive first step per epoch
     for D, s, l, k in ((1.0, 0.5, 2, 3), (0.3, 1.0, 4, 2)):
         cases.append(("c11-l%dm%d" % (l, k), 1.0, D, cyc(s, l, l * k, 1), ("c11", dict(D=D, s=s, l=l, k=k))))
-    # strongly convex constrained (spec 5.1 [Inf]): z_tau = D, c < 1, s_k = s
+    # strongly convex constrained (derived, not in the paper): z_tau = D, c < 1, s_k = s
     cases.append(("scc-n5", 0.8, 1.0, [0.3] * 5, ("scc", dict(c=0.8, D=1.0, s=0.3, k=5))))
     cases.append(("scc-n6", 0.95, 2.0, [0.05] * 6, ("scc", dict(c=0.95, D=2.0, s=0.05, k=6))))
     # time-varying s_k, active z_k constraints, large early / late s_k
@@ -1240,7 +1240,7 @@ def qp_z(c, z0, s, a):
 
 
 def closed_form_check(kind, d, res, CH, case):
-    """Spec section 4 table: value (and a_k where the table gives it)."""
+    """The closed forms of BSA24 Lemmas C.6-C.11: value (and a_k where the table gives it)."""
     a = [to_mpf(x) for x in res["a"]]
     val = to_mpf(res["value"])
     tag = "qp"
@@ -1283,7 +1283,7 @@ def closed_form_check(kind, d, res, CH, case):
             qt = c ** (E * (l - 1))
             typo = s * s * c ** (2 * l - 2) * (1 - c * c) / (1 - c ** l) ** 2 * (1 - q) / (1 + qt)
             assert rel_err(typo, val) > tens(-6), case
-            CH.flag(tag, "spec 9.2: the uncorrected denominator 1 + c^(E(l-1)) disagrees with the optimum (> 1e-6)")
+            CH.flag(tag, "Lemma C.10's proof: the uncorrected denominator 1 + c^(E(l-1)) disagrees with the optimum (> 1e-6)")
         for k in range(1, len(a) + 1):
             ak = c ** (t - k + j - 2) / (1 - c ** l) * (1 - c * c) / (1 + c ** (t - l)) * s if k >= j else mpf(0)
             if k >= j:
@@ -1292,7 +1292,7 @@ def closed_form_check(kind, d, res, CH, case):
                 assert a[k - 1] == 0, case
     elif kind == "cycconvex":
         s, l, E, j = mpf(d["s"]), d["l"], d["E"], d["j"]
-        CH.eq(tag, "cyclic convex (spec 5.2) value s^2 (E-1)/l", s * s * (E - 1) / l, val, tens(-45), case)
+        CH.eq(tag, "cyclic convex (derived, not in the paper) value s^2 (E-1)/l", s * s * (E - 1) / l, val, tens(-45), case)
         for k in range(1, len(a) + 1):
             if k >= j:
                 CH.eq(tag, "cyclic convex a_k = s/l (k >= j*)", s / l, a[k - 1], tens(-45), case)
@@ -1306,7 +1306,7 @@ def closed_form_check(kind, d, res, CH, case):
     elif kind == "scc":
         c, D, s, k = mpf(d["c"]), mpf(d["D"]), mpf(d["s"]), d["k"]
         ck = c ** k
-        CH.eq(tag, "spec 5.1 [Inf] (c^n D + s(1-c^n)/(1-c))^2 (1-c^2)/(1-c^(2n)) (constraints inactive)",
+        CH.eq(tag, "derived, not in the paper: (c^n D + s(1-c^n)/(1-c))^2 (1-c^2)/(1-c^(2n)) (constraints inactive)",
               (ck * D + s * (1 - ck) / (1 - c)) ** 2 * (1 - c * c) / (1 - c ** (2 * k)), val, tens(-45), case)
     else:
         raise KeyError(kind)
@@ -1362,11 +1362,11 @@ def gen_shifted_gdp(out, qp):
     for b in BOUND_ORDER:
         assert counts.get(b, 0) >= (1 if b == "d4-threshold" else 3), (b, counts.get(b))
     meta = {
-        "what": "closed-form privacy bounds of Bok, Su & Altschuler 2024 (seed 002): GDP mu of the theorems; "
+        "what": "closed-form privacy bounds of Bok, Su & Altschuler 2024 (BSA24): GDP mu of the theorems; "
                 "CLT approximations (c14-mu, c15-mu: not certified bounds) and real-valued optimal t-tau "
                 "(c14-steps, c15-steps); RDP rho of YS22 (ys22-*: the mu column holds rho, meaning "
                 "(alpha, rho alpha)-RDP for all alpha > 1); the D.4 constant c* (d4-threshold: mu column = c*)",
-        "source": "spec 002 section 5 with the section 9 corrections; "
+        "source": "BSA24 Sections 4-5 and App. C, with the corrections listed in docs/shifted.md; "
                   "thm4.1: L/(n sigma) sqrt(t); "
                   "thm4.2: sqrt((1-c^t)/(1+c^t) (1+c)/(1-c)) L/(n sigma); "
                   "thm4.3 (t >= Dn/(eta L)): sqrt(3LD/(eta n) + (L/n)^2 ceil(Dn/(eta L)))/sigma; "
@@ -1375,18 +1375,18 @@ def gen_shifted_gdp(out, qp):
                   "thm4.5: L/(b sigma) sqrt(1 + c^(2l-2)(1-c^2)/(1-c^l)^2 (1-c^(l(E-1)))/(1+c^(l(E-1)))); "
                   "thm4.6 (E >= Db/(eta L)): sqrt((L/b)^2 + 3LD/(eta b l) + L^2/(b^2 l) ceil(Db/(eta L)))/sigma; "
                   "thm4.6-tau (1 <= tau <= E-1): sqrt((L/b)^2 + (D/eta + L(E-tau)/b)^2/(l(E-tau)))/sigma; "
-                  "cgd-convex (spec 5.2, inferred, not in the paper): L/(b sigma) sqrt(1 + (E-1)/l); "
+                  "cgd-convex (derived, not in the paper): L/(b sigma) sqrt(1 + (E-1)/l); "
                   "c17-lower: L/(b sigma) sqrt((1-c^(lE))/(1+c^(lE)) (1-c^2)/(1-c^l)^2); "
                   "prop5.1: sqrt((2 - eta m)/2) L/sqrt(m); "
-                  "prop5.1-t (spec 5.5 [Inf]): sqrt((1-c^t)/(1+c^t) (2-eta m)/(eta m)) L sqrt(eta/2), c = 1 - eta m; "
+                  "prop5.1-t (derived from Thm 4.2): sqrt((1-c^t)/(1+c^t) (2-eta m)/(eta m)) L sqrt(eta/2), c = 1 - eta m; "
                   "cor5.2-exp: L/sqrt(m); cor5.4: 2 sqrt(LD); cor5.4-lmc: sqrt(4LD + 2 eta L^2); "
                   "c14-mu (C.6, nu = t-tau): sqrt(8 (L/(b sigma) c^(nu+1)/(1-c))^2 + 2 (b/n)^2 nu K1), "
                   "K1 = K(2L/(b sigma)), K(x) = e^(x^2) Phi(1.5x) + 3 Phi(-x/2) - 2; "
                   "c14-steps: -log(b^2 sigma (1-c) sqrt(K1)/(2 sqrt2 n L sqrt(log(1/c))))/log(1/c) - 1; "
                   "c15-mu (C.7): sqrt(2D^2/(eta^2 sigma^2 nu) + 2 (b/n)^2 nu K2), K2 = K(2 sqrt2 L/(b sigma)); "
                   "c15-steps: Dn/(b eta sigma sqrt(K2)); "
-                  "ys22-cgd-rho (YS22 Thm 3.3 as in spec 5.6): (L/(b sigma))^2/2 (1 + c^(l-2)(1-c^2)/(1-c^l)^2 "
-                  "(1-c^(l(E-1)))); ys22-gd-rho (YS22 Thm D.6 as in spec 5.6): (1+c)/(1-c)(1-c_ys^t)(L/(n sigma))^2 "
+                  "ys22-cgd-rho (YS22 Thm 3.3 as the BSA24 authors' code evaluates it): (L/(b sigma))^2/2 (1 + c^(l-2)(1-c^2)/(1-c^l)^2 "
+                  "(1-c^(l(E-1)))); ys22-gd-rho (YS22 Thm D.6 as the BSA24 authors' code evaluates it): (1+c)/(1-c)(1-c_ys^t)(L/(n sigma))^2 "
                   "with c_ys = (1+c)/2 (= 1 - eta m/2 when c = 1 - eta m; Figure 1: c = 0.95, c_ys = 0.975); "
                   "d4-threshold: root of e^(2x) = (1 - Phi(-sqrt x))/Phi(-sqrt x)",
         "method": "each closed form at 50 and 80 digits (printed value: 80 digits; max rel diff over all rows "
@@ -1401,7 +1401,7 @@ def gen_shifted_gdp(out, qp):
                 "t*), Table 9 (L/(b sigma) = 0.2, l in {10,20,40}, c in {0.98,0.99,0.995}, E in {5,50,500}), "
                 "Tables 10-12 (b = 4, L/b in {0.25,0.5,1}, sigma = 3, D = 1, eta in {0.04,0.02,0.01}, "
                 "l in {10,20,40}, E = 2 ceil(Db/(eta L))), MNIST (b = 1500, L = 10, sigma = 0.01, l = 40, "
-                "c in {0.9999,0.9998}, E in {50,100,200}), Figure 10 / spec 5.3 examples for C.14/C.15; plus "
+                "c in {0.9999,0.9998}, E in {50,100,200}), Figure 10 / Prop C.14 examples for C.14/C.15; plus "
                 "extremes (t = 1, E = 1, t or E = 1e5, c = 0.3, c = 0.9999, eta = 1e-6) and small instances checked "
                 "by the QP; only parameter sets satisfying the theorem's hypotheses",
         "columns": "bound = id; n, b, l, E, t, tau = integer inputs, L, sigma, eta, c, D, m = real inputs (exact "
@@ -1445,13 +1445,13 @@ def gen_shifted_qp(out, qp):
         for j, (sj, aj) in enumerate(zip(s, res["a"]), start=1):
             lines.append([instance, fin(c), fin(z0), str(j), fin(sj), fout(res["value"]), fout(aj)])
     cf_summary = "; ".join("%s [%d]" % (n, st[0]) for (b, n), st in
-                           ((k, CH.stats[k]) for k in CH.order) if not n.startswith("spec 9.2"))
+                           ((k, CH.stats[k]) for k in CH.order) if not n.startswith("Lemma C.10's proof"))
     meta = {
-        "what": "optimum of the shifted-interpolation optimisation problem (seed 002 section 4, Thm C.3 with "
+        "what": "optimum of the shifted-interpolation optimisation problem (BSA24 section 4, Thm C.3 with "
                 "lambda eliminated): minimise sum_{k=tau+1}^{t} a_k^2 subject to a_k >= 0, z_k >= 0 for "
                 "tau < k < t, z_t = 0, z_{k+1} = c z_k + s_{k+1} - a_{k+1}, z_tau = z0 given (tau fixed)",
-        "source": "spec 002 section 4 (equivalent convex QP and its closed-form table: Lemma C.6, C.8, C.10, C.11, "
-                  "spec 5.1/5.2 [Inf]); lambda_k = a_k/(a_k + z_k) recovers the shift parameters",
+        "source": "BSA24 Lemmas C.6, C.8, C.10, C.11 (the problem as an equivalent convex QP; closed forms; the "
+                  "strongly convex constrained and convex cyclic cases derived); lambda_k = a_k/(a_k + z_k) recovers the shift parameters",
         "method": "brute-force KKT enumeration at mp.dps = 50: for every subset S of the 2(t-tau)-1 inequality "
                   "constraints (|S| <= t-tau-1) held as equalities together with z_t = 0, the least-norm point "
                   "a = M^T (M M^T)^-1 r is computed (Gaussian elimination; subsets with linearly dependent rows "
@@ -1459,20 +1459,20 @@ def gen_shifted_qp(out, qp):
                   "(%d subsets over %d instances); the winner's active set is re-solved in exact rational "
                   "arithmetic (fractions.Fraction of the double inputs) and certified optimal by exact primal "
                   "feasibility and non-negative KKT multipliers; all near-optimal candidates give the same a "
-                  "(unique minimiser); no convex-hull / taut-string construction is used. Closed forms of the "
-                  "spec section 4 table agree with the certified optimum to < 1e-45 relative: %s. Constraints "
+                  "(unique minimiser); no convex-hull / taut-string construction is used. The "
+                  "closed forms of BSA24 Lemmas C.6-C.11 and the derived cases agree with the certified optimum to < 1e-45 relative: %s. Constraints "
                   "z_k >= 0 bind (positive multiplier) in %d instances; a_k = 0 is tight in %d instances (a positive "
                   "multiplier in the certificate in %d), but in every instance the same enumeration without the "
                   "a_k >= 0 rows returns the same optimum: by stationarity a_k c^k is nondecreasing in k between "
                   "binding z-constraints, so a feasible instance never needs a_k >= 0 (it is only tight together "
-                  "with z = 0 where s = 0). The uncorrected Lemma C.10 denominator 1 + c^(E(l-1)) (spec 9.2) is "
+                  "with z = 0 where s = 0). The uncorrected Lemma C.10 denominator 1 + c^(E(l-1)) (in Lemma C.10's proof) is "
                   "rejected by c10-l2E4j2 and c10-l4E2j1 (rel diff > 1e-6); the corrected 1 + c^(l(E-1)) agrees"
                   % (stats["subsets"], stats["cases"], cf_summary, stats["z"], stats["a"], stats["a_nondeg"]),
         "trusted digits": 45,
         "grid": "c6-*: Lemma C.6 (z0 = 0, s_k = s, t in {1,3,5,8}); c8-*: Lemma C.8 (c = 1, z0 = D); c10-*: Lemma "
                 "C.10 cyclic strongly convex (s on steps j*, j*+l, ..., horizon t* = lE + j* - l - 1); "
                 "cycconvex-*: cyclic convex (c = 1, z0 = 0); c11-*: Lemma C.11 cyclic constrained (c = 1, z0 = D, "
-                "from index tau*-1); scc-*: strongly convex with z0 = D (spec 5.1 [Inf]); tv-*, early-large, "
+                "from index tau*-1); scc-*: strongly convex with z0 = D (derived, not in the paper); tv-*, early-large, "
                 "late-large, mid-spike, zact-*: time-varying s_k (binding z_k >= 0 in: %s); rnd-*: fixed random "
                 "instances (t - tau = 1..8, c in (0,1]); negs-1: a negative s_k (outside the paper's s_k >= 0)" % ", ".join(zcases),
         "columns": "long format, one row per step j = 1..t-tau of each instance: instance = numeric id (names in "

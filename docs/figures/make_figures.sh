@@ -22,13 +22,6 @@ plot() {
     said="$("$dpkit" plot "$@" --out "$review/${name%.*}.png" 2>&1)" || { echo "$said" >&2; return 1; }
   fi
 }
-# epsilon_rows T [epsilon flags...]: one dpkit epsilon run as CSV rows with a steps column.
-epsilon_rows() {
-  local t="$1"
-  shift
-  "$dpkit" epsilon --steps "$t" "$@" --format csv | awk -F, -v t="$t" 'NR>1{print t "," $0}'
-}
-epsilon_header() { "$dpkit" epsilon --mu 1 --delta 1e-5 --format csv | head -1 | sed 's/^/steps,/'; }
 
 # Figure: tradeoff curves G(mu).
 for mu in 0.5 1 2 3; do
@@ -38,37 +31,31 @@ plot gaussian_tradeoff.svg "$tmp"/g_{0.5,1,2,3}.json \
   --title "Gaussian tradeoff curves G(μ)(α) = Φ(Φ^{-1}(1 − α) − μ)"
 
 # Figure: epsilon at delta = 1e-5 of full-batch noisy GD (sigma = 30) against the number of
-# steps: exact (a composition of Gaussian mechanisms, PLD) and the best RDP conversion.
-epsilon_header > "$tmp/eps_steps.csv"
-for t in 1 2 5 10 20 50 100 200 500 1000 2000 5000 10000 20000; do
-  epsilon_rows "$t" --noise-multiplier 30 --delta 1e-5 --accountant all | grep -v '^[0-9]*,clt,' >> "$tmp/eps_steps.csv"
-done
-cp "$tmp/eps_steps.csv" "$here/epsilon_vs_steps.csv"
+# steps: exact (a composition of Gaussian mechanisms, PLD) and the best RDP conversion (the CLT
+# row, exact here too, is left out).
+"$dpkit" epsilon --noise-multiplier 30 --full-batch --steps 1,2,5,10,20,50,100,200,500,1000,2000,5000,10000,20000 \
+  --delta 1e-5 --accountant all --format csv | grep -v '^[0-9]*,clt,' > "$here/epsilon_vs_steps.csv"
 plot epsilon_vs_steps.svg "$here/epsilon_vs_steps.csv" \
   --title "Full-batch noisy GD (σ = 30): exact ε against the best Rényi-DP conversion" \
   --y-label "ε at δ = 10^{-5}"
 
 # Figure: the accountants on one DP-SGD run (q = 0.01, sigma = 1) against the number of steps.
-epsilon_header > "$tmp/accountants.csv"
-for t in 10 20 50 100 200 500 1000 2000 5000 10000 20000 50000 100000; do
-  epsilon_rows "$t" --noise-multiplier 1 --sampling-rate 0.01 --delta 1e-5 --accountant all >> "$tmp/accountants.csv"
-done
-cp "$tmp/accountants.csv" "$here/accountants_vs_steps.csv"
+"$dpkit" epsilon --noise-multiplier 1 --sampling-rate 0.01 \
+  --steps 10,20,50,100,200,500,1000,2000,5000,10000,20000,50000,100000 --delta 1e-5 --accountant all \
+  --format csv --output "$here/accountants_vs_steps.csv"
 plot accountants_vs_steps.svg "$here/accountants_vs_steps.csv" \
   --title "DP-SGD (q = 0.01, σ = 1, Poisson): the accountants on one run" \
   --y-label "ε at δ = 10^{-5}"
 
 # Figure: tradeoff curves of composed DP-SGD runs (q = 0.1, sigma = 0.7; certified bracket)
 # against the CLT's G(mu), mu = q sqrt(T (e^{1/sigma^2} - 1)).
-echo "steps,alpha,beta,beta_upper" > "$tmp/run_tradeoff.csv"
-echo "steps,alpha,beta" > "$tmp/clt_tradeoff.csv"
 for t in 3 10 30; do
   "$dpkit" tradeoff --noise-multiplier 0.7 --sampling-rate 0.1 --steps "$t" --points 401 --format csv --output "$tmp/t_$t.csv"
   mu="$(awk -v t="$t" 'BEGIN{printf "%.17g", 0.1 * sqrt(t * (exp(1 / 0.49) - 1))}')"
   "$dpkit" tradeoff --mu "$mu" --points 401 --format csv --output "$tmp/c_$t.csv"
-  awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/t_$t.csv" >> "$tmp/run_tradeoff.csv"
-  awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/c_$t.csv" >> "$tmp/clt_tradeoff.csv"
 done
+{ echo "steps,$(head -1 "$tmp/t_3.csv")"; for t in 3 10 30; do awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/t_$t.csv"; done; } > "$tmp/run_tradeoff.csv"
+{ echo "steps,$(head -1 "$tmp/c_3.csv")"; for t in 3 10 30; do awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/c_$t.csv"; done; } > "$tmp/clt_tradeoff.csv"
 cp "$tmp/run_tradeoff.csv" "$here/run_tradeoff.csv"
 plot run_tradeoff.svg "$here/run_tradeoff.csv" "$tmp/clt_tradeoff.csv" --group steps \
   --label "certified bracket (PLD)" --label "CLT G(μ) (approximation)" \
@@ -85,14 +72,14 @@ validation() {
     plot "${pair##*:}.svg" "$tmp/validation/${pair%%:*}.json"
   done
 }
-# NoisyGD on W1 against Thm 4.2; one NoisySGD step against Thm 4.8; seed 002 Figures 1, 6, 7,
-# 8 and 9: the bounds' epsilon against steps (epochs), Monte Carlo where a bound is exact.
-validation 002-thm4.2-tight:validation_thm42 002-thm4.8-sgd-one-step:validation_sgd_one_step \
-  002-fig1-noisy-gd:shifted_noisy_gd 002-fig6-noisy-gd:shifted_noisy_gd_c099 \
-  002-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained 002-fig8-noisy-cgd:shifted_noisy_cgd \
-  002-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9
+# NoisyGD on BSA24's W1 against Thm 4.2; one NoisySGD step against Thm 4.8; BSA24 Figures 1,
+# 6, 7, 8 and 9: the bounds' epsilon against steps (epochs), Monte Carlo where a bound is exact.
+validation bsa24-thm4.2-tight:validation_thm42 bsa24-thm4.8-sgd-one-step:validation_sgd_one_step \
+  bsa24-fig1-noisy-gd:shifted_noisy_gd bsa24-fig6-noisy-gd:shifted_noisy_gd_c099 \
+  bsa24-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained bsa24-fig8-noisy-cgd:shifted_noisy_cgd \
+  bsa24-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9
 
-# Figure: seed 002 Figure 9 (right), extended: NoisyCGD, convex on a set of diameter 1, every
+# Figure: BSA24 Figure 9 (right), extended: NoisyCGD, convex on a set of diameter 1, every
 # bound of dpkit shifted against the epochs.
 echo "epochs,$("$dpkit" shifted noisy-cgd --setting constrained-convex --sensitivity 2 --batch-size 4 \
   --batches-per-epoch 20 --noise 3 --learning-rate 0.02 --diameter 1 --epochs 5 --delta 1e-5 --format csv | head -1)" \
@@ -107,7 +94,7 @@ plot shifted_noisy_cgd_constrained.svg "$here/shifted_noisy_cgd_constrained.csv"
   --title "Constrained convex NoisyCGD (l = 20, L/b = 0.5, σ = 3, η = 0.02, D = 1)" \
   --y-label "ε at δ = 10^{-5} (upper bounds)"
 
-# Figure: seed 002 Figure 10 setting (one panel): NoisySGD, convex on a set of diameter 1:
+# Figure: BSA24 Figure 10 setting (one panel): NoisySGD, convex on a set of diameter 1:
 # Thm 4.10 at eta = 0.2 and 0.05 and the composition bound (Thm 4.8), certified by PLD, and the
 # paper's CLT approximation at eta = 0.2 (as points: it lies on the certified value).
 sgd() {
@@ -131,7 +118,7 @@ plot shifted_noisy_sgd.svg "$tmp/shifted_sgd_certified.csv" "$tmp/shifted_sgd_cl
   --title "NoisySGD: shifted interpolation (Thm 4.10) stops growing, composition (Thm 4.8) does not" \
   --x-label "steps t (NoisySGD, b/n = 0.01, L/b = 0.5, σ = 3, D = 1)" --y-label "ε at δ = 10^{-5}"
 
-# Table: seed 002 Figure 10's grid at t = 80 000: NoisySGD convex on a set of diameter 1,
+# Table: BSA24 Figure 10's grid at t = 80 000: NoisySGD convex on a set of diameter 1,
 # sigma = 3, b = 100: Thm 4.10 (eta = 0.2, certified by PLD) against Thm 4.8 (certified).
 echo "sampling_rate,L_over_b,eps_thm410_eta02,eps_composition" > "$tmp/sgd_grid.csv"
 for q in 0.0025 0.005 0.01 0.02 0.04; do
@@ -145,7 +132,7 @@ for q in 0.0025 0.005 0.01 0.02 0.04; do
   done
 done
 cp "$tmp/sgd_grid.csv" "$here/shifted_noisy_sgd_grid.csv"
-# Table: seed 002 Tables 3 and 4 (privacy of the MNIST runs, delta = 1e-5): NoisyCGD with
+# Table: BSA24 Tables 3 and 4 (privacy of the MNIST runs, delta = 1e-5): NoisyCGD with
 # L = 10, b = 1500, l = 40, sigma = 0.01, c = 1 - eta lambda; NoisySGD composition by PLD.
 echo "lambda,epochs,mu_ours,eps_ours,mu_lower,eps_lower,eps_rdp_ys22,mu_composition,eps_composition,eps_sgd_composition_pld" > "$tmp/mnist.csv"
 for lam in 0.002 0.004; do
@@ -161,61 +148,61 @@ for lam in 0.002 0.004; do
 done
 cp "$tmp/mnist.csv" "$here/shifted_mnist_privacy.csv"
 
-# Figure: seed 004 Figure 2(a) setting: noisy HSGD risk trajectories (dpkit hsgd risk), the
+# Figure: LKSP25 Figure 2(a) setting: noisy HSGD risk trajectories (dpkit hsgd risk), the
 # design's true Sigma against the released code's I/(12d), sigma = 1, 1.25, 1.5.
 times="$(awk 'BEGIN{for(i=0;i<=120;i++){t=0.001*exp(i/120*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
-for fam in seed-design seed-code; do
+for fam in paper-design paper-code; do
   echo "sigma,$("$dpkit" hsgd risk --spectrum isotropic:1 --dim 2 --learning-rate 1 --times 1 --format csv | head -1)" > "$tmp/risk_$fam.csv"
   for s in 1 1.25 1.5; do
     "$dpkit" hsgd risk --spectrum "$fam" --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise "$s" \
       --learning-rate 50 --times "$times" --format csv | awk -v s="$s" 'NR>1 && $1 !~ /^#/{print s "," $0}' >> "$tmp/risk_$fam.csv"
   done
 done
-{ echo "spectrum,$(head -1 "$tmp/risk_seed-design.csv")"
-  awk 'NR>1{print "design," $0}' "$tmp/risk_seed-design.csv"
-  awk 'NR>1{print "code," $0}' "$tmp/risk_seed-code.csv"; } > "$here/hsgd_risk.csv"
-plot hsgd_risk.svg "$tmp/risk_seed-design.csv" "$tmp/risk_seed-code.csv" --y P --group sigma \
+{ echo "spectrum,$(head -1 "$tmp/risk_paper-design.csv")"
+  awk 'NR>1{print "design," $0}' "$tmp/risk_paper-design.csv"
+  awk 'NR>1{print "code," $0}' "$tmp/risk_paper-code.csv"; } > "$here/hsgd_risk.csv"
+plot hsgd_risk.svg "$tmp/risk_paper-design.csv" "$tmp/risk_paper-code.csv" --y P --group sigma \
   --label "the design's Σ" --label "the code's Σ = I/(12d)" \
   --title "Noisy HSGD risk (d = 1000, γ = 50, ridge 0.1): the design's Σ doubles the plateau" \
   --y-label "population risk P_t"
 
-# Figure: seed 004 Figure 2(b) setting: Renyi DP (alpha = 2) of the last iterate against time,
-# 900 extreme-label pairs of the seed instance (dpkit hsgd privacy).
+# Figure: LKSP25 Figure 2(b) setting: Renyi DP (alpha = 2) of the last iterate against time,
+# 900 extreme-label pairs of the paper's instance (dpkit hsgd privacy).
 ptimes="$(awk 'BEGIN{for(i=0;i<=60;i++){t=0.001*exp(i/60*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
-for spec in seed-design seed-code; do
+for spec in paper-design paper-code; do
   echo "sigma,t,k,eps_alpha=2,epsilon" > "$tmp/rdp_$spec.csv"
   for s in 1 1.25 1.5; do
     "$dpkit" hsgd privacy --spectrum "$spec" --noise "$s" --order 2 --times "$ptimes" --format csv |
       awk -v s="$s" 'NR>1 && $1 !~ /^#/{print s "," $0}' >> "$tmp/rdp_$spec.csv"
   done
 done
-{ echo "spectrum,$(head -1 "$tmp/rdp_seed-design.csv")"
-  awk 'NR>1{print "design," $0}' "$tmp/rdp_seed-design.csv"
-  awk 'NR>1{print "code," $0}' "$tmp/rdp_seed-code.csv"; } > "$here/hsgd_rdp.csv"
-plot hsgd_rdp.svg "$tmp/rdp_seed-design.csv" "$tmp/rdp_seed-code.csv" --y eps_alpha=2 --group sigma \
+{ echo "spectrum,$(head -1 "$tmp/rdp_paper-design.csv")"
+  awk 'NR>1{print "design," $0}' "$tmp/rdp_paper-design.csv"
+  awk 'NR>1{print "code," $0}' "$tmp/rdp_paper-code.csv"; } > "$here/hsgd_rdp.csv"
+plot hsgd_rdp.svg "$tmp/rdp_paper-design.csv" "$tmp/rdp_paper-code.csv" --y eps_alpha=2 --group sigma \
   --label "the design's Σ" --label "the code's Σ = I/(12d)" \
   --title "Rényi DP (α = 2) of noisy HSGD's last iterate: rise, peak, decay, plateau" \
   --y-label "ε_2(t), last iterate"
 
-# Validation figures of seed 004: SGD's mean risk against the exact moment recursion and the
-# Volterra P_t, the Mahalanobis QQ of the last iterate, clipped SGD, the seed's risk curves.
-validation 004-risk-sgd:validation_risk_sgd 004-fig1a-mahalanobis:validation_mahalanobis \
-  004-fig3a-clipped:validation_clipped_sgd 004-fig2a-seed-risk:validation_seed_risk
-# Seed 000: the slack of Lemmas B.6-B.7 on random KANs; the test risk of DP-lambdaCGD on a KAN
+# Validation figures of LKSP25: SGD's mean risk against the exact moment recursion and the
+# Volterra P_t, the Mahalanobis QQ of the last iterate, clipped SGD, the paper's risk curves.
+validation lksp25-risk-sgd:validation_risk_sgd lksp25-fig1a-mahalanobis:validation_mahalanobis \
+  lksp25-fig3a-clipped:validation_clipped_sgd lksp25-fig2a-risk:validation_seed_risk
+# WSK+26: the slack of Lemmas B.6-B.7 on random KANs; the test risk of DP-lambdaCGD on a KAN
 # against t, T and n; the Monte Carlo truth at each calibrated kappa; every calibration on a
 # lambda grid.
-validation 000-lemmaB6-B7-random-kan:validation_kan_lemma_b6_b7 \
-  000-dplcgd-kan-trends:validation_kan_dplcgd_trends 000-dplcgd-kan-horizon:validation_kan_horizon \
-  000-dplcgd-kan-sample-size:validation_kan_sample_size 000-correlated-privacy-mc:validation_correlated_mc \
-  000-correlated-kappa-grid:validation_correlated_kappa_grid
-# Seeds 001 and 003: Alg 2's excess risk against n and epsilon with the explicit phase-sum
+validation wsk26-lemmaB6-B7-random-kan:validation_kan_lemma_b6_b7 \
+  wsk26-dplcgd-kan-trends:validation_kan_dplcgd_trends wsk26-dplcgd-kan-horizon:validation_kan_horizon \
+  wsk26-dplcgd-kan-sample-size:validation_kan_sample_size wsk26-correlated-privacy-mc:validation_correlated_mc \
+  wsk26-correlated-kappa-grid:validation_correlated_kappa_grid
+# SWX+23 and ZXD+26: Alg 2's excess risk against n and epsilon with the explicit phase-sum
 # bound; Alg 3's rates; Alg 8 at n proportional to d; the NTRF term; DP-SGD (Alg 10) against the
-# width, T and C; seed 003's test error on all and long-tailed points, and the Fig 1 cells.
-validation 001-thm1-rate:validation_nonconvex_rate 001-thm1-phase-sum:validation_nonconvex_phase_sum \
-  001-alg10-width-ushape:validation_mlp_width 001-alg10-steps-ushape:validation_mlp_steps \
-  001-alg10-clip-flat:validation_mlp_clip 003-thm3-tail-gap:validation_longtail_tail_gap \
-  003-fig-synthetic:validation_longtail_fig_synthetic 001-thm2-alg3-rate:validation_nonconvex_alg3_rate \
-  001-thm7-alg8-dimension:validation_nonconvex_alg8_dimension 001-fig1-ntrf:validation_mlp_ntrf
+# width, T and C; ZXD+26's test error on all and long-tailed points, and the Fig 1 cells.
+validation swx23-thm1-rate:validation_nonconvex_rate swx23-thm1-phase-sum:validation_nonconvex_phase_sum \
+  swx23-alg10-width-ushape:validation_mlp_width swx23-alg10-steps-ushape:validation_mlp_steps \
+  swx23-alg10-clip-flat:validation_mlp_clip zxd26-thm3-tail-gap:validation_longtail_tail_gap \
+  zxd26-fig-synthetic:validation_longtail_fig_synthetic swx23-thm2-alg3-rate:validation_nonconvex_alg3_rate \
+  swx23-thm7-alg8-dimension:validation_nonconvex_alg8_dimension swx23-fig1-ntrf:validation_mlp_ntrf
 
 # Figure: DP-SGD on Fashion-MNIST (examples/fashion_mnist_dpsgd.py, the default run; its CSV is
 # committed, regenerate it as docs/python-example.md says): the certified epsilon bracket and the

@@ -451,9 +451,9 @@ def epsilon_curve(delta: float,
                   max_fft_size: Optional[int] = None) -> EpsilonCurve:
     """ε at δ after each number of steps in ``steps`` (or each of ``epochs``), as arrays.
 
-    Every point is its own certified evaluation (PLD: computed from the most steps down, each
-    starting from the grid the largest run needed, so most points take one pass); ``upper`` is
-    certified at every point. With ``phases``, the
+    Every point is its own certified evaluation (PLD: computed from the most steps down on the
+    grid and the discretised steps of the largest run, so most points take one composition;
+    RDP: equal to separate calls); ``upper`` is certified at every point. With ``phases``, the
     last phase's steps vary and the earlier phases are kept. ``steps`` need not be sorted;
     the curve comes back in the order given.
     """

@@ -149,7 +149,7 @@ def _table(algorithm: str, a: _Args) -> ShiftedReport:
             ours = gdp("noisy_gd_strongly_convex", "shifted-interpolation")
             rows.append(ours)
             rows.append(_rdp_row("rdp-shifted",
-                                 "seed 002 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
+                                 "BSA24 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
                                  _call(_dpkit.shifted_rdp_linear, ours.mu * ours.mu / 2, delta),
                                  delta))
             if a.diameter is not None:

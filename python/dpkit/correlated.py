@@ -6,7 +6,7 @@ which T steps at sampling rate r = B/n are (ε, δ)-DP. Every method answers wit
 its κ certifies (``validity``):
 
 ``valid-upper-bound``     proven: the algorithm is (ε, δ)-DP at κ.
-``conjecture-dependent``  valid if the leading-block maximiser of spec 000 §6.4 holds (f9-block).
+``conjecture-dependent``  valid if the leading-block maximiser conjecture holds (f9-block; docs/correlated.md).
 ``heuristic``             a closed form resting on an asymptotic constant (d9): no guarantee.
 ``outside-conditions``    a theorem used outside its stated conditions (f12 when ε > 1 or
                           rT < 3 ln(2/δ)): no guarantee.
@@ -329,7 +329,7 @@ def calibrate_all(*, correlation: float, sample_rate: float, steps: int, epsilon
 # ---- ingredients -------------------------------------------------------------------------------
 
 def row_sum(correlation: float, steps: int) -> float:
-    """(1 − λ^T)/(1 − λ): the maximum row sum of C (C_{t,u} = λ^{t−u}), the seed's bound on
+    """(1 − λ^T)/(1 − λ): the maximum row sum of C (C_{t,u} = λ^{t−u}), WSK+26's bound on
     ‖C‖₂ (Lemma F.11); 1 at λ = 0... T at λ → 1."""
     lam, _, t = _setting(correlation, 1.0, steps)
     return float(_call(_dpkit.correlated_row_sum, lam, t))

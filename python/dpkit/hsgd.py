@@ -183,8 +183,9 @@ def law(*,
     """The Gaussian law of linearised noisy HSGD for Σ = E[a aᵀ] given in one of four ways:
 
     * ``covariance``: a symmetric PSD d×d array (eigendecomposition, O(d³)), or
-      ``"seed-design"`` (Lin et al.'s true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d)) or ``"seed-code"`` (the
-      released code's I/(12d)) — the CLI's ``--spectrum`` values;
+      ``"paper-design"`` (Lin et al. 2025 [LKSP25]'s true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d)) or
+      ``"paper-code"`` (the released code's I/(12d)) — the CLI's ``--spectrum`` values (the
+      names of dpkit 0.1, ``"seed-design"`` and ``"seed-code"``, are still accepted);
     * ``eigenvalues`` λ (length d) with ``eigenvectors`` U (columns; None: Σ is diagonal);
     * ``two_level=(bulk, spike)``: Σ = λ_b I + (λ_1 − λ_b)uuᵀ, u = 𝟏/√d (O(d) per vector).
 
@@ -210,19 +211,21 @@ def law(*,
             "group_tolerance": _nonneg("group_tolerance", group_tolerance)}
     ways = [x is not None for x in (covariance, eigenvalues, two_level)]
     if sum(ways) != 1:
-        raise ValueError("covariance is required (a d x d array, 'seed-design' or 'seed-code'), "
+        raise ValueError("covariance is required (a d x d array, 'paper-design' or 'paper-code'), "
                          "or eigenvalues, or two_level — exactly one of them")
     if eigenvectors is not None and eigenvalues is None:
         raise ValueError("eigenvectors must be given together with eigenvalues")
     spec = g._spec()
     if isinstance(covariance, str):
-        if covariance == "seed-design":
+        family = {"seed-design": "paper-design", "seed-code": "paper-code"}.get(covariance,
+                                                                               covariance)
+        if family == "paper-design":
             two_level = (1.0 / (12.0 * d), 0.25 + 1.0 / (12.0 * d))
-        elif covariance == "seed-code":
+        elif family == "paper-code":
             eigenvalues = np.full(d, 1.0 / (12.0 * d))
         else:
             raise _core._bad("covariance", covariance,
-                             "a d x d array, 'seed-design' or 'seed-code'")
+                             "a d x d array, 'paper-design' or 'paper-code'")
         covariance = None
     if covariance is not None:
         m = np.asarray(covariance, dtype=float)

@@ -124,7 +124,7 @@ class ShiftedBound:
         delta: the δ of ``value``.
         tau: where the shifted interpolation starts (NoisyCGD Thm 4.6: in epochs); None when
             the bound has no τ.
-        method: the source, e.g. ``"seed 002 Thm 4.2"``.
+        method: the source, e.g. ``"BSA24 Thm 4.2"``.
         note: corrections, derived bounds, the composition used, ...
         termination: ``converged``, ``max_iterations`` or ``failure``.
         message: why, when not converged.

@@ -301,16 +301,17 @@ def two_level(bulk: float, spike: float, x0: Array, xtilde: Array, *,
 def paper_start(d: int, *, x0_scale: float = 2.0, seed: int = 2) -> Tuple[np.ndarray, np.ndarray]:
     """(x0, x̃) of Lin et al. §5 as dpkit draws them (the CLI's ``--seed``/``--x0-scale``): x̃ iid
     U(0, 1/√d), then x0 ~ N(0, x0_scale² I) (2 in the released code, 1 in the paper). dpkit's
-    counter-based stream, not numpy's: the instance is the seed's in law, not bit for bit."""
+    counter-based stream, not numpy's: the instance is the paper's in law, not bit for bit."""
     s = _nonneg("x0_scale", x0_scale)
     sd = _core._integer("seed", seed, 0, "an integer >= 0")
-    x0, xt = _call(_dpkit.volterra_seed004_start, _dim(d), s, sd)
+    x0, xt = _call(_dpkit.volterra_lksp25_start, _dim(d), s, sd)
     return np.asarray(x0), np.asarray(xt)
 
 
 def paper_instance(d: int, *, sigma: str = "design", x0_scale: float = 2.0, seed: int = 2,
                    ridge: float = 0.1, label_noise: float = 1e-5, noise: float = 1.5) -> Spectrum:
-    """The §5 instance of Lin, Kolaczyk, Smith & Paquette (the CLI's ``--spectrum seed-design`` / ``seed-code``): x0, x̃
+    """The §5 instance of Lin, Kolaczyk, Smith & Paquette 2025 [LKSP25] (the CLI's
+    ``--spectrum paper-design`` / ``paper-code``): x0, x̃
     from :func:`paper_start`, and Σ = I/(12d) + 𝟏𝟏ᵀ/(4d), the design's true E[a aᵀ]
     (``sigma="design"``), or the released code's I/(12d) (``sigma="code"``). Defaults: the
     paper's δ = 0.1, E w² = 1e-5, σ = 1.5."""
@@ -320,7 +321,7 @@ def paper_instance(d: int, *, sigma: str = "design", x0_scale: float = 2.0, seed
     x0, xt = paper_start(dim, x0_scale=x0_scale, seed=seed)
     par = _params(ridge, label_noise, noise)
     if sigma == "design":
-        return Spectrum._from(_call(_dpkit.volterra_seed004_design, x0, xt, par))
+        return Spectrum._from(_call(_dpkit.volterra_lksp25_design, x0, xt, par))
     lam = np.full(dim, 1.0 / (12.0 * dim))
     return Spectrum._from(_call(_dpkit.volterra_from_eigenvalues, lam, x0, xt, par, 1e-10))
 
@@ -490,7 +491,7 @@ class RiskCurve:
 
 @dataclass(frozen=True)
 class Plateau:
-    """The long-time limit for a constant rate γ (spec 004 §2.7).
+    """The long-time limit for a constant rate γ (derived in docs/volterra.md).
 
     P_inf = (𝒫(x⋆) + G′_∞)/(1 − K_∞), R_inf; +inf with ``stable`` False, ``termination``
     ``failure`` and a message when K_∞ ≥ 1 (P_t then grows without bound). ``kernel_norm`` is

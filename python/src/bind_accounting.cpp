@@ -180,11 +180,9 @@ py::dict calibrate_steps(const std::vector<phase_tuple>& phases,
   return d;
 }
 
-// ε at δ for the last phase run for each of `steps` (≥ 1, any order) steps. PLD: every point is
-// its own certified composition. They are computed from the most steps down, each starting from
-// the grid spacing the largest run needed: the relative gap of the bracket grows like T·h²
-// while ε grows like √T or faster, so that grid is fine enough for the smaller runs, which then
-// need a single pass (the accountant still refines if it is not).
+// ε at δ for the last phase run for each of `steps` (≥ 1, any order): the library's curve
+// (accounting::estimate_epsilon_curve) — PLD from one grid and one discretisation where the
+// accuracy allows, each point certified from both sides; RDP equal to separate calls.
 py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
                        double gaussian_mu,
                        const std::vector<long long>& steps,
@@ -192,70 +190,27 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
                        const std::string& accountant,
                        const py::dict& options) {
   if (phases.empty()) throw std::invalid_argument("phases: the run needs at least one phase");
-  acc::training_run run = make_run(phases, gaussian_mu);
-  acc::pld_options o = make_pld_options(options);
+  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::pld_options o = make_pld_options(options);
   const acc::accountant_type a = parse_accountant(accountant);
   const std::size_t n = steps.size();
   std::vector<double> value(n), lower(n), upper(n);
   std::vector<std::string> termination(n), kind(n);
   std::string messages;
-  if (a == acc::accountant_type::rdp) {
-    // RDP composes additively, so the whole curve is one composition: the run without its last
-    // phase and one step of that phase, each at a fixed ladder of orders, then for every T the
-    // best of the four conversions over ε_T(α) = ε_prefix(α) + T·ε_step(α). The ladder has no
-    // per-point fractional refinement, so a point can be a little above what
-    // dpkit.epsilon(..., accountant="rdp") gives alone; each is still an upper bound.
+  std::vector<acc::privacy_estimate> es;
+  {
     py::gil_scoped_release release;
-    std::vector<double> orders;
-    for (double x = 1.1; x < 1.95; x += 0.1) orders.push_back(x);
-    for (double x = 2; x < 12; x += 0.5) orders.push_back(x);
-    for (int k = 12; k <= 32; ++k) orders.push_back(k);
-    for (double x = 36; x <= 1e4; x *= 1.25) orders.push_back(std::round(x));
-    acc::training_run prefix = run;
-    prefix.phases.pop_back();
-    acc::training_run step;
-    step.phases.push_back(run.phases.back());
-    step.phases.back().steps = 1;
-    std::vector<double> base(orders.size()), per_step(orders.size());
-    for (std::size_t j = 0; j < orders.size(); ++j) {
-      base[j] =
-          prefix.phases.empty() && prefix.gaussian_mu == 0 ? 0.0 : acc::run_rdp(prefix, orders[j]);
-      per_step[j] = acc::run_rdp(step, orders[j]);
-    }
-    std::vector<double> eps(orders.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto t = static_cast<double>(steps[i]);
-      for (std::size_t j = 0; j < orders.size(); ++j) eps[j] = base[j] + t * per_step[j];
-      const auto r = dpkit::divergence::rdp_epsilon(
-          dpkit::divergence::rdp_curve::at_orders(orders, eps), delta);
-      value[i] = upper[i] = r.epsilon;
-      lower[i] = NAN;
-      kind[i] = std::string(to_string(r.kind));
-      termination[i] = std::string(to_string(r.termination));
-      if (!r.converged() && messages.empty())
-        messages = "steps " + std::to_string(steps[i]) + ": " + r.message;
-    }
-  } else {
-    py::gil_scoped_release release;
-    std::vector<std::size_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return steps[x] > steps[y]; });
-    for (const std::size_t i : order) {
-      run.phases.back().steps = steps[i];
-      run.validate("dpkit");
-      const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, a, o);
-      value[i] = e.value;
-      lower[i] = e.lower;
-      upper[i] = e.upper;
-      kind[i] = std::string(to_string(e.kind));
-      termination[i] = std::string(to_string(e.termination));
-      if (!e.converged() && messages.empty())
-        messages = "steps " + std::to_string(steps[i]) + ": " + e.message;
-      if (a == acc::accountant_type::pld && e.pld.passes > 0 && o.grid_spacing == 0 &&
-          o.initial_grid_spacing == 0)
-        o.initial_grid_spacing = e.pld.grid_spacing;
-    }
+    es = acc::estimate_epsilon_curve(run, steps, delta, a, o);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const acc::privacy_estimate& e = es[i];
+    value[i] = e.value;
+    lower[i] = e.lower;
+    upper[i] = e.upper;
+    kind[i] = std::string(to_string(e.kind));
+    termination[i] = std::string(to_string(e.termination));
+    if (!e.converged() && messages.empty())
+      messages = "steps " + std::to_string(steps[i]) + ": " + e.message;
   }
   py::dict d;
   d["value"] = as_array(value);

@@ -1,4 +1,4 @@
-// Python bindings: dpkit/accounting/correlated.hpp — noise calibration for DP-λCGD (seed 000):
+// Python bindings: dpkit/accounting/correlated.hpp — noise calibration for DP-λCGD (WSK+26):
 // the noise multiplier κ of every method with its validity label, the lower bound, and the
 // ingredients (row sum, certified ‖C‖₂, leading-block norm, binomial tail, Lemma F.9's δ, the
 // projected δ, the closed forms, eq. (19)). python/dpkit/correlated.py wraps them with argument

@@ -1,4 +1,4 @@
-// Python bindings: dpkit/hsgd (seed 004) — the Gaussian law of linearised noisy HSGD and the
+// Python bindings: dpkit/hsgd (LKSP25) — the Gaussian law of linearised noisy HSGD and the
 // Rényi-DP trajectories of its last iterate, of several iterates and of their average. The law
 // is a class (HsgdLaw: building it solves the risk ODE once, and every privacy call reuses it);
 // the rest are functions over numpy arrays. python/dpkit/hsgd.py wraps them with argument
@@ -298,7 +298,7 @@ py::array_t<long long> top_pairs(const hs::gaussian_law& law,
 void bind_hsgd(py::module_& m) {
   py::class_<hs::gaussian_law, law_ptr>(
       m, "HsgdLaw",
-      "Low-level: the Gaussian law N(m(t), V(t)) of linearised noisy HSGD (seed 004 eq. (10)) "
+      "Low-level: the Gaussian law N(m(t), V(t)) of linearised noisy HSGD (LKSP25 eq. (10)) "
       "on [0, horizon]; use dpkit.hsgd.law.")
       .def_property_readonly("dimension", &hs::gaussian_law::dimension)
       .def_property_readonly("horizon", &hs::gaussian_law::horizon)
@@ -349,7 +349,7 @@ void bind_hsgd(py::module_& m) {
         py::arg("xtilde"), py::arg("params"), py::arg("schedule"), py::arg("horizon"),
         py::arg("options"),
         "Low-level: the law for Sigma = bulk I + (spike - bulk) u u^T, u = 1/sqrt(d) "
-        "(Householder basis; seed 004's design is bulk = 1/(12d), spike = 1/4 + 1/(12d)).");
+        "(Householder basis; LKSP25's design is bulk = 1/(12d), spike = 1/4 + 1/(12d)).");
   m.def("hsgd_renyi", &renyi, py::arg("law"), py::arg("a1"), py::arg("b1"), py::arg("a2"),
         py::arg("b2"), py::arg("times"), py::arg("s"), py::arg("alpha"), py::arg("order"),
         py::arg("release"),

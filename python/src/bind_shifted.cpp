@@ -1,4 +1,4 @@
-// Python bindings: dpkit/shifted (seed 002, shifted interpolation) — the GDP bounds of NoisyGD,
+// Python bindings: dpkit/shifted (BSA24, shifted interpolation) — the GDP bounds of NoisyGD,
 // NoisyCGD and LMC, the PLD-certified NoisySGD bounds, the CLT choices, the YS22 RDP bounds and
 // the optimisation problem itself. Results come back as dicts; python/dpkit/shifted.py turns
 // them into labelled result objects and assembles the same tables as `dpkit shifted`. Argument
@@ -176,7 +176,7 @@ py::dict gd_schedule(const py::dict& setting,
   return gdp_dict(g, delta);
 }
 
-// LMC and the exponential mechanisms (seed 002 §5).
+// LMC and the exponential mechanisms (BSA24 §5).
 py::dict mechanism(
     const std::string& name, double L, double m, double eta, long long t, double D, double delta) {
   sh::gdp_bound g;
@@ -290,13 +290,13 @@ py::dict sgd_at(const std::string& name,
   b.tau = tau;
   if (name == "strongly_convex") {
     b.run = sh::noisy_sgd_strongly_convex_run(s, tau, alpha);
-    b.source = "seed 002 Thm 4.9 (given tau, PLD)";
+    b.source = "BSA24 Thm 4.9 (given tau, PLD)";
   } else if (name == "constrained_convex") {
     b.run = sh::noisy_sgd_constrained_convex_run(s, tau, alpha);
-    b.source = "seed 002 Thm 4.10 (given tau, PLD)";
+    b.source = "BSA24 Thm 4.10 (given tau, PLD)";
   } else if (name == "shifts") {
     b.run = sh::noisy_sgd_general_run(s, to_vector(shifts), alpha);
-    b.source = "seed 002 Thm C.13 (the given shifts, PLD)";
+    b.source = "BSA24 Thm C.13 (the given shifts, PLD)";
     b.tau = -1;
   } else {
     throw std::invalid_argument("bound: unknown NoisySGD bound '" + name + "'");
@@ -375,7 +375,7 @@ py::dict best_interpolation(double contraction,
 void bind_shifted(py::module_& m) {
   const char* setting_doc =
       " setting: dict with any of sensitivity, examples, batch_size, noise, learning_rate, "
-      "steps, contraction, diameter (seed 002's L, n, b, sigma, eta, t, c, D).";
+      "steps, contraction, diameter (BSA24's L, n, b, sigma, eta, t, c, D).";
   m.def("shifted_gdp", &gdp, py::arg("name"), py::arg("setting"), py::arg("tau"), py::arg("delta"),
         (std::string("Low-level: one GDP bound of dpkit/shifted/bounds.hpp by function name "
                      "(mu, kind, tau, source, note, epsilon at delta); use dpkit.shifted.") +
@@ -406,11 +406,11 @@ void bind_shifted(py::module_& m) {
         "given absolute shifts a_1..a_{t-1} (shifts, Thm C.13), certified by PLD.");
   m.def("shifted_contraction", &sh::contraction, py::arg("learning_rate"),
         py::arg("strong_convexity"), py::arg("smoothness"),
-        "c = max{|1 - eta m|, |1 - eta M|} (seed 002 Lemma 2.8).");
+        "c = max{|1 - eta m|, |1 - eta M|} (BSA24 Lemma 2.8).");
   m.def("shifted_exponential_mechanism_threshold", &sh::exponential_mechanism_threshold,
-        "c* of seed 002 D.4 (about 0.67639).");
+        "c* of BSA24 D.4 (about 0.67639).");
   m.def("shifted_clt_k", &sh::clt_k, py::arg("mu"),
-        "K(mu) = e^{mu^2} Phi(1.5 mu) + 3 Phi(-0.5 mu) - 2 (seed 002 Lemma A.5).");
+        "K(mu) = e^{mu^2} Phi(1.5 mu) + 3 Phi(-0.5 mu) - 2 (BSA24 Lemma A.5).");
   m.def("shifted_solve_interpolation", &solve_interpolation, py::arg("contraction"),
         py::arg("sensitivities"), py::arg("initial_shift"), py::arg("contractions"),
         py::arg("noise"), "Low-level: the optimisation problem of Thm C.3 on one window.");

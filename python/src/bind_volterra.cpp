@@ -1,4 +1,4 @@
-// Python bindings: dpkit/volterra (seed 004) — the risk trajectories P_t, R_t of noisy HSGD on
+// Python bindings: dpkit/volterra (LKSP25) — the risk trajectories P_t, R_t of noisy HSGD on
 // ridge least squares from the Volterra equations (6)–(7). A problem crosses the boundary as a
 // dict of numpy arrays (one entry per eigen-group) plus d, ridge, label_noise and sigma; a
 // schedule as (kind, parameters, table times, table rates). python/dpkit/volterra.py wraps
@@ -128,13 +128,13 @@ py::dict two_level(long long d,
       vt::two_level(d, bulk, spike, to_vector(x0), to_vector(xtilde), volterra_parameters(params)));
 }
 
-py::dict seed004_design(const dvec& x0, const dvec& xtilde, const py::dict& params) {
-  return volterra_problem_dict(vt::seed004_design(static_cast<long long>(x0.size()), to_vector(x0),
+py::dict lksp25_design(const dvec& x0, const dvec& xtilde, const py::dict& params) {
+  return volterra_problem_dict(vt::lksp25_design(static_cast<long long>(x0.size()), to_vector(x0),
                                                   to_vector(xtilde), volterra_parameters(params)));
 }
 
-py::tuple seed004_start(long long d, double x0_scale, std::uint64_t seed) {
-  const vt::seed004_vectors v = vt::seed004_start(d, x0_scale, seed);
+py::tuple lksp25_start(long long d, double x0_scale, std::uint64_t seed) {
+  const vt::lksp25_vectors v = vt::lksp25_start(d, x0_scale, seed);
   return py::make_tuple(as_array(v.x0), as_array(v.xtilde));
 }
 
@@ -373,11 +373,11 @@ void bind_volterra(py::module_& m) {
   m.def("volterra_two_level", &two_level, py::arg("d"), py::arg("bulk"), py::arg("spike"),
         py::arg("x0"), py::arg("xtilde"), py::arg("params"),
         "Low-level: Sigma = bulk I + (spike - bulk) u u^T, u = 1/sqrt(d).");
-  m.def("volterra_seed004_design", &seed004_design, py::arg("x0"), py::arg("xtilde"),
-        py::arg("params"), "Low-level: seed 004's design Sigma = I/(12d) + 11^T/(4d).");
-  m.def("volterra_seed004_start", &seed004_start, py::arg("d"), py::arg("x0_scale"),
+  m.def("volterra_lksp25_design", &lksp25_design, py::arg("x0"), py::arg("xtilde"),
+        py::arg("params"), "Low-level: LKSP25's design Sigma = I/(12d) + 11^T/(4d).");
+  m.def("volterra_lksp25_start", &lksp25_start, py::arg("d"), py::arg("x0_scale"),
         py::arg("seed"),
-        "Low-level: (x0, xtilde) of seed 004 §5 as dpkit draws them (xtilde iid U(0, 1/sqrt d), "
+        "Low-level: (x0, xtilde) of LKSP25 §5 as dpkit draws them (xtilde iid U(0, 1/sqrt d), "
         "x0 ~ N(0, x0_scale^2 I), stream (seed, 0, 0)).");
   m.def("volterra_read_csv", &read_csv, py::arg("path"), py::arg("defaults"),
         "Low-level: read a spectrum file (docs/volterra.md).");
@@ -389,7 +389,7 @@ void bind_volterra(py::module_& m) {
   m.def("volterra_risk", &risk, py::arg("problem"), py::arg("kind"), py::arg("params"),
         py::arg("table_times"), py::arg("table_rates"), py::arg("times"), py::arg("solver"),
         py::arg("relative_tolerance"), py::arg("options"),
-        "Low-level: P_t and R_t (seed 004 eqs. (6)-(7)) with error estimates and status.");
+        "Low-level: P_t and R_t (LKSP25 eqs. (6)-(7)) with error estimates and status.");
   m.def("volterra_plateau", &plateau, py::arg("problem"), py::arg("gamma"),
         "Low-level: P_inf, R_inf and K_inf for a constant rate gamma.");
   m.def("volterra_kernel_norm", &kernel_norm, py::arg("problem"), py::arg("gamma"),

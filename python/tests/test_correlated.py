@@ -1,4 +1,4 @@
-"""dpkit.correlated against independent values: the closed forms of seed 000 (Thm F.12, Thm D.9,
+"""dpkit.correlated against independent values: the closed forms of WSK+26 (Thm F.12, Thm D.9,
 the row sum, the leading block), numpy's SVD for ‖C‖₂, exact binomial tails and Lemma F.9's δ
 in mpmath, the projected pair's hockey-stick divergences in mpmath, docs/correlated.md's table,
 and the C++ CLI (`dpkit correlated ... --format json`, when DPKIT_CLI is set)."""

@@ -1,6 +1,6 @@
 """dpkit.hsgd against independent values: the law's P_t against the exact ODE lift (matrix
 exponential in mpmath, as in test_volterra), the Rényi divergence against a dense Gaussian
-formula built in the test from seed 004 eqs. (11)–(13) (the jump X⁺ = C_i X + h b_i a_i + e,
+formula built in the test from LKSP25 eqs. (11)–(13) (the jump X⁺ = C_i X + h b_i a_i + e,
 then the common dynamics), the discrete mixture against its finite sum, the continuous one
 against Gauss–Legendre quadrature, and the C++ CLI (`dpkit hsgd privacy --dataset ...`, when
 DPKIT_CLI is set)."""
@@ -174,13 +174,13 @@ def test_against_cli(tmp_path):
     np.savetxt(path, np.column_stack([f, y]), delimiter=",", fmt="%.17g",
                header=",".join([f"a{i}" for i in range(d)] + ["b"]), comments="")
     out = subprocess.run(
-        [CLI, "hsgd", "privacy", "--spectrum", "seed-code", "--dim", str(d), "--dataset",
+        [CLI, "hsgd", "privacy", "--spectrum", "paper-code", "--dim", str(d), "--dataset",
          str(path), "--ridge", "0.1", "--label-noise", "1e-5", "--noise", "1.5",
          "--learning-rate", "5", "--order", "2,4", "--times", "0.5,1,2", "--pairs", "extreme:3",
          "--delta", "1e-5", "--format", "json"], check=True, capture_output=True,
         text=True).stdout
     rows = json.loads(out)["results"]
-    law = hsgd.law(x0=x0, xtilde=xt, covariance="seed-code", ridge=0.1, label_noise=1e-5,
+    law = hsgd.law(x0=x0, xtilde=xt, covariance="paper-code", ridge=0.1, label_noise=1e-5,
                    noise=1.5, learning_rate=5, horizon=n / d)
     res = hsgd.rdp(law, f, y, pairs="extreme:3", times=[0.5, 1, 2], alpha=[2, 4], delta=1e-5)
     def same(ours, theirs):   # the CLI writes +inf (a vacuous order) as null

@@ -1,4 +1,4 @@
-"""dpkit.shifted against independent values: the closed forms of seed 002 evaluated in mpmath,
+"""dpkit.shifted against independent values: the closed forms of BSA24 evaluated in mpmath,
 the exact GDP conversion solved in mpmath, the KKT conditions of the optimisation problem, and
 the C++ CLI (`dpkit shifted ... --format json`, when DPKIT_CLI is set)."""
 
@@ -46,7 +46,7 @@ def test_noisy_gd_strongly_convex_matches_thm_4_2_and_docs():
     c, t, L, n, s = mp.mpf("0.95"), 160, mp.mpf("0.1"), 1, 1
     mu = mp.sqrt((1 - c**t) / (1 + c**t) * (1 + c) / (1 - c)) * L / (n * s)
     b = r["shifted-interpolation"]
-    assert b.kind == "upper-bound" and b.tau == 0 and b.method == "seed 002 Thm 4.2"
+    assert b.kind == "upper-bound" and b.tau == 0 and b.method == "BSA24 Thm 4.2"
     assert rel(b.mu, float(mu)) < 1e-13
     assert rel(float(b), gdp_epsilon(mu, 1e-5)) < 1e-9
     assert b.lower <= b.upper and rel(b.lower, b.upper) < 1e-9

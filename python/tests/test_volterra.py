@@ -1,4 +1,4 @@
-"""dpkit.volterra against independent values: the ODE lift of seed 004's Volterra equations
+"""dpkit.volterra against independent values: the ODE lift of LKSP25's Volterra equations
 (docs/volterra.md) written out in the test as an affine linear system and solved exactly by an
 mpmath matrix exponential (piecewise for a step schedule), its steady state for the plateau,
 the schedules' integrals in closed form, numpy's eigendecomposition for from_covariance, and

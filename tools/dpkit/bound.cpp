@@ -13,8 +13,8 @@
 // reaches the user as a message about the flag (main.cpp's user_message). Unknown bound names
 // and misspelt flags get a "did you mean" suggestion (edit distance), which CLI11 2.1 lacks.
 //
-// The library's `source` strings name the papers by their internal numbers; user-facing text
-// names them by authors and topic instead (paper_text()).
+// Sources name the papers by the keys of docs/references.md (e.g. "WSK+26, Thm C.13"), as the
+// library's `source` strings do; --list and each bound's notes give the full citation.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -24,7 +24,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,44 +46,24 @@ namespace bound_catalogue {
 namespace {
 
 constexpr paper_info kPapers[] = {
-    {"000", "Wang et al. (KANs, correlated-noise DP-SGD)",
-     "Wang, Schuchardt, Kalinin, Zhou, Fellenz, Lampert & Kloft, \"Population Risk Bounds for "
-     "Kolmogorov-Arnold Networks Trained by DP-SGD with Correlated Noise\""},
-    {"001", "Anonymous (DP non-convex learning)",
-     "anonymous authors (under double-blind review), \"Differentially Private Non-convex "
-     "Learning for Multi-layer Neural Networks\""},
-    {"002", "Bok, Su & Altschuler (shifted interpolation)",
-     "Bok, Su & Altschuler, \"Shifted Interpolation for Differential Privacy\""},
-    {"003", "Zhang et al. (long-tailed memorisation)",
-     "Zhang, Xie, Ding, Fu, Liu & Wang, \"Understanding the Impact of Differentially Private "
-     "Training on Memorization of Long-Tailed Data\""},
-    {"004", "Lin, Kolaczyk, Smith & Paquette (noisy SGD on least squares)",
-     "Lin, Kolaczyk, Smith & Paquette, \"High-Dimensional Privacy-Utility Dynamics of Noisy "
-     "Stochastic Gradient Descent on Least Squares\""},
+    {"WSK+26", "Wang et al. 2026 (WSK+26; KANs, correlated-noise DP-SGD)",
+     "WSK+26: Wang, Schuchardt, Kalinin, Zhou, Fellenz, Lampert & Kloft (2026), \"Population "
+     "Risk Bounds for Kolmogorov-Arnold Networks Trained by DP-SGD with Correlated Noise\", "
+     "arXiv:2605.12648"},
+    {"SWX+23", "Shen et al. 2023 (SWX+23; DP non-convex learning)",
+     "SWX+23: Shen, Wang, Xiang, Ying & Wang (2023), \"Differentially Private Non-convex "
+     "Learning for Multi-layer Neural Networks\", arXiv:2310.08425"},
+    {"BSA24", "Bok, Su & Altschuler 2024 (BSA24; shifted interpolation)",
+     "BSA24: Bok, Su & Altschuler (2024), \"Shifted Interpolation for Differential Privacy\", "
+     "ICML 2024, arXiv:2403.00278"},
+    {"ZXD+26", "Zhang et al. 2026 (ZXD+26; long-tailed memorisation)",
+     "ZXD+26: Zhang, Xie, Ding, Fu, Liu & Wang (2026), \"Understanding the Impact of "
+     "Differentially Private Training on Memorization of Long-Tailed Data\", arXiv:2602.03872"},
+    {"LKSP25", "Lin et al. 2025 (LKSP25; noisy SGD on least squares)",
+     "LKSP25: Lin, Kolaczyk, Smith & Paquette (2025), \"High-Dimensional Privacy-Utility "
+     "Dynamics of Noisy Stochastic Gradient Descent on Least Squares\", arXiv:2510.16687"},
 };
 
-void replace_all(std::string& s, const std::string& from, std::string_view to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-}
-
-// The library's provenance strings in the user's terms: the papers' internal filing numbers
-// (kPapers' ids) become the short names above, e.g. "Wang et al. (KANs, correlated-noise
-// DP-SGD), Thm C.13"; references to the toolkit's internal implementation notes (section
-// numbers of those notes) are dropped.
-std::string paper_text(std::string s) {
-  static const std::regex in_parens(R"(\s*\([Ss]pec 00[0-9][^)]*\))");
-  static const std::regex after_comma(R"(,\s*[Ss]pec 00[0-9][^),;]*)");
-  static const std::regex bare(R"([Ss]pec 00[0-9](\s*§\s*[0-9.]+(\s*item\s*[0-9]+)?)?)");
-  s = std::regex_replace(s, in_parens, "");
-  s = std::regex_replace(s, after_comma, "");
-  s = std::regex_replace(s, bare, "dpkit's derivation");
-  for (const paper_info& p : kPapers) {
-    replace_all(s, "seed " + std::string(p.id), p.short_name);
-    replace_all(s, "Seed " + std::string(p.id), p.short_name);
-  }
-  return s;
-}
 
 // ---- parameters -----------------------------------------------------------------------------------
 
@@ -274,7 +253,7 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   std::size_t n_failed = 0;
   for (const risk::condition& c : e.conditions)
     if (!c.holds) {
-      failed += (failed.empty() ? "" : "; ") + paper_text(c.name);
+      failed += (failed.empty() ? "" : "; ") + c.name;
       ++n_failed;
     }
   // A value that is not a finite double is never labelled a bound (an overflow: the inputs are
@@ -296,10 +275,10 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   rep.columns = {"row", "name", "value", "limit", "status", "source"};
   json values = json::object();
   for (const auto& [part, r] : e.totals) {
-    const std::string source = paper_text(r.source);
+    const std::string source = r.source;
     for (const risk::bound_term& t : r.terms)
       rep.results.push_back({{"row", "term"},
-                             {"name", paper_text(t.name)},
+                             {"name", t.name},
                              {"value", number_or_null(t.value)},
                              {"limit", nullptr},
                              {"status", ""},
@@ -317,15 +296,15 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   }
   for (const risk::condition& c : e.conditions)
     rep.results.push_back({{"row", "condition"},
-                           {"name", paper_text(c.name)},
+                           {"name", c.name},
                            {"value", number_or_null(c.value)},
                            {"limit", number_or_null(c.limit)},
                            {"status", c.holds ? "holds" : "FAILS"},
-                           {"source", paper_text(c.source)},
+                           {"source", c.source},
                            {"holds", c.holds}});
   for (const auto& [name, v] : e.derived)
     rep.results.push_back({{"row", "derived"},
-                           {"name", paper_text(name)},
+                           {"name", name},
                            {"value", number_or_null(v)},
                            {"limit", nullptr},
                            {"status", ""},
@@ -381,7 +360,7 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
                           ": the total applies a constant factor to them or takes their maximum "
                           "(see --help).");
   }
-  for (const std::string& n : e.notes) rep.notes.push_back(paper_text(n));
+  for (const std::string& n : e.notes) rep.notes.push_back(n);
   rep.notes.push_back("Paper: " + std::string(pp.citation) + ", " + spec.theorem + ".");
   return rep;
 }
@@ -481,10 +460,9 @@ report list_report(bool table) {
       "hypothesis holds; each evaluation checks them and says 'condition violated' "
       "(HYPOTHESIS FAILS) otherwise.",
       "'dpkit bound NAME --help' gives a bound's formula, hypotheses and parameters.",
-      "Papers:"};
-  for (const char* id : {"000", "001", "003"})
-    rep.notes.push_back("  " + std::string(paper(id).short_name) + ": " +
-                        std::string(paper(id).citation));
+      "Papers (docs/references.md lists every work cited):"};
+  for (const char* id : {"WSK+26", "SWX+23", "ZXD+26"})
+    rep.notes.push_back("  " + std::string(paper(id).citation));
   if (table) {
     rep.notes.push_back("Parameters and defaults (--flag DEFAULT):");
     for (const json& row : rep.results)

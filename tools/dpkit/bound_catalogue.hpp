@@ -22,11 +22,11 @@ namespace dpkit::cli::bound_catalogue {
 
 /// One of the five papers: how user-facing text names it.
 struct paper_info {
-  std::string_view id;          ///< the internal number the library's sources use
-  std::string_view short_name;  ///< authors + topic, for sources and titles
-  std::string_view citation;    ///< authors and title, for notes
+  std::string_view id;          ///< the key of docs/references.md, as the library's sources use it
+  std::string_view short_name;  ///< authors, year, key and topic, for titles
+  std::string_view citation;    ///< key, authors, year, title and arXiv id, for notes
 };
-/// The paper with this internal id (the first paper if unknown).
+/// The paper with this key (the first paper if unknown).
 const paper_info& paper(std::string_view id);
 
 /// The help group of the hidden-constant flags (--c-*), shared by every family.

@@ -12,7 +12,7 @@
 namespace dpkit::cli::bound_catalogue {
 namespace {
 
-// ---- Wang et al.: KANs trained by DP-SGD with correlated noise ------------------------------------
+// ---- WSK+26: KANs trained by DP-SGD with correlated noise -----------------------------------------
 
 const char* kKanRun = "Training run (Algorithm 1, DP-lambdaCGD)";
 
@@ -147,7 +147,7 @@ std::vector<bound_spec> kan_bounds() {
     };
   };
   out.push_back(
-      {"kan-thm4.1", "000", "Thm 4.1 / C.13",
+      {"kan-thm4.1", "WSK+26", "Thm 4.1 / C.13",
        "optimisation risk (1/T) sum_t L_S(W_t) of DP-lambdaCGD (correlated noise)",
        bound_status::up_to_constants,
        "Thm 4.1 / C.13: optimisation risk of a KAN trained by DP-SGD with correlated noise",
@@ -165,7 +165,7 @@ std::vector<bound_spec> kan_bounds() {
                                 "c-width-lower", "c-width-upper"})}),
        theorem(&risk::kan_correlated_optimization)});
   out.push_back(
-      {"kan-thm5.2", "000", "Thm 5.2 / C.23",
+      {"kan-thm5.2", "WSK+26", "Thm 5.2 / C.23",
        "population risk of DP-lambdaCGD (correlated noise)", bound_status::up_to_constants,
        "Thm 5.2 / C.23: population risk of a KAN trained by DP-SGD with correlated noise",
        "appendix (Thm C.23, default): c-bound (1 + eta T log(1/delta)/n)(A + log(n/delta)(sqrt(m) + "
@@ -204,7 +204,7 @@ std::vector<bound_spec> kan_bounds() {
          return result;
        }});
   out.push_back(
-      {"kan-thmD.14", "000", "Thm D.14",
+      {"kan-thmD.14", "WSK+26", "Thm D.14",
        "optimisation risk of DP-SGD with independent noise (lambda = 0)",
        bound_status::up_to_constants,
        "Thm D.14: optimisation risk of a KAN trained by DP-SGD with independent noise",
@@ -218,7 +218,7 @@ std::vector<bound_spec> kan_bounds() {
              kan_hidden_params({"c-sigma-b", "c-bound", "c-width-lower"})}),
        theorem(&risk::kan_independent_optimization)});
   out.push_back(
-      {"kan-thmD.16", "000", "Thm D.16",
+      {"kan-thmD.16", "WSK+26", "Thm D.16",
        "population risk of DP-SGD with independent noise (lambda = 0)",
        bound_status::up_to_constants,
        "Thm D.16: population risk of a KAN trained by DP-SGD with independent noise",
@@ -231,7 +231,7 @@ std::vector<bound_spec> kan_bounds() {
              kan_hidden_params({"c-sigma-b", "c-bound", "c-width-lower", "c-width-generalization"})}),
        theorem(&risk::kan_independent_population)});
   out.push_back(
-      {"kan-thmE.1-opt", "000", "Thm E.1 (optimisation)",
+      {"kan-thmE.1-opt", "WSK+26", "Thm E.1 (optimisation)",
        "optimisation risk of non-private mini-batch SGD (kappa = 0)",
        bound_status::up_to_constants,
        "Thm E.1: optimisation risk of a KAN trained by non-private mini-batch SGD",
@@ -243,7 +243,7 @@ std::vector<bound_spec> kan_bounds() {
              kan_hidden_params({"c-sigma-b", "c-bound", "c-width-lower"})}),
        theorem(&risk::kan_sgd_optimization)});
   out.push_back(
-      {"kan-thmE.1-pop", "000", "Thm E.1 (population)",
+      {"kan-thmE.1-pop", "WSK+26", "Thm E.1 (population)",
        "population risk of non-private mini-batch SGD (kappa = 0)", bound_status::up_to_constants,
        "Thm E.1: population risk of a KAN trained by non-private mini-batch SGD",
        "value = c-bound [(1 + eta T/n)(A_non + delta) + delta/gamma], A_non as in kan-thmE.1-opt.\n"
@@ -256,7 +256,7 @@ std::vector<bound_spec> kan_bounds() {
 
   // The explicit certificate (Lemmas C.3-C.11 assembled) with Lemma C.12's comparator.
   out.push_back(
-      {"kan-certificate", "000", "Lemmas C.3, C.5, C.6, C.10, C.11 with Lemma C.12",
+      {"kan-certificate", "WSK+26", "Lemmas C.3, C.5, C.6, C.10, C.11 with Lemma C.12",
        "optimisation risk (1/T) sum_t L_S(W_t) of DP-lambdaCGD, every constant explicit",
        bound_status::explicit_bound,
        "Explicit certificate (Lemmas C.3-C.12): optimisation risk of DP-lambdaCGD, no hidden "
@@ -407,7 +407,7 @@ std::vector<bound_spec> kan_bounds() {
   const std::vector<std::string> rate_hidden = {"c-sigma-b", "c-bound", "c-polylog", "c-batch",
                                                 "c-steps",   "c-step-size", "c-width", "c-noise"};
   out.push_back(
-      {"kan-cor5.3", "000", "Cor 5.3 / C.24",
+      {"kan-cor5.3", "WSK+26", "Cor 5.3 / C.24",
        "optimisation and population risk rates of DP-lambdaCGD at the prescribed parameters",
        bound_status::up_to_constants,
        "Cor 5.3 / C.24: risk rates of DP-SGD with correlated noise (prescribed B, eta, T, m, "
@@ -421,7 +421,7 @@ std::vector<bound_spec> kan_bounds() {
        join({rate_params(true, true, false), kan_hidden_params(rate_hidden)}),
        rate(&risk::kan_correlated_rate)});
   out.push_back(
-      {"kan-cor5.5", "000", "Cor 5.5",
+      {"kan-cor5.5", "WSK+26", "Cor 5.5",
        "optimisation and population risk rates of DP-SGD with independent noise",
        bound_status::up_to_constants,
        "Cor 5.5: risk rates of DP-SGD with independent noise (prescribed B, eta, T, m, kappa)",
@@ -432,7 +432,7 @@ std::vector<bound_spec> kan_bounds() {
        "--epsilon 2", join({rate_params(true, false, false), kan_hidden_params(rate_hidden)}),
        rate(&risk::kan_independent_rate)});
   out.push_back(
-      {"kan-cor5.6", "000", "Cor 5.6",
+      {"kan-cor5.6", "WSK+26", "Cor 5.6",
        "optimisation and population risk rates of non-private mini-batch SGD",
        bound_status::up_to_constants,
        "Cor 5.6: risk rates of non-private mini-batch SGD (prescribed eta, T, m)",
@@ -443,7 +443,7 @@ std::vector<bound_spec> kan_bounds() {
        "--batch-size 10", join({rate_params(false, false, true), kan_hidden_params(rate_hidden)}),
        rate(&risk::kan_sgd_rate)});
   out.push_back(
-      {"kan-gd", "000", "App. E (full-batch GD after Cor 5.6)",
+      {"kan-gd", "WSK+26", "App. E (full-batch GD after Cor 5.6)",
        "optimisation and population risk rates of full-batch gradient descent",
        bound_status::up_to_constants,
        "App. E: risk rates of full-batch gradient descent (prescribed eta, T, m)",

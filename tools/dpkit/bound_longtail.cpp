@@ -13,7 +13,7 @@
 namespace dpkit::cli::bound_catalogue {
 namespace {
 
-// ---- Zhang et al.: long-tailed memorisation ------------------------------------------------------
+// ---- ZXD+26: long-tailed memorisation -------------------------------------------------------------
 
 const char* kLongtailProblem = "Data (Definition 1, the spiked construction)";
 const char* kLongtailRun = "Training run (DP-SGD of eq. (4))";
@@ -171,7 +171,7 @@ std::vector<bound_spec> longtail_bounds() {
   using risk::bound_status;
   std::vector<bound_spec> out;
   out.push_back(
-      {"longtail-thm1", "003", "Thm 1",
+      {"longtail-thm1", "ZXD+26", "Thm 1",
        "memorisation: a LOWER bound on <w_{y,r}^(T), xi> (how far training moves a filter toward "
        "an example's noise patch xi)",
        bound_status::up_to_constants,
@@ -224,7 +224,7 @@ std::vector<bound_spec> longtail_bounds() {
          return with_condition1(a, in, r, std::move(e));
        }});
   out.push_back(
-      {"longtail-thm2", "003", "Thm 2", "training loss L(W^(T), x, y) of an example of class k",
+      {"longtail-thm2", "ZXD+26", "Thm 2", "training loss L(W^(T), x, y) of an example of class k",
        bound_status::up_to_constants, "Thm 2: training loss of DP-SGD on an example of class k",
        "value = exp(-c-rate eta T Lambda_y |S_y| ||u_y||^2/(n sqrt m)) L(W^(0), x, y)\n"
        "      + c-floor n sqrt(m) sigma_n sqrt(d) (||u_y|| + ||A_y||_F)/(Lambda_y |S_y| ||u_y||^2)\n"
@@ -249,7 +249,7 @@ std::vector<bound_spec> longtail_bounds() {
          return with_condition1(a, in, r, std::move(e));
        }});
   out.push_back(
-      {"longtail-thm3-all", "003", "Thm 3 Statement 1",
+      {"longtail-thm3-all", "ZXD+26", "Thm 3 Statement 1",
        "test error on all data of class k", bound_status::up_to_constants,
        "Thm 3 (Statement 1): test error of DP-SGD on all data of class k",
        "value = sum_{j != k} exp(-c-exponent (N_D/D_j)^2),\n"
@@ -270,7 +270,7 @@ std::vector<bound_spec> longtail_bounds() {
          return with_condition1(a, in, r, std::move(e));
        }});
   out.push_back(
-      {"longtail-thm3-tail", "003", "Thm 3 Statement 2",
+      {"longtail-thm3-tail", "ZXD+26", "Thm 3 Statement 2",
        "test error on the L-long-tailed data of class k", bound_status::up_to_constants,
        "Thm 3 (Statement 2): test error of DP-SGD on the long-tailed data of class k",
        "value = sum_{j != k} exp(-c-exponent (N_T(L)/D_j)^2),\n"
@@ -299,7 +299,7 @@ std::vector<bound_spec> longtail_bounds() {
          return with_condition1(a, in, r, std::move(e));
        }});
   out.push_back(
-      {"longtail-remark4", "003", "Remark 4",
+      {"longtail-remark4", "ZXD+26", "Remark 4",
        "test error on all data of class k at the noise an (epsilon, delta) budget needs",
        bound_status::up_to_constants,
        "Remark 4: Thm 3 Statement 1 at the noise calibrated to epsilon (logs absorbed)",

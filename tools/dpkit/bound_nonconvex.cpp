@@ -1,5 +1,5 @@
 // `dpkit bound` catalogue: the risk bounds of "Differentially Private Non-convex Learning for
-// Multi-layer Neural Networks" (anonymous authors): Part III's multi-layer ReLU networks
+// Multi-layer Neural Networks" (SWX+23, Shen et al. 2023): Part III's multi-layer ReLU networks
 // (dpkit/risk/mlp_bounds.hpp) and Parts I-II's GLMs, ReLU regression and kernels
 // (dpkit/risk/nonconvex_bounds.hpp).
 #include <algorithm>
@@ -14,7 +14,7 @@
 
 namespace dpkit::cli::bound_catalogue {
 
-// ---- Anonymous: DP non-convex learning, Part III (multi-layer ReLU networks) ---------------------
+// ---- SWX+23: DP non-convex learning, Part III (multi-layer ReLU networks) ------------------------
 
 std::vector<bound_spec> mlp_bounds() {
   std::vector<param> run = in_group(
@@ -61,7 +61,7 @@ std::vector<bound_spec> mlp_bounds() {
            {"c-noise", "c_2 of the paper's noise sigma (reported, not in the bound)"}})
     hidden.push_back(real(k, h, "1", positive()));
   return {
-      {"mlp-thm13", "001", "Thm 13, eq. (7)",
+      {"mlp-thm13", "SWX+23", "Thm 13, eq. (7)",
        "excess population risk of DP-SGD (Algorithm 10) on an L-layer ReLU network",
        risk::bound_status::up_to_constants,
        "Thm 13: excess population risk of DP-SGD on a multi-layer ReLU network (NTK regime)",
@@ -137,7 +137,7 @@ std::vector<bound_spec> mlp_bounds() {
 
 namespace {
 
-// ---- Anonymous: DP non-convex learning, Parts I-II (GLMs, ReLU regression, kernels) -------------
+// ---- SWX+23: DP non-convex learning, Parts I-II (GLMs, ReLU regression, kernels) ----------------
 
 std::vector<param> glm_params(bool misspecification) {
   std::vector<param> ps = {
@@ -212,7 +212,7 @@ void add_moreau_parameters(const risk::glm_problem& p, const risk::nonconvex_hid
   e.derived.push_back({"step size eta (as Thm 1)", m.eta});
   e.conditions.push_back({"eta <= 2/beta (phased SGD on the beta-smooth envelope)", m.eta,
                           2 / m.beta, m.eta_le_2_over_beta,
-                          std::string(paper("001").short_name) + ", Thm 4 (its parameters)"});
+                          std::string(paper("SWX+23").short_name) + ", Thm 4 (its parameters)"});
 }
 
 }  // namespace
@@ -227,7 +227,7 @@ std::vector<bound_spec> nonconvex_bounds() {
     return in_group({real("eta", help, def, positive({"auto", "none"}))}, "Step size");
   };
   out.push_back(
-      {"nonconvex-thm1", "001", "Thm 1 (Algorithm 2)",
+      {"nonconvex-thm1", "SWX+23", "Thm 1 (Algorithm 2)",
        "excess population risk of phased DP-SGD (Algorithm 2) on a GLM",
        bound_status::up_to_constants,
        "Thm 1: excess risk of phased DP-SGD on a GLM (dimension-free)",
@@ -251,7 +251,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm1-phase-sum", "001", "App A (proof of Thm 1): Lemma 8 summed over the phases",
+      {"nonconvex-thm1-phase-sum", "SWX+23", "App A (proof of Thm 1): Lemma 8 summed over the phases",
        "surrogate excess risk E L^l_P(w_k) - L^l_P(w*) of Algorithm 2, every constant explicit",
        bound_status::explicit_bound,
        "Proof of Thm 1: the explicit phase-sum bound on Algorithm 2's surrogate excess risk",
@@ -287,7 +287,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm2", "001", "Thm 2 (Algorithm 3)",
+      {"nonconvex-thm2", "SWX+23", "Thm 2 (Algorithm 3)",
        "excess population risk of phased DP-SGD on JL-projected data (Algorithm 3)",
        bound_status::up_to_constants,
        "Thm 2: excess risk of phased DP-SGD on JL-projected data (Algorithm 3)",
@@ -305,7 +305,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-alg1", "001", "Algorithm 1 / Remark 3",
+      {"nonconvex-alg1", "SWX+23", "Algorithm 1 / Remark 3",
        "excess population risk of Algorithm 1 (the better of Algorithms 2 and 3)",
        bound_status::up_to_constants,
        "Algorithm 1 / Remark 3: excess risk of the better of Algorithms 2 and 3 on a GLM",
@@ -322,7 +322,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm4", "001", "Thm 4 (Algorithm 5), eq. (3)",
+      {"nonconvex-thm4", "SWX+23", "Thm 4 (Algorithm 5), eq. (3)",
        "excess population risk of phased DP-SGD on the Moreau envelope (Algorithm 5)",
        bound_status::up_to_constants,
        "Thm 4: excess risk of phased DP-SGD on the Moreau envelope (non-smooth link)",
@@ -340,7 +340,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm4-proof", "001", "proof of Thm 4",
+      {"nonconvex-thm4-proof", "SWX+23", "proof of Thm 4",
        "excess population risk of Algorithm 5 with the Moreau bias separated",
        bound_status::up_to_constants,
        "Proof of Thm 4: excess risk of Algorithm 5 with the Moreau smoothing bias separated",
@@ -362,7 +362,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm5", "001", "Thm 5 (Algorithm 6)",
+      {"nonconvex-thm5", "SWX+23", "Thm 5 (Algorithm 6)",
        "excess population risk of Algorithm 6 (Moreau envelope on JL-projected data)",
        bound_status::up_to_constants,
        "Thm 5: excess risk of phased DP-SGD on the Moreau envelope of JL-projected data",
@@ -372,7 +372,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        "--examples 1000000", join({glm_params(false), glm_hidden({"c-bound", "c-polylog"})}),
        [](const args& a) { return single(risk::jl_moreau_phased_sgd_rate(glm_of(a), glm_hidden_of(a))); }});
   out.push_back(
-      {"nonconvex-thm6", "001", "Thm 6 (Algorithm 7)",
+      {"nonconvex-thm6", "SWX+23", "Thm 6 (Algorithm 7)",
        "excess population risk of projected DP-GD for ReLU regression (Algorithm 7)",
        bound_status::up_to_constants,
        "Thm 6: excess risk of projected DP gradient descent for ReLU regression",
@@ -381,7 +381,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        "--epsilon 0.2", join({glm_params(false), glm_hidden({"c-bound", "c-polylog"})}),
        [](const args& a) { return single(risk::relu_projected_gd_rate(glm_of(a), glm_hidden_of(a))); }});
   out.push_back(
-      {"nonconvex-thm6-proof", "001", "proof of Thm 6 (logs dropped)",
+      {"nonconvex-thm6-proof", "SWX+23", "proof of Thm 6 (logs dropped)",
        "excess population risk of Algorithm 7 as a function of T, terms separated",
        bound_status::up_to_constants,
        "Proof of Thm 6: the five terms of Algorithm 7's excess risk at a given T, m and eta",
@@ -420,7 +420,7 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm7", "001", "Thm 7 (Algorithm 8)",
+      {"nonconvex-thm7", "SWX+23", "Thm 7 (Algorithm 8)",
        "population risk L_P(w_T) of DP-GD for agnostic ReLU regression (Algorithm 8)",
        bound_status::explicit_bound,
        "Thm 7: population risk of Algorithm 8 for agnostic ReLU regression, 2(1 + 2mu) opt + alpha",
@@ -438,7 +438,7 @@ std::vector<bound_spec> nonconvex_bounds() {
              risk::agnostic_relu_guarantee(a.real("opt"), a.real("mu"), a.real("alpha")));
        }});
   out.push_back(
-      {"nonconvex-thm7-sample-size", "001", "Thm 7",
+      {"nonconvex-thm7-sample-size", "SWX+23", "Thm 7",
        "sample size n that Thm 7 needs for accuracy alpha", bound_status::up_to_constants,
        "Thm 7: the sample size agnostic ReLU regression needs (a sample complexity)",
        "value = max{privacy, statistical}, privacy = c-sample-size d ||w*|| sqrt(log(1/delta)\n"
@@ -459,7 +459,7 @@ std::vector<bound_spec> nonconvex_bounds() {
              a.real("alpha"), a.real("zeta"), glm_hidden_of(a)));
        }});
   out.push_back(
-      {"nonconvex-thm8", "001", "Thm 8 / Cor 1 (Algorithm 9)",
+      {"nonconvex-thm8", "SWX+23", "Thm 8 / Cor 1 (Algorithm 9)",
        "excess population risk of the kernelised GLM learner for two-layer networks (Algorithm 9)",
        bound_status::up_to_constants,
        "Thm 8 / Cor 1: excess risk of the kernelised learner for two-layer networks (Algorithm 9)",
@@ -498,7 +498,7 @@ std::vector<bound_spec> nonconvex_bounds() {
                  glm_hidden({"c-sample-size", "c-exponent"})});
   };
   out.push_back(
-      {"nonconvex-thm10", "001", "Thm 10",
+      {"nonconvex-thm10", "SWX+23", "Thm 10",
        "sample size for error alpha with a two-layer sigmoid network", bound_status::up_to_constants,
        "Thm 10: the sample complexity of DP learning a two-layer sigmoid network",
        "value = c-sample-size ((kG/alpha)^{2C} log(1/delta)/eps + (Gk/alpha)^C sqrt(theta "
@@ -507,7 +507,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        "--hidden-units 8 --alpha 0.1", two_layer_params(),
        two_layer(risk::hidden_activation::sigmoid)});
   out.push_back(
-      {"nonconvex-thm11", "001", "Thm 11",
+      {"nonconvex-thm11", "SWX+23", "Thm 11",
        "sample size for error alpha with a two-layer ReLU network", bound_status::up_to_constants,
        "Thm 11: the sample complexity of DP learning a two-layer ReLU network",
        "value = c-sample-size (4^{C Gk/alpha} log(1/delta)/eps + 2^{C Gk/alpha} sqrt(theta "

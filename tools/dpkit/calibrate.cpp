@@ -6,12 +6,13 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "run_options.hpp"
 
 namespace dpkit::cli {
 namespace {
 
 struct calibrate_options {
-  mechanism_options mechanism;
+  run_options run;
   double epsilon = 0;
   double delta = 0;
   long long max_steps = 10000000;
@@ -21,73 +22,87 @@ struct calibrate_options {
   CLI::App* app = nullptr;
 };
 
+const run_requirements kNeeds{false, false, false, false, "dpkit calibrate"};
+
 int run(const calibrate_options& o) {
   accounting::calibration_options co;
   co.accountant = selected_accountants(o.accountant).front();
   co.pld = pld_options_of(o.accountant);
   co.relative_tolerance = o.tolerance;
+  bool noise = o.run.noise_multiplier.has_value();
+  for (const std::string& p : o.run.phases)
+    noise = noise || p.find("noise-multiplier=") != std::string::npos ||
+            p.find("sigma=") != std::string::npos;
+  const bool length = !o.run.steps.empty() || !o.run.epochs.empty();
+  if (noise && length)
+    throw usage_error(
+        "give one unknown to solve for: leave out --noise-multiplier to find the smallest "
+        "noise multiplier for these steps, or leave out --steps/--epochs to find the largest "
+        "number of steps for this noise multiplier (bounded by --max-steps)");
+  const resolved_run m = resolve_run(o.run, kNeeds);
+  const bool solve_steps = m.noise_given;
+  if (!solve_steps && m.steps.empty())
+    throw usage_error(
+        "the length of the run is not given: use --steps T or --epochs E to find the noise "
+        "multiplier, or give --noise-multiplier to find the number of steps");
   report r;
   r.tool = "dpkit calibrate";
-  const bool solve_steps = o.mechanism.noise_multiplier.has_value();
-  if (solve_steps && o.app->count("--steps") > 0)
-    throw usage_error(
-        "--steps cannot be given with --noise-multiplier: calibrate then solves for the "
-        "number of steps (bound it with --max-steps)");
-  mechanism_options m = o.mechanism;
-  if (!solve_steps)
-    m.noise_multiplier = 1.0;  // any σ: only the run's shape is used; the calibration solves for σ
-  resolved_mechanism rm = resolve_mechanism(m);
-  r.parameters = {{"epsilon", o.epsilon},
-                  {"delta", o.delta},
-                  {"accountant", o.accountant.accountant},
-                  {"accuracy", o.accountant.accuracy},
-                  {"sampling_rate", rm.run.phases[0].sampling_rate},
-                  {"sampling", o.mechanism.sampling}};
+  r.parameters = m.parameters;
+  r.parameters["epsilon"] = o.epsilon;
+  r.parameters["delta"] = o.delta;
+  r.parameters["accountant"] = o.accountant.accountant;
+  r.parameters["accuracy"] = o.accountant.accuracy;
+  const std::string budget =
+      "(epsilon, delta) = (" + format_number(o.epsilon) + ", " + format_number(o.delta) + ")";
   std::string failure;
   if (!solve_steps) {
-    r.parameters["steps"] = o.mechanism.steps;
     r.parameters["tolerance"] = o.tolerance;
     const accounting::noise_calibration c =
-        accounting::calibrate_noise_multiplier(rm.run, o.epsilon, o.delta, co);
+        accounting::calibrate_noise_multiplier(m.run, o.epsilon, o.delta, co);
     json row = estimate_row(c.estimate, "epsilon");
     row["noise_multiplier"] = std::isfinite(c.noise_multiplier) ? json(c.noise_multiplier) : json();
     row["noise_multiplier_lower"] =
         std::isfinite(c.noise_multiplier_lower) ? json(c.noise_multiplier_lower) : json();
+    row["steps"] = m.total_steps.front();
+    if (!m.epochs.empty()) row["epochs"] = m.epochs.front();
     row["evaluations"] = c.evaluations;
     r.results.push_back(row);
     r.columns = {"accountant", "noise_multiplier", "epsilon", "kind", "epsilon_lower", "method"};
-    r.title = "smallest noise multiplier for (epsilon, delta) = (" + format_number(o.epsilon) +
-              ", " + format_number(o.delta) + "): " + std::to_string(o.mechanism.steps) +
-              " steps, sampling rate " + format_number(rm.run.phases[0].sampling_rate) + " (" +
-              o.mechanism.sampling + ")";
+    r.title = "smallest noise multiplier for " + budget + ": " + describe_run(m.run, false, true);
+    for (const std::string& line : m.derivation) r.title += "\n" + line;
     if (c.termination != termination_type::failure)
       r.notes = {"noise_multiplier: the budget holds at this value (epsilon is what the accountant",
-               "certifies there, <= the target). At noise_multiplier_lower, the other end of the",
-               "search, the accountant does not certify the budget (with PLD it is exceeded",
-               "for certain only where epsilon_lower there is above the target)."};
+                 "certifies there, <= the target). At noise_multiplier_lower, the other end of the",
+                 "search, the accountant does not certify the budget (with PLD it is exceeded",
+                 "for certain only where epsilon_lower there is above the target)."};
     if (c.termination == termination_type::failure) failure = c.message;
   } else {
-    r.parameters["noise_multiplier"] = *o.mechanism.noise_multiplier;
     r.parameters["max_steps"] = o.max_steps;
     const accounting::steps_calibration c =
-        accounting::calibrate_steps(rm.run, o.epsilon, o.delta, o.max_steps, co);
+        accounting::calibrate_steps(m.run, o.epsilon, o.delta, o.max_steps, co);
     json row = c.steps > 0 ? estimate_row(c.estimate, "epsilon")
                            : json{{"accountant", o.accountant.accountant}};
-    row["steps"] = c.steps;
+    long long earlier = 0;
+    for (std::size_t j = 0; j + 1 < m.run.phases.size(); ++j) earlier += m.run.phases[j].steps;
+    row["steps"] = earlier + c.steps;
+    r.columns = {"accountant", "steps"};
+    if (m.in_batches || !o.run.epochs.empty()) {
+      // The same length in epochs of the last phase (the user's unit).
+      row["epochs"] = static_cast<double>(c.steps) / m.steps_per_epoch;
+      r.columns.push_back("epochs");
+    }
     row["evaluations"] = c.evaluations;
     r.results.push_back(row);
-    r.columns = {"accountant", "steps", "epsilon", "kind", "epsilon_lower", "method"};
-    r.title = "largest number of steps within (epsilon, delta) = (" + format_number(o.epsilon) +
-              ", " + format_number(o.delta) + "): noise multiplier " +
-              format_number(*o.mechanism.noise_multiplier) + ", sampling rate " +
-              format_number(rm.run.phases[0].sampling_rate) + " (" + o.mechanism.sampling + ")";
+    for (const char* c2 : {"epsilon", "kind", "epsilon_lower", "method"}) r.columns.push_back(c2);
+    r.title = "largest number of steps within " + budget + ": " + describe_run(m.run, true, false);
+    for (const std::string& line : m.derivation) r.title += "\n" + line;
     r.notes = {"steps: the budget holds for this many steps and is exceeded at one more (searched",
                "up to --max-steps)."};
     if (c.steps == 0) r.notes.push_back(c.message);
   }
   emit(r, o.output);
   if (!failure.empty()) {
-    std::cerr << "dpkit calibrate: " << user_message(failure, nullptr) << "\n";
+    std::cerr << "dpkit calibrate: " << user_message(failure, o.app) << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;
@@ -107,7 +122,7 @@ void register_calibrate(CLI::App& app, int& exit_code) {
       ->check(real_greater_than(0))
       ->type_name("E");
   add_delta_option(sub, o->delta, /*required=*/true);
-  add_mechanism_options(sub, o->mechanism, /*with_mu=*/false);
+  add_run_options(sub, o->run, kNeeds);
   sub->add_option("--max-steps", o->max_steps,
                   "Upper limit of the steps search (with --noise-multiplier), at most 2^53")
       ->check(integer_at_least(1, kMaxExactInteger))
@@ -121,8 +136,12 @@ void register_calibrate(CLI::App& app, int& exit_code) {
   add_accountant_options(sub, o->accountant, /*with_all=*/false);
   add_output_options(sub, o->output);
   sub->footer(
+      "Give the run without the unknown: no --noise-multiplier to solve for it, or no\n"
+      "--steps/--epochs (with --noise-multiplier) to solve for the number of steps.\n"
       "Examples:\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 10000\n"
+      "  dpkit calibrate --epsilon 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 "
+      "--epochs 60\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --noise-multiplier 1\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }

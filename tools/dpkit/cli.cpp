@@ -312,12 +312,15 @@ std::string user_message(std::string message, const CLI::App* app) {
   return message;
 }
 
-CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required) {
+CLI::Validator delta_validator() {
   // Below 1e-290 the accountants' certified tail corrections (at least 1e-300) swamp delta.
-  CLI::Option* o =
-      app->add_option("--delta", delta, "Target delta, in [1e-290, 1)")
-          ->check(finite_real([](double v) { return v >= 1e-290 && v < 1; }, "in [1e-290, 1)"))
-          ->type_name("D");
+  return finite_real([](double v) { return v >= 1e-290 && v < 1; }, "in [1e-290, 1)");
+}
+
+CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required) {
+  CLI::Option* o = app->add_option("-d,--delta", delta, "Target delta, in [1e-290, 1)")
+                       ->check(delta_validator())
+                       ->type_name("D");
   return required ? o->required() : o->capture_default_str();
 }
 
@@ -373,73 +376,6 @@ void emit(const report& r, const output_options& options) {
     return;
   }
   write_file("--output", options.file, out.str());
-}
-
-void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_mu) {
-  const char* group = "Mechanism";
-  CLI::Option* mu = nullptr;
-  if (with_mu)
-    mu = app->add_option(
-                "--mu", options.mu,
-                "The mechanism is mu-GDP (Gaussian differential privacy, Dong, Roth & Su 2022)")
-             ->check(real_at_least(0))
-             ->type_name("M")
-             ->group(group);
-  auto* sigma =
-      app->add_option("--noise-multiplier", options.noise_multiplier,
-                      "DP-SGD noise multiplier sigma: noise standard deviation / clipping norm")
-          ->check(real_greater_than(0))
-          ->type_name("S")
-          ->group(group);
-  auto* q =
-      app->add_option("--sampling-rate", options.sampling_rate,
-                      "Probability q that an example is in a batch (Poisson), or batch size / "
-                      "dataset size (without replacement); 1 = full batch")
-          ->check(sampling_rate_validator())
-          ->type_name("Q")
-          ->group(group);
-  auto* scheme =
-      app->add_option("--sampling", options.sampling,
-                      "poisson: add/remove neighbours; without-replacement: fixed batch size, "
-                      "replace-one neighbours (sensitivity 2)")
-          ->check(CLI::IsMember({"poisson", "without-replacement"}))
-          ->capture_default_str()
-          ->group(group);
-  auto* steps =
-      app->add_option("--steps", options.steps,
-                      "Number of steps T (noisy gradient updates), at most 2^53 (counts are "
-                      "doubles); the PLD accountant composes at most 1e8 (use rdp beyond)")
-          ->check(integer_at_least(1, kMaxExactInteger))
-          ->type_name("T")
-          ->capture_default_str()
-          ->group(group);
-  if (mu != nullptr) {
-    mu->excludes(sigma)->excludes(q)->excludes(scheme)->excludes(steps);
-  }
-}
-
-resolved_mechanism resolve_mechanism(const mechanism_options& options) {
-  resolved_mechanism m;
-  if (options.mu) {
-    m.run.gaussian_mu = *options.mu;
-    m.description = "mu-GDP with mu = " + format_number(*options.mu);
-    m.parameters = {{"mu", *options.mu}};
-    return m;
-  }
-  if (!options.noise_multiplier) throw usage_error("one of --mu or --noise-multiplier is required");
-  accounting::training_phase p;
-  p.noise_multiplier = *options.noise_multiplier;
-  p.sampling_rate = options.sampling_rate.value_or(1.0);
-  p.sampling = options.sampling == "poisson" ? accounting::sampling_scheme::poisson
-                                             : accounting::sampling_scheme::without_replacement;
-  p.steps = options.steps;
-  m.run.phases.push_back(p);
-  m.description = m.run.describe();
-  m.parameters = {{"noise_multiplier", p.noise_multiplier},
-                  {"sampling_rate", p.sampling_rate},
-                  {"sampling", options.sampling},
-                  {"steps", p.steps}};
-  return m;
 }
 
 void add_accountant_options(CLI::App* app, accountant_options& options, bool with_all) {

@@ -1,8 +1,8 @@
 // Shared pieces of the dpkit program: option validators, the mechanism options shared by
 // epsilon/delta/tradeoff, and the output layer (--format table|json|csv, --output FILE).
 //
-// Output contract (DESIGN.md "The command line"): data goes to stdout (or --output FILE),
-// diagnostics to stderr. JSON is {"context": {...}, "results": [...]}; CSV has one header
+// Output contract (docs/architecture.md, "The command line"): data goes to stdout (or --output
+// FILE), diagnostics to stderr. JSON is {"context": {...}, "results": [...]}; CSV has one header
 // row and no context; the table is for people. Exit codes: 0 success, 1 numerical failure,
 // 2 bad input or usage, 3 a validation check failed.
 #pragma once
@@ -53,6 +53,7 @@ CLI::Validator sampling_rate_validator();  // [2.2e-308, 1]
 /// and the rounding allowances (1e-9 relative) would dominate them anyway.
 CLI::Validator pld_accuracy_validator();
 CLI::Validator finite_real_in_half_open_unit();  // (0, 1]
+CLI::Validator delta_validator();                 // [1e-290, 1)
 CLI::Validator writable_file_validator();        // --output FILE (see below)
 
 // ---- output
@@ -87,7 +88,7 @@ std::vector<csv_record> read_csv_records(const std::string& label, const std::st
 std::string user_message(std::string message, const CLI::App* app);
 
 // ---- options shared by several subcommands (same flag, same constraint everywhere)
-/// --delta D in (0, 1); required unless a default is already in `delta`.
+/// -d/--delta D in [1e-290, 1); required unless a default is already in `delta`.
 CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required);
 /// --epsilon E, finite and >= 0, required.
 CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon);
@@ -110,27 +111,6 @@ void set_output_rank(bool writes);
 /// Writes the report in the requested format (nothing on a non-output rank). Throws usage_error if
 /// the file cannot be written.
 void emit(const report& r, const output_options& options);
-
-// ---- mechanism options: μ-GDP, or DP-SGD with a noise multiplier, sampling rate and steps
-struct mechanism_options {
-  std::optional<double> mu;
-  std::optional<double> noise_multiplier;
-  std::optional<double> sampling_rate;
-  std::string sampling = "poisson";
-  long long steps = 1;
-};
-
-/// Adds --mu | --noise-multiplier [--sampling-rate Q] [--sampling S] [--steps T]. With
-/// `noise_required` false, --noise-multiplier may be omitted (calibrate solves for it).
-void add_mechanism_options(CLI::App* app, mechanism_options& options, bool with_mu = true);
-
-/// The training run the options describe (--mu M is a run with one G(M) factor).
-struct resolved_mechanism {
-  accounting::training_run run;
-  std::string description;
-  json parameters;
-};
-resolved_mechanism resolve_mechanism(const mechanism_options& options);
 
 // ---- accountant options
 struct accountant_options {

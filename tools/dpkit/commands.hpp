@@ -9,6 +9,7 @@ namespace dpkit::cli {
 void register_epsilon(CLI::App& app, int& exit_code);
 void register_delta(CLI::App& app, int& exit_code);
 void register_calibrate(CLI::App& app, int& exit_code);
+void register_rdp(CLI::App& app, int& exit_code);
 void register_correlated(CLI::App& app, int& exit_code);
 void register_tradeoff(CLI::App& app, int& exit_code);
 void register_demo(CLI::App& app, int& exit_code);

@@ -1,4 +1,4 @@
-// dpkit correlated — noise calibration for DP-λCGD (seed 000 Algorithm 1): the noise multiplier κ
+// dpkit correlated — noise calibration for DP-λCGD (WSK+26 Algorithm 1): the noise multiplier κ
 // each method certifies (or only claims) for an (ε, δ) budget, side by side, with the factor to
 // the tightest valid one (lib/include/dpkit/accounting/correlated.hpp; docs/correlated.md).
 #include <cerrno>
@@ -160,7 +160,7 @@ int run(const correlated_cli_options& o) {
         {"attainable", true},
         {"label", "lower bound: not (epsilon delta)-DP at any kappa at or below this"},
         {"source",
-         "seed 000 Thm F.8's pair (attained by a linear loss) projected on v = C^-T 1: "
+         "WSK+26 Thm F.8's pair (attained by a linear loss) projected on v = C^-T 1: "
          "sum_k Bin(T r)(k) N(k s^2) vs N(0 s^2) (docs/correlated.md)"},
         {"conditions", "Poisson sampling and zero-out neighbours (the relation of Thm F.8)"},
         {"details", "projected delta " + format_number(lb.projected_delta) +
@@ -178,9 +178,9 @@ int run(const correlated_cli_options& o) {
                            ? std::string(" (none here).")
                            : " (" + best_method + " = " + format_number(best) + ")."),
       "valid-upper-bound: the algorithm is (epsilon, delta)-DP at this kappa (proven).",
-      "conjecture-dependent: valid if the leading-block maximiser (spec 000 6.4) holds.",
+      "conjecture-dependent: valid if the leading-block maximiser conjecture holds.",
       "heuristic / outside-conditions: a closed form with no guarantee here.",
-      "relation: zero-out (seed 000 Def F.1); replace-one (D.9) is stronger, so its kappa",
+      "relation: zero-out (WSK+26 Def F.1); replace-one (D.9) is stronger, so its kappa",
       "is valid for zero-out as well. See docs/correlated.md."};
   if (lower_bound)
     r.notes.push_back(
@@ -201,7 +201,7 @@ void register_correlated(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<correlated_cli_options>();
   CLI::App* sub = app.add_subcommand(
       "correlated",
-      "Noise calibration for DP-lambdaCGD (seed 000): the noise multiplier kappa for an "
+      "Noise calibration for DP-lambdaCGD (WSK+26): the noise multiplier kappa for an "
       "(epsilon, delta) budget by every method, labelled, with the factor between them");
   sub->add_option("--correlation", o->correlation,
                   "lambda in the noise xi_t = kappa (Z_t - lambda Z_{t-1}); 0 is independent "
@@ -250,7 +250,7 @@ void register_correlated(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_output_options(sub, o->output);
   sub->footer(
-      "Methods (kappa = noise std / clipping norm; the dominating pair is seed 000 Thm F.8):\n"
+      "Methods (kappa = noise std / clipping norm; the dominating pair is WSK+26 Thm F.8):\n"
       "  f12                 Thm F.12 (= Thm 5.1) closed form as stated, constant 8. A valid\n"
       "                      upper bound only when epsilon <= 1 and r T >= 3 ln(2/delta);\n"
       "                      otherwise reported as outside-conditions (no guarantee).\n"
@@ -258,11 +258,11 @@ void register_correlated(CLI::App& app, int& exit_code) {
       "                      (classical Gaussian mechanism at delta/2): half the kappa.\n"
       "  f9-row-sum          Lemma F.9 with E = {at most k participations}, the exact binomial\n"
       "                      tail and the exact Gaussian hockey-stick, minimised over k, with\n"
-      "                      the seed's sensitivity (1 - lambda^T)/(1 - lambda) sqrt(k) (Lemma\n"
+      "                      WSK+26's sensitivity (1 - lambda^T)/(1 - lambda) sqrt(k) (Lemma\n"
       "                      F.11). Valid for every epsilon; never above f12 where F.12 holds.\n"
       "  f9-exact            the same with ||C||_2 sqrt(k) (||C||_2 certified): valid, tighter.\n"
       "  f9-block            the same with ||C (1..1 0..0)||_2: valid if the leading block\n"
-      "                      maximises ||C y|| (spec 000 6.4 conjecture): conjecture-dependent.\n"
+      "                      maximises ||C y|| (a conjecture): conjecture-dependent.\n"
       "  pld                 correlation 0 only: the F.8 pair is then exactly the Poisson-\n"
       "                      subsampled Gaussian; certified PLD calibration (tightest).\n"
       "  d9                  correlation 0 only: Thm D.9 (= Thm 5.4) closed form, replace-one.\n"

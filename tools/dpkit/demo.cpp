@@ -59,11 +59,11 @@ int run(const demo_options& o) {
       r.results.push_back(row);
     }
   }
-  // Seed 004: the risk trajectory of one-pass noisy SGD (d = 1000, eta = 0.05, sigma = 1.5) on
-  // the seed's design, by the Volterra equations of noisy HSGD.
+  // LKSP25: the risk trajectory of one-pass noisy SGD (d = 1000, eta = 0.05, sigma = 1.5) on
+  // the paper's design, by the Volterra equations of noisy HSGD.
   const auto start = std::chrono::steady_clock::now();
   const volterra::problem p =
-      volterra::seed004_experiment(1000, volterra::seed004_sigma::design, 2, 2, {0.1, 1e-5, 1.5});
+      volterra::lksp25_experiment(1000, volterra::lksp25_sigma::design, 2, 2, {0.1, 1e-5, 1.5});
   const std::vector<double> ts = {0, 0.1, 0.3, 1.5};
   const volterra::risk_curve risk = volterra::solve_risk(p, volterra::schedule::constant(50), ts);
   const double risk_ms =
@@ -72,14 +72,14 @@ int run(const demo_options& o) {
   for (std::size_t i = 0; i < ts.size(); ++i)
     trajectory += (i ? ", " : "") + fmt::format("{:.4g} at k = {:.0f}", risk.P[i], ts[i] * 1000);
   // ... and its Renyi DP (order 2) at the end of the pass, sup over the first 10 largest x 10
-  // smallest labels of a seed-004-like dataset of n = 1500 records (a labelled approximation).
+  // smallest labels of a dataset like LKSP25 §5's, n = 1500 records (a labelled approximation).
   const auto pstart = std::chrono::steady_clock::now();
   const Eigen::VectorXd xt = Eigen::VectorXd::Constant(1000, 0.5 / std::sqrt(1000.0));
   random_stream feats(2, 0, 1), noise(2, 0, 2);
   hsgd::dataset data;
-  data.features = sim::uniform_design(1500, 1000, feats);  // seed 004's design
+  data.features = sim::uniform_design(1500, 1000, feats);  // LKSP25's design
   data.labels = sim::linear_labels(data.features, xt, 1e-3, noise);
-  const hsgd::gaussian_law law = hsgd::gaussian_law::seed004_design(
+  const hsgd::gaussian_law law = hsgd::gaussian_law::lksp25_design(
       Eigen::VectorXd::Zero(1000), xt, {0.1, 1e-6, 1.5}, volterra::schedule::constant(50), 1.5);
   const std::vector<double> end = {1.5};
   const auto pairs = hsgd::extreme_label_pairs(data, 10);
@@ -91,7 +91,7 @@ int run(const demo_options& o) {
                   "Renyi eps_2 = "
                   "{:.3g} over 100 candidate pairs ({:.0f} ms; an approximation, docs/hsgd.md)",
                   eps2, privacy_ms),
-      "noisy SGD risk (seed 004 design, d = 1000, eta = 0.05, sigma = 1.5; dpkit hsgd risk): "
+      "noisy SGD risk (LKSP25 design, d = 1000, eta = 0.05, sigma = 1.5; dpkit hsgd risk): "
       "E population risk " +
           trajectory +
           fmt::format(" ({:.1f} ms; plateau {:.4g})", risk_ms, volterra::plateau(p, 50).P_inf),

@@ -1,5 +1,5 @@
 // dpkit hsgd — risk trajectories of one-pass noisy SGD on ridge least squares through noisy HSGD
-// (seed 004): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
+// (LKSP25): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
 // file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
 #include <cmath>
 #include <filesystem>
@@ -43,6 +43,15 @@ struct hsgd_options {
   double tolerance = 1e-8;
   output_options output;
 };
+
+// The LKSP25 §5 families: "paper-design" (the design's true Σ) and "paper-code" (the released
+// code's Σ). Their names before dpkit 0.2, "seed-design" and "seed-code", are still accepted
+// (not shown in --help).
+std::string canonical_family(const std::string& name) {
+  if (name == "seed-design") return "paper-design";
+  if (name == "seed-code") return "paper-code";
+  return name;
+}
 
 // "name:a,b,c" → name and the numbers.
 std::pair<std::string, std::vector<double>> parse_spec(const std::string& flag,
@@ -114,7 +123,8 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
   par.label_noise = o.label_noise.value_or(0);
   par.sigma = o.noise.value_or(0);
   const volterra::energies e{o.start_error, o.target_norm, o.start_target};
-  const auto [name, v] = parse_spec("--spectrum", o.spectrum);
+  const auto [given, v] = parse_spec("--spectrum", o.spectrum);
+  const std::string name = canonical_family(given);
   const std::string& text = o.spectrum;
   rep.parameters["spectrum"] = text;
   if (name == "isotropic") {
@@ -123,7 +133,7 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
   }
   if (name == "two-level") {
     // Σ = λ_b I + (λ_1 − λ_b)uuᵀ: a spike of multiplicity 1 (its direction is immaterial when
-    // the energies are spread by multiplicity), spec 004 §2.6(iii).
+    // the energies are spread by multiplicity; docs/volterra.md).
     need_count("--spectrum", text, v, 2, 2, "two-level:BULK,SPIKE");
     return volterra::spiked(d, v[0], std::vector<double>{v[1]}, e, par);
   }
@@ -143,19 +153,19 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
                         ", but must be an integer >= 1");
     return volterra::marchenko_pastur(d, v[0], v[1], static_cast<long long>(g), e, par);
   }
-  if (name == "seed-design" || name == "seed-code") {
-    // Seed 004 §5 / spec 004 §6.1: x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) (s = 2 in the code, 1 in
+  if (name == "paper-design" || name == "paper-code") {
+    // LKSP25 §5 and its released code: x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) (s = 2 in the code, 1 in
     // the paper), drawn from the counter-based stream (seed, 0, 0).
     need_count("--spectrum", text, v, 0, 0, name + " (no values)");
     rep.parameters["seed"] = o.seed;
     rep.parameters["x0_scale"] = o.x0_scale;
-    return volterra::seed004_experiment(
-        d, name == "seed-design" ? volterra::seed004_sigma::design : volterra::seed004_sigma::code,
+    return volterra::lksp25_experiment(
+        d, name == "paper-design" ? volterra::lksp25_sigma::design : volterra::lksp25_sigma::code,
         o.x0_scale, o.seed, par);
   }
   throw usage_error("--spectrum is '" + text +
                     "', but must be isotropic:L, two-level:B,S, spiked:B,S..., power-law:A[,TR], "
-                    "marchenko-pastur:C,S[,G], seed-design or seed-code");
+                    "marchenko-pastur:C,S[,G], paper-design or paper-code");
 }
 
 volterra::schedule build_schedule(const std::string& text, double gamma) {
@@ -258,7 +268,7 @@ int run_risk(const hsgd_options& o) {
   rep.parameters["termination"] = std::string(to_string(c.termination));
   rep.parameters["steps"] = c.steps;
   rep.parameters["max_kernel_norm"] = c.max_kernel_norm;
-  rep.title = "noisy HSGD risk (seed 004 eqs. (6)-(7)), d = " + std::to_string(p.d) + ", " +
+  rep.title = "noisy HSGD risk (LKSP25 eqs. (6)-(7)), d = " + std::to_string(p.d) + ", " +
               std::to_string(p.groups.size()) + " eigen-groups, " + sched.describe();
   rep.columns = {"t", "P", "R", "P_error", "R_error"};
   for (std::size_t i = 0; i < times.size(); ++i)
@@ -280,12 +290,12 @@ int run_risk(const hsgd_options& o) {
     if (pl.stable) {
       rep.parameters["P_inf"] = pl.P_inf;
       rep.parameters["R_inf"] = pl.R_inf;
-      rep.notes.push_back("plateau (spec 004 §2.7): P_inf = " + format_number(pl.P_inf) +
+      rep.notes.push_back("plateau: P_inf = " + format_number(pl.P_inf) +
                           ", R_inf = " + format_number(pl.R_inf) +
                           ", K_inf = " + format_number(pl.kernel_norm) + " < 1 (stable)");
     } else {
       rep.notes.push_back("DIVERGES: K_inf = " + format_number(pl.kernel_norm) +
-                          " >= 1, so P_t grows without bound (spec 004 §2.7); lower gamma below " +
+                          " >= 1, so P_t grows without bound (docs/volterra.md); lower gamma below " +
                           format_number(gamma / pl.kernel_norm));
     }
   }
@@ -298,7 +308,7 @@ int run_risk(const hsgd_options& o) {
 }
 
 struct privacy_options {
-  std::string spectrum = "seed-design";
+  std::string spectrum = "paper-design";
   long long dim = 1000, n = 1500;
   double ridge = 0.1, label_noise = 1e-5, noise = 1.5, learning_rate = 50;
   std::uint64_t seed = 2;
@@ -315,17 +325,17 @@ struct privacy_options {
   output_options output;
 };
 
-// Seed 004 §5's instance (spec 004 §6.1): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the stream
-// (seed, 0, 0) in that order (as volterra::seed004_experiment), then n records a_ij iid
+// LKSP25 §5's instance (as its released code draws it): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the
+// stream (seed, 0, 0) in that order (as volterra::lksp25_experiment), then n records a_ij iid
 // U(0, 1/√d) (stream 1) with labels aᵀx̃ + ξ, ξ ~ N(0, label_noise) clamped at ±3 sd (stream 2).
 struct instance {
   Eigen::VectorXd x0, xtilde;
   hsgd::dataset data;
 };
 
-instance seed_instance(
+instance paper_instance(
     long long d, long long n, double x0_scale, std::uint64_t seed, double noise2) {
-  volterra::seed004_vectors start = volterra::seed004_start(d, x0_scale, seed);
+  volterra::lksp25_vectors start = volterra::lksp25_start(d, x0_scale, seed);
   random_stream feats(seed, 0, 1), labels(seed, 0, 2);
   instance out{std::move(start.x0), std::move(start.xtilde), {}};
   out.data.features = sim::uniform_design(std::size_t(n), std::size_t(d), feats);
@@ -376,7 +386,7 @@ int run_privacy(const privacy_options& o) {
   const volterra::problem_parameters par{o.ridge, o.label_noise, o.noise};
   if (!(o.noise > 0))
     throw usage_error("--noise is " + format_number(o.noise) + ", but must be > 0");
-  instance inst = seed_instance(o.dim, o.n, o.x0_scale, o.seed, o.label_noise);
+  instance inst = paper_instance(o.dim, o.n, o.x0_scale, o.seed, o.label_noise);
   if (!o.dataset_file.empty()) {
     inst.data = read_dataset(o.dataset_file);
     if (inst.data.features.cols() != o.dim)
@@ -387,9 +397,9 @@ int run_privacy(const privacy_options& o) {
   const double horizon = double(n) / double(o.dim);  // one pass: T = n/d
   const volterra::schedule gamma = volterra::schedule::constant(o.learning_rate);
   hsgd::gaussian_law law = [&] {
-    if (o.spectrum == "seed-design")
-      return hsgd::gaussian_law::seed004_design(inst.x0, inst.xtilde, par, gamma, horizon);
-    if (o.spectrum == "seed-code") {
+    if (o.spectrum == "paper-design")
+      return hsgd::gaussian_law::lksp25_design(inst.x0, inst.xtilde, par, gamma, horizon);
+    if (o.spectrum == "paper-code") {
       const std::vector<double> lambda(std::size_t(o.dim), 1 / (12.0 * double(o.dim)));
       return hsgd::gaussian_law(hsgd::eigenbasis::identity(o.dim), lambda, inst.x0, inst.xtilde,
                                 par, gamma, horizon);
@@ -485,7 +495,7 @@ int run_privacy(const privacy_options& o) {
     row["epsilon"] = std::isfinite(e.epsilon) ? json(e.epsilon) : json(nullptr);
     rep.results.push_back(row);
   }
-  rep.title = "Renyi DP of noisy HSGD (seed 004 Thm " +
+  rep.title = "Renyi DP of noisy HSGD (LKSP25 Thm " +
               std::string(o.release == "last"       ? "4.3"
                           : o.release == "iterates" ? "4.4"
                                                     : "4.5") +
@@ -501,10 +511,10 @@ int run_privacy(const privacy_options& o) {
           ", sup over the candidate pairs (both orders); epsilon: at delta = " +
           format_number(o.delta) + " by the best RDP conversion",
       "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
-      "these candidate pairs only; the transfer to noisy SGD rests on seed 004's unproven "
+      "these candidate pairs only; the transfer to noisy SGD rests on LKSP25's unproven "
       "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee.",
       "argument order of the Renyi divergence and the pre-s blocks of Thms 4.4/4.5 are the "
-      "corrected ones (spec 004 section 8)"};
+      "corrected ones (docs/findings.md)"};
   emit(rep, o.output);
   return kExitSuccess;
 }
@@ -514,7 +524,7 @@ int run_privacy(const privacy_options& o) {
 void register_hsgd(CLI::App& app, int& exit_code) {
   CLI::App* top = app.add_subcommand(
       "hsgd",
-      "One-pass noisy SGD on ridge least squares through noisy HSGD (seed 004): risk "
+      "One-pass noisy SGD on ridge least squares through noisy HSGD (LKSP25): risk "
       "trajectories from the Volterra equations");
   top->require_subcommand(1);
   auto o = std::make_shared<hsgd_options>();
@@ -529,8 +539,8 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   sub->add_option("--spectrum", o->spectrum,
                   "A covariance family: isotropic:L, two-level:BULK,SPIKE, spiked:BULK,S1[,S2..], "
                   "power-law:A[,TRACE], "
-                  "marchenko-pastur:RATIO,SCALE[,GROUPS], seed-design (seed 004's true "
-                  "Sigma = I/(12d) + 11'/(4d)) or seed-code (the released code's I/(12d))")
+                  "marchenko-pastur:RATIO,SCALE[,GROUPS], paper-design (LKSP25's true "
+                  "Sigma = I/(12d) + 11'/(4d)) or paper-code (the released code's I/(12d))")
       ->type_name("FAMILY");
   sub->add_option("--dim", o->dim, "Dimension d (with --spectrum; checked against the file)")
       ->check(integer_at_least(1));
@@ -564,10 +574,10 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--start-target", o->start_target, "Families: <x0 - x~, x~>")
       ->capture_default_str();
-  sub->add_option("--seed", o->seed, "seed-design/seed-code: seed of the x~, x0 draws")
+  sub->add_option("--seed", o->seed, "paper-design/paper-code: seed of the x~, x0 draws")
       ->capture_default_str();
   sub->add_option("--x0-scale", o->x0_scale,
-                  "seed-design/seed-code: x0 ~ N(0, s^2 I) (2 in the released code, 1 in the "
+                  "paper-design/paper-code: x0 ~ N(0, s^2 I) (2 in the released code, 1 in the "
                   "paper)")
       ->check(real_at_least(0))
       ->capture_default_str();
@@ -585,8 +595,8 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_output_options(sub, o->output);
   sub->footer(
-      "Examples (seed 004 §5: d = 1000, gamma = eta d = 50, ridge 0.1, sigma 1.5):\n"
-      "  dpkit hsgd risk --spectrum seed-design --dim 1000 --ridge 0.1 --label-noise 1e-5 "
+      "Examples (LKSP25 §5: d = 1000, gamma = eta d = 50, ridge 0.1, sigma 1.5):\n"
+      "  dpkit hsgd risk --spectrum paper-design --dim 1000 --ridge 0.1 --label-noise 1e-5 "
       "--noise 1.5 --learning-rate 50 --horizon 1.5 --points 16\n"
       "  dpkit hsgd risk --spectrum power-law:1.5 --dim 1000 --start-error 1 --noise 1 "
       "--learning-rate 1 --schedule polynomial:2,1 --times 1,10,100\n"
@@ -596,17 +606,18 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   auto q = std::make_shared<privacy_options>();
   CLI::App* priv = top->add_subcommand(
       "privacy",
-      "Renyi DP trajectory of noisy HSGD for neighbouring datasets (seed 004 Thms 4.3-4.5): "
+      "Renyi DP trajectory of noisy HSGD for neighbouring datasets (LKSP25 Thms 4.3-4.5): "
       "eps_alpha(t) and (epsilon, delta); labelled approximation");
   priv->add_option("--spectrum", q->spectrum,
-                   "seed-design (the true Sigma of seed 004's design), seed-code (the released "
+                   "paper-design (the true Sigma of LKSP25's design), paper-code (the released "
                    "code's I/(12d)) or empirical ((1/n) sum a a' of the dataset)")
-      ->check(CLI::IsMember({"seed-design", "seed-code", "empirical"}))
+      ->transform([](std::string s) { return canonical_family(s); })
+      ->check(CLI::IsMember({"paper-design", "paper-code", "empirical"}))
       ->capture_default_str();
   priv->add_option("--dim", q->dim, "Dimension d")
       ->check(integer_at_least(2))
       ->capture_default_str();
-  priv->add_option("--n", q->n, "Records of the generated seed dataset (one pass: T = n/d)")
+  priv->add_option("--n", q->n, "Records of the generated dataset (LKSP25 §5's design; one pass: T = n/d)")
       ->check(integer_at_least(2))
       ->capture_default_str();
   priv->add_option("--dataset", q->dataset_file,
@@ -657,9 +668,9 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   add_delta_option(priv, q->delta, false);
   add_output_options(priv, q->output);
   priv->footer(
-      "Example (seed 004 Fig. 2(b): d = 1000, n = 1500, 900 candidate pairs, 30 times):\n"
+      "Example (LKSP25 Fig. 2(b): d = 1000, n = 1500, 900 candidate pairs, 30 times):\n"
       "  dpkit hsgd privacy --noise 1.5 --order 2\n"
-      "  dpkit hsgd privacy --spectrum seed-code --noise 1 --order 2,4,8 --delta 1e-5\n"
+      "  dpkit hsgd privacy --spectrum paper-code --noise 1 --order 2,4,8 --delta 1e-5\n"
       "docs/hsgd.md says what these numbers are (and are not).");
   priv->callback([q, &exit_code] { exit_code = run_privacy(*q); });
 }

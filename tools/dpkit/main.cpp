@@ -1,4 +1,5 @@
 // dpkit — command-line front end. See docs/cli.md for the contract and examples.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "commands.hpp"
 #include "dpkit/core/version.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
+#include "vocabulary.hpp"
 
 namespace {
 
@@ -72,9 +74,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"
-      "  dpkit epsilon --mu 1 --delta 1e-5\n"
-      "  dpkit epsilon --noise-multiplier 20 --steps 400 --delta 1e-5 --accountant all\n"
-      "  dpkit calibrate --epsilon 2 --delta 1e-5 --steps 400\n"
+      "  dpkit epsilon --dataset-size 60000 --batch-size 256 --epochs 60 --noise-multiplier 1.1 "
+      "--delta 1e-5\n"
+      "  dpkit epsilon --noise-multiplier 20 --full-batch --steps 400 --delta 1e-5 --accountant "
+      "all\n"
+      "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 10000\n"
       "  dpkit shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100\n"
       "  dpkit bound --list\n"
       "  dpkit bound mlp-thm13 --examples 60000 --width 256\n"
@@ -88,6 +92,7 @@ int main(int argc, char** argv) {
   register_epsilon(app, exit_code);
   register_delta(app, exit_code);
   register_calibrate(app, exit_code);
+  register_rdp(app, exit_code);
   register_correlated(app, exit_code);
   register_tradeoff(app, exit_code);
   register_demo(app, exit_code);
@@ -98,29 +103,67 @@ int main(int argc, char** argv) {
   register_validate(app, exit_code);
   register_plot(app, exit_code);
 
-  if (argc > 1 && argv[1][0] != '-') {
+  if (argc == 1) {
+    // dpkit alone: what it can do, one line per subcommand.
+    std::cout << "dpkit " << dpkit::version()
+              << ": privacy accounting and theory of differentially private training.\n\n"
+                 "Usage: dpkit <subcommand> [flags]   (dpkit <subcommand> --help for its flags)\n\n"
+                 "Subcommands:\n"
+              << subcommand_list(app)
+              << "\nExample: dpkit epsilon --dataset-size 60000 --batch-size 256 --epochs 60 "
+                 "--noise-multiplier 1.1 --delta 1e-5\n";
+    return kExitSuccess;
+  }
+  std::vector<std::string> subcommand_names;
+  for (const CLI::App* sub : app.get_subcommands({})) subcommand_names.push_back(sub->get_name());
+  if (argv[1][0] != '-') {
     const std::string name = argv[1];
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->get_name() == name;
-    if (!known) {
-      std::cerr << "dpkit: unknown subcommand '" << name << "' (run dpkit --help for the list)\n";
+    if (std::find(subcommand_names.begin(), subcommand_names.end(), name) ==
+        subcommand_names.end()) {
+      const std::string guess = closest(name, subcommand_names);
+      std::cerr << "dpkit: unknown subcommand '" << name << "'"
+                << (guess.empty() ? "" : " (did you mean " + guess + "?)")
+                << "; run dpkit alone for the list\n";
       return kExitUsage;
     }
   }
+  // Old flag names of the one vocabulary (docs/cli.md) still work, with a note.
+  std::vector<std::string> alias_notes;
+  std::vector<std::string> args =
+      apply_aliases(std::vector<std::string>(argv, argv + argc), alias_notes);
+  for (const std::string& n : alias_notes)
+    std::cerr << "dpkit " << args[1] << ": note: " << n << " (the old name will go)\n";
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
 
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown flag: name it, with the closest flag of this subcommand.
+    std::string message = one_line(e.what());
+    std::istringstream words(message.substr(message.find(':') + 1));
+    std::string word, unknown;
+    while (words >> word)
+      if (word.rfind("-", 0) == 0) unknown = word.substr(0, word.find('='));
+    if (!unknown.empty()) {
+      std::vector<std::string> names = flag_names(*active_subcommand(app));
+      const std::string guess = closest(unknown, names);
+      message = "unknown flag " + unknown +
+                (guess.empty() ? "" : " (did you mean " + guess + "?)") + "; see " +
+                subcommand_path(app) + " --help";
+    }
+    std::cerr << subcommand_path(app) << ": " << message << "\n";
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "dpkit: a subcommand is required: epsilon, delta, calibrate, correlated, "
-                   "tradeoff, shifted, hsgd, bound, simulate, validate, plot, demo "
-                   "(run dpkit --help)\n";
+      std::cerr << "dpkit: a subcommand is required (" << one_line(e.what())
+                << "); run dpkit alone for the list\n";
     } else {
       std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
     }

@@ -470,10 +470,16 @@ double first_value(const table& t, const std::string& column, const std::string&
   return std::nan("");
 }
 
-// The column to draw against: the first of `candidates` that holds numbers.
+// The column to draw against: the first of `candidates` that holds numbers, and more than one
+// value (a single run's steps column draws nothing against).
 std::string first_numeric(const table& t, std::initializer_list<const char*> candidates) {
   for (const char* c : candidates)
-    if (const auto i = t.column(c); i && t.numeric(*i)) return c;
+    if (const auto i = t.column(c); i && t.numeric(*i)) {
+      std::set<std::string> values;
+      for (const auto& row : t.text)
+        if (!row[*i].empty()) values.insert(row[*i]);
+      if (values.size() > 1) return c;
+    }
   return "";
 }
 
@@ -533,11 +539,23 @@ plan tradeoff_plan(const table& t, bool roc) {
   const bool bracket = t.has("beta_upper");
   const std::string mu = parameter_text(t.parameters, "mu");
   if (roc) {
-    // TPR = 1 − β: the certified lower bound β gives the upper bound on the TPR.
+    // TPR = 1 − β: the certified lower bound β gives the upper bound on the TPR. dpkit tradeoff
+    // writes the TPR columns itself (accurate where β is within rounding of 1); older outputs
+    // have β only.
     y_spec y{"beta", bracket ? "beta_upper" : "", bracket ? "beta" : "", "", "", false, true};
-    y.name = bracket ? "largest TPR, certified bracket [1 − β_{upper}, 1 − β]"
-                     : (mu.empty() ? "largest TPR of any test, 1 − β(α)"
-                                   : "largest TPR of any test under G(μ), μ = " + mu);
+    const bool tpr = t.has("tpr_upper");
+    if (tpr)
+      y = {"tpr_upper",
+           t.has("tpr_lower") ? "tpr_lower" : "",
+           t.has("tpr_lower") ? "tpr_upper" : "",
+           "",
+           "",
+           false,
+           false};
+    const bool tpr_bracket = tpr ? t.has("tpr_lower") : bracket;
+    y.name = tpr_bracket ? "largest TPR, certified bracket [1 − β_{upper}, 1 − β]"
+                         : (mu.empty() ? "largest TPR of any test, 1 − β(α)"
+                                       : "largest TPR of any test under G(μ), μ = " + mu);
     p.y.push_back(y);
     p.labels.x_label = "false-positive rate α";
     p.labels.y_label = "true-positive rate 1 − β(α)";
@@ -580,6 +598,7 @@ plan hsgd_risk_plan(const table&) {
 plan hsgd_privacy_plan(const table& t) {
   plan p;
   p.x = first_numeric(t, {"t", "t_J"});
+  if (p.x.empty()) p.x = t.has("t") ? "t" : "t_J";  // one release time
   for (const std::string& c : t.columns)
     if (starts_with(c, "eps_alpha=")) {
       const std::string order = enhanced_escape(c.substr(std::string("eps_alpha=").size()));
@@ -950,30 +969,40 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
   const bool pooled =
       tables.size() > 1 && single_run_kind(kinds.front()) &&
       std::all_of(kinds.begin(), kinds.end(), [&](kind k) { return k == kinds.front(); }) &&
-      std::none_of(tables.begin(), tables.end(),
-                   [](const table& t) { return t.has("steps") || t.has("epochs"); });
+      std::all_of(tables.begin(), tables.end(), [](const table& t) {
+        return first_numeric(t, {"epochs", "steps"}).empty();
+      });
   std::string swept;
   if (pooled) {
-    for (const table& t : tables)
-      if (t.tool.empty())
-        throw usage_error(t.path + ": a " + std::string(kind_name(kinds.front())) +
-                          " CSV holds one run without its parameters: give the JSON outputs "
-                          "(their context names the run), or one CSV with a steps column");
-    const std::string parameter = sweep_parameter(tables, o.x);
+    // The run parameter each file's rows are drawn at: a steps (epochs) column every file has,
+    // else the parameter that differs between the JSON contexts.
+    std::string parameter;
+    for (const char* column : {"epochs", "steps"})
+      if (parameter.empty() &&
+          std::all_of(tables.begin(), tables.end(), [&](const table& t) { return t.has(column); }))
+        parameter = column;
+    if (parameter.empty() || !o.x.empty()) {
+      for (const table& t : tables)
+        if (t.tool.empty())
+          throw usage_error(t.path + ": a " + std::string(kind_name(kinds.front())) +
+                            " CSV holds one run without its parameters: give the JSON outputs "
+                            "(their context names the run), or CSVs with a steps column");
+      parameter = sweep_parameter(tables, o.x);
+      if (parameter.empty())
+        throw usage_error("--x is " + o.x +
+                          ", but must be a run parameter that differs between the files");
+    }
     swept = parameter;
-    if (parameter.empty())
-      throw usage_error("--x is " + o.x +
-                        ", but must be a run parameter that differs between "
-                        "the files");
     table all = tables.front();
     all.text.clear();
-    all.columns.push_back(parameter);
+    if (!all.has(parameter)) all.columns.push_back(parameter);
     for (table& t : tables) {
-      const auto value = json_cell(t.parameters[parameter]);
+      const bool from_context = !t.has(parameter);
+      const auto value = from_context ? json_cell(t.parameters[parameter]) : std::string();
       for (auto row : t.text) {
         std::vector<std::string> cells;
         for (const std::string& c : all.columns) {
-          if (c == parameter) {
+          if (c == parameter && from_context) {
             cells.push_back(value);
             continue;
           }
@@ -1150,6 +1179,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
       f.data.push_back(std::move(s));
     }
   }
+  if (pooled) f.subtitle.clear();  // the first file's run, not the sweep's
   if (!categories.empty()) {  // a text x column (a validation result brings its own)
     f.x_categories = categories;
     f.linear_x = true;

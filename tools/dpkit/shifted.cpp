@@ -1,5 +1,5 @@
 // dpkit shifted — last-iterate privacy of noisy gradient methods by shifted interpolation
-// (seed 002), beside the composition bound and the RDP bound the paper compares with.
+// (BSA24), beside the composition bound and the RDP bound the paper compares with.
 #include <unistd.h>
 
 #include <cmath>
@@ -188,17 +188,17 @@ int run_shifted(const shifted_options& o) {
           "(2LD, 0)-DP. As tradeoff curves, G(2 sqrt(LD)) is not implied by it exactly "
           "when LD > " +
           format_number(shifted::exponential_mechanism_threshold()) +
-          " (seed 002 D.4); at one delta either epsilon can be the smaller";
+          " (BSA24 D.4); at one delta either epsilon can be the smaller";
       rows.push_back(ref);
     } else {
       throw usage_error(
-          "--setting convex: seed 002 has no LMC bound without strong convexity or a "
+          "--setting convex: BSA24 has no LMC bound without strong convexity or a "
           "diameter (use strongly-convex or constrained-convex)");
     }
   } else {
     shifted::noisy_gradient_setting s;
     s.sensitivity = need(o.sensitivity, "--sensitivity", "(gradient sensitivity L)");
-    s.noise = need(o.noise, "--noise", "(the noise rate sigma of seed 002 (2.1))");
+    s.noise = need(o.noise, "--noise", "(the noise rate sigma of BSA24 (2.1))");
     s.learning_rate = o.learning_rate.value_or(NAN);
     s.contraction = *c;
     s.diameter = o.diameter.value_or(INFINITY);
@@ -252,7 +252,7 @@ int run_shifted(const shifted_options& o) {
       } else if (strongly) {
         const shifted::gdp_bound ours = shifted::noisy_gd_strongly_convex(s);
         rows.push_back(gdp_row("shifted-interpolation", ours, delta));
-        rows.push_back(rdp_row("seed 002 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
+        rows.push_back(rdp_row("BSA24 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
                                ours.mu * ours.mu / 2, delta, ""));
         rows.back().bound = "rdp-shifted";
         if (std::isfinite(s.diameter))
@@ -262,7 +262,7 @@ int run_shifted(const shifted_options& o) {
           const double c_ys = 1 - *o.learning_rate * *o.strong_convexity / 2;
           rows.push_back(rdp_row("YS22 Thm D.6 (as in the paper's code)",
                                  shifted::ys22_noisy_gd_rho(s, c_ys), delta,
-                                 "c_ys = 1 - eta m/2 (inferred; seed 002 Fig. 1 uses 0.975)"));
+                                 "c_ys = 1 - eta m/2 (inferred; BSA24 Fig. 1 uses 0.975)"));
         }
       } else if (constrained) {
         const double k = s.diameter * double(s.examples) / (s.learning_rate * s.sensitivity);
@@ -328,7 +328,7 @@ int run_shifted(const shifted_options& o) {
           x *= step;
         }
         shifted::sgd_bound g;
-        g.source = "seed 002 Thm C.13 (the given shifts, PLD)";
+        g.source = "BSA24 Thm C.13 (the given shifts, PLD)";
         g.alpha = std::sqrt(2.0);
         try {
           g.run = shifted::noisy_sgd_general_run(s, shifts);
@@ -342,7 +342,7 @@ int run_shifted(const shifted_options& o) {
       if (strongly && s.steps < 2) {
         rep.notes.push_back(
             "Thm 4.9 needs t >= 2 (tau in 1..t-1); at t = 1 composition is exact "
-            "(seed 002 §C.4.1)");
+            "(BSA24 §C.4.1)");
       } else if (strongly) {
         rows.push_back(
             sgd_row("shifted-interpolation", shifted::noisy_sgd_strongly_convex(s, delta, so)));
@@ -365,7 +365,7 @@ int run_shifted(const shifted_options& o) {
   }
 
   if (!strongly && !constrained)
-    rep.notes.push_back("convex without a diameter: seed 002 gives no convergent bound here" +
+    rep.notes.push_back("convex without a diameter: BSA24 gives no convergent bound here" +
                         std::string(cyclic ? " except the derived c = 1 bound for cyclic batches"
                                            : "; composition is the bound"));
   const std::string title_alg = lmc ? "LMC" : a;
@@ -424,7 +424,7 @@ void register_shifted(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand(
       "shifted",
       "Last-iterate privacy of noisy gradient descent (full, cyclic or random batches) and "
-      "Langevin Monte Carlo by shifted interpolation (seed 002), beside composition and RDP");
+      "Langevin Monte Carlo by shifted interpolation (BSA24), beside composition and RDP");
   sub->add_option("algorithm", o->algorithm, "noisy-gd, noisy-cgd, noisy-sgd or lmc")
       ->required()
       ->check(CLI::IsMember({"noisy-gd", "noisy-cgd", "noisy-sgd", "lmc"}));
@@ -443,7 +443,7 @@ void register_shifted(CLI::App& app, int& exit_code) {
       ->check(integer_at_least(1))
       ->type_name("B");
   sub->add_option("--noise", o->noise,
-                  "Noise rate sigma of seed 002 (2.1): X <- X - eta (grad + N(0, sigma^2 I))")
+                  "Noise rate sigma of BSA24 (2.1): X <- X - eta (grad + N(0, sigma^2 I))")
       ->check(real_greater_than(0))
       ->type_name("SIGMA");
   sub->add_option("--learning-rate", o->learning_rate, "Step size eta")
@@ -497,7 +497,7 @@ void register_shifted(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_output_options(sub, o->output);
   sub->footer(
-      "Examples (seed 002's figures and tables):\n"
+      "Examples (BSA24's figures and tables):\n"
       "  dpkit shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100\n"
       "  dpkit shifted noisy-gd --setting constrained-convex --sensitivity 1 --n 100 --noise 0.1 "
       "--learning-rate 1 --diameter 1 --steps 1000\n"

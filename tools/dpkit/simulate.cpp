@@ -177,7 +177,7 @@ models make_models(const simulate_options& o, std::vector<std::string>& notes) {
     m.dprime = std::make_shared<sim::linearly_perturbed>(m.d, i, w);
     m.neighbour_description =
         "replace-one: grad f'_i = grad f_i - L e_1 with L = " + format_number(o.perturbation) +
-        ", i = " + std::to_string(i) + " (seed 002 W1/W3)";
+        ", i = " + std::to_string(i) + " (BSA24 W1/W3)";
   } else {
     // Keep the features and flip the label: (−a_i, −y_i) would leave least squares and logistic
     // regression unchanged (both depend on y_i a_i only through products invariant under it).
@@ -372,6 +372,7 @@ int run_simulate(const simulate_options& o) {
   mc.seed = o.seed;
   mc.threads = o.threads;
   mc.progress = true;
+  mc.announce = true;  // a run projected beyond 30 s says how long, terminal or not
   mc.label = "dpkit simulate";
   const sim::monte_carlo_result res = sim::run_monte_carlo(obs, replicate, mc);
 
@@ -524,10 +525,10 @@ void register_simulate(CLI::App& app, int& exit_code) {
                   "one-pass: one example per step, each once; lmc: Langevin Monte Carlo; "
                   "hsgd-sde: noisy homogenized SGD (Euler-Maruyama). The papers' private "
                   "learners (their own data, calibrated noise, privacy report; docs/nonconvex.md, "
-                  "docs/longtail.md): seed 001 phased-sgd (Alg 2), jl-phased-sgd (Alg 3), "
+                  "docs/longtail.md): SWX+23 phased-sgd (Alg 2), jl-phased-sgd (Alg 3), "
                   "moreau-phased-sgd (Alg 5), jl-moreau-phased-sgd (Alg 6), dp-glm (Alg 1), "
                   "dp-kernel-glm (Alg 9), relu-dp-pgd (Alg 7), adaptive-batched-gd (Alg 8), "
-                  "mlp-dp-sgd (Alg 10); seed 003 longtail-dp-sgd (eq. (4))")
+                  "mlp-dp-sgd (Alg 10); ZXD+26 longtail-dp-sgd (eq. (4))")
       ->check(CLI::IsMember(algorithm_names()))
       ->capture_default_str()
       ->group(ga);
@@ -590,13 +591,13 @@ void register_simulate(CLI::App& app, int& exit_code) {
   const char* gm = "Model and data";
   sub->add_option("--model", o->model,
                   "least-squares, logistic (labels +-1), softmax (labels 0..K-1), or quadratic "
-                  "(f_i = (m/2)|x|^2, the base of seed 002's worst-case constructions)")
+                  "(f_i = (m/2)|x|^2, the base of BSA24's worst-case constructions)")
       ->check(CLI::IsMember({"least-squares", "logistic", "softmax", "quadratic"}))
       ->capture_default_str()
       ->group(gm);
   sub->add_option("--data", o->data,
-                  "gaussian: N(0, diag(spectrum)) design; uniform: a_ij ~ U(0, 1/sqrt(d)) (seed "
-                  "004 section 5); or a CSV file (one header row, a label column)")
+                  "gaussian: N(0, diag(spectrum)) design; uniform: a_ij ~ U(0, 1/sqrt(d)) (LKSP25 "
+                  "Sec 5); or a CSV file (one header row, a label column)")
       ->capture_default_str()
       ->group(gm);
   sub->add_option("--label-column", o->label_column, "Label column of a --data CSV file")
@@ -644,7 +645,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
   sub->add_option("--neighbour", o->neighbour,
                   "none; replace-one: example --index gets the flipped label (a_i, -y_i) "
                   "(softmax: label "
-                  "(y_i + 1) mod K; quadratic: gradient shifted by -L e_1, seed 002 W1); zero-out: "
+                  "(y_i + 1) mod K; quadratic: gradient shifted by -L e_1, BSA24 W1); zero-out: "
                   "example --index contributes f'_i = 0")
       ->check(CLI::IsMember({"none", "replace-one", "zero-out"}))
       ->capture_default_str()

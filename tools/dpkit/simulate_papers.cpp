@@ -1,5 +1,5 @@
-// dpkit simulate --algorithm <paper algorithm> (simulate_papers.hpp): seed 001's GLM learners
-// (Algorithms 1–3, 5–9), its DP-SGD for ReLU networks (Algorithm 10), and seed 003's DP-SGD with
+// dpkit simulate --algorithm <paper algorithm> (simulate_papers.hpp): SWX+23's GLM learners
+// (Algorithms 1–3, 5–9), its DP-SGD for ReLU networks (Algorithm 10), and ZXD+26's DP-SGD with
 // the long-tail protocol. Each replicate draws fresh data, runs the algorithm and measures the
 // paper's quantity (population excess risk, test error, tail error, memorisation); the privacy
 // report gives the certified ε of the noise actually used and the noise of the other
@@ -39,16 +39,16 @@ struct algorithm_info {
 
 const std::vector<algorithm_info>& infos() {
   static const std::vector<algorithm_info> all = {
-      {"phased-sgd", "seed 001 Alg 2 (phased SGD, output perturbation)", "glm"},
-      {"jl-phased-sgd", "seed 001 Alg 3 (JL projection + phased SGD)", "glm"},
-      {"moreau-phased-sgd", "seed 001 Alg 5 (phased SGD on the Moreau envelope)", "glm"},
-      {"jl-moreau-phased-sgd", "seed 001 Alg 6 (JL + Alg 5)", "glm"},
-      {"dp-glm", "seed 001 Alg 1 (Alg 2 if eps > theta^1.5/n, else Alg 3)", "glm"},
-      {"dp-kernel-glm", "seed 001 Alg 9 (Alg 2/3 on polynomial-kernel features)", "glm"},
-      {"relu-dp-pgd", "seed 001 Alg 7 (JL + DP projected GD, ReLU)", "relu-pgd"},
-      {"adaptive-batched-gd", "seed 001 Alg 8 (adaptive DP batched GD, agnostic ReLU)", "adaptive"},
-      {"mlp-dp-sgd", "seed 001 Alg 10 (DP-SGD for L-layer ReLU networks)", "mlp"},
-      {"longtail-dp-sgd", "seed 003 eq. (4) (DP-SGD on the two-layer CNN, long-tail protocol)",
+      {"phased-sgd", "SWX+23 Alg 2 (phased SGD, output perturbation)", "glm"},
+      {"jl-phased-sgd", "SWX+23 Alg 3 (JL projection + phased SGD)", "glm"},
+      {"moreau-phased-sgd", "SWX+23 Alg 5 (phased SGD on the Moreau envelope)", "glm"},
+      {"jl-moreau-phased-sgd", "SWX+23 Alg 6 (JL + Alg 5)", "glm"},
+      {"dp-glm", "SWX+23 Alg 1 (Alg 2 if eps > theta^1.5/n, else Alg 3)", "glm"},
+      {"dp-kernel-glm", "SWX+23 Alg 9 (Alg 2/3 on polynomial-kernel features)", "glm"},
+      {"relu-dp-pgd", "SWX+23 Alg 7 (JL + DP projected GD, ReLU)", "relu-pgd"},
+      {"adaptive-batched-gd", "SWX+23 Alg 8 (adaptive DP batched GD, agnostic ReLU)", "adaptive"},
+      {"mlp-dp-sgd", "SWX+23 Alg 10 (DP-SGD for L-layer ReLU networks)", "mlp"},
+      {"longtail-dp-sgd", "ZXD+26 eq. (4) (DP-SGD on the two-layer CNN, long-tail protocol)",
        "longtail"},
   };
   return all;
@@ -95,6 +95,7 @@ sim::monte_carlo_options mc_of(const paper_common_options& c) {
   mc.seed = c.seed;
   mc.threads = c.threads;
   mc.progress = true;
+  mc.announce = true;  // a run projected beyond 30 s says how long, terminal or not
   mc.label = "dpkit simulate " + c.algorithm;
   mc.chunk = 4;  // replicates are expensive: small chunks keep every thread busy
   return mc;
@@ -115,7 +116,7 @@ double gaussian_tight_multiplier(double epsilon, double delta, long long composi
   return std::sqrt(static_cast<double>(compositions)) / mu.value;
 }
 
-/// The privacy report of a run made of Gaussian releases (seed 001 Algs 1–9): the noise used,
+/// The privacy report of a run made of Gaussian releases (SWX+23 Algs 1–9): the noise used,
 /// the paper's and the tight noise multiplier, and the certified ε of each (exact GDP).
 json gaussian_privacy(const std::string& calibration,
                       double z_paper,
@@ -181,7 +182,7 @@ void add_privacy_note(report& rep, const json& privacy) {
   rep.notes.push_back(s.str());
 }
 
-// ---- seed 001 GLM family (Algs 1, 2, 3, 5, 6, 9) ------------------------------------------------
+// ---- SWX+23 GLM family (Algs 1, 2, 3, 5, 6, 9) ------------------------------------------------
 
 int run_glm(const paper_common_options& c, const paper_options& o) {
   const auto& info = info_of(c.algorithm);
@@ -339,7 +340,7 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
   return kExitSuccess;
 }
 
-// ---- seed 001 Alg 7 (ReLU, well specified) and Alg 8 (agnostic ReLU)
+// ---- SWX+23 Alg 7 (ReLU, well specified) and Alg 8 (agnostic ReLU)
 // ------------------------------
 
 int run_relu(const paper_common_options& c, const paper_options& o) {
@@ -361,7 +362,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   double B = o.w_norm + h;
   if (adaptive) {
     // Assumption 2: x isotropic log-concave AND bounded — uniform in the ball of radius
-    // √(d + 2) (E xxᵀ = I; spec 001 §1.5; N(0, I_d) would break the bound ‖x‖ ≤ √d that the
+    // √(d + 2) (E xxᵀ = I; N(0, I_d) would break the bound ‖x‖ ≤ √d that the
     // sensitivity needs for about half the records). Labels clamped to [−B, B] with B = 2W + h,
     // so E[y|x] ≠ ReLU(⟨w*, x⟩) where the clamp is active: agnostic (opt > 0).
     pop.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::isotropic_ball);
@@ -515,7 +516,7 @@ double pld_calibrate(double epsilon, double delta, double q, long long steps, bo
   return cal.noise_multiplier;
 }
 
-// ---- seed 001 Alg 10
+// ---- SWX+23 Alg 10
 // -------------------------------------------------------------------------------
 
 int run_mlp(const paper_common_options& c, const paper_options& o) {
@@ -537,7 +538,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   if (label_noise > 0.5)
     throw usage_error("--label-noise is " + format_number(label_noise) +
                       ", but for mlp-dp-sgd it is a flip probability: must be <= 0.5");
-  // Thm 13's step size η = √L R/(C√(mT)) (spec 001 §2 Alg 10) unless given.
+  // Thm 13's step size η = √L R/(C√(mT)) (SWX+23 Thm 13) unless given.
   const double eta = c.learning_rate.value_or(
       std::sqrt(static_cast<double>(arch.depth)) * R /
       (C * std::sqrt(static_cast<double>(arch.width) * static_cast<double>(T))));
@@ -660,7 +661,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   return kExitSuccess;
 }
 
-// ---- seed 003
+// ---- ZXD+26
 // --------------------------------------------------------------------------------------
 
 std::vector<double> parse_frequencies(const std::string& s) {
@@ -691,7 +692,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
   const auto m = static_cast<std::size_t>(o.width);
   if (d <= K + 1)
     throw usage_error("--dimension is " + std::to_string(d) +
-                      ", but seed 003's data model "
+                      ", but ZXD+26's data model "
                       "needs d > K + 1 (K signal directions and a noise spike per class)");
   std::vector<std::size_t> counts, test_counts;
   if (o.class_frequencies.empty()) {
@@ -759,7 +760,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
       "test error of the clean model on the L-tail",
       "training loss L_S of the DP model at T",
       "training loss of the clean model at T",
-      "<w, xi> = (1/n) max_r sum_i <w_{y_i,r}, xi_i> at T (spec 003 sec 2.6), DP",
+      "<w, xi> = (1/n) max_r sum_i <w_{y_i,r}, xi_i> at T (ZXD+26 Sec 5.2), DP",
       "the same for the clean model",
       "<w, u> signal learning at T, DP",
       "the same for the clean model",
@@ -892,15 +893,15 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->capture_default_str()
       ->group(gp);
   sub->add_option("--calibration", o.calibration,
-                  "paper: the noise the paper prints (seed 001 Algs 2-8: tau_i, sigma; Alg 10 "
-                  "and seed 003: their O(.) scale with the constant 1); tight: the smallest noise "
+                  "paper: the noise the paper prints (SWX+23 Algs 2-8: tau_i, sigma; Alg 10 "
+                  "and ZXD+26: their O(.) scale with the constant 1); tight: the smallest noise "
                   "for (epsilon, delta) by exact accounting (Gaussian DP, or PLD for subsampled "
                   "runs). Both are reported either way")
       ->check(CLI::IsMember({"paper", "tight"}))
       ->capture_default_str()
       ->group(gp);
 
-  const char* gg = "Paper algorithms: seed 001 GLMs (phased-sgd ... adaptive-batched-gd)";
+  const char* gg = "Paper algorithms: SWX+23 GLMs (phased-sgd ... adaptive-batched-gd)";
   sub->add_option("--link", o.link, "Link sigma of the GLM: sigmoid, tanh (Algs 1-3, 5, 6, 9)")
       ->check(CLI::IsMember({"sigmoid", "tanh"}))
       ->capture_default_str()
@@ -921,7 +922,7 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->group(gg);
   sub->add_option("--oracle", o.oracle,
                   "Gradient of the Moreau envelope: exact (the prox to machine precision) or "
-                  "algorithm4 (seed 001 Alg 4 with accuracy --oracle-gamma)")
+                  "algorithm4 (SWX+23 Alg 4 with accuracy --oracle-gamma)")
       ->check(CLI::IsMember({"exact", "algorithm4"}))
       ->capture_default_str()
       ->group(gg);
@@ -936,7 +937,7 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->group(gg);
   sub->add_flag("--corrected-sensitivity", o.corrected_sensitivity,
                 "adaptive-batched-gd: calibrate to the corrected sensitivity 2 sqrt(d)(sqrt(d)|w| "
-                "+ B)/m instead of the printed one (spec 001 sec 6 item 8)")
+                "+ B)/m instead of the printed one (docs/findings.md)")
       ->group(gg);
   sub->add_option("--risk-samples", o.risk_samples,
                   "Fresh x draws per replicate for the population risk")
@@ -969,7 +970,7 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->capture_default_str()
       ->group(gn);
 
-  const char* gl = "Paper algorithms: seed 003 (longtail-dp-sgd)";
+  const char* gl = "Paper algorithms: ZXD+26 (longtail-dp-sgd)";
   sub->add_option("--signal-norm", o.signal_norm, "|u|, the class-signal norm")
       ->check(real_at_least(0))
       ->capture_default_str()

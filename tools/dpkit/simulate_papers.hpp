@@ -1,5 +1,5 @@
-// dpkit simulate --algorithm <paper algorithm>: the private learners of seed 001 (Algorithms 1–3,
-// 5–10) and seed 003 (DP-SGD of eq. (4) with the long-tail protocol of Definition 3), each run
+// dpkit simulate --algorithm <paper algorithm>: the private learners of SWX+23 (Algorithms 1–3,
+// 5–10) and ZXD+26 (DP-SGD of eq. (4) with the long-tail protocol of Definition 3), each run
 // for R independent replicates on freshly drawn data, with its noise calibrated and a privacy
 // report (the paper's calibration and the tight one). The generic noisy-gradient algorithms of
 // `dpkit simulate` (gd, sgd, poisson, ...) live in simulate.cpp; this file is the paper layer.
@@ -48,7 +48,7 @@ struct paper_options {
   double epsilon = 1;
   double delta = 1e-5;
   std::string calibration = "paper";
-  // seed 001 GLMs
+  // SWX+23 GLMs
   std::string link = "sigmoid";
   std::optional<long long> rank;
   double w_norm = 1;
@@ -59,13 +59,13 @@ struct paper_options {
   int kernel_degree = 2;
   bool corrected_sensitivity = false;
   long long risk_samples = 20000;
-  // networks (seed 001 Alg 10, seed 003)
+  // networks (SWX+23 Alg 10, ZXD+26)
   long long width = 32;
   long long depth = 3;
   long long test_examples = 500;
   std::string constraint = "around-init";
   long long teacher_hidden = 4;
-  // seed 003
+  // ZXD+26
   double signal_norm = 0.5;
   double ncr = 10;
   std::string noise_law = "gaussian";

@@ -1,4 +1,6 @@
-// dpkit tradeoff — the (α, β) tradeoff curve of the mechanism (its f-DP guarantee).
+// dpkit tradeoff — the (α, β) tradeoff curve of the mechanism (its f-DP guarantee): at each
+// false-positive rate α of a membership test, the smallest false-negative rate β any test can
+// have, and so the largest true-positive rate 1 − β.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -9,58 +11,89 @@
 #include "commands.hpp"
 #include "dpkit/accounting/run_tradeoff.hpp"
 #include "dpkit/core/grid.hpp"
+#include "run_options.hpp"
 
 namespace dpkit::cli {
 namespace {
 
 struct tradeoff_options {
-  mechanism_options mechanism;
+  run_options run;
+  std::vector<std::string> alpha;
   long long points = 101;
   double accuracy = 1e-3;
   long long max_fft_size = 1LL << 24;
   output_options output;
+  CLI::App* app = nullptr;
 };
 
+const run_requirements kNeeds{true, true, true, false, "dpkit tradeoff"};
+
 int run(const tradeoff_options& o) {
-  const resolved_mechanism m = resolve_mechanism(o.mechanism);
+  const resolved_run m = resolve_run(o.run, kNeeds);
   accounting::pld_options pld;
   pld.relative_accuracy = o.accuracy;
   pld.max_fft_size = static_cast<std::size_t>(o.max_fft_size);
-  const std::vector<double> alphas = linspace(0.0, 1.0, static_cast<std::size_t>(o.points));
+  if (!o.alpha.empty() && o.app->count("--points") > 0)
+    throw usage_error("--points and --alpha both give the alpha grid: use one");
+  std::vector<double> alphas =
+      o.alpha.empty() ? linspace(0.0, 1.0, static_cast<std::size_t>(o.points))
+                      : parse_number_list("--alpha", o.alpha, number_kind::probability, 10000000);
   const accounting::run_tradeoff_result t = accounting::run_tradeoff(m.run, alphas, pld);
   report r;
   r.tool = "dpkit tradeoff";
   r.parameters = m.parameters;
-  r.parameters["points"] = o.points;
+  if (o.alpha.empty()) r.parameters["points"] = o.points;
   r.title = "tradeoff curve of " + m.description +
-            ": the smallest type II error beta of any test with type I error alpha";
+            ": the smallest false-negative rate beta of any membership test with false-positive "
+            "rate alpha";
+  for (const std::string& line : m.derivation) r.title += "\n" + line;
+  // 1 − β is exact in double for β ≥ 1/2 (Sterbenz) and rounds by half an ulp below: the TPR
+  // bound is the certified β bound's complement, rounded up by one ulp to stay an upper bound.
+  auto tpr_upper = [](double beta) {
+    const double v = 1.0 - beta;
+    return beta >= 0.5 ? v : std::min(1.0, std::nextafter(v, 2.0));
+  };
+  auto tpr_lower = [](double beta) {
+    const double v = 1.0 - beta;
+    return beta >= 0.5 ? v : std::max(0.0, std::nextafter(v, -1.0));
+  };
   if (t.exact) {
-    r.columns = {"alpha", "beta"};
+    r.columns = {"alpha", "beta", "tpr_upper"};
     for (std::size_t i = 0; i < alphas.size(); ++i)
-      r.results.push_back({{"alpha", alphas[i]}, {"beta", t.beta_lower[i]}});
-    r.notes = {t.method,
-               "No membership test distinguishes neighbouring datasets better than this curve."};
+      r.results.push_back({{"alpha", alphas[i]},
+                           {"beta", t.beta_lower[i]},
+                           {"tpr_upper", tpr_upper(t.beta_lower[i])}});
+    r.notes = {
+        t.method, "No membership test distinguishes neighbouring datasets better than this curve:",
+        "at false-positive rate alpha its true-positive rate is at most tpr_upper = 1 - beta."};
   } else {
     r.parameters["accuracy"] = o.accuracy;
-    r.columns = {"alpha", "beta", "beta_upper"};
+    r.columns = {"alpha", "beta", "beta_upper", "tpr_upper", "tpr_lower"};
     double width = 0;
     for (std::size_t i = 0; i < alphas.size(); ++i) {
-      r.results.push_back(
-          {{"alpha", alphas[i]}, {"beta", t.beta_lower[i]}, {"beta_upper", t.beta_upper[i]}});
+      r.results.push_back({{"alpha", alphas[i]},
+                           {"beta", t.beta_lower[i]},
+                           {"beta_upper", t.beta_upper[i]},
+                           {"tpr_upper", tpr_upper(t.beta_lower[i])},
+                           {"tpr_lower", tpr_lower(t.beta_upper[i])}});
       width = std::max(width, t.beta_upper[i] - t.beta_lower[i]);
     }
-    r.notes = {t.method,
-               "beta is a certified lower bound on the curve (the f-DP guarantee: no test does "
-               "better);",
-               "beta_upper a certified upper bound (the true curve lies between). Largest gap: " +
-                   format_number(width) + ".",
-               "Poisson sampling: the symmetrised curve of both neighbouring directions."};
+    r.notes = {
+        t.method,
+        "beta is a certified lower bound on the curve (the f-DP guarantee: no test does "
+        "better), so",
+        "tpr_upper = 1 - beta bounds the true-positive rate of every test at false-positive "
+        "rate alpha;",
+        "beta_upper is a certified upper bound (the true curve lies between; tpr_lower = 1 - "
+        "beta_upper).",
+        "Largest gap: " + format_number(width) +
+            ". Poisson sampling: the symmetrised curve of both neighbouring directions."};
   }
   emit(r, o.output);
   if (t.termination == termination_type::max_iterations)
-    std::cerr << "dpkit tradeoff: note: " << user_message(t.message, nullptr) << "\n";
+    std::cerr << "dpkit tradeoff: note: " << user_message(t.message, o.app) << "\n";
   if (t.termination == termination_type::failure) {
-    std::cerr << "dpkit tradeoff: " << user_message(t.message, nullptr) << "\n";
+    std::cerr << "dpkit tradeoff: " << user_message(t.message, o.app) << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;
@@ -72,10 +105,16 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<tradeoff_options>();
   CLI::App* sub = app.add_subcommand(
       "tradeoff",
-      "The tradeoff curve (alpha, beta) of the mechanism: its f-DP guarantee (exact, or "
-      "certified bounds from both sides for composed subsampled runs)");
-  add_mechanism_options(sub, o->mechanism);
-  sub->add_option("--points", o->points, "Number of equally spaced alpha in [0, 1], at most 1e7")
+      "The tradeoff curve (alpha, beta) of the mechanism: its f-DP guarantee, and the largest "
+      "true-positive rate of any membership test at each false-positive rate");
+  o->app = sub;
+  add_run_options(sub, o->run, kNeeds);
+  sub->add_option("--alpha", o->alpha,
+                  "The false-positive rates alpha in [0, 1]: values, a list, or a range, e.g. "
+                  "1e-10:1:log201 (log-spaced, for the low-FPR regime) or 0:1:0.01")
+      ->type_name("LIST");
+  sub->add_option("--points", o->points,
+                  "Without --alpha: this many equally spaced alpha in [0, 1], at most 1e7")
       ->check(integer_at_least(2, 10000000))
       ->type_name("N")
       ->capture_default_str();
@@ -88,11 +127,12 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
   add_max_fft_size_option(sub, o->max_fft_size);
   add_output_options(sub, o->output);
   sub->footer(
-      "Examples (plot with gnuplot):\n"
+      "Examples:\n"
       "  dpkit tradeoff --mu 1 --points 201 --format csv --output g1.csv\n"
+      "  dpkit tradeoff --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 "
+      "--alpha 1e-10:1:log101\n"
       "  dpkit tradeoff --noise-multiplier 0.8 --sampling-rate 0.1 --sampling "
-      "without-replacement\n"
-      "  dpkit tradeoff --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --format csv\n");
+      "without-replacement --steps 1\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

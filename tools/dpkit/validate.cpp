@@ -86,9 +86,26 @@ std::vector<validation::scenario_result> run_scenarios(
   const std::size_t workers =
       sim::monte_carlo_ranks() > 1 ? 1 : std::min<std::size_t>(chosen.size(), cores);
   std::vector<scenario_result> results(chosen.size());
+  // The cost before the work: the quick tier from its measured times (longest first on the
+  // workers: about max(sum / workers, longest)); the full tier has no such table — each Monte
+  // Carlo run projected beyond 30 s says how long after its first replicates.
+  if (output_rank()) {
+    double sum = 0, longest = 0;
+    for (const scenario* s : chosen)
+      sum += s->quick_seconds, longest = std::max(longest, s->quick_seconds);
+    const double quick =
+        std::max(sum / static_cast<double>(std::max<std::size_t>(workers, 1)), longest);
+    if (base.tier == tier::quick && quick > 30)
+      std::cerr << "dpkit validate: " << chosen.size() << " scenarios, about " << std::lround(quick)
+                << " s on " << std::max<std::size_t>(workers, 1)
+                << " thread(s) (quick tier, measured on a 2-core machine)\n";
+    if (base.tier == tier::full)
+      std::cerr << "dpkit validate: " << chosen.size()
+                << " scenario(s) at paper scale (full tier): this can take hours on a small "
+                   "machine; every Monte Carlo run longer than 30 s reports its projected time\n";
+  }
   if (workers <= 1) {
-    for (std::size_t i = 0; i < chosen.size(); ++i)
-      results[i] = run_one(*chosen[i], base, o, dir);
+    for (std::size_t i = 0; i < chosen.size(); ++i) results[i] = run_one(*chosen[i], base, o, dir);
     return results;
   }
   scenario_context c = base;
@@ -115,8 +132,8 @@ std::vector<validation::scenario_result> run_scenarios(
       const std::size_t finished = ++done;
       if (terminal && !errors[i]) {
         const std::lock_guard lock(print);
-        std::cerr << "dpkit validate: [" << finished << "/" << chosen.size() << "] " << results[i].id
-                  << ": " << sim::to_string(results[i].verdict) << " ("
+        std::cerr << "dpkit validate: [" << finished << "/" << chosen.size() << "] "
+                  << results[i].id << ": " << sim::to_string(results[i].verdict) << " ("
                   << std::lround(results[i].seconds * 10) / 10.0 << " s)\n";
       }
     }
@@ -162,6 +179,7 @@ int run_validate(const validate_options& o) {
   c.threads = o.threads;
   c.seed = o.seed;
   c.progress = true;
+  c.announce = true;
   c.bound_factor = o.bound_factor;
   report r;
   r.tool = "dpkit validate";
@@ -169,12 +187,12 @@ int run_validate(const validate_options& o) {
   r.parameters["mpi_ranks"] = sim::monte_carlo_ranks();
   if (o.bound_factor != 1) r.parameters["bound_factor"] = o.bound_factor;
   if (o.self_check) r.parameters["self_check"] = true;
-  r.title = std::string(o.self_check ? "self-check scoreboard (wrong claims; " : "validation "
-                                                                                 "scoreboard (") +
+  r.title = std::string(o.self_check ? "self-check scoreboard (wrong claims; "
+                                     : "validation "
+                                       "scoreboard (") +
             o.tier + " tier, seed " + std::to_string(o.seed) + ")";
-  r.columns = {"id",          "verdict",     "quantity",   "bound",     "estimate",
-               "estimate_lo", "estimate_hi", "resolution", "tightness", "replicates",
-               "seconds"};
+  r.columns = {"id",          "verdict",    "quantity",  "bound",      "estimate", "estimate_lo",
+               "estimate_hi", "resolution", "tightness", "replicates", "seconds"};
   std::vector<std::string> failures, refuted;
   // Wrong-claim results never overwrite the real ones in the default folder.
   const std::filesystem::path dir =
@@ -199,7 +217,8 @@ int run_validate(const validate_options& o) {
     if (o.self_check) {
       if (!caught)
         failures.push_back(res.id + ": its self-check's wrong claim (" + s->self_check_claim +
-                           ") was not rejected: verdict " + std::string(sim::to_string(res.verdict)));
+                           ") was not rejected: verdict " +
+                           std::string(sim::to_string(res.verdict)));
     } else if (const validation::judgement j = validation::judge(res, c.tier, c.bound_factor);
                j.fails) {
       failures.push_back(res.id + ": " + j.reason);
@@ -299,9 +318,9 @@ void register_validate(CLI::App& app, int& exit_code) {
   sub->footer(
       "Examples:\n"
       "  dpkit validate --all                      # quick tier, figures in validation-results/\n"
-      "  dpkit validate 002-thm4.2-tight --tier full --threads 16\n"
+      "  dpkit validate bsa24-thm4.2-tight --tier full --threads 16\n"
       "  dpkit validate --list                     # ids, titles and each self-check's wrong claim\n"
-      "  dpkit validate 003-thm1-memorisation --self-check   # the reversed trend must be rejected\n"
+      "  dpkit validate zxd26-thm1-memorisation --self-check   # the reversed trend must be rejected\n"
       "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # mu halved: violated, exit 3\n"
       "Exit codes: 0 nothing violated and every refutation the expected one, 3 some scenario "
       "violated, refuted unexpectedly, or an expected refutation no longer reproduces, 2 bad "

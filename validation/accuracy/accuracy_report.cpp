@@ -12,7 +12,7 @@
 // The unit tests assert the same cases (lib/tests/support/accuracy.cpp), so the tables in
 // docs/ are measurements of the tested code, never typed by hand (STYLE.md rule 21).
 // Exit status: 0 when every case is within its tested tolerance, 3 otherwise, 2 on usage
-// errors (DESIGN.md exit codes).
+// errors (the exit codes of docs/architecture.md).
 #include <cmath>
 #include <cstdio>
 #include <exception>

@@ -170,10 +170,10 @@ terminal terminal_for(const std::string& ext) {
     t.base_height = 750;
     t.line_height = 25;
   } else if (ext == ".pdf") {
-    // The SVG's proportions at a paper's text width (6.4 in): 7.6 pt text.
+    // The SVG's proportions at a paper's text width (6.4 in): 7 pt text.
     t.command =
-        "set terminal pdfcairo size {W}in,{H}in enhanced font 'Helvetica,7.6' "
-        "fontscale 1 linewidth 1 background '#ffffff'";
+        "set terminal pdfcairo size {W}in,{H}in enhanced font 'Helvetica,7' "
+        "fontscale 1 linewidth 1 pointscale 0.7 background '#ffffff'";
     t.width = 6.4;
     t.base_height = 4.37;
     t.line_height = 0.148;

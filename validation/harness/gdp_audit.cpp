@@ -151,6 +151,7 @@ sim::monte_carlo_options mc_options(const scenario_context& c,
   mc.seed = c.seed;
   mc.threads = c.threads;
   mc.progress = c.progress;
+  mc.announce = c.announce;
   mc.label = std::move(label);
   return mc;
 }

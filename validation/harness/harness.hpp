@@ -1,5 +1,5 @@
 #pragma once
-// The validation harness (DESIGN.md "Validation scenarios"): a registry of scenarios, each
+// The validation harness (docs/architecture.md, "Validation"): a registry of scenarios, each
 // checking one theorem or claim on one configuration against the reference simulator, with a
 // verdict (holds / violated / inconclusive), a tightness ratio, and the data of a figure.
 //
@@ -30,6 +30,8 @@ struct scenario_context {
   int threads = 0;  // 0: OpenMP default
   std::uint64_t seed = 2026;
   bool progress = false;  // progress bars on stderr
+  /// A line on stderr with the projected time of each Monte Carlo run longer than 30 s.
+  bool announce = false;
   /// Multiplies the bound a value or privacy scenario claims (μ of a GDP bound, a risk bound,
   /// a tube radius…). 1 checks the theorem; a factor < 1 makes the claim too optimistic.
   /// Ordering and shape scenarios (a trend's sign, a U-shape) ignore it: their wrong claim is
@@ -105,8 +107,12 @@ const std::vector<std::pair<std::string, double>>& quick_costs();
 
 /// Every registered scenario, in id order.
 const std::vector<scenario>& registry();
-/// The scenario with this id; throws std::domain_error listing the known ids otherwise.
+/// The scenario with this id; throws std::domain_error listing the known ids otherwise. An id of
+/// dpkit 0.1 (which began with an internal paper number, e.g. "002-thm4.2-tight" for
+/// "bsa24-thm4.2-tight") is still accepted and resolves to the renamed scenario.
 const scenario& find_scenario(const std::string& id);
+/// The current id of a scenario id of dpkit 0.1; any other id unchanged.
+std::string current_scenario_id(const std::string& id);
 
 /// A claim of a paper that the data contradict as printed, reviewed and expected
 /// (validation/scenarios/expected_refutations.cpp; docs/findings.md).

@@ -58,7 +58,7 @@ void push_mean(series& s, double x, const sim::moments& m, double confidence = 0
 /// (n ≥ 2).
 double mean_of(const std::vector<double>& v);
 double se_of(const std::vector<double>& v);
-/// Mean and standard error of a (n ≥ 2), summed as Σ v/N (the seed 003 scenarios' order).
+/// Mean and standard error of a (n ≥ 2), summed as Σ v/N (the ZXD+26 scenarios' order).
 std::pair<double, double> mean_se(const std::vector<double>& a);
 /// Mean and standard error of a_i − f·b_i (paired by replicate; n ≥ 2).
 std::pair<double, double> paired_mean_se(const std::vector<double>& a,
@@ -107,7 +107,7 @@ void sample_pair(const scenario_context& c,
 
 /// Runs `o` on the model pair (base on D, neighbour on D′) from 0 with independent noises
 /// (streams 0 and 100 of each replicate) and records ⟨X_t, e_0⟩ under each — the Neyman–Pearson
-/// statistic of seed 002's constructions, whose two laws differ only in the mean along e_0.
+/// statistic of BSA24's constructions, whose two laws differ only in the mean along e_0.
 void run_pair(const scenario_context& c,
               std::uint64_t replicates,
               const sim::model& base,

@@ -1,4 +1,4 @@
-// Benchmarks of the hsgd module (Google Benchmark): seed 004's Figure 2(b) computation — the
+// Benchmarks of the hsgd module (Google Benchmark): LKSP25's Figure 2(b) computation — the
 // last-iterate RDP trajectory at 30 release times for the 900 extreme-label pairs of an
 // n = 1500, d = 1000 instance. Results: docs/performance.md.
 #include <benchmark/benchmark.h>
@@ -21,9 +21,9 @@ struct setup {
   hs::dataset data;
 };
 
-// Seed 004 §5: x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + N(0, 0.01/d) clamped at 3 sd.
+// LKSP25 §5: x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + N(0, 0.01/d) clamped at 3 sd.
 setup make_setup(long long d, long long n) {
-  dpkit::volterra::seed004_vectors start = dpkit::volterra::seed004_start(d, 2, 2);
+  dpkit::volterra::lksp25_vectors start = dpkit::volterra::lksp25_start(d, 2, 2);
   dpkit::random_stream feats(2, 0, 1), noise(2, 0, 2);
   setup s{std::move(start.x0), std::move(start.xtilde), {}};
   s.data.features = dpkit::sim::uniform_design(std::size_t(n), std::size_t(d), feats);
@@ -42,7 +42,7 @@ static void BM_fig2b_last_iterate(benchmark::State& state) {
   const double T = double(n) / double(d);
   const hs::gaussian_law law =
       state.range(0) == 0
-          ? hs::gaussian_law::seed004_design(s.x0, s.xt, par, gamma, T)
+          ? hs::gaussian_law::lksp25_design(s.x0, s.xt, par, gamma, T)
           : hs::gaussian_law(hs::eigenbasis::identity(d),
                              std::vector<double>(std::size_t(d), 1 / (12.0 * double(d))), s.x0,
                              s.xt, par, gamma, T);

@@ -1,16 +1,16 @@
-// Cost of the seed 001 and seed 003 simulators at the sizes the validation scenarios run:
+// Cost of the SWX+23 and ZXD+26 simulators at the sizes the validation scenarios run:
 //
-//  * seed 001 Part I/II (sim/glm.hpp): one run of Algorithm 2 (phased SGD) at n = 2¹² and 2¹⁶, of
+//  * SWX+23 Part I/II (sim/glm.hpp): one run of Algorithm 2 (phased SGD) at n = 2¹² and 2¹⁶, of
 //    Algorithm 1 on both of its branches (Alg 2 and the JL Alg 3), Algorithm 5 with the exact
 //    prox, Algorithm 7 (DP projected GD, n = 4096), Algorithm 8 (adaptive batched GD) and
 //    Algorithm 9 (the kernelised GLM, polynomial degree 2 and 3), all at d = 20 on the unit
 //    sphere with data rank θ = 5 (Algs 7/8: rank d), and the population excess risk with 10⁵
 //    draws (what every GLM scenario evaluates per replicate);
-//  * seed 001 §6 (sim/mlp.hpp): Algorithm 10 at validation/scenarios/mlp_001.cpp's configuration
+//  * SWX+23 §6 (sim/mlp.hpp): Algorithm 10 at validation/scenarios/mlp_001.cpp's configuration
 //    (d = 8, L = 3, n = 1000 train + 1000 test, Poisson q = 0.05, T = 200, C = 1, R = 4, η of
 //    Thm 13, z calibrated for ε = 1, δ = 1/n²) for widths m ∈ {16, 64, 256}, and the per-example
 //    gradient of mlp_model;
-//  * seed 003 (sim/longtail.hpp): train_longtail at the quick tier of
+//  * ZXD+26 (sim/longtail.hpp): train_longtail at the quick tier of
 //    validation/scenarios/longtail_003.cpp (K = 3, d = 150, m = 20, n = 150, B = 64, 20 epochs)
 //    and at the paper's configuration (K = 5, d = 1000, m = 100, n = 500, B = 256; 8 of the 40
 //    steps of 20 epochs, reported per step), each clean (no clipping, no noise) and DP (C = 1,
@@ -18,7 +18,7 @@
 //    train_longtail took before its structured trainer: the "before" column, and a bit-identity
 //    check: the benchmark fails if the two differ); and one whole paper-size replicate (data,
 //    Haar-rotated initialisation, clean and DP training of 40 steps, test errors).
-// Results: docs/performance.md ("Seed 001 and 003 simulators").
+// Results: docs/performance.md ("SWX+23 and ZXD+26 simulators").
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -41,7 +41,7 @@ using dpkit::random_stream;
 
 namespace {
 
-// ---- seed 001 GLMs -----------------------------------------------------------------------------
+// ---- SWX+23 GLMs -----------------------------------------------------------------------------
 
 constexpr std::size_t kGlmDim = 20, kGlmRank = 5;
 
@@ -70,7 +70,7 @@ sim::glm_population relu_population() {
 }
 
 // Agnostic ReLU regression (Alg 8): x ~ N(0, I_d), labels clamped to [−B, B] (as
-// 001-thm7-alg8-contraction).
+// swx23-thm7-alg8-contraction).
 sim::glm_population gaussian_relu_population() {
   sim::glm_population p = relu_population();
   p.design = sim::glm_design::coordinate(kGlmDim, kGlmDim, sim::glm_design_law::gaussian);
@@ -210,7 +210,7 @@ static void BM_excess_risk(benchmark::State& state) {
 }
 BENCHMARK(BM_excess_risk)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// ---- seed 001 Algorithm 10 ----------------------------------------------------------------------
+// ---- SWX+23 Algorithm 10 ----------------------------------------------------------------------
 
 namespace {
 
@@ -302,7 +302,7 @@ static void BM_mlp_gradient(benchmark::State& state) {
 }
 BENCHMARK(BM_mlp_gradient)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond);
 
-// ---- seed 003 --------------------------------------------------------------------------------
+// ---- ZXD+26 --------------------------------------------------------------------------------
 
 namespace {
 
@@ -311,7 +311,7 @@ struct lt_size {
   double ncr;
 };
 constexpr lt_size kQuick{3, 150, 20, 50, 64, 200};       // longtail_003.cpp quick tier
-constexpr lt_size kPaper{5, 1000, 100, 100, 256, 1400};  // spec 003 §4.1–4.2 (full tier)
+constexpr lt_size kPaper{5, 1000, 100, 100, 256, 1400};  // ZXD+26 §5.1 (full tier)
 
 struct lt_problem {
   std::shared_ptr<const sim::longtail_data> train;

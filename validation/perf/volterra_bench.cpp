@@ -1,5 +1,5 @@
 // Benchmarks of the volterra module (Google Benchmark): risk trajectories of noisy HSGD by the
-// ODE lift, against a transcription of the seed authors' general-Σ path (O(N²d³)). Results and
+// ODE lift, against a transcription of the LKSP25 authors' general-Σ path (O(N²d³)). Results and
 // the command that reproduces them: docs/performance.md.
 #include <benchmark/benchmark.h>
 
@@ -37,7 +37,7 @@ static void BM_risk_power_law(benchmark::State& state) {
 }
 BENCHMARK(BM_risk_power_law)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-// numerics-anchors E3: stiff, long horizon (λ ∝ j^{-3/2}, d = 1000, δ = 0, γ = 1000, T = 1000,
+// Stiff, long horizon (λ ∝ j^{-3/2}, d = 1000, δ = 0, γ = 1000, T = 1000,
 // i.e. 1e6 SGD steps), the exponential stepper at relative tolerance 1e-6.
 static void BM_risk_stiff_long(benchmark::State& state) {
   const vo::problem p = power_law_problem(1000, 1.5, 0.0, 0.05);
@@ -49,7 +49,7 @@ static void BM_risk_stiff_long(benchmark::State& state) {
 }
 BENCHMARK(BM_risk_stiff_long)->Unit(benchmark::kMillisecond);
 
-// The seed authors' general-Σ path (numerics-anchors §1.2, `Cal_risk_functions.py`,
+// The LKSP25 authors' general-Σ path (their released code, `Cal_risk_functions.py`,
 // transcribed): for every pair (t_i, s_j) of a uniform grid, a dense d×d matrix exponential of
 // −2AΓ(t_i − s_j) for the kernels G and G′, a left-endpoint rectangle rule, and the gradient-flow
 // term by a matrix exponential too: O(N²d³). Written here only to measure the speed-up; it is

@@ -1,5 +1,5 @@
-// Seed 000's DP-λCGD noise calibrations (accounting/correlated.hpp) against Monte Carlo on the
-// mechanism's dominating pair (seed 000 Thm F.8): at each method's κ the true δ(ε) of the pair
+// WSK+26's DP-λCGD noise calibrations (accounting/correlated.hpp) against Monte Carlo on the
+// mechanism's dominating pair (WSK+26 Thm F.8): at each method's κ the true δ(ε) of the pair
 // must not exceed the budget δ — "no method below the truth".
 //
 // With C_clip = 1 (κ = noise std / clipping norm) the pair is
@@ -135,7 +135,7 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
     obs.push_back({"H(P||Q) " + w.noise.method + " lambda=" + sig(w.lambda), false});
     obs.push_back({"H(Q||P) " + w.noise.method + " lambda=" + sig(w.lambda), false});
   }
-  const sim::monte_carlo_options mc = mc_options(c, replicates, "000-correlated-privacy-mc");
+  const sim::monte_carlo_options mc = mc_options(c, replicates, "wsk26-correlated-privacy-mc");
   const double a = std::exp(epsilon);
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -159,9 +159,9 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
       mc);
 
   scenario_result result;
-  result.id = "000-correlated-privacy-mc";
-  result.title = "Seed 000: DP-lambdaCGD noise calibrations vs Monte Carlo on the dominating pair";
-  result.source = "seed 000 Thm F.8, Lemma F.9, Thm F.12; spec 000 §6.3-6.4";
+  result.id = "wsk26-correlated-privacy-mc";
+  result.title = "WSK+26: DP-lambdaCGD noise calibrations vs Monte Carlo on the dominating pair";
+  result.source = "WSK+26 Thm F.8, Lemma F.9, Thm F.12";
   result.claim =
       "at the noise multiplier kappa of every method (f12, f12-proof-constant, f9-row-sum, "
       "f9-exact, f9-block, and pld at lambda = 0), the true delta(epsilon) of the dominating pair "
@@ -327,12 +327,12 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   return result;
 }
 
-// ---- 000-correlated-kappa-grid ------------------------------------------------------------------
+// ---- wsk26-correlated-kappa-grid ------------------------------------------------------------------
 //
 // Every calibration on a grid of (λ, r, T) at (ε, δ) = (1, 1e-5), with the projected lower bound
 // (accounting::correlated_noise_lower_bound): the true smallest κ lies between it and the best
-// valid upper bound. EXACT checks (deterministic, no Monte Carlo): the relaxation chain of the
-// seed's proof, κ_f9-block ≤ κ_f9-exact ≤ κ_f9-row-sum ≤ κ_f12-proof-constant (where F.12's
+// valid upper bound. EXACT checks (deterministic, no Monte Carlo): the relaxation chain of
+// WSK+26's proof, κ_f9-block ≤ κ_f9-exact ≤ κ_f9-row-sum ≤ κ_f12-proof-constant (where F.12's
 // conditions hold), and κ_LB below every valid (and the conjectured) calibration, κ_LB ≤ κ_pld
 // at λ = 0. With --bound-factor F each check κ_lo ≤ κ_hi becomes κ_lo ≤ F·κ_hi.
 scenario_result correlated_kappa_grid(const scenario_context& c) {
@@ -346,12 +346,12 @@ scenario_result correlated_kappa_grid(const scenario_context& c) {
       correlated_method::f9_row_sum, correlated_method::f9_exact,
       correlated_method::f9_block,   correlated_method::pld};
   scenario_result r;
-  r.id = "000-correlated-kappa-grid";
+  r.id = "wsk26-correlated-kappa-grid";
   r.title =
-      "Seed 000: DP-lambdaCGD noise calibrations on a (lambda, r, T) grid, with a lower bound";
-  r.source = "seed 000 Thm F.12 / 5.1, Lemmas F.9-F.11, Thm F.8; spec 000 §6.2-6.4, §10 P1-P6, P9";
+      "WSK+26: DP-lambdaCGD noise calibrations on a (lambda, r, T) grid, with a lower bound";
+  r.source = "WSK+26 Thm F.12 / 5.1, Lemmas F.9-F.11, Thm F.8";
   r.claim =
-      "exact checks at (epsilon, delta) = (1, 1e-5): the seed's relaxation chain kappa_f9-block <= "
+      "exact checks at (epsilon, delta) = (1, 1e-5): WSK+26's relaxation chain kappa_f9-block <= "
       "kappa_f9-exact <= kappa_f9-row-sum <= kappa_f12-proof-constant (where F.12's conditions "
       "hold), and the projected lower bound kappa_LB (the sum statistic of Thm F.8's pair: no "
       "kappa at or below it is (epsilon, delta)-DP) below every valid and conjectured "
@@ -407,7 +407,7 @@ scenario_result correlated_kappa_grid(const scenario_context& c) {
       const double kf12 = k[0].noise_multiplier, kf12p = k[1].noise_multiplier;
       const double krow = k[2].noise_multiplier, kexact = k[3].noise_multiplier;
       const double kblock = k[4].noise_multiplier, kpld = k[5].noise_multiplier;
-      // The relaxation chain (exact: each step of the seed's proof can only loosen).
+      // The relaxation chain (exact: each step of WSK+26's proof can only loosen).
       check(kblock, kexact, "f9-block <= f9-exact at " + at, 1);
       check(kexact, krow, "f9-exact <= f9-row-sum at " + at, 1);
       if (k[1].conditions_met) check(krow, kf12p, "f9-row-sum <= f12-proof-constant at " + at, 1);
@@ -481,12 +481,12 @@ scenario_result correlated_kappa_grid(const scenario_context& c) {
 
 void register_correlated_scenarios(std::vector<scenario>& out) {
   // At factor 0.5 the tight pld row (λ = 0) has half its noise: its true δ is far above δ.
-  out.push_back({"000-correlated-privacy-mc",
-                 "Seed 000: DP-lambdaCGD calibrations vs Monte Carlo on the dominating pair",
+  out.push_back({"wsk26-correlated-privacy-mc",
+                 "WSK+26: DP-lambdaCGD calibrations vs Monte Carlo on the dominating pair",
                  correlated_privacy_mc, 0.5});
   // Exact orderings: at 0.5 the chain fails where f9-block = f9-exact (λ = 0).
-  out.push_back({"000-correlated-kappa-grid",
-                 "Seed 000: DP-lambdaCGD noise calibrations on a (lambda, r, T) grid, with a "
+  out.push_back({"wsk26-correlated-kappa-grid",
+                 "WSK+26: DP-lambdaCGD noise calibrations on a (lambda, r, T) grid, with a "
                  "lower bound",
                  correlated_kappa_grid, 0.5});
 }

@@ -10,7 +10,7 @@ namespace dpkit::validation {
 
 const std::vector<expected_refutation>& expected_refutations() {
   static const std::vector<expected_refutation> list = {
-      {"003-lemma9-false",
+      {"zxd26-lemma9-false",
        "Lemma 9 (Zhang, Xie, Ding, Fu, Liu & Wang, long-tailed memorisation): P[Bin(m, 1/2) < 0.4m] <= "
        "exp(-8m/25)",
        "the exponent is wrong: Hoeffding gives exp(-2m(0.1)^2) = exp(-m/50), and the exact "
@@ -18,7 +18,7 @@ const std::vector<expected_refutation>& expected_refutations() {
        "exact binomial CDF for m = 1..2000 (no Monte Carlo): m = 100 gives 0.0176 against the "
        "printed 1.27e-14",
        true, true},
-      {"003-thm3-tail-gap",
+      {"zxd26-thm3-tail-gap",
        "Remark 3: the test-error gap between long-tailed points and all points grows with the "
        "DP noise",
        "in the paper's spiked construction the L-tail of the clean model's memorised direction "
@@ -31,7 +31,7 @@ const std::vector<expected_refutation>& expected_refutations() {
        "0 only at 2026); the gap never grows. Listed so that a run which "
        "does resolve it is reported as this known refutation, not as an unexpected one",
        false, false},
-      {"003-thm3-tail-L",
+      {"zxd26-thm3-tail-L",
        "claim 27 (Remark 3.3): under DP in the regime a <= b, increasing L does not reduce the "
        "tail error",
        "Remark 3.3 reads an upper bound that is vacuous in that regime as a statement about the "

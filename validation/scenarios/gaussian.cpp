@@ -13,7 +13,7 @@ scenario_result gaussian_1d(const scenario_context& c) {
   scenario_result r;
   r.id = "gdp-gaussian-1d";
   r.title = "G(mu) is the tradeoff of N(0,1) vs N(mu,1)";
-  r.source = "Dong, Roth & Su (2022) Def. 2.4; seed 002 §2.3";
+  r.source = "Dong, Roth & Su (2022) Def. 2.4; BSA24 §2.3";
   r.claim = "T(N(0,1), N(1,1)) >= G(1), with equality";
   r.parameters = {{"mu", mu}};
   std::vector<double> d, dp;
@@ -39,7 +39,7 @@ scenario_result gaussian_shift(const scenario_context& c) {
   scenario_result r;
   r.id = "gdp-gaussian-mean-shift";
   r.title = "Multivariate Gaussian mean shift: T = G(|m|/sigma)";
-  r.source = "Dong, Roth & Su (2022) Prop. 2.5 (Gaussian mechanism); seed 002 Lemma C.4 (W6)";
+  r.source = "Dong, Roth & Su (2022) Prop. 2.5 (Gaussian mechanism); BSA24 Lemma C.4 (W6)";
   r.claim = "T(N(0, s^2 I), N(m, s^2 I)) >= G(|m|/s) in d = 6, tested on <x, m>/|m|";
   r.parameters = {{"d", dim}, {"shift_per_coordinate", shift}, {"sigma", sigma}, {"mu", mu}};
   std::vector<double> d, dp;

@@ -1,15 +1,15 @@
-// Seed 004's risk theory as validation scenarios: the Volterra risk curve P_t (seed 004 Thm 4.2,
+// LKSP25's risk theory as validation scenarios: the Volterra risk curve P_t (LKSP25 Thm 4.2,
 // eq. (6), from dpkit::volterra) against Monte Carlo of one-pass noisy SGD (Algorithm 1) and of
 // the noisy HSGD diffusion (eq. (1)) from the reference simulator, and the d^{-1/2}
 // concentration of single runs (Cor 4.1).
 //
 // The simulator only produces iterates (sim::run_noisy_gradient with batch_rule::one_pass,
 // sim::run_hsgd_euler_maruyama); the scenarios evaluate the population risk on them
-// (a quadratic form, seed 004 §1.2 / App. A) and compare.
+// (a quadratic form, LKSP25 §1.2 / App. A) and compare.
 //
 // Two exact finite-dimensional references are implemented here, both O(d) per step:
-//  * the second-moment recursion of one-pass SGD with Gaussian features (numerics-anchors §1.4,
-//    derived there; the derivation is re-done in sgd_moment_risk below), which gives E 𝒫(x_k)
+//  * the second-moment recursion of one-pass SGD with Gaussian features (derived in
+//    sgd_moment_risk below), which gives E 𝒫(x_k)
 //    of the simulated SGD exactly — the independent reference for the SGD Monte Carlo;
 //  * the same recursion for the Euler–Maruyama scheme of eq. (1), which gives E 𝒫 of the
 //    simulated EM chain exactly, so its time-step bias against P_t is known, not guessed.
@@ -39,7 +39,7 @@
 namespace dpkit::validation {
 namespace {
 
-// The least-squares problem of seed 004 §1.1 in the eigenbasis of Σ (Σ = diag(λ)): Gaussian
+// The least-squares problem of LKSP25 §1.1 in the eigenbasis of Σ (Σ = diag(λ)): Gaussian
 // features a ~ N(0, Σ) are rotation-equivariant, so simulating in the eigenbasis loses nothing.
 struct risk_setup {
   long long d = 0;
@@ -52,8 +52,8 @@ struct risk_setup {
 // The scenarios' spectrum: two levels, λ = 1 on half the coordinates and 0.2 on the other half,
 // δ = 0.1, E w² = 0.25, σ = 0.5, x0 = 0, x̃ = (2/√d)𝟏 (‖x̃‖² = 4). Every quantity in the Volterra
 // equation is then intensive (P_t does not depend on d), and the kernel norm is O(0.4), so the
-// feedback term of eq. (6) matters (numerics-anchors §1.2: the paper's own setting has
-// K_∞ ≈ 10⁻⁶ and does not exercise it).
+// feedback term of eq. (6) matters (the paper's own setting has K_∞ ≈ 10⁻⁶ and
+// does not exercise it).
 risk_setup two_level(long long d) {
   risk_setup s;
   s.d = d;
@@ -76,8 +76,8 @@ volterra::problem problem_of(const risk_setup& s) {
                                     {s.ridge, s.label_noise, s.sigma});
 }
 
-// 𝒫(x) = ½((x − x̃)ᵀΣ(x − x̃) + E w²) (seed 004 §1.2, App. A).
-// A plain loop: it runs after every SGD step in 004-risk-concentration (no temporaries).
+// 𝒫(x) = ½((x − x̃)ᵀΣ(x − x̃) + E w²) (LKSP25 §1.2, App. A).
+// A plain loop: it runs after every SGD step in lksp25-risk-concentration (no temporaries).
 double population_risk(const risk_setup& s, const sim::vector& x) {
   double q = 0;
   for (Eigen::Index i = 0; i < x.size(); ++i) {
@@ -110,8 +110,8 @@ std::vector<double> volterra_risk(const risk_setup& s,
 }
 
 // E 𝒫(x_k), k = 0..steps, of one-pass noisy SGD x_{k+1} = x_k − η_k((a_kᵀx_k − b_k)a_k + δx_k +
-// σZ_k) with a_k ~ N(0, Σ), b_k = a_kᵀx̃ + w_k — exactly, by the second-moment recursion of
-// numerics-anchors §1.4 [derived there, re-derived here]. With e = x − x̃, B = (1 − ηδ)I − ηaaᵀ
+// σZ_k) with a_k ~ N(0, Σ), b_k = a_kᵀx̃ + w_k — exactly, by the second-moment recursion
+// derived here. With e = x − x̃, B = (1 − ηδ)I − ηaaᵀ
 // and c = −ηδx̃: e' = Be + c + ηaw − ησZ. By Isserlis, E[aaᵀMaaᵀ] = 2ΣMΣ + tr(ΣM)Σ, so in the
 // eigenbasis the diagonal M_i = E e_i² and the mean μ_i = E e_i close on themselves:
 //   M_i' = [(1 − ηδ)² − 2η(1 − ηδ)λ_i + 2η²λ_i²] M_i + η²λ_i Σ_j λ_j M_j
@@ -144,7 +144,7 @@ std::vector<double> sgd_moment_risk(const risk_setup& s,
 // last shortened to land on the horizon), exactly [derived]: e' = (1 − γhκ_i)e_i − γhδx̃_i +
 // γ√h D_i ξ_i with D_i² = (2𝒫(X_k)λ_i + σ²)/d independent of ξ, so
 //   M_i' = (1 − γhκ_i)² M_i + 2(1 − γhκ_i)μ_i c_i + c_i² + γ²h(2λ_i E𝒫_k + σ²)/d,  c_i = −γhδx̃_i.
-// As h → 0 this is the ODE lift of eq. (6) (spec 004 §2.4): EM has weak order 1 here.
+// As h → 0 this is the ODE lift of eq. (6) (docs/volterra.md): EM has weak order 1 here.
 std::vector<double> em_moment_risk(const risk_setup& s,
                                    const std::function<double(double)>& gamma_of,
                                    double horizon,
@@ -239,14 +239,14 @@ void audit_risk_curve(const std::vector<double>& times,
   r.tightness = claim[last] / mc[last].mean();
 }
 
-// ---- 004-risk-sgd -----------------------------------------------------------------------------
+// ---- lksp25-risk-sgd -----------------------------------------------------------------------------
 
 scenario_result risk_sgd(const scenario_context& c) {
   const long long d = 100;
   const double gamma = 1.5, T = 5;
   const risk_setup s = two_level(d);
   const volterra::schedule schedule = volterra::schedule::constant(gamma);
-  const double eta = gamma / static_cast<double>(d);  // η = γ/d, t = k/d (seed 004 §1.4)
+  const double eta = gamma / static_cast<double>(d);  // η = γ/d, t = k/d (LKSP25 §1.4)
   const long n = static_cast<long>(std::llround(T * static_cast<double>(d)));
   const std::vector<double> times = {0.1, 0.25, 0.5, 1, 2, 3.5, 5};
   std::vector<long> ks;
@@ -254,11 +254,11 @@ scenario_result risk_sgd(const scenario_context& c) {
   const std::uint64_t replicates = replicates_for(c, 600, 100000);
 
   scenario_result r;
-  r.id = "004-risk-sgd";
-  r.title = "Seed 004: mean risk of one-pass noisy SGD vs its exact moments and the Volterra P_t";
+  r.id = "lksp25-risk-sgd";
+  r.title = "LKSP25: mean risk of one-pass noisy SGD vs its exact moments and the Volterra P_t";
   r.source =
-      "seed 004 Algorithm 1, Thm 4.2 eq. (6), Thm 3.1; numerics-anchors §1.4 (exact SGD second "
-      "moments)";
+      "LKSP25 Algorithm 1, Thm 4.2 eq. (6), Thm 3.1; the exact second moments of SGD (derived "
+      "by dpkit)";
   r.claim =
       "E P(x_k) of one-pass noisy SGD (fresh Gaussian data per step) equals the exact finite-d "
       "second-moment recursion at every t = k/d; the Volterra P_t (HSGD) is shown beside it";
@@ -381,7 +381,7 @@ scenario_result risk_sgd(const scenario_context& c) {
                     ". The mean gap is O(1/d): SGD's recursion is the Euler-Maruyama recursion of "
                     "eq. (1) at h = 1/d plus the term 2 eta^2 lambda_i^2 M_i (the 2 Sigma M Sigma "
                     "of the Gaussian fourth moment); Thm 3.1 / Cor 4.1 bound the pathwise "
-                    "difference by O(d^{-1/2+}) (spec 004 §5), which the mean beats");
+                    "difference by O(d^{-1/2+}), which the mean beats");
   r.notes.push_back(
       "verdict: Student t intervals for the mean of P(x_k) (an estimate; the CLT is accurate "
       "here at these replicate counts), Bonferroni over " +
@@ -394,7 +394,7 @@ scenario_result risk_sgd(const scenario_context& c) {
   return r;
 }
 
-// ---- 004-risk-hsgd ----------------------------------------------------------------------------
+// ---- lksp25-risk-hsgd ----------------------------------------------------------------------------
 
 scenario_result risk_hsgd(const scenario_context& c) {
   const long long d = 50;
@@ -412,9 +412,9 @@ scenario_result risk_hsgd(const scenario_context& c) {
   const std::uint64_t replicates = replicates_for(c, 300, 20000);
 
   scenario_result r;
-  r.id = "004-risk-hsgd";
-  r.title = "Seed 004 Thm 4.2: E P(X_t) of noisy HSGD (Euler-Maruyama) equals the Volterra P_t";
-  r.source = "seed 004 eq. (1), Thm 4.2 eq. (6); spec 004 §2.4, §7 C2";
+  r.id = "lksp25-risk-hsgd";
+  r.title = "LKSP25 Thm 4.2: E P(X_t) of noisy HSGD (Euler-Maruyama) equals the Volterra P_t";
+  r.source = "LKSP25 eq. (1), Thm 4.2 eq. (6)";
   r.claim =
       "E P(X_t) of the nonlinear HSGD diffusion (1) equals the solution P_t of the Volterra "
       "equation (6), for a decaying schedule gamma(t) = 2/(1 + t/2)";
@@ -494,7 +494,7 @@ scenario_result risk_hsgd(const scenario_context& c) {
   return r;
 }
 
-// ---- 004-risk-concentration -------------------------------------------------------------------
+// ---- lksp25-risk-concentration -------------------------------------------------------------------
 
 scenario_result risk_concentration(const scenario_context& c) {
   const double gamma = 1.5, T = 1;
@@ -511,9 +511,9 @@ scenario_result risk_concentration(const scenario_context& c) {
   const double claimed_slope = -0.5 * c.bound_factor;
 
   scenario_result r;
-  r.id = "004-risk-concentration";
-  r.title = "Seed 004 Cor 4.1: single SGD runs concentrate around P_t at rate d^{-1/2}";
-  r.source = "seed 004 Cor 4.1 eq. (8), Thm 4.1; spec 004 §5 (check design (c)), §7 C4";
+  r.id = "lksp25-risk-concentration";
+  r.title = "LKSP25 Cor 4.1: single SGD runs concentrate around P_t at rate d^{-1/2}";
+  r.source = "LKSP25 Cor 4.1 eq. (8), Thm 4.1";
   r.claim =
       "the RMS deviation of P(x_k) from P_{k/d} over runs of one-pass noisy SGD scales like "
       "d^{-1/2}: the log-log slope in d is -1/2 (holds if its 95% interval contains -1/2; "
@@ -679,13 +679,13 @@ scenario_result risk_concentration(const scenario_context& c) {
       "the sup statistic of Cor 4.1 (sup over all k <= n = Td): slope " + sig(sf.slope, 4) +
       " +- " + sig(sf.se, 3) +
       " (reported, not audited: sqrt(d) x mean sup grows slowly with d, see the rows above, so "
-      "this slope is flatter than -1/2, as spec 004 §5's -0.45; Cor 4.1 allows d^{O(c_*)} and "
+      "this slope is flatter than -1/2, as an independent measurement's -0.45; Cor 4.1 allows d^{O(c_*)} and "
       "log factors. Candidate causes, not resolved here: the bias of a maximum monitored at "
       "n = Td discrete steps (Broadie, Glasserman & Kou 1997: relative O(d^{-1/2})) and "
       "extreme-value growth of the sup)");
   r.notes.push_back(
-      "Cor 4.1's constants (c_0, c_*, the w.o.p. quantifier) are not numerically usable (spec "
-      "004 §5): only the rate is checked. Setup as 004-risk-sgd (two-level spectrum), gamma = " +
+      "Cor 4.1's constants (c_0, c_*, the w.o.p. quantifier) are not numerically usable: only "
+      "the rate is checked. Setup as lksp25-risk-sgd (two-level spectrum), gamma = " +
       sig(gamma) + ", T = " + sig(T));
 
   r.figure.title = "Concentration of one-pass noisy SGD around P_t (Cor 4.1)";
@@ -722,11 +722,11 @@ scenario_result risk_concentration(const scenario_context& c) {
   return r;
 }
 
-// ---- 004-fig2a-seed-risk ------------------------------------------------------------------------
+// ---- lksp25-fig2a-risk ------------------------------------------------------------------------
 
-// Seed 004 §5 / Fig. 2(a) itself: d = 1000, n = 1500 records of the design a_ij iid U(0, 1/√d),
+// LKSP25 §5 / Fig. 2(a) itself: d = 1000, n = 1500 records of the design a_ij iid U(0, 1/√d),
 // γ = 50 (η = 0.05), δ = 0.1, σ = 1.5, x0 ~ N(0, 4I) and x̃ as the released code draws them.
-// The Volterra P_t with the design's true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2) is audited
+// The Volterra P_t with the design's true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) is audited
 // against the Monte Carlo mean of P(x_k) under that Σ over fresh datasets (the law the Volterra
 // equation describes is the mean over data and noise). The released code's Σ = I/(12d) is
 // shown beside it, with the SGD risk evaluated under its own Σ as the paper's figure did: its
@@ -743,7 +743,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   // is skewed (one spike coordinate), and at 100 replicates the t intervals under-covered (false
   // violations at 3 of 7 seeds); at 160, none at 11 seeds (worst |z| 2.25 of 2.77).
   const std::uint64_t replicates = replicates_for(c, 160, 4000);
-  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 40);
+  const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 40);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
   const volterra::problem_parameters prm{ridge, label_var, sigma};
   const volterra::schedule schedule = volterra::schedule::constant(gamma);
@@ -757,7 +757,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
       throw std::runtime_error("volterra::solve_risk did not converge: " + curve.message);
     return curve.P;
   };
-  const volterra::problem design = volterra::seed004_design(d, span_of(x0), span_of(xt), prm);
+  const volterra::problem design = volterra::lksp25_design(d, span_of(x0), span_of(xt), prm);
   const std::vector<double> code_lambda(static_cast<std::size_t>(d), 1 / (12.0 * double(d)));
   const volterra::problem code =
       volterra::from_eigenvalues(code_lambda, span_of(x0), span_of(xt), prm);
@@ -780,7 +780,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   o.steps = static_cast<long>(n);
   o.learning_rate = eta;
   o.noise = sigma;
-  const sim::monte_carlo_options mc = mc_options(c, replicates, "004-fig2a-seed-risk");
+  const sim::monte_carlo_options mc = mc_options(c, replicates, "lksp25-fig2a-risk");
   const double label_sd = std::sqrt(label_var);
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -808,11 +808,11 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   }
 
   scenario_result r;
-  r.id = "004-fig2a-seed-risk";
-  r.title = "Seed 004 Fig. 2(a) setting: one-pass noisy SGD mean risk vs the Volterra P_t";
-  r.source = "seed 004 §5, Fig. 2(a), Thm 4.2 eq. (6); spec 004 §6.2-6.3";
+  r.id = "lksp25-fig2a-risk";
+  r.title = "LKSP25 Fig. 2(a) setting: one-pass noisy SGD mean risk vs the Volterra P_t";
+  r.source = "LKSP25 §5, Fig. 2(a), Thm 4.2 eq. (6)";
   r.claim =
-      "at the seed's own setting (d = 1000, n = 1500, gamma = 50, sigma = 1.5, uniform design), "
+      "at the paper's own setting (d = 1000, n = 1500, gamma = 50, sigma = 1.5, uniform design), "
       "the Volterra P_t with the design's Sigma = I/(12d) + 11'/(4d) equals the mean population "
       "risk of one-pass noisy SGD over fresh datasets at every checkpoint";
   r.parameters = {{"d", d},
@@ -829,7 +829,7 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
                   {"tier", to_string(c.tier)}};
   std::vector<double> claim;
   for (double p : P_design) claim.push_back(c.bound_factor * p);
-  r.figure.title = "Seed 004 Fig. 2(a) setting, d = 1000, sigma = 1.5";
+  r.figure.title = "LKSP25 Fig. 2(a) setting, d = 1000, σ = 1.5";
   r.figure.x_label = "t = k/d";
   r.figure.y_label = "population risk P";
   r.figure.log_x = true;
@@ -869,12 +869,12 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
       "against SGD's risk under that Sigma, worst |z| = " +
       sig(worst_code, 3) + " over the checkpoints; at k = n its P_t = " + sig(P_code.back(), 4) +
       " vs the design's " + sig(P_design.back(), 4) +
-      " (spec 004 §6.2: the code's curves leave out the spike direction, weight 1/4)");
+      " (the code's curves leave out the spike direction, weight 1/4)");
   r.notes.push_back(
       "single runs do not concentrate under the design's Sigma (the spike coordinate is one "
       "Gaussian coordinate): run-to-run sd of P(x_n) " +
       sig(m_design.back().standard_error() * std::sqrt(static_cast<double>(replicates)), 3) +
-      " at mean " + sig(m_design.back().mean(), 3) + " (spec 004 §6.2 measured 0.031 at 0.045)");
+      " at mean " + sig(m_design.back().mean(), 3) + " (an independent measurement gave 0.031 at 0.045)");
   r.notes.push_back(
       "verdict: Student t intervals for the mean, Bonferroni over the checkpoints; the "
       "Volterra equation is exact only as d -> infinity (Thm 4.2) and for the mean over data, so a "
@@ -890,17 +890,17 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
 
 void register_hsgd_scenarios(std::vector<scenario>& out) {
   // Equality claims (a curve, a slope): a claim scaled by 0.5 lies far outside the intervals.
-  out.push_back({"004-risk-sgd",
-                 "Seed 004: one-pass noisy SGD mean risk vs exact moments and Volterra P_t",
+  out.push_back({"lksp25-risk-sgd",
+                 "LKSP25: one-pass noisy SGD mean risk vs exact moments and Volterra P_t",
                  risk_sgd, 0.5});
-  out.push_back({"004-risk-hsgd",
-                 "Seed 004 Thm 4.2: HSGD (Euler-Maruyama) mean risk = Volterra P_t", risk_hsgd,
+  out.push_back({"lksp25-risk-hsgd",
+                 "LKSP25 Thm 4.2: HSGD (Euler-Maruyama) mean risk = Volterra P_t", risk_hsgd,
                  0.5});
-  out.push_back({"004-risk-concentration",
-                 "Seed 004 Cor 4.1: SGD risk deviation from P_t scales like d^{-1/2}",
+  out.push_back({"lksp25-risk-concentration",
+                 "LKSP25 Cor 4.1: SGD risk deviation from P_t scales like d^{-1/2}",
                  risk_concentration, 0.5});
-  out.push_back({"004-fig2a-seed-risk",
-                 "Seed 004 Fig. 2(a) setting: SGD mean risk vs Volterra P_t (design Sigma)",
+  out.push_back({"lksp25-fig2a-risk",
+                 "LKSP25 Fig. 2(a) setting: SGD mean risk vs Volterra P_t (design Sigma)",
                  fig2a_seed_risk, 0.5});
 }
 

@@ -1,4 +1,4 @@
-// Seed 004 Figure 1(a) as a scenario: the last iterate of one-pass noisy SGD against the Gaussian
+// LKSP25 Figure 1(a) as a scenario: the last iterate of one-pass noisy SGD against the Gaussian
 // law (10) of noisy HSGD (Conjecture 3.1, distributional equivalence). The law comes from
 // dpkit::hsgd; the simulator (sim::run_noisy_gradient, batch_rule::one_pass) never sees it.
 #include <algorithm>
@@ -20,9 +20,9 @@
 namespace dpkit::validation {
 namespace {
 
-// n records of seed 004's design (a_ij iid U(0, 1/√d), sim::uniform_design) with labels
+// n records of LKSP25's design (a_ij iid U(0, 1/√d), sim::uniform_design) with labels
 // aᵀx̃ + N(0, label_var) (sim::linear_labels, not clamped).
-sim::dataset seed004_data(long long n,
+sim::dataset lksp25_data(long long n,
                           long long d,
                           const Eigen::VectorXd& xt,
                           double label_var,
@@ -34,10 +34,10 @@ sim::dataset seed004_data(long long n,
   return out;
 }
 
-// Spec 004 §6.4: N runs of Algorithm 1 on one dataset from one x0 with fresh DP noise; the
+// LKSP25 Fig. 1(a): N runs of Algorithm 1 on one dataset from one x0 with fresh DP noise; the
 // Mahalanobis distances D² = Σ_k (x̂_k − m̂_k)²/w_k of the last iterate under the law N(m, V)
 // (eigen-coordinates, V diagonal) must be χ²_d, and the direction of the spike u = 𝟏/√d (where a
-// misspecified Σ shows, spec 004 §6.4 table) must be standard normal. Three checks, each at
+// misspecified Σ shows) must be standard normal. Three checks, each at
 // 0.05/3 (Bonferroni): KS of D² against χ²_d, the mean and the variance of the standardised
 // spike coordinate.
 scenario_result mahalanobis_qq(const scenario_context& c) {
@@ -50,11 +50,12 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   const std::uint64_t runs = replicates_for(c, 1000, 10000);
   const double eta = 0.05, gamma = eta * static_cast<double>(d), ridge = 0.1, sigma = 1.5;
   const double label_var = 0.01 / static_cast<double>(d), T = double(n) / double(d);
-  // The seed's instance (spec 004 §6.1): x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I), labels aᵀx̃ + ξ.
-  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 10);
+  // The paper's instance (as its released code draws it): x̃, a_ij iid U(0, 1/√d), x0 ~ N(0, 4I),
+  // labels aᵀx̃ + ξ.
+  const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 10);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
   random_stream feat(c.seed, 0, 11), lab(c.seed, 0, 12);
-  auto data = std::make_shared<sim::dataset>(seed004_data(n, d, xt, label_var, feat, lab));
+  auto data = std::make_shared<sim::dataset>(lksp25_data(n, d, xt, label_var, feat, lab));
   const sim::least_squares f(data, ridge);
   sim::noisy_gradient_options o;
   o.batches = sim::batch_rule::one_pass;
@@ -62,14 +63,14 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   o.learning_rate = eta;
   o.noise = sigma;
 
-  // The law at T with the design's true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2).
-  const hsgd::gaussian_law law = hsgd::gaussian_law::seed004_design(
+  // The law at T with the design's true Σ = I/(12d) + 𝟏𝟏ᵀ/(4d).
+  const hsgd::gaussian_law law = hsgd::gaussian_law::lksp25_design(
       x0, xt, {ridge, label_var, sigma}, volterra::schedule::constant(gamma), T);
   const Eigen::VectorXd m = law.mean(T);
   // The bound factor scales the claimed standard deviations (0.5: a law twice too narrow).
   const Eigen::VectorXd w = law.variances(T) * (c.bound_factor * c.bound_factor);
   // The spike direction 𝟏/√d in eigen-coordinates: the eigen-coordinate of the largest λ.
-  const Eigen::Index top = 0;  // seed004_design: group 0 is λ_1 = 1/4 + 1/(12d), coordinate 0
+  const Eigen::Index top = 0;  // lksp25_design: group 0 is λ_1 = 1/4 + 1/(12d), coordinate 0
   // The released code's law (Σ = I/(12d), isotropic): its spike-direction fit, reported only.
   const hsgd::gaussian_law code_law(
       hsgd::eigenbasis::identity(d), std::vector<double>(std::size_t(d), 1 / (12.0 * double(d))),
@@ -79,7 +80,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   const Eigen::VectorXd u = Eigen::VectorXd::Constant(d, 1 / std::sqrt(double(d)));
   std::vector<double> d2, z, z_code;
   {
-    const sim::monte_carlo_options mc = mc_options(c, runs, "004-fig1a-mahalanobis");
+    const sim::monte_carlo_options mc = mc_options(c, runs, "lksp25-fig1a-mahalanobis");
     auto res = sim::run_monte_carlo(
         {{"d2", true}, {"z", true}, {"z_code", true}},
         [&](std::uint64_t r, std::span<double> out) {
@@ -116,9 +117,9 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
              var_bad = std::abs(var - 1) > zc * std::sqrt(2 / N);
 
   scenario_result r;
-  r.id = "004-fig1a-mahalanobis";
+  r.id = "lksp25-fig1a-mahalanobis";
   r.title = "Noisy SGD's last iterate against the HSGD law (10): Mahalanobis QQ";
-  r.source = "seed 004 Fig. 1(a), Conjecture 3.1, eq. (10); spec 004 §6.4";
+  r.source = "LKSP25 Fig. 1(a), Conjecture 3.1, eq. (10)";
   r.claim =
       "the last iterate of one-pass noisy SGD is N(m(T), V(T)) of noisy HSGD: D^2 ~ chi^2_d and "
       "the spike coordinate standard normal (an approximation at finite d, checked at 95%)";
@@ -151,11 +152,11 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   for (double v : z_code) mean_c += v / N;
   for (double v : z_code) var_c += (v - mean_c) * (v - mean_c) / (N - 1);
   r.notes.push_back(
-      "with the released code's Sigma = I/(12d) instead (spec 004 §6.4, reported, "
+      "with the released code's Sigma = I/(12d) instead (reported, "
       "not checked): spike-direction mean offset " +
       format_value(mean_c) + " sd, variance ratio " + format_value(var_c));
   r.notes.push_back(
-      "the same dataset and x0 for every run, fresh DP noise (spec 004 §6.4); Sigma is the "
+      "the same dataset and x0 for every run, fresh DP noise (as LKSP25 Fig. 1(a)); Sigma is the "
       "design's E[a a'] (the released code's I/(12d) misplaces the spike direction)");
   r.figure.title = "Mahalanobis QQ of noisy SGD's last iterate (d = " + std::to_string(d) + ")";
   r.figure.x_label = "χ^2_d quantile";
@@ -175,7 +176,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   return r;
 }
 
-// Seed 004 Fig. 3(a) (spec 004 §6.7): clipped one-pass noisy SGD, clip_c of the whole
+// LKSP25 Fig. 3(a): clipped one-pass noisy SGD, clip_c of the whole
 // per-example gradient (δx included) before the noise, one shared noise sequence for every c.
 // The paper's claims, with the released code's x0 ~ N(0, 4I) (with N(0, I) clipping is inactive):
 // c = 3 raises the transient risk, c = 7 has no effect, all curves coincide at the end. Checked
@@ -188,9 +189,9 @@ scenario_result clipped_sgd(const scenario_context& c) {
   // with normal quantiles at 15 runs it raised a false alarm at seed 2026.)
   const std::uint64_t runs = replicates_for(c, 24, 1000);
   const double eta = 0.05, ridge = 0.1, sigma = 1.5, label_var = 0.01 / double(d);
-  const volterra::seed004_vectors start = volterra::seed004_start(d, 2, c.seed, 20);
+  const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 20);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
-  // Population risk with the design's Σ = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2).
+  // Population risk with the design's Σ = I/(12d) + 𝟏𝟏ᵀ/(4d).
   auto risk = [&](const Eigen::VectorXd& x) {
     const Eigen::VectorXd e = x - xt;
     return 0.5 * (e.squaredNorm() / (12.0 * double(d)) + e.sum() * e.sum() / (4.0 * double(d)) +
@@ -210,13 +211,13 @@ scenario_result clipped_sgd(const scenario_context& c) {
       name += "_k" + std::to_string(k);
       obs.push_back({name, true});
     }
-  const sim::monte_carlo_options mc = mc_options(c, runs, "004-fig3a-clipped");
+  const sim::monte_carlo_options mc = mc_options(c, runs, "lksp25-fig3a-clipped");
   const auto res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t r, std::span<double> out) {
         // Fresh data per replicate (streams 30, 31), shared by the four clip levels.
         random_stream feat(c.seed, r, 30), lab(c.seed, r, 31);
-        auto data = std::make_shared<sim::dataset>(seed004_data(n, d, xt, label_var, feat, lab));
+        auto data = std::make_shared<sim::dataset>(lksp25_data(n, d, xt, label_var, feat, lab));
         const sim::least_squares f(data, ridge);
         for (std::size_t v = 0; v < 4; ++v) {
           sim::noisy_gradient_options o;
@@ -288,9 +289,9 @@ scenario_result clipped_sgd(const scenario_context& c) {
     unresolved = unresolved || e == equal::unresolved;
   }
   scenario_result r;
-  r.id = "004-fig3a-clipped";
-  r.title = "Seed 004 Fig. 3(a): clipped noisy SGD (c = 3, 5, 7)";
-  r.source = "seed 004 Fig. 3(a); spec 004 §6.7";
+  r.id = "lksp25-fig3a-clipped";
+  r.title = "LKSP25 Fig. 3(a): clipped noisy SGD (c = 3, 5, 7)";
+  r.source = "LKSP25 Fig. 3(a)";
   r.claim =
       "with x0 ~ N(0, 4I): clipping at c = 3 raises the transient risk, c = 7 has no effect, and "
       "all curves coincide at k = n (paired differences, Student t bands at 1 - 0.05/23 each; "
@@ -322,7 +323,7 @@ scenario_result clipped_sgd(const scenario_context& c) {
   r.replicates = runs;
   r.notes.push_back("c = 3 raises E P by " + format_value(best3) + " +- " + format_value(best3_hw) +
                     " at k = " + std::to_string(best3_k) +
-                    " (spec 004 §6.7 measured 0.065 at k = 96)");
+                    " (an independent measurement gave 0.065 at k = 96)");
   r.notes.push_back("no effect resolved to: c = " + format_value(clips[3]) +
                     " differences within " + format_value(c7_reach) +
                     " margins, the k = n differences within " + format_value(end_reach) +
@@ -350,9 +351,9 @@ scenario_result clipped_sgd(const scenario_context& c) {
 
 void register_hsgd_law_scenarios(std::vector<scenario>& out) {
   out.push_back(
-      {"004-fig3a-clipped", "Seed 004 Fig. 3(a): clipped noisy SGD, c = 3, 5, 7", clipped_sgd});
-  out.push_back({"004-fig1a-mahalanobis",
-                 "Seed 004 Fig. 1(a): noisy SGD's last iterate vs the HSGD law (Mahalanobis QQ)",
+      {"lksp25-fig3a-clipped", "LKSP25 Fig. 3(a): clipped noisy SGD, c = 3, 5, 7", clipped_sgd});
+  out.push_back({"lksp25-fig1a-mahalanobis",
+                 "LKSP25 Fig. 1(a): noisy SGD's last iterate vs the HSGD law (Mahalanobis QQ)",
                  mahalanobis_qq});
 }
 

@@ -1,7 +1,7 @@
 // The privacy of noisy SGD against the Rényi divergences of the HSGD law (high-dimensional
 // noisy SGD paper: Thm 4.3's D_α(t; s, θ), docs/hsgd.md):
 //
-//   004-privacy-last-iterate  one-pass noisy SGD on Gaussian least squares, two neighbouring
+//   lksp25-privacy-last-iterate  one-pass noisy SGD on Gaussian least squares, two neighbouring
 //                             datasets that differ in the record used at step ℓ (position
 //                             s = (ℓ − 1)/d); the released last iterate X_t is audited against
 //                             the tradeoff that the HSGD law's Rényi divergence implies.
@@ -95,7 +95,7 @@ scenario_result privacy_last_iterate(const scenario_context& c) {
   };
   std::vector<double> sd, sdp;
   sample_pair(
-      c, replicates, "004-privacy-last-iterate",
+      c, replicates, "lksp25-privacy-last-iterate",
       [&](std::uint64_t rep, double& x, double& y) {
         x = release(rep, 0, first);
         y = release(rep, 100, second);
@@ -103,7 +103,7 @@ scenario_result privacy_last_iterate(const scenario_context& c) {
       sd, sdp);
 
   scenario_result r;
-  r.id = "004-privacy-last-iterate";
+  r.id = "lksp25-privacy-last-iterate";
   r.title = "HSGD Thm 4.3: noisy SGD's last iterate against the HSGD law's Renyi divergence";
   r.source =
       "high-dimensional noisy SGD paper, Thm 4.3 eqs. (11)-(14) (D_alpha(t; s, theta) of the "
@@ -153,7 +153,7 @@ scenario_result privacy_last_iterate(const scenario_context& c) {
 }  // namespace
 
 void register_hsgd_privacy_scenarios(std::vector<scenario>& out) {
-  out.push_back({"004-privacy-last-iterate",
+  out.push_back({"lksp25-privacy-last-iterate",
                  "HSGD Thm 4.3: noisy SGD's last iterate against the HSGD Renyi divergence",
                  privacy_last_iterate});
 }

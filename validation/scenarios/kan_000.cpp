@@ -1,13 +1,14 @@
-// Seed 000 (spec 000, "Population risk bounds for KANs trained by DP-SGD with correlated noise")
+// WSK+26 (Wang et al. 2026, "Population risk bounds for KANs trained by DP-SGD with correlated
+// noise")
 // as validation scenarios on the two-layer KAN of dpkit::sim (kan.hpp):
 //
-//  * 000-lemmaB6-B7-random-kan — an EXACT check: on random KANs (several widths, tanh and
+//  * wsk26-lemmaB6-B7-random-kan — an EXACT check: on random KANs (several widths, tanh and
 //    sigmoid, random points of the unit ball, W at the initialisation, inside the localisation
 //    ball and at W = 0), the measured ‖∇f_W(x)‖, ‖∇²f_W(x)‖₂, the extreme eigenvalues of the
 //    loss Hessian ∇²ℓ(y f_W(x)) and the self-bounding ratio ‖∇L_S‖²/L_S never exceed the explicit
 //    constants of Lemmas B.6–B.7 (risk/kan_bounds.hpp). These bounds hold for every W and x
 //    (given c: always; G_δ, H_δ: on Lemma B.5's event E_δ), so one exceedance refutes them.
-//  * 000-dplcgd-kan-trends — TREND checks: DP-λCGD (Algorithm 1: mini-batches without
+//  * wsk26-dplcgd-kan-trends — TREND checks: DP-λCGD (Algorithm 1: mini-batches without
 //    replacement, clipping at C_clip = G_δ, correlated noise, projection onto B(W_0, R*)) on
 //    separable unit-ball data; the averaged population risk on fresh test data moves in the
 //    directions Thm 4.1's bound predicts where every term of the bound moves the same way. The
@@ -121,7 +122,7 @@ struct point_measure {
   double gradient = 0, hessian = 0, loss = 0, lambda_min = 0, lambda_max = 0;
 };
 
-// The loss Hessian of example (x, y) is ℓ″(z)∇f∇fᵀ + ℓ′(z) y ∇²f with z = y f (spec 000 §1.2).
+// The loss Hessian of example (x, y) is ℓ″(z)∇f∇fᵀ + ℓ′(z) y ∇²f with z = y f.
 // With ∇_{w_j}f = a_j h and ∇²f = diag_j(β_j hhᵀ) both live on span{e_j ⊗ h}; in the orthonormal
 // basis e_j ⊗ h/‖h‖ the Hessian is ‖h‖²(ℓ″ a aᵀ + ℓ′ y diag(β)) and it is 0 on the complement
 // (dimension mdp − m > 0), so its spectrum is that m×m matrix's plus zeros — exactly.
@@ -147,9 +148,9 @@ class kan_probe {
     const double hh = h_.squaredNorm();
     for (Eigen::Index j = 0; j < m_; ++j) a_[j] = g_.segment(j * dp_, dp_).dot(h_) / hh;
     r.gradient = g_.norm();
-    r.hessian = beta_.cwiseAbs().maxCoeff() * hh;  // seed 000 Lemma B.1
+    r.hessian = beta_.cwiseAbs().maxCoeff() * hh;  // WSK+26 Lemma B.1
     const double z = y * f_.output(w, x);
-    // Logistic loss (spec 000 §1.1): ℓ(z) = log(1 + e^{−z}), ℓ′ = −1/(1 + e^z),
+    // Logistic loss (WSK+26 §3): ℓ(z) = log(1 + e^{−z}), ℓ′ = −1/(1 + e^z),
     // ℓ″ = e^z/(1 + e^z)².
     r.loss = z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
     const double e = std::exp(-std::abs(z));
@@ -168,9 +169,9 @@ class kan_probe {
   sim::vector g_, h_, beta_, a_, diag_;
 };
 
-// ---- 000-lemmaB6-B7-random-kan ---------------------------------------------------------------
+// ---- wsk26-lemmaB6-B7-random-kan ---------------------------------------------------------------
 
-// The five checked inequalities (seed 000 Lemma B.6 eqs. (3)–(4) and Lemma B.7's proof):
+// The five checked inequalities (WSK+26 Lemma B.6 eqs. (3)–(4) and Lemma B.7's proof):
 //   ‖∇f_W(x)‖ ≤ G,  ‖∇²f_W(x)‖₂ ≤ H,  λ_max(∇²ℓ) ≤ β = G²/4 + H,  −λ_min(∇²ℓ)/ℓ ≤ ν = H,
 //   ‖∇L_S(W)‖² ≤ G² L_S(W).
 constexpr int kChecks = 5;
@@ -212,14 +213,14 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
   const std::uint64_t draws = replicates_for(c, 4, 32);
   const std::size_t points = 200;  // inputs per draw
   const double delta = 0.01;       // E_δ of Lemma B.5
-  // The radius of the W probes: Thm 4.1's R* at 000-dplcgd-kan-trends' (n, T, δ).
+  // The radius of the W probes: Thm 4.1's R* at wsk26-dplcgd-kan-trends' (n, T, δ).
   const double radius_steps = 300, radius_examples = 200;
   const double F = c.bound_factor;
 
   scenario_result r;
-  r.id = "000-lemmaB6-B7-random-kan";
-  r.title = "Seed 000 Lemmas B.6-B.7: gradient, Hessian and curvature bounds on random KANs";
-  r.source = "seed 000 Lemmas B.5-B.7 (proofs, eqs. (3)-(5)), Lemma B.1; spec 000 §3";
+  r.id = "wsk26-lemmaB6-B7-random-kan";
+  r.title = "WSK+26 Lemmas B.6-B.7: gradient, Hessian and curvature bounds on random KANs";
+  r.source = "WSK+26 Lemmas B.5-B.7 (proofs, eqs. (3)-(5)), Lemma B.1";
   r.claim =
       "exact check: for every sampled (c, W, x) the measured |grad f_W(x)|, ||Hess f_W(x)||_2, "
       "lambda_max and -lambda_min/loss of the loss Hessian and |grad L_S|^2/L_S are <= Lemma "
@@ -415,7 +416,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
   // lemma: a discrepancy means the measured eigenvalues are wrong.
   if (dense_error > 1e-9)
     throw std::runtime_error(
-        "000-lemmaB6-B7-random-kan: the m x m loss-Hessian reduction "
+        "wsk26-lemmaB6-B7-random-kan: the m x m loss-Hessian reduction "
         "disagrees with the dense eigendecomposition by " +
         sig(dense_error, 3));
   fig.data = std::move(slack_series);
@@ -470,7 +471,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
   return r;
 }
 
-// ---- 000-dplcgd-kan-trends -------------------------------------------------------------------
+// ---- wsk26-dplcgd-kan-trends -------------------------------------------------------------------
 
 // One configuration of Algorithm 1 in the trend scenario.
 struct run_config {
@@ -487,10 +488,10 @@ struct trend_check {
 
 scenario_result dplcgd_trends(const scenario_context& c) {
   const bool full = c.tier == tier::full;
-  // The problem: separable data in the unit ball (seed 000 §3: |x| <= 1, y = ±1).
+  // The problem: separable data in the unit ball (WSK+26 §3: |x| <= 1, y = ±1).
   const std::size_t d = 2, n = 200, n_test = 250, p = 8;
   const double data_margin = 0.1;
-  // Algorithm 1's parameters (seed 000 §3.2).
+  // Algorithm 1's parameters (WSK+26 §3.2).
   const std::size_t m = full ? 64 : 16;
   const long B = 20, T = 300;
   const double eta = 0.5, delta = 0.01, kappa1 = 0.01;
@@ -535,7 +536,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
        "1/(1 + eta)",
        4, 2, false},
       {"max_t |W_t - W_0| rises from kappa_1 to 4 kappa_1 (lambda = 0.5)",
-       "Lemma C.3 eq. (10) / spec 000 §4.3: R_bar increasing in c_priv = C_clip kappa/B", 3, 1,
+       "Lemma C.3 eq. (10) (explicit certificate): R_bar increasing in c_priv = C_clip kappa/B", 3, 1,
        true}};
   const std::size_t K = static_cast<std::size_t>(T / every);
 
@@ -563,7 +564,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   obs.push_back({"clipping check run", true});
   obs.push_back({"clipping check identical", true});
 
-  sim::monte_carlo_options mc = mc_options(c, replicates, "000-dplcgd-kan-trends");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "wsk26-dplcgd-kan-trends");
   mc.chunk = 4;  // expensive replicates: small chunks so that threads share the quick tier's 64
   const sim::vector direction = sim::vector::Ones(static_cast<Eigen::Index>(d));
   const sim::monte_carlo_result res = sim::run_monte_carlo(
@@ -581,7 +582,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
         const sim::vector w0 = sim::kan_initial_weights(m, d, p, init_s);
         const sim::kan_model f(train, o, cc), f_test(test, o, cc);
         const sim::margin_result margin = sim::ntk_margin(f, w0);
-        // Thm 4.1's R* with the replicate's own γ (it depends on S, W_0, c: spec 000 §11.16).
+        // Thm 4.1's R* with the replicate's own γ (it depends on S, W_0, c; docs/kan.md).
         const double R = margin.gamma > 0 ? theorem_radius(margin.gamma, static_cast<double>(T),
                                                            static_cast<double>(n), delta)
                                           : w0.norm();
@@ -656,10 +657,10 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   const double R_mean = res.observables[extra + 1].stats.mean();
 
   scenario_result r;
-  r.id = "000-dplcgd-kan-trends";
-  r.title = "Seed 000 Thm 4.1: DP-lambdaCGD on a KAN, risk trends in kappa and lambda";
+  r.id = "wsk26-dplcgd-kan-trends";
+  r.title = "WSK+26 Thm 4.1: DP-lambdaCGD on a KAN, risk trends in kappa and lambda";
   r.source =
-      "seed 000 Algorithm 1, Thm 4.1 / C.13, Remark 4.2, Lemma C.3 eq. (10); spec 000 §2, §4";
+      "WSK+26 Algorithm 1, Thm 4.1 / C.13, Remark 4.2, Lemma C.3 eq. (10)";
   r.claim =
       "trend checks (Thm 4.1's bound holds only up to constants; its explicit step-size "
       "condition is violated here): the averaged population (test) risk of DP-lambdaCGD rises "
@@ -752,7 +753,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
                       sig(mean_of(v, 2), 4) + ", max |W_t - W_0|/R* " + sig(mean_of(v, 3), 3) +
                       ", projection inactive in " + sig(100 * (1 - active), 3) + "% of runs");
   }
-  // Projection inactivity against the radius (spec 000 §10 D2). For R ≤ R* the projection onto
+  // Projection inactivity against the radius. For R ≤ R* the projection onto
   // B(W_0, R) is inactive on a run iff that run never touched B(W_0, R*)'s boundary and its
   // max_t ‖W_t − W_0‖ ≤ R (pathwise: an inactive run is the unprojected trajectory), so the
   // frequency at R = x·R* comes from the same runs.
@@ -791,7 +792,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
         "direction) is run in the full tier only");
   }
   // κ = 4κ₁, λ = 0.5 and κ = 2κ₁, λ = 0 have the same (1 − λ)κ: the cumulative noise
-  // Σ_{s≤t} ξ_s = κ(Z_t + (1 − λ)Σ_{s<t} Z_s) then has the same O(√t) part (spec 000 §2).
+  // Σ_{s≤t} ξ_s = κ(Z_t + (1 − λ)Σ_{s<t} Z_s) then has the same O(√t) part.
   {
     const auto [mean, se] = paired(samples(3, 0), samples(4, 0), 1);
     r.notes.push_back(
@@ -799,7 +800,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
         "kappa_1, lambda = 0: paired difference in avg test risk " +
         sig(mean, 3) + " +- " + sig(z * se, 3) +
         " (the cumulative noise kappa (Z_t + (1 - lambda) sum_{s<t} Z_s) differs only in its "
-        "O(1) part; spec 000 §2)");
+        "O(1) part)");
   }
   // The noise-induced excess Δ(κ, λ) = E L̄(κ, λ) − E L̄(0): its κ exponent and its λ ratio,
   // against the exponents/factors of Thm 4.1's noise terms (trend information, not audited).
@@ -874,11 +875,11 @@ scenario_result dplcgd_trends(const scenario_context& c) {
         "quadratic one by (1 - lambda)^2 + lambda^2 eta = " +
         sig(0.25 + 0.25 * eta, 3) +
         "; the exact cumulative-noise variance factor (1 + (1 - lambda)^2 (t - 1))/(1 + (t - 1)) "
-        "-> 0.25 (spec 000 §2)");
+        "-> 0.25)");
   }
   // Where the run sits relative to Thm 4.1's hypotheses (hidden constants 1), and what its noise
   // terms say: as printed (κ/B, "md") and with C_clip and p made explicit (the proof's
-  // c_priv = C_clip κ/B; "md" is mdp, spec 000 §11.19), i.e. κ → C_clip κ and d → dp.
+  // c_priv = C_clip κ/B; "md" is mdp; docs/kan.md), i.e. κ → C_clip κ and d → dp.
   {
     risk::kan_training run;
     run.examples = static_cast<long long>(n);
@@ -959,7 +960,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
       "common random numbers: every configuration of a replicate uses the same data, c, W_0, "
       "test set, mini-batches and Gaussian Z_t (streams (seed, r, 0/1/5/12/13)), so the paired "
       "differences' intervals are tight; kappa is small because C_clip = G_delta is ~60-100x "
-      "the gradients (spec 000 §11.20): c_priv = C_clip kappa/B is the noise that matters");
+      "the gradients (docs/kan.md): c_priv = C_clip kappa/B is the noise that matters");
   r.notes.push_back(
       "self-check (--self-check): the reversed orderings E[X_hi] < E[X_lo] ('the risk falls "
       "with kappa, and rises from lambda = 0 to 0.5'), through the same paired intervals, must "
@@ -990,12 +991,12 @@ void register_kan_scenarios(std::vector<scenario>& out) {
   // 0.093 (quick) / 0.119 (full), the realised-c gradient bound at m = 4 (seed 2026), so at 0.01
   // measured values exceed the scaled bounds with a 9x margin (docs/kan.md "Validation
   // scenarios").
-  out.push_back({"000-lemmaB6-B7-random-kan",
-                 "Seed 000 Lemmas B.6-B.7: gradient/Hessian/curvature bounds on random KANs",
+  out.push_back({"wsk26-lemmaB6-B7-random-kan",
+                 "WSK+26 Lemmas B.6-B.7: gradient/Hessian/curvature bounds on random KANs",
                  lemma_b6_b7, 0.01});
   // Trend checks: at 0.5 each claim becomes "the larger side at least doubles the smaller".
-  out.push_back({"000-dplcgd-kan-trends",
-                 "Seed 000 Thm 4.1: DP-lambdaCGD on a KAN, risk trends in kappa and lambda",
+  out.push_back({"wsk26-dplcgd-kan-trends",
+                 "WSK+26 Thm 4.1: DP-lambdaCGD on a KAN, risk trends in kappa and lambda",
                  dplcgd_trends, 0.5});
 }
 

@@ -1,4 +1,4 @@
-// Helpers shared by the seed 000 KAN scenarios (kan_000.cpp, kan_scaling_000.cpp): the model's
+// Helpers shared by the WSK+26 KAN scenarios (kan_000.cpp, kan_scaling_000.cpp): the model's
 // Assumption 3.2 constants, Thm 4.1's localisation radius, Algorithm 1's options and the paired
 // statistics of the trend checks.
 #pragma once
@@ -20,20 +20,20 @@ inline risk::kan_activation to_risk(sim::kan_activation a) {
 }
 
 // Assumption 3.2's constants of the model's basis and activation (cubic B-splines only: the
-// closed forms of risk::cubic_bspline_constants; spec 000 §1.2).
+// closed forms of risk::cubic_bspline_constants).
 inline risk::kan_constants constants_of(const sim::kan_options& o) {
   return risk::cubic_bspline_constants(
       to_risk(o.activation), (o.grid_upper - o.grid_lower) / static_cast<double>(o.grid_size));
 }
 
 // The localisation radius of Thm 4.1, R* = (log T + √log(n/δ))/γ with its ≍ constant set to 1
-// (seed 000 Thm 4.1 / C.13; the theorems leave the constant open).
+// (WSK+26 Thm 4.1 / C.13; the theorems leave the constant open).
 inline double theorem_radius(double gamma, double steps, double examples, double delta) {
   return (std::log(steps) + std::sqrt(std::log(examples / delta))) / gamma;
 }
 
-// Algorithm 1 (DP-λCGD, seed 000 §3.2): mini-batches of B drawn uniformly without replacement,
-// clipping at C_clip, noise c_priv(Z_t − λZ_{t−1}) with c_priv = C_clip κ/B (spec 000 §2), and
+// Algorithm 1 (DP-λCGD, WSK+26 §3.2): mini-batches of B drawn uniformly without replacement,
+// clipping at C_clip, noise c_priv(Z_t − λZ_{t−1}) with c_priv = C_clip κ/B (WSK+26 Alg 1), and
 // projection onto B(W_0, R).
 inline sim::noisy_gradient_options dplcgd_options(std::size_t batch,
                                                   long steps,

@@ -1,12 +1,12 @@
-// Seed 000 (spec 000): how the risk of DP-λCGD on a KAN scales with the horizon T and the sample
+// WSK+26: how the risk of DP-λCGD on a KAN scales with the horizon T and the sample
 // size n, against the exponents of Thm 4.1 / E.1 (optimisation) and Thm 5.2 (population):
 //
-//  * 000-dplcgd-kan-horizon — the averaged TRAINING risk (1/T)Σ_{t<T} L_S(W_t), the quantity of
+//  * wsk26-dplcgd-kan-horizon — the averaged TRAINING risk (1/T)Σ_{t<T} L_S(W_t), the quantity of
 //    Thm 4.1 / C.13 (κ > 0) and Thm E.1 (κ = 0), at T = 40, 80, …, 640: TREND checks that it
 //    falls with every doubling of T (every T-term of A_corr and A_non falls in T, none rises), and
 //    the log-log slope with a confidence interval next to the bound's exponents (−1 for
 //    1/(γ²ηT), −1/2 for 1/(γ√(BT)), 0 for η/B) — reported, not audited.
-//  * 000-dplcgd-kan-sample-size — the averaged POPULATION (test) risk at n = 50, 100, 200, 400
+//  * wsk26-dplcgd-kan-sample-size — the averaged POPULATION (test) risk at n = 50, 100, 200, 400
 //    (nested training sets, fixed T and B): TREND checks that it falls with every doubling of n
 //    (Thm 5.2's multiplier 1 + ηT/n; A_corr does not depend on n at fixed B), and the log-log
 //    slope of the generalisation gap next to Thm 5.2's ηT/n (exponent −1) — reported.
@@ -41,7 +41,7 @@ using kan_detail::dplcgd_options;
 using kan_detail::paired;
 using kan_detail::theorem_radius;
 
-// The problem shared by both scenarios (as in 000-dplcgd-kan-trends): separable data in the unit
+// The problem shared by both scenarios (as in wsk26-dplcgd-kan-trends): separable data in the unit
 // ball (d = 2, margin 0.1), a KAN with cubic B-splines (p = 8) and tanh, B = 20, η = 0.5,
 // C_clip = G_δ at δ = 0.01, projection onto B(W_0, R*) with the replicate's own NTK margin.
 constexpr std::size_t kDim = 2, kBasis = 8, kBatch = 20;
@@ -128,7 +128,7 @@ kan_problem make_problem(const sim::dataset& all,
   q.model = std::make_unique<sim::kan_model>(q.data, o, c);
   q.w0 = w0;
   q.gamma = sim::ntk_margin(*q.model, w0).gamma;
-  // Thm 4.1's R* with the data set's own γ (it depends on S, W_0, c: spec 000 §11.16).
+  // Thm 4.1's R* with the data set's own γ (it depends on S, W_0, c; docs/kan.md).
   q.radius = q.gamma > 0 ? theorem_radius(q.gamma, static_cast<double>(steps),
                                           static_cast<double>(n), kDelta)
                          : w0.norm();
@@ -140,7 +140,7 @@ std::string interval(const slope_fit& f, double z) {
          "]";
 }
 
-// ---- 000-dplcgd-kan-horizon
+// ---- wsk26-dplcgd-kan-horizon
 // ----------------------------------------------------------------------
 
 scenario_result dplcgd_horizon(const scenario_context& c) {
@@ -173,7 +173,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   obs.push_back({"R_star", true});
   for (const std::string& name : names) obs.push_back({"max distance / R*, " + name, true});
 
-  sim::monte_carlo_options mc = mc_options(c, replicates, "000-dplcgd-kan-horizon");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "wsk26-dplcgd-kan-horizon");
   mc.chunk = 4;
   const sim::vector direction = sim::vector::Ones(static_cast<Eigen::Index>(kDim));
   const sim::monte_carlo_result res = sim::run_monte_carlo(
@@ -224,9 +224,9 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
                z95 = t_multiplier(normal_quantile(0.95), pairs);  // two-sided 95 %
 
   scenario_result r;
-  r.id = "000-dplcgd-kan-horizon";
-  r.title = "Seed 000 Thm 4.1 / E.1: DP-lambdaCGD on a KAN, training risk against the horizon T";
-  r.source = "seed 000 Algorithm 1, Thm 4.1 / C.13, Thm E.1; spec 000 §4.1, §8, §10 D9, D13";
+  r.id = "wsk26-dplcgd-kan-horizon";
+  r.title = "WSK+26 Thm 4.1 / E.1: DP-lambdaCGD on a KAN, training risk against the horizon T";
+  r.source = "WSK+26 Algorithm 1, Thm 4.1 / C.13, Thm E.1";
   r.claim =
       "trend checks (the bounds hold only up to constants, and the explicit step-size condition "
       "is violated here): the averaged training risk (1/T) sum_{t<T} L_S(W_t) falls with every "
@@ -284,7 +284,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
       run.input_dimension = static_cast<long long>(kDim);
       return risk::kan_sgd_optimization(run, k).value;
     }
-    // Thm 4.1 with C_clip and p written out (κ → C_clip κ, md → mdp; spec 000 §11.19).
+    // Thm 4.1 with C_clip and p written out (κ → C_clip κ, md → mdp; docs/kan.md).
     run.kappa = clip * kappa;
     run.input_dimension = static_cast<long long>(kDim * kBasis);
     return risk::kan_correlated_optimization(run, k).value;
@@ -368,7 +368,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   return r;
 }
 
-// ---- 000-dplcgd-kan-sample-size ----------------------------------------------------------------
+// ---- wsk26-dplcgd-kan-sample-size ----------------------------------------------------------------
 
 scenario_result dplcgd_sample_size(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -404,7 +404,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
     obs.push_back({"max distance / R*" + at, true});
   }
 
-  sim::monte_carlo_options mc = mc_options(c, replicates, "000-dplcgd-kan-sample-size");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "wsk26-dplcgd-kan-sample-size");
   mc.chunk = 4;
   const sim::vector direction = sim::vector::Ones(static_cast<Eigen::Index>(kDim));
   const sim::monte_carlo_result res = sim::run_monte_carlo(
@@ -458,9 +458,9 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
                z95 = t_multiplier(normal_quantile(0.95), pairs);  // two-sided 95 %
 
   scenario_result r;
-  r.id = "000-dplcgd-kan-sample-size";
-  r.title = "Seed 000 Thm 5.2: DP-lambdaCGD on a KAN, population risk against the sample size n";
-  r.source = "seed 000 Algorithm 1, Thm 5.2 / C.23, Thm C.22, Lemma C.15; spec 000 §5, §10 S4, S6";
+  r.id = "wsk26-dplcgd-kan-sample-size";
+  r.title = "WSK+26 Thm 5.2: DP-lambdaCGD on a KAN, population risk against the sample size n";
+  r.source = "WSK+26 Algorithm 1, Thm 5.2 / C.23, Thm C.22, Lemma C.15";
   r.claim =
       "trend checks (Thm 5.2 holds only up to constants, outside its proven step-size range "
       "here): the averaged population (test) risk of DP-lambdaCGD (kappa = 0.02, lambda = 0.5, "
@@ -596,12 +596,12 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
 void register_kan_scaling_scenarios(std::vector<scenario>& out) {
   // Trend checks: at 0.5 each claim becomes "the risk at least halves with each doubling".
   out.push_back(
-      {"000-dplcgd-kan-horizon",
-       "Seed 000 Thm 4.1 / E.1: DP-lambdaCGD on a KAN, training risk against the horizon T",
+      {"wsk26-dplcgd-kan-horizon",
+       "WSK+26 Thm 4.1 / E.1: DP-lambdaCGD on a KAN, training risk against the horizon T",
        dplcgd_horizon, 0.5});
   out.push_back(
-      {"000-dplcgd-kan-sample-size",
-       "Seed 000 Thm 5.2: DP-lambdaCGD on a KAN, population risk against the sample size n",
+      {"wsk26-dplcgd-kan-sample-size",
+       "WSK+26 Thm 5.2: DP-lambdaCGD on a KAN, population risk against the sample size n",
        dplcgd_sample_size, 0.5});
 }
 

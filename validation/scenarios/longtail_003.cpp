@@ -1,26 +1,26 @@
-// Seed 003 (spec 003): DP-SGD and the memorisation of long-tailed data, on the two-layer ReLU
+// ZXD+26: DP-SGD and the memorisation of long-tailed data, on the two-layer ReLU
 // CNN of eq. (1) and the data of Definition 1 (dpkit::sim longtail simulator), against the
 // shapes of Theorems 1–3 (dpkit::risk longtail bounds; all up to hidden constants) and the
 // explicit Lemma 9:
 //
-//  * 003-lemma9-false        [exact] Lemma 9 as printed (P[Bin(m,1/2) < 0.4m] ≤ e^{−8m/25}) is
+//  * zxd26-lemma9-false        [exact] Lemma 9 as printed (P[Bin(m,1/2) < 0.4m] ≤ e^{−8m/25}) is
 //                            FALSE (reported in the notes with numbers); the verdict concerns the
 //                            corrected statement (Hoeffding, e^{−m/50}), checked for m = 1..2000.
-//  * 003-thm1-memorisation   [trend + exact] memorisation growth falls as C falls (σ_n = 0);
+//  * zxd26-thm1-memorisation   [trend + exact] memorisation growth falls as C falls (σ_n = 0);
 //                            the DP-noise part of ⟨w_{y,r}, ξ⟩ has std ησ_n‖ξ‖√T exactly.
-//  * 003-thm2-loss-floor     [trend] the training loss at T rises with σ_n (fitted slope > 0);
+//  * zxd26-thm2-loss-floor     [trend] the training loss at T rises with σ_n (fitted slope > 0);
 //                            clean training keeps decreasing the loss.
-//  * 003-thm3-tail-gap       [trend] tail-vs-all test error gap grows with the noise multiplier;
+//  * zxd26-thm3-tail-gap       [trend] tail-vs-all test error gap grows with the noise multiplier;
 //                            a rare class loses more to DP; C at calibrated noise (reported).
-//  * 003-fig-synthetic       [qual] Figs 1/3: DP suppresses memorisation; DP accuracy degrades at
+//  * zxd26-fig-synthetic       [qual] Figs 1/3: DP suppresses memorisation; DP accuracy degrades at
 //                            low ‖u‖ even at high NCR.
 //
 // Quick tier: a scaled-down synthetic configuration (K = 3, d = 150, n = 150, m = 20, B = 64,
 // 20 epochs, η = 0.002, C = 1, PyTorch init); full tier: the paper's (K = 5, d = 1000, n = 500,
 // m = 100, B = 256, 20 epochs). The DP noise multiplier for (ε, δ) = (8, 1e-5) comes from
-// dpkit's PLD accountant (sampling without replacement, q = B/n, T = ⌈20n/B⌉ steps; spec 003
-// §4.4), σ_n = zC/B. The runs are far outside Condition 1 (spec 003 §4.5), so trends are
-// checked, no bound value is audited. The simulator knows no bound.
+// dpkit's PLD accountant (sampling without replacement, q = B/n, T = ⌈20n/B⌉ steps;
+// docs/longtail.md), σ_n = zC/B. The runs are far outside Condition 1 (docs/longtail.md), so trends
+// are checked, no bound value is audited. The simulator knows no bound.
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
@@ -48,7 +48,7 @@ using namespace longtail_detail;
 // ---- configuration
 // --------------------------------------------------------------------------------
 
-// ---- paired ordering audits (as the seed 000 trend scenarios)
+// ---- paired ordering audits (as the WSK+26 trend scenarios)
 // ---------------------------------------
 
 // record_every for runs whose metrics records are not read (only the weights, or the first and
@@ -62,14 +62,14 @@ nlohmann::json config_json(const lt_config& g, double z) {
   return j;
 }
 
-// ---- 003-lemma9-false
+// ---- zxd26-lemma9-false
 // ------------------------------------------------------------------------------
 
 scenario_result lemma9(const scenario_context& c) {
   scenario_result r;
-  r.id = "003-lemma9-false";
-  r.title = "Seed 003 Lemma 9: P[Bin(m, 1/2) < 0.4m] - the printed bound is false, Hoeffding holds";
-  r.source = "seed 003 App B Lemma 9; spec 003 §5 item 10";
+  r.id = "zxd26-lemma9-false";
+  r.title = "ZXD+26 Lemma 9: P[Bin(m, 1/2) < 0.4m] - the printed bound is false, Hoeffding holds";
+  r.source = "ZXD+26 App B Lemma 9";
   r.claim =
       "the corrected Lemma 9, P[Bin(m, 1/2) < 0.4m] <= exp(-m/50) (Hoeffding), for m = 1..2000 "
       "by the exact binomial CDF; the printed exp(-8m/25) is checked exactly and the verdict is "
@@ -141,7 +141,7 @@ scenario_result lemma9(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-thm1-memorisation
+// ---- zxd26-thm1-memorisation
 // -------------------------------------------------------------------------
 
 scenario_result thm1(const scenario_context& c) {
@@ -173,12 +173,12 @@ scenario_result thm1(const scenario_context& c) {
           sim::longtail_training t = training_of(g, C, sn);
           t.record_every = 1000000;  // first and last only
           t.track_noise_contribution = dp && j + 1 == nc + nz;
-          // Clean and clipping alone at C = 1 are 003-fig-synthetic's runs too (train_shared).
+          // Clean and clipping alone at C = 1 are zxd26-fig-synthetic's runs too (train_shared).
           const std::shared_ptr<const sim::longtail_run> shared =
               j <= 1 ? train_shared(p, t, key) : nullptr;
           const sim::longtail_run run =
               shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
-          // Memorisation growth per step, spec 003 §2.6 metric.
+          // Memorisation growth per step (ZXD+26 §5.2's metric).
           out[j] = (run.records.back().memorisation - run.records.front().memorisation) /
                    static_cast<double>(run.steps);
           out[nc + nz + K + j] = run.records.front().mean_clip_multiplier;
@@ -187,25 +187,25 @@ scenario_result thm1(const scenario_context& c) {
               // One example per class: different blocks (y, r0) → independent across k.
               const std::size_t i = p.train->class_indices(static_cast<int>(k)).front();
               const double xi = p.train->noise.col(static_cast<Eigen::Index>(i)).norm();
-              // Claimed std F·ησ_n‖ξ‖√T (F = 1: spec 003 §5 item 16).
+              // Claimed std F·ησ_n‖ξ‖√T (F = 1: the exact std, derived by dpkit).
               out[nc + nz + k] = run.noise_memorisation[static_cast<Eigen::Index>(i)] /
                                  (F * eta * sn * xi * std::sqrt(static_cast<double>(run.steps)));
             }
         }
       },
-      mc_options(c, R, "003-thm1-memorisation"));
+      mc_options(c, R, "zxd26-thm1-memorisation"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-thm1-memorisation";
-  r.title = "Seed 003 Thm 1: memorisation drift shrinks with clipping; exact DP-noise part";
-  r.source = "seed 003 Thm 1, Remark 1; spec 003 §3 Thm 1, §5 items 15-16";
+  r.id = "zxd26-thm1-memorisation";
+  r.title = "ZXD+26 Thm 1: memorisation drift shrinks with clipping; exact DP-noise part";
+  r.source = "ZXD+26 Thm 1, Remark 1";
   const int checks = static_cast<int>(nc - 1);
   const double conf = 1 - 0.05 / (checks + 1);
   const double zq = normal_quantile(conf);
   r.claim =
-      "memorisation growth (1/T)(<w,xi>_T - <w,xi>_0) (spec 003 §2.6 metric) decreases as the "
+      "memorisation growth (1/T)(<w,xi>_T - <w,xi>_0) (ZXD+26 Sec 5.2 metric) decreases as the "
       "clipping threshold C decreases (no noise): clean > C = 1 > C = 0.3 > C = 0.1 (paired, "
       "Bonferroni); and the DP-noise part of <w_{y,r0}, xi> after T steps has std "
       "eta sigma_n ||xi|| sqrt(T) exactly (chi-square interval on the pooled variance ratio)";
@@ -251,11 +251,11 @@ scenario_result thm1(const scenario_context& c) {
       "(T = " +
       std::to_string(T) +
       " steps vs T >~ n sqrt(m) sigma0/(eta Lambda ||A||_F); "
-      "spec 003 §4.5): only the direction in C is audited. The noise term of the statement, "
+      "docs/longtail.md): only the direction in C is audited. The noise term of the statement, "
       "O(eta sigma_n ||A||_F), misses the sqrt(T) of the exact std; the proof's O(eta T sigma_n "
       "||A||_F) over-counts it");
   r.notes.push_back(
-      "noise orderings are reported, not audited: the spec 2.6 metric takes a max "
+      "noise orderings are reported, not audited: the Sec 5.2 metric takes a max "
       "over neurons, which mean-zero noise biases upward");
   r.parameters = config_json(g, z_cal);
   r.parameters["clips_no_noise"] = clips;
@@ -279,7 +279,7 @@ scenario_result thm1(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-thm2-loss-floor
+// ---- zxd26-thm2-loss-floor
 // ---------------------------------------------------------------------------
 
 // The step size of the noise-trend checks (thm2, thm3). At the paper's η = 0.002 the DP noise
@@ -337,14 +337,14 @@ scenario_result thm2(const scenario_context& c) {
         out[J + 1] = run->records[1].training_loss;
         out[J + 2] = run->records.back().training_loss;
       },
-      mc_options(c, R, "003-thm2-loss-floor"));
+      mc_options(c, R, "zxd26-thm2-loss-floor"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-thm2-loss-floor";
-  r.title = "Seed 003 Thm 2: the DP training-loss floor rises with sigma_n; clean loss decreases";
-  r.source = "seed 003 Thm 2, Remark 2; spec 003 §3 Thm 2, §5 items 21, 23";
+  r.id = "zxd26-thm2-loss-floor";
+  r.title = "ZXD+26 Thm 2: the DP training-loss floor rises with sigma_n; clean loss decreases";
+  r.source = "ZXD+26 Thm 2, Remark 2";
   const double conf = 1 - 0.05 / 2, zq = normal_quantile(conf);
   r.claim =
       "the training loss at T rises with the noise std sigma_n at fixed C (Thm 2's privacy error "
@@ -378,7 +378,7 @@ scenario_result thm2(const scenario_context& c) {
       "here (n sqrt(m) sigma_n sqrt(d)(||u|| + ||A||_F)/(Lambda |S_y| ||u||^2) with ||u|| = " +
       sig(g.signal) +
       "): only its direction (increasing in sigma_n) is checked. The run is outside Condition 1 "
-      "and T is tiny relative to the theory's horizon (spec 003 §4.5), so 'plateau' here means "
+      "and T is tiny relative to the theory's horizon (docs/longtail.md), so 'plateau' here means "
       "the loss at T, not a converged floor");
   r.parameters = config_json(g, z_cal);
   r.parameters["noise_multipliers"] = mults;
@@ -400,7 +400,7 @@ scenario_result thm2(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-thm3-tail-gap
+// ---- zxd26-thm3-tail-gap
 // -----------------------------------------------------------------------------
 
 scenario_result thm3(const scenario_context& c) {
@@ -414,7 +414,7 @@ scenario_result thm3(const scenario_context& c) {
   const double z_rare = 32;  // the class-frequency check's noise multiplier
   const std::uint64_t R = replicates_for(c, 16, 16);
   const std::size_t J = mults.size();
-  // Class-frequency configuration: one rare class (spec 003 §5 item 30).
+  // Class-frequency configuration: one rare class.
   lt_config gi = g;
   gi.counts.assign(g.K, 0);
   const std::size_t n = g.n();
@@ -422,7 +422,7 @@ scenario_result thm3(const scenario_context& c) {
   for (std::size_t k = 1; k < g.K; ++k) gi.counts[k] = (n - n / 10) / (g.K - 1);
   gi.counts[1] += n - std::accumulate(gi.counts.begin(), gi.counts.end(), std::size_t{0});
   // C at calibrated noise σ_n = z_cal C/B (reported only). Quick: not run here: at this tier's
-  // configuration these are exactly the runs of 003-remark4-calibrated's part (c) at fixed eta
+  // configuration these are exactly the runs of zxd26-remark4-calibrated's part (c) at fixed eta
   // (same data, initialisation, key, C, z and eta; checked equal), which reports them.
   const bool full = c.tier == tier::full;
   const std::vector<double> clips = full ? std::vector<double>{0.3, 1, 3} : std::vector<double>{};
@@ -447,7 +447,7 @@ scenario_result thm3(const scenario_context& c) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};
         // 1. Clean model; 2. tail sets sampled exactly from T_k (Def 3, aggregate neuron). The
-        // clean run is 003-thm2-loss-floor's (recorded at T/2 too, as there; only the weights are
+        // clean run is zxd26-thm2-loss-floor's (recorded at T/2 too, as there; only the weights are
         // read here), the z = 0 run below and the rare-class clean run are other scenarios' too.
         sim::longtail_training clean_options = training_of(g, 0, 0);
         clean_options.record_every = sim::training_steps(clean_options, g.n()) / 2;
@@ -523,16 +523,16 @@ scenario_result thm3(const scenario_context& c) {
           out[bq + 5 + j] = sim::test_errors(*p.net, run.weights, p.test).overall();
         }
       },
-      mc_options(c, R, "003-thm3-tail-gap"));
+      mc_options(c, R, "zxd26-thm3-tail-gap"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-thm3-tail-gap";
+  r.id = "zxd26-thm3-tail-gap";
   r.title =
-      "Seed 003 Thm 3 / Remark 3: test error vs DP noise on all, long-tailed and rare-class "
+      "ZXD+26 Thm 3 / Remark 3: test error vs DP noise on all, long-tailed and rare-class "
       "points";
-  r.source = "seed 003 Thm 3, Remarks 3-4, Def 3; spec 003 §2.4, §3, §5 items 26, 30, 31";
+  r.source = "ZXD+26 Thm 3, Remarks 3-4, Def 3";
   // Bonferroni over the 4 statements that can decide the verdict: three orderings and Remark 3's
   // refutation check.
   const double conf = 1 - 0.05 / 4, zq = normal_quantile(conf);
@@ -545,7 +545,7 @@ scenario_result thm3(const scenario_context& c) {
       "printed (Student t interval of its slope): when the interval lies below 0 the verdict is "
       "refuted (an expected refutation, docs/findings.md). C at calibrated noise is reported "
       "only" +
-      std::string(full ? "" : " (quick tier: by 003-remark4-calibrated, part (c), the same runs)");
+      std::string(full ? "" : " (quick tier: by zxd26-remark4-calibrated, part (c), the same runs)");
   tally t;
   audit_positive("slope of the all-data test error in z", col(base + 3), zq, c.self_check, t, r);
   audit_positive("slope of the tail test error in z", col(base + 4), zq, c.self_check, t, r);
@@ -580,13 +580,13 @@ scenario_result thm3(const scenario_context& c) {
     report_only("test error at C = " + sig(clips[j]) + ", calibrated z = " + sig(z_cal, 4),
                 col(base + 7 + j), zq, r);
   r.notes.push_back(
-      "Thm 3 predicts weak, decreasing dependence on C at calibrated noise (spec 003 "
-      "§3 C-invariance); the bounds hold up to constants under Condition 1, which "
-      "this configuration violates (spec 003 §4.5)" +
+      "Thm 3 predicts weak, decreasing dependence on C at calibrated noise (Remark 4's "
+      "calibration); the bounds hold up to constants under Condition 1, which "
+      "this configuration violates (docs/longtail.md)" +
       std::string(full
                       ? ""
                       : ". Quick tier: the test error at C = 0.3, 1, 3 at the calibrated z is "
-                        "reported by 003-remark4-calibrated (part (c), fixed eta): the same runs"));
+                        "reported by zxd26-remark4-calibrated (part (c), fixed eta): the same runs"));
   r.parameters = config_json(g, z_cal);
   r.parameters["tail_L"] = L;
   r.parameters["tail_direction"] = "aggregate sum_r w_{k,r} of the clean model";
@@ -609,7 +609,7 @@ scenario_result thm3(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-fig-synthetic
+// ---- zxd26-fig-synthetic
 // -----------------------------------------------------------------------------
 
 scenario_result fig_synthetic(const scenario_context& c) {
@@ -642,7 +642,7 @@ scenario_result fig_synthetic(const scenario_context& c) {
           const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
           sim::longtail_training tc = training_of(g, 0, 0), td = training_of(g, g.clip, sn);
           tc.record_every = td.record_every = 1000000;
-          // rc and rk are 003-thm1-memorisation's runs too (train_shared).
+          // rc and rk are zxd26-thm1-memorisation's runs too (train_shared).
           const std::shared_ptr<const sim::longtail_run> rc_run = train_shared(p, tc, key);
           const sim::longtail_run& rc = *rc_run;
           const sim::longtail_run rd = sim::train_longtail(*p.net, td, p.w0, key);
@@ -673,14 +673,14 @@ scenario_result fig_synthetic(const scenario_context& c) {
             out[j++] = 1 - sim::test_errors(*p.net, rd.weights, p.test).overall();
           }
       },
-      mc_options(c, R, "003-fig-synthetic"));
+      mc_options(c, R, "zxd26-fig-synthetic"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-fig-synthetic";
-  r.title = "Seed 003 Figs 1/3: DP suppresses memorisation and fails at low signal, any NCR";
-  r.source = "seed 003 Sec 5.1-5.2, Figs 1 and 3; spec 003 §4.2, §5 items 17, 35";
+  r.id = "zxd26-fig-synthetic";
+  r.title = "ZXD+26 Figs 1/3: DP suppresses memorisation and fails at low signal, any NCR";
+  r.source = "ZXD+26 Sec 5.1-5.2, Figs 1 and 3";
   const double conf = 1 - 0.05 / 2, zq = normal_quantile(conf);
   r.claim =
       "(Fig 3) memorisation growth <w,xi>_T - <w,xi>_0 is larger under clean training than under "
@@ -735,7 +735,7 @@ scenario_result fig_synthetic(const scenario_context& c) {
       "moves (signal-learning growth above), so ||u|| = 3 alone does not give high clean "
       "accuracy at low NCR, and DP (clipping, h << 1) stays far below clean. Reported, not "
       "audited. The paper's NCR axis 'from 0' is unattainable in the spiked construction (NCR "
-      ">= 1; spec 003 §2.1)");
+      ">= 1)");
   r.parameters = config_json(g, z_cal);
   r.parameters["sigma_n"] = sn;
   r.parameters["fig1_signal_norms"] = signals;
@@ -753,18 +753,18 @@ scenario_result fig_synthetic(const scenario_context& c) {
 }  // namespace
 
 void register_longtail_scenarios(std::vector<scenario>& out) {
-  out.push_back({"003-lemma9-false",
-                 "Seed 003 Lemma 9: the printed binomial bound is false; Hoeffding holds", lemma9,
+  out.push_back({"zxd26-lemma9-false",
+                 "ZXD+26 Lemma 9: the printed binomial bound is false; Hoeffding holds", lemma9,
                  0.5});
-  out.push_back({"003-thm1-memorisation",
-                 "Seed 003 Thm 1: memorisation drift vs clipping; exact DP-noise part", thm1, 0.5});
-  out.push_back({"003-thm2-loss-floor", "Seed 003 Thm 2: DP training-loss floor rises with sigma_n",
+  out.push_back({"zxd26-thm1-memorisation",
+                 "ZXD+26 Thm 1: memorisation drift vs clipping; exact DP-noise part", thm1, 0.5});
+  out.push_back({"zxd26-thm2-loss-floor", "ZXD+26 Thm 2: DP training-loss floor rises with sigma_n",
                  thm2, 0.5});
-  out.push_back({"003-thm3-tail-gap",
-                 "Seed 003 Thm 3: tail-vs-all error gap grows with noise; rare classes lose more",
+  out.push_back({"zxd26-thm3-tail-gap",
+                 "ZXD+26 Thm 3: tail-vs-all error gap grows with noise; rare classes lose more",
                  thm3, 0.5});
-  out.push_back({"003-fig-synthetic",
-                 "Seed 003 Figs 1/3: DP suppresses memorisation, fails at low signal",
+  out.push_back({"zxd26-fig-synthetic",
+                 "ZXD+26 Figs 1/3: DP suppresses memorisation, fails at low signal",
                  fig_synthetic, 0.5});
 }
 

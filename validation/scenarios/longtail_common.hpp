@@ -1,5 +1,5 @@
-// Pieces shared by the seed 003 trend scenarios (longtail_003.cpp, longtail_trends_003.cpp): the
-// synthetic configuration of spec 003 §4.1–4.2 (quick: scaled down; full: the paper's), the
+// Pieces shared by the ZXD+26 trend scenarios (longtail_003.cpp, longtail_trends_003.cpp): the
+// synthetic configuration of ZXD+26 §5.1 (quick: scaled down; full: the paper's), the
 // accountant's noise multiplier, one replicate's problem, and the paired ordering audits.
 #pragma once
 
@@ -40,7 +40,7 @@ struct lt_config {
 
 inline lt_config config_for(const scenario_context& c) {
   lt_config g;
-  if (c.tier == tier::full) {  // spec 003 §4.1–4.2
+  if (c.tier == tier::full) {  // ZXD+26 §5.1
     g.K = 5;
     g.d = 1000;
     g.m = 100;
@@ -113,19 +113,19 @@ inline lt_problem make_problem(
   p.test = sim::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.test_per_class), ts);
   p.net = std::make_unique<sim::longtail_network>(p.train, g.m);
   sim::initialisation init;
-  init.type = sim::initialisation::kind::pytorch_uniform;  // spec 003 §4.1
+  init.type = sim::initialisation::kind::pytorch_uniform;  // ZXD+26 §5.1
   p.w0 = sim::longtail_initial_weights(g.K, g.m, g.d, init, is);
   return p;
 }
 
 // Runs that several scenarios make on the same replicate: clipping alone at C = 1 (eta = 0.2) in
-// 003-remark4-calibrated, 003-thm2-loss-floor, 003-thm2-plateau-scaling and 003-thm3-tail-gap;
-// DP at z = 8 in 003-thm2-loss-floor and 003-thm2-plateau-scaling; clean training on the
-// rare-class set in 003-thm3-tail-gap and 003-thm2-plateau-scaling; the clean and clipping-only
-// runs of 003-fig-synthetic and 003-thm1-memorisation (eta = 0.002). A run is a function of its
-// problem (make_problem's inputs), its options and its key, so these calls share one memo per
-// process: `dpkit validate --all` makes each once (the same numbers as before). The memo keeps
-// at most 64 MiB of runs, oldest out first.
+// zxd26-remark4-calibrated, zxd26-thm2-loss-floor, zxd26-thm2-plateau-scaling and
+// zxd26-thm3-tail-gap; DP at z = 8 in zxd26-thm2-loss-floor and zxd26-thm2-plateau-scaling; clean
+// training on the rare-class set in zxd26-thm3-tail-gap and zxd26-thm2-plateau-scaling; the clean
+// and clipping-only runs of zxd26-fig-synthetic and zxd26-thm1-memorisation (eta = 0.002). A run is
+// a function of its problem (make_problem's inputs), its options and its key, so these calls share
+// one memo per process: `dpkit validate --all` makes each once (the same numbers as before). The
+// memo keeps at most 64 MiB of runs, oldest out first.
 inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p,
                                                              const sim::longtail_training& t,
                                                              const sim::random_key& key) {
@@ -163,7 +163,7 @@ inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p
   return run;
 }
 
-// ---- paired ordering audits (as the seed 000 trend scenarios) ---------------------------------
+// ---- paired ordering audits (as the WSK+26 trend scenarios) ---------------------------------
 
 inline std::vector<double> diff(const std::vector<double>& a, const std::vector<double>& b) {
   std::vector<double> out(a.size());
@@ -300,7 +300,7 @@ inline nlohmann::json config_json(const lt_config& g) {
           {"test_per_class", g.test_per_class},
           {"signal_norm", g.signal},
           {"ncr", g.ncr},
-          {"spectra", "spiked, s = 0.5, spike for the NCR (spec 003 §2.1)"},
+          {"spectra", "spiked, s = 0.5, spike for the NCR (ZXD+26 Sec 5.1)"},
           {"zeta", "gaussian"},
           {"eta", g.eta},
           {"batch_B", g.batch},
@@ -308,7 +308,7 @@ inline nlohmann::json config_json(const lt_config& g) {
           {"epochs", g.epochs},
           {"clip_C", g.clip},
           {"dp_delta", g.dp_delta},
-          {"accountant", "PLD, sampling without replacement, q = B/n (spec 003 §4.4)"},
+          {"accountant", "PLD, sampling without replacement, q = B/n"},
           {"init", "PyTorch nn.Linear default U(-1/sqrt(d), 1/sqrt(d)), Haar-rotated"}};
 }
 

@@ -1,15 +1,15 @@
-// Seed 003 (spec 003): the Appendix B/D lemmas behind Theorems 1–3, checked on the data of
+// ZXD+26: the Appendix B/D lemmas behind Theorems 1–3, checked on the data of
 // Definition 1 and the two-layer ReLU CNN of eq. (1) (dpkit::sim longtail simulator):
 //
-//  * 003-init-lemmas         [exact / Monte Carlo] Lemma 16 (‖ξ_i‖² within [½, 3/2]Tr for all
+//  * zxd26-init-lemmas         [exact / Monte Carlo] Lemma 16 (‖ξ_i‖² within [½, 3/2]Tr for all
 //                            i: failure rate falls as Tr/‖AᵀA‖_F grows), claim 3 (the fitted
 //                            constant of max|⟨ξ_i, ξ_j⟩|/‖A_iᵀA_j‖_F against √log(n²/δ), reported),
 //                            Lemma 17 (Gaussian-initialisation alignments, exact tail + union),
 //                            Lemmas 18/19 with the corrected (Hoeffding) probability of Lemma 9.
-//  * 003-lemma21-dynamics    [trend + exact count] activation sets S_i^(t) only grow along clean
+//  * zxd26-lemma21-dynamics    [trend + exact count] activation sets S_i^(t) only grow along clean
 //                            training (Lemma 21) in a configuration close to Condition 1; DP and
 //                            the paper's configuration reported; κ measured.
-//  * 003-lemma23-24-trained  [scaling + count] after T clean steps max⟨w_{y,r}, ξ⟩ and
+//  * zxd26-lemma23-24-trained  [scaling + count] after T clean steps max⟨w_{y,r}, ξ⟩ and
 //                            ‖(W_j)ᵀA_j‖_2 grow at most like log T (Lemma 23); a fresh ξ ~ A_jζ
 //                            activates ≥ 0.1m class-j neurons (Lemma 24).
 //
@@ -125,7 +125,7 @@ struct ledger {
 };
 
 // Configuration shared by the three scenarios: the quick tier is longtail_003.cpp's scaled-down
-// synthetic setting, the full tier the paper's (spec 003 §4.1–4.2).
+// synthetic setting, the full tier the paper's (ZXD+26 §5.1).
 struct lt_config {
   std::size_t K = 3, d = 150, m = 20;
   std::vector<std::size_t> counts{50, 50, 50};
@@ -160,7 +160,7 @@ double cross_operator(const sim::noise_spectra& a, Eigen::Index k, Eigen::Index 
   return (a.row(k).array() * a.row(j).array()).abs().maxCoeff();
 }
 
-// ---- 003-init-lemmas
+// ---- zxd26-init-lemmas
 // -----------------------------------------------------------------------------
 
 scenario_result init_lemmas(const scenario_context& c) {
@@ -220,7 +220,7 @@ scenario_result init_lemmas(const scenario_context& c) {
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
-        // (a) Lemma 16 (spec 003 §3 L16; claim 2): ½Tr ≤ ‖ξ_i‖² ≤ 3/2 Tr for every i ≤ n. The
+        // (a) Lemma 16: ½Tr ≤ ‖ξ_i‖² ≤ 3/2 Tr for every i ≤ n. The
         // same ζ stream for every spike, so grid points are paired.
         for (std::size_t law = 0; law < 2; ++law)
           for (std::size_t j = 0; j < G; ++j) {
@@ -317,7 +317,7 @@ scenario_result init_lemmas(const scenario_context& c) {
           }
         }
       },
-      mc_options(c, R, "003-init-lemmas"));
+      mc_options(c, R, "zxd26-init-lemmas"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
@@ -327,7 +327,7 @@ scenario_result init_lemmas(const scenario_context& c) {
     return static_cast<std::size_t>(std::llround(s));
   };
 
-  // (c) Lemma 17 (spec 003 §3 L17; claim 11): P[max_{j,r,k} |⟨w0_{j,r}, u_k⟩| >
+  // (c) Lemma 17: P[max_{j,r,k} |⟨w0_{j,r}, u_k⟩| >
   // √(2 log(4Km/δ))‖u_k‖σ₀] ≤ δ. Exact: ⟨w0_{j,r}, u_k⟩/(‖u_k‖σ₀) ~ N(0, 1) i.i.d. over the
   // K·m·K triples (U basis: ‖u_k‖ w[k]), so P = 1 − (1 − 2Φ̄(t))^{K²m}.
   // quick: 1000 initialisations (each draws all K m d weights) detect a Lemma 17 frequency off
@@ -352,14 +352,14 @@ scenario_result init_lemmas(const scenario_context& c) {
             worst = std::max(worst, std::abs(w0[static_cast<Eigen::Index>(f * d + k)]) / sigma0);
         out[0] = worst > t17 ? 1 : 0;
       },
-      mc_options(c, Rc, "003-init-lemmas (Lemma 17)"));
+      mc_options(c, Rc, "zxd26-init-lemmas (Lemma 17)"));
   std::size_t k17 = 0;
   for (double v : r17.observables[0].samples) k17 += v > 0 ? 1 : 0;
 
   scenario_result r;
-  r.id = "003-init-lemmas";
-  r.title = "Seed 003 Lemmas 16-19: noise norms, noise correlations and the initialisation";
-  r.source = "seed 003 App B Lemmas 9, 16-19; spec 003 §3, §5 items 2, 3, 10-12";
+  r.id = "zxd26-init-lemmas";
+  r.title = "ZXD+26 Lemmas 16-19: noise norms, noise correlations and the initialisation";
+  r.source = "ZXD+26 App B Lemmas 9, 16-19";
   r.claim =
       "(a) Lemma 16: the failure rate of '1/2 Tr <= ||xi_i||^2 <= 3/2 Tr for all i <= n' falls "
       "as Tr(A'A)/||A'A||_F grows (paired differences along the spiked family, Gaussian and "
@@ -490,7 +490,7 @@ scenario_result init_lemmas(const scenario_context& c) {
       " <= delta. The proof's union bound does not give it: the Chernoff tail 2exp(-t^2/2) = "
       "delta/(2Km) per (j, r, k) summed over the K^2 m triples is K delta/2 = " +
       sig(static_cast<double>(K) * delta17 / 2, 3) +
-      " > delta for K > 2 (the constant 4Km fits the binary case j in [2]; spec 003 §6 item 8); "
+      " > delta for K > 2 (the constant 4Km fits the binary case j in [2]); "
       "the statement survives because the exact tail 2 Phi-bar(t) is smaller by about "
       "sqrt(2/pi)/t");
   r.notes.push_back(
@@ -551,11 +551,11 @@ scenario_result init_lemmas(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-lemma21-dynamics
+// ---- zxd26-lemma21-dynamics
 // ------------------------------------------------------------------------
 
 // The noise multiplier the PLD accountant certifies for (ε, δ) = (8, 1e-5) for this run (as
-// longtail_003.cpp; spec 003 §4.4).
+// longtail_003.cpp).
 double calibrated_multiplier(const sim::longtail_training& t, std::size_t n) {
   const sim::privacy_request req = sim::accounting_request(t, n);
   accounting::training_run run;
@@ -569,7 +569,7 @@ double calibrated_multiplier(const sim::longtail_training& t, std::size_t n) {
 }
 
 // What one tracked run measures. Margins are ⟨w_{y_i,r}^{(t)}, ξ_i⟩ (the own-class rows of
-// noise_alignments); S_i^(t) = {r : margin > 0} (spec 003 §1.7, eq. 76).
+// noise_alignments); S_i^(t) = {r : margin > 0} (ZXD+26 eq. (76)).
 struct dynamics {
   double leaves = 0;   ///< #(i, r, t): r ∈ S_i^(t), r ∉ S_i^(t+1)   (Lemma 21 says 0)
   double joins = 0;    ///< #(i, r, t): r ∉ S_i^(t), r ∈ S_i^(t+1)
@@ -645,7 +645,7 @@ struct dyn_config {
 };
 
 std::vector<dyn_config> dynamics_configs(const scenario_context& c) {
-  // A: as close to Condition 1 as runs in seconds (spec 003 §1.8): m >= 10n (Cond 1(b)'s
+  // A: as close to Condition 1 as runs in seconds (Condition 1): m >= 10n (Cond 1(b)'s
   // min{m, d, rank} − 0.9m >= Cn with C = 1), d >= m + K, full batch (B >= c2 n), Gaussian
   // initialisation with small σ₀, moderate NCR (self-dominance of (a)'s third line), small η.
   dyn_config a;
@@ -719,7 +719,7 @@ scenario_result lemma21(const scenario_context& c) {
           }
         }
       },
-      mc_options(c, R, "003-lemma21-dynamics"));
+      mc_options(c, R, "zxd26-lemma21-dynamics"));
   auto total = [&](std::size_t run, std::size_t q) {
     double s = 0;
     for (double v : res.observables[run * per_run + q].samples) s += v;
@@ -729,9 +729,9 @@ scenario_result lemma21(const scenario_context& c) {
     return res.observables[run * per_run + q].stats.max();
   };
   scenario_result r;
-  r.id = "003-lemma21-dynamics";
-  r.title = "Seed 003 Lemma 21: activation sets only grow; the loss-ratio constant kappa";
-  r.source = "seed 003 App D Lemma 21; spec 003 §1.7 (eq. 76), §3 L21, §5 items 18-19";
+  r.id = "zxd26-lemma21-dynamics";
+  r.title = "ZXD+26 Lemma 21: activation sets only grow; the loss-ratio constant kappa";
+  r.source = "ZXD+26 App D Lemma 21";
   r.claim =
       "Lemma 21: S_i^(t) = {r : <w_{y_i,r}^(t), xi_i> > 0} satisfies S_i^(t) subset of "
       "S_i^(t+1) at every step of clean training (exact count over all (i, r, t) and "
@@ -825,7 +825,7 @@ scenario_result lemma21(const scenario_context& c) {
       "only receives other examples' cross terms, so its margins can fall; Lemma 21's proof "
       "uses full-batch sums (B >= c2 n is read as every example contributing). Reported, not "
       "audited; DP noise moves every margin by eta sigma_n ||xi|| per step and breaks "
-      "monotonicity, as the spec predicts (§5 item 18)");
+      "monotonicity, as expected");
   r.parameters = nlohmann::json::object();
   for (std::size_t k = 0; k < cfgs.size(); ++k) {
     const dyn_config& g = cfgs[k];
@@ -864,7 +864,7 @@ scenario_result lemma21(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-lemma23-24-trained
+// ---- zxd26-lemma23-24-trained
 // ----------------------------------------------------------------------
 
 // After T clean steps: M_ξ(T) = max_{i, r} ⟨w_{y_i,r}^{(T)}, ξ_i⟩ over the training set, and
@@ -994,16 +994,16 @@ scenario_result lemma23_24(const scenario_context& c) {
           out[3 * J + 3] = net.empirical_risk(wT);
         }
       },
-      mc_options(c, R, "003-lemma23-24-trained"));
+      mc_options(c, R, "zxd26-lemma23-24-trained"));
   auto col = [&](std::size_t k) -> const std::vector<double>& {
     return res.observables[k].samples;
   };
   scenario_result r;
-  r.id = "003-lemma23-24-trained";
+  r.id = "zxd26-lemma23-24-trained";
   r.title =
-      "Seed 003 Lemmas 23-24: trained alignments grow like log T; fresh noise activates >= 0.1m "
+      "ZXD+26 Lemmas 23-24: trained alignments grow like log T; fresh noise activates >= 0.1m "
       "neurons";
-  r.source = "seed 003 App D Lemmas 23, 24; spec 003 §3 L23-L24, §5 items 33-34";
+  r.source = "ZXD+26 App D Lemmas 23, 24";
   const double tau = 0.25;  // tolerance on the increments' growth exponent
   const int n_checks = 3;
   const double conf = 1 - 0.05 / n_checks, zq = normal_quantile(conf);
@@ -1084,7 +1084,7 @@ scenario_result lemma23_24(const scenario_context& c) {
     const sim::spiked_norms nm =
         sim::spiked_closed_form(g.K, g.d, 0.5, sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr));
     for (std::size_t j = 0; j < J; ++j) {
-      // The proof's explicit expression (spec 003 §3 L23): log(c5 K/(1 − c5)) + 3η Tr/(2mn),
+      // The proof's explicit expression (Lemma 23): log(c5 K/(1 − c5)) + 3η Tr/(2mn),
       // c5 = T/(1.1K + T), i.e. log(T/1.1) + 3η Tr/(2mn).
       const double proof = std::log(Ts[j] / 1.1) + 1.5 * g.eta * nm.frobenius * nm.frobenius /
                                                        static_cast<double>(g.m * g.n());
@@ -1147,14 +1147,14 @@ scenario_result lemma23_24(const scenario_context& c) {
 }  // namespace
 
 void register_longtail_lemma_scenarios(std::vector<scenario>& out) {
-  out.push_back({"003-init-lemmas",
-                 "Seed 003 Lemmas 16-19: noise norms and correlations, Gaussian initialisation",
+  out.push_back({"zxd26-init-lemmas",
+                 "ZXD+26 Lemmas 16-19: noise norms and correlations, Gaussian initialisation",
                  init_lemmas, 0.5});
-  out.push_back({"003-lemma21-dynamics",
-                 "Seed 003 Lemma 21: activation sets only grow under clean training", lemma21,
+  out.push_back({"zxd26-lemma21-dynamics",
+                 "ZXD+26 Lemma 21: activation sets only grow under clean training", lemma21,
                  0.25});
-  out.push_back({"003-lemma23-24-trained",
-                 "Seed 003 Lemmas 23-24: trained alignments grow like log T; fresh activations",
+  out.push_back({"zxd26-lemma23-24-trained",
+                 "ZXD+26 Lemmas 23-24: trained alignments grow like log T; fresh activations",
                  lemma23_24, 0.1});
 }
 

@@ -1,15 +1,15 @@
-// Seed 003 (spec 003): trend scenarios at calibrated noise and in the tail threshold L, on the
+// ZXD+26: trend scenarios at calibrated noise and in the tail threshold L, on the
 // dpkit::sim longtail simulator (the shapes they are compared with are dpkit::risk's, all up to
 // hidden constants):
 //
-//  * 003-remark4-calibrated  [trend] with σ_n = zC/B and z from the PLD accountant for each
+//  * zxd26-remark4-calibrated  [trend] with σ_n = zC/B and z from the PLD accountant for each
 //                            (ε, T, C): (a) the test error and the training loss at T fall as ε
 //                            grows (Remark 4); (b) at fixed ε prolonged training hurts: the DP
 //                            error and its privacy part (DP minus clipping alone at the same T)
 //                            are larger at 80 than at 20 epochs (claim 29, σ_n ∝ √T; the curves
 //                            in T are U-shaped, so no monotone trend is audited); (c) C-invariance
 //                            at calibrated noise (claim 31), reported at fixed η and fixed ηC.
-//  * 003-thm3-tail-L         [trend] the error on the exact L-tail T_k against L (at NCR = 2):
+//  * zxd26-thm3-tail-L         [trend] the error on the exact L-tail T_k against L (at NCR = 2):
 //                            clean training (and NCR) lower it (Remark 3.3, claim 25); under DP
 //                            in Remark 3's regime a ≤ b the benefit of L shrinks (log scale);
 //                            claim 27's literal "L no longer helps" is checked and reported.
@@ -17,8 +17,8 @@
 // Configuration: longtail_003.cpp's quick tier (K = 3, d = 150, n = 150, m = 20, B = 64, 20
 // epochs, PyTorch init, NCR = 200, ‖u‖ = 0.5) and the paper's in the full tier (K = 5, d = 1000,
 // n = 500, m = 100, B = 256), at η = 0.2 (longtail_003.cpp's kTrendEta: at the paper's η = 0.002
-// the DP noise has no visible effect within 20 epochs). The runs are outside Condition 1 (spec
-// 003 §4.5): directions are audited, no bound value is. The simulator knows no bound.
+// the DP noise has no visible effect within 20 epochs). The runs are outside Condition 1
+// (docs/longtail.md): directions are audited, no bound value is. The simulator knows no bound.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -83,7 +83,7 @@ series mean_series(const std::string& name,
   return s;
 }
 
-// ---- 003-remark4-calibrated
+// ---- zxd26-remark4-calibrated
 // ------------------------------------------------------------------------
 
 scenario_result remark4_calibrated(const scenario_context& c) {
@@ -149,8 +149,8 @@ scenario_result remark4_calibrated(const scenario_context& c) {
         auto run = [&](const lt_config& h, double C, double z, double& err, double& loss) {
           const sim::longtail_training t =
               training_of(h, C, sim::noise_std_for(z, C, h.batch), kFirstAndLast);
-          // Clipping alone (z = 0; at 20 epochs and C = 1 a run of 003-thm2-loss-floor,
-          // 003-thm2-plateau-scaling and 003-thm3-tail-gap too) through train_shared.
+          // Clipping alone (z = 0; at 20 epochs and C = 1 a run of zxd26-thm2-loss-floor,
+          // zxd26-thm2-plateau-scaling and zxd26-thm3-tail-gap too) through train_shared.
           const std::shared_ptr<const sim::longtail_run> shared =
               z == 0 ? train_shared(p, t, key) : nullptr;
           const sim::longtail_run rr = shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
@@ -199,16 +199,16 @@ scenario_result remark4_calibrated(const scenario_context& c) {
           run(h, clips[q], z_C, out[b4 + Q + q], loss);
         }
       },
-      mc_options(c, R, "003-remark4-calibrated"));
+      mc_options(c, R, "zxd26-remark4-calibrated"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-remark4-calibrated";
+  r.id = "zxd26-remark4-calibrated";
   r.title =
-      "Seed 003 Remark 4: at accountant-calibrated noise the error falls with eps; the privacy "
+      "ZXD+26 Remark 4: at accountant-calibrated noise the error falls with eps; the privacy "
       "part grows with T; C-invariance";
-  r.source = "seed 003 Thm 2-3, Remark 4; spec 003 §3 C-invariance, §5 items 22, 29, 31";
+  r.source = "ZXD+26 Thm 2-3, Remark 4";
   const double conf = 1 - 0.05 / 4, zq = normal_quantile(conf);
   r.claim =
       "with sigma_n = zC/B and z from the PLD accountant for each (eps, T): audited (paired, "
@@ -279,7 +279,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
   }
   r.notes.push_back(
       "all shapes hold up to constants under Condition 1, which this configuration violates "
-      "(spec 003 §4.5); Thm 3 is stated at T = O~(n sqrt(m)/(eta C)), so the theory's "
+      "(docs/longtail.md); Thm 3 is stated at T = O~(n sqrt(m)/(eta C)), so the theory's "
       "C-comparison is at fixed eta*C");
   r.parameters = config_json(g);
   r.parameters["epsilons"] = eps;
@@ -300,7 +300,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-thm3-tail-L
+// ---- zxd26-thm3-tail-L
 // -------------------------------------------------------------------------------
 
 scenario_result thm3_tail_L(const scenario_context& c) {
@@ -399,14 +399,14 @@ scenario_result thm3_tail_L(const scenario_context& c) {
         out[b2] = out[2];  // clean, L = 1.5, NCR = g.ncr
         out[b2 + 1] = tail_error(*q.net, cq.weights, tq);
       },
-      mc_options(c, R, "003-thm3-tail-L"));
+      mc_options(c, R, "zxd26-thm3-tail-L"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-thm3-tail-L";
-  r.title = "Seed 003 Thm 3 Stmt 2 / Remark 3.3: tail error against the tail threshold L";
-  r.source = "seed 003 Thm 3 Stmt 2, Remark 3.3, Def 3; spec 003 §3, §5 items 25, 27";
+  r.id = "zxd26-thm3-tail-L";
+  r.title = "ZXD+26 Thm 3 Stmt 2 / Remark 3.3: tail error against the tail threshold L";
+  r.source = "ZXD+26 Thm 3 Stmt 2, Remark 3.3, Def 3";
   // Bonferroni over every statement that can decide the verdict: the three orderings and claim
   // 27's refutation check at each DP level in the regime a <= b.
   const std::size_t statements =
@@ -474,7 +474,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
               static_cast<double>(g.batch) / g.clip,
           3) +
       " here. Thm 3 is an upper bound up to constants under Condition 1, which this "
-      "configuration violates (spec 003 §4.5): only directions are audited");
+      "configuration violates (docs/longtail.md): only directions are audited");
   r.parameters = config_json(g);
   r.parameters["tail_L"] = Ls;
   r.parameters["tail_direction"] = "aggregate sum_r w_{k,r} of the clean model";
@@ -493,7 +493,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
   return r;
 }
 
-// ---- 003-thm2-plateau-scaling
+// ---- zxd26-thm2-plateau-scaling
 // ----------------------------------------------------------------------
 
 // Mean training loss over the examples of class k (in_class) or of the other classes.
@@ -516,7 +516,7 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
   const std::vector<double> signals = {0.5, 1.0};
   const double z_fixed = 8;  // σ_n fixed at the value of z = 8 at C = 1
   const double sigma = sim::noise_std_for(z_fixed, 1, g.batch);
-  // One rare class (10 % of n), as 003-thm3-tail-gap (spec 003 §5 item 30).
+  // One rare class (10 % of n), as zxd26-thm3-tail-gap.
   lt_config gr = g;
   const std::size_t n = g.n();
   gr.counts.assign(g.K, (n - n / 10) / (g.K - 1));
@@ -555,14 +555,14 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
           out[J + 1 + v] = final_loss(ps, 0, 0);
         }
       },
-      mc_options(c, R, "003-thm2-plateau-scaling"));
+      mc_options(c, R, "zxd26-thm2-plateau-scaling"));
   auto col = [&](std::size_t j) -> const std::vector<double>& {
     return res.observables[j].samples;
   };
   scenario_result r;
-  r.id = "003-thm2-plateau-scaling";
-  r.title = "Seed 003 Thm 2: the DP loss plateau falls with C at fixed noise, hits rare classes";
-  r.source = "seed 003 Thm 2, Lemma 20; spec 003 §3 Thm 2, §5 items 14, 20, 21, 30";
+  r.id = "zxd26-thm2-plateau-scaling";
+  r.title = "ZXD+26 Thm 2: the DP loss plateau falls with C at fixed noise, hits rare classes";
+  r.source = "ZXD+26 Thm 2, Lemma 20";
   const double conf = 1 - 0.05 / 4, zq = normal_quantile(conf);
   r.claim =
       "Thm 2's privacy error n sqrt(m) sigma_n sqrt(d)(|u| + |A|_F)/(Lambda_y |S_y| |u|^2) (up to "
@@ -616,13 +616,13 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
 }  // namespace
 
 void register_longtail_trend_scenarios(std::vector<scenario>& out) {
-  out.push_back({"003-remark4-calibrated",
-                 "Seed 003 Remark 4: calibrated-noise error vs eps, T and C", remark4_calibrated,
+  out.push_back({"zxd26-remark4-calibrated",
+                 "ZXD+26 Remark 4: calibrated-noise error vs eps, T and C", remark4_calibrated,
                  0.5});
-  out.push_back({"003-thm3-tail-L", "Seed 003 Remark 3.3: tail error vs the tail threshold L",
+  out.push_back({"zxd26-thm3-tail-L", "ZXD+26 Remark 3.3: tail error vs the tail threshold L",
                  thm3_tail_L, 0.5});
-  out.push_back({"003-thm2-plateau-scaling",
-                 "Seed 003 Thm 2: DP loss plateau against C at fixed noise and class frequency",
+  out.push_back({"zxd26-thm2-plateau-scaling",
+                 "ZXD+26 Thm 2: DP loss plateau against C at fixed noise and class frequency",
                  thm2_plateau_scaling, 0.5});
 }
 

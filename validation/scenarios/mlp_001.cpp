@@ -1,18 +1,19 @@
-// Seed 001 §6 (spec 001 §1.7, §2 Alg 10, §3 Thm 13, §5 claims 32–42): DP-SGD for multi-layer
+// SWX+23 §6 (Alg 10, Thm 13, App C, Figs 3–4): DP-SGD for multi-layer
 // ReLU networks (Algorithm 10) on the reference simulator (dpkit::sim mlp), against Thm 13 and
 // the App C lemmas (dpkit::risk mlp_bounds; all up to hidden constants except Lemma 23):
 //
-//  * 001-lemma23-batch           [exact]   Poisson batches: P(every |B_t| ≥ (1 − √(3 log(T/γ)/M))M)
-//                                          ≥ 1 − γ, Clopper–Pearson per expected batch size M.
-//  * 001-alg10-clip-flat         [trend]   at calibrated noise (z from dpkit's accountant) and Thm
-//                                          13's η ∝ 1/C, the test loss of the averaged iterate is
-//                                          flat in C over C ≤ min{SL√m, R} (claim 39); the Fig 2
+//  * swx23-lemma23-batch           [exact]   Poisson batches: P(every |B_t| ≥ (1 − √(3
+//                                          log(T/γ)/M))M) ≥ 1 − γ, Clopper–Pearson per expected
+//                                          batch size M.
+//  * swx23-alg10-clip-flat         [trend]   at calibrated noise (z from dpkit's accountant) and
+//                                          Thm 13's η ∝ 1/C, the test loss of the averaged iterate
+//                                          is flat in C over C ≤ min{SL√m, R} (claim 39); the Fig 2
 //                                          protocol (fixed η) is reported beside it (claim 42).
-//  * 001-alg10-width-ushape      [trend]   test loss against the width m: an interior minimum
+//  * swx23-alg10-width-ushape      [trend]   test loss against the width m: an interior minimum
 //                                          (Remark 15, claims 40/42).
-//  * 001-alg10-steps-ushape      [trend]   test loss against the horizon T, each T with its own
+//  * swx23-alg10-steps-ushape      [trend]   test loss against the horizon T, each T with its own
 //                                          calibrated z: an interior minimum (claims 40/42).
-//  * 001-lemma18-linearisation   [scaling] |f(W) − f_ntk(W)| on the per-layer sphere of radius
+//  * swx23-lemma18-linearisation   [scaling] |f(W) − f_ntk(W)| on the per-layer sphere of radius
 //                                          R/√m around W0 against m: fitted exponent ≤ −1/6.
 //
 // Common task: inputs uniform on the unit sphere S^{d−1} (d = 8), labels from a random two-layer
@@ -243,7 +244,7 @@ void add_loss_figure(scenario_result& r,
   r.figure.data.push_back(std::move(s));
 }
 
-// ---- 001-lemma23-batch
+// ---- swx23-lemma23-batch
 // ---------------------------------------------------------------------------
 
 scenario_result lemma23_batch(const scenario_context& c) {
@@ -269,7 +270,7 @@ scenario_result lemma23_batch(const scenario_context& c) {
     obs.push_back({"event " + std::to_string(j), false});
     obs.push_back({"min batch " + std::to_string(j), true});
   }
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-lemma23-batch");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-lemma23-batch");
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
@@ -286,9 +287,9 @@ scenario_result lemma23_batch(const scenario_context& c) {
       mc);
   const double confidence = 1 - 0.05 / static_cast<double>(J);
   scenario_result r;
-  r.id = "001-lemma23-batch";
-  r.title = "Seed 001 Lemma 23: Poisson batch sizes stay above (1 - sqrt(3 log(T/gamma)/M))M";
-  r.source = "seed 001, App C Lemma 23; spec 001 §3, §5 claim 32";
+  r.id = "swx23-lemma23-batch";
+  r.title = "SWX+23 Lemma 23: Poisson batch sizes stay above (1 - sqrt(3 log(T/gamma)/M))M";
+  r.source = "SWX+23, App C Lemma 23";
   r.claim =
       "exact: with Poisson sampling at rate q = M/n, P(|B_t| >= (1 - sqrt(3 log(T/gamma)/M)) M "
       "for all t <= T) >= 1 - gamma; Clopper-Pearson interval per M (" +
@@ -362,7 +363,7 @@ scenario_result lemma23_batch(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-alg10-clip-flat
+// ---- swx23-alg10-clip-flat
 // -------------------------------------------------------------------------
 
 scenario_result clip_flat(const scenario_context& c) {
@@ -413,7 +414,7 @@ scenario_result clip_flat(const scenario_context& c) {
       g.radius = R;
       configs.push_back(g);
     }
-  const sweep_result s = run_sweep(c, "001-alg10-clip-flat", configs, sizes, replicates);
+  const sweep_result s = run_sweep(c, "swx23-alg10-clip-flat", configs, sizes, replicates);
   const std::size_t J = clips.size(), JF = fixed_clips.size();
   // Audited: C ≤ min{S L √m, R} (Thm 13's range with constant 1), η of Thm 13.
   const double c_max = std::min(static_cast<double>(kDepth) * std::sqrt(static_cast<double>(m)), R);
@@ -426,9 +427,9 @@ scenario_result clip_flat(const scenario_context& c) {
   const double zq = t_multiplier(normal_quantile(confidence), s.test_loss.front().size());
 
   scenario_result r;
-  r.id = "001-alg10-clip-flat";
-  r.title = "Seed 001 Thm 13 / Remark 15: Algorithm 10's test loss does not depend on C";
-  r.source = "seed 001, Alg 10, Thm 13, Remark 15, Fig 2; spec 001 §3, §4, §5 claims 35, 39, 42";
+  r.id = "swx23-alg10-clip-flat";
+  r.title = "SWX+23 Thm 13 / Remark 15: Algorithm 10's test loss does not depend on C";
+  r.source = "SWX+23, Alg 10, Thm 13, Remark 15, Fig 2";
   r.claim =
       "trend (up to constants): at calibrated noise (z fixed by the accountant) and Thm 13's "
       "eta = sqrt(L) R/(C sqrt(mT)), the test loss of the averaged iterate at every C <= min{S L "
@@ -563,7 +564,7 @@ scenario_result clip_flat(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-alg10-width-ushape
+// ---- swx23-alg10-width-ushape
 // ----------------------------------------------------------------------
 
 scenario_result width_ushape(const scenario_context& c) {
@@ -604,12 +605,12 @@ scenario_result width_ushape(const scenario_context& c) {
     names.push_back("m = " + std::to_string(m));
     privacy.push_back(risk::mlp_privacy_term(tr));
   }
-  const sweep_result s = run_sweep(c, "001-alg10-width-ushape", configs, sizes, replicates);
+  const sweep_result s = run_sweep(c, "swx23-alg10-width-ushape", configs, sizes, replicates);
   scenario_result r;
-  r.id = "001-alg10-width-ushape";
-  r.title = "Seed 001 Thm 13 / Remark 15: test loss against the width m is U-shaped";
+  r.id = "swx23-alg10-width-ushape";
+  r.title = "SWX+23 Thm 13 / Remark 15: test loss against the width m is U-shaped";
   r.source =
-      "seed 001, Alg 10, Thm 13 eq. (7), Remark 15, Fig 3; spec 001 §3, §5 claims 38, 40, 42";
+      "SWX+23, Alg 10, Thm 13 eq. (7), Remark 15, Fig 3";
   r.claim =
       "trend (up to constants): the NTRF approximation term falls and the privacy term (prop. to "
       "m^2 max(L, d/m)) rises with m, so the test loss of Algorithm 10 has an interior minimum in "
@@ -653,7 +654,7 @@ scenario_result width_ushape(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-alg10-steps-ushape
+// ---- swx23-alg10-steps-ushape
 // ----------------------------------------------------------------------
 
 scenario_result steps_ushape(const scenario_context& c) {
@@ -693,13 +694,13 @@ scenario_result steps_ushape(const scenario_context& c) {
     names.push_back("T = " + std::to_string(T));
   }
   const risk::mlp_steps_tradeoff opt = risk::mlp_optimal_steps(tr);
-  const sweep_result s = run_sweep(c, "001-alg10-steps-ushape", configs, sizes, replicates);
+  const sweep_result s = run_sweep(c, "swx23-alg10-steps-ushape", configs, sizes, replicates);
   scenario_result r;
-  r.id = "001-alg10-steps-ushape";
-  r.title = "Seed 001 Thm 13 / Remark 15: test loss against the horizon T is U-shaped";
+  r.id = "swx23-alg10-steps-ushape";
+  r.title = "SWX+23 Thm 13 / Remark 15: test loss against the horizon T is U-shaped";
   r.source =
-      "seed 001, Alg 10, Thm 13 eq. (7), Remark 15, Fig 4; spec 001 §3 derived trade-offs, "
-      "§5 claims 40, 42";
+      "SWX+23, Alg 10, Thm 13 eq. (7), Remark 15, Fig 4; the trade-off in T derived from "
+      "eq. (7)";
   r.claim =
       "trend (up to constants): the convergence terms fall like 1/sqrt(T) and the privacy term "
       "rises like sqrt(T) at fixed (eps, delta), so the test loss of Algorithm 10 has an interior "
@@ -744,7 +745,7 @@ scenario_result steps_ushape(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-lemma18-linearisation
+// ---- swx23-lemma18-linearisation
 // -------------------------------------------------------------------
 
 scenario_result lemma18_linearisation(const scenario_context& c) {
@@ -764,7 +765,7 @@ scenario_result lemma18_linearisation(const scenario_context& c) {
     obs.push_back({"random " + std::to_string(j), true});
     obs.push_back({"gradient " + std::to_string(j), true});
   }
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-lemma18-linearisation");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-lemma18-linearisation");
   mc.chunk = 4;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -847,11 +848,11 @@ scenario_result lemma18_linearisation(const scenario_context& c) {
       std::log(static_cast<double>(widths.back()) / static_cast<double>(widths.front()));
   const double claimed = -1.0 / 6 + std::log(F) / span;
   scenario_result r;
-  r.id = "001-lemma18-linearisation";
+  r.id = "swx23-lemma18-linearisation";
   r.title =
-      "Seed 001 Lemma 18: the NTK linearisation gap on B(W0, R/sqrt(m)) falls like m^{-1/6} or "
+      "SWX+23 Lemma 18: the NTK linearisation gap on B(W0, R/sqrt(m)) falls like m^{-1/6} or "
       "faster";
-  r.source = "seed 001, App C Lemma 18 (Cao-Gu 2019a Lemma 4.1), Def 8; spec 001 §3, §5 claim 36";
+  r.source = "SWX+23, App C Lemma 18 (Cao-Gu 2019a Lemma 4.1), Def 8";
   r.claim =
       "scaling (up to constants): |f(W, x) - f_ntk(W, x)| <= O(R^{4/3} L^3 sqrt(log m) m^{-1/6}) "
       "on the per-layer balls of radius R/sqrt(m): the fitted log-log slope in m of the mean gap "
@@ -955,20 +956,20 @@ scenario_result lemma18_linearisation(const scenario_context& c) {
 }  // namespace
 
 void register_mlp_scenarios(std::vector<scenario>& out) {
-  out.push_back({"001-lemma23-batch",
-                 "Seed 001 Lemma 23: Poisson batch sizes stay above (1 - sqrt(3 log(T/gamma)/M))M",
+  out.push_back({"swx23-lemma23-batch",
+                 "SWX+23 Lemma 23: Poisson batch sizes stay above (1 - sqrt(3 log(T/gamma)/M))M",
                  lemma23_batch, 0.5});
-  out.push_back({"001-alg10-clip-flat",
-                 "Seed 001 Thm 13 / Remark 15: Algorithm 10's test loss does not depend on C",
+  out.push_back({"swx23-alg10-clip-flat",
+                 "SWX+23 Thm 13 / Remark 15: Algorithm 10's test loss does not depend on C",
                  clip_flat, 0.5});
-  out.push_back({"001-alg10-width-ushape",
-                 "Seed 001 Thm 13 / Remark 15: test loss against the width m is U-shaped",
+  out.push_back({"swx23-alg10-width-ushape",
+                 "SWX+23 Thm 13 / Remark 15: test loss against the width m is U-shaped",
                  width_ushape, 0.5});
-  out.push_back({"001-alg10-steps-ushape",
-                 "Seed 001 Thm 13 / Remark 15: test loss against the horizon T is U-shaped",
+  out.push_back({"swx23-alg10-steps-ushape",
+                 "SWX+23 Thm 13 / Remark 15: test loss against the horizon T is U-shaped",
                  steps_ushape, 0.5});
-  out.push_back({"001-lemma18-linearisation",
-                 "Seed 001 Lemma 18: the NTK linearisation gap falls like m^{-1/6} or faster",
+  out.push_back({"swx23-lemma18-linearisation",
+                 "SWX+23 Lemma 18: the NTK linearisation gap falls like m^{-1/6} or faster",
                  lemma18_linearisation, 0.01});
 }
 

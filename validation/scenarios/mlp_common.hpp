@@ -1,4 +1,4 @@
-// Pieces shared by the seed 001 §6 scenarios (mlp_001.cpp, mlp_extra_001.cpp): the common
+// Pieces shared by the SWX+23 §6 scenarios (mlp_001.cpp, mlp_extra_001.cpp): the common
 // synthetic task and the accountant's noise multiplier for Algorithm 10.
 #pragma once
 
@@ -17,7 +17,7 @@ constexpr std::size_t kDim = 8, kDepth = 3, kTeacher = 4;
 constexpr double kLabelNoise = 0.05, kRate = 0.05, kEpsilon = 1;
 
 // The noise multiplier of Alg 10 with Poisson rate q, T steps, at (ε, δ) by dpkit's RDP
-// accountant (a certified upper bound on ε; spec 001 §2 "simulator recommendation").
+// accountant (a certified upper bound on ε).
 inline double calibrated_z(double q, long steps, double epsilon, double delta) {
   accounting::training_run run;
   run.phases.push_back({1.0, q, accounting::sampling_scheme::poisson, steps});

@@ -1,20 +1,20 @@
-// Seed 001 §6, more validation of Algorithm 10 and its App C lemmas (spec 001 §4 Figs 1 and 5,
-// §5 claims 34, 35, 37, 41, 42), on the reference simulator (dpkit::sim mlp) and the common task
+// SWX+23 §6, more validation of Algorithm 10 and its App C lemmas (Figs 1 and 5),
+// on the reference simulator (dpkit::sim mlp) and the common task
 // of scenarios/mlp_001.cpp (inputs uniform on S^{d−1}, d = 8, a random two-layer ReLU teacher
 // with K = 4 units and 5% label noise, a fresh task per replicate, the L = 3 network with He
 // initialisation and the logistic loss, S = 1):
 //
-//  * 001-fig1-ntrf          [trend]   the NTRF approximation term of Thm 13 eq. (7), the minimum
+//  * swx23-fig1-ntrf          [trend]   the NTRF approximation term of Thm 13 eq. (7), the minimum
 //                                     of the mean logistic loss of the linearised network over
 //                                     the per-layer balls B(W0_l, ω), ω = R/√m (Fig 1 grid
 //                                     ω = 0.1, 0.3, …, 1.9), solved to a certified accuracy
 //                                     (Frank–Wolfe duality gap); decreasing in ω (exact: nested
 //                                     sets) and in m (paired across widths, Bonferroni).
-//  * 001-fig5-sample-size   [qual]    Alg 10 with Fig 5's schedule m = ⌈n^{1/4}/2⌉ (floor 4),
+//  * swx23-fig5-sample-size   [qual]    Alg 10 with Fig 5's schedule m = ⌈n^{1/4}/2⌉ (floor 4),
 //                                     T = 50 n^{2/5}, ε = 1, δ = 1/n², against the non-private
 //                                     run on the same batches: the test-loss gap and the relative
 //                                     gap fall with n (paired differences, Bonferroni).
-//  * 001-lemma20-22-init    [scaling] at He initialisation: hidden-norm fluctuations O(√(L/m))
+//  * swx23-lemma20-22-init    [scaling] at He initialisation: hidden-norm fluctuations O(√(L/m))
 //                                     (slope −½ in m), per-example gradient norm Θ(√m) (slope ½),
 //                                     and max_i |f(W0, x_i)| ≤ ‖h_{L−1}‖√(2 log(n/ξ)) (Lemma 26,
 //                                     with its constant made explicit; Clopper–Pearson).
@@ -61,7 +61,7 @@ using rowmajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 // -------------------------------------------------------------------------------
 
 // Forward and backward passes of the network of sim/mlp.hpp at W for all n inputs at once
-// (columns), in the notation of seed 001 App C: hidden[l] = h_l (rows: units, columns: inputs;
+// (columns), in the notation of SWX+23 App C: hidden[l] = h_l (rows: units, columns: inputs;
 // hidden[0] = xᵀ), delta[l] = δ_l with ∇_{W_l} f(W, x_i) = δ_{l,i} h_{l−1,i}ᵀ (eq. (16); the
 // back-propagation of sim/mlp.hpp's header: δ_{L−1} = √m D_{L−1} W_Lᵀ, δ_{l−1} = D_{l−1} W_lᵀ δ_l,
 // and δ_L = √m for the output layer), and f = f(W, x_i).
@@ -98,11 +98,11 @@ batch_pass forward_backward(const sim::mlp_architecture& a,
   return b;
 }
 
-// ---- 001-fig1-ntrf
+// ---- swx23-fig1-ntrf
 // -------------------------------------------------------------------------------
 //
-// The NTRF problem (seed 001 Def 8, Cao–Gu form f(W0, x) + ⟨∇f(W0, x), W − W0⟩, spec 001 §6
-// item 12; Thm 13 eq. (7); Fig 1):
+// The NTRF problem (SWX+23 Def 8, Cao–Gu form f(W0, x) + ⟨∇f(W0, x), W − W0⟩,
+// docs/findings.md; Thm 13 eq. (7); Fig 1):
 //
 //   min  F(Δ) = (1/n) Σ_i ℓ(y_i (f0_i + Σ_l ⟨G_{l,i}, Δ_l⟩))   s.t. ‖Δ_l‖_F ≤ ω (l = 1, …, L),
 //
@@ -295,7 +295,7 @@ scenario_result fig1_ntrf(const scenario_context& c) {
       obs.push_back({"iterations " + tag, false});
     }
   obs.push_back({"kernel check", false});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-fig1-ntrf");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-fig1-ntrf");
   mc.chunk = 1;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -348,7 +348,7 @@ scenario_result fig1_ntrf(const scenario_context& c) {
   const double kernel_check = res.observables[3 * J * K].stats.max();
   if (!(kernel_check < 1e-8))
     throw std::logic_error(
-        "001-fig1-ntrf: the NTK Gram factorisation disagrees with "
+        "swx23-fig1-ntrf: the NTK Gram factorisation disagrees with "
         "mlp_network::output_gradient by " +
         sig(kernel_check, 3));
   // (1) Certificates: every solve certified, and the nested-set monotonicity in ω, which holds
@@ -399,9 +399,9 @@ scenario_result fig1_ntrf(const scenario_context& c) {
         r.estimate_hi = d + half;
       }
     }
-  r.id = "001-fig1-ntrf";
-  r.title = "Seed 001 Fig 1: the NTRF approximation term of Thm 13 falls with R and with m";
-  r.source = "seed 001, Thm 13 eq. (7), Def 8, Sec 6.1 Fig 1; spec 001 §4 row 1, §5 claim 41";
+  r.id = "swx23-fig1-ntrf";
+  r.title = "SWX+23 Fig 1: the NTRF approximation term of Thm 13 falls with R and with m";
+  r.source = "SWX+23, Thm 13 eq. (7), Def 8, Sec 6.1 Fig 1";
   r.claim =
       "trend: min over the per-layer balls B(W0_l, omega), omega = R/sqrt(m), of the mean logistic "
       "loss of the NTK linearisation f(W0, x) + <grad f(W0, x), W - W0> on the training set falls "
@@ -512,10 +512,10 @@ scenario_result fig1_ntrf(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-fig5-sample-size
+// ---- swx23-fig5-sample-size
 // -----------------------------------------------------------------------
 
-// Fig 5's schedule (spec 001 §4 row 5): m = n^{1/4}/2 (the spec's reading of the garbled
+// Fig 5's schedule: m = n^{1/4}/2 (dpkit's reading of the garbled
 // "m=(n^14/2)"), rounded up and floored at kMinWidth (m = 2 or 3 hidden units per layer is a
 // degenerate network; with the floor the schedule moves only for n > 4⁴·2⁴ = 4096), and
 // T = 50 n^{2/5} rounded to the nearest integer.
@@ -574,7 +574,7 @@ scenario_result fig5_sample_size(const scenario_context& c) {
     obs.push_back({"dp error " + std::to_string(j), false});
     obs.push_back({"sgd error " + std::to_string(j), false});
   }
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-fig5-sample-size");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-fig5-sample-size");
   mc.chunk = 1;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -663,11 +663,11 @@ scenario_result fig5_sample_size(const scenario_context& c) {
     }
   }
   wrong += consecutive_against;
-  r.id = "001-fig5-sample-size";
+  r.id = "swx23-fig5-sample-size";
   r.title =
-      "Seed 001 Fig 5: DP-SGD approaches non-private SGD as n grows (m = n^{1/4}/2, T = 50 "
+      "SWX+23 Fig 5: DP-SGD approaches non-private SGD as n grows (m = n^{1/4}/2, T = 50 "
       "n^{2/5})";
-  r.source = "seed 001, Alg 10, Thm 13 eq. (7), Sec 6.1 Fig 5; spec 001 §4 row 5, §5 claim 42";
+  r.source = "SWX+23, Alg 10, Thm 13 eq. (7), Sec 6.1 Fig 5";
   r.claim =
       "qualitative: with Fig 5's schedule every term of eq. (7) falls in n, so the test loss of "
       "Algorithm 10 (eps = 1, delta = 1/n^2) approaches that of the non-private run (same W0, "
@@ -757,10 +757,10 @@ scenario_result fig5_sample_size(const scenario_context& c) {
   r.notes.push_back("schedule:" + mt);
   r.notes.push_back(
       "C = 1 rather than Fig 5's C = 20: the per-example gradient norm of this network at init is "
-      "about 0.4 sqrt(mL) = 1.4 (m = 4; 001-lemma20-22-init), so C = 20 would clip nothing and "
+      "about 0.4 sqrt(mL) = 1.4 (m = 4; swx23-lemma20-22-init), so C = 20 would clip nothing and "
       "only multiply the noise "
       "(sigma = zC/(qn)); C = 1 <= min{S L sqrt(m), R} is inside Thm 13's range, where eta ~ 1/C "
-      "makes the result nearly C-free (001-alg10-clip-flat). The non-private run uses the same "
+      "makes the result nearly C-free (swx23-alg10-clip-flat). The non-private run uses the same "
       "eta");
   r.notes.push_back(
       "self-check: --bound-factor F claims gap(n_max) <= F gap(n_min) (and the same for the "
@@ -789,7 +789,7 @@ scenario_result fig5_sample_size(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-lemma20-22-init
+// ---- swx23-lemma20-22-init
 // -------------------------------------------------------------------------
 
 scenario_result lemma20_22_init(const scenario_context& c) {
@@ -817,7 +817,7 @@ scenario_result lemma20_22_init(const scenario_context& c) {
   }
   for (std::size_t k = 0; k < D; ++k) obs.push_back({"depth grad f " + std::to_string(k), true});
   for (std::size_t l = 1; l < deep; ++l) obs.push_back({"deep msd " + std::to_string(l), false});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-lemma20-22-init");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-lemma20-22-init");
   mc.chunk = 4;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -876,7 +876,7 @@ scenario_result lemma20_22_init(const scenario_context& c) {
   std::vector<double> thresholds(N);
   for (std::size_t k = 0; k < N; ++k)
     thresholds[k] = F * std::sqrt(2 * std::log(static_cast<double>(counts[k]) / xi));
-  sim::monte_carlo_options mc_c = mc_options(c, max_replicates, "001-lemma20-22-init (max)");
+  sim::monte_carlo_options mc_c = mc_options(c, max_replicates, "swx23-lemma20-22-init (max)");
   mc_c.chunk = 8;
   const sim::monte_carlo_result res_c = sim::run_monte_carlo(
       obs_c,
@@ -968,12 +968,11 @@ scenario_result lemma20_22_init(const scenario_context& c) {
             (d_growth - half_growth > 0   ? " -> does not grow"
              : d_growth + half_growth < 0 ? " -> AGAINST the claim"
                                           : " -> not resolved");
-  r.id = "001-lemma20-22-init";
+  r.id = "swx23-lemma20-22-init";
   r.title =
-      "Seed 001 Lemmas 20, 22, 26 at He initialisation: hidden norms, gradient norms, outputs";
+      "SWX+23 Lemmas 20, 22, 26 at He initialisation: hidden norms, gradient norms, outputs";
   r.source =
-      "seed 001, App C Lemmas 20 (Allen-Zhu et al. 7.1), 22, 26 (Cao-Gu 4.4), Alg 10 step 1; "
-      "spec 001 §3, §5 claims 34, 35, 37";
+      "SWX+23, App C Lemmas 20 (Allen-Zhu et al. 7.1), 22, 26 (Cao-Gu 4.4), Alg 10 step 1";
   r.claim =
       "scaling: at He initialisation (a) the fluctuation of ||h_l||/||x|| - 1 is O(sqrt(L/m)): "
       "fitted slope of its sd in m <= -1/2 + " +
@@ -1150,15 +1149,15 @@ scenario_result lemma20_22_init(const scenario_context& c) {
 }  // namespace
 
 void register_mlp_extra_scenarios(std::vector<scenario>& out) {
-  out.push_back({"001-fig1-ntrf",
-                 "Seed 001 Fig 1: the NTRF approximation term of Thm 13 falls with R and with m",
+  out.push_back({"swx23-fig1-ntrf",
+                 "SWX+23 Fig 1: the NTRF approximation term of Thm 13 falls with R and with m",
                  fig1_ntrf, 0.5});
-  out.push_back({"001-fig5-sample-size",
-                 "Seed 001 Fig 5: DP-SGD approaches non-private SGD as n grows (m = n^{1/4}/2, "
+  out.push_back({"swx23-fig5-sample-size",
+                 "SWX+23 Fig 5: DP-SGD approaches non-private SGD as n grows (m = n^{1/4}/2, "
                  "T = 50 n^{2/5})",
                  fig5_sample_size, 0.1});
-  out.push_back({"001-lemma20-22-init",
-                 "Seed 001 Lemmas 20, 22, 26 at He initialisation: hidden norms, gradient norms, "
+  out.push_back({"swx23-lemma20-22-init",
+                 "SWX+23 Lemmas 20, 22, 26 at He initialisation: hidden norms, gradient norms, "
                  "outputs",
                  lemma20_22_init, 0.5});
 }

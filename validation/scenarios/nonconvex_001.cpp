@@ -1,22 +1,21 @@
-// Seed 001 Part I (spec 001 §1.2–1.3, §2 Algs 2 and 4, §3 Thm 1, Lemmas 3–6, §5 items 4–9,
-// 14–17): the DP non-convex GLM learned through the convex surrogate, checked against the
-// reference simulator (dpkit/sim/glm.hpp). The simulator knows no bound; the bounds come from
-// dpkit/risk/nonconvex_bounds.hpp.
+// SWX+23 Part I (§4.1.1–4.1.2, Algs 2 and 4, Thm 1, Lemmas 3–6): the DP non-convex GLM learned
+// through the convex surrogate, checked against the reference simulator (dpkit/sim/glm.hpp). The
+// simulator knows no bound; the bounds come from dpkit/risk/nonconvex_bounds.hpp.
 //
-//  * 001-lemma3-surrogate-gap [exact]  L_P(w) − L_P(w*) ≤ 2G (L^ℓ_P(w) − L^ℓ_P(w*)) on random
+//  * swx23-lemma3-surrogate-gap [exact]  L_P(w) − L_P(w*) ≤ 2G (L^ℓ_P(w) − L^ℓ_P(w*)) on random
 //    (w, w*) (sigmoid and tanh links, common Monte Carlo draws of x, so the pointwise
 //    inequality carries over to the estimates exactly); and ∇L^ℓ_P(w*) = 0 by a χ² test.
-//  * 001-lemma4-6-moreau [exact]  Moreau sandwich (Lemma 4 (c), Lemma 5), prox localisation
+//  * swx23-lemma4-6-moreau [exact]  Moreau sandwich (Lemma 4 (c), Lemma 5), prox localisation
 //    (proof of Lemma 6) and the oracle error 12B/√T_o of Algorithm 4 (Lemma 6), over random
 //    scalar instances: violations counted.
-//  * 001-alg2-sensitivity [exact]  noiseless coupled runs of Alg 2 on replace-one neighbours:
+//  * swx23-alg2-sensitivity [exact]  noiseless coupled runs of Alg 2 on replace-one neighbours:
 //    max_i ‖w̄_i − w̄′_i‖/(4Bη_i) ≤ 1 (proof of Thm 1, FKT Thm 4.4), an adversarial
 //    construction plus random neighbours.
-//  * 001-thm1-phase-sum [exact inequality vs Monte Carlo]  the App A phase-sum right-hand side
+//  * swx23-thm1-phase-sum [exact inequality vs Monte Carlo]  the App A phase-sum right-hand side
 //    dominates E[L^ℓ_P(w_k)] − L^ℓ_P(w*), and 2G × it dominates E L_P(w_k) − L_P(w*).
-//  * 001-thm1-rate [scaling]  log-log slopes of the excess risk of Alg 2 in n (non-private and
+//  * swx23-thm1-rate [scaling]  log-log slopes of the excess risk of Alg 2 in n (non-private and
 //    private regimes) and in ε against Thm 1's exponents −1/2, −1, −1.
-//  * 001-thm1-theta-not-d [trend]  same rank θ, ambient d ∈ {θ, 4θ, 16θ}: equal risk.
+//  * swx23-thm1-theta-not-d [trend]  same rank θ, ambient d ∈ {θ, 4θ, 16θ}: equal risk.
 //
 // Self-check (--bound-factor F): the exact checks compare against F × bound; the scaling check
 // claims the exponents divided by F (a faster decay); the trend check claims R(d) = F·R(θ).
@@ -69,7 +68,7 @@ sim::vector span_vector(std::size_t d, std::size_t theta, double W) {
   return v;
 }
 
-// ---- 001-lemma3-surrogate-gap ------------------------------------------------------------------
+// ---- swx23-lemma3-surrogate-gap ------------------------------------------------------------------
 
 scenario_result lemma3(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -90,7 +89,7 @@ scenario_result lemma3(const scenario_context& c) {
     obs.push_back({"ratio, " + s, true});
     obs.push_back({"|w - w*|, " + s, true});
   }
-  sim::monte_carlo_options mc = mc_options(c, instances, "001-lemma3-surrogate-gap");
+  sim::monte_carlo_options mc = mc_options(c, instances, "swx23-lemma3-surrogate-gap");
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
@@ -153,9 +152,9 @@ scenario_result lemma3(const scenario_context& c) {
   const bool gradient_rejected = min_p < gradient_level / static_cast<double>(gradient_instances);
 
   scenario_result r;
-  r.id = "001-lemma3-surrogate-gap";
-  r.title = "Seed 001 Lemma 3: true excess risk <= 2G x surrogate excess risk";
-  r.source = "seed 001 Lemma 3 (Kakade et al. 2011), spec 001 §1.2, §5 items 4-5";
+  r.id = "swx23-lemma3-surrogate-gap";
+  r.title = "SWX+23 Lemma 3: true excess risk <= 2G x surrogate excess risk";
+  r.source = "SWX+23 Lemma 3 (Kakade et al. 2011), §4.1.1";
   r.claim =
       "exact check: for every sampled (w, w*), E_x[(sigma(<w,x>) - sigma(<w*,x>))^2] <= 2G "
       "(L^l_P(w) - L^l_P(w*)) (sigmoid G = 1/4, tanh G = 1; Monte Carlo over x with common draws, "
@@ -245,7 +244,7 @@ scenario_result lemma3(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-lemma4-6-moreau ----------------------------------------------------------------------
+// ---- swx23-lemma4-6-moreau ----------------------------------------------------------------------
 
 scenario_result lemma4_6(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -263,7 +262,7 @@ scenario_result lemma4_6(const scenario_context& c) {
                                             {"envelope above loss", false},
                                             {"oracle error <= gamma", false},
                                             {"beta", true}};
-  sim::monte_carlo_options mc = mc_options(c, instances, "001-lemma4-6-moreau");
+  sim::monte_carlo_options mc = mc_options(c, instances, "swx23-lemma4-6-moreau");
   mc.chunk = 256;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -303,9 +302,9 @@ scenario_result lemma4_6(const scenario_context& c) {
                            "prox localisation |prox − m| ≤ 4B/β (proof of Lemma 6)",
                            "Alg 4 oracle error ≤ 12B/√T_o (Lemma 6)"};
   scenario_result r;
-  r.id = "001-lemma4-6-moreau";
-  r.title = "Seed 001 Lemmas 4-6: Moreau envelope sandwich, prox localisation, oracle error";
-  r.source = "seed 001 Lemmas 4, 5, 6 and Algorithm 4; spec 001 §1.3, §2 Alg 4, §5 items 14-17";
+  r.id = "swx23-lemma4-6-moreau";
+  r.title = "SWX+23 Lemmas 4-6: Moreau envelope sandwich, prox localisation, oracle error";
+  r.source = "SWX+23 Lemmas 4, 5, 6 and Algorithm 4";
   r.claim =
       "exact checks on random scalar instances (link, y, m, beta, gamma): l_beta <= l <= l_beta + "
       "G^2/(2 beta), |f_beta - l| <= 2B^2/beta, prox in [m - 4B/beta, m + 4B/beta], and the Alg 4 "
@@ -385,7 +384,7 @@ scenario_result lemma4_6(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-alg2-sensitivity ---------------------------------------------------------------------
+// ---- swx23-alg2-sensitivity ---------------------------------------------------------------------
 
 // Noiseless Alg 2 on D and on D′ (record `row` replaced); returns max over phases i ≥ phase of
 // ‖w̄_i − w̄′_i‖/(4Bη_i) restricted to phase `phase` (the phase that holds the record).
@@ -450,7 +449,7 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   const std::size_t n = full ? 512 : 128, d = 3;
   const std::vector<std::size_t> rs = sim::phase_sizes(n);
   std::vector<sim::observable> obs = {{"ratio", true}, {"phase", true}, {"eta", true}};
-  sim::monte_carlo_options mc = mc_options(c, random_pairs, "001-alg2-sensitivity");
+  sim::monte_carlo_options mc = mc_options(c, random_pairs, "swx23-alg2-sensitivity");
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
@@ -488,11 +487,10 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   const double worst = std::max(adv_worst, ratios.stats.max());
 
   scenario_result r;
-  r.id = "001-alg2-sensitivity";
-  r.title = "Seed 001 Alg 2: phase-average sensitivity <= 4B eta_i on replace-one neighbours";
+  r.id = "swx23-alg2-sensitivity";
+  r.title = "SWX+23 Alg 2: phase-average sensitivity <= 4B eta_i on replace-one neighbours";
   r.source =
-      "seed 001 Alg 2, proof of Thm 1 (Feldman-Koren-Talwar Thm 4.4); spec 001 §2 Alg 2 note "
-      "(iii), §5 item 6";
+      "SWX+23 Alg 2, proof of Thm 1 (Feldman-Koren-Talwar Thm 4.4)";
   r.claim =
       "exact check: noiseless Alg 2 (tanh link, B = G = 1) on D and a replace-one neighbour D' "
       "differing in phase i: |wbar_i(D) - wbar_i(D')| <= 4B eta_i whenever eta_i <= 2/G; an "
@@ -618,13 +616,13 @@ risk::glm_problem problem_of(const alg2_setting& s) {
   return p;
 }
 
-// η* of the closed-form approximation (spec 001 §3), capped at 2/G = 8 (Thm 1's privacy
+// η* of the closed-form approximation of the phase sum, capped at 2/G = 8 (Thm 1's privacy
 // condition): the explicit-constant version of Thm 1's η ≍ min{ε/√(θ log(1/δ)), 1/√n}.
 double eta_star(const alg2_setting& s) {
   return std::min(8.0, risk::phased_sgd_phase_sum_approximation(problem_of(s), 1, s.W).eta_star);
 }
 
-// ---- 001-thm1-phase-sum -----------------------------------------------------------------------
+// ---- swx23-thm1-phase-sum -----------------------------------------------------------------------
 
 scenario_result thm1_phase_sum(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -646,7 +644,7 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
     obs.push_back({"surrogate excess, eps = " + sig(s.epsilon), true});
     obs.push_back({"true excess, eps = " + sig(s.epsilon), true});
   }
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm1-phase-sum");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-thm1-phase-sum");
   mc.chunk = 8;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -664,9 +662,9 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
   // Student t for the mean over the replicates.
   const double z = t_multiplier(normal_quantile(confidence), res.replicates);
   scenario_result r;
-  r.id = "001-thm1-phase-sum";
-  r.title = "Seed 001 Thm 1 (App A): the phase-sum inequality of Alg 2 against Monte Carlo";
-  r.source = "seed 001 Alg 2, proof of Thm 1 (Lemma 8 summed, Lemma 3); spec 001 §3, §5 item 7";
+  r.id = "swx23-thm1-phase-sum";
+  r.title = "SWX+23 Thm 1 (App A): the phase-sum inequality of Alg 2 against Monte Carlo";
+  r.source = "SWX+23 Alg 2, proof of Thm 1 (Lemma 8 summed, Lemma 3)";
   r.claim =
       "exact inequality: E[L^l_P(w_k)] - L^l_P(w*) <= D0^2/(2 eta_1 n_1) + sum_{i>=2} theta "
       "tau_{i-1}^2/(2 eta_i n_i) + 2B^2 sum eta_i + 2B tau_k and E L_P(w_k) - L_P(w*) <= 2G x "
@@ -683,7 +681,7 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
       {"epsilons", {settings[0].epsilon, settings[1].epsilon}},
       {"delta", settings[0].delta},
       {"etas", {settings[0].eta, settings[1].eta}},
-      {"eta_rule", "eta* of the closed-form approximation (spec 001 §3), capped at 2/G"},
+      {"eta_rule", "eta* of the closed-form approximation of the phase sum, capped at 2/G"},
       {"phases",
        "k = floor(log2 n), n_i = floor(n/2^i), eta_i = eta/4^i, tau_i = 8B eta_i "
        "sqrt(log(1/delta))/eps"},
@@ -774,7 +772,7 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-thm1-rate ----------------------------------------------------------------------------
+// ---- swx23-thm1-rate ----------------------------------------------------------------------------
 
 struct rate_sweep {
   std::string name;
@@ -800,7 +798,7 @@ scenario_result thm1_rate(const scenario_context& c) {
   sweeps[0].x_name = "n";
   sweeps[0].claimed = -0.5;
   // (2) private regime: ε = 0.1, n = 2^16 … 2^19. There the phase sum's privacy term
-  // 256θ log(1/δ)/(nε²) exceeds its sampling term 2/3 (spec 001 §3), and 2G × the phase sum is
+  // 256θ log(1/δ)/(nε²) exceeds its sampling term 2/3, and 2G × the phase sum is
   // below the excess at w0 = 0 (the bound is informative); at smaller n the runs are
   // pre-asymptotic (they barely leave w0) and a slope says nothing about Thm 1.
   sweeps[1].name = "n, private regime (eps = 0.1)";
@@ -849,14 +847,14 @@ scenario_result thm1_rate(const scenario_context& c) {
   for (const rate_sweep& w : sweeps)
     for (const alg2_setting& s : w.settings) {
       if (s.d != theta || s.theta != theta || s.W != 2)
-        throw std::logic_error("001-thm1-rate: the sweeps must share one population");
+        throw std::logic_error("swx23-thm1-rate: the sweeps must share one population");
       n_max = std::max(n_max, s.n);
     }
   std::vector<sim::observable> obs;
   for (const rate_sweep& w : sweeps)
     for (std::size_t j = 0; j < w.settings.size(); ++j)
       obs.push_back({"true excess, " + w.name + ", " + w.x_name + " = " + sig(w.x[j]), true});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm1-rate");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-thm1-rate");
   mc.chunk = 4;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -908,9 +906,9 @@ scenario_result thm1_rate(const scenario_context& c) {
                        .value;
   }
   scenario_result r;
-  r.id = "001-thm1-rate";
-  r.title = "Seed 001 Thm 1: excess risk of Alg 2 against n and eps (log-log slopes)";
-  r.source = "seed 001 Thm 1, Alg 2; spec 001 §3 Thm 1, §5 item 8";
+  r.id = "swx23-thm1-rate";
+  r.title = "SWX+23 Thm 1: excess risk of Alg 2 against n and eps (log-log slopes)";
+  r.source = "SWX+23 Thm 1, Alg 2";
   r.claim =
       "scaling (up to constants): E L_P(w_k) - L_P(w*) = O(1/sqrt(n) + sqrt(theta log(1/delta))/(n "
       "eps)), so the log-log slope in n is at most -1/2 (non-private regime) and -1 (private "
@@ -933,7 +931,7 @@ scenario_result thm1_rate(const scenario_context& c) {
       {"n_private", ns_private},
       {"eps_sweep", epss},
       {"eta_rule",
-       "eta* of the closed-form approximation (spec 001 §3), capped at 2/G; "
+       "eta* of the closed-form approximation of the phase sum, capped at 2/G; "
        "= Thm 1's eta ~ min{eps/sqrt(theta log(1/delta)), 1/sqrt(n)} with explicit constants"},
       {"x_samples_per_replicate", samples},
       {"replicates", replicates},
@@ -1041,7 +1039,7 @@ scenario_result thm1_rate(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-thm1-theta-not-d ---------------------------------------------------------------------
+// ---- swx23-thm1-theta-not-d ---------------------------------------------------------------------
 
 scenario_result thm1_theta_not_d(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -1064,7 +1062,7 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
   for (alg2_setting& s : settings) s.eta = eta;
   std::vector<sim::observable> obs;
   for (const std::size_t d : dims) obs.push_back({"true excess, d = " + std::to_string(d), true});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm1-theta-not-d");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-thm1-theta-not-d");
   mc.chunk = 8;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -1080,9 +1078,9 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
   // Student t for the n pairs (replicates) of each paired difference.
   const double z = t_multiplier(normal_quantile(confidence), res.observables[0].samples.size());
   scenario_result r;
-  r.id = "001-thm1-theta-not-d";
-  r.title = "Seed 001 Thm 1: the excess risk of Alg 2 depends on the data rank theta, not on d";
-  r.source = "seed 001 Thm 1 (E|zeta|_V^2 <= theta tau^2 in its proof); spec 001 §3, §5 item 9";
+  r.id = "swx23-thm1-theta-not-d";
+  r.title = "SWX+23 Thm 1: the excess risk of Alg 2 depends on the data rank theta, not on d";
+  r.source = "SWX+23 Thm 1 (E|zeta|_V^2 <= theta tau^2 in its proof)";
   r.claim =
       "trend: with the data in a theta = 4 dimensional subspace of R^d, the expected excess risk "
       "is "
@@ -1185,17 +1183,17 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
 }  // namespace
 
 void register_nonconvex_scenarios(std::vector<scenario>& out) {
-  out.push_back({"001-lemma3-surrogate-gap",
-                 "Seed 001 Lemma 3: excess risk <= 2G x surrogate excess", lemma3, 0.5});
-  out.push_back({"001-lemma4-6-moreau",
-                 "Seed 001 Lemmas 4-6: Moreau envelope, prox localisation, oracle error", lemma4_6,
+  out.push_back({"swx23-lemma3-surrogate-gap",
+                 "SWX+23 Lemma 3: excess risk <= 2G x surrogate excess", lemma3, 0.5});
+  out.push_back({"swx23-lemma4-6-moreau",
+                 "SWX+23 Lemmas 4-6: Moreau envelope, prox localisation, oracle error", lemma4_6,
                  0.5});
-  out.push_back({"001-alg2-sensitivity", "Seed 001 Alg 2: phase-average sensitivity <= 4B eta_i",
+  out.push_back({"swx23-alg2-sensitivity", "SWX+23 Alg 2: phase-average sensitivity <= 4B eta_i",
                  alg2_sensitivity, 0.5});
-  out.push_back({"001-thm1-phase-sum", "Seed 001 Thm 1: phase-sum inequality vs Monte Carlo",
+  out.push_back({"swx23-thm1-phase-sum", "SWX+23 Thm 1: phase-sum inequality vs Monte Carlo",
                  thm1_phase_sum, 0.1});
-  out.push_back({"001-thm1-rate", "Seed 001 Thm 1: rates in n and eps", thm1_rate, 0.25});
-  out.push_back({"001-thm1-theta-not-d", "Seed 001 Thm 1: risk depends on theta, not d",
+  out.push_back({"swx23-thm1-rate", "SWX+23 Thm 1: rates in n and eps", thm1_rate, 0.25});
+  out.push_back({"swx23-thm1-theta-not-d", "SWX+23 Thm 1: risk depends on theta, not d",
                  thm1_theta_not_d, 0.5});
 }
 

@@ -1,19 +1,18 @@
-// Seed 001 scenarios beyond the first set (nonconvex_001.cpp; spec 001 §5 items 12, 22, 25-27,
-// 29), checked against the reference simulator (dpkit/sim/glm.hpp), with the bounds from
-// dpkit/risk/nonconvex_bounds.hpp:
+// SWX+23 scenarios beyond the first set (nonconvex_001.cpp), checked against the reference
+// simulator (dpkit/sim/glm.hpp), with the bounds from dpkit/risk/nonconvex_bounds.hpp:
 //
-//  * 001-thm2-jl-ushape [trend]  Alg 3's excess risk against the JL dimension m is U-shaped
+//  * swx23-thm2-jl-ushape [trend]  Alg 3's excess risk against the JL dimension m is U-shaped
 //    (JL bias falls with m, privacy noise grows with m): an interior m beats both ends (paired
 //    differences, common random numbers, Bonferroni); the location is reported against Thm 2's
 //    m* ∝ (nε)^{2/3} (risk::jl_dimension_tradeoff, up to constants).
-//  * 001-thm7-alg8-contraction [trend/exact]  Alg 8 with the noise off on x ~ N(0, I_d): the
+//  * swx23-thm7-alg8-contraction [trend/exact]  Alg 8 with the noise off on x ~ N(0, I_d): the
 //    squared distance to w*_ℓ = 2E[yx] contracts per step by at most 1 − τη/2 (τ = μ/3, μ = 1/2);
 //    E[w_T] = (1 − (1 − η/2)^T) w*_ℓ exactly (the population gradient is linear); with the noise on
 //    (corrected sensitivity, tight z) the noise floor; Thm 7's L_P(w_T) ≤ 2(1 + 2μ) opt + α.
-//  * 001-lemma7-floor [exact]  Lemma 7 for the kernelised model (4) with an explicit bounded
+//  * swx23-lemma7-floor [exact]  Lemma 7 for the kernelised model (4) with an explicit bounded
 //    misspecification φ: L_P(w) − min_h L_P(h) ≤ 4G(L^ℓ_P(w) − L^ℓ_P(w*)) + 2G²M² + 4GM on random
 //    instances (Monte Carlo over x with common draws, Bonferroni intervals).
-//  * 001-thm6-steps-ushape [trend]  Alg 7's excess risk against T at a fixed step size with the
+//  * swx23-thm6-steps-ushape [trend]  Alg 7's excess risk against T at a fixed step size with the
 //    paper's σ ∝ √T: interior minimum (paired differences), next to relu_gd_steps' T*.
 //
 // Self-check (--bound-factor F): the U-shape checks claim that the ends exceed the interior
@@ -212,7 +211,7 @@ void fill_ushape_result(scenario_result& r, const ushape_check& u, std::uint64_t
   r.replicates = replicates;
 }
 
-// ---- 001-thm2-jl-ushape -----------------------------------------------------------------------
+// ---- swx23-thm2-jl-ushape -----------------------------------------------------------------------
 
 // The design of the JL scenario: x = (a s, sqrt(1 − a²) u) with s ~ U[−1, 1] and u uniform on
 // S^{d−2}, so ‖x‖ ≤ 1 (Assumption 1) and the data have full rank θ = d, while the teacher
@@ -262,7 +261,7 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   const risk::jl_tradeoff tr = risk::jl_dimension_tradeoff(prob, 1);
   std::vector<sim::observable> obs;
   for (const std::size_t m : ms) obs.push_back({"excess, m = " + std::to_string(m), true});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm2-jl-ushape");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-thm2-jl-ushape");
   mc.chunk = 4;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -290,7 +289,8 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
         for (std::size_t j = 0; j < ms.size(); ++j) {
           o.jl_dim = ms[j];
           const sim::glm_result g = sim::jl_phased_sgd(data, o, {c.seed, rep, 10});
-          // Excess risk E_x(σ(⟨w, x⟩) − σ(⟨w*, x⟩))² (spec 001 §1.2 identity), Monte Carlo.
+          // Excess risk E_x(σ(⟨w, x⟩) − σ(⟨w*, x⟩))² (the excess-risk identity of SWX+23 §4.1.1),
+          // Monte Carlo.
           const Eigen::VectorXd pred = Xt * g.w;
           double e = 0;
           for (Eigen::Index i = 0; i < pred.size(); ++i)
@@ -311,9 +311,9 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   const ushape_check u = check_ushape(x, cols, c.self_check, "m", 0);
 
   scenario_result r;
-  r.id = "001-thm2-jl-ushape";
-  r.title = "Seed 001 Thm 2: Alg 3's excess risk is U-shaped in the JL dimension m";
-  r.source = "seed 001 Alg 3, proof of Thm 2; spec 001 §3 Thm 2, §5 item 12";
+  r.id = "swx23-thm2-jl-ushape";
+  r.title = "SWX+23 Thm 2: Alg 3's excess risk is U-shaped in the JL dimension m";
+  r.source = "SWX+23 Alg 3, proof of Thm 2";
   r.claim =
       "trend (up to constants): the excess risk of Alg 3 against the JL dimension m is U-shaped "
       "(JL bias ~ W/m falls, privacy noise ~ sqrt(m)/(n eps) grows), with the optimum near m* ~ "
@@ -368,7 +368,7 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-thm7-alg8-contraction ----------------------------------------------------------------
+// ---- swx23-thm7-alg8-contraction ----------------------------------------------------------------
 
 // The noise multiplier z = std/Δ of the tight (ε, δ) Gaussian mechanism: the GDP μ = 1/z solving
 // δ = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle–Wang 2018 Thm 8; Dong–Roth–Su 2022 Cor 2.13),
@@ -398,7 +398,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
   const long K = 96;                             // steps
   const long every = 4;                          // checkpoints T = 4, 8, …, K
   const double eta = 1.0 / 16;                   // Thm 7: η ≤ 1/16
-  const double mu = 0.5;      // strong monotonicity of χ^{σw} = w/2 (spec 001 §1.5, Gaussian)
+  const double mu = 0.5;      // strong monotonicity of χ^{σw} = w/2 (SWX+23 §4.2, Gaussian x)
   const double mu_l12 = 2.0;  // Lemma 12's constant for x ~ N(0, I) (see the notes)
   const double epsilon = 1, delta = 1e-5, B = 3, h = 1, W_teacher = 1;
   const double Rx =
@@ -414,7 +414,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
   p.teacher.noise = sim::glm_label_noise::uniform;
   p.teacher.noise_scale = h;
   p.teacher.clamp = B;
-  // spec 001 §1.5 [I]: for x ~ N(0, I_d), χ^{σw} = w/2, so w*_ℓ = 2 E[yx] (quadrature).
+  // For x ~ N(0, I_d) (derived), χ^{σw} = w/2, so w*_ℓ = 2 E[yx] (quadrature).
   const sim::vector w_l = 2 * p.label_correlation();
   const double d0 = w_l.squaredNorm();  // ‖w_0 − w*_ℓ‖², w_0 = 0
   const risk::agnostic_relu_contraction_bound cb = risk::agnostic_relu_contraction(mu, eta);
@@ -428,7 +428,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
   obs.push_back({"L_P(w_K) noise on", true});
   for (std::size_t j = 0; j < d; ++j)
     obs.push_back({"w_K[" + std::to_string(j) + "] noise off", true});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm7-alg8-contraction");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-thm7-alg8-contraction");
   mc.chunk = 2;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -512,8 +512,8 @@ scenario_result thm7_contraction(const scenario_context& c) {
                                      res.observables[checkpoints + 2].stats.count());
   const bool mean_rejected = max_z > z_mean;
   // (3) Thm 7's guarantee with the noise on, per replicate: α_run = 4μ|∇L^ℓ_P(w_K)|² =
-  // μ|w_K − w*_ℓ|² (∇L^ℓ_P(w) = (w − w*_ℓ)/2 for Gaussian x; key chain of the proof of Thm 7,
-  // spec 001 §1.5).
+  // μ|w_K − w*_ℓ|² (∇L^ℓ_P(w) = (w − w*_ℓ)/2 for Gaussian x; key chain of the proof of
+  // Thm 7).
   const auto& dist_on = res.observables[checkpoints].samples;
   const auto& L_on = res.observables[checkpoints + 1].samples;
   int certified = 0, refuted = 0;
@@ -531,12 +531,11 @@ scenario_result thm7_contraction(const scenario_context& c) {
   const auto reps = static_cast<int>(L_on.size());
 
   scenario_result r;
-  r.id = "001-thm7-alg8-contraction";
+  r.id = "swx23-thm7-alg8-contraction";
   r.title =
-      "Seed 001 Thm 7: Alg 8 contracts geometrically to w*_l; L_P(w_T) <= 2(1+2mu) opt + alpha";
+      "SWX+23 Thm 7: Alg 8 contracts geometrically to w*_l; L_P(w_T) <= 2(1+2mu) opt + alpha";
   r.source =
-      "seed 001 Alg 8, Thm 7 and its proof (eqs. (12)-(13), Lemma 14 with tau = mu/3); spec 001 "
-      "§1.5, §3 Thm 7, §5 items 23, 25-27";
+      "SWX+23 Alg 8, Thm 7 and its proof (eqs. (12)-(13), Lemma 14 with tau = mu/3), §4.2";
   r.claim =
       "(a) noise off, x ~ N(0, I_d): |w_i - w*_l|^2 contracts per step by a factor <= 1 - tau "
       "eta/2 (tau = mu/3, mu = 1/2), measured as the K-step geometric factor (its interval must "
@@ -596,7 +595,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
                     ", refuted " + std::to_string(refuted) + "/" + std::to_string(reps) +
                     "; largest L_P(w_K)/(RHS at the Bayes risk) " + sig(worst_ratio, 4));
   r.notes.push_back(
-      "mu has two roles in the paper (spec 001 §6 item 9): the strong-monotonicity constant (1/2 "
+      "mu has two roles in the paper (Lemma 12 and the text of Sec 4.2): the strong-monotonicity constant (1/2 "
       "here, used for tau) and Lemma 12's upper constant, which for Gaussian x is 2 (ReLU(t) = (t "
       "+ |t|)/2 and the odd symmetry give E(ReLU(a) - ReLU(b))^2 <= E(a - b)^2/2 = 2 |chi^{sigma "
       "w} - chi^{sigma w*}|^2); (c) uses mu = 1/2, the smaller right-hand side, so it also holds "
@@ -657,7 +656,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-lemma7-floor -------------------------------------------------------------------------
+// ---- swx23-lemma7-floor -------------------------------------------------------------------------
 
 scenario_result lemma7_floor(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -676,7 +675,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
   const std::vector<sim::observable> obs = {{"slack", true},  {"slack se", true},
                                             {"excess", true}, {"surrogate excess", true},
                                             {"M", true},      {"rhs", true}};
-  sim::monte_carlo_options mc = mc_options(c, instances, "001-lemma7-floor");
+  sim::monte_carlo_options mc = mc_options(c, instances, "swx23-lemma7-floor");
   mc.chunk = 8;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -713,7 +712,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
         }
         const Eigen::VectorXd aw = Psi * w;
         const risk::kernel_surrogate_constants kc = risk::kernel_surrogate_lemma(G, M);
-        // Per x: excess (σ(a) − E[y|x])² (spec 001 §1.6: L_P(h) − min_h L_P(h) = E(h − E[y|x])²)
+        // Per x: excess (σ(a) − E[y|x])² (SWX+23 §5: L_P(h) − min_h L_P(h) = E(h − E[y|x])²)
         // and surrogate difference Λ(a) − Λ(b0) − E[y|x](a − b0) (E over y in closed form).
         double se_sum = 0, ex_sum = 0;
         std::vector<double> slack(static_cast<std::size_t>(aw.size()));
@@ -756,9 +755,9 @@ scenario_result lemma7_floor(const scenario_context& c) {
   }
   const auto n_inst = static_cast<int>(instances);
   scenario_result r;
-  r.id = "001-lemma7-floor";
-  r.title = "Seed 001 Lemma 7: excess risk <= 4G x surrogate excess + 2G^2M^2 + 4GM (model (4))";
-  r.source = "seed 001 Lemma 7 (Sec 5, App B); spec 001 §1.6, §5 item 29";
+  r.id = "swx23-lemma7-floor";
+  r.title = "SWX+23 Lemma 7: excess risk <= 4G x surrogate excess + 2G^2M^2 + 4GM (model (4))";
+  r.source = "SWX+23 Lemma 7 (Sec 5, App B)";
   r.claim =
       "exact inequality: for the kernelised model (4) y ~ Bernoulli(sigma(<w*, psi(x)> + "
       "phi(x))) with |phi| <= M, every w satisfies L_P(w) - min_h L_P(h) <= 4G (L^l_P(w) - "
@@ -847,7 +846,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-thm6-steps-ushape --------------------------------------------------------------------
+// ---- swx23-thm6-steps-ushape --------------------------------------------------------------------
 
 scenario_result thm6_steps_ushape(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -881,7 +880,7 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
   }
   std::vector<sim::observable> obs;
   for (const long T : Ts) obs.push_back({"excess, T = " + std::to_string(T), true});
-  sim::monte_carlo_options mc = mc_options(c, replicates, "001-thm6-steps-ushape");
+  sim::monte_carlo_options mc = mc_options(c, replicates, "swx23-thm6-steps-ushape");
   mc.chunk = 4;
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
@@ -920,9 +919,9 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
   // Self-check: a monotone curve (either end).
   const ushape_check u = check_ushape(x, cols, c.self_check, "T", x.size());
   scenario_result r;
-  r.id = "001-thm6-steps-ushape";
-  r.title = "Seed 001 Thm 6: Alg 7's excess risk is U-shaped in the number of steps T";
-  r.source = "seed 001 Alg 7, proof of Thm 6; spec 001 §3 Thm 6, §5 item 22";
+  r.id = "swx23-thm6-steps-ushape";
+  r.title = "SWX+23 Thm 6: Alg 7's excess risk is U-shaped in the number of steps T";
+  r.source = "SWX+23 Alg 7, proof of Thm 6";
   r.claim =
       "trend (up to constants): at fixed (eps, delta) and step size, with the paper's noise "
       "sigma^2 = 32(4W + B)^2 T log(2/delta)/(n^2 eps^2), the excess risk of Alg 7 against T is "
@@ -985,15 +984,15 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
 }  // namespace
 
 void register_nonconvex_extra_scenarios(std::vector<scenario>& out) {
-  out.push_back({"001-thm2-jl-ushape",
-                 "Seed 001 Thm 2: Alg 3's risk is U-shaped in the JL dimension", thm2_jl_ushape,
+  out.push_back({"swx23-thm2-jl-ushape",
+                 "SWX+23 Thm 2: Alg 3's risk is U-shaped in the JL dimension", thm2_jl_ushape,
                  0.5});
-  out.push_back({"001-thm7-alg8-contraction",
-                 "Seed 001 Thm 7: Alg 8 contraction factor and final guarantee", thm7_contraction,
+  out.push_back({"swx23-thm7-alg8-contraction",
+                 "SWX+23 Thm 7: Alg 8 contraction factor and final guarantee", thm7_contraction,
                  0.05});
   out.push_back(
-      {"001-lemma7-floor", "Seed 001 Lemma 7: kernel surrogate-to-risk floor", lemma7_floor, 0.2});
-  out.push_back({"001-thm6-steps-ushape", "Seed 001 Thm 6: Alg 7's risk is U-shaped in T",
+      {"swx23-lemma7-floor", "SWX+23 Lemma 7: kernel surrogate-to-risk floor", lemma7_floor, 0.2});
+  out.push_back({"swx23-thm6-steps-ushape", "SWX+23 Thm 6: Alg 7's risk is U-shaped in T",
                  thm6_steps_ushape, 0.5});
 }
 

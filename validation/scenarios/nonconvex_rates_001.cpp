@@ -1,17 +1,17 @@
-// Seed 001 Part I rates beyond Alg 2 (spec 001 §3 Thms 2, 4, 6; §5 items 11, 19, 21): the
+// SWX+23 Part I rates beyond Alg 2 (Thms 2, 4, 6): the
 // excess risk of the JL, Moreau and ReLU algorithms against n and ε, as fitted log-log slopes
 // against the theorems' exponents. Every theorem here is an upper bound up to hidden constants
 // and log factors, so a slope is checked ONE-SIDED: the risk must decay at least as fast as the
 // exponent allows.
 //
-//  * 001-thm2-alg3-rate   [scaling]  Alg 3 (JL + phased SGD): Õ((nε)^{−2/3} + n^{−1/2}) — slope
+//  * swx23-thm2-alg3-rate   [scaling]  Alg 3 (JL + phased SGD): Õ((nε)^{−2/3} + n^{−1/2}) — slope
 //                                    in ε ≤ −2/3 (private regime), in n ≤ −1/2 (ε large).
-//  * 001-thm4-alg5-rate   [scaling]  Alg 5 (Moreau-smoothed phased SGD, β = √n): Moreau bias
+//  * swx23-thm4-alg5-rate   [scaling]  Alg 5 (Moreau-smoothed phased SGD, β = √n): Moreau bias
 //                                    GB²/β + O(1/√n + √(θ log(1/δ))/(nε)) — slope in n ≤ −1/2.
-//  * 001-thm6-alg7-rate   [scaling]  Alg 7 (DP projected GD, ReLU regression):
+//  * swx23-thm6-alg7-rate   [scaling]  Alg 7 (DP projected GD, ReLU regression):
 //                                    Õ(n^{−1/2} + (nε)^{−2/3}) — slope in ε ≤ −2/3, in n ≤ −1/2.
 //
-// Verdict per sweep (the rule of 001-thm1-rate): violated if the slope's interval lies wholly
+// Verdict per sweep (the rule of swx23-thm1-rate): violated if the slope's interval lies wholly
 // above the claimed exponent while the runs learn (the mean excess at the sweep's best point is
 // significantly below the excess of the start w0 = 0) and so does the interval of the last
 // segment's slope (otherwise the window is pre-asymptotic: inconclusive); holds if the interval
@@ -106,7 +106,7 @@ scenario_result rate_scenario(const scenario_context& c,
   parameters["tier"] = to_string(c.tier);
   r.parameters = std::move(parameters);
   figure& f = r.figure;
-  f.title = h.title;
+  f.title = legend_words(h.title);
   f.x_label = h.x_label;
   f.y_label = h.y_label;
   f.log_x = f.log_y = true;
@@ -227,7 +227,7 @@ double excess_of_zero(const sim::glm_population& p, glm_link link, const scenari
       .value;
 }
 
-// ---- 001-thm2-alg3-rate -----------------------------------------------------------------------
+// ---- swx23-thm2-alg3-rate -----------------------------------------------------------------------
 
 scenario_result thm2_alg3_rate(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -288,9 +288,9 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
     return e;
   };
   rate_header h;
-  h.id = "001-thm2-alg3-rate";
-  h.title = "Seed 001 Thm 2: Alg 3 (JL + phased SGD) excess risk against eps and n";
-  h.source = "seed 001 Alg 3, Thm 2; spec 001 §3 Thm 2, §5 item 11";
+  h.id = "swx23-thm2-alg3-rate";
+  h.title = "SWX+23 Thm 2: Alg 3 (JL + phased SGD) excess risk against eps and n";
+  h.source = "SWX+23 Alg 3, Thm 2";
   h.claim_intro =
       "scaling (up to constants and logs): E L_P(w) - L_P(w*) = O~((n eps)^(-2/3) + n^(-1/2)), "
       "independent of theta and d; so the log-log slope in eps is at most -2/3 where the private "
@@ -313,7 +313,7 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
   return rate_scenario(c, h, sweeps, replicates, std::move(par));
 }
 
-// ---- 001-thm4-alg5-rate -----------------------------------------------------------------------
+// ---- swx23-thm4-alg5-rate -----------------------------------------------------------------------
 
 scenario_result thm4_alg5_rate(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -321,7 +321,7 @@ scenario_result thm4_alg5_rate(const scenario_context& c) {
   // seeds 2026, 1, 7 (24 gave +-0.06). A slope within ~0.15 of -1/2 would not be resolved.
   const std::uint64_t replicates = replicates_for(c, 8, 400);
   const std::size_t samples = full ? 20000 : 4000, d = 2;
-  const double W = 1, delta = 1e-5, eps = 4;  // curvature as in 001-thm2-alg3-rate
+  const double W = 1, delta = 1e-5, eps = 4;  // curvature as in swx23-thm2-alg3-rate
   const sim::glm_population p = sigmoid_population(d, W);
   const std::vector<std::size_t> ns = full ? std::vector<std::size_t>{8192, 32768, 131072, 524288}
                                            : std::vector<std::size_t>{8192, 32768, 131072};
@@ -344,9 +344,9 @@ scenario_result thm4_alg5_rate(const scenario_context& c) {
     return p.excess_risk(glm_link::sigmoid, g.w, samples, es).value;
   };
   rate_header h;
-  h.id = "001-thm4-alg5-rate";
-  h.title = "Seed 001 Thm 4: Alg 5 (Moreau-smoothed phased SGD) excess risk against n";
-  h.source = "seed 001 Alg 5, Thm 4; spec 001 §3 Thm 4, §5 item 19";
+  h.id = "swx23-thm4-alg5-rate";
+  h.title = "SWX+23 Thm 4: Alg 5 (Moreau-smoothed phased SGD) excess risk against n";
+  h.source = "SWX+23 Alg 5, Thm 4";
   h.claim_intro =
       "scaling (up to constants): with beta = sqrt(n) the Moreau bias G B^2/beta and the "
       "optimisation/sampling term O(1/sqrt(n)) balance, plus sqrt(theta log(1/delta))/(n eps); so "
@@ -366,7 +366,7 @@ scenario_result thm4_alg5_rate(const scenario_context& c) {
   return rate_scenario(c, h, sweeps, replicates, std::move(par));
 }
 
-// ---- 001-thm6-alg7-rate -----------------------------------------------------------------------
+// ---- swx23-thm6-alg7-rate -----------------------------------------------------------------------
 
 scenario_result thm6_alg7_rate(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -377,7 +377,7 @@ scenario_result thm6_alg7_rate(const scenario_context& c) {
   const std::size_t samples = full ? 20000 : 4000, d = 5;
   const double W = 1, h_noise = 0.5, B = W + h_noise, delta = 1e-5;
   // Well-specified ReLU teacher y = ReLU(<w*, x>) + U[−h, h] on the unit sphere (as
-  // 001-thm6-steps-ushape), w* = W(1, …, 1)/√d.
+  // swx23-thm6-steps-ushape), w* = W(1, …, 1)/√d.
   sim::glm_population p;
   p.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_sphere);
   p.teacher.link = glm_link::relu;
@@ -415,10 +415,10 @@ scenario_result thm6_alg7_rate(const scenario_context& c) {
   for (const std::size_t n : ns) sweeps[1].x.push_back(dbl(n));
   sweeps[1].excess = [&](std::uint64_t rep, std::size_t j) { return run(rep, ns[j], eps_large); };
   rate_header h;
-  h.id = "001-thm6-alg7-rate";
+  h.id = "swx23-thm6-alg7-rate";
   h.title =
-      "Seed 001 Thm 6: Alg 7 (DP projected GD, ReLU regression) excess risk against eps and n";
-  h.source = "seed 001 Alg 7, Thm 6; spec 001 §3 Thm 6, §5 item 21";
+      "SWX+23 Thm 6: Alg 7 (DP projected GD, ReLU regression) excess risk against eps and n";
+  h.source = "SWX+23 Alg 7, Thm 6";
   h.claim_intro =
       "scaling (up to constants and logs): with T = min{n, n^2 eps^2/(m log(1/delta))} the excess "
       "risk is O~(n^(-1/2) + (n eps)^(-2/3)); so the log-log slope in eps is at most -2/3 where "
@@ -443,7 +443,7 @@ scenario_result thm6_alg7_rate(const scenario_context& c) {
   return rate_scenario(c, h, sweeps, replicates, std::move(par));
 }
 
-// ---- 001-thm7-alg8-dimension ------------------------------------------------------------------
+// ---- swx23-thm7-alg8-dimension ------------------------------------------------------------------
 
 scenario_result thm7_alg8_dimension(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -455,8 +455,9 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   const long T = 48;               // steps (disjoint chunks)
   const std::size_t per_dim = 40;  // chunk m = 40 d records, so n = T m = 1 920 d
   const double eta = 1.0 / 16, epsilon = 1, delta = 1e-5, B = 3, h_noise = 1, W_teacher = 1;
-  // The misspecified ReLU teacher of 001-thm7-alg8-contraction on x ~ N(0, I_d):
-  // y = clamp_B(ReLU(<w*, x>) + U[−h, h]), and w*_ℓ = 2E[yx] (spec 001 §1.5 [I]) by quadrature.
+  // The misspecified ReLU teacher of swx23-thm7-alg8-contraction on x ~ N(0, I_d):
+  // y = clamp_B(ReLU(<w*, x>) + U[−h, h]), and w*_ℓ = 2E[yx] (derived for Gaussian x) by
+  // quadrature.
   std::vector<sim::glm_population> pops;
   std::vector<sim::vector> targets;
   std::vector<double> start;  // ‖w0 − w*_ℓ‖² with w0 = 0
@@ -512,14 +513,14 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   sweeps[1].excess = [&](std::uint64_t rep, std::size_t j) {
     const double v = corrected_runs[rep * dims.size() + j];
     if (std::isnan(v))
-      throw std::logic_error("001-thm7-alg8-dimension: the corrected run is read before it ran");
+      throw std::logic_error("swx23-thm7-alg8-dimension: the corrected run is read before it ran");
     return v;
   };
   sweeps[1].audited = false;
   rate_header h;
-  h.id = "001-thm7-alg8-dimension";
-  h.title = "Seed 001 Thm 7: Alg 8 with n proportional to d (sample complexity linear in d)";
-  h.source = "seed 001 Alg 8, Thm 7; spec 001 §3 Thm 7, §5 items 26, 28";
+  h.id = "swx23-thm7-alg8-dimension";
+  h.title = "SWX+23 Thm 7: Alg 8 with n proportional to d (sample complexity linear in d)";
+  h.source = "SWX+23 Alg 8, Thm 7";
   h.quantity = "|w_T - w*_l|^2";
   h.x_label = "d (n = 1920 d)";
   h.y_label = "E |w_T − w^*_l|^2";
@@ -534,7 +535,7 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   nlohmann::json par = {
       {"design", "x ~ N(0, I_d)"},
       {"teacher", "y = clamp_B(ReLU(<w*, x>) + U[-h, h]), w* = (1,...,1)/sqrt(d), h = 1, B = 3"},
-      {"target", "w*_l = 2 E[yx] (spec 001 §1.5, quadrature)"},
+      {"target", "w*_l = 2 E[yx] (SWX+23 Sec 4.2, quadrature)"},
       {"dims", dims},
       {"steps_T", T},
       {"chunk_m", "40 d"},
@@ -556,7 +557,7 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   return r;
 }
 
-// ---- 001-thm8-alg9-rate -----------------------------------------------------------------------
+// ---- swx23-thm8-alg9-rate -----------------------------------------------------------------------
 
 scenario_result thm8_alg9_rate(const scenario_context& c) {
   const bool full = c.tier == tier::full;
@@ -614,7 +615,7 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
     o.delta = delta;
     o.B_bound = 1;
     o.theta_rank = dbl(k);
-    // η* of App A's closed-form approximation at θ = k, capped at 2/G (as 001-thm1-rate): the
+    // η* of App A's closed-form approximation at θ = k, capped at 2/G (as swx23-thm1-rate): the
     // explicit-constant version of Thm 8's η.
     risk::glm_problem prob;
     prob.examples = static_cast<long long>(n);
@@ -645,9 +646,9 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
     return e;
   };
   rate_header h;
-  h.id = "001-thm8-alg9-rate";
-  h.title = "Seed 001 Thm 8: Alg 9 (phased SGD on multinomial-kernel features) excess risk";
-  h.source = "seed 001 Alg 9, Thm 8; spec 001 §3 Thm 8, §5 item 30";
+  h.id = "swx23-thm8-alg9-rate";
+  h.title = "SWX+23 Thm 8: Alg 9 (phased SGD on multinomial-kernel features) excess risk";
+  h.source = "SWX+23 Alg 9, Thm 8";
   h.claim_intro =
       "scaling (up to constants and logs): with M = 0 the excess risk of Alg 9 is O(min{sqrt(theta)"
       "/(n eps), 1/sqrt(n eps)} + n^(-1/2)) (theta = the feature dimension k), so the log-log "
@@ -677,13 +678,13 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
 
 void register_nonconvex_rate_scenarios(std::vector<scenario>& out) {
   out.push_back(
-      {"001-thm2-alg3-rate", "Seed 001 Thm 2: Alg 3 rates in eps and n", thm2_alg3_rate, 0.25});
-  out.push_back({"001-thm4-alg5-rate", "Seed 001 Thm 4: Alg 5 rate in n", thm4_alg5_rate, 0.25});
+      {"swx23-thm2-alg3-rate", "SWX+23 Thm 2: Alg 3 rates in eps and n", thm2_alg3_rate, 0.25});
+  out.push_back({"swx23-thm4-alg5-rate", "SWX+23 Thm 4: Alg 5 rate in n", thm4_alg5_rate, 0.25});
   out.push_back(
-      {"001-thm6-alg7-rate", "Seed 001 Thm 6: Alg 7 rates in eps and n", thm6_alg7_rate, 0.25});
+      {"swx23-thm6-alg7-rate", "SWX+23 Thm 6: Alg 7 rates in eps and n", thm6_alg7_rate, 0.25});
   out.push_back(
-      {"001-thm8-alg9-rate", "Seed 001 Thm 8: Alg 9 rates in eps and n", thm8_alg9_rate, 0.25});
-  out.push_back({"001-thm7-alg8-dimension", "Seed 001 Thm 7: Alg 8 sample size linear in d",
+      {"swx23-thm8-alg9-rate", "SWX+23 Thm 8: Alg 9 rates in eps and n", thm8_alg9_rate, 0.25});
+  out.push_back({"swx23-thm7-alg8-dimension", "SWX+23 Thm 7: Alg 8 sample size linear in d",
                  thm7_alg8_dimension, 0.25});
 }
 

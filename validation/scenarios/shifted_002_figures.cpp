@@ -1,7 +1,7 @@
-// Seed 002's figures and numeric claims as validation scenarios: ε at δ against the number of steps
+// BSA24's figures and numeric claims as validation scenarios: ε at δ against the number of steps
 // (or epochs) for each bound the paper plots, next to Monte Carlo on the construction where the
 // bound is exact (Figures 1, 6, 8), or checked against the paper's printed table and its own claims
-// where no Gaussian construction exists (Figures 7, 9). `dpkit validate 002-fig1-noisy-gd` writes
+// where no Gaussian construction exists (Figures 7, 9). `dpkit validate bsa24-fig1-noisy-gd` writes
 // the figure; docs/figures/make_figures.sh copies them into docs/figures.
 #include <algorithm>
 #include <cmath>
@@ -261,10 +261,10 @@ scenario_result noisy_gd_figure(const scenario_context& c, bool figure6) {
     return s;
   };
   steps_figure f;
-  f.id = figure6 ? "002-fig6-noisy-gd" : "002-fig1-noisy-gd";
-  f.title = figure6 ? "Seed 002 Figure 6: NoisyGD, c = 0.99, epsilon vs steps"
-                    : "Seed 002 Figure 1: NoisyGD, c = 0.95, epsilon vs steps";
-  f.source = "seed 002 Thms 4.1, 4.2 (+ Lemma A.4, YS22 Thm D.6); " +
+  f.id = figure6 ? "bsa24-fig6-noisy-gd" : "bsa24-fig1-noisy-gd";
+  f.title = figure6 ? "BSA24 Figure 6: NoisyGD, c = 0.99, epsilon vs steps"
+                    : "BSA24 Figure 1: NoisyGD, c = 0.95, epsilon vs steps";
+  f.source = "BSA24 Thms 4.1, 4.2 (+ Lemma A.4, YS22 Thm D.6); " +
              std::string(figure6 ? "Figure 6 (D.3.1)" : "Figure 1 (D.1)");
   f.claim =
       "T(X_t, X'_t) >= G(mu_4.2) at every t, exactly on W1; the bound stops growing with t while "
@@ -287,7 +287,7 @@ scenario_result noisy_gd_figure(const scenario_context& c, bool figure6) {
                            return rdp_eps(mu * mu / 2, delta);
                          }};
     });
-    // c_ys = 1 − ηm/2 = 0.975 as in the paper's code (spec 002 §5.6).
+    // c_ys = 1 − ηm/2 = 0.975 as in the paper's code.
     f.curves.push_back([at, eta, m](double delta) {
       return bound_curve{"prior RDP (YS22 Thm D.6)", [at, delta, eta, m](long long t) {
                            return rdp_eps(shifted::ys22_noisy_gd_rho(at(t), 1 - eta * m / 2),
@@ -339,9 +339,9 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
     return s;
   };
   steps_figure f;
-  f.id = "002-fig8-noisy-cgd";
-  f.title = "Seed 002 Figure 8: NoisyCGD, c = 0.99, epsilon vs epochs";
-  f.source = "seed 002 Thms 4.4, 4.5, C.17 (+ YS22 Thm 3.3); Figure 8 (D.3.2)";
+  f.id = "bsa24-fig8-noisy-cgd";
+  f.title = "BSA24 Figure 8: NoisyCGD, c = 0.99, epsilon vs epochs";
+  f.source = "BSA24 Thms 4.4, 4.5, C.17 (+ YS22 Thm 3.3); Figure 8 (D.3.2)";
   f.claim =
       "T(X_t, X'_t) >= G(mu_4.5) at every E; on W2 the curve is G(mu_C.17), the lower bound, "
       "below Thm 4.5";
@@ -398,7 +398,7 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
     o.noise = sigma;
     std::vector<long long> steps;
     for (long long e : epochs) steps.push_back(e * l);
-    run_pair_at(ctx, reps, *base, neighbour, o, steps, "002-fig8-noisy-cgd", d, dp);
+    run_pair_at(ctx, reps, *base, neighbour, o, steps, "bsa24-fig8-noisy-cgd", d, dp);
   };
   f.parameters = {{"n", n},         {"b", b},
                   {"l", l},         {"m", m},
@@ -452,9 +452,9 @@ void verdict_from_checks(const std::vector<numeric_check>& checks, scenario_resu
 // source). The bound factor scales μ*, so the self-check must fail.
 scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
   scenario_result r;
-  r.id = "002-fig7-noisy-gd-constrained";
-  r.title = "Seed 002 Figure 7 / Table 8: NoisyGD, constrained convex";
-  r.source = "seed 002 Thms 4.1, 4.3, C.7; Figure 7 and Table 8 (D.3.1)";
+  r.id = "bsa24-fig7-noisy-gd-constrained";
+  r.title = "BSA24 Figure 7 / Table 8: NoisyGD, constrained convex";
+  r.source = "BSA24 Thms 4.1, 4.3, C.7; Figure 7 and Table 8 (D.3.1)";
   r.claim =
       "Thm 4.3's mu* and the crossover t* = ceil(mu*^2 sigma^2/(L/n)^2) reproduce Table 8; past "
       "t* the bound no longer increases";
@@ -470,7 +470,7 @@ scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
     s.diameter = D;
     return s;
   };
-  // Table 8 as printed (spec 002 §6.5): rows L/n, columns η, entries (t*, μ*).
+  // Table 8 as printed (BSA24 §D.3.1): rows L/n, columns η, entries (t*, μ*).
   struct cell {
     double L_over_n, eta;
     long long t_star;
@@ -526,19 +526,19 @@ scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
   r.parameters = {{"D", D}, {"sigma", sigma}, {"figure_L_over_n", 0.5}, {"figure_eta", 0.1}};
   r.notes.push_back(
       "no Monte Carlo: no construction attains the constrained bounds (Thm C.16 shows they are "
-      "order-tight only; see 002-thmC.16-box and 002-thm4.3-logistic)");
+      "order-tight only; see bsa24-thmC.16-box and bsa24-thm4.3-logistic)");
   return r;
 }
 
 // Figure 9: NoisyCGD, constrained convex (D = 1, σ = 3, η = 0.02, L/b = 0.5, l = 20). The paper
-// plots min{μ*, composition} also for E below Thm 4.6's hypothesis E ≥ Db/(ηL) = 100; spec 002
-// §9 item 4(b): those values are valid guarantees only through the derived c = 1 cyclic bound.
+// plots min{μ*, composition} also for E below Thm 4.6's hypothesis E ≥ Db/(ηL) = 100
+// (docs/shifted.md): those values are valid guarantees only through the derived c = 1 cyclic bound.
 // The check: for every E < 100 of the figure, min{composition, derived} ≤ min{μ*, composition}.
 scenario_result noisy_cgd_constrained_figure(const scenario_context& c) {
   scenario_result r;
-  r.id = "002-fig9-noisy-cgd-constrained";
-  r.title = "Seed 002 Figure 9: NoisyCGD, constrained convex";
-  r.source = "seed 002 Thms 4.4, 4.6; Figure 9 (D.3.2); spec 002 §9 item 4";
+  r.id = "bsa24-fig9-noisy-cgd-constrained";
+  r.title = "BSA24 Figure 9: NoisyCGD, constrained convex";
+  r.source = "BSA24 Thms 4.4, 4.6; Figure 9 (D.3.2)";
   r.claim =
       "the plotted min(mu*, composition) is a valid guarantee also below Thm 4.6's hypothesis "
       "E >= Db/(eta L), by the derived c = 1 bound (not in the paper)";
@@ -603,19 +603,19 @@ scenario_result noisy_cgd_constrained_figure(const scenario_context& c) {
                   {"hypothesis_epochs", hypothesis},
                   {"mu_star", mu_star / c.bound_factor}};
   r.notes.push_back(
-      "no Monte Carlo: no construction attains the constrained bounds (see 002-thm4.6-logistic)");
+      "no Monte Carlo: no construction attains the constrained bounds (see bsa24-thm4.6-logistic)");
   return r;
 }
 
 // Props C.14 / C.15: the closed-form CLT choice of t − τ is the minimiser of (C.6) / (C.7)
 // ("modulo floor or ceiling"), checked against an integer grid search of the same objective,
-// on the spec's example and on seed 002 Figure 10's grid (η = 0.2). Also reported (notes, not
-// checked): the certified PLD ε at the CLT's k and the CLT's own ε — an approximation.
+// on an example (L = 10, c = 0.99) and on BSA24 Figure 10's grid (η = 0.2). Also reported (notes,
+// not checked): the certified PLD ε at the CLT's k and the CLT's own ε — an approximation.
 scenario_result clt_choice_claim(const scenario_context& c) {
   scenario_result r;
-  r.id = "002-propC.14-clt";
+  r.id = "bsa24-propC.14-clt";
   r.title = "Props C.14 / C.15: the CLT choice of t - tau minimises (C.6) / (C.7)";
-  r.source = "seed 002 Props C.14, C.15 (CLT, approximations); spec 002 §5.3, item 32";
+  r.source = "BSA24 Props C.14, C.15 (CLT, approximations)";
   r.claim = "the closed-form t - tau is within one step of the integer argmin of its objective";
   std::vector<numeric_check> checks;
   // (C.6)/(C.7) as functions of a real k, written out here independently of bounds.cpp.
@@ -625,7 +625,7 @@ scenario_result clt_choice_claim(const scenario_context& c) {
       if (mu2(static_cast<double>(k)) < mu2(static_cast<double>(best))) best = k;
     return best;
   };
-  {  // Prop C.14 on spec 002's example: L = 10, b = 100, σ = 0.2, n = 1e4, c = 0.99.
+  {  // Prop C.14 on an example: L = 10, b = 100, σ = 0.2, n = 1e4, c = 0.99.
     shifted::noisy_gradient_setting s;
     s.sensitivity = 10;
     s.batch_size = 100;
@@ -639,7 +639,7 @@ scenario_result clt_choice_claim(const scenario_context& c) {
       const double first = mu1 * std::pow(0.99, k + 1) / (1 - 0.99);
       return 8 * first * first + 2 * p * p * k * k1;
     };
-    checks.push_back({"C.14, spec example: closed form vs integer argmin", k_closed,
+    checks.push_back({"C.14, example L = 10, c = 0.99: closed form vs integer argmin", k_closed,
                       static_cast<double>(argmin(mu2, 5000)), 1.0});
   }
   for (double q : {0.0025, 0.01, 0.04})
@@ -694,14 +694,14 @@ scenario_result clt_choice_claim(const scenario_context& c) {
   return r;
 }
 
-// Seed 002 §D.4: Cor 5.4's G(2√(LD)) improves on the exponential mechanism's (2LD, 0)-DP
+// BSA24 §D.4: Cor 5.4's G(2√(LD)) improves on the exponential mechanism's (2LD, 0)-DP
 // exactly when LD > c* ≈ 0.676. Checked on the curves: just below c*, f_{2LD} ≥ G(2√(LD))
 // everywhere (the pure-DP curve implies the GDP one); just above, not.
 scenario_result d4_threshold_claim(const scenario_context& c) {
   scenario_result r;
-  r.id = "002-D.4-threshold";
-  r.title = "Seed 002 D.4: the exponential-mechanism threshold c* = 0.676";
-  r.source = "seed 002 §D.4, §5.2; DRS22 Prop 3";
+  r.id = "bsa24-D.4-threshold";
+  r.title = "BSA24 D.4: the exponential-mechanism threshold c* = 0.676";
+  r.source = "BSA24 §D.4, §5.2; DRS22 Prop 3";
   r.claim =
       "f_{2LD,0} >= G(2 sqrt(LD)) iff LD <= c*, the root of "
       "e^{2x} = (1 - Phi(-sqrt(x)))/Phi(-sqrt(x)) = 0.676 (D.4; the main text says 0.677)";
@@ -747,23 +747,23 @@ scenario_result d4_threshold_claim(const scenario_context& c) {
 }  // namespace
 
 void register_shifted_figure_scenarios(std::vector<scenario>& out) {
-  out.push_back({"002-fig1-noisy-gd", "Seed 002 Figure 1: NoisyGD epsilon vs t, W1 Monte Carlo",
+  out.push_back({"bsa24-fig1-noisy-gd", "BSA24 Figure 1: NoisyGD epsilon vs t, W1 Monte Carlo",
                  [](const scenario_context& c) { return noisy_gd_figure(c, false); }});
-  out.push_back({"002-fig6-noisy-gd", "Seed 002 Figure 6: NoisyGD (c = 0.99), W1 Monte Carlo",
+  out.push_back({"bsa24-fig6-noisy-gd", "BSA24 Figure 6: NoisyGD (c = 0.99), W1 Monte Carlo",
                  [](const scenario_context& c) { return noisy_gd_figure(c, true); }});
-  out.push_back({"002-fig7-noisy-gd-constrained",
-                 "Seed 002 Figure 7 / Table 8: constrained NoisyGD (numeric claim)",
+  out.push_back({"bsa24-fig7-noisy-gd-constrained",
+                 "BSA24 Figure 7 / Table 8: constrained NoisyGD (numeric claim)",
                  noisy_gd_constrained_figure});
   // Thm 4.5 is 1.57x W2's exact mu (C.17) at E = 40: violated at 0.5.
-  out.push_back({"002-fig8-noisy-cgd", "Seed 002 Figure 8: NoisyCGD (c = 0.99), W2 Monte Carlo",
+  out.push_back({"bsa24-fig8-noisy-cgd", "BSA24 Figure 8: NoisyCGD (c = 0.99), W2 Monte Carlo",
                  noisy_cgd_figure});
   // Halving mu* leaves the check true (mu* is far above the valid bound below E = 100): 0.4.
-  out.push_back({"002-fig9-noisy-cgd-constrained",
-                 "Seed 002 Figure 9: constrained NoisyCGD (numeric claim)",
+  out.push_back({"bsa24-fig9-noisy-cgd-constrained",
+                 "BSA24 Figure 9: constrained NoisyCGD (numeric claim)",
                  noisy_cgd_constrained_figure, 0.4});
-  out.push_back({"002-propC.14-clt", "Props C.14 / C.15: the CLT choice of t - tau (numeric claim)",
+  out.push_back({"bsa24-propC.14-clt", "Props C.14 / C.15: the CLT choice of t - tau (numeric claim)",
                  clt_choice_claim});
-  out.push_back({"002-D.4-threshold", "Seed 002 D.4: the threshold c* = 0.676 (numeric claim)",
+  out.push_back({"bsa24-D.4-threshold", "BSA24 D.4: the threshold c* = 0.676 (numeric claim)",
                  d4_threshold_claim});
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 #include <vector>
 
 #include "dpkit/accounting/clt.hpp"
@@ -42,95 +43,204 @@ std::string_view to_string(accountant_type a) noexcept {
   return "?";
 }
 
+namespace {
+
+privacy_estimate from_pld(const pld_epsilon_result& r, bool gaussian) {
+  privacy_estimate e;
+  e.accountant = accountant_type::pld;
+  copy_status(e, r);
+  e.value = e.upper = r.epsilon_upper;
+  e.lower = r.epsilon_lower;
+  e.kind = r.kind;
+  e.tight = r.tight;
+  e.pld = r;
+  e.method = pld_method(r, gaussian);
+  return e;
+}
+
+privacy_estimate from_pld(const pld_delta_result& r, bool gaussian) {
+  privacy_estimate e;
+  e.accountant = accountant_type::pld;
+  copy_status(e, r);
+  e.value = e.upper = r.delta_upper;
+  e.lower = r.delta_lower;
+  e.log_value = r.log_delta;
+  e.kind = r.kind;
+  e.tight = r.tight;
+  e.pld = r;
+  e.method = pld_method(r, gaussian);
+  return e;
+}
+
+std::string rdp_method(const divergence::rdp_conversion c, double alpha) {
+  return std::string(divergence::to_string(c)) +
+         " conversion at alpha = " + format_value(std::round(alpha * 1e4) / 1e4);
+}
+
+privacy_estimate from_rdp(const divergence::rdp_epsilon_result& r) {
+  privacy_estimate e;
+  e.accountant = accountant_type::rdp;
+  copy_status(e, r);
+  e.value = e.upper = r.epsilon;
+  e.kind = r.kind;
+  e.method = rdp_method(r.conversion, r.alpha);
+  return e;
+}
+
+privacy_estimate from_rdp(const divergence::rdp_delta_result& r) {
+  privacy_estimate e;
+  e.accountant = accountant_type::rdp;
+  copy_status(e, r);
+  e.value = e.upper = r.delta;
+  e.log_value = r.log_delta;
+  e.kind = r.kind;
+  e.method = rdp_method(r.conversion, r.alpha);
+  return e;
+}
+
+std::string clt_method(const training_run& run) {
+  return "Gaussian CLT, mu = " + format_value(std::round(clt_mu(run) * 1e6) / 1e6);
+}
+
+privacy_estimate clt_epsilon_estimate(const training_run& run, double delta) {
+  privacy_estimate e;
+  e.accountant = accountant_type::clt;
+  const divergence::epsilon_result r = clt_epsilon(run, delta);
+  copy_status(e, r);
+  e.value = r.epsilon;
+  e.kind = r.kind;
+  e.tight = r.tight;
+  if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
+    e.lower = r.epsilon_lower;
+    e.upper = r.epsilon_upper;
+  }
+  e.method = clt_method(run);
+  return e;
+}
+
+privacy_estimate clt_delta_estimate(const training_run& run,
+                                    double epsilon,
+                                    const pld_options& options) {
+  privacy_estimate e;
+  e.accountant = accountant_type::clt;
+  const divergence::delta_result r = clt_delta(run, epsilon);
+  e.value = r.delta;
+  e.log_value = r.log_delta;
+  e.kind = r.kind;
+  e.tight = r.tight;
+  if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
+    const pld_delta_result exact = pld_delta(run, epsilon, options);
+    e.lower = exact.delta_lower;
+    e.upper = exact.delta_upper;
+  }
+  e.method = clt_method(run);
+  return e;
+}
+
+template <class Each>
+std::vector<privacy_estimate> each_steps(const training_run& run,
+                                         std::span<const long long> steps,
+                                         const char* fn,
+                                         const curve_progress& progress,
+                                         Each&& each) {
+  if (run.phases.empty()) throw_domain_error(fn, "the number of phases", "0", ">= 1");
+  std::vector<privacy_estimate> out;
+  out.reserve(steps.size());
+  training_run r = run;
+  for (const long long t : steps) {
+    check_at_least(fn, "steps", t, 1);
+    r.phases.back().steps = t;
+    out.push_back(each(r));
+    if (progress) progress(out.size(), steps.size());
+  }
+  return out;
+}
+
+}  // namespace
+
 privacy_estimate estimate_epsilon(const training_run& run,
                                   double delta,
                                   accountant_type accountant,
                                   const pld_options& options) {
-  privacy_estimate e;
-  e.accountant = accountant;
   switch (accountant) {
-    case accountant_type::pld: {
-      const pld_epsilon_result r = pld_epsilon(run, delta, options);
-      copy_status(e, r);
-      e.value = e.upper = r.epsilon_upper;
-      e.lower = r.epsilon_lower;
-      e.kind = r.kind;
-      e.tight = r.tight;
-      e.pld = r;
-      e.method = pld_method(r, run.is_gaussian());
-      break;
-    }
-    case accountant_type::rdp: {
-      const divergence::rdp_epsilon_result r = rdp_epsilon(run, delta);
-      copy_status(e, r);
-      e.value = e.upper = r.epsilon;
-      e.kind = r.kind;
-      e.method = std::string(divergence::to_string(r.conversion)) +
-                 " conversion at alpha = " + format_value(std::round(r.alpha * 1e4) / 1e4);
-      break;
-    }
-    case accountant_type::clt: {
-      const divergence::epsilon_result r = clt_epsilon(run, delta);
-      copy_status(e, r);
-      e.value = r.epsilon;
-      e.kind = r.kind;
-      e.tight = r.tight;
-      if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
-        e.lower = r.epsilon_lower;
-        e.upper = r.epsilon_upper;
-      }
-      e.method = "Gaussian CLT, mu = " + format_value(std::round(clt_mu(run) * 1e6) / 1e6);
-      break;
-    }
+    case accountant_type::pld:
+      return from_pld(pld_epsilon(run, delta, options), run.is_gaussian());
+    case accountant_type::rdp:
+      return from_rdp(rdp_epsilon(run, delta));
+    case accountant_type::clt:
+      return clt_epsilon_estimate(run, delta);
   }
-  return e;
+  return {};
 }
 
 privacy_estimate estimate_delta(const training_run& run,
                                 double epsilon,
                                 accountant_type accountant,
                                 const pld_options& options) {
-  privacy_estimate e;
-  e.accountant = accountant;
+  switch (accountant) {
+    case accountant_type::pld:
+      return from_pld(pld_delta(run, epsilon, options), run.is_gaussian());
+    case accountant_type::rdp:
+      return from_rdp(rdp_delta(run, epsilon));
+    case accountant_type::clt:
+      return clt_delta_estimate(run, epsilon, options);
+  }
+  return {};
+}
+
+std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
+                                                     std::span<const long long> steps,
+                                                     double delta,
+                                                     accountant_type accountant,
+                                                     const pld_options& options,
+                                                     const curve_progress& progress) {
+  constexpr const char* kFn = "estimate_epsilon_curve";
+  std::vector<privacy_estimate> out;
   switch (accountant) {
     case accountant_type::pld: {
-      const pld_delta_result r = pld_delta(run, epsilon, options);
-      copy_status(e, r);
-      e.value = e.upper = r.delta_upper;
-      e.lower = r.delta_lower;
-      e.log_value = r.log_delta;
-      e.kind = r.kind;
-      e.tight = r.tight;
-      e.pld = r;
-      e.method = pld_method(r, run.is_gaussian());
+      const bool gaussian = run.is_gaussian();
+      for (const pld_epsilon_result& r : pld_epsilon_curve(run, steps, delta, options, progress))
+        out.push_back(from_pld(r, gaussian));
       break;
     }
-    case accountant_type::rdp: {
-      const divergence::rdp_delta_result r = rdp_delta(run, epsilon);
-      copy_status(e, r);
-      e.value = e.upper = r.delta;
-      e.log_value = r.log_delta;
-      e.kind = r.kind;
-      e.method = std::string(divergence::to_string(r.conversion)) +
-                 " conversion at alpha = " + format_value(std::round(r.alpha * 1e4) / 1e4);
+    case accountant_type::rdp:
+      for (const divergence::rdp_epsilon_result& r : rdp_epsilon_curve(run, steps, delta, progress))
+        out.push_back(from_rdp(r));
       break;
-    }
-    case accountant_type::clt: {
-      const divergence::delta_result r = clt_delta(run, epsilon);
-      e.value = r.delta;
-      e.log_value = r.log_delta;
-      e.kind = r.kind;
-      e.tight = r.tight;
-      if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
-        const pld_delta_result exact = pld_delta(run, epsilon, options);
-        e.lower = exact.delta_lower;
-        e.upper = exact.delta_upper;
-      }
-      e.method = "Gaussian CLT, mu = " + format_value(std::round(clt_mu(run) * 1e6) / 1e6);
+    case accountant_type::clt:
+      out = each_steps(run, steps, kFn, progress,
+                       [&](const training_run& r) { return clt_epsilon_estimate(r, delta); });
       break;
-    }
   }
-  return e;
+  return out;
+}
+
+std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
+                                                   std::span<const long long> steps,
+                                                   double epsilon,
+                                                   accountant_type accountant,
+                                                   const pld_options& options,
+                                                   const curve_progress& progress) {
+  constexpr const char* kFn = "estimate_delta_curve";
+  std::vector<privacy_estimate> out;
+  switch (accountant) {
+    case accountant_type::pld: {
+      const bool gaussian = run.is_gaussian();
+      for (const pld_delta_result& r : pld_delta_curve(run, steps, epsilon, options, progress))
+        out.push_back(from_pld(r, gaussian));
+      break;
+    }
+    case accountant_type::rdp:
+      for (const divergence::rdp_delta_result& r : rdp_delta_curve(run, steps, epsilon, progress))
+        out.push_back(from_rdp(r));
+      break;
+    case accountant_type::clt:
+      out = each_steps(run, steps, kFn, progress, [&](const training_run& r) {
+        return clt_delta_estimate(r, epsilon, options);
+      });
+      break;
+  }
+  return out;
 }
 
 noise_calibration calibrate_noise_multiplier(training_run run,
@@ -240,7 +350,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     out.termination = termination_type::failure;
     // Say how far the search went: the last noise multiplier tried and what it certifies.
     const privacy_estimate& last = certified(x1);
-    out.message = std::string(kFn) + ": could not bracket the noise multiplier: at noise multiplier " +
+    out.message = std::string(kFn) +
+                  ": could not bracket the noise multiplier: at noise multiplier " +
                   format_value(std::exp(x1)) + " the certified epsilon is " +
                   format_value(last.value) + " (target " + format_value(target_epsilon) +
                   "; the search moves at most 4x per step and stopped after " +

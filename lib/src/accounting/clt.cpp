@@ -21,7 +21,7 @@ double clt_mu(const training_run& run) {
     } else if (p.sampling == sampling_scheme::poisson) {
       mu2 = q * q * t * std::expm1(1 / (s * s));  // Bu et al. (2020)
     } else {
-      const double mu1 = 2 / s;  // seed 002 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
+      const double mu1 = 2 / s;  // BSA24 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
       const double k = std::exp(mu1 * mu1) * normal_cdf(1.5 * mu1) + 3 * normal_cdf(-0.5 * mu1) - 2;
       mu2 = 2 * q * q * t * k;
     }

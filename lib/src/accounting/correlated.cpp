@@ -39,7 +39,7 @@ void check_setting_budget(std::string_view fn,
   check_open_probability(fn, "delta", delta);
 }
 
-// a_t = (1 − λ^t)/(1 − λ) = Σ_{j<t} λ^j, t ≥ 1: row t's sum of C (seed 000 eq. (25)).
+// a_t = (1 − λ^t)/(1 − λ) = Σ_{j<t} λ^j, t ≥ 1: row t's sum of C (WSK+26 eq. (25)).
 double geometric_sum(double lambda, long long t) {
   if (lambda == 0) return 1.0;
   return -std::expm1(static_cast<double>(t) * std::log(lambda)) / (1 - lambda);
@@ -208,8 +208,8 @@ correlated_noise f12_route(const correlated_setting& s,
   const double c = stated ? 8.0 : 2.0;
   r.closed_form = true;
   r.relation = neighbouring_relation::zero_out;
-  r.source = stated ? "seed 000 Thm F.12 (= Thm 5.1)"
-                    : "seed 000 proof of Thm F.12: classical Gaussian mechanism "
+  r.source = stated ? "WSK+26 Thm F.12 (= Thm 5.1)"
+                    : "WSK+26 proof of Thm F.12: classical Gaussian mechanism "
                       "kappa^2 >= Delta^2 2 ln(1.25/delta')/epsilon^2 with delta' = delta/2";
   r.noise_multiplier = f12_noise_multiplier(s, epsilon, delta, c);
   const double rT = s.sampling_rate * static_cast<double>(s.steps);
@@ -262,11 +262,11 @@ correlated_noise f9_route(const correlated_setting& s,
   std::string sensitivity_text;
   switch (kind) {
     case f9_sensitivity::row_sum:
-      r.source = "seed 000 Lemma F.9 + Lemma F.11 (row-sum Delta_k); exact tails (spec 000 6.4)";
+      r.source = "WSK+26 Lemma F.9 + Lemma F.11 (row-sum Delta_k); exact tails";
       sensitivity_text = "Delta_k = (1 - lambda^T)/(1 - lambda) sqrt(k)";
       break;
     case f9_sensitivity::spectral: {
-      r.source = "seed 000 Lemma F.9; Delta_k = ||C||_2 sqrt(k); exact tails (spec 000 6.4)";
+      r.source = "WSK+26 Lemma F.9; Delta_k = ||C||_2 sqrt(k); exact tails";
       const spectral_norm_result sn = correlation_spectral_norm(s.correlation, s.steps);
       spectral = sn.value;
       r.evaluations += sn.evaluations;
@@ -275,13 +275,13 @@ correlated_noise f9_route(const correlated_setting& s,
       break;
     }
     case f9_sensitivity::leading_block:
-      r.source = "seed 000 Lemma F.9; Delta_k = ||C 1_{1..k}||_2 (spec 000 6.4 conjecture)";
+      r.source = "WSK+26 Lemma F.9; Delta_k = ||C 1_{1..k}||_2 (leading-block conjecture)";
       sensitivity_text = "Delta_k = ||C (1..1 0..0)||_2 (leading block)";
       break;
   }
   r.conditions = kind == f9_sensitivity::leading_block
-                     ? "leading-block maximiser of ||C y||_2 over ||y||_0 <= k (spec 000 6.4 "
-                       "conjecture; checked by brute force for T <= 14)"
+                     ? "leading-block maximiser of ||C y||_2 over ||y||_0 <= k (a conjecture, "
+                       "checked by brute force for T <= 14; docs/correlated.md)"
                      : "none (Lemma F.9 holds for every event; the exact hockey-stick for every "
                        "epsilon > 0)";
   const f9_calibration c = calibrate_f9(s, epsilon, delta, kind, spectral);
@@ -324,11 +324,11 @@ correlated_noise pld_route(const correlated_setting& s,
   const bool zero_out = m == correlated_method::pld;
   r.relation = zero_out ? neighbouring_relation::zero_out : neighbouring_relation::replace_one;
   r.source = zero_out
-                 ? "seed 000 Thm F.8 at C = I: the Poisson-subsampled Gaussian pair (spec "
-                   "000 6.4); certified PLD accountant (docs/accounting.md)"
+                 ? "WSK+26 Thm F.8 at C = I: the Poisson-subsampled Gaussian pair; "
+                   "certified PLD accountant (docs/accounting.md)"
                  : "fixed-size batches and replace-one neighbours: one step is C_r(G(2/kappa)) "
-                   "(Dong-Roth-Su 2022 Thm 4.2); certified PLD accountant "
-                   "(docs/accounting.md); the relation of seed 000 Thm D.9";
+                   "(Dong-Roth-Su 2022 (DRS22) Thm 4.2); certified PLD accountant "
+                   "(docs/accounting.md); the relation of WSK+26 Thm D.9";
   if (s.correlation != 0)
     return not_applicable(r, zero_out ? "requires correlation = 0 so that C = I"
                                       : "requires correlation = 0: independent noise");
@@ -365,19 +365,19 @@ correlated_noise d9_route(const correlated_setting& s,
   correlated_noise r = start(correlated_method::d9);
   r.closed_form = true;
   r.relation = neighbouring_relation::replace_one;
-  r.source = "seed 000 Thm D.9 (= Thm 5.4) with c_sgm = 8 (Lemma D.7)";
+  r.source = "WSK+26 Thm D.9 (= Thm 5.4) with c_sgm = 8 (Lemma D.7)";
   if (s.correlation != 0) return not_applicable(r, "requires correlation = 0: independent noise");
   r.noise_multiplier = d9_noise_multiplier(s, epsilon, delta);
   const bool subsampled = s.sampling_rate < 1;
   r.conditions_met = subsampled;
   r.conditions = "correlation = 0 holds; r < 1 (B < n) " + holds(subsampled) +
                  "; c_sgm = 8 is the leading asymptotic of eq. (19) (Remark D.8)";
-  const double seed_alpha = 1 + 2 * std::log(1 / delta) / epsilon;
+  const double paper_alpha = 1 + 2 * std::log(1 / delta) / epsilon;
   const eq19_epsilon check = d9_eq19_epsilon(s, r.noise_multiplier, delta, o.max_order);
   r.certified_epsilon = check.epsilon;
   r.alpha = check.alpha;
   const bool sufficient = check.epsilon <= epsilon;
-  r.details = "seed's order alpha = 1 + 2 log(1/delta)/epsilon = " + fmt(seed_alpha) +
+  r.details = "Thm D.9's order alpha = 1 + 2 log(1/delta)/epsilon = " + fmt(paper_alpha) +
               "; eq. (19) + Lemma D.2 give epsilon = " + fmt(check.epsilon) +
               " at alpha = " + fmt(check.alpha) +
               (sufficient ? " <= target: sufficient here" : " > target: NOT certified here");
@@ -397,7 +397,7 @@ correlated_noise d9_eq19_route(const correlated_setting& s,
   correlated_noise r = start(correlated_method::d9_eq19);
   r.relation = neighbouring_relation::replace_one;
   r.source =
-      "seed 000 Lemma D.7 eq. (19) (Wang-Balle-Kasiviswanathan 2019 Thm 9) composed over T "
+      "WSK+26 Lemma D.7 eq. (19) (Wang-Balle-Kasiviswanathan 2019 Thm 9) composed over T "
       "(Lemma D.6) and converted by Lemma D.2";
   if (s.correlation != 0) return not_applicable(r, "requires correlation = 0: independent noise");
   r.conditions = "correlation = 0 holds; integer orders 2.." + std::to_string(o.max_order);
@@ -545,7 +545,7 @@ spectral_norm_result correlation_spectral_norm(double correlation, long long ste
     r.value = r.lower = 1.0;
     return r;
   }
-  // ‖C‖₂ = 1/σ_min(B), B = C^{−1} = I − λS (seed 000 eq. (24)), a bidiagonal matrix with
+  // ‖C‖₂ = 1/σ_min(B), B = C^{−1} = I − λS (WSK+26 eq. (24)), a bidiagonal matrix with
   // σ_min ∈ [1 − λ, 1] (‖λS‖ ≤ λ; B e_T = e_T). Its singular values are the positive eigenvalues
   // of the 2T × 2T Golub–Kahan matrix: zero diagonal, off-diagonals 1, λ, 1, λ, …, λ, 1. A Sturm
   // sequence (LAPACK dstebz) counts its eigenvalues below x; with x > 0 the count is T + #{σ_i <
@@ -667,7 +667,7 @@ double f12_noise_multiplier(const correlated_setting& setting,
   constexpr const char* kFn = "f12_noise_multiplier";
   check_setting_budget(kFn, setting, epsilon, delta);
   check_positive(kFn, "constant", constant);
-  // seed 000 Thm F.12: κ² ≥ c·((1 − λ^T)/(1 − λ))²·(rT + √(3rT ln(2/δ)))·ln(2.5/δ)/ε².
+  // WSK+26 Thm F.12: κ² ≥ c·((1 − λ^T)/(1 − λ))²·(rT + √(3rT ln(2/δ)))·ln(2.5/δ)/ε².
   const double a = geometric_sum(setting.correlation, setting.steps);
   const double rT = setting.sampling_rate * static_cast<double>(setting.steps);
   return std::sqrt(constant * (rT + std::sqrt(3 * rT * std::log(2 / delta))) *
@@ -678,7 +678,7 @@ double f12_noise_multiplier(const correlated_setting& setting,
 double d9_noise_multiplier(const correlated_setting& setting, double epsilon, double delta) {
   constexpr const char* kFn = "d9_noise_multiplier";
   check_setting_budget(kFn, setting, epsilon, delta);
-  // seed 000 Thm D.9: κ² ≥ 16B²T/(n²ε) + 32B²T log(1/δ)/(n²ε²), B/n = r.
+  // WSK+26 Thm D.9: κ² ≥ 16B²T/(n²ε) + 32B²T log(1/δ)/(n²ε²), B/n = r.
   const double r2T =
       setting.sampling_rate * setting.sampling_rate * static_cast<double>(setting.steps);
   return std::sqrt(16 * r2T / epsilon + 32 * r2T * std::log(1 / delta) / (epsilon * epsilon));

@@ -31,6 +31,17 @@ struct pass_result {
   std::size_t fft_size = 0;
 };
 
+// The discretised steps of one grid, kept between the points of a curve (pld_epsilon_curve):
+// the runs of a curve differ only in the count of their last factor, so a point on the same
+// grid as the previous one composes the same discretised steps again instead of discretising
+// them anew. `tail_steps` fixes the per-step truncation for every point (that of the longest
+// run: a shorter run then truncates at most T·tail/tail_steps ≤ tail in total, still certified).
+struct discretisation_cache {
+  long long tail_steps = 0;
+  double h = NAN, step_tail = NAN;
+  std::vector<std::vector<std::pair<discrete_pld, discrete_pld>>> steps;  // [direction][factor]
+};
+
 // One grid pass. `dominated(pessimistic_d, optimistic_so_far)` says whether a direction's upper
 // bound is already below the best lower bound: its optimistic side cannot raise the lower
 // bound then (true value = max over directions) and is not composed.
@@ -40,40 +51,55 @@ pass_result evaluate_pass(const directions& dirs,
                           double tail,
                           std::size_t max_fft,
                           const compose_focus& focus,
-                          Dominated&& dominated) {
+                          Dominated&& dominated,
+                          discretisation_cache* cache) {
   pass_result out;
   long long total = 0;
   for (const loss_factor& f : dirs.front()) total += f.count;
+  if (cache != nullptr && cache->tail_steps > 0) total = cache->tail_steps;
   // Per-step truncation: at most tail/T per step, so T steps lose at most `tail` in total.
   const double step_tail = std::max(tail / static_cast<double>(std::max(total, 1LL)), 1e-300);
-  for (const std::vector<loss_factor>& factors : dirs) {
-    std::vector<discrete_pld> pess, opt;
-    pess.reserve(factors.size());
-    opt.reserve(factors.size());
-    for (const loss_factor& f : factors) {
-      // The discretised step must fit the memory limit too (its cells outnumber the FFT's
-      // points only for few steps, but then they are what grows as h shrinks).
-      const double cells =
-          (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
-      if (cells > static_cast<double>(max_fft))
-        throw std::length_error("discretize: one step needs " +
-                                format_value(static_cast<long long>(std::ceil(cells))) +
-                                " grid cells at h = " + format_value(h) + ", more than the limit " +
-                                std::to_string(max_fft));
-      auto both = discretize_both(*f.loss, h, step_tail);
-      pess.push_back(std::move(both.first));
-      opt.push_back(std::move(both.second));
+  // Without a cache (one query), each direction's steps are discretised, composed and freed
+  // before the next direction's.
+  discretisation_cache local;
+  discretisation_cache& steps = cache != nullptr ? *cache : local;
+  if (!(steps.h == h) || !(steps.step_tail == step_tail) || steps.steps.size() != dirs.size()) {
+    steps.h = h;
+    steps.step_tail = step_tail;
+    steps.steps.assign(dirs.size(), {});
+  }
+  for (std::size_t d = 0; d < dirs.size(); ++d) {
+    const std::vector<loss_factor>& factors = dirs[d];
+    std::vector<std::pair<discrete_pld, discrete_pld>>& both = steps.steps[d];
+    if (both.size() != factors.size()) {
+      both.clear();
+      both.reserve(factors.size());
+      for (const loss_factor& f : factors) {
+        // The discretised step must fit the memory limit too (its cells outnumber the FFT's
+        // points only for few steps, but then they are what grows as h shrinks).
+        const double cells =
+            (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
+        if (cells > static_cast<double>(max_fft))
+          throw std::length_error("discretize: one step needs " +
+                                  format_value(static_cast<long long>(std::ceil(cells))) +
+                                  " grid cells at h = " + format_value(h) +
+                                  ", more than the limit " + std::to_string(max_fft));
+        both.push_back(discretize_both(*f.loss, h, step_tail));
+      }
     }
     std::vector<pld_factor> fp, fo;
     for (std::size_t i = 0; i < factors.size(); ++i) {
-      fp.push_back({&pess[i], factors[i].count});
-      fo.push_back({&opt[i], factors[i].count});
+      fp.push_back({&both[i].first, factors[i].count});
+      fo.push_back({&both[i].second, factors[i].count});
     }
     out.pessimistic.push_back(compose(fp, tail, max_fft, focus));
     out.fft_size = std::max(out.fft_size, out.pessimistic.back().fft_size);
-    if (!out.optimistic.empty() && dominated(out.pessimistic.back(), out.optimistic)) continue;
-    out.optimistic.push_back(compose(fo, tail, max_fft, focus));
-    out.fft_size = std::max(out.fft_size, out.optimistic.back().fft_size);
+    const bool skip = !out.optimistic.empty() && dominated(out.pessimistic.back(), out.optimistic);
+    if (!skip) {
+      out.optimistic.push_back(compose(fo, tail, max_fft, focus));
+      out.fft_size = std::max(out.fft_size, out.optimistic.back().fft_size);
+    }
+    if (cache == nullptr) both = {};  // one query: this direction's steps are not needed again
   }
   return out;
 }
@@ -116,7 +142,8 @@ void bracket(const directions& dirs,
              Result& r,
              Query&& query,
              std::vector<double>& lower,
-             std::vector<double>& upper) {
+             std::vector<double>& upper,
+             discretisation_cache* cache = nullptr) {
   double h = options.grid_spacing > 0           ? options.grid_spacing
              : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
                                                 : initial_spacing(dirs);
@@ -139,14 +166,16 @@ void bracket(const directions& dirs,
   for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
     pass_result p;
     try {
-      p = evaluate_pass(dirs, h, tail, options.max_fft_size, focus,
-                        [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
-                          const std::vector<double> best = max_of(opts);
-                          const std::vector<double> v = query(pess);
-                          for (std::size_t i = 0; i < v.size(); ++i)
-                            if (!(v[i] <= best[i])) return false;
-                          return true;
-                        });
+      p = evaluate_pass(
+          dirs, h, tail, options.max_fft_size, focus,
+          [&](const composed_pld& pess, const std::vector<composed_pld>& opts) {
+            const std::vector<double> best = max_of(opts);
+            const std::vector<double> v = query(pess);
+            for (std::size_t i = 0; i < v.size(); ++i)
+              if (!(v[i] <= best[i])) return false;
+            return true;
+          },
+          cache);
     } catch (const std::length_error& e) {
       // The first grid does not fit in max_fft_size: coarsen it until a bracket (however wide)
       // exists, so that a small memory cap gives a wide certified answer rather than none.
@@ -229,7 +258,8 @@ void check_factors(std::span<const loss_factor> factors, const char* function) {
 pld_epsilon_result epsilon_of(const directions& dirs,
                               double delta,
                               const pld_options& options,
-                              const char* fn) {
+                              const char* fn,
+                              discretisation_cache* cache = nullptr) {
   pld_epsilon_result r;
   r.kind = bound_kind::upper_bound;
   // Truncation and aliasing may cost at most ~1e-6·δ: negligible next to the grid's gap, and
@@ -241,7 +271,8 @@ pld_epsilon_result epsilon_of(const directions& dirs,
   focus.tolerance = 0.1 * options.relative_accuracy;
   bracket(
       dirs, options, tail, focus, fn, r,
-      [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper);
+      [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper,
+      cache);
   r.epsilon = r.epsilon_upper = upper[0];
   r.epsilon_lower = lower[0];
   return r;
@@ -250,7 +281,8 @@ pld_epsilon_result epsilon_of(const directions& dirs,
 pld_delta_result delta_of(const directions& dirs,
                           double epsilon,
                           const pld_options& options,
-                          const char* fn) {
+                          const char* fn,
+                          discretisation_cache* cache = nullptr) {
   pld_delta_result r;
   r.kind = bound_kind::upper_bound;
   const double tail = 1e-20;  // absolute: δ itself is not known in advance
@@ -260,7 +292,8 @@ pld_delta_result delta_of(const directions& dirs,
   focus.tolerance = 0.1 * options.relative_accuracy;
   bracket(
       dirs, options, tail, focus, fn, r,
-      [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper);
+      [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper,
+      cache);
   r.delta = r.delta_upper = upper[0];
   r.delta_lower = lower[0];
   r.log_delta = std::log(upper[0]);
@@ -391,6 +424,90 @@ pld_profile_result pld_delta_profile(const training_run& run,
       directions_of(run), options, tail, compose_focus{}, kFn, r,
       [&](const composed_pld& c) { return c.delta(eps); }, r.delta_lower, r.delta_upper);
   return r;
+}
+
+namespace {
+
+// The points of a curve over the last phase's steps, from the most steps down. Every point is
+// the certified bracket `one(dirs, options, cache)` of its own run; each starts from the grid of
+// the point before (the relative gap grows like T·h² while ε grows like √T or faster, so the
+// longest run's grid is fine enough for the shorter ones, which then take a single pass on the
+// steps already discretised — the grid is still refined for a point that needs it).
+template <class Result, class One, class Closed>
+std::vector<Result> steps_curve(const training_run& run,
+                                std::span<const long long> steps,
+                                const pld_options& options,
+                                const char* fn,
+                                const curve_progress& progress,
+                                One&& one,
+                                Closed&& closed) {
+  run.validate(fn);
+  if (run.phases.empty()) throw_domain_error(fn, "the number of phases", "0", ">= 1");
+  if (steps.empty()) throw_domain_error(fn, "the number of step counts", "0", ">= 1");
+  for (const long long t : steps) check_at_least(fn, "steps", t, 1);
+  options.validate(fn);
+  std::vector<std::size_t> order(steps.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return steps[a] > steps[b]; });
+  training_run longest = run;
+  longest.phases.back().steps = steps[order.front()];
+  check_pld_steps(fn, longest);
+  std::vector<Result> out(steps.size());
+  std::size_t done = 0;
+  if (longest.is_gaussian()) {
+    for (const std::size_t i : order) {
+      training_run r = run;
+      r.phases.back().steps = steps[i];
+      out[i] = closed(r);
+      if (progress) progress(++done, steps.size());
+    }
+    return out;
+  }
+  directions dirs = directions_of(longest);
+  discretisation_cache cache;
+  cache.tail_steps = longest.total_steps();
+  pld_options o = options;
+  for (const std::size_t i : order) {
+    for (std::vector<loss_factor>& factors : dirs) factors.back().count = steps[i];
+    out[i] = one(dirs, o, &cache);
+    if (options.grid_spacing == 0 && out[i].grid_spacing > 0)
+      o.initial_grid_spacing = out[i].grid_spacing;
+    if (progress) progress(++done, steps.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<pld_epsilon_result> pld_epsilon_curve(const training_run& run,
+                                                  std::span<const long long> steps,
+                                                  double delta,
+                                                  const pld_options& options,
+                                                  const curve_progress& progress) {
+  constexpr const char* kFn = "pld_epsilon_curve";
+  check_open_probability(kFn, "delta", delta);
+  return steps_curve<pld_epsilon_result>(
+      run, steps, options, kFn, progress,
+      [&](const directions& dirs, const pld_options& o, discretisation_cache* cache) {
+        return epsilon_of(dirs, delta, o, kFn, cache);
+      },
+      [&](const training_run& r) { return pld_epsilon(r, delta, options); });
+}
+
+std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
+                                              std::span<const long long> steps,
+                                              double epsilon,
+                                              const pld_options& options,
+                                              const curve_progress& progress) {
+  constexpr const char* kFn = "pld_delta_curve";
+  check_nonnegative(kFn, "epsilon", epsilon);
+  return steps_curve<pld_delta_result>(
+      run, steps, options, kFn, progress,
+      [&](const directions& dirs, const pld_options& o, discretisation_cache* cache) {
+        return delta_of(dirs, epsilon, o, kFn, cache);
+      },
+      [&](const training_run& r) { return pld_delta(r, epsilon, options); });
 }
 
 pld_epsilon_result pld_epsilon(std::span<const loss_factor> factors,

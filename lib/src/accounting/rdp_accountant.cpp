@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -19,7 +20,7 @@ double phase_rdp(const training_phase& p, double alpha) {
 }
 
 double unchecked_run_rdp(const training_run& run, double alpha) {
-  double e = 0.5 * run.gaussian_mu * run.gaussian_mu * alpha;  // seed 002 Lemma A.4
+  double e = 0.5 * run.gaussian_mu * run.gaussian_mu * alpha;  // BSA24 Lemma A.4
   for (const training_phase& p : run.phases)
     e += static_cast<double>(p.steps) * phase_rdp(p, alpha);
   return e;
@@ -82,17 +83,43 @@ const std::vector<double>& ladder() {
   return orders;
 }
 
+// Each phase's one-step RDP by order, kept across the runs of a curve (rdp_epsilon_curve): the
+// runs differ only in their step counts, so a run's ε_run(α) is a weighted sum of values already
+// computed at the orders an earlier run evaluated. The sum is formed exactly as
+// unchecked_run_rdp forms it, so a curve's points equal separate calls bit for bit.
+class phase_rdp_cache {
+ public:
+  double run_rdp(const training_run& run, double alpha) {
+    auto it = values_.find(alpha);
+    if (it == values_.end()) {
+      std::vector<double> v;
+      v.reserve(run.phases.size());
+      for (const training_phase& p : run.phases) v.push_back(phase_rdp(p, alpha));
+      it = values_.emplace(alpha, std::move(v)).first;
+    }
+    double e = 0.5 * run.gaussian_mu * run.gaussian_mu * alpha;
+    for (std::size_t i = 0; i < run.phases.size(); ++i)
+      e += static_cast<double>(run.phases[i].steps) * it->second[i];
+    return e;
+  }
+
+ private:
+  std::map<double, std::vector<double>> values_;
+};
+
 // ε_run at the ladder's orders and at fractional orders near the optimum, cached: the three
 // conversions share the evaluations, and a fractional order costs a quadrature (50–150 µs).
 class order_search {
  public:
   explicit order_search(training_run&&) = delete;  // it keeps a reference to the run
-  explicit order_search(const training_run& run) : run_(run) {}
+  explicit order_search(const training_run& run, phase_rdp_cache* phases = nullptr)
+      : run_(run), phases_(phases) {}
 
   double rdp(double alpha) {
     auto it = cache_.find(alpha);
     if (it != cache_.end()) return it->second;
-    return cache_[alpha] = unchecked_run_rdp(run_, alpha);
+    return cache_[alpha] =
+               phases_ != nullptr ? phases_->run_rdp(run_, alpha) : unchecked_run_rdp(run_, alpha);
   }
 
   /// Minimum of objective(α, ε_α) over the ladder: (value, α, index). The converted ε is
@@ -177,6 +204,7 @@ class order_search {
   }
 
   const training_run& run_;
+  phase_rdp_cache* phases_ = nullptr;
   std::map<double, double> cache_;
 };
 
@@ -217,9 +245,11 @@ double run_rdp(const training_run& run, double alpha) {
   return unchecked_run_rdp(run, alpha);
 }
 
-divergence::rdp_epsilon_result rdp_epsilon(const training_run& run, double delta) {
-  run.validate("rdp_epsilon");
-  check_open_probability("rdp_epsilon", "delta", delta);
+namespace {
+
+divergence::rdp_epsilon_result epsilon_of(const training_run& run,
+                                          double delta,
+                                          phase_rdp_cache* phases) {
   if (run.is_gaussian()) {
     // μ-GDP ⇒ (α, αμ²/2)-RDP: a linear curve (BS16 applies), at μ widened for the rounding of
     // √T/σ, each conversion's rounding added.
@@ -235,7 +265,7 @@ divergence::rdp_epsilon_result rdp_epsilon(const training_run& run, double delta
   divergence::rdp_epsilon_result r;
   r.kind = bound_kind::upper_bound;
   r.tight = false;
-  order_search search(run);
+  order_search search(run, phases);
   optimise(search, r, [&](divergence::rdp_conversion c, double a, double e) {
     const double up = raised(e);
     return divergence::rdp_epsilon_at_order(c, a, up, delta) + epsilon_rounding(a, up, delta);
@@ -247,9 +277,9 @@ divergence::rdp_epsilon_result rdp_epsilon(const training_run& run, double delta
   return r;
 }
 
-divergence::rdp_delta_result rdp_delta(const training_run& run, double epsilon) {
-  run.validate("rdp_delta");
-  check_nonnegative("rdp_delta", "epsilon", epsilon);
+divergence::rdp_delta_result delta_of(const training_run& run,
+                                      double epsilon,
+                                      phase_rdp_cache* phases) {
   if (run.is_gaussian()) {
     const double mu = gaussian_mu_upper(run);
     divergence::rdp_delta_result r = divergence::rdp_delta(divergence::gdp_rdp_curve(mu), epsilon);
@@ -266,7 +296,7 @@ divergence::rdp_delta_result rdp_delta(const training_run& run, double epsilon) 
   divergence::rdp_delta_result r;
   r.kind = bound_kind::upper_bound;
   r.tight = false;
-  order_search search(run);
+  order_search search(run, phases);
   optimise(search, r, [&](divergence::rdp_conversion c, double a, double e) {
     const double up = raised(e);
     return std::min(0.0, divergence::rdp_log_delta_at_order(c, a, up, epsilon) +
@@ -274,6 +304,138 @@ divergence::rdp_delta_result rdp_delta(const training_run& run, double epsilon) 
   });
   r.log_delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   // exp rounds by < 1 ulp: one more, upward.
+  for (auto& cand : r.candidates)
+    if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
+  r.delta = std::min(1.0, std::exp(r.log_delta) * (1 + tol::kMachineEps));
+  return r;
+}
+
+// The runs of a curve over the last phase's steps, each evaluated as its own call would be, with
+// the phases' one-step RDP shared between them.
+template <class Result, class One>
+std::vector<Result> steps_curve(const training_run& run,
+                                std::span<const long long> steps,
+                                const char* fn,
+                                const curve_progress& progress,
+                                One&& one) {
+  run.validate(fn);
+  if (run.phases.empty()) throw_domain_error(fn, "the number of phases", "0", ">= 1");
+  for (const long long t : steps) check_at_least(fn, "steps", t, 1);
+  phase_rdp_cache phases;
+  std::vector<Result> out;
+  out.reserve(steps.size());
+  training_run r = run;
+  for (const long long t : steps) {
+    r.phases.back().steps = t;
+    out.push_back(one(r, &phases));
+    if (progress) progress(out.size(), steps.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+double run_rdp_upper(const training_run& run, double alpha) {
+  return raised(run_rdp(run, alpha));
+}
+
+divergence::rdp_epsilon_result rdp_epsilon(const training_run& run, double delta) {
+  run.validate("rdp_epsilon");
+  check_open_probability("rdp_epsilon", "delta", delta);
+  return epsilon_of(run, delta, nullptr);
+}
+
+divergence::rdp_delta_result rdp_delta(const training_run& run, double epsilon) {
+  run.validate("rdp_delta");
+  check_nonnegative("rdp_delta", "epsilon", epsilon);
+  return delta_of(run, epsilon, nullptr);
+}
+
+std::vector<divergence::rdp_epsilon_result> rdp_epsilon_curve(const training_run& run,
+                                                              std::span<const long long> steps,
+                                                              double delta,
+                                                              const curve_progress& progress) {
+  constexpr const char* kFn = "rdp_epsilon_curve";
+  check_open_probability(kFn, "delta", delta);
+  return steps_curve<divergence::rdp_epsilon_result>(
+      run, steps, kFn, progress,
+      [&](const training_run& r, phase_rdp_cache* c) { return epsilon_of(r, delta, c); });
+}
+
+std::vector<divergence::rdp_delta_result> rdp_delta_curve(const training_run& run,
+                                                          std::span<const long long> steps,
+                                                          double epsilon,
+                                                          const curve_progress& progress) {
+  constexpr const char* kFn = "rdp_delta_curve";
+  check_nonnegative(kFn, "epsilon", epsilon);
+  return steps_curve<divergence::rdp_delta_result>(
+      run, steps, kFn, progress,
+      [&](const training_run& r, phase_rdp_cache* c) { return delta_of(r, epsilon, c); });
+}
+
+namespace {
+
+void check_orders(const char* fn, std::span<const double> orders) {
+  if (orders.empty()) throw_domain_error(fn, "the number of orders", "0", ">= 1");
+  for (const double a : orders)
+    if (!(a > 1 && a <= 1e6)) throw_domain_error(fn, "alpha", a, "in (1, 1e6]");
+}
+
+// The best conversion over the given orders only, each value rounded outward as the accountant's.
+template <class Result, class Convert>
+void best_at_orders(const training_run& run,
+                    std::span<const double> orders,
+                    Result& r,
+                    Convert&& convert) {
+  r.kind = bound_kind::upper_bound;
+  r.tight = false;
+  r.candidates[0].conversion = divergence::rdp_conversion::bs16;  // not used: orders are given
+  double best = INFINITY;
+  for (std::size_t k = 0; k < 3; ++k) {
+    divergence::rdp_candidate& cand = r.candidates[k + 1];
+    cand.conversion = kConversions[k];
+    cand.applicable = true;
+    cand.value = INFINITY;
+    for (const double a : orders) {
+      const double v = convert(kConversions[k], a, raised(unchecked_run_rdp(run, a)));
+      if (v < cand.value) cand.value = v, cand.alpha = a;
+    }
+    if (cand.value < best) best = cand.value, r.conversion = cand.conversion, r.alpha = cand.alpha;
+  }
+}
+
+}  // namespace
+
+divergence::rdp_epsilon_result rdp_epsilon_at_orders(const training_run& run,
+                                                     double delta,
+                                                     std::span<const double> orders) {
+  constexpr const char* kFn = "rdp_epsilon_at_orders";
+  run.validate(kFn);
+  check_open_probability(kFn, "delta", delta);
+  check_orders(kFn, orders);
+  divergence::rdp_epsilon_result r;
+  best_at_orders(run, orders, r, [&](divergence::rdp_conversion c, double a, double up) {
+    return std::max(
+        0.0, divergence::rdp_epsilon_at_order(c, a, up, delta) + epsilon_rounding(a, up, delta));
+  });
+  r.epsilon = r.epsilon_upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+  r.epsilon_lower = NAN;
+  return r;
+}
+
+divergence::rdp_delta_result rdp_delta_at_orders(const training_run& run,
+                                                 double epsilon,
+                                                 std::span<const double> orders) {
+  constexpr const char* kFn = "rdp_delta_at_orders";
+  run.validate(kFn);
+  check_nonnegative(kFn, "epsilon", epsilon);
+  check_orders(kFn, orders);
+  divergence::rdp_delta_result r;
+  best_at_orders(run, orders, r, [&](divergence::rdp_conversion c, double a, double up) {
+    return std::min(0.0, divergence::rdp_log_delta_at_order(c, a, up, epsilon) +
+                             log_delta_rounding(a, up, epsilon));
+  });
+  r.log_delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   for (auto& cand : r.candidates)
     if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
   r.delta = std::min(1.0, std::exp(r.log_delta) * (1 + tol::kMachineEps));

@@ -40,7 +40,7 @@ bool training_run::is_gaussian() const {
 }
 
 double training_run::gdp_mu() const {
-  // G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (seed 002 eq. (3.3)), summed with scaling against overflow.
+  // G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)), summed with scaling against overflow.
   double sum = gaussian_mu * gaussian_mu;
   for (const training_phase& p : phases)
     sum += static_cast<double>(p.steps) * phase_mu(p) * phase_mu(p);

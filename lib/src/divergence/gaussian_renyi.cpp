@@ -47,7 +47,7 @@ double renyi_divergence(const univariate_normal& p, const univariate_normal& q, 
     // KL(P‖Q) = ½[(r − 1) − log r + Δ²/v₂]; t − log1p(t) keeps r ≈ 1 accurate.
     return 0.5 * ((t - std::log1p(t)) + delta * delta / q.variance);
   }
-  // Gil et al. (2013); spec 004 §3.3 (correct order): M = α v₂ + (1 − α) v₁.
+  // Gil et al. (2013) (GAL13), in the correct order (docs/findings.md): M = α v₂ + (1 − α) v₁.
   const double m = alpha * q.variance + (1 - alpha) * p.variance;
   if (!(m > 0))
     throw_domain_error(kFn, "alpha*q.variance + (1-alpha)*p.variance", m,

@@ -12,7 +12,7 @@ gaussian_tradeoff::gaussian_tradeoff(double mu) : mu_(mu) {
   check_nonnegative("gaussian_tradeoff", "mu", mu);
 }
 
-// seed 002 Def 2.4: G(μ)(α) = Φ(Φ⁻¹(1 − α) − μ). Φ⁻¹(1 − α) is the complement quantile of
+// BSA24 Def 2.4: G(μ)(α) = Φ(Φ⁻¹(1 − α) − μ). Φ⁻¹(1 − α) is the complement quantile of
 // α, so α = 1e-300 does not round to Φ⁻¹(1) = ∞.
 double gaussian_tradeoff::beta(double alpha) const {
   check_probability("gaussian_tradeoff::beta", "alpha", alpha);
@@ -31,10 +31,10 @@ double gaussian_tradeoff::power(double alpha) const {
 
 double gaussian_tradeoff::inverse(double beta) const {
   check_probability("gaussian_tradeoff::inverse", "beta", beta);
-  return this->beta(beta);  // G(μ) is symmetric (spec 002 §2.3)
+  return this->beta(beta);  // G(μ) is symmetric (DRS22)
 }
 
-// d/dα Φ(z − μ) with z = Φ⁻¹(1 − α): −φ(z − μ)/φ(z) = −exp(μz − μ²/2) (spec 002 §2.3).
+// d/dα Φ(z − μ) with z = Φ⁻¹(1 − α): −φ(z − μ)/φ(z) = −exp(μz − μ²/2).
 double gaussian_tradeoff::slope(double alpha) const {
   check_open_probability("gaussian_tradeoff::slope", "alpha", alpha);
   const double z = normal_quantile_complement(alpha);

@@ -34,7 +34,7 @@ void check_mu(const char* function, double mu) {
 // Relative error of log δ below which the closed form is used (see gdp_log_delta).
 constexpr double kClosedFormRelativeError = 1e-12;
 
-// log δ(ε) by the cancellation-free integral representation (spec 002 §2.9: the privacy
+// log δ(ε) by the cancellation-free integral representation (BSA24 §D.5: the privacy
 // loss of G(μ) is Y ~ N(μ²/2, μ²) and δ(ε) = E[(1 − e^{ε−Y})₊]). Substituting
 // Y = ε + μu and x₁ = ε/μ − μ/2,
 //
@@ -76,7 +76,7 @@ double gdp_log_delta(double mu, double epsilon) {
   check_mu("gdp_log_delta", mu);
   check_finite("gdp_log_delta", "epsilon", epsilon);
   if (mu == 0) return epsilon >= 0 ? -kInf : log1mexp(epsilon);
-  // seed 002 Lemma A.3; Balle & Wang (2018) Thm 8.
+  // BSA24 Lemma A.3; Balle & Wang (2018) Thm 8.
   const double a = -epsilon / mu + 0.5 * mu;
   const double b = -epsilon / mu - 0.5 * mu;
   if (std::isinf(a) || std::isinf(b)) {

@@ -67,7 +67,7 @@ optimum minimise_over_orders(const rdp_curve& curve, Objective&& objective) {
 double gdp_rdp(double mu, double alpha) {
   check_nonnegative("gdp_rdp", "mu", mu);
   check_greater("gdp_rdp", "alpha", alpha, 1.0);
-  return 0.5 * mu * mu * alpha;  // seed 002 Lemma A.4
+  return 0.5 * mu * mu * alpha;  // BSA24 Lemma A.4
 }
 
 std::string_view to_string(rdp_conversion c) noexcept {
@@ -140,7 +140,7 @@ double rdp_curve::operator()(double alpha) const {
 
 rdp_curve gdp_rdp_curve(double mu) {
   check_nonnegative("gdp_rdp_curve", "mu", mu);
-  return rdp_curve::linear(0.5 * mu * mu);  // seed 002 Lemma A.4
+  return rdp_curve::linear(0.5 * mu * mu);  // BSA24 Lemma A.4
 }
 
 double rdp_epsilon_at_order(rdp_conversion c, double alpha, double epsilon_alpha, double delta) {

@@ -38,7 +38,7 @@ double tradeoff_function::privacy_profile(double epsilon) const {
   return primal_dual_profile(*this, epsilon);
 }
 
-// DRS22 Prop. 5 (spec 002 §2.6): δ_f(ε) = sup_α {1 − f(α) − e^ε α}. The objective is
+// DRS22 Prop. 5: δ_f(ε) = sup_α {1 − f(α) − e^ε α}. The objective is
 // concave in α, so it is unimodal in u = log α as well: a coarse scan locates the peak to
 // within one grid cell and Brent's method refines it. Its value is accurate to a few ulp
 // of 1 − f(α*) (the maximiser's position only to √ε, which the flat peak forgives).

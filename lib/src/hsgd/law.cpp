@@ -183,7 +183,7 @@ gaussian_law::gaussian_law(eigenbasis basis,
   xstar_.resize(d_);
   for (Eigen::Index k = 0; k < d_; ++k) {
     const std::size_t g = static_cast<std::size_t>(group_of_[static_cast<std::size_t>(k)]);
-    // x⋆ = (Σ + δI)⁻¹Σx̃ (spec 004 §1.5); a coordinate with κ = 0 never moves, so x⋆ is moot.
+    // x⋆ = (Σ + δI)⁻¹Σx̃ (LKSP25 §4.1); a coordinate with κ = 0 never moves, so x⋆ is moot.
     xstar_[k] = kappa_[g] > 0 ? problem_.groups[g].eigenvalue * e_xt[k] / kappa_[g] : 0.0;
   }
   build(options);
@@ -241,22 +241,22 @@ gaussian_law gaussian_law::two_level(long long d,
   check_at_least(fn, "d", d, 2);
   check_nonnegative(fn, "lambda_bulk", lambda_bulk);
   check_nonnegative(fn, "lambda_spike", lambda_spike);
-  // H e₀ = ±𝟏/√d: coordinate 0 is the spike direction, the others span 𝟏^⊥ (spec 004 §4.7).
+  // H e₀ = ±𝟏/√d: coordinate 0 is the spike direction, the others span 𝟏^⊥.
   std::vector<double> lambda(static_cast<std::size_t>(d), lambda_bulk);
   lambda[0] = lambda_spike;
   return gaussian_law(eigenbasis::householder(Eigen::VectorXd::Ones(d)), lambda, x0, xtilde, params,
                       gamma, horizon, options);
 }
 
-gaussian_law gaussian_law::seed004_design(const Eigen::VectorXd& x0,
+gaussian_law gaussian_law::lksp25_design(const Eigen::VectorXd& x0,
                                           const Eigen::VectorXd& xtilde,
                                           const volterra::problem_parameters& params,
                                           const volterra::schedule& gamma,
                                           double horizon,
                                           const law_options& options) {
   const long long d = x0.size();
-  check_at_least("gaussian_law::seed004_design", "x0.size()", d, 2);
-  const double lambda_b = 1.0 / (12.0 * static_cast<double>(d));  // spec 004 §6.2
+  check_at_least("gaussian_law::lksp25_design", "x0.size()", d, 2);
+  const double lambda_b = 1.0 / (12.0 * static_cast<double>(d));  // the design's E[aaᵀ]
   return two_level(d, lambda_b, 0.25 + lambda_b, x0, xtilde, params, gamma, horizon, options);
 }
 
@@ -372,9 +372,9 @@ void gaussian_law::group_variances(double t, std::span<double> out) const {
   if (out.size() != r)
     throw_domain_error(fn, "out.size()", format_value(static_cast<long long>(out.size())),
                        "group_count() = " + format_value(static_cast<long long>(r)));
-  // Cubic Hermite on [t_i, t_{i+1}] with the ODE slopes ẇ = −2γκw + (γ²/d)(2λP + σ²) (spec 004
-  // §2.4) at both ends: γ(t_i) on the right of t_i, γ(t_{i+1}⁻) on the left of t_{i+1}, so a
-  // jump of γ at a node is respected.
+  // Cubic Hermite on [t_i, t_{i+1}] with the ODE slopes ẇ = −2γκw + (γ²/d)(2λP + σ²) (the ODE
+  // lift, docs/volterra.md) at both ends: γ(t_i) on the right of t_i, γ(t_{i+1}⁻) on the left of
+  // t_{i+1}, so a jump of γ at a node is respected.
   const std::size_t i = locate(t);
   const double h = grid_[i + 1] - grid_[i];
   const double x = (t - grid_[i]) / h;
@@ -406,7 +406,7 @@ double gaussian_law::P(double t) const {
   check_time("gaussian_law::P", t);
   std::vector<double> w(problem_.groups.size());
   group_variances(t, w);
-  // P_t = 𝒫(X^gf_Γ(t)) + ½Σ_g k_g λ_g w_g(t) (spec 004 §2.4).
+  // P_t = 𝒫(X^gf_Γ(t)) + ½Σ_g k_g λ_g w_g(t) (the ODE lift, docs/volterra.md).
   double fluct = 0;
   for (std::size_t g = 0; g < w.size(); ++g)
     fluct += problem_.groups[g].multiplicity * problem_.groups[g].eigenvalue * w[g];
@@ -427,7 +427,7 @@ Eigen::VectorXd gaussian_law::mean(double t) const {
   std::vector<double> phi(kappa_.size());
   group_decay(t, phi);
   Eigen::VectorXd m(d_);
-  // m(t) = x⋆ + e^{−κΓ(t)}(x0 − x⋆) (spec 004 §3.1).
+  // m(t) = x⋆ + e^{−κΓ(t)}(x0 − x⋆) (LKSP25 eqs. (5), (10)).
   for (Eigen::Index k = 0; k < d_; ++k)
     m[k] = xstar_[k] + phi[static_cast<std::size_t>(group_of_[k])] * (x0_[k] - xstar_[k]);
   return m;

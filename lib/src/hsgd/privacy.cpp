@@ -106,12 +106,11 @@ void check_positions(const char* fn, const mixture_options& o, const gaussian_la
 // ---- the candidate records and pairs, reduced to eigen-group sums -------------------------------
 //
 // Everything a pair contributes at (t, s) is a weighted sum over eigen-coordinates with weights
-// that depend on the coordinate only through its group (spec 004 §4.1: every operator but the
-// data is a function of Σ). So per record we keep S_g = Σ_{k∈g} a_k², E_g = Σ_{k∈g} a_k(x0_k −
+// that depend on the coordinate only through its group (every operator but the data is a
+// function of Σ). So per record we keep S_g = Σ_{k∈g} a_k², E_g = Σ_{k∈g} a_k(x0_k −
 // x⋆_k) and c = aᵀx⋆, and per pair X_g = Σ_{k∈g} a_{1k}a_{2k}: a node then costs O(#groups) per
 // record and per pair instead of O(d). When #pairs·#groups is too large to store, or nothing is
-// grouped, the cross sums are recomputed per node from the rotated records (O(d) per pair, the
-// spec's bound).
+// grouped, the cross sums are recomputed per node from the rotated records (O(d) per pair).
 constexpr std::size_t kMaxStoredCross = std::size_t{1} << 24;  // doubles (128 MiB)
 
 struct prepared {
@@ -199,7 +198,7 @@ prepared prepare(const gaussian_law& law,
   return P;
 }
 
-// ---- the low-rank Rényi kernel (spec 004 §4.3) --------------------------------------------------
+// ---- the low-rank Rényi kernel (docs/hsgd.md) ---------------------------------------------------
 //
 // Both covariances are V_i = D + L_i S_i L_iᵀ with L_i = [v_i, u_i], S_i = [[0,1],[1,q_i]], and
 // Δ = −(r₁u₁ − r₂u₂) lies in the span of the u's. With K = LᵀD⁻¹L (4×4, L = [L₁, L₂]) and Δ̃ =
@@ -208,10 +207,10 @@ prepared prepare(const gaussian_law& law,
 //   det M / det D = det(I + SK) = det(I + R S Rᵀ),   K = RᵀR  (Sylvester)
 //   ΔᵀM⁻¹Δ = eᵀK(I + SK)⁻¹e = (Re)ᵀ(I + RSRᵀ)⁻¹(Re)                     (push-through)
 //   det V_i / det D = det(I₂ + S_iK_ii) = (1 + K_vu)² + q_iK_uu − K_vvK_uu.
-// The last two lines are the spec's box (spec 004 §4.3) rewritten so that the quadratic form is
-// manifestly ≥ 0 (no c₀ − yᵀ(...)y cancellation) and B = I + RSRᵀ is symmetric: its LDLᵀ
+// The last two lines are the Woodbury / determinant-lemma form rewritten so that the quadratic
+// form is manifestly ≥ 0 (no c₀ − yᵀ(...)y cancellation) and B = I + RSRᵀ is symmetric: its LDLᵀ
 // pivots decide positive definiteness of M (Sylvester's criterion) and give ln det M − ln det D
-// as log1p(Π pivots − 1), exact to rounding for the small perturbations of the seed 004 regime.
+// as log1p(Π pivots − 1), exact to rounding for the small perturbations of the LKSP25 regime.
 // R comes from a Cholesky factorisation of the PSD K that skips a column numerically in the
 // span of the previous ones (one eigen-group: v_i ∥ u_i, rank 2) — dropping a Schur-complement
 // diagonal below kPivotTolerance·K_jj changes D_α by O(kPivotTolerance) (the dropped row enters
@@ -379,12 +378,12 @@ double divergence_from(
       break;  // K = 0: M = D, log det and the quadratic form vanish
   }
   if (!ok) return std::isnan(log_det) ? NAN : kInf;  // M not positive definite
-  // Gil et al. (2013) in the correct order (spec 004 §3.3): with M = αV₂ + (1−α)V₁,
+  // Gil et al. (2013) (GAL13) in the correct order (docs/findings.md): with M = αV₂ + (1−α)V₁,
   // D_α = (α/2)ΔᵀM⁻¹Δ − [ln det M − (1−α) ln det V₁ − α ln det V₂]/(2(α−1)); ln det D cancels.
   return 0.5 * alpha * quad - (log_det - c1 * p.ld1 - c2 * p.ld2) / (2 * (alpha - 1));
 }
 
-// ---- releases: which blocks, and the per-group weights at s (spec 004 §4.5) ---------------------
+// ---- releases: which blocks, and the per-group weights at s (docs/hsgd.md) ----------------------
 
 enum class release_kind { last_iterate, iterates, average };
 
@@ -481,14 +480,14 @@ class evaluator {
 
  private:
   // The pair-independent work at s: w(s), m(s), the weights, and per record the residual
-  // r = b − aᵀm(s), m(s) = x⋆ + e^{−κΓ(s)}(x0 − x⋆) (spec 004 §3.2), q = aᵀW a, and the record's
+  // r = b − aᵀm(s), m(s) = x⋆ + e^{−κΓ(s)}(x0 − x⋆) (LKSP25 (12)–(13)), q = aᵀW a, and the record's
   // own K blocks.
   void at(double s) {
     const std::size_t r = P_.r;
     const double Gs = law_.schedule().integral(s);
     law_.group_variances(s, W_);
     for (std::size_t k = 0; k < r; ++k) phis_[k] = std::exp(-law_.kappa(k) * Gs);
-    const double h = law_.schedule().rate(s) / d_;  // seed 004 §4.2: step γ(s)/d at time s
+    const double h = law_.schedule().rate(s) / d_;  // LKSP25 §4.2: step γ(s)/d at time s
     weights(s, Gs, h);
     for (std::size_t j = 0; j < P_.n; ++j) {
       const double* S = P_.S.data() + j * r;
@@ -566,12 +565,12 @@ class evaluator {
   }
 
   // Per-group weights ω_xy = x_kᵀ(Cov of the base chain)⁻¹y_k for x, y ∈ {ν, μ}, where the
-  // process-i correction is v_i = ν∘a_i, u_i = μ∘a_i stacked over the kept release blocks (spec
-  // 004 §4.5). Base chain per coordinate (common to both processes, C_i replaced by βI):
+  // process-i correction is v_i = ν∘a_i, u_i = μ∘a_i stacked over the kept release blocks
+  // (docs/hsgd.md). Base chain per coordinate (common to both processes, C_i replaced by βI):
   //   same side of s:  F = φ(τ′,τ),           Q = w(τ′) − F²w(τ)
   //   crossing s:      F = ψβφ(s,τ),  ψ = φ(τ′,s),
   //                    Q = ψ²(β²(w(s) − φ(s,τ)²w(τ)) + h²σ²) + w(τ′) − ψ²w(s)
-  //   from t = 0:      Q = w(τ) (before s) or the single-time D of spec 004 §4.2 (after s),
+  //   from t = 0:      Q = w(τ) (before s) or the single-time D of renyi_divergence (after s),
   // and ν = w(τ)φ(s,τ), μ = 0 before s; ν = βφ(τ,s)w(s), μ = −hφ(τ,s) after s. Noise increments
   // are clamped at 0 against interpolation rounding (each is ≥ 0 exactly).
   //  * iterates: ω_xy = Σ_r (x_r − F_r x_{r−1})(y_r − F_r y_{r−1})/Q_r (the chain's precision in
@@ -683,7 +682,7 @@ double single_divergence(const char* fn,
   check_record(fn, "first", first, law);
   check_record(fn, "second", second, law);
   check_time_in(fn, "s", s, law);
-  if (s > times.back()) return 0;  // seed 004 Thm 4.3: the processes coincide before s
+  if (s > times.back()) return 0;  // LKSP25 Thm 4.3: the processes coincide before s
   Eigen::MatrixXd features(2, law.dimension());
   features.row(0) = first.a.transpose();
   features.row(1) = second.a.transpose();
@@ -741,7 +740,7 @@ struct mixture_integral : solver_status {
 // Kinks: every candidate's integrand is smooth between the jumps of γ and the release times (the
 // initial cuts), but the sup has a kink wherever the maximising candidate changes, and
 // there the Gauss–Kronrod error estimate is unreliable (measured: an 8× under-estimate on the
-// seed 004 §5 setup). So an interval whose nodes do not all share (within 1e-12) the maximiser
+// LKSP25 §5 setup). So an interval whose nodes do not all share (within 1e-12) the maximiser
 // of its leftmost node is split at the crossing of the two candidates, found by TOMS 748
 // (core/roots.hpp) between the adjacent nodes where the maximiser changes: each side is then
 // smooth again and the rule converges at its usual rate.
@@ -769,7 +768,7 @@ mixture_integral integrate(evaluator& ev,
   // sup), or stops (NaN, or the sup is +inf).
   // Kink detection runs twice: first on 5 of the 15 nodes (spread over the interval), so that an
   // interval with a kink between them is split after 5 evaluations instead of 15 (measured on
-  // the seed 004 §5 setup: 24 % fewer evaluations); then on all 15, as before.
+  // the LKSP25 §5 setup: 24 % fewer evaluations); then on all 15, as before.
   static constexpr std::array<std::size_t, 5> probes = {0, 4, 7, 10, 14};  // positions in by_s
   auto eval = [&](double a, double b, bool may_split, double& split) {
     const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
@@ -945,7 +944,7 @@ mixture_integral integrate(evaluator& ev,
 // The initial partition of [0, end]: the schedule's jumps (the integrand jumps with h = γ(s)/d),
 // the release times before end (blocks change sides there), points graded geometrically
 // towards 0 (where w(s) rises from 0) and one point before end (the fresh-jump end), on the
-// fastest relaxation scale 1/(2γκ_max) of the eigen-variances. (Measured on the seed 004 §5
+// fastest relaxation scale 1/(2γκ_max) of the eigen-variances. (Measured on the LKSP25 §5
 // setup: without the graded points the rule converged falsely at one release time, by 1e-6.)
 std::vector<double> initial_cuts(const gaussian_law& law, const release& rel, double end) {
   std::vector<double> cuts{0.0, end};
@@ -1045,7 +1044,7 @@ void continuous_mixture_rdp(rdp_value& out,
     return;
   }
   auto eps = [&](double value) {
-    // (T − t)/T + (1/T)∫e^{(α−1)D} = 1 + e^{shift}·I/T (seed 004 eq. (15); spec 004 §4.4 step 5)
+    // (T − t)/T + (1/T)∫e^{(α−1)D} = 1 + e^{shift}·I/T (LKSP25 eq. (15))
     const double total =
         shift == 0 ? std::log1p(value / T) : shift + std::log(std::exp(-shift) + value / T);
     return total / (alpha - 1);
@@ -1057,7 +1056,7 @@ void continuous_mixture_rdp(rdp_value& out,
   return;
 }
 
-// The discrete mixture (position_mixture::discrete, spec 004 §3.4(d)): with n = T·d steps and
+// The discrete mixture (position_mixture::discrete, docs/hsgd.md): with n = T·d steps and
 // the differing record at step ℓ ~ U{1..n}, entering at s_ℓ = (ℓ − 1)/d, Lemma C.3 with the
 // uniform law on the n positions gives
 //   e^{(α−1)ε} ≤ (1/n)[#{ℓ : s_ℓ ≥ t} + Σ_{ℓ: s_ℓ < t} e^{(α−1)D(s_ℓ)}] = 1 + (1/n)Σ expm1(g_ℓ),
@@ -1184,7 +1183,7 @@ neighbouring_law neighbouring_processes(
     throw_domain_error(fn, "s", s, "<= t = " + format_value(t) + " (else the processes coincide)");
   const long long d = law.dimension();
   const std::vector<int>& group = law.group_of();
-  const double h = law.schedule().rate(s) / static_cast<double>(d);  // seed 004 §4.2
+  const double h = law.schedule().rate(s) / static_cast<double>(d);  // LKSP25 §4.2
   const double delta = law.problem().ridge, sigma2 = law.problem().sigma * law.problem().sigma;
   const double beta = 1 - h * delta;
   const double dG = law.Gamma(t) - law.Gamma(s);
@@ -1197,18 +1196,18 @@ neighbouring_law neighbouring_processes(
   neighbouring_law out;
   out.t = t;
   out.s = s;
-  // Spec 004 §4.2: D = w(t) − (1 − β²)ψ²w(s) + h²σ²ψ², written as the (≥ 0) noise increment
+  // D = w(t) − (1 − β²)ψ²w(s) + h²σ²ψ², written as the (≥ 0) noise increment
   // w(t) − ψ²w(s) plus the propagated jump ψ²(β²w(s) + h²σ²).
   out.base =
       (wt - psi.cwiseAbs2().cwiseProduct(ws)).cwiseMax(0.0) +
       psi.cwiseAbs2().cwiseProduct(beta * beta * ws + Eigen::VectorXd::Constant(d, h * h * sigma2));
   auto one = [&](const record& rec, Eigen::VectorXd& mean, Eigen::MatrixXd& L, Eigen::Matrix2d& S) {
     const Eigen::VectorXd a = law.basis().to_eigen(rec.a);
-    const double res = rec.b - a.dot(ms);  // r_i = b_i − a_iᵀm(s) (spec 004 §3.2)
-    // m_i(t; s) = m(t) + ψ∘(−hδ m(s) + h r_i a_i) (spec 004 §4.2; seed 004 (12)–(13)).
+    const double res = rec.b - a.dot(ms);  // r_i = b_i − a_iᵀm(s)
+    // m_i(t; s) = m(t) + ψ∘(−hδ m(s) + h r_i a_i) (LKSP25 (12)–(13)).
     mean = mt + psi.cwiseProduct(-h * delta * ms + h * res * a);
     L.resize(d, 2);
-    L.col(0) = beta * psi.cwiseProduct(ws).cwiseProduct(a);  // v_i (spec 004 §4.5)
+    L.col(0) = beta * psi.cwiseProduct(ws).cwiseProduct(a);  // v_i
     L.col(1) = -h * psi.cwiseProduct(a);                     // u_i
     S << 0, 1, 1, a.cwiseAbs2().dot(ws);                     // q_i = a_iᵀW a_i
   };
@@ -1392,7 +1391,7 @@ std::vector<double> mean_gap_proxy(const gaussian_law& law,
   }
   const double h = law.schedule().rate(s) / static_cast<double>(law.dimension());
   std::vector<double> out(P.m);
-  // ‖m₁(s⁺) − m₂(s⁺)‖ = h‖r₁a₁ − r₂a₂‖ (spec 004 §6.5), directly over the coordinates (O(d)).
+  // ‖m₁(s⁺) − m₂(s⁺)‖ = h‖r₁a₁ − r₂a₂‖, directly over the coordinates (O(d)).
   for (std::size_t q = 0; q < P.m; ++q) {
     const auto a1 = P.A.col(static_cast<Eigen::Index>(P.p1[q]));
     const auto a2 = P.A.col(static_cast<Eigen::Index>(P.p2[q]));
@@ -1449,7 +1448,7 @@ divergence::rdp_epsilon_result epsilon_delta(std::span<const double> alphas,
   out.tight = false;
   out.message += (out.message.empty() ? "" : "; ") +
                  std::string(
-                     "HSGD surrogate (seed 004): an upper bound for the linearised HSGD "
+                     "HSGD surrogate (LKSP25): an upper bound for the linearised HSGD "
                      "over the candidate pairs, an approximation for noisy SGD");
   return out;
 }

@@ -15,7 +15,7 @@ namespace {
 using detail::at_least;
 using detail::at_most;
 
-constexpr const char* kC13 = "seed 000, Thm 4.1 / C.13";
+constexpr const char* kC13 = "WSK+26, Thm 4.1 / C.13";
 
 // ---- conditions and labels --------------------------------------------------------------------
 
@@ -123,7 +123,7 @@ std::vector<bound_term> a_corr_terms(const kan_training& s) {
   const double g = s.gamma, eta = s.eta, T = dbl(s.steps), B = dbl(s.batch_size);
   const double md = dbl(s.width) * dbl(s.input_dimension);
   const double lam = s.lambda, kap = s.kappa;
-  // seed 000, Thm 4.1: A_corr.
+  // WSK+26, Thm 4.1: A_corr.
   return {{"optimization 1/(gamma^2 eta T)", 1 / (g * g * eta * T)},
           {"sampling 1/(gamma sqrt(B T))", 1 / (g * std::sqrt(B * T))},
           {"step eta (1/B + 1/T)", eta * (1 / B + 1 / T)},
@@ -190,7 +190,7 @@ kan_constants cubic_bspline_constants(kan_activation activation, double spacing)
   check_positive("cubic_bspline_constants", "spacing", spacing);
   const double h = spacing;
   // Cardinal cubic B-spline: max N = 2/3 (at the centre), max |N′| = 2/3 (at 4/3 and 8/3),
-  // max |N″| = 2 (at the centre); scaled by h^{−r} (spec 000 §1.2).
+  // max |N″| = 2 (at the centre); scaled by h^{−r}.
   kan_constants k;
   k.B_b = 2.0 / 3;
   k.B_b_1 = 2 / (3 * h);
@@ -214,7 +214,7 @@ second_layer_radii lemma_b5(long long width, long long basis_size, double delta)
   check_at_least(fn, "basis_size", basis_size, 1);
   check_delta(fn, "delta", delta);
   const double m = dbl(width), p = dbl(basis_size);
-  // seed 000, Lemma B.5, eq. (1).
+  // WSK+26, Lemma B.5, eq. (1).
   return {4 * std::sqrt(p * m) + 2 * std::sqrt(std::log(2 / delta)),
           4 * std::sqrt(p) + 2 * std::sqrt(std::log(2 * m / delta))};
 }
@@ -232,19 +232,19 @@ kan_curvature kan_curvature_given_c(const kan_constants& k,
   check_nonnegative(fn, "c_block_norm", c_block_norm);
   const double m = dbl(width), p = dbl(basis_size);
   kan_curvature r;
-  // seed 000, proof of Lemma B.6, eq. (3) before (1) is used: B′_σ B_b B′_b √(p²/m) ‖c‖.
+  // WSK+26, proof of Lemma B.6, eq. (3) before (1) is used: B′_σ B_b B′_b √(p²/m) ‖c‖.
   r.gradient = k.B_sigma_1 * k.B_b * k.B_b_1 * p * c_norm / std::sqrt(m);
   // eq. (4) before (1): B_b² p/√m · max_j ‖c_j‖ · √p (B″_σ B′_b + B′_σ² B″_b).
   r.hessian = k.B_b * k.B_b * (k.B_sigma_2 * k.B_b_1 + k.B_sigma_1 * k.B_sigma_1 * k.B_b_2) *
               std::pow(p, 1.5) * c_block_norm / std::sqrt(m);
-  // seed 000, proof of Lemma B.7: λ_min ≥ −‖∇²f‖ ℓ (|ℓ′| ≤ ℓ), λ_max ≤ ¼‖∇f‖² + ‖∇²f‖,
+  // WSK+26, proof of Lemma B.7: λ_min ≥ −‖∇²f‖ ℓ (|ℓ′| ≤ ℓ), λ_max ≤ ¼‖∇f‖² + ‖∇²f‖,
   // ‖∇L_S‖² ≤ (mean |ℓ′|)² G² ≤ G² L_S (|ℓ′| ≤ min(1, ℓ)).
   r.weak_convexity = r.hessian;
   r.smoothness = 0.25 * r.gradient * r.gradient + r.hessian;
   r.self_bounding = r.gradient * r.gradient;
   r.status = bound_status::explicit_bound;
   r.label = std::string(to_string(r.status));
-  r.source = "seed 000, Lemmas B.6-B.7 (proofs, before Lemma B.5 is applied)";
+  r.source = "WSK+26, Lemmas B.6-B.7 (proofs, before Lemma B.5 is applied)";
   return r;
 }
 
@@ -255,7 +255,7 @@ kan_curvature kan_curvature_bounds(const kan_constants& k,
   const second_layer_radii c = lemma_b5(width, basis_size, delta);
   kan_curvature r = kan_curvature_given_c(k, width, basis_size, c.norm, c.block_norm);
   r.source =
-      "seed 000, Lemmas B.5-B.7 (proofs, eqs. (3)-(5)); on E_delta, probability >= 1 - delta";
+      "WSK+26, Lemmas B.5-B.7 (proofs, eqs. (3)-(5)); on E_delta, probability >= 1 - delta";
   return r;
 }
 
@@ -270,16 +270,16 @@ kan_curvature kan_curvature_stated(long long width,
   check_hidden(fn, c);
   const double m = dbl(width), p = dbl(basis_size), C = c.C_sigma_b;
   kan_curvature r;
-  // seed 000, Lemma B.6 as stated.
+  // WSK+26, Lemma B.6 as stated.
   r.gradient = C * p * (std::sqrt(p) + std::sqrt(std::log(1 / delta) / m));
   r.hessian = C * std::pow(p, 1.5) * (std::sqrt(p) + std::sqrt(std::log(m / delta))) / std::sqrt(m);
-  // seed 000, Lemma B.7 as stated.
+  // WSK+26, Lemma B.7 as stated.
   r.weak_convexity = r.hessian;
   r.smoothness = C * std::pow(p, 3);
   r.self_bounding = 4 * C * std::pow(p, 3);
   r.status = bound_status::up_to_constants;
   r.label = std::string(to_string(r.status));
-  r.source = "seed 000, Lemmas B.6-B.7 (statements, hidden C_sigma_b)";
+  r.source = "WSK+26, Lemmas B.6-B.7 (statements, hidden C_sigma_b)";
   return r;
 }
 
@@ -301,7 +301,7 @@ risk_bound kan_comparator_radius(double gamma,
   check_delta(fn, "delta", delta);
   check_nonnegative(fn, "B_b", B_b);
   check_nonnegative(fn, "hessian", hessian);
-  constexpr const char* src = "seed 000, Lemma C.12 (explicit version, spec 000 §4.2)";
+  constexpr const char* src = "WSK+26, Lemma C.12 (explicit constants from its proof)";
   risk_bound r;
   r.source = src;
   // |f_{W_0}(x_i)| ≤ B_b √(2p log(2n/δ)) for all i w.p. ≥ 1 − δ/2 (eq. (15)) must be ≤ τγ/2,
@@ -318,7 +318,7 @@ risk_bound kan_comparator_radius(double gamma,
   return r;
 }
 
-// ---- the certificate of spec 000 §4.3
+// ---- the explicit certificate (docs/kan.md)
 // ------------------------------------------------------------
 
 kan_certificate kan_correlated_certificate(const kan_training& s,
@@ -338,7 +338,7 @@ kan_certificate kan_correlated_certificate(const kan_training& s,
   check_delta(fn, "delta_Z", in.delta_Z);
   check_delta(fn, "delta_Delta", in.delta_Delta);
   check_delta(fn, "delta_pot", in.delta_pot);
-  constexpr const char* src = "seed 000, Lemmas C.3, C.5, C.6, C.10, C.11 (spec 000 §4.3)";
+  constexpr const char* src = "WSK+26, Lemmas C.3, C.5, C.6, C.10, C.11 (explicit certificate)";
 
   kan_certificate r;
   r.source = src;
@@ -361,7 +361,7 @@ kan_certificate kan_correlated_certificate(const kan_training& s,
         4 * (1 - lam) * eta * c * std::sqrt(T * lp);
   r.b = 4 * (1 - lam) * eta * eta * c * G * std::sqrt(r.V_Z * lp / B);
   // (10) with equality: R̄² = K + aR̄ + b (Lemma C.3 writes 12βλ²η³c²; the C.13 proof's 2β is
-  // a typo, spec 000 §11.11).
+  // a typo; docs/kan.md).
   const double noise_quad =
       ((1 - lam) * (1 - lam) * eta * eta * c * c + 12 * beta * lam * lam * eta * eta * eta * c * c);
   const double K = in.tau * in.tau + 8.0 / 3 * eta * T * in.comparator_loss +
@@ -418,7 +418,7 @@ risk_bound kan_correlated_optimization(const kan_training& s,
                                        const hidden_constants& c) {
   risk_bound r = start_bound("kan_correlated_optimization", s, k, c, kC13);
   r.terms = a_corr_terms(s);
-  // seed 000, Thm C.13: ≲ polylog(nT/δ)·A_corr.
+  // WSK+26, Thm C.13: ≲ polylog(nT/δ)·A_corr.
   r.value = c.bound * c.polylog * sum_terms(r);
   correlated_conditions(r, s, k, c);
   finish(r, bound_status::up_to_constants);
@@ -429,7 +429,7 @@ risk_bound kan_correlated_population(const kan_training& s,
                                      const kan_constants& k,
                                      const hidden_constants& c,
                                      statement form) {
-  const char* src = form == statement::appendix ? "seed 000, Thm C.23" : "seed 000, Thm 5.2";
+  const char* src = form == statement::appendix ? "WSK+26, Thm C.23" : "WSK+26, Thm 5.2";
   risk_bound r = start_bound("kan_correlated_population", s, k, c, src);
   double a_corr = sum_terms(a_corr_terms(s));
   a_corr *= c.polylog;
@@ -438,11 +438,11 @@ risk_bound kan_correlated_population(const kan_training& s,
   const double l1 = std::log(1 / delta), ln = std::log(n / delta);
   double factor, residual;
   if (form == statement::appendix) {
-    // seed 000, Thm C.23: (1 + ηT log(1/δ)/n)(A_corr + log(n/δ)(√m + R*)δ).
+    // WSK+26, Thm C.23: (1 + ηT log(1/δ)/n)(A_corr + log(n/δ)(√m + R*)δ).
     factor = 1 + eta * T * l1 / n;
     residual = ln * (std::sqrt(m) + R) * delta;
   } else {
-    // seed 000, Thm 5.2: (1 + ηT/n)(A_corr + (√m + R*)δ).
+    // WSK+26, Thm 5.2: (1 + ηT/n)(A_corr + (√m + R*)δ).
     factor = 1 + eta * T / n;
     residual = (std::sqrt(m) + R) * delta;
   }
@@ -473,7 +473,7 @@ std::vector<bound_term> a_van_terms(const kan_training& s) {
   const double md = dbl(s.width) * dbl(s.input_dimension);
   const double L = std::log(1 / delta), ln = std::log(n / delta), lT = std::log(T);
   const double rho = lT + std::sqrt(ln);
-  // seed 000, Thm D.14: A_van.
+  // WSK+26, Thm D.14: A_van.
   return {
       {"optimization (log^2 T + log(n/delta))/(gamma^2 eta T)", (lT * lT + ln) / (g * g * eta * T)},
       {"sampling log(1/delta) rho_T/(gamma sqrt(B T))", L * rho / (g * std::sqrt(B * T))},
@@ -507,7 +507,7 @@ void independent_conditions(risk_bound& r,
 risk_bound kan_independent_optimization(const kan_training& s,
                                         const kan_constants& k,
                                         const hidden_constants& c) {
-  constexpr const char* src = "seed 000, Thm D.14";
+  constexpr const char* src = "WSK+26, Thm D.14";
   risk_bound r = start_bound("kan_independent_optimization", s, k, c, src);
   r.terms = a_van_terms(s);
   r.value = c.bound * sum_terms(r);
@@ -519,14 +519,14 @@ risk_bound kan_independent_optimization(const kan_training& s,
 risk_bound kan_independent_population(const kan_training& s,
                                       const kan_constants& k,
                                       const hidden_constants& c) {
-  constexpr const char* src = "seed 000, Thm D.16";
+  constexpr const char* src = "WSK+26, Thm D.16";
   risk_bound r = start_bound("kan_independent_population", s, k, c, src);
   double a_van = sum_terms(a_van_terms(s));
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta;
   const double L = std::log(1 / delta), ln = std::log(n / delta);
   const double rho = std::log(T) + std::sqrt(ln);
-  // seed 000, Thm D.16.
+  // WSK+26, Thm D.16.
   const double factor = 1 + eta * T * L / n;
   const double residual = delta * std::sqrt(ln);
   const double tail = std::sqrt(L) * rho * delta / s.gamma;
@@ -555,7 +555,7 @@ namespace {
 
 std::vector<bound_term> a_non_terms(const kan_training& s) {
   const double g = s.gamma, eta = s.eta, T = dbl(s.steps), B = dbl(s.batch_size);
-  // seed 000, Thm E.1: A_non.
+  // WSK+26, Thm E.1: A_non.
   return {{"optimization 1/(gamma^2 eta T)", 1 / (g * g * eta * T)},
           {"sampling 1/(gamma sqrt(B T))", 1 / (g * std::sqrt(B * T))},
           {"step eta/B", eta / B}};
@@ -583,7 +583,7 @@ void sgd_conditions(risk_bound& r,
 risk_bound kan_sgd_optimization(const kan_training& s,
                                 const kan_constants& k,
                                 const hidden_constants& c) {
-  constexpr const char* src = "seed 000, Thm E.1 (optimization)";
+  constexpr const char* src = "WSK+26, Thm E.1 (optimization)";
   risk_bound r = start_bound("kan_sgd_optimization", s, k, c, src);
   r.terms = a_non_terms(s);
   r.value = c.bound * sum_terms(r);
@@ -595,12 +595,12 @@ risk_bound kan_sgd_optimization(const kan_training& s,
 risk_bound kan_sgd_population(const kan_training& s,
                               const kan_constants& k,
                               const hidden_constants& c) {
-  constexpr const char* src = "seed 000, Thm E.1 (population)";
+  constexpr const char* src = "WSK+26, Thm E.1 (population)";
   risk_bound r = start_bound("kan_sgd_population", s, k, c, src);
   double a_non = sum_terms(a_non_terms(s));
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta;
-  // seed 000, Thm E.1: (1 + ηT/n)(A_non + δ) + δ/γ.
+  // WSK+26, Thm E.1: (1 + ηT/n)(A_non + δ) + δ/γ.
   r.terms = {{"optimization A_non", c.bound * a_non},
              {"failure-event residual delta", c.bound * delta},
              {"generalization (eta T/n)(A_non + delta) + delta/gamma",
@@ -678,7 +678,7 @@ kan_rate kan_correlated_rate(const rate_problem& p, const hidden_constants& c) {
   check_hidden(fn, c);
   if (!(p.lambda >= 0 && p.lambda < 1)) throw_domain_error(fn, "lambda", p.lambda, "in [0, 1)");
   if (!(p.rho > 0 && p.rho <= 1)) throw_domain_error(fn, "rho", p.rho, "in (0, 1]");
-  constexpr const char* src = "seed 000, Cor 5.3 / C.24";
+  constexpr const char* src = "WSK+26, Cor 5.3 / C.24";
   const double n = dbl(p.examples), d = dbl(p.input_dimension), g = p.gamma, eps = p.epsilon;
   kan_rate out;
   kan_training& s = out.setting;
@@ -717,7 +717,7 @@ kan_rate kan_independent_rate(const rate_problem& p, const hidden_constants& c) 
   constexpr const char* fn = "kan_independent_rate";
   check_problem(fn, p, true);
   check_hidden(fn, c);
-  constexpr const char* src = "seed 000, Cor 5.5";
+  constexpr const char* src = "WSK+26, Cor 5.5";
   const double n = dbl(p.examples), d = dbl(p.input_dimension), g = p.gamma, eps = p.epsilon;
   kan_rate out;
   kan_training& s = out.setting;
@@ -751,7 +751,7 @@ kan_rate kan_sgd_rate(const rate_problem& p, const hidden_constants& c) {
   constexpr const char* fn = "kan_sgd_rate";
   check_problem(fn, p, false);
   check_hidden(fn, c);
-  constexpr const char* src = "seed 000, Cor 5.6";
+  constexpr const char* src = "WSK+26, Cor 5.6";
   const double n = dbl(p.examples), g = p.gamma;
   kan_rate out;
   kan_training& s = out.setting;
@@ -782,7 +782,7 @@ kan_rate kan_gd_rate(const rate_problem& p, const hidden_constants& c) {
   constexpr const char* fn = "kan_gd_rate";
   check_problem(fn, p, false);
   check_hidden(fn, c);
-  constexpr const char* src = "seed 000, App. E (full-batch GD after Cor 5.6)";
+  constexpr const char* src = "WSK+26, App. E (full-batch GD after Cor 5.6)";
   const double n = dbl(p.examples), g = p.gamma;
   kan_rate out;
   kan_training& s = out.setting;

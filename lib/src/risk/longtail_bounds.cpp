@@ -17,12 +17,12 @@ namespace {
 using detail::at_least;
 using detail::at_most;
 
-constexpr const char* kThm1 = "seed 003, Thm 1 (spec 003 §3)";
-constexpr const char* kThm2 = "seed 003, Thm 2 (spec 003 §3)";
-constexpr const char* kThm3a = "seed 003, Thm 3 Statement 1 (spec 003 §3)";
-constexpr const char* kThm3b = "seed 003, Thm 3 Statement 2 (spec 003 §3)";
-constexpr const char* kRem4 = "seed 003, Remark 4 (spec 003 §3)";
-constexpr const char* kCond1 = "seed 003, Condition 1 (spec 003 §1.8)";
+constexpr const char* kThm1 = "ZXD+26, Thm 1";
+constexpr const char* kThm2 = "ZXD+26, Thm 2";
+constexpr const char* kThm3a = "ZXD+26, Thm 3 Statement 1";
+constexpr const char* kThm3b = "ZXD+26, Thm 3 Statement 2";
+constexpr const char* kRem4 = "ZXD+26, Remark 4";
+constexpr const char* kCond1 = "ZXD+26, Condition 1";
 
 std::string count(std::size_t n) {
   return format_value(static_cast<long long>(n));
@@ -69,7 +69,7 @@ double max_cross_term(const longtail_problem& p, std::size_t k) {
 }
 
 // The other-class sums of Thm 3 and Remark 4: a term exp(−c (N/D_j)²) for every j ≠ k, where
-// D_j = scale·√|S_j|‖A_kᵀA_j‖_F + offset (spec 003 §3).
+// D_j = scale·√|S_j|‖A_kᵀA_j‖_F + offset.
 void add_class_terms(risk_bound& r,
                      const longtail_problem& p,
                      std::size_t k,
@@ -132,7 +132,7 @@ longtail_problem spiked_problem(std::size_t K,
   check_nonnegative(fn, "lambda", lambda);
   if (class_counts.size() != K)
     throw_domain_error(fn, "class_counts.size()", count(class_counts.size()), "K = " + count(K));
-  // spec 003 §2.1 closed forms, D = d − K.
+  // Closed forms of the spiked construction, D = d − K.
   const double D = static_cast<double>(d - K), s2 = s * s, l2 = lambda * lambda;
   longtail_problem p;
   p.signal_norms.assign(K, signal_norm);
@@ -157,7 +157,7 @@ double clipping_factor(const longtail_problem& p, std::size_t k, double clip) {
   p.validate(fn);
   check_class(fn, p, k);
   check_positive(fn, "clip", clip);
-  // Λ_k = C/(‖u_k‖ + ‖A_k‖_F) (spec 003 §1.7).
+  // Λ_k = C/(‖u_k‖ + ‖A_k‖_F) (ZXD+26 §4).
   return clip / (p.signal_norms[k] + p.frobenius[k]);
 }
 
@@ -172,7 +172,7 @@ double snr(const longtail_problem& p, std::size_t k, std::size_t j) {
   p.validate("snr");
   check_class("snr", p, k);
   check_class("snr", p, j);
-  // SNR_{k,j} = |S_k|‖u_k‖²/(√|S_j| ‖A_kᵀA_j‖_F) (spec 003 §1.7).
+  // SNR_{k,j} = |S_k|‖u_k‖²/(√|S_j| ‖A_kᵀA_j‖_F) (ZXD+26 §4).
   const double u = p.signal_norms[k];
   return p.class_counts[k] * u * u / (std::sqrt(p.class_counts[j]) * p.cross_at(k, j));
 }
@@ -181,14 +181,14 @@ double ncr(const longtail_problem& p, std::size_t k, std::size_t j) {
   p.validate("ncr");
   check_class("ncr", p, k);
   check_class("ncr", p, j);
-  // NCR_{k,j} = √|S_k| ‖A_kᵀA_k‖_F/(√|S_j| ‖A_kᵀA_j‖_F) (spec 003 §1.7).
+  // NCR_{k,j} = √|S_k| ‖A_kᵀA_k‖_F/(√|S_j| ‖A_kᵀA_j‖_F) (ZXD+26 §4).
   return std::sqrt(p.class_counts[k]) * p.cross_at(k, k) /
          (std::sqrt(p.class_counts[j]) * p.cross_at(k, j));
 }
 
 double phi(const longtail_problem& p) {
   p.validate("phi");
-  // φ = min_{k₁,k₂} min{‖A_{k₁}ᵀA_{k₂}‖_F, ‖u_{k₁}‖²} (spec 003 §1.7).
+  // φ = min_{k₁,k₂} min{‖A_{k₁}ᵀA_{k₂}‖_F, ‖u_{k₁}‖²} (ZXD+26 §4).
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t a = 0; a < p.classes(); ++a) {
     best = std::min(best, p.signal_norms[a] * p.signal_norms[a]);
@@ -210,7 +210,7 @@ double thm1_drift_slope(const longtail_problem& p,
   check_setting(fn, s);
   check_nonnegative(fn, "xi_norm_sq", xi_norm_sq);
   check_bounded(fn, "one_minus_logit", one_minus_logit, 0, 1);
-  // Per-step drift ηΛ_y(1 − logit_y)‖ξ‖²/(n√m) (seed 003 App C.4).
+  // Per-step drift ηΛ_y(1 − logit_y)‖ξ‖²/(n√m) (ZXD+26 App C.4).
   return s.eta * setting_clipping_factor(p, s, k) * one_minus_logit * xi_norm_sq /
          (p.examples() * std::sqrt(s.width));
 }
@@ -232,7 +232,7 @@ risk_bound thm1_memorisation(const longtail_problem& p,
   const double n = p.examples(), lam = setting_clipping_factor(p, s, k);
   risk_bound r;
   r.source = kThm1;
-  // U = Ω(Σ_t ηΛ_y(1 − logit_y)‖ξ‖²/(n√m)) − O(noise) (seed 003 Thm 1).
+  // U = Ω(Σ_t ηΛ_y(1 − logit_y)‖ξ‖²/(n√m)) − O(noise) (ZXD+26 Thm 1).
   const double drift =
       c.drift * s.eta * lam * xi_norm_sq * sum_one_minus_logit / (n * std::sqrt(s.width));
   double noise = 0;
@@ -240,10 +240,10 @@ risk_bound thm1_memorisation(const longtail_problem& p,
     case thm1_noise_form::statement:  // O(ησ_n‖A_y‖_F), as stated
       noise = c.drift_noise * s.eta * s.noise_std * p.frobenius[k];
       break;
-    case thm1_noise_form::proof:  // O(ηTσ_n‖A_y‖_F), the proof's sum (spec 003 §3)
+    case thm1_noise_form::proof:  // O(ηTσ_n‖A_y‖_F), the proof's sum
       noise = c.drift_noise * s.eta * s.steps * s.noise_std * p.frobenius[k];
       break;
-    case thm1_noise_form::exact_std:  // ησ_n‖ξ‖√T, exact (spec 003 §5 item 16)
+    case thm1_noise_form::exact_std:  // ησ_n‖ξ‖√T, exact
       noise = s.eta * s.noise_std * std::sqrt(xi_norm_sq * s.steps);
       break;
   }
@@ -272,7 +272,7 @@ double thm2_loss_floor(const longtail_problem& p,
   check_constants(fn, c);
   if (s.noise_std == 0) return 0;
   const double u = p.signal_norms[k], lam = setting_clipping_factor(p, s, k);
-  // O(n√m σ_n √d (‖u_y‖ + ‖A_y‖_F)/(Λ_y|S_y|‖u_y‖²)) (seed 003 Thm 2; +inf when u_y = 0).
+  // O(n√m σ_n √d (‖u_y‖ + ‖A_y‖_F)/(Λ_y|S_y|‖u_y‖²)) (ZXD+26 Thm 2; +inf when u_y = 0).
   return c.floor * p.examples() * std::sqrt(s.width) * s.noise_std * std::sqrt(p.dimension) *
          (u + p.frobenius[k]) / (lam * p.class_counts[k] * u * u);
 }
@@ -289,7 +289,7 @@ risk_bound thm2_training_loss(const longtail_problem& p,
   check_constants(fn, c);
   check_nonnegative(fn, "initial_loss", initial_loss);
   const double u = p.signal_norms[k], lam = setting_clipping_factor(p, s, k);
-  // exp(−Ω(ηTΛ_y|S_y|‖u_y‖²/(n√m)))·L(W⁽⁰⁾) (seed 003 Thm 2, "vanishing error").
+  // exp(−Ω(ηTΛ_y|S_y|‖u_y‖²/(n√m)))·L(W⁽⁰⁾) (ZXD+26 Thm 2, "vanishing error").
   const double vanishing = std::exp(-c.rate * s.eta * s.steps * lam * p.class_counts[k] * u * u /
                                     (p.examples() * std::sqrt(s.width))) *
                            initial_loss;
@@ -315,7 +315,7 @@ risk_bound thm3_all_data(const longtail_problem& p,
   check_constants(fn, c);
   const double n = p.examples(), u = p.signal_norms[k], lam = setting_clipping_factor(p, s, k);
   const double signal = p.class_counts[k] * lam * u * u;  // |S_k|Λ_k‖u_k‖²
-  // N_D = |S_k|Λ_k‖u_k‖² − nσ_n‖u_k‖√(2 log(2/δ)) (spec 003 §3).
+  // N_D = |S_k|Λ_k‖u_k‖² − nσ_n‖u_k‖√(2 log(2/δ)) (Thm 3, Statement 1).
   const double numerator = signal - n * s.noise_std * u * std::sqrt(2 * std::log(2 / s.fail_delta));
   risk_bound r;
   r.source = kThm3a;
@@ -342,7 +342,7 @@ risk_bound thm3_tail(const longtail_problem& p,
   check_constants(fn, c);
   check_finite(fn, "tail_L", tail_L);
   const double n = p.examples(), lam = setting_clipping_factor(p, s, k);
-  // a = √|S_k|Λ_k‖A_kᵀA_k‖_F, b = nσ_n‖A_k‖_op, N_T(L) = aL − b√(d + L²) (spec 003 §3).
+  // a = √|S_k|Λ_k‖A_kᵀA_k‖_F, b = nσ_n‖A_k‖_op, N_T(L) = aL − b√(d + L²) (Thm 3, Statement 2).
   const double a = std::sqrt(p.class_counts[k]) * lam * p.cross_at(k, k);
   const double b = n * s.noise_std * p.operator_norm[k];
   const double root = std::sqrt(p.dimension + tail_L * tail_L);
@@ -370,7 +370,7 @@ tail_regime remark3_tail_regime(const longtail_problem& p,
   t.a = std::sqrt(p.class_counts[k]) * setting_clipping_factor(p, s, k) * p.cross_at(k, k);
   t.b = p.examples() * s.noise_std * p.operator_norm[k];
   t.larger_L_helps = t.a > t.b;
-  // N_T(L) > 0 ⇔ a > b and L > b√d/√(a² − b²) (spec 003 §3, [I]).
+  // N_T(L) > 0 ⇔ a > b and L > b√d/√(a² − b²) (derived here).
   t.threshold_L = t.b == 0    ? 0.0
                   : t.a > t.b ? t.b * std::sqrt(p.dimension) / std::sqrt((t.a - t.b) * (t.a + t.b))
                               : std::numeric_limits<double>::infinity();
@@ -386,7 +386,7 @@ double remark4_noise(
   check_positive(fn, "examples", examples);
   check_positive(fn, "epsilon", epsilon);
   check_positive(fn, "constant", constant);
-  // seed 003 Remark 4: σ_n = O(C√(T ln(1/δ))/(nε)).
+  // ZXD+26 Remark 4: σ_n = O(C√(T ln(1/δ))/(nε)).
   return constant * clip * std::sqrt(steps * std::log(1 / dp_delta)) / (examples * epsilon);
 }
 
@@ -404,7 +404,7 @@ risk_bound remark4_all_data(const longtail_problem& p,
   check_positive(fn, "clip (finite)", s.clip);
   const double u = p.signal_norms[k], lam = clipping_factor(p, k, s.clip);
   const double ct = s.clip * std::sqrt(s.steps);
-  // (ε|S_k|Λ_k‖u_k‖² − C√T‖u_k‖)/(ε√|S_j|‖A_kᵀA_j‖_F + C√T‖A_k‖_F) (seed 003 Remark 4).
+  // (ε|S_k|Λ_k‖u_k‖² − C√T‖u_k‖)/(ε√|S_j|‖A_kᵀA_j‖_F + C√T‖A_k‖_F) (ZXD+26 Remark 4).
   const double numerator = epsilon * p.class_counts[k] * lam * u * u - ct * u;
   risk_bound r;
   r.source = kRem4;
@@ -431,7 +431,7 @@ calibrated_ratios calibrated_margin_ratios(const longtail_problem& p,
   out.noise_std = remark4_noise(s.clip, s.steps, dp_delta, p.examples(), epsilon, noise_constant);
   const double n = p.examples(), u = p.signal_norms[k], lam = clipping_factor(p, k, s.clip);
   const double ns = n * out.noise_std;
-  // N_D, N_T(L), D_j of Thm 3 at σ_n = Remark 4's calibration (spec 003 §3 "C-invariance").
+  // N_D, N_T(L), D_j of Thm 3 at σ_n = Remark 4's calibration.
   const double nd =
       p.class_counts[k] * lam * u * u - ns * u * std::sqrt(2 * std::log(2 / s.fail_delta));
   const double nt = std::sqrt(p.class_counts[k]) * lam * p.cross_at(k, k) * tail_L -
@@ -548,12 +548,12 @@ std::vector<condition> condition1(const longtail_problem& p,
 
 double lemma9_claimed(long long m) {
   check_at_least("lemma9_claimed", "m", m, 1);
-  return std::exp(-8.0 * static_cast<double>(m) / 25);  // seed 003 Lemma 9 as printed
+  return std::exp(-8.0 * static_cast<double>(m) / 25);  // ZXD+26 Lemma 9 as printed
 }
 
 double lemma9_hoeffding(long long m) {
   check_at_least("lemma9_hoeffding", "m", m, 1);
-  // Hoeffding: P[X − m/2 ≤ −0.1m] ≤ exp(−2m·0.1²) = exp(−m/50) (spec 003 §5 item 10).
+  // Hoeffding: P[X − m/2 ≤ −0.1m] ≤ exp(−2m·0.1²) = exp(−m/50) (docs/findings.md).
   return std::exp(-static_cast<double>(m) / 50);
 }
 
@@ -571,7 +571,7 @@ double lemma7_bound(double noise_std, double u_norm, double fail_delta) {
   check_nonnegative(fn, "noise_std", noise_std);
   check_nonnegative(fn, "u_norm", u_norm);
   check_open_probability(fn, "fail_delta", fail_delta);
-  // seed 003 Lemma 7: σ_n‖u‖√(2 log(2/δ)).
+  // ZXD+26 Lemma 7: σ_n‖u‖√(2 log(2/δ)).
   return noise_std * u_norm * std::sqrt(2 * std::log(2 / fail_delta));
 }
 
@@ -595,13 +595,13 @@ double lemma25_norm_bound(double dimension, double tail_L, double fail_delta) {
   return z * z + (dimension - 1) + 2 * std::sqrt((dimension - 1) * x) + 2 * x;
 }
 
-double lemma25_spec_form(double dimension, double tail_L, double fail_delta) {
-  constexpr const char* fn = "lemma25_spec_form";
+double lemma25_proof_form(double dimension, double tail_L, double fail_delta) {
+  constexpr const char* fn = "lemma25_proof_form";
   check_positive(fn, "dimension", dimension);
   check_finite(fn, "tail_L", tail_L);
   check_open_probability(fn, "fail_delta", fail_delta);
   const double x = std::log(2 / fail_delta);
-  // spec 003 §3 L25: d + L² + 2√(d ln(2/δ)) + 4 ln(2/δ).
+  // The proof of Lemma 25 as written: d + L² + 2√(d ln(2/δ)) + 4 ln(2/δ).
   return dimension + tail_L * tail_L + 2 * std::sqrt(dimension * x) + 4 * x;
 }
 

@@ -14,7 +14,7 @@ namespace {
 using detail::at_least;
 using detail::at_most;
 
-constexpr const char* kThm13 = "seed 001, Thm 13 eq. (7)";
+constexpr const char* kThm13 = "SWX+23, Thm 13 eq. (7)";
 
 double dbl(long long n) {
   return static_cast<double>(n);
@@ -79,7 +79,7 @@ double mlp_convergence_term(long long steps, double xi, const mlp_hidden_constan
   check_at_least(fn, "steps", steps, 1);
   check_open_probability(fn, "xi", xi);
   check_hidden(fn, c);
-  // Seed 001 Thm 13 eq. (7): √(log(1/ξ)/T).
+  // SWX+23 Thm 13 eq. (7): √(log(1/ξ)/T).
   return c.convergence * std::sqrt(std::log(1 / xi) / dbl(steps));
 }
 
@@ -95,7 +95,7 @@ double mlp_privacy_term(const mlp_training& s, const mlp_hidden_constants& c, wi
   constexpr const char* fn = "mlp_privacy_term";
   check_training(fn, s);
   check_hidden(fn, c);
-  // Seed 001 Thm 13 eq. (7): S L^{3/2} R · max(L, d/m) log(1/γ) log(1/δ) m² √T/(n² ε²).
+  // SWX+23 Thm 13 eq. (7): S L^{3/2} R · max(L, d/m) log(1/γ) log(1/δ) m² √T/(n² ε²).
   return privacy_slope(s, c, form) * std::sqrt(dbl(s.steps));
 }
 
@@ -120,7 +120,7 @@ risk_bound mlp_thm13(const mlp_training& s,
   for (const bound_term& t : r.terms) r.value += t.value;
   const double L = dbl(s.depth), m = dbl(s.width), n = dbl(s.examples), d = dbl(s.input_dimension);
   const double T = dbl(s.steps), M = s.sampling_rate * n;
-  // Thm 13's hypotheses (seed 001 §6; spec 001 §3).
+  // Thm 13's hypotheses (SWX+23 §6).
   r.conditions.push_back(at_most("C <= c_clip min{S L sqrt(m), R} (Thm 13)", s.clip,
                                  c.clip * std::min(s.lipschitz * L * std::sqrt(m), s.radius),
                                  kThm13));
@@ -135,9 +135,9 @@ risk_bound mlp_thm13(const mlp_training& s,
   r.conditions.push_back(mlp_width_conditions(s, c).front());
   r.conditions.push_back(at_most("xi <= 1/e (Thm 13)", s.xi, std::exp(-1.0), kThm13));
   r.conditions.push_back(
-      at_most("eps <= 1 (Algorithm 10 input)", s.epsilon, 1, "seed 001, Alg 10"));
+      at_most("eps <= 1 (Algorithm 10 input)", s.epsilon, 1, "SWX+23, Alg 10"));
   r.conditions.push_back(
-      at_most("delta <= 1/n^2 (Algorithm 10 input)", s.delta, 1 / (n * n), "seed 001, Alg 10"));
+      at_most("delta <= 1/n^2 (Algorithm 10 input)", s.delta, 1 / (n * n), "SWX+23, Alg 10"));
   std::string failed;
   for (const condition& k : r.conditions)
     if (!k.holds) failed += (failed.empty() ? "" : "; ") + k.name;
@@ -156,8 +156,8 @@ double mlp_step_size(const mlp_training& s, const mlp_hidden_constants& c, step_
   check_training(fn, s);
   check_hidden(fn, c);
   const double L = dbl(s.depth), m = dbl(s.width), T = dbl(s.steps);
-  // Thm 13: η = Θ(√L R/(C√(mT))) (App C's ηT with Δ = SL^{3/2}R/√T; spec 001 §2), printed as
-  // √(LR)/(C√(mT)) (spec 001 §6 item 13).
+  // Thm 13: η = Θ(√L R/(C√(mT))) (App C's ηT with Δ = SL^{3/2}R/√T), printed as
+  // √(LR)/(C√(mT)) (docs/findings.md).
   const double numerator =
       form == step_size_form::corrected ? std::sqrt(L) * s.radius : std::sqrt(L * s.radius);
   return c.step_size * numerator / (s.clip * std::sqrt(m * T));
@@ -178,7 +178,7 @@ double mlp_paper_noise_std(double q,
   check_positive(fn, "batch", batch);
   check_positive(fn, "epsilon", epsilon);
   check_hidden(fn, c);
-  // Seed 001 Thm 13 (privacy): σ_t ≥ c₂ q C √(T log(1/δ))/(|B_t| ε).
+  // SWX+23 Thm 13 (privacy): σ_t ≥ c₂ q C √(T log(1/δ))/(|B_t| ε).
   return c.noise * q * clip * std::sqrt(dbl(steps) * std::log(1 / delta)) / (batch * epsilon);
 }
 
@@ -201,7 +201,7 @@ double mlp_parameter_count(long long d, long long m, long long L) {
   check_at_least(fn, "input_dimension", d, 1);
   check_at_least(fn, "width", m, 1);
   check_at_least(fn, "depth", L, 2);
-  // Spec 001 Alg 10: m²(L − 2) + md + m.
+  // SWX+23 Alg 10: m²(L − 2) + md + m.
   return dbl(m) * dbl(d) + dbl(L - 2) * dbl(m) * dbl(m) + dbl(m);
 }
 
@@ -214,7 +214,7 @@ double mlp_lemma25_privacy_error(const mlp_training& s, const mlp_hidden_constan
   const double eta = mlp_step_size(s, c);
   const double sigma = mlp_paper_noise_std(s.sampling_rate, s.clip, s.steps, s.delta,
                                            s.sampling_rate * dbl(s.examples), s.epsilon, c);
-  // Seed 001 Lemma 25 (κ = 1): (1/T) Σ_t (S L η √m/(2C)) ‖G_t‖² with E‖G_t‖² = pσ².
+  // SWX+23 Lemma 25 (κ = 1): (1/T) Σ_t (S L η √m/(2C)) ‖G_t‖² with E‖G_t‖² = pσ².
   return s.lipschitz * L * eta * std::sqrt(m) / (2 * s.clip) * p * sigma * sigma;
 }
 
@@ -227,7 +227,7 @@ mlp_steps_tradeoff mlp_optimal_steps(const mlp_training& s,
   check_training(fn, s);
   check_hidden(fn, c);
   mlp_steps_tradeoff t;
-  // Spec 001 "derived trade-offs": a/√T + b√T is minimal at T* = a/b with value 2√(ab).
+  // a/√T + b√T is minimal at T* = a/b with value 2√(ab).
   t.a = c.convergence * std::sqrt(std::log(1 / s.xi)) +
         c.optimisation * s.lipschitz * std::pow(dbl(s.depth), 1.5) * s.radius;
   t.b = privacy_slope(s, c, form);
@@ -257,27 +257,27 @@ std::vector<condition> mlp_width_conditions(const mlp_training& s, const mlp_hid
   out.push_back(
       at_least("m >= m* = Poly(S,L,R) T^7 C^-8 log(1/xi)^3, Poly := 1 (Thm 13 statement)", m,
                c.width * std::pow(T, 7) * std::pow(C, -8) * std::pow(std::log(1 / s.xi), 3),
-               "seed 001, Thm 13"));
+               "SWX+23, Thm 13"));
   // 1. Lemma 25: m ≥ O(L^{56} R^{24} Δ^{−14} S^{−8} C^{−8} [log m]^{12}).
   out.push_back(at_least("m >= L^56 R^24 Delta^-14 S^-8 C^-8 (log m)^12 (Lemma 25)", m,
                          c.width * std::pow(L, 56) * std::pow(R, 24) * std::pow(D, -14) *
                              std::pow(S, -8) * std::pow(C, -8) * std::pow(log_m, 12),
-                         "seed 001, Lemma 25"));
+                         "SWX+23, Lemma 25"));
   // 2. Proof of Thm 13: m ≥ Ω̃(L^{56} R^{16} Δ^{−14} S^{−2} C^{−8} [log(nL + 1/ξ)]³).
   out.push_back(at_least("m >= L^56 R^16 Delta^-14 S^-2 C^-8 log(nL + 1/xi)^3 (proof of Thm 13)", m,
                          c.width * std::pow(L, 56) * std::pow(R, 16) * std::pow(D, -14) *
                              std::pow(S, -2) * std::pow(C, -8) *
                              std::pow(std::log(n * L + 1 / s.xi), 3),
-                         "seed 001, proof of Thm 13"));
+                         "SWX+23, proof of Thm 13"));
   // 3. Proof of Thm 13 (linearisation error O(SLR/√T)): m ≥ Ω(log(m)³ L^{12} R² T³).
   out.push_back(at_least("m >= (log m)^3 L^12 R^2 T^3 (proof of Thm 13, linearisation)", m,
                          c.width * std::pow(log_m, 3) * std::pow(L, 12) * R * R * std::pow(T, 3),
-                         "seed 001, proof of Thm 13"));
+                         "SWX+23, proof of Thm 13"));
   // 4. Lemma 22, eq. (19): m^{1/8} ≥ Ω̃(R S^{3/4} L^{9/4} Δ^{3/4}).
   out.push_back(
       at_least("m >= (R S^{3/4} L^{9/4} Delta^{3/4})^8 (Lemma 22, eq. (19))", m,
                c.width * std::pow(R * std::pow(S, 0.75) * std::pow(L, 2.25) * std::pow(D, 0.75), 8),
-               "seed 001, Lemma 22 eq. (19)"));
+               "SWX+23, Lemma 22 eq. (19)"));
   return out;
 }
 
@@ -289,7 +289,7 @@ double lemma23_batch_floor(double M, long long steps, double gamma) {
   check_positive(fn, "expected_batch", M);
   check_at_least(fn, "steps", steps, 1);
   check_open_probability(fn, "gamma", gamma);
-  // Seed 001 Lemma 23: |B_t| ≥ (1 − √(3 log(T/γ)/M)) M for all t ≤ T w.p. ≥ 1 − γ (Chernoff
+  // SWX+23 Lemma 23: |B_t| ≥ (1 − √(3 log(T/γ)/M)) M for all t ≤ T w.p. ≥ 1 − γ (Chernoff
   // P(X ≤ (1 − a)M) ≤ exp(−a²M/2) ≤ exp(−a²M/3), union over T steps).
   return (1 - std::sqrt(3 * std::log(dbl(steps) / gamma) / M)) * M;
 }
@@ -304,7 +304,7 @@ double mlp_linearisation_gap_omega(double omega,
   check_at_least(fn, "width", width, 2);
   check_hidden(fn, c);
   const double m = dbl(width);
-  // Seed 001 Lemma 18 (Cao–Gu 2019a Lemma 4.1): O(ω^{4/3} L³ √(m log m)).
+  // SWX+23 Lemma 18 (Cao–Gu 2019a Lemma 4.1): O(ω^{4/3} L³ √(m log m)).
   return c.linearisation * std::pow(omega, 4.0 / 3.0) * std::pow(dbl(depth), 3) *
          std::sqrt(m * std::log(m));
 }
@@ -337,7 +337,7 @@ condition mlp_linearisation_radius_condition(double radius,
   // Lemma 18: ω ≤ κ L^{−6} [log m]^{−3/2}.
   return at_most("omega = R/sqrt(m) <= kappa L^-6 (log m)^-3/2 (Lemma 18)", radius / std::sqrt(m),
                  c.linearisation_radius * std::pow(dbl(depth), -6) * std::pow(std::log(m), -1.5),
-                 "seed 001, Lemma 18");
+                 "SWX+23, Lemma 18");
 }
 
 }  // namespace dpkit::risk

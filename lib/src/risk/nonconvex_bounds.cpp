@@ -13,8 +13,8 @@ namespace {
 
 using detail::at_most;
 
-constexpr const char* kThm1 = "seed 001, Thm 1 (Alg 2)";
-constexpr const char* kThm2 = "seed 001, Thm 2 (Alg 3)";
+constexpr const char* kThm1 = "SWX+23, Thm 1 (Alg 2)";
+constexpr const char* kThm2 = "SWX+23, Thm 2 (Alg 3)";
 
 double dbl(long long n) {
   return static_cast<double>(n);
@@ -82,8 +82,8 @@ std::vector<glm_phase> schedule(const char* fn,
   check_positive(fn, "B", B);
   check_eps_delta(fn, epsilon, delta);
   std::vector<glm_phase> out;
-  // seed 001, Alg 2 step 2: n_i = ⌊n/2^i⌋; k = ⌊log₂ n⌋ (the paper's ⌈log₂ n⌉ with empty phases
-  // skipped is the same schedule, spec 001 §6 item 2).
+  // SWX+23, Alg 2 step 2: n_i = ⌊n/2^i⌋; k = ⌊log₂ n⌋ (the paper's ⌈log₂ n⌉ with empty phases
+  // skipped is the same schedule; docs/findings.md).
   long long two_i = 2;
   double four_i = 4;
   for (long long i = 1; two_i <= n; ++i, two_i *= 2, four_i *= 4) {
@@ -108,7 +108,7 @@ double gaussian_mechanism_sigma(double sensitivity, double epsilon, double delta
   constexpr const char* fn = "gaussian_mechanism_sigma";
   check_nonnegative(fn, "sensitivity", sensitivity);
   check_eps_delta(fn, epsilon, delta);
-  // seed 001, Lemma 1: ξ ~ N(0, 2Δ² log(1.25/δ)/ε² I).
+  // SWX+23, Lemma 1: ξ ~ N(0, 2Δ² log(1.25/δ)/ε² I).
   return sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
 }
 
@@ -116,21 +116,21 @@ double gaussian_mechanism_sigma(double sensitivity, double epsilon, double delta
 
 double surrogate_risk_factor(double G) {
   check_positive("surrogate_risk_factor", "G", G);
-  return 2 * G;  // seed 001, Lemma 3
+  return 2 * G;  // SWX+23, Lemma 3
 }
 
 double surrogate_excess_to_risk(double G, double surrogate_excess) {
   constexpr const char* fn = "surrogate_excess_to_risk";
   check_positive(fn, "G", G);
   check_nonnegative(fn, "surrogate_excess", surrogate_excess);
-  return 2 * G * surrogate_excess;  // seed 001, Lemma 3
+  return 2 * G * surrogate_excess;  // SWX+23, Lemma 3
 }
 
 kernel_surrogate_constants kernel_surrogate_lemma(double G, double M) {
   constexpr const char* fn = "kernel_surrogate_lemma";
   check_positive(fn, "G", G);
   check_nonnegative(fn, "M", M);
-  // seed 001, Lemma 7: factor 4G, floor 2G²M² + 4GM.
+  // SWX+23, Lemma 7: factor 4G, floor 2G²M² + 4GM.
   return {4 * G, 2 * G * G * M * M + 4 * G * M};
 }
 
@@ -151,26 +151,26 @@ double moreau_sandwich_gap(double G, double beta) {
   constexpr const char* fn = "moreau_sandwich_gap";
   check_nonnegative(fn, "G", G);
   check_positive(fn, "beta", beta);
-  return G * G / (2 * beta);  // seed 001, Lemma 4 (c)
+  return G * G / (2 * beta);  // SWX+23, Lemma 4 (c)
 }
 
 double moreau_envelope_lipschitz(double G) {
   check_nonnegative("moreau_envelope_lipschitz", "G", G);
-  return 2 * G;  // seed 001, Lemma 4 (a)
+  return 2 * G;  // SWX+23, Lemma 4 (a)
 }
 
 double moreau_surrogate_gap(double B, double beta) {
   constexpr const char* fn = "moreau_surrogate_gap";
   check_positive(fn, "B", B);
   check_positive(fn, "beta", beta);
-  return 2 * B * B / beta;  // seed 001, Lemma 5
+  return 2 * B * B / beta;  // SWX+23, Lemma 5
 }
 
 double prox_localisation_radius(double B, double beta) {
   constexpr const char* fn = "prox_localisation_radius";
   check_positive(fn, "B", B);
   check_positive(fn, "beta", beta);
-  return 4 * B / beta;  // seed 001, proof of Lemma 6: Q = [m − 4B/β, m + 4B/β]
+  return 4 * B / beta;  // SWX+23, proof of Lemma 6: Q = [m − 4B/β, m + 4B/β]
 }
 
 oracle_error gradient_oracle_error(double B, double beta, long long oracle_steps) {
@@ -180,7 +180,7 @@ oracle_error gradient_oracle_error(double B, double beta, long long oracle_steps
   check_at_least(fn, "oracle_steps", oracle_steps, 1);
   const double T = dbl(oracle_steps);
   oracle_error e;
-  // seed 001, proof of Lemma 6: β/2 |ū − u*|² ≤ h(ū) − h(u*) ≤ 72B²/(β(T_o + 1)) (PGD with
+  // SWX+23, proof of Lemma 6: β/2 |ū − u*|² ≤ h(ū) − h(u*) ≤ 72B²/(β(T_o + 1)) (PGD with
   // η_t = 2/(β(t + 1)) on a β-strongly convex 6B-Lipschitz h, 2L²/(β(T + 1)) with L = 6B).
   e.objective_gap = 72 * B * B / (beta * (T + 1));
   // |ū − u*| ≤ 12B/(β√T_o) (the proof's rounding of 12B/(β√(T_o + 1))).
@@ -194,7 +194,7 @@ long long gradient_oracle_steps(double B, double gamma) {
   constexpr const char* fn = "gradient_oracle_steps";
   check_positive(fn, "B", B);
   check_positive(fn, "gamma", gamma);
-  const double t = std::ceil(144 * B * B / (gamma * gamma));  // seed 001, Alg 4 step 2
+  const double t = std::ceil(144 * B * B / (gamma * gamma));  // SWX+23, Alg 4 step 2
   if (!(t < 9.0e18))
     throw_domain_error(fn, "gamma", gamma, "large enough that 144B^2/gamma^2 < 9e18");
   return std::max(1LL, static_cast<long long>(t));
@@ -207,7 +207,7 @@ double phased_sgd_sensitivity(double B, double eta_i) {
   constexpr const char* fn = "phased_sgd_sensitivity";
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
-  return 4 * B * eta_i;  // seed 001, proof of Thm 1 (FKT Thm 4.4): 2η_i·2B
+  return 4 * B * eta_i;  // SWX+23, proof of Thm 1 (FKT Thm 4.4): 2η_i·2B
 }
 
 double phased_sgd_noise(double B, double eta_i, double epsilon, double delta) {
@@ -215,7 +215,7 @@ double phased_sgd_noise(double B, double eta_i, double epsilon, double delta) {
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
   check_eps_delta(fn, epsilon, delta);
-  return 8 * B * eta_i * std::sqrt(std::log(1 / delta)) / epsilon;  // seed 001, Alg 2 step 3
+  return 8 * B * eta_i * std::sqrt(std::log(1 / delta)) / epsilon;  // SWX+23, Alg 2 step 3
 }
 
 double jl_phased_sgd_noise(double B, double eta_i, double epsilon, double delta) {
@@ -223,7 +223,7 @@ double jl_phased_sgd_noise(double B, double eta_i, double epsilon, double delta)
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
   check_eps_delta(fn, epsilon, delta);
-  return 16 * B * eta_i * std::sqrt(std::log(2 / delta)) / epsilon;  // seed 001, Alg 3 step 2
+  return 16 * B * eta_i * std::sqrt(std::log(2 / delta)) / epsilon;  // SWX+23, Alg 3 step 2
 }
 
 double moreau_phased_sgd_sensitivity_proof(double B,
@@ -235,7 +235,7 @@ double moreau_phased_sgd_sensitivity_proof(double B,
   check_positive(fn, "eta_i", eta_i);
   check_nonnegative(fn, "oracle_gamma", oracle_gamma);
   check_at_least(fn, "examples", examples, 1);
-  // seed 001, proof of Thm 4: ‖w̄_i − w̄′_i‖ ≤ 4Bη_i + γη_i(n + 1).
+  // SWX+23, proof of Thm 4: ‖w̄_i − w̄′_i‖ ≤ 4Bη_i + γη_i(n + 1).
   return 4 * B * eta_i + oracle_gamma * eta_i * (dbl(examples) + 1);
 }
 
@@ -243,7 +243,7 @@ double moreau_phased_sgd_sensitivity(double B, double eta_i) {
   constexpr const char* fn = "moreau_phased_sgd_sensitivity";
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
-  return 5 * B * eta_i;  // seed 001, proof of Thm 4
+  return 5 * B * eta_i;  // SWX+23, proof of Thm 4
 }
 
 double moreau_phased_sgd_noise(double B, double eta_i, double epsilon, double delta) {
@@ -251,7 +251,7 @@ double moreau_phased_sgd_noise(double B, double eta_i, double epsilon, double de
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
   check_eps_delta(fn, epsilon, delta);
-  // seed 001, Alg 5: τ_i = 10BRη_i√log(1/δ)/ε with R = 1 (spec 001 §6 item 3).
+  // SWX+23, Alg 5: τ_i = 10BRη_i√log(1/δ)/ε with R = 1 (docs/findings.md).
   return 10 * B * eta_i * std::sqrt(std::log(1 / delta)) / epsilon;
 }
 
@@ -260,7 +260,7 @@ double jl_moreau_phased_sgd_noise(double B, double eta_i, double epsilon, double
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
   check_eps_delta(fn, epsilon, delta);
-  return 20 * B * eta_i * std::sqrt(std::log(2 / delta)) / epsilon;  // seed 001, Alg 6 step 2
+  return 20 * B * eta_i * std::sqrt(std::log(2 / delta)) / epsilon;  // SWX+23, Alg 6 step 2
 }
 
 double relu_gd_sensitivity(double W, double B, long long examples) {
@@ -268,7 +268,7 @@ double relu_gd_sensitivity(double W, double B, long long examples) {
   check_positive(fn, "W", W);
   check_positive(fn, "B", B);
   check_at_least(fn, "examples", examples, 1);
-  return 4 * (4 * W + B) / dbl(examples);  // seed 001, proof of Thm 6
+  return 4 * (4 * W + B) / dbl(examples);  // SWX+23, proof of Thm 6
 }
 
 double relu_gd_noise_variance(
@@ -280,7 +280,7 @@ double relu_gd_noise_variance(
   check_at_least(fn, "examples", examples, 1);
   check_eps_delta(fn, epsilon, delta);
   const double n = dbl(examples);
-  // seed 001, Alg 7: σ² = 32(4W + B)² T log(2/δ)/(n²ε²).
+  // SWX+23, Alg 7: σ² = 32(4W + B)² T log(2/δ)/(n²ε²).
   return 32 * (4 * W + B) * (4 * W + B) * dbl(steps) * std::log(2 / delta) /
          (n * n * epsilon * epsilon);
 }
@@ -301,12 +301,13 @@ adaptive_gd_noise adaptive_gd_noise_scale(double iterate_norm,
   const double a = sd * iterate_norm + B;  // √d‖w‖ + B
   const double L = std::log(1.25 / delta);
   adaptive_gd_noise r;
-  // seed 001, Alg 8 step 3 as printed: 8(√d‖w‖ + B)² log(1.25/δ)/(m²ε²).
+  // SWX+23, Alg 8 step 3 as printed: 8(√d‖w‖ + B)² log(1.25/δ)/(m²ε²).
   r.printed = 8 * a * a * L / (m * m * epsilon * epsilon);
   r.printed_std = std::sqrt(r.printed);
   r.printed_sensitivity = 2 * a / m;  // proof of Thm 7: (√d‖w‖ + B)/m per sample, replace-one
   r.text_sensitivity = 2 * (iterate_norm + B);  // Sec 4.2 text, as printed
-  // spec 001 §6 item 8: per-sample gradient norm ≤ (√d‖w‖ + B)√d, replace-one ⇒ 2√d(…)/m.
+  // Corrected sensitivity (docs/findings.md): per-sample gradient norm ≤ (√d‖w‖ + B)√d, replace-one
+  // ⇒ 2√d(…)/m.
   r.corrected_sensitivity = 2 * sd * a / m;
   r.corrected_std = r.corrected_sensitivity * std::sqrt(2 * L) / epsilon;  // Lemma 1
   return r;
@@ -319,14 +320,14 @@ double nonconvex_glm_switch_epsilon(double theta, long long examples) {
   constexpr const char* fn = "nonconvex_glm_switch_epsilon";
   check_positive(fn, "theta", theta);
   check_at_least(fn, "examples", examples, 1);
-  return std::pow(theta, 1.5) / dbl(examples);  // seed 001, Alg 1
+  return std::pow(theta, 1.5) / dbl(examples);  // SWX+23, Alg 1
 }
 
 double kernel_glm_switch_epsilon(double theta, long long examples) {
   constexpr const char* fn = "kernel_glm_switch_epsilon";
   check_positive(fn, "theta", theta);
   check_at_least(fn, "examples", examples, 1);
-  return theta / dbl(examples);  // seed 001, Alg 9 step 1
+  return theta / dbl(examples);  // SWX+23, Alg 9 step 1
 }
 
 // ---- phase schedule and phase sum -------------------------------------------------------------
@@ -357,7 +358,7 @@ phase_sum_bound phase_sum_inequality(const std::vector<glm_phase>& phases,
   check_positive(fn, "B", B);
   check_positive(fn, "G", G);
   check_nonnegative(fn, "initial_distance", initial_distance);
-  // seed 001, App A (proof of Thm 1), Lemma 8 summed over phases with w̄_0 = w*:
+  // SWX+23, App A (proof of Thm 1), Lemma 8 summed over phases with w̄_0 = w*:
   //   D0²/(2η_1n_1) + Σ_{i≥2} θτ_{i−1}²/(2η_in_i) + 2B²Σ_i η_i + 2Bτ_k.
   const glm_phase& first = phases.front();
   const double initial = initial_distance * initial_distance / (2 * first.eta * dbl(first.size));
@@ -369,14 +370,14 @@ phase_sum_bound phase_sum_inequality(const std::vector<glm_phase>& phases,
     noise += rank * tau * tau / (2 * phases[i].eta * dbl(phases[i].size));
   }
   phase_sum_bound r;
-  r.source = "seed 001, App A (proof of Thm 1): Lemma 8 summed over the phases";
+  r.source = "SWX+23, App A (proof of Thm 1): Lemma 8 summed over the phases";
   r.terms = {{"initial D0^2/(2 eta_1 n_1)", initial},
              {"noise sum rank tau_{i-1}^2/(2 eta_i n_i)", noise},
              {"step 2 B^2 sum eta_i", 2 * B * B * step},
              {"output 2 B tau_k", 2 * B * phases.back().tau}};
   finish(r, bound_status::explicit_bound);
   r.surrogate = r.value;
-  r.excess_risk = 2 * G * r.value;  // seed 001, Lemma 3
+  r.excess_risk = 2 * G * r.value;  // SWX+23, Lemma 3
   r.phases = phases;
   return r;
 }
@@ -400,7 +401,7 @@ phase_sum_approximation phased_sgd_phase_sum_approximation(const glm_problem& pr
   check_nonnegative(fn, "initial_distance", initial_distance);
   const double n = dbl(problem.examples), B = problem.B, eps = problem.epsilon;
   const double D0 = initial_distance, ld = std::log(1 / problem.delta);
-  // spec 001 §3 "Closed-form evaluation" [I].
+  // The phase sum in closed form (derived here, not in the paper).
   const double c = 2.0 / 3 + 256 * problem.theta * ld / (n * eps * eps);
   phase_sum_approximation a;
   a.terms = {{"initial 4 D0^2/(eta n)", 4 * D0 * D0 / (eta * n)},
@@ -427,7 +428,7 @@ risk_bound phased_sgd_rate(const glm_problem& problem,
   const double n = dbl(problem.examples);
   risk_bound r;
   r.source = kThm1;
-  // seed 001, Thm 1: O(1/√n + √(θ log(1/δ))/(nε)).
+  // SWX+23, Thm 1: O(1/√n + √(θ log(1/δ))/(nε)).
   r.terms = {
       {"sampling 1/sqrt(n)", c.bound / std::sqrt(n)},
       {"privacy sqrt(theta log(1/delta))/(n eps)",
@@ -443,7 +444,7 @@ double phased_sgd_step_size(const glm_problem& problem, const nonconvex_hidden_c
   constexpr const char* fn = "phased_sgd_step_size";
   check_problem(fn, problem);
   check_hidden(fn, c);
-  // seed 001, Thm 1: η = O(min{ε/√(θ log(1/δ)), 1/√n}).
+  // SWX+23, Thm 1: η = O(min{ε/√(θ log(1/δ)), 1/√n}).
   return c.step_size *
          std::min(problem.epsilon / std::sqrt(problem.theta * std::log(1 / problem.delta)),
                   1 / std::sqrt(dbl(problem.examples)));
@@ -459,14 +460,14 @@ risk_bound jl_phased_sgd_rate(const glm_problem& problem,
   const double n = dbl(problem.examples);
   risk_bound r;
   r.source = kThm2;
-  // seed 001, Thm 2: Õ(√log(1/δ)/(nε)^{2/3} + 1/√n).
+  // SWX+23, Thm 2: Õ(√log(1/δ)/(nε)^{2/3} + 1/√n).
   r.terms = {{"privacy sqrt(log(1/delta))/(n eps)^(2/3)",
               c.bound * c.polylog * std::sqrt(std::log(1 / problem.delta)) /
                   std::pow(n * problem.epsilon, 2.0 / 3)},
              {"sampling 1/sqrt(n)", c.bound / std::sqrt(n)}};
   r.conditions.push_back(epsilon_condition(problem.epsilon, true, kThm2));
   if (!std::isnan(eta))
-    r.conditions.push_back(at_most("eta <= 1/(2G) (privacy proof, spec 001 §6 item 4)", eta,
+    r.conditions.push_back(at_most("eta <= 1/(2G) (privacy proof of SWX+23 Thm 2)", eta,
                                    1 / (2 * problem.G), kThm2));
   finish(r, bound_status::up_to_constants);
   return r;
@@ -477,7 +478,7 @@ double jl_dimension(const glm_problem& problem, const nonconvex_hidden_constants
   check_problem(fn, problem);
   check_hidden(fn, c);
   const double n = dbl(problem.examples);
-  // seed 001, Thm 2: m = O(log(n/δ)(nε)^{2/3}).
+  // SWX+23, Thm 2: m = O(log(n/δ)(nε)^{2/3}).
   return c.jl_dimension * std::log(n / problem.delta) * std::pow(n * problem.epsilon, 2.0 / 3);
 }
 
@@ -491,14 +492,14 @@ jl_tradeoff jl_dimension_tradeoff(const glm_problem& problem,
   const double n = dbl(problem.examples), ld = std::log(1 / problem.delta);
   const double W = problem.W, B = problem.B, G = problem.G, ne = n * problem.epsilon;
   auto terms = [&](double mm) {
-    // seed 001, proof of Thm 2: Õ(GW/m + BW(√(m log(1/δ))/(nε) + 1/√n)).
+    // SWX+23, proof of Thm 2: Õ(GW/m + BW(√(m log(1/δ))/(nε) + 1/√n)).
     return std::vector<bound_term>{
         {"JL bias G W/m", c.bound * G * W / mm},
         {"privacy B W sqrt(m log(1/delta))/(n eps)", c.bound * B * W * std::sqrt(mm * ld) / ne},
         {"sampling B W/sqrt(n)", c.bound * B * W / std::sqrt(n)}};
   };
   jl_tradeoff t;
-  t.at_m.source = "seed 001, proof of Thm 2 (logs dropped)";
+  t.at_m.source = "SWX+23, proof of Thm 2 (logs dropped)";
   t.at_m.terms = terms(m);
   finish(t.at_m, bound_status::up_to_constants);
   // d/dm [a/m + b√m] = 0 ⇒ m* = (2a/b)^{2/3}, a = GW, b = BW√ld/(nε).
@@ -518,13 +519,13 @@ risk_bound nonconvex_glm_rate(const glm_problem& problem, const nonconvex_hidden
   const bool uses_alg2 =
       problem.epsilon > nonconvex_glm_switch_epsilon(problem.theta, problem.examples);
   risk_bound r;
-  r.source = "seed 001, Alg 1 / Remark 3";
-  // seed 001, Remark 3: Õ(n^{−1/2} + min{√θ(nε)^{−1}, (nε)^{−2/3}}).
+  r.source = "SWX+23, Alg 1 / Remark 3";
+  // SWX+23, Remark 3: Õ(n^{−1/2} + min{√θ(nε)^{−1}, (nε)^{−2/3}}).
   r.terms = {{"sampling 1/sqrt(n)", c.bound / std::sqrt(n)},
              {uses_alg2 ? "privacy, Alg 2 branch sqrt(theta log(1/delta))/(n eps)"
                         : "privacy, Alg 3 branch sqrt(log(1/delta))/(n eps)^(2/3)",
               c.bound * std::min(alg2, alg3)}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, true, "seed 001, Thms 1-2"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, true, "SWX+23, Thms 1-2"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -535,12 +536,12 @@ risk_bound moreau_phased_sgd_rate(const glm_problem& problem, const nonconvex_hi
   check_hidden(fn, c);
   const double n = dbl(problem.examples);
   risk_bound r;
-  r.source = "seed 001, Thm 4 (Alg 5), eq. (3)";
+  r.source = "SWX+23, Thm 4 (Alg 5), eq. (3)";
   r.terms = {
       {"privacy sqrt(theta log(1/delta))/(n eps)",
        c.bound * std::sqrt(problem.theta * std::log(1 / problem.delta)) / (n * problem.epsilon)},
       {"sampling 1/sqrt(n)", c.bound / std::sqrt(n)}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "seed 001, Thm 4"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "SWX+23, Thm 4"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -553,17 +554,17 @@ risk_bound moreau_phased_sgd_proof_bound(const glm_problem& problem,
   if (!std::isnan(beta)) check_positive(fn, "beta", beta);
   check_hidden(fn, c);
   const double n = dbl(problem.examples), G = problem.G, B = problem.B, W = problem.W;
-  // seed 001, proof of Thm 4: β = O(√n B/W²).
+  // SWX+23, proof of Thm 4: β = O(√n B/W²).
   const double b = std::isnan(beta) ? c.smoothing * std::sqrt(n) * B / (W * W) : beta;
   risk_bound r;
-  r.source = "seed 001, proof of Thm 4";
+  r.source = "SWX+23, proof of Thm 4";
   // O(GW²B)(√(θ log(1/δ))/(nε) + 1/√n) + GB²/β.
   r.terms = {{"privacy G W^2 B sqrt(theta log(1/delta))/(n eps)",
               c.bound * G * W * W * B * std::sqrt(problem.theta * std::log(1 / problem.delta)) /
                   (n * problem.epsilon)},
              {"sampling G W^2 B/sqrt(n)", c.bound * G * W * W * B / std::sqrt(n)},
              {"Moreau bias G B^2/beta", G * B * B / b}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "seed 001, Thm 4"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "SWX+23, Thm 4"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -591,12 +592,12 @@ risk_bound jl_moreau_phased_sgd_rate(const glm_problem& problem,
   check_hidden(fn, c);
   const double n = dbl(problem.examples);
   risk_bound r;
-  r.source = "seed 001, Thm 5 (Alg 6)";
+  r.source = "SWX+23, Thm 5 (Alg 6)";
   r.terms = {{"sampling 1/sqrt(n)", c.bound / std::sqrt(n)},
              {"privacy sqrt(log(1/delta))/(n eps)^(2/3)",
               c.bound * c.polylog * std::sqrt(std::log(1 / problem.delta)) /
                   std::pow(n * problem.epsilon, 2.0 / 3)}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "seed 001, Thm 5"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "SWX+23, Thm 5"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -607,18 +608,18 @@ risk_bound relu_projected_gd_rate(const glm_problem& problem, const nonconvex_hi
   check_hidden(fn, c);
   const double n = dbl(problem.examples);
   risk_bound r;
-  r.source = "seed 001, Thm 6 (Alg 7)";
+  r.source = "SWX+23, Thm 6 (Alg 7)";
   r.terms = {{"sampling 1/sqrt(n)", c.bound / std::sqrt(n)},
              {"privacy sqrt(log(1/delta))/(n eps)^(2/3)",
               c.bound * c.polylog * std::sqrt(std::log(1 / problem.delta)) /
                   std::pow(n * problem.epsilon, 2.0 / 3)}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "seed 001, Thm 6"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "SWX+23, Thm 6"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
 
 namespace {
-// The proof's η = W/(√T max{W + B, (W + B)√(mT log(1/δ))/(nε)}) (seed 001, proof of Thm 6).
+// The proof's η = W/(√T max{W + B, (W + B)√(mT log(1/δ))/(nε)}) (SWX+23, proof of Thm 6).
 double relu_gd_proof_eta(const glm_problem& p, double T, double m) {
   const double WB = p.W + p.B;
   return p.W / (std::sqrt(T) * std::max(WB, WB * std::sqrt(m * T * std::log(1 / p.delta)) /
@@ -642,15 +643,15 @@ risk_bound relu_gd_proof_bound(const glm_problem& problem,
   const double e = std::isnan(eta) ? relu_gd_proof_eta(problem, T, m) : eta;
   const double k = c.bound;
   risk_bound r;
-  r.source = "seed 001, proof of Thm 6 (logs dropped)";
+  r.source = "SWX+23, proof of Thm 6 (logs dropped)";
   r.terms = {{"optimisation W^2/(eta T)", k * W * W / (e * T)},
              {"privacy eta (W+B)^2 T m log(1/delta)/(n eps)^2",
               k * e * WB * WB * T * m * std::log(1 / problem.delta) / (ne * ne)},
              {"stability (W+B)^2 eta T/n", k * WB * WB * e * T / n},
              {"JL bias W log(n/delta)/m", k * W * std::log(n / problem.delta) / m},
              {"step variance eta (W+B)^2", k * e * WB * WB}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "seed 001, Thm 6"));
-  r.conditions.push_back(at_most("eta <= 1/2", e, 0.5, "seed 001, Thm 6"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "SWX+23, Thm 6"));
+  r.conditions.push_back(at_most("eta <= 1/2", e, 0.5, "SWX+23, Thm 6"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -667,7 +668,7 @@ relu_gd_horizon relu_gd_steps(const glm_problem& problem,
   const double n = dbl(problem.examples), ne = n * problem.epsilon;
   const double ld = std::log(1 / problem.delta);
   relu_gd_horizon h;
-  // seed 001, Thm 6: T = O(min{n, n²ε²/(m log(1/δ))}).
+  // SWX+23, Thm 6: T = O(min{n, n²ε²/(m log(1/δ))}).
   h.theorem_steps = c.steps * std::min(n, ne * ne / (jl_dim * ld));
   if (!std::isnan(eta)) {
     // a/T + bT with a = W²/η, b = η(W + B)²(m log(1/δ)/(nε)² + 1/n): T* = √(a/b).
@@ -683,8 +684,8 @@ risk_bound agnostic_relu_guarantee(double opt, double mu, double alpha) {
   check_positive(fn, "mu", mu);
   check_nonnegative(fn, "alpha", alpha);
   risk_bound r;
-  r.source = "seed 001, Thm 7 (Alg 8)";
-  // seed 001, Thm 7: L_P(w_T) ≤ 2(1 + 2μ) L_P(w*) + α.
+  r.source = "SWX+23, Thm 7 (Alg 8)";
+  // SWX+23, Thm 7: L_P(w_T) ≤ 2(1 + 2μ) L_P(w*) + α.
   r.terms = {{"2(1+2mu) opt", 2 * (1 + 2 * mu) * opt}, {"alpha", alpha}};
   finish(r, bound_status::explicit_bound);
   return r;
@@ -706,7 +707,7 @@ risk_bound agnostic_relu_sample_size(long long dimension,
   check_hidden(fn, c);
   const double d = dbl(dimension), w = w_star_norm, lz = std::log(1 / zeta);
   risk_bound r;
-  r.source = "seed 001, Thm 7";
+  r.source = "SWX+23, Thm 7";
   // n ≥ Ω̃(max{d‖w*_ℓ‖√(log(1/δ) log(1/ζ))/(εα), ‖w*_ℓ‖² d log⁴(1/ζ)/α²}).
   const double priv =
       c.sample_size * d * w * std::sqrt(std::log(1 / delta) * lz) / (epsilon * alpha);
@@ -714,8 +715,8 @@ risk_bound agnostic_relu_sample_size(long long dimension,
   r.terms = {{"privacy d |w*| sqrt(log(1/delta) log(1/zeta))/(eps alpha)", priv},
              {"statistical |w*|^2 d log^4(1/zeta)/alpha^2", stat}};
   r.conditions.push_back(
-      at_most("alpha < |w*_l|", alpha, std::nextafter(w, 0.0), "seed 001, Thm 7"));
-  r.conditions.push_back({"epsilon < 1", epsilon, 1, epsilon < 1, "seed 001, Thm 7"});
+      at_most("alpha < |w*_l|", alpha, std::nextafter(w, 0.0), "SWX+23, Thm 7"));
+  r.conditions.push_back({"epsilon < 1", epsilon, 1, epsilon < 1, "SWX+23, Thm 7"});
   finish(r, bound_status::up_to_constants);
   r.value = std::max(priv, stat);  // a max, not a sum
   return r;
@@ -726,7 +727,7 @@ agnostic_relu_contraction_bound agnostic_relu_contraction(double mu, double eta)
   check_positive(fn, "mu", mu);
   check_positive(fn, "eta", eta);
   agnostic_relu_contraction_bound b;
-  b.tau = mu / 3;                  // seed 001, Lemma 14: τ = μ/3
+  b.tau = mu / 3;                  // SWX+23, Lemma 14: τ = μ/3
   b.factor = 1 - b.tau * eta / 2;  // eq. (12)-(13)
   b.noise_coefficient = eta * (4 * eta + 1 / b.tau);
   b.eta_le_1_over_16 = eta <= 1.0 / 16;  // Thm 7
@@ -744,14 +745,14 @@ risk_bound kernel_glm_rate(const glm_problem& problem, const nonconvex_hidden_co
   const bool uses_alg2 =
       problem.epsilon > kernel_glm_switch_epsilon(problem.theta, problem.examples);
   risk_bound r;
-  r.source = "seed 001, Thm 8 / Cor 1 (Alg 9)";
-  // seed 001, Thm 8: Õ(min{√(θ log(1/δ))/(nε), √log(1/δ)/√(nε)}) + 1/√n + M² + M.
+  r.source = "SWX+23, Thm 8 / Cor 1 (Alg 9)";
+  // SWX+23, Thm 8: Õ(min{√(θ log(1/δ))/(nε), √log(1/δ)/√(nε)}) + 1/√n + M² + M.
   r.terms = {{uses_alg2 ? "privacy, Alg 2 branch sqrt(theta log(1/delta))/(n eps)"
                         : "privacy, Alg 3 branch sqrt(log(1/delta))/sqrt(n eps)",
               c.bound * c.polylog * std::min(alg2, alg3)},
              {"sampling 1/sqrt(n)", 1 / std::sqrt(n)},
              {"misspecification M^2 + M", problem.M * problem.M + problem.M}};
-  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "seed 001, Thm 8"));
+  r.conditions.push_back(epsilon_condition(problem.epsilon, false, "SWX+23, Thm 8"));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -775,13 +776,13 @@ risk_bound two_layer_sample_size(hidden_activation activation,
   const double a = k * G / alpha;
   risk_bound r;
   if (activation == hidden_activation::sigmoid) {
-    r.source = "seed 001, Thm 10";
+    r.source = "SWX+23, Thm 10";
     r.terms = {{"JL branch (kG/alpha)^(2C) log(1/delta)/eps",
                 c.sample_size * std::pow(a, 2 * C) * ld / epsilon},
                {"Alg 2 branch (Gk/alpha)^C sqrt(theta log(1/delta))/eps",
                 c.sample_size * std::pow(a, C) * std::sqrt(theta * ld) / epsilon}};
   } else {
-    r.source = "seed 001, Thm 11";
+    r.source = "SWX+23, Thm 11";
     r.terms = {{"JL branch 4^(C Gk/alpha) log(1/delta)/eps",
                 c.sample_size * std::pow(4.0, C * a) * ld / epsilon},
                {"Alg 2 branch 2^(C Gk/alpha) sqrt(theta log(1/delta))/eps",

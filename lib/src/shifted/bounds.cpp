@@ -63,7 +63,7 @@ cyclic cyclic_layout(const char* fn, const noisy_gradient_setting& s) {
   if (s.examples % s.batch_size != 0)
     throw_domain_error(fn, "examples", format_value(s.examples),
                        "a multiple of batch_size = " + format_value(s.batch_size) +
-                           " (l = n/b batches per epoch, seed 002 §4.2)");
+                           " (l = n/b batches per epoch, BSA24 §4.2)");
   const long long l = s.examples / s.batch_size;
   check_at_least(fn, "steps", s.steps, l);
   if (s.steps % l != 0)
@@ -116,8 +116,8 @@ double contraction(double eta, double m, double M) {
   if (m > M) throw_domain_error(fn, "strong_convexity", m, "<= smoothness = " + format_value(M));
   if (eta * M > 2)
     throw_domain_error(fn, "learning_rate", eta,
-                       "<= 2/M = " + format_value(2 / M) + " (seed 002 Lemma 2.8)");
-  return std::max(std::abs(1 - eta * m), std::abs(1 - eta * M));  // seed 002 Lemma 2.8
+                       "<= 2/M = " + format_value(2 / M) + " (BSA24 Lemma 2.8)");
+  return std::max(std::abs(1 - eta * m), std::abs(1 - eta * M));  // BSA24 Lemma 2.8
 }
 
 // ---- NoisyGD -------------------------------------------------------------------------------
@@ -125,16 +125,16 @@ double contraction(double eta, double m, double M) {
 gdp_bound noisy_gd_composition(const noisy_gradient_setting& s) {
   constexpr const char* fn = "noisy_gd_composition";
   const double L = sensitivity(fn, s), n = examples(fn, s), sigma = noise(fn, s), t = steps(fn, s);
-  return make(L / (n * sigma) * std::sqrt(t), "seed 002 Thm 4.1 (composition)");  // Thm 4.1
+  return make(L / (n * sigma) * std::sqrt(t), "BSA24 Thm 4.1 (composition)");  // Thm 4.1
 }
 
 gdp_bound noisy_gd_strongly_convex(const noisy_gradient_setting& s) {
   constexpr const char* fn = "noisy_gd_strongly_convex";
   const double L = sensitivity(fn, s), n = examples(fn, s), sigma = noise(fn, s), t = steps(fn, s),
                c = strict_contraction(fn, s);
-  // seed 002 Thm 4.2: √((1 − c^t)/(1 + c^t)·(1 + c)/(1 − c))·L/(nσ)
+  // BSA24 Thm 4.2: √((1 − c^t)/(1 + c^t)·(1 + c)/(1 − c))·L/(nσ)
   const double ratio = one_minus_power(c, t) / (1 + power(c, t)) * (1 + c) / (1 - c);
-  gdp_bound g = make(std::sqrt(ratio) * L / (n * sigma), "seed 002 Thm 4.2");
+  gdp_bound g = make(std::sqrt(ratio) * L / (n * sigma), "BSA24 Thm 4.2");
   g.tau = 0;
   return g;
 }
@@ -149,15 +149,15 @@ gdp_bound noisy_gd_constrained_convex(const noisy_gradient_setting& s) {
                        ">= Dn/(eta L) = " + format_value(k) +
                            " (Thm 4.3's hypothesis; noisy_gd_constrained_convex_best_tau has "
                            "no such condition)");
-  // seed 002 Thm 4.3: (1/σ)√(3LD/(ηn) + (L/n)²⌈Dn/(ηL)⌉)
+  // BSA24 Thm 4.3: (1/σ)√(3LD/(ηn) + (L/n)²⌈Dn/(ηL)⌉)
   const double mu = std::sqrt(3 * L * D / (eta * n) + (L / n) * (L / n) * std::ceil(k)) / sigma;
-  gdp_bound g = make(mu, "seed 002 Thm 4.3");
+  gdp_bound g = make(mu, "BSA24 Thm 4.3");
   g.tau = s.steps - static_cast<long long>(std::ceil(k));
   return g;
 }
 
 namespace {
-// seed 002 Thm C.7 with s = ηL/n, σ ← ησ: μ(τ) = (1/σ)(L√k/n + D/(η√k)), k = t − τ.
+// BSA24 Thm C.7 with s = ηL/n, σ ← ησ: μ(τ) = (1/σ)(L√k/n + D/(η√k)), k = t − τ.
 double gd_constrained_mu(const char* fn, const noisy_gradient_setting& s, long long k) {
   const double L = sensitivity(fn, s), n = examples(fn, s), sigma = noise(fn, s),
                eta = learning_rate(fn, s), D = diameter(fn, s);
@@ -172,7 +172,7 @@ gdp_bound noisy_gd_constrained_convex_at(const noisy_gradient_setting& s, long l
   if (tau < 0 || tau >= s.steps)
     throw_domain_error(fn, "tau", format_value(tau), "in {0, ..., t - 1}");
   gdp_bound g =
-      make(gd_constrained_mu(fn, s, s.steps - tau), "seed 002 Thm C.7 / 4.3 (general tau)");
+      make(gd_constrained_mu(fn, s, s.steps - tau), "BSA24 Thm C.7 / 4.3 (general tau)");
   g.tau = tau;
   return g;
 }
@@ -184,7 +184,7 @@ gdp_bound noisy_gd_constrained_convex_best_tau(const noisy_gradient_setting& s) 
       diameter(fn, s) * examples(fn, s) / (learning_rate(fn, s) * sensitivity(fn, s));
   auto mu = [&](long long k) { return gd_constrained_mu(fn, s, k); };
   const auto [k, value] = best_integer(mu, k_star, s.steps);
-  gdp_bound g = make(value, "seed 002 Thm C.7 / 4.3 (general tau, optimised)");
+  gdp_bound g = make(value, "BSA24 Thm C.7 / 4.3 (general tau, optimised)");
   g.tau = s.steps - k;
   return g;
 }
@@ -198,10 +198,10 @@ gdp_bound noisy_gd_shifted(const noisy_gradient_setting& s) {
   const std::vector<double> sens(static_cast<std::size_t>(s.steps), eta * L / n);
   const interpolation_scan opt = best_interpolation(c, sens, s.diameter);
   gdp_bound g = make(std::sqrt(opt.value) / (eta * sigma),
-                     "seed 002 Thm C.3, optimisation problem solved exactly");
+                     "BSA24 Thm C.3, optimisation problem solved exactly");
   g.tau = opt.tau;
   if (std::isfinite(s.diameter) && c < 1)
-    g.note = "constrained strongly convex: not in the paper (spec 002 §5.1)";
+    g.note = "constrained strongly convex: not in the paper (docs/shifted.md)";
   if (!opt.exhaustive)
     g.note += std::string(g.note.empty() ? "" : "; ") +
               "tau found by golden-section search (valid bound, possibly not the best tau)";
@@ -229,9 +229,9 @@ gdp_bound noisy_gd_shifted_schedule(const noisy_gradient_setting& s,
   }
   const interpolation_scan opt = best_interpolation(p, s.diameter);
   gdp_bound g =
-      make(std::sqrt(opt.value), "seed 002 Thm C.3 with a learning-rate schedule, solved exactly");
+      make(std::sqrt(opt.value), "BSA24 Thm C.3 with a learning-rate schedule, solved exactly");
   g.tau = opt.tau;
-  g.note = "time-varying step sizes: not in the paper (spec 002 §4)";
+  g.note = "time-varying step sizes: not in the paper (docs/shifted.md)";
   if (!opt.exhaustive) g.note += "; tau found by golden-section search";
   return g;
 }
@@ -242,7 +242,7 @@ gdp_bound noisy_cgd_composition(const noisy_gradient_setting& s) {
   constexpr const char* fn = "noisy_cgd_composition";
   const double L = sensitivity(fn, s), sigma = noise(fn, s);
   const cyclic cy = cyclic_layout(fn, s);
-  return make(L / (cy.b * sigma) * std::sqrt(cy.E), "seed 002 Thm 4.4 (composition)");
+  return make(L / (cy.b * sigma) * std::sqrt(cy.E), "BSA24 Thm 4.4 (composition)");
 }
 
 gdp_bound noisy_cgd_strongly_convex(const noisy_gradient_setting& s) {
@@ -250,11 +250,11 @@ gdp_bound noisy_cgd_strongly_convex(const noisy_gradient_setting& s) {
   const double L = sensitivity(fn, s), sigma = noise(fn, s), c = strict_contraction(fn, s);
   const cyclic cy = cyclic_layout(fn, s);
   const double l = cy.l, E = cy.E;
-  // seed 002 Thm 4.5 (with the corrected 1 + c^{l(E−1)}, spec §9 item 2)
+  // BSA24 Thm 4.5 (with 1 + c^{l(E−1)} as the theorem states; Lemma C.10's proof misprints it)
   const double one_minus_cl = one_minus_power(c, l);
   const double inner = power(c, 2 * l - 2) * (1 - c * c) / (one_minus_cl * one_minus_cl) *
                        one_minus_power(c, l * (E - 1)) / (1 + power(c, l * (E - 1)));
-  gdp_bound g = make(L / (cy.b * sigma) * std::sqrt(1 + inner), "seed 002 Thm 4.5");
+  gdp_bound g = make(L / (cy.b * sigma) * std::sqrt(1 + inner), "BSA24 Thm 4.5");
   g.tau = 0;
   return g;
 }
@@ -270,18 +270,18 @@ gdp_bound noisy_cgd_constrained_convex(const noisy_gradient_setting& s) {
                        "at least Db/(eta L) = " + format_value(k) +
                            " epochs (Thm 4.6's hypothesis; "
                            "noisy_cgd_constrained_convex_best_tau has no such condition)");
-  // seed 002 Thm 4.6: (1/σ)√((L/b)² + 3LD/(ηbl) + (L²/(b²l))⌈Db/(ηL)⌉)
+  // BSA24 Thm 4.6: (1/σ)√((L/b)² + 3LD/(ηbl) + (L²/(b²l))⌈Db/(ηL)⌉)
   const double mu = std::sqrt((L / b) * (L / b) + 3 * L * D / (eta * b * l) +
                               L * L / (b * b * l) * std::ceil(k)) /
                     sigma;
-  gdp_bound g = make(mu, "seed 002 Thm 4.6");
+  gdp_bound g = make(mu, "BSA24 Thm 4.6");
   g.tau = cy.epochs - static_cast<long long>(std::ceil(k));
   g.note = "tau counted in epochs";
   return g;
 }
 
 namespace {
-// Proof of seed 002 Thm 4.6 (Lemma C.11): μ(τ) = (1/σ)√((L/b)² + (D/η + Lk/b)²/(lk)), k = E − τ.
+// Proof of BSA24 Thm 4.6 (Lemma C.11): μ(τ) = (1/σ)√((L/b)² + (D/η + Lk/b)²/(lk)), k = E − τ.
 double cgd_constrained_mu(const char* fn, const noisy_gradient_setting& s, long long k) {
   const double L = sensitivity(fn, s), sigma = noise(fn, s), eta = learning_rate(fn, s),
                D = diameter(fn, s);
@@ -296,7 +296,7 @@ gdp_bound noisy_cgd_constrained_convex_at(const noisy_gradient_setting& s, long 
   const cyclic cy = cyclic_layout(fn, s);
   if (tau < 0 || tau >= cy.epochs)
     throw_domain_error(fn, "tau", format_value(tau), "in {0, ..., E - 1} (epochs)");
-  gdp_bound g = make(cgd_constrained_mu(fn, s, cy.epochs - tau), "seed 002 Thm 4.6 (general tau)");
+  gdp_bound g = make(cgd_constrained_mu(fn, s, cy.epochs - tau), "BSA24 Thm 4.6 (general tau)");
   g.tau = tau;
   g.note = "tau counted in epochs";
   return g;
@@ -308,7 +308,7 @@ gdp_bound noisy_cgd_constrained_convex_best_tau(const noisy_gradient_setting& s)
   const double k_star = diameter(fn, s) * cy.b / (learning_rate(fn, s) * sensitivity(fn, s));
   auto mu = [&](long long k) { return cgd_constrained_mu(fn, s, k); };
   const auto [k, value] = best_integer(mu, k_star, cy.epochs);
-  gdp_bound g = make(value, "seed 002 Thm 4.6 (general tau, optimised)");
+  gdp_bound g = make(value, "BSA24 Thm 4.6 (general tau, optimised)");
   g.tau = cy.epochs - k;
   g.note = "tau counted in epochs";
   return g;
@@ -318,11 +318,12 @@ gdp_bound noisy_cgd_convex(const noisy_gradient_setting& s) {
   constexpr const char* fn = "noisy_cgd_convex";
   const double L = sensitivity(fn, s), sigma = noise(fn, s);
   const cyclic cy = cyclic_layout(fn, s);
-  // spec 002 §5.2 [derived]: Thm C.3 with c = 1, a_k = s/l after the first sensitive step.
+  // Derived (docs/shifted-noisy-cgd.md): Thm C.3 with c = 1, a_k = s/l after the first sensitive
+  // step.
   gdp_bound g = make(L / (cy.b * sigma) * std::sqrt(1 + (cy.E - 1) / cy.l),
-                     "derived from seed 002 Thm C.3 (c = 1), not in the paper");
+                     "derived from BSA24 Thm C.3 (c = 1), not in the paper");
   g.tau = 0;
-  g.note = "derived bound (spec 002 §5.2); the c -> 1 limit of Thm 4.5";
+  g.note = "derived bound (docs/shifted-noisy-cgd.md); the c -> 1 limit of Thm 4.5";
   return g;
 }
 
@@ -331,11 +332,11 @@ gdp_bound noisy_cgd_strongly_convex_lower(const noisy_gradient_setting& s) {
   const double L = sensitivity(fn, s), sigma = noise(fn, s), c = strict_contraction(fn, s);
   const cyclic cy = cyclic_layout(fn, s);
   const double l = cy.l, E = cy.E;
-  // seed 002 Thm C.17: (L/(bσ))√((1 − c^{lE})/(1 + c^{lE})·(1 − c²)/(1 − c^l)²)
+  // BSA24 Thm C.17: (L/(bσ))√((1 − c^{lE})/(1 + c^{lE})·(1 − c²)/(1 − c^l)²)
   const double one_minus_cl = one_minus_power(c, l);
   const double v = one_minus_power(c, l * E) / (1 + power(c, l * E)) * (1 - c * c) /
                    (one_minus_cl * one_minus_cl);
-  return make(L / (cy.b * sigma) * std::sqrt(v), "seed 002 Thm C.17 (lower bound)",
+  return make(L / (cy.b * sigma) * std::sqrt(v), "BSA24 Thm C.17 (lower bound)",
               bound_kind::lower_bound);
 }
 
@@ -347,8 +348,8 @@ gdp_bound noisy_cgd_shifted(const noisy_gradient_setting& s) {
   const cyclic cy = cyclic_layout(fn, s);
   const double last = L / (cy.b * sigma);  // the last sensitive step, Lemma 3.1
   gdp_bound worst =
-      make(0, "seed 002 Thm C.3 for cyclic batches (proof of Thm 4.5), solved exactly");
-  // Step k → k+1 uses batch r(k) = (k mod l) + 1 (spec 002 §4). For j*, the last sensitive
+      make(0, "BSA24 Thm C.3 for cyclic batches (proof of Thm 4.5), solved exactly");
+  // Step k → k+1 uses batch r(k) = (k mod l) + 1 (BSA24 §2.3, Prop C.9). For j*, the last sensitive
   // step is k = t* = t + j* − l − 1; the steps after it use other batches (post-processing).
   bool searched = false;
   for (long long j = 1; j <= cy.batches; ++j) {
@@ -384,8 +385,8 @@ gdp_bound lmc(double L, double m, double eta) {
   check_positive(fn, "strong_convexity", m);
   check_positive(fn, "learning_rate", eta);
   if (eta * m >= 2) throw_domain_error(fn, "learning_rate", eta, "< 2/m");
-  // seed 002 Prop 5.1 / Cor 5.2
-  return make(std::sqrt((2 - eta * m) / 2) * L / std::sqrt(m), "seed 002 Prop 5.1 / Cor 5.2");
+  // BSA24 Prop 5.1 / Cor 5.2
+  return make(std::sqrt((2 - eta * m) / 2) * L / std::sqrt(m), "BSA24 Prop 5.1 / Cor 5.2");
 }
 
 gdp_bound lmc_at(double L, double m, double eta, long long t) {
@@ -397,11 +398,11 @@ gdp_bound lmc_at(double L, double m, double eta, long long t) {
   if (eta * m >= 1)
     throw_domain_error(fn, "learning_rate", eta, "< 1/m (so that c = 1 - eta m is in (0, 1))");
   const double c = 1 - eta * m, tt = static_cast<double>(t);
-  // Thm 4.2 with n = 1, σ = √(2/η): spec 002 §5.5 [derived]
+  // Thm 4.2 with n = 1, σ = √(2/η) (derived; BSA24 proves Prop 5.1 this way)
   const double v = one_minus_power(c, tt) / (1 + power(c, tt)) * (2 - eta * m) / (eta * m);
   gdp_bound g = make(std::sqrt(v) * L * std::sqrt(eta / 2),
-                     "seed 002 Thm 4.2 with n = 1, sigma = sqrt(2/eta)");
-  g.note = "finite-t form of Prop 5.1 (derived, spec 002 §5.5)";
+                     "BSA24 Thm 4.2 with n = 1, sigma = sqrt(2/eta)");
+  g.note = "finite-t form of Prop 5.1 (derived from BSA24 Thm 4.2)";
   return g;
 }
 
@@ -409,14 +410,14 @@ gdp_bound exponential_mechanism(double L, double m) {
   constexpr const char* fn = "exponential_mechanism";
   check_positive(fn, "sensitivity", L);
   check_positive(fn, "strong_convexity", m);
-  return make(L / std::sqrt(m), "seed 002 Cor 5.2");
+  return make(L / std::sqrt(m), "BSA24 Cor 5.2");
 }
 
 gdp_bound log_concave_mechanism(double L, double D) {
   constexpr const char* fn = "log_concave_mechanism";
   check_positive(fn, "sensitivity", L);
   check_positive(fn, "diameter", D);
-  return make(2 * std::sqrt(L * D), "seed 002 Cor 5.4");
+  return make(2 * std::sqrt(L * D), "BSA24 Cor 5.4");
 }
 
 gdp_bound projected_lmc(double L, double D, double eta) {
@@ -424,11 +425,11 @@ gdp_bound projected_lmc(double L, double D, double eta) {
   check_positive(fn, "sensitivity", L);
   check_positive(fn, "diameter", D);
   check_positive(fn, "learning_rate", eta);
-  return make(std::sqrt(4 * L * D + 2 * eta * L * L), "seed 002 Cor 5.4 (projected LMC)");
+  return make(std::sqrt(4 * L * D + 2 * eta * L * L), "BSA24 Cor 5.4 (projected LMC)");
 }
 
 double exponential_mechanism_threshold() {
-  // seed 002 §D.4: e^{2x} = (1 − Φ(−√x))/Φ(−√x), in log form 2x = log Φ(√x) − log Φ(−√x).
+  // BSA24 §D.4: e^{2x} = (1 − Φ(−√x))/Φ(−√x), in log form 2x = log Φ(√x) − log Φ(−√x).
   auto f = [](double x) {
     const double r = std::sqrt(x);
     return 2 * x - (normal_lcdf(r) - normal_lcdf(-r));
@@ -442,7 +443,7 @@ double exponential_mechanism_threshold() {
 
 double clt_k(double mu) {
   check_nonnegative("clt_k", "mu", mu);
-  // seed 002 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
+  // BSA24 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
   return std::exp(mu * mu) * normal_cdf(1.5 * mu) + 3 * normal_cdf(-0.5 * mu) - 2;
 }
 
@@ -454,7 +455,7 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   const double b = static_cast<double>(s.batch_size);
   const double k1 = clt_k(2 * L / (b * sigma));
   const double log_inv_c = -std::log(c);
-  // seed 002 Prop C.14: t − τ = −log(b²σ(1 − c)√K₁/(2√2 nL√log(1/c)))/log(1/c) − 1
+  // BSA24 Prop C.14: t − τ = −log(b²σ(1 − c)√K₁/(2√2 nL√log(1/c)))/log(1/c) − 1
   const double steps_after = -std::log(b * b * sigma * (1 - c) * std::sqrt(k1) /
                                        (2 * std::sqrt(2.0) * n * L * std::sqrt(log_inv_c))) /
                                  log_inv_c -
@@ -465,7 +466,7 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   clt_choice out;
   out.steps_after_tau = steps_after;
   out.bound = make(std::sqrt(8 * first * first + 2 * b * b / (n * n) * k * k1),
-                   "seed 002 Prop C.14 (CLT)", bound_kind::approximation);
+                   "BSA24 Prop C.14 (CLT)", bound_kind::approximation);
   out.bound.note = "CLT approximation, not a certified bound";
   return out;
 }
@@ -477,13 +478,13 @@ clt_choice noisy_sgd_constrained_convex_clt(const noisy_gradient_setting& s) {
   check_at_least(fn, "batch_size", s.batch_size, 1);
   const double b = static_cast<double>(s.batch_size);
   const double k2 = clt_k(2 * std::sqrt(2.0) * L / (b * sigma));
-  // seed 002 Prop C.15: t − τ = Dn/(bησ√K₂); (C.7) μ = √(2D²/(η²σ²k) + 2b²kK₂/n²)
+  // BSA24 Prop C.15: t − τ = Dn/(bησ√K₂); (C.7) μ = √(2D²/(η²σ²k) + 2b²kK₂/n²)
   const double k = D * n / (b * eta * sigma * std::sqrt(k2));
   clt_choice out;
   out.steps_after_tau = k;
   out.bound =
       make(std::sqrt(2 * D * D / (eta * eta * sigma * sigma * k) + 2 * b * b * k * k2 / (n * n)),
-           "seed 002 Prop C.15 (CLT)", bound_kind::approximation);
+           "BSA24 Prop C.15 (CLT)", bound_kind::approximation);
   out.bound.note = "CLT approximation, not a certified bound";
   return out;
 }
@@ -496,7 +497,7 @@ double ys22_noisy_gd_rho(const noisy_gradient_setting& s, double c_ys) {
                c = strict_contraction(fn, s);
   if (!(c_ys > 0 && c_ys < 1)) throw_domain_error(fn, "c_ys", c_ys, "in (0, 1)");
   const double e = L / (n * sigma);
-  return (1 + c) / (1 - c) * one_minus_power(c_ys, t) * e * e;  // spec 002 §5.6 [Code]
+  return (1 + c) / (1 - c) * one_minus_power(c_ys, t) * e * e;  // as the code of BSA24 evaluates it
 }
 
 double ys22_noisy_cgd_rho(const noisy_gradient_setting& s) {
@@ -505,7 +506,7 @@ double ys22_noisy_cgd_rho(const noisy_gradient_setting& s) {
   const cyclic cy = cyclic_layout(fn, s);
   const double l = cy.l, E = cy.E, e = L / (cy.b * sigma);
   const double one_minus_cl = one_minus_power(c, l);
-  // spec 002 §5.6 [Code]: ½(L/(bσ))²(1 + c^{l−2}(1 − c²)/(1 − c^l)²(1 − c^{l(E−1)}))
+  // as the code of BSA24 evaluates it: ½(L/(bσ))²(1 + c^{l−2}(1 − c²)/(1 − c^l)²(1 − c^{l(E−1)}))
   return 0.5 * e * e *
          (1 + power(c, l - 2) * (1 - c * c) / (one_minus_cl * one_minus_cl) *
                   one_minus_power(c, l * (E - 1)));

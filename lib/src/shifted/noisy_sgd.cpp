@@ -125,7 +125,7 @@ sgd_bound search(const char* source,
 accounting::training_run noisy_sgd_composition_run(const noisy_gradient_setting& s) {
   const sgd_parts q = parts("noisy_sgd_composition_run", s);
   accounting::training_run run;
-  // seed 002 Thm 4.8: C_{b/n}(G(L/(bσ)))^{⊗t}
+  // BSA24 Thm 4.8: C_{b/n}(G(L/(bσ)))^{⊗t}
   run.phases.push_back(subsampled(q.b / q.n, q.L / (q.b * q.sigma), s.steps));
   return run;
 }
@@ -140,10 +140,10 @@ accounting::training_run noisy_sgd_strongly_convex_run(const noisy_gradient_sett
   if (s.steps < 2) throw_domain_error(fn, "steps", format_value(s.steps), ">= 2 (tau in 1..t-1)");
   if (tau < 1 || tau > s.steps - 1)
     throw_domain_error(fn, "tau", format_value(tau),
-                       "in {1, ..., t - 1} (Thm 4.9 at tau = 0 is invalid: spec 002 §9 item 5)");
+                       "in {1, ..., t - 1} (Thm 4.9 at tau = 0 is invalid: docs/shifted.md)");
   const double beta = beta_of(fn, alpha), p = q.b / q.n, e = 2 * q.L / (q.b * q.sigma);
   const auto k = s.steps - tau;
-  // seed 002 Thm 4.9 with footnote 10's split: G(α e (c^{k+1} − c^t)/(1 − c)) ⊗ C_p(G(βe))
+  // BSA24 Thm 4.9 with footnote 10's split: G(α e (c^{k+1} − c^t)/(1 − c)) ⊗ C_p(G(βe))
   // ⊗ C_p(G(e))^{⊗k}, e = 2L/(bσ)
   const double ck1 = std::pow(c, static_cast<double>(k + 1)), ct = std::pow(c, q.t);
   accounting::training_run run;
@@ -166,7 +166,7 @@ accounting::training_run noisy_sgd_general_run(const noisy_gradient_setting& s,
                        "steps - 1 = " + format_value(s.steps - 1));
   const double beta = beta_of(fn, alpha), p = q.b / q.n, eta = s.learning_rate;
   const double step = eta * q.L / q.b;  // ηL/b, the per-step sensitivity
-  // seed 002 Thm C.13: z_{k+1} = c z_k + ηL/b − a_{k+1}, z_0 = 0; every z_k ≥ 0, a_k ∈ [0, ηL/b].
+  // BSA24 Thm C.13: z_{k+1} = c z_k + ηL/b − a_{k+1}, z_0 = 0; every z_k ≥ 0, a_k ∈ [0, ηL/b].
   double z = 0;
   for (std::size_t k = 0; k < shifts.size(); ++k) {
     const double a = shifts[k];
@@ -203,7 +203,7 @@ accounting::training_run noisy_sgd_constrained_convex_run(const noisy_gradient_s
   if (tau < 0 || tau > s.steps - 1)
     throw_domain_error(fn, "tau", format_value(tau), "in {0, ..., t - 1}");
   const double beta = beta_of(fn, alpha), p = q.b / q.n, k = static_cast<double>(s.steps - tau);
-  // seed 002 Thm 4.10 with footnote 11's split: per step G(αD/(kησ)) ⊗ C_p(G(2βL/(bσ))),
+  // BSA24 Thm 4.10 with footnote 11's split: per step G(αD/(kησ)) ⊗ C_p(G(2βL/(bσ))),
   // k steps: G(αD/(ησ√k)) ⊗ C_p(G(2βL/(bσ)))^{⊗k}
   accounting::training_run run;
   run.gaussian_mu = alpha * s.diameter / (s.learning_rate * q.sigma * std::sqrt(k));
@@ -215,7 +215,7 @@ sgd_bound noisy_sgd_composition(const noisy_gradient_setting& s,
                                 double delta,
                                 const sgd_search_options& o) {
   sgd_bound out;
-  out.source = "seed 002 Thm 4.8 (composition)";
+  out.source = "BSA24 Thm 4.8 (composition)";
   out.run = noisy_sgd_composition_run(s);
   out.estimate =
       accounting::estimate_epsilon(out.run, delta, accounting::accountant_type::pld, o.pld);
@@ -228,7 +228,7 @@ sgd_bound noisy_sgd_strongly_convex(const noisy_gradient_setting& s,
                                     const sgd_search_options& o) {
   noisy_sgd_strongly_convex_run(s, 1);  // argument checks
   return search(
-      "seed 002 Thm 4.9 (tau optimised, PLD)", s, delta, o, 1, s.steps - 1,
+      "BSA24 Thm 4.9 (tau optimised, PLD)", s, delta, o, 1, s.steps - 1,
       [&](long long tau, double alpha) { return noisy_sgd_strongly_convex_run(s, tau, alpha); });
 }
 
@@ -237,7 +237,7 @@ sgd_bound noisy_sgd_constrained_convex(const noisy_gradient_setting& s,
                                        const sgd_search_options& o) {
   noisy_sgd_constrained_convex_run(s, 0);  // argument checks
   return search(
-      "seed 002 Thm 4.10 (tau optimised, PLD)", s, delta, o, 1, s.steps,
+      "BSA24 Thm 4.10 (tau optimised, PLD)", s, delta, o, 1, s.steps,
       [&](long long tau, double alpha) { return noisy_sgd_constrained_convex_run(s, tau, alpha); });
 }
 

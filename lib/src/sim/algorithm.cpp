@@ -337,7 +337,7 @@ vector run_hsgd_euler_maruyama(const hsgd_sde& sde,
     const double gamma = sde.gamma ? sde.gamma(t) : 1.0;
     const double risk = sde.population_risk(x);
     stream.fill_normal({xi.data(), static_cast<std::size_t>(d)});
-    // Diffusion in the eigenbasis: diag(√((2 P λ_i + σ²)/d)) (seed 004 §1.4, derived there).
+    // Diffusion in the eigenbasis: diag(√((2 P λ_i + σ²)/d)) (LKSP25 §1.4, derived there).
     const vector diffusion =
         ((2 * risk * sde.eigenvalues.array() + sde.noise * sde.noise) / dd).sqrt();
     x += -gamma * h * (a.cwiseProduct(x) - sigma_target) +

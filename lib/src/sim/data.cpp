@@ -116,7 +116,7 @@ Eigen::MatrixXd uniform_design(std::size_t n, std::size_t d, random_stream& stre
   check_rows(fn, n);
   if (d == 0) throw_domain_error(fn, "d", "0", ">= 1");
   const auto rows = static_cast<Eigen::Index>(n), cols = static_cast<Eigen::Index>(d);
-  // seed 004 §5: a_ij ~ U(0, 1/√d).
+  // LKSP25 §5: a_ij ~ U(0, 1/√d).
   const double scale = 1 / std::sqrt(static_cast<double>(d));
   Eigen::MatrixXd a(rows, cols);
   for (Eigen::Index i = 0; i < rows; ++i)
@@ -133,7 +133,7 @@ Eigen::VectorXd linear_labels(const Eigen::Ref<const Eigen::MatrixXd>& features,
   check_design_and_parameter(fn, features, "x_star", x_star, true);
   check_nonnegative(fn, "noise_sd", noise_sd);
   if (!(clamp >= 0)) throw_domain_error(fn, "clamp", clamp, ">= 0 (+inf: no clamping)");
-  // seed 004 §1.3 Assumption 2 / §5: b = aᵀx̃ + ξ, ξ ~ N(0, noise_sd²) clamped (np.clip).
+  // LKSP25 §1.3 Assumption 2 / §5: b = aᵀx̃ + ξ, ξ ~ N(0, noise_sd²) clamped (np.clip).
   Eigen::VectorXd y = features * x_star;
   for (Eigen::Index i = 0; i < y.size(); ++i) {
     const double xi = noise_sd * stream.normal();

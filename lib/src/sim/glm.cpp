@@ -112,7 +112,7 @@ double link_derivative(glm_link link, double a) {
 }
 
 double link_integral(glm_link link, double a) {
-  // spec 001 §1.2 closed forms [I]. Near 0 the forms with log 2 cancel; there
+  // Closed forms (derived). Near 0 the forms with log 2 cancel; there
   //   log((1 + e^a)/2) = log1p(expm1(a)/2),   log cosh a = log1p(2 sinh²(a/2))
   // are exact to a few ulp (cosh a − 1 = 2 sinh²(a/2)).
   constexpr double kLog2 = std::numbers::ln2;
@@ -145,7 +145,7 @@ double link_lipschitz(glm_link link) {
 }
 
 double surrogate_loss(glm_link link, double a, double y) {
-  return link_integral(link, a) - y * a;  // seed 001 eq. (2)
+  return link_integral(link, a) - y * a;  // SWX+23 eq. (2)
 }
 
 double surrogate_derivative(glm_link link, double a, double y) {
@@ -164,7 +164,7 @@ void surrogate_gradient(
   if (g.size() != x.size())
     throw_domain_error(fn, "g.size()", count(static_cast<long long>(g.size())),
                        "x.size() = " + count(static_cast<long long>(x.size())));
-  g = surrogate_derivative(link, w.dot(x), y) * x;  // seed 001 eq. (2)
+  g = surrogate_derivative(link, w.dot(x), y) * x;  // SWX+23 eq. (2)
 }
 
 glm_surrogate::glm_surrogate(std::shared_ptr<const dataset> data, glm_link link)
@@ -549,7 +549,7 @@ mc_estimate glm_population::excess_risk(glm_link link,
                                         const_vector_ref w,
                                         std::size_t samples,
                                         random_stream& stream) const {
-  // spec 001 §1.2 excess-risk identity: E_x[(σ(⟨w,x⟩) − E[y|x])²].
+  // The excess-risk identity of SWX+23 §4.1.1: E_x[(σ(⟨w,x⟩) − E[y|x])²].
   return population_mc("glm_population::excess_risk", *this, w, samples, stream,
                        [&](double a, double b) {
                          const double r = link_value(link, a) - teacher.conditional_mean(b);
@@ -662,7 +662,7 @@ double moreau_derivative_unchecked(glm_link link, double y, double beta, double 
 // Algorithm 4 without checks; steps = T_o.
 moreau_oracle_result oracle_unchecked(
     glm_link link, double y, double beta, double m, double B, long long steps) {
-  // seed 001 Alg 4 (spec §2, typos fixed): 𝒬 = [m − 4B/β, m + 4B/β], u_1 = m,
+  // SWX+23 Alg 4 (typos fixed; docs/findings.md): 𝒬 = [m − 4B/β, m + 4B/β], u_1 = m,
   // η_t = 2/(β(t + 1)), weighted average with weights 2t/(T_o(T_o + 1)).
   const double lo = m - 4 * B / beta, hi = m + 4 * B / beta;
   double u = m, weighted = 0;
@@ -853,7 +853,8 @@ vector polynomial_feature_map(const_vector_ref x, int degree) {
 
 std::vector<std::size_t> phase_sizes(std::size_t n) {
   if (n < 2) throw_domain_error("phase_sizes", "n", count(n), ">= 2");
-  // seed 001 Alg 2 step 2: n_i = ⌊n/2^i⌋, i = 1, …, k; k = ⌊log₂ n⌋ (spec §2 note (i)).
+  // SWX+23 Alg 2 step 2: n_i = ⌊n/2^i⌋, i = 1, …, k; k = ⌊log₂ n⌋ (the printed ⌈log₂ n⌉ leaves an
+  // empty last phase unless n is a power of 2; docs/findings.md).
   std::vector<std::size_t> sizes;
   for (std::size_t s = n / 2; s >= 1; s /= 2) sizes.push_back(s);
   return sizes;
@@ -861,14 +862,14 @@ std::vector<std::size_t> phase_sizes(std::size_t n) {
 
 namespace {
 
-constexpr const char* kAlg1 = "seed 001 Alg 1 (dispatcher)";
-constexpr const char* kAlg2 = "seed 001 Alg 2 (phased SGD, output perturbation)";
-constexpr const char* kAlg3 = "seed 001 Alg 3 (JL + phased SGD)";
-constexpr const char* kAlg5 = "seed 001 Alg 5 (Moreau-smoothed phased SGD)";
-constexpr const char* kAlg6 = "seed 001 Alg 6 (JL + Moreau-smoothed phased SGD)";
-constexpr const char* kAlg7 = "seed 001 Alg 7 (JL + DP projected GD, ReLU)";
-constexpr const char* kAlg8 = "seed 001 Alg 8 (adaptive DP batched GD)";
-constexpr const char* kAlg9 = "seed 001 Alg 9 (phased SGD on polynomial-kernel features)";
+constexpr const char* kAlg1 = "SWX+23 Alg 1 (dispatcher)";
+constexpr const char* kAlg2 = "SWX+23 Alg 2 (phased SGD, output perturbation)";
+constexpr const char* kAlg3 = "SWX+23 Alg 3 (JL + phased SGD)";
+constexpr const char* kAlg5 = "SWX+23 Alg 5 (Moreau-smoothed phased SGD)";
+constexpr const char* kAlg6 = "SWX+23 Alg 6 (JL + Moreau-smoothed phased SGD)";
+constexpr const char* kAlg7 = "SWX+23 Alg 7 (JL + DP projected GD, ReLU)";
+constexpr const char* kAlg8 = "SWX+23 Alg 8 (adaptive DP batched GD)";
+constexpr const char* kAlg9 = "SWX+23 Alg 9 (phased SGD on polynomial-kernel features)";
 
 // What the phased core needs; the public functions fill it from the options.
 struct phased_plan {
@@ -891,7 +892,7 @@ struct phased_output {
   std::vector<glm_release> releases;
 };
 
-// seed 001 Alg 2 step 3 on the columns of X (p×n, column i = record i in the running space).
+// SWX+23 Alg 2 step 3 on the columns of X (p×n, column i = record i in the running space).
 phased_output run_phased(const Eigen::MatrixXd& X,
                          const Eigen::VectorXd& y,
                          const vector& w0,
@@ -1066,7 +1067,7 @@ glm_result run_phased_algorithm(const char* fn,
   const char* limit_name = "";
   switch (kind) {
     case phased_kind::alg2:
-      eta_limit = 2 / G, limit_name = "2/G";  // spec §2 Alg 2 note (ii)
+      eta_limit = 2 / G, limit_name = "2/G";  // non-expansiveness, used by the privacy proof
       break;
     case phased_kind::alg3:
       eta_limit = 2 / (4 * G),
@@ -1129,7 +1130,7 @@ glm_result run_phased_algorithm(const char* fn,
   switch (kind) {
     case phased_kind::alg2:
       res.algorithm = kAlg2;
-      note += "sensitivity of the phase average 4B eta_i (spec §2 Alg 2 note (iii), B = " +
+      note += "sensitivity of the phase average 4B eta_i (proof of SWX+23 Thm 1, B = " +
               format_value(B) + "); ";
       break;
     case phased_kind::alg3:
@@ -1196,7 +1197,7 @@ glm_result dp_glm(const dataset& data, const phased_sgd_options& options, const 
   const double theta =
       options.theta_rank > 0 ? options.theta_rank : static_cast<double>(data.dimension());
   const auto n = static_cast<double>(data.size());
-  // seed 001 Alg 1: ε > θ^{3/2}/n → Alg 2, else Alg 3.
+  // SWX+23 Alg 1: ε > θ^{3/2}/n → Alg 2, else Alg 3.
   const bool alg2 = options.epsilon > std::pow(theta, 1.5) / n;
   glm_result r = alg2 ? run_phased_algorithm(fn, phased_kind::alg2, data, options, key)
                       : run_phased_algorithm(fn, phased_kind::alg3, data, options, key);
@@ -1219,7 +1220,7 @@ glm_result dp_kernel_glm(const dataset& data,
   const double theta =
       options.theta_rank > 0 ? options.theta_rank : static_cast<double>(features.dimension());
   const auto n = static_cast<double>(data.size());
-  // seed 001 Alg 9 step 1: ε > θ/n → Alg 2 on ψ(x), else Alg 3 (m = O(log(n/δ) nε)).
+  // SWX+23 Alg 9 step 1: ε > θ/n → Alg 2 on ψ(x), else Alg 3 (m = O(log(n/δ) nε)).
   const bool alg2 = options.epsilon > theta / n;
   glm_result r = alg2 ? run_phased_algorithm(fn, phased_kind::alg2, features, options, key)
                       : run_phased_algorithm(fn, phased_kind::alg3, features, options, key, true);
@@ -1387,7 +1388,7 @@ glm_result adaptive_batched_gd(const dataset& data,
     const auto start = static_cast<Eigen::Index>(i * m), rows = static_cast<Eigen::Index>(m);
     const auto chunk = data.features.middleRows(start, rows);
     const double wn = w.norm();
-    // Alg 8 step 3 as printed, read as a variance (spec §2 Alg 8 notes):
+    // Alg 8 step 3 as printed, read as a variance (docs/findings.md):
     // σ² = 8(√d‖w‖ + B)² log(1.25/δ)/(m²ε²) — the Gaussian mechanism on (√d‖w‖ + B)/m.
     const double printed_sens = (sqrt_d * wn + B) / md;
     // Corrected replace-one sensitivity: per-sample gradient norm ≤ R_x(R_x‖w‖ + B).

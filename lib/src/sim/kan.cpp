@@ -198,7 +198,7 @@ const char* to_string(kan_activation a) {
 
 activation_sup_norms sup_norms(kan_activation a) {
   // tanh: |σ″| = 2|t|(1 − t²) is maximal at t² = 1/3: 4/(3√3). Logistic: σ′ ≤ 1/4 at 0, and
-  // |σ″| = σ(1 − σ)|1 − 2σ| is maximal at σ = (3 ± √3)/6: √3/18 = 1/(6√3) (spec 000 §1.2).
+  // |σ″| = σ(1 − σ)|1 − 2σ| is maximal at σ = (3 ± √3)/6: √3/18 = 1/(6√3).
   if (a == kan_activation::tanh) return {1.0, 1.0, 4 / (3 * std::sqrt(3.0))};
   return {1.0, 0.25, 1 / (6 * std::sqrt(3.0))};
 }
@@ -281,7 +281,7 @@ kan_model::unit_scalars kan_model::unit(const_vector_ref w,
   const auto p = static_cast<long>(basis_.size());
   const double d = static_cast<double>(input_dimension_);
   const double m = static_cast<double>(width_);
-  // s_j = w_jᵀh(x)/√d, u_j = σ(s_j) (seed 000 §B).
+  // s_j = w_jᵀh(x)/√d, u_j = σ(s_j) (WSK+26 §B).
   const double s = w.segment(static_cast<Eigen::Index>(j) * dp, dp).dot(h) / std::sqrt(d);
   const activation_values act = activate(options_.activation, s);
   values_t d0, d1, d2;
@@ -299,7 +299,7 @@ kan_model::unit_scalars kan_model::unit(const_vector_ref w,
   }
   unit_scalars r;
   r.value = c_d0;
-  // Proof of seed 000 Lemma B.6: ∇_{w_j} f = σ′(s_j)⟨c_j, h′(u_j)⟩ h(x)/√(md).
+  // Proof of WSK+26 Lemma B.6: ∇_{w_j} f = σ′(s_j)⟨c_j, h′(u_j)⟩ h(x)/√(md).
   if (order >= 1) r.a = act.first * c_d1 / std::sqrt(m * d);
   // ∇²_{w_j} f = ⟨c_j, σ″(s_j) h′(u_j) + σ′(s_j)² h″(u_j)⟩ h hᵀ/(d√m).
   if (order >= 2) r.beta = (act.second * c_d1 + act.first * act.first * c_d2) / (d * std::sqrt(m));
@@ -316,7 +316,7 @@ double kan_model::output_from_features(const_vector_ref w,
     f += u.value;
     if (g) g->segment(static_cast<Eigen::Index>(j) * dp, dp).noalias() = u.a * h;
   }
-  // f_W(x) = (1/√m) cᵀ h(σ(W h(x)/√d)) (seed 000 §B).
+  // f_W(x) = (1/√m) cᵀ h(σ(W h(x)/√d)) (WSK+26 §B).
   return f / std::sqrt(static_cast<double>(width_));
 }
 
@@ -421,7 +421,7 @@ double kan_model::output_hessian_norm(const_vector_ref w, const_vector_ref x) co
   output_hessian_scales(w, x, beta);
   vector h(static_cast<Eigen::Index>(input_dimension_ * basis_.size()));
   features(x, h);
-  // Seed 000 Lemma B.1: the spectral norm of a block-diagonal matrix is the largest block norm;
+  // WSK+26 Lemma B.1: the spectral norm of a block-diagonal matrix is the largest block norm;
   // block j = β_j h hᵀ has norm |β_j|‖h‖².
   return beta.cwiseAbs().maxCoeff() * h.squaredNorm();
 }
@@ -439,7 +439,7 @@ Eigen::MatrixXd kan_model::hessian(std::size_t i, const_vector_ref w) const {
   vector_ref grad_ref = grad_f;
   const double f = output_from_features(w, h, &grad_ref);
   const double y = data_->labels(k);
-  // ∇²ℓ(y f) = ℓ″ ∇f ∇fᵀ + ℓ′ y ∇²f (seed 000 proof of Lemma B.7).
+  // ∇²ℓ(y f) = ℓ″ ∇f ∇fᵀ + ℓ′ y ∇²f (WSK+26 proof of Lemma B.7).
   // (∇f ∇fᵀ) first and then the scalar, so that the result is exactly symmetric.
   Eigen::MatrixXd out = grad_f * grad_f.transpose();
   out *= logistic_second(y * f);
@@ -491,10 +491,11 @@ vector kan_initial_weights(std::size_t width,
 
 // ---- hard margin --------------------------------------------------------------------------------
 
-// Why a hand-written solver: DESIGN.md's dependencies offer no QP or SVM solver (Eigen has
-// linear algebra only, GSL's multimin is unconstrained, Boost.Math has none). The problem is the
-// nearest point of a polytope to the origin, for which pairwise Frank–Wolfe (the MDM algorithm)
-// is the standard specialised method; it needs only the Gram matrix (Eigen) and a few lines.
+// Why a hand-written solver: dpkit's dependencies (docs/architecture.md) offer no QP or SVM solver
+// (Eigen has linear algebra only, GSL's multimin is unconstrained, Boost.Math has none). The
+// problem is the nearest point of a polytope to the origin, for which pairwise Frank–Wolfe (the MDM
+// algorithm) is the standard specialised method; it needs only the Gram matrix (Eigen) and a few
+// lines.
 margin_result hard_margin(const Eigen::Ref<const Eigen::MatrixXd>& points,
                           const margin_options& options) {
   constexpr const char* fn = "hard_margin";

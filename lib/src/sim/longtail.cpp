@@ -38,7 +38,7 @@ void check_spectra(const char* fn, const noise_spectra& a, std::size_t K, std::s
   for (index k = 0; k < a.rows(); ++k)
     for (index i = 0; i < a.cols(); ++i) {
       check_finite(fn, "spectra entry", a(k, i));
-      // Def 1: u_jᵀA_k = 0 for all j (spec 003 §2.1: a_k[1..K] = 0).
+      // Def 1: u_jᵀA_k = 0 for all j (the spiked construction: a_k[1..K] = 0).
       if (i < idx(K) && a(k, i) != 0)
         throw_domain_error(fn,
                            "spectra(" + count(static_cast<std::size_t>(k)) + ", " +
@@ -75,7 +75,7 @@ noise_spectra spiked_spectra(std::size_t K, std::size_t d, double s, double lamb
   if (d < 2 * K) throw_domain_error(fn, "dimension", count(d), ">= 2K = " + count(2 * K));
   check_positive(fn, "s", s);
   check_nonnegative(fn, "lambda", lambda);
-  // spec 003 §2.1: a_k[i] = 0 (i < K), s (i ≥ K), spike a_k[K + k] = λ.
+  // The spiked construction: a_k[i] = 0 (i < K), s (i ≥ K), spike a_k[K + k] = λ.
   noise_spectra a = noise_spectra::Constant(idx(K), idx(d), s);
   a.leftCols(idx(K)).setZero();
   for (std::size_t k = 0; k < K; ++k) a(idx(k), idx(K + k)) = lambda;
@@ -116,7 +116,7 @@ spiked_norms spiked_closed_form(std::size_t K, std::size_t d, double s, double l
   check_nonnegative(fn, "lambda", lambda);
   const double D = static_cast<double>(d - K);
   const double s2 = s * s, l2 = lambda * lambda;
-  // spec 003 §2.1, closed forms of the spiked construction.
+  // Closed forms of the spiked construction.
   spiked_norms out;
   out.frobenius = std::sqrt(s2 * (D - 1) + l2);
   out.self_cross = std::sqrt(s2 * s2 * (D - 1) + l2 * l2);
@@ -128,7 +128,7 @@ spiked_norms spiked_closed_form(std::size_t K, std::size_t d, double s, double l
 double spiked_ncr(std::size_t K, std::size_t d, double s, double lambda) {
   const spiked_norms n = spiked_closed_form(K, d, s, lambda);
   if (K < 2) throw_domain_error("spiked_ncr", "classes", count(K), ">= 2");
-  return n.self_cross / n.cross;  // balanced: √|S_k|/√|S_j| = 1 (spec 003 §1.7)
+  return n.self_cross / n.cross;  // balanced: √|S_k|/√|S_j| = 1 (ZXD+26 §4)
 }
 
 double spike_for_ncr(std::size_t K, std::size_t d, double s, double ncr) {
@@ -207,7 +207,7 @@ longtail_data generate_longtail_data(const longtail_data_options& o,
   data.dimension = d;
   data.law = o.law;
   if (o.spectra.size() == 0) {
-    data.spectra = spiked_spectra(K, d, 0.5, o.spike);  // spec 003 §2.1 (s = 0.5, Sec 5.1)
+    data.spectra = spiked_spectra(K, d, 0.5, o.spike);  // s = 0.5 (ZXD+26 §5.1)
   } else {
     check_spectra(fn, o.spectra, K, d);
     data.spectra = o.spectra;
@@ -258,13 +258,13 @@ vector longtail_initial_weights(std::size_t K,
   vector w(p);
   if (init.type == initialisation::kind::gaussian) {
     check_positive(fn, "sigma0", init.sigma0);
-    // spec 003 §1.6: w_{j,r} ~ N(0, σ₀²I) — rotation invariant, so drawn in the U basis directly.
+    // ZXD+26 §3: w_{j,r} ~ N(0, σ₀²I) — rotation invariant, so drawn in the U basis directly.
     stream.fill_normal({w.data(), static_cast<std::size_t>(p)});
     w *= init.sigma0;
     return w;
   }
   // PyTorch nn.Linear default (kaiming_uniform with a = √5): U(−1/√fan_in, 1/√fan_in), fan_in = d
-  // (spec 003 §4.1: "parameters initialised with PyTorch defaults").
+  // (ZXD+26 §5.1: "parameters initialised with PyTorch defaults").
   const double bound = 1 / std::sqrt(static_cast<double>(d));
   for (index j = 0; j < p; ++j) w[j] = stream.uniform(-bound, bound);
   if (init.rotate) {
@@ -311,7 +311,7 @@ longtail_network::longtail_network(std::shared_ptr<const longtail_data> data, st
 }
 
 std::string longtail_network::describe() const {
-  return "two-layer ReLU CNN (seed 003): K = " + count(classes_) + ", m = " + count(width_) +
+  return "two-layer ReLU CNN (ZXD+26): K = " + count(classes_) + ", m = " + count(width_) +
          ", d = " + count(dimension_) + ", n = " + count(data_->size()) + " (" +
          to_string(data_->law) + " zeta)";
 }
@@ -343,7 +343,7 @@ double longtail_network::loss(std::size_t i, const_vector_ref w) const {
 }
 
 void longtail_network::gradient(std::size_t i, const_vector_ref w, vector_ref g) const {
-  // spec 003 §2.2: ∇_{w_{k,r}} L = (1/m)(p_k − 1[y=k])(1[⟨w,u_y⟩>0]u_y + 1[⟨w,ξ⟩>0]ξ), σ′(0) = 0.
+  // ∇_{w_{k,r}} L = (1/m)(p_k − 1[y=k])(1[⟨w,u_y⟩>0]u_y + 1[⟨w,ξ⟩>0]ξ), σ′(0) = 0.
   // No allocation: block (k, r) of g first holds its two inner products (entries 0, 1) and, for
   // r = 0, F_k (entry 2; d ≥ 2K ≥ 4), then is overwritten by its gradient.
   const int y = data_->labels[i];
@@ -418,7 +418,7 @@ longtail_forward longtail_network::forward(const_vector_ref w, const longtail_po
   out.loss = log_z - out.outputs[y];
   out.outputs.maxCoeff(&out.prediction);
   out.error = out.outputs[y] < fmax;
-  // ‖∇L‖² = (1/m²) Σ_k (p_k − 1[y=k])²(N^u_k‖u_y‖² + N^ξ_k‖ξ‖²) (spec 003 §2.2, u_y ⟂ ξ).
+  // ‖∇L‖² = (1/m²) Σ_k (p_k − 1[y=k])²(N^u_k‖u_y‖² + N^ξ_k‖ξ‖²) (u_y ⟂ ξ).
   const double xi2 = x.noise.squaredNorm();
   double norm2 = 0;
   for (index k = 0; k < K; ++k) {
@@ -448,7 +448,7 @@ double longtail_network::gradient_norm(const_vector_ref w, std::size_t i) const 
 }
 
 double longtail_network::gradient_norm_bound(const_vector_ref w, std::size_t i) const {
-  // Σ_k (p_k − 1[y=k])² ≤ 2(1 − p_y)² ⇒ ‖∇L‖ ≤ (1 − p_y)√(2(‖u_y‖² + ‖ξ‖²)/m) (spec 003 §2.2).
+  // Σ_k (p_k − 1[y=k])² ≤ 2(1 − p_y)² ⇒ ‖∇L‖ ≤ (1 − p_y)√(2(‖u_y‖² + ‖ξ‖²)/m).
   const longtail_forward f = forward(w, i);
   const int y = data_->labels[i];
   const double uy = data_->signal_norms[y];
@@ -542,7 +542,7 @@ class_errors test_errors(const longtail_network& network,
       throw_domain_error("test_errors", "subset index", count(i), "< n = " + count(set.size()));
     const int y = set.labels[i];
     const auto col = f.col(idx(i));
-    // Error iff F_y < max_j F_j (spec 003 §1.7; ties are not errors).
+    // Error iff F_y < max_j F_j (ZXD+26 §4; ties are not errors).
     const bool err = col[y] < col.maxCoeff();
     ++out.counts[static_cast<std::size_t>(y)];
     ++out.total;
@@ -568,7 +568,7 @@ long training_steps(const longtail_training& t, std::size_t n) {
   check_at_least(fn, "examples", static_cast<long long>(n), 1);
   if (t.batches == batch_rule::full) return static_cast<long>(std::ceil(t.epochs));
   if (t.batch_size < 1) throw_domain_error(fn, "batch_size", "0", ">= 1");
-  // T = ⌈epochs·n/B⌉ (spec 003 §4.4: 20 epochs, n = 500, B = 256 → T = 40).
+  // T = ⌈epochs·n/B⌉ (ZXD+26 §5.1: 20 epochs, n = 500, B = 256 → T = 40).
   const double exact = t.epochs * static_cast<double>(n) / static_cast<double>(t.batch_size);
   return static_cast<long>(std::ceil(exact * (1 - 1e-15)));
 }
@@ -625,7 +625,7 @@ double noise_std_for(double z, double clip, std::size_t batch_size) {
   check_nonnegative("noise_std_for", "noise_multiplier", z);
   check_nonnegative("noise_std_for", "clip", clip);
   check_at_least("noise_std_for", "batch_size", static_cast<long long>(batch_size), 1);
-  return z * clip / static_cast<double>(batch_size);  // σ_n = zC/B (spec 003 §2.3 (ii))
+  return z * clip / static_cast<double>(batch_size);  // σ_n = zC/B
 }
 
 double remark4_noise_scale(
@@ -636,7 +636,7 @@ double remark4_noise_scale(
   check_open_probability(fn, "dp_delta", dp_delta);
   check_at_least(fn, "examples", static_cast<long long>(n), 1);
   check_positive(fn, "epsilon", epsilon);
-  // seed 003 Remark 4: σ_n = O(C√(T ln(1/δ))/(nε)); the O's constant is unknown.
+  // ZXD+26 Remark 4: σ_n = O(C√(T ln(1/δ))/(nε)); the O's constant is unknown.
   return clip * std::sqrt(static_cast<double>(steps) * std::log(1 / dp_delta)) /
          (static_cast<double>(n) * epsilon);
 }
@@ -683,7 +683,7 @@ longtail_record measure(const longtail_network& net,
     loss += log_z - f[y];
     errors += f[y] < fmax;
     if (clip > 0) {
-      double norm2 = 0;  // spec 003 §2.2 closed form
+      double norm2 = 0;  // the closed form
       for (index k = 0; k < K; ++k) {
         const double c = p[k] - (k == y ? 1.0 : 0.0);
         norm2 += c * c * (nu[k] * uy * uy + nx[k] * xi2);
@@ -694,7 +694,7 @@ longtail_record measure(const longtail_network& net,
     } else {
       h_sum += 1;
     }
-    // spec 003 §2.6 with the reading w_{y_i,r}, u_{y_i}.
+    // ZXD+26 §5.2's footnote metrics, with the reading w_{y_i,r}, u_{y_i}.
     for (index r = 0; r < m; ++r) {
       signal_sum[r] += uy * filters(y, y * m + r);
       noise_sum[r] += s(y * m + r, i);
@@ -717,8 +717,8 @@ namespace {
 //
 // run_noisy_gradient materialises every per-example gradient (K·m·d doubles), takes its norm,
 // scales it and adds it to the batch sum: about six passes over 4 MB per example at the paper's
-// size, which made one 40-step run take ~10 s. The gradient of example i is structured (spec 003
-// §2.2): block (k, r) is c_k ξ_i if ⟨w_{k,r}, ξ_i⟩ > 0 and 0 otherwise, plus c_k‖u_y‖ at
+// size, which made one 40-step run take ~10 s. The gradient of example i is structured:
+// block (k, r) is c_k ξ_i if ⟨w_{k,r}, ξ_i⟩ > 0 and 0 otherwise, plus c_k‖u_y‖ at
 // coordinate y if ⟨w_{k,r}, u_y⟩ > 0, with c_k = (p_k − 1[y=k])/m. `structured_descent` runs
 // the same iteration from these scalars and produces the SAME bits as run_noisy_gradient with
 // model::gradient (the contract that keeps every result unchanged):
@@ -1136,7 +1136,7 @@ std::vector<std::size_t> tail_subset(const longtail_data& set,
 
 double tail_frequency(double tail_L) {
   check_not_nan("tail_frequency", "tail_L", tail_L);
-  return normal_ccdf(tail_L);  // ζ′ ~ N(0, 1) for Gaussian ζ (spec 003 §1.5)
+  return normal_ccdf(tail_L);  // ζ′ ~ N(0, 1) for Gaussian ζ (Definition 3)
 }
 
 double truncated_normal_mean(double tail_L) {
@@ -1177,7 +1177,7 @@ longtail_data sample_tail(const longtail_data& like,
   out.noise.resize(idx(like.dimension), idx(n));
   vector g(idx(like.dimension));
   for (std::size_t i = 0; i < n; ++i) {
-    // ζ = z v̂ + (I − v̂v̂ᵀ)g, z ~ N(0,1) | z ≥ L, g ~ N(0, I_d) (spec 003 §1.5).
+    // ζ = z v̂ + (I − v̂v̂ᵀ)g, z ~ N(0,1) | z ≥ L, g ~ N(0, I_d) (Definition 3).
     const double z = sample_truncated_normal(tail_L, stream);
     stream.fill_normal({g.data(), static_cast<std::size_t>(g.size())});
     g += (z - v.dot(g)) * v;

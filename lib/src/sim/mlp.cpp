@@ -90,7 +90,7 @@ void mlp_architecture::validate(const char* function) const {
 }
 
 std::size_t mlp_architecture::dimension() const {
-  // p = md + (L − 2)m² + m (spec 001 Alg 10: "m²(L − 2) + md + m").
+  // p = md + (L − 2)m² + m (SWX+23 Alg 10: "m²(L − 2) + md + m").
   return width * input_dimension + (depth - 2) * width * width + width;
 }
 
@@ -126,7 +126,7 @@ double mlp_network::pass(const double* w,
   // Scratch: h_1, …, h_{L−1} (m each), then two δ buffers (m each).
   double* h = scratch((L + 1) * arch_.width);
   auto hidden = [&](std::size_t l) { return h + (l - 1) * arch_.width; };  // h_l, l ≥ 1
-  // Forward: h_l = σ(W_l h_{l−1}) (spec 001 §1.7, App C hidden features).
+  // Forward: h_l = σ(W_l h_{l−1}) (SWX+23 App C hidden features).
   const double* previous = x;
   Eigen::Index previous_size = d;
   for (std::size_t l = 1; l < L; ++l) {
@@ -144,7 +144,7 @@ double mlp_network::pass(const double* w,
   const double f = sqrt_m * wL.dot(hlast);
   if (!g) return f;
   const double s = scale ? scale(f, y) : 1.0;
-  // Backward (seed 001 eq. (16)): ∇_{W_L} f = √m h_{L−1}ᵀ; δ_{L−1} = √m D_{L−1} W_Lᵀ;
+  // Backward (SWX+23 eq. (16)): ∇_{W_L} f = √m h_{L−1}ᵀ; δ_{L−1} = √m D_{L−1} W_Lᵀ;
   // ∇_{W_l} f = δ_l h_{l−1}ᵀ; δ_{l−1} = D_{l−1} W_lᵀ δ_l, D_l = diag(1{h_l > 0}). All scaled by s.
   vec_map(g + arch_.layer_offset(L), m) = (s * sqrt_m) * hlast;
   double* delta = h + (L - 1) * arch_.width;
@@ -215,7 +215,7 @@ double mlp_network::ntk_output(const_vector_ref w0, const_vector_ref w, const_ve
   check_parameters(fn, arch_, w);
   check_input(fn, arch_, x);
   vector g(static_cast<Eigen::Index>(arch_.dimension()));
-  // Cao–Gu NTRF (seed 001 Def 8 with W − W0, spec 001 §6 item 12).
+  // Cao–Gu NTRF (SWX+23 Def 8 with W − W0; docs/findings.md).
   const double f0 = pass(w0.data(), x.data(), g.data());
   return f0 + g.dot(w - w0);
 }
@@ -224,7 +224,7 @@ vector mlp_initial_weights(const mlp_architecture& a, random_stream& stream) {
   a.validate("mlp_initial_weights");
   vector w(static_cast<Eigen::Index>(a.dimension()));
   const double m = static_cast<double>(a.width);
-  // Seed 001 Alg 10 step 1: N(0, 2/m) for l ≤ L − 1 (W_1 included, as printed), N(0, 1/m) for W_L.
+  // SWX+23 Alg 10 step 1: N(0, 2/m) for l ≤ L − 1 (W_1 included, as printed), N(0, 1/m) for W_L.
   const double hidden_sd = std::sqrt(2 / m), last_sd = std::sqrt(1 / m);
   const auto last = static_cast<Eigen::Index>(a.layer_offset(a.depth));
   for (Eigen::Index k = 0; k < w.size(); ++k)
@@ -359,7 +359,7 @@ projection mlp_projection(const mlp_architecture& a,
     offsets.push_back(a.layer_offset(l));
     sizes.push_back(a.layer_size(l));
   }
-  // Spec 001 §6 item 12: the seed prints ‖W_l‖_F ≤ R (centre 0); the analysis of App C uses
+  // SWX+23 §6 prints ‖W_l‖_F ≤ R (centre 0); the analysis of App C uses
   // ‖W_l − W0_l‖_F ≤ ω = R/√m.
   const bool around = constraint == mlp_constraint::around_init;
   const double r = around ? radius / std::sqrt(static_cast<double>(a.width)) : radius;

@@ -58,7 +58,7 @@ least_squares::least_squares(std::shared_ptr<const dataset> data, double ridge)
 double least_squares::loss(std::size_t i, const_vector_ref x) const {
   assert(i < examples() && static_cast<std::size_t>(x.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
-  // seed 004 §1.1: f(x; a, b) = ½((aᵀx − b)² + δ‖x‖²).
+  // LKSP25 §1.1: f(x; a, b) = ½((aᵀx − b)² + δ‖x‖²).
   const double r = by_example_.col(k).transpose().dot(x) - data_->labels(k);
   return 0.5 * (r * r + ridge_ * x.squaredNorm());
 }
@@ -67,7 +67,7 @@ void least_squares::gradient(std::size_t i, const_vector_ref x, vector_ref g) co
   assert(i < examples() && static_cast<std::size_t>(x.size()) == dimension());
   const auto k = static_cast<Eigen::Index>(i);
   const auto a = by_example_.col(k).transpose();
-  // seed 004 §1.1: ∇f = a(aᵀx − b) + δx.
+  // LKSP25 §1.1: ∇f = a(aᵀx − b) + δx.
   const double r = a.dot(x) - data_->labels(k);
   g.noalias() = r * a.transpose() + ridge_ * x;
 }
@@ -78,7 +78,7 @@ void least_squares::hessian_vector(std::size_t i,
                                    vector_ref out) const {
   assert(i < examples() && static_cast<std::size_t>(v.size()) == dimension());
   const auto a = by_example_.col(static_cast<Eigen::Index>(i)).transpose();
-  // ∇²f = a aᵀ + δI (seed 004 §1.2 per example).
+  // ∇²f = a aᵀ + δI (LKSP25 §1.2 per example).
   out.noalias() = a.dot(v) * a.transpose() + ridge_ * v;
 }
 
@@ -241,7 +241,7 @@ quadratic::quadratic(std::size_t n, std::size_t d, double m) : n_(n), d_(d), m_(
 double quadratic::loss(std::size_t i, const_vector_ref x) const {
   assert(i < n_ && static_cast<std::size_t>(x.size()) == d_);
   (void)i;
-  // spec 002 §8 W1/W3: F = (m/2)‖x‖².
+  // W1/W3 (docs/shifted.md): F = (m/2)‖x‖².
   return 0.5 * m_ * x.squaredNorm();
 }
 

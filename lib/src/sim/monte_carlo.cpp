@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/progress.hpp"
 
 #ifdef DPKIT_WITH_MPI
 #include <mpi.h>
@@ -125,7 +126,9 @@ int monte_carlo_ranks() {
   return ranks;
 }
 
-int monte_carlo_default_threads() { return omp_get_max_threads(); }
+int monte_carlo_default_threads() {
+  return omp_get_max_threads();
+}
 
 bool built_with_mpi() noexcept {
 #ifdef DPKIT_WITH_MPI
@@ -163,49 +166,6 @@ void mpi_session::abort([[maybe_unused]] int exit_code) const {
 #endif
 }
 
-namespace {
-
-// A one-line progress bar on stderr, redrawn at most ~10 times a second, only on a terminal.
-class progress_bar {
- public:
-  progress_bar(bool enabled, std::string label, std::uint64_t total)
-      : enabled_(enabled && isatty(2) && total > 0),
-        label_(std::move(label)),
-        total_(total),
-        start_(std::chrono::steady_clock::now()) {}
-  void advance(std::uint64_t k) {
-    if (!enabled_) return;
-    const std::uint64_t done = done_.fetch_add(k) + k;
-    const auto now = std::chrono::steady_clock::now();
-    std::unique_lock lock(mutex_, std::try_to_lock);
-    if (!lock.owns_lock()) return;
-    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const double frac = static_cast<double>(done) / static_cast<double>(total_);
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const int width = 30, filled = static_cast<int>(frac * width);
-    std::fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%  %llu/%llu  %.1f s", label_.c_str(), filled,
-                 "==============================", width - filled, "", 100 * frac,
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
-                 elapsed);
-    if (frac > 0 && done < total_) std::fprintf(stderr, ", ~%.0f s left", elapsed * (1 / frac - 1));
-    std::fflush(stderr);
-  }
-  ~progress_bar() {
-    if (enabled_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool enabled_;
-  std::string label_;
-  std::uint64_t total_;
-  std::atomic<std::uint64_t> done_{0};
-  std::mutex mutex_;
-  std::chrono::steady_clock::time_point start_, last_{};
-};
-
-}  // namespace
-
 monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
                                    const replicate_function& f,
                                    const monte_carlo_options& o) {
@@ -236,7 +196,21 @@ monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
     if (observables[j].keep_samples) samples[j].assign(r_total, 0.0);
 
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
-  progress_bar bar(o.progress && rank == 0, o.label, r_total);
+  // Rank 0 reports on its own share of the chunks (c ≡ 0 mod ranks).
+  std::uint64_t mine = 0;
+  for (std::uint64_t c = static_cast<std::uint64_t>(rank); c < chunks;
+       c += static_cast<std::uint64_t>(ranks))
+    mine += std::min(r_total, (c + 1) * o.chunk) - c * o.chunk;
+  const std::string where = " on " + std::to_string(threads) + " thread" +
+                            (threads == 1 ? "" : "s") +
+                            (ranks > 1 ? " x " + std::to_string(ranks) + " MPI ranks" : "");
+  progress_options po;
+  po.bar = o.progress && rank == 0;
+  po.announce = o.announce && rank == 0;
+  po.announce_seconds = o.announce_seconds;
+  po.in_flight = static_cast<std::uint64_t>(threads) * o.chunk;
+  po.where = where;
+  progress_reporter bar(o.label, mine, po);
   std::exception_ptr error;
   std::mutex error_mutex;
   std::atomic<bool> failed{false};

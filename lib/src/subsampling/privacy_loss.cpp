@@ -157,7 +157,7 @@ class poisson_gaussian_privacy_loss final : public privacy_loss {
 };
 
 // ---------------------------------------------------------------------------------------
-// C_p(G(μ)) (seed 002 Def 4.7). With A = N(0,1), B = (1−p)N(0,1) + pN(μ,1) and
+// C_p(G(μ)) (BSA24 Def 4.7). With A = N(0,1), B = (1−p)N(0,1) + pN(μ,1) and
 // L(x) = log(1 − p + p e^{μx − μ²/2}), the privacy loss of Prop D.4 is
 //   Y = L(x), x ~ B, on (0, ∞);  Y = −L(x), x ~ A, on (−∞, 0);  atom (1−p)(Φ(μ/2) − Φ(−μ/2)) at 0.
 // (Check: F_Y matches Prop D.4 on both half-lines, and the three parts sum to 1.) The curve
@@ -194,7 +194,8 @@ class symmetric_subsampled_gaussian_privacy_loss final : public privacy_loss {
   double support_lower() const override { return p_ == 0 ? 0.0 : -kInf; }
   double support_upper() const override { return p_ == 0 ? 0.0 : kInf; }
   double delta(double epsilon) const override {
-    // spec 002 §2.6: for ε ≥ 0, δ(ε) = p·δ_G(μ)(log(1 + (e^ε − 1)/p)); symmetric below 0.
+    // From the proof of BSA24 Prop D.4: for ε ≥ 0, δ(ε) = p·δ_G(μ)(log(1 + (e^ε − 1)/p)); symmetric
+    // below 0.
     if (epsilon >= 0)
       return p_ * divergence::gdp_delta(mu_, mixture_log_ratio_inverse(epsilon, p_));
     return 1 - std::exp(epsilon) * (1 - delta(-epsilon));

@@ -59,7 +59,7 @@ cp_gaussian_tradeoff::cp_gaussian_tradeoff(double mu, double p)
   check_probability("cp_gaussian_tradeoff", "p", p);
 }
 
-// seed 002 §C.4.1 facts (a)–(c), spec 002 §2.5.
+// BSA24 §C.4.1 facts (a)–(c), Fig. 4.
 double cp_gaussian_tradeoff::beta(double alpha) const {
   check_probability("cp_gaussian_tradeoff::beta", "alpha", alpha);
   if (alpha <= alpha_star_) return one_sided_.beta(alpha);
@@ -99,7 +99,7 @@ divergence::piecewise_linear_tradeoff subsample(const divergence::tradeoff_funct
   check_probability("subsample", "p", p);
   check_at_least("subsample", "points", static_cast<long long>(points), 3);
   // f_p and its left-continuous inverse f_p⁻¹(α) = inf{u : f_p(u) ≤ α}, by bisection on the
-  // non-increasing f_p (seed 002 Def 4.7; spec 002 §2.5 "general numerical algorithm").
+  // non-increasing f_p (BSA24 Def 4.7, evaluated on a grid).
   auto f_p = [&](double a) { return p * f.beta(a) + (1 - p) * (1 - a); };
   auto f_p_inverse = [&](double b) {
     if (f_p(0.0) <= b) return 0.0;

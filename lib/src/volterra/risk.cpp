@@ -54,8 +54,8 @@ struct groups_data {
   [[nodiscard]] double kernel_norm(double gamma) const { return gamma * kernel_sum / (2 * d); }
 };
 
-// Gradient-flow group sums at φ = e^{−κΓ}, om = 1 − φ (spec 004 §2.3, written with the group
-// statistics): the mean error of each coordinate is e = φ e0 − om·(δ/κ)·x̃, so
+// Gradient-flow group sums at φ = e^{−κΓ}, om = 1 − φ (LKSP25 eq. (5) in the eigenbasis, written
+// with the group statistics): the mean error of each coordinate is e = φ e0 − om·(δ/κ)·x̃, so
 //   Σe²       = φ² S0 − 2φ·om·r C0 + om² r² X,
 //   Σ(e + x̃)² = φ² S0 + 2φ q C0 + q² X,   q = 1 − om·r,   r = δ/κ.
 struct gf_sums {
@@ -68,7 +68,7 @@ inline gf_sums gradient_flow_group(const groups_data& G, std::size_t g, double p
           phi * phi * G.S0[g] + 2 * phi * q * G.C0[g] + q * q * G.X[g]};
 }
 
-// 𝒫(X^gf) and ℛ(X^gf) at Γ: 𝒫 = ½E w² + ½Σ λ Σe², ℛ = 𝒫 + (δ/2)Σ Σ(e + x̃)² (spec 004 §2.3).
+// 𝒫(X^gf) and ℛ(X^gf) at Γ: 𝒫 = ½E w² + ½Σ λ Σe², ℛ = 𝒫 + (δ/2)Σ Σ(e + x̃)².
 risk_pair gradient_flow(const groups_data& G, double Gamma) {
   double P = 0, xs = 0;
   for (std::size_t g = 0; g < G.r; ++g) {
@@ -111,7 +111,7 @@ risk_curve empty_curve(std::span<const double> times, std::string method) {
 std::string kernel_note(double K) {
   if (!(K >= 1)) return {};
   return "sup_t K(gamma(t)) = " + format_value(K) +
-         " >= 1: the dynamics is unstable and P_t can grow exponentially (spec 004 §2.7)";
+         " >= 1: the dynamics is unstable and P_t can grow exponentially";
 }
 
 void append(std::string& message, const std::string& more) {
@@ -152,7 +152,7 @@ class lift_system {
     const std::size_t r = G.r;
     double sum = 0;
     for (std::size_t g = 0; g < r; ++g) sum += G.lambda[g] * (x[g] + G.k[g] * x[2 * r + g]);
-    return 0.5 * G.label + 0.5 * sum;  // spec 004 §2.4: P = 𝒫(X^gf) + ½Σλ_i w_i
+    return 0.5 * G.label + 0.5 * sum;  // ODE lift (docs/volterra.md): P = 𝒫(X^gf) + ½Σλ_i w_i
   }
 
   [[nodiscard]] double R(const state& x, double P) const {
@@ -160,7 +160,7 @@ class lift_system {
     const std::size_t r = G.r;
     double sum = 0;
     for (std::size_t g = 0; g < r; ++g) sum += x[g] + 2 * x[r + g] + G.X[g] + G.k[g] * x[2 * r + g];
-    return P + 0.5 * G.delta * sum;  // numerics-anchors §1.4: R = P + (δ/2)Σ((e + x̃)² + v)
+    return P + 0.5 * G.delta * sum;  // R = P + (δ/2)Σ((e + x̃)² + v)
   }
 
   void operator()(const state& x, state& dxdt, double t) const {
@@ -178,10 +178,10 @@ class lift_system {
     double* dC = dS + r;
     double* dw = dC + r;
     for (std::size_t g = 0; g < r; ++g) {
-      // numerics-anchors §1.4: ė_i = −γ(κ_i e_i + δ x̃_i), summed into S = Σe², C = Σe x̃.
+      // ė_i = −γ(κ_i e_i + δ x̃_i), summed into S = Σe², C = Σe x̃.
       dS[g] = -2 * gamma * (G.kappa[g] * S[g] + G.delta * C[g]);
       dC[g] = -gamma * (G.kappa[g] * C[g] + G.delta * G.X[g]);
-      // spec 004 §2.4: ẇ = −2γκ w + (γ²/d)(2λP + σ²).
+      // ODE lift: ẇ = −2γκ w + (γ²/d)(2λP + σ²).
       dw[g] = -2 * gamma * G.kappa[g] * w[g] + forcing * (2 * G.lambda[g] * P + G.sigma2);
     }
   }
@@ -457,7 +457,7 @@ risk_curve nested_solve(std::span<const double> times,
 // ---- 1b. the exponential trapezoid stepper -----------------------------------------------------
 //
 // Custom code, not odeint: odeint's stiff steppers (rosenbrock4, implicit_euler) need uBLAS
-// matrices and a dense LU, O(r³) per step (numerics-anchors §1.5), whereas the lift's
+// matrices and a dense LU, O(r³) per step, whereas the lift's
 // stiff part is diagonal and its coupling rank one, so an exponential integrator with a
 // scalar implicit solve is exact for the stiff part at O(r) per step.
 //
@@ -465,7 +465,7 @@ risk_curve nested_solve(std::span<const double> times,
 //   w(u + Δ) = e^{−2κΔ} w(u) + ∫_0^Δ e^{−2κ(Δ−v)} g(u + v) dv,
 // and with g linear between the step ends the integral is Δ(ψ_a(z) g_n + ψ_b(z) g_{n+1}),
 // z = 2κΔ, ψ_a(z) = (1 − e^{−z}(1 + z))/z², ψ_b(z) = (z − 1 + e^{−z})/z² (both → ½: the
-// trapezoid rule). [derived here; the E3 row of numerics-anchors §1.5 is this scheme]
+// trapezoid rule). [derived here]
 
 // Taylor coefficients: ψ_b(z) = Σ (−1)^j z^j/(j+2)!, ψ_a(z) = Σ (−1)^j (j+1) z^j/(j+2)!.
 constexpr int kSeriesTerms = 11;  // z < 0.1: the first omitted term is < 0.1¹¹/13! ≈ 2e-21
@@ -549,7 +549,7 @@ grid_run run_exponential(const groups_data& G,
         xs += m.x_sq + G.k[g] * w[g];
       }
       out.P[next] = Pn;
-      out.R[next] = Pn + 0.5 * G.delta * xs;  // numerics-anchors §1.4
+      out.R[next] = Pn + 0.5 * G.delta * xs;  // R = P + (δ/2)Σ((e + x̃)² + v)
       if (store_w)
         for (std::size_t g = 0; g < r; ++g)
           out.w(static_cast<Eigen::Index>(next), static_cast<Eigen::Index>(g)) = w[g];
@@ -586,7 +586,7 @@ grid_run run_exponential(const groups_data& G,
       den += G.k[g] * G.lambda[g] * G.lambda[g] * B[g];
     }
     // P_{n+1} = 𝒫(X^gf) + ½Σ kλ w_{n+1} with w_{n+1} = bp + B·(γ_r/d)(2λP_{n+1} + σ²): one
-    // scalar linear equation (the rank-one coupling of spec 004 §2.4).
+    // scalar linear equation (the rank-one coupling of the ODE lift).
     const double denominator = 1 - gr * den;
     if (!(denominator > 0)) {
       out.ok = false;
@@ -650,20 +650,20 @@ grid_run run_trapezoid(const groups_data& G,
       double s1 = 0, s2 = 0, s3 = 0, s4 = 0;
       const double dG = Gam[i] - Gam[j];
       for (std::size_t g = 0; g < r; ++g) {
-        const double E = std::exp(-2 * G.kappa[g] * dG);  // spec 004 §2.2: E_i(t, s)
+        const double E = std::exp(-2 * G.kappa[g] * dG);  // E_i(t, s) = e^{−2κ_i(Γ(t) − Γ(s))}
         const double kl = G.k[g] * G.lambda[g] * E;
         s1 += kl * G.lambda[g];
         s2 += kl;
         s3 += kl * G.kappa[g];
         s4 += G.k[g] * G.kappa[g] * E;
       }
-      // spec 004 §2.2: G(t,s;Σ) = (γ²/d)Σ kλ²E, G′(t,s;Σ) = (σ²γ²/(2d))Σ kλE and the same with
-      // Σ + δI: (γ²/d)Σ kλκE, (σ²γ²/(2d))Σ kκE; γ² is inside c.
+      // The kernels of (6)–(7) in the eigenbasis: G(t,s;Σ) = (γ²/d)Σ kλ²E, G′(t,s;Σ) = (σ²γ²/(2d))Σ
+      // kλE and the same with Σ + δI: (γ²/d)Σ kλκE, (σ²γ²/(2d))Σ kκE; γ² is inside c.
       accP += c * (s1 / G.d * P[j] + noise * s2);
       accR += c * (s3 / G.d * P[j] + noise * s4);
     }
     const double c = 0.5 * (grid[i] - grid[i - 1]) * gm[i] * gm[i];
-    const double denominator = 1 - c * d1 / G.d;  // spec 004 §2.5(a): 1 − ω_ii G_ii
+    const double denominator = 1 - c * d1 / G.d;  // 1 − ω_ii G_ii
     if (!(denominator > 0)) {
       out.ok = false;
       out.message = "product trapezoid singular at t = " + format_value(grid[i]) +
@@ -701,7 +701,7 @@ double kernel_norm(const problem& p, double gamma) {
   constexpr const char* fn = "kernel_norm";
   validate(p, fn);
   check_nonnegative(fn, "gamma", gamma);
-  return groups_data(p).kernel_norm(gamma);  // spec 004 §2.7
+  return groups_data(p).kernel_norm(gamma);  // K_∞ (docs/volterra.md)
 }
 
 risk_curve solve_ode_lift(const problem& p,
@@ -715,7 +715,7 @@ risk_curve solve_ode_lift(const problem& p,
   check_nonnegative(fn, "absolute_tolerance", o.absolute_tolerance);
   check_at_least(fn, "max_steps", o.max_steps, 1);
   const groups_data G(p);
-  risk_curve c = empty_curve(times, "ode-lift dopri5 (spec 004 §2.4)");
+  risk_curve c = empty_curve(times, "ode-lift dopri5");
   if (times.empty()) return c;
   const double T = times.back();
   c.max_kernel_norm = G.kernel_norm(gamma.max_rate(T));
@@ -768,7 +768,7 @@ risk_curve solve_exponential(const problem& p,
   check_nonnegative(fn, "absolute_tolerance", o.absolute_tolerance);
   check_nonnegative(fn, "time_scale", o.time_scale);
   const groups_data G(p);
-  const std::string method = "exponential trapezoid, log-time grid (spec 004 §2.4)";
+  const std::string method = "exponential trapezoid on the ODE lift, log-time grid";
   if (times.empty()) return empty_curve(times, method);
   const double T = times.back();
   const double gamma_max = gamma.max_rate(T);
@@ -808,7 +808,7 @@ risk_curve solve_product_trapezoid(const problem& p,
   check_nonnegative(fn, "relative_tolerance", o.relative_tolerance);
   check_nonnegative(fn, "absolute_tolerance", o.absolute_tolerance);
   const groups_data G(p);
-  const std::string method = "product trapezoid on (6)-(7) (spec 004 §2.5(a))";
+  const std::string method = "product trapezoid on (6)-(7)";
   if (times.empty()) return empty_curve(times, method);
   const double T = times.back();
   const long long N = std::max(1LL, o.initial_steps >> (o.extrapolate ? 2 : 1));
@@ -857,14 +857,15 @@ risk_curve isotropic_constant_rate(const problem& p, double gamma, std::span<con
   check_times(fn, times);
   if (p.groups.size() != 1)
     throw_domain_error(fn, "groups.size()", format_value(static_cast<long long>(p.groups.size())),
-                       "1 (isotropic Sigma = lambda I, spec 004 §2.6(i))");
+                       "1 (isotropic Sigma = lambda I)");
   const groups_data G(p);
-  risk_curve c = empty_curve(times, "isotropic closed form (spec 004 §2.6(i))");
+  risk_curve c = empty_curve(times, "isotropic closed form");
   const double lambda = G.lambda[0], kappa = G.kappa[0], r = G.ratio[0];
   const double g2l2 = gamma * gamma * lambda * lambda;
   const double cc = gamma * kappa;   // c = γ(λ + δ)
   const double rho = 2 * cc - g2l2;  // ρ = 2c − γ²λ²
-  // spec 004 §2.6(i) in group sums: β_b = x⋆ − x̃ = −r x̃, x0 − x⋆ = e0 + r x̃.
+  // The isotropic closed form (docs/volterra.md) in group sums: β_b = x⋆ − x̃ = −r x̃,
+  // x0 − x⋆ = e0 + r x̃.
   const double f0 = 0.5 * lambda * r * r * G.X[0] + 0.5 * G.label;
   const double f1 = -lambda * r * (G.C0[0] + r * G.X[0]);
   const double f2 = 0.5 * lambda * (G.S0[0] + 2 * r * G.C0[0] + r * r * G.X[0]);
@@ -885,7 +886,7 @@ risk_curve isotropic_constant_rate(const problem& p, double gamma, std::span<con
     c.P[i] = a + b + e;
     const risk_pair gf = gradient_flow(G, gamma * t);
     if (lambda > 0) {
-      c.R[i] = gf.R + kappa / lambda * (c.P[i] - gf.P);  // spec 004 §2.6(i), regularised risk
+      c.R[i] = gf.R + kappa / lambda * (c.P[i] - gf.P);  // regularised risk
     } else {
       // λ = 0: no feedback; ½κ d w with w = (γσ²/(2dκ))(1 − e^{−2ct}) (γ²σ²t/d when κ = 0).
       c.R[i] = gf.R + 0.5 * G.sigma2 * gamma * gamma * phi1(2 * cc, t);
@@ -902,7 +903,7 @@ risk_curve isotropic_constant_rate(const problem& p, double gamma, std::span<con
   }
   if (rho <= 0)
     append(c.message, "rho = 2c - gamma^2 lambda^2 = " + format_value(rho) + " <= 0 (K_inf = " +
-                          format_value(K) + " >= 1): P_t grows without bound (spec 004 §2.7)");
+                          format_value(K) + " >= 1): P_t grows without bound");
   return c;
 }
 
@@ -912,7 +913,7 @@ plateau_result plateau(const problem& p, double gamma) {
   check_positive(fn, "gamma", gamma);
   const groups_data G(p);
   plateau_result out;
-  // spec 004 §2.7.
+  // Derived in docs/volterra.md.
   double noise_sum = 0, P_x = 0, x_sq = 0, trace_pos = 0;
   for (std::size_t g = 0; g < G.r; ++g) {
     const double kap = G.kappa[g], r = G.ratio[g];
@@ -935,12 +936,12 @@ plateau_result plateau(const problem& p, double gamma) {
     out.message =
         "K_inf = (gamma/(2d)) sum k lambda^2/(lambda + delta) = " + format_value(out.kernel_norm) +
         " >= 1: P_t diverges, no plateau (stability needs gamma < " +
-        format_value(2 * G.d / G.kernel_sum) + ", spec 004 §2.7)";
+        format_value(2 * G.d / G.kernel_sum) + ")";
     return out;
   }
   out.P_inf = (out.P_xstar + out.noise_forcing) / (1 - out.kernel_norm);
   // R_∞ = ℛ(x⋆) + ½Σ_g k κ w_g(∞) = ℛ(x⋆) + (γ/(4d))Σ_{κ>0} k(2λP_∞ + σ²); with every κ > 0 this
-  // is ℛ(x⋆) + γ tr Σ P_∞/(2d) + σ²γ/4 (spec 004 §2.7).
+  // is ℛ(x⋆) + γ tr Σ P_∞/(2d) + σ²γ/4 (docs/volterra.md).
   double k_pos = 0;
   for (std::size_t g = 0; g < G.r; ++g)
     if (G.kappa[g] > 0) k_pos += G.k[g];

@@ -329,7 +329,8 @@ problem two_level(long long d,
   check_parameters(fn, prm);
   check_vector(fn, "x0", x0, d);
   check_vector(fn, "xtilde", xtilde, d);
-  // spec 004 §2.6(iii): x_{0,1} = uᵀx0, x̃_1 = uᵀx̃, u = 𝟏/√d; the bulk parts are the residuals.
+  // Two-level Σ (docs/volterra.md): x_{0,1} = uᵀx0, x̃_1 = uᵀx̃, u = 𝟏/√d; the bulk parts are the
+  // residuals.
   const double inv_sqrt_d = 1 / std::sqrt(static_cast<double>(d));
   double sum_e0 = 0, sum_xt = 0;
   for (long long i = 0; i < d; ++i) {
@@ -367,40 +368,40 @@ problem two_level(long long d,
   return p;
 }
 
-problem seed004_design(long long d,
+problem lksp25_design(long long d,
                        std::span<const double> x0,
                        std::span<const double> xtilde,
                        const problem_parameters& prm) {
-  check_at_least("seed004_design", "d", d, 1);
+  check_at_least("lksp25_design", "d", d, 1);
   const double dd = static_cast<double>(d);
-  // spec 004 §6.2: Σ = I/(12d) + 𝟏𝟏ᵀ/(4d); λ_1 = 1/4 + 1/(12d), λ_b = 1/(12d).
+  // Σ = E[aaᵀ] = I/(12d) + 𝟏𝟏ᵀ/(4d); λ_1 = 1/4 + 1/(12d), λ_b = 1/(12d).
   return two_level(d, 1 / (12 * dd), 0.25 + 1 / (12 * dd), x0, xtilde, prm);
 }
 
-seed004_vectors seed004_start(long long d,
+lksp25_vectors lksp25_start(long long d,
                               double x0_scale,
                               std::uint64_t seed,
                               std::uint64_t stream) {
-  constexpr const char* fn = "seed004_start";
+  constexpr const char* fn = "lksp25_start";
   check_at_least(fn, "d", d, 1);
   check_nonnegative(fn, "x0_scale", x0_scale);
   random_stream rng(seed, 0, stream);
-  seed004_vectors v{Eigen::VectorXd(d), Eigen::VectorXd(d)};
-  // spec 004 §6.1: the draw order of the released code, x̃ first, then x0.
+  lksp25_vectors v{Eigen::VectorXd(d), Eigen::VectorXd(d)};
+  // The draw order of LKSP25's released code: x̃ first, then x0.
   for (double& x : v.xtilde) x = rng.uniform(0, 1 / std::sqrt(static_cast<double>(d)));
   for (double& x : v.x0) x = x0_scale * rng.normal();
   return v;
 }
 
-problem seed004_experiment(long long d,
-                           seed004_sigma which,
+problem lksp25_experiment(long long d,
+                           lksp25_sigma which,
                            double x0_scale,
                            std::uint64_t seed,
                            const problem_parameters& prm) {
-  check_at_least("seed004_experiment", "d", d, 1);
-  const seed004_vectors v = seed004_start(d, x0_scale, seed);
+  check_at_least("lksp25_experiment", "d", d, 1);
+  const lksp25_vectors v = lksp25_start(d, x0_scale, seed);
   const std::span<const double> x0(v.x0.data(), v.x0.size()), xt(v.xtilde.data(), v.xtilde.size());
-  if (which == seed004_sigma::design) return seed004_design(d, x0, xt, prm);
+  if (which == lksp25_sigma::design) return lksp25_design(d, x0, xt, prm);
   const std::vector<double> lambda(static_cast<std::size_t>(d),
                                    1 / (12.0 * static_cast<double>(d)));
   return from_eigenvalues(lambda, x0, xt, prm);
@@ -497,8 +498,7 @@ double trace(const problem& p) {
 
 void write_problem_csv(const problem& p, std::ostream& out) {
   validate(p, "write_problem_csv");
-  out << "# what: dpkit volterra problem: spectrum of Sigma = E[a a^T] as eigen-groups "
-         "(spec 004 section 2.2)\n"
+  out << "# what: dpkit volterra problem: spectrum of Sigma = E[a a^T] as eigen-groups\n"
       << "# columns: per group sums over its coordinates in the eigenbasis: e0_sq = sum "
          "(x0 - xtilde)^2, xstar_sq = sum xtilde^2, e0_xstar = sum (x0 - xtilde) xtilde "
          "(xtilde = label target, not the ridge minimiser)\n"

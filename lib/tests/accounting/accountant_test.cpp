@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace acc = dpkit::accounting;
 using Catch::Matchers::Contains;
@@ -79,4 +80,38 @@ TEST_CASE("steps calibration finds the largest number of steps", "[accounting][c
   REQUIRE_THROWS_AS(acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 10), 0.0, 1e-5),
                     std::domain_error);
   REQUIRE_THROWS_AS(acc::calibrate_steps(dpsgd(1.0, 0.01, 10), 1.0, 1e-5, 0), std::domain_error);
+}
+
+TEST_CASE("curves over the steps answer as the accountants do alone",
+          "[accounting][curve]") {
+  const auto run = dpsgd(1.1, 256.0 / 60000.0, 1);
+  const std::vector<long long> steps = {235, 2344, 14063};
+  for (auto a : {acc::accountant_type::pld, acc::accountant_type::rdp, acc::accountant_type::clt}) {
+    const auto eps = acc::estimate_epsilon_curve(run, steps, 1e-5, a);
+    const auto del = acc::estimate_delta_curve(run, steps, 1.0, a);
+    REQUIRE(eps.size() == 3);
+    REQUIRE(del.size() == 3);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      auto one = run;
+      one.phases.back().steps = steps[i];
+      const auto e = acc::estimate_epsilon(one, 1e-5, a);
+      const auto d = acc::estimate_delta(one, 1.0, a);
+      INFO(acc::to_string(a) << ", T = " << steps[i]);
+      CHECK(eps[i].accountant == a);
+      CHECK(eps[i].kind == e.kind);
+      CHECK(del[i].kind == d.kind);
+      if (a == acc::accountant_type::pld) {
+        // Both certified: the brackets of the same exact value intersect.
+        CHECK(eps[i].lower <= e.upper);
+        CHECK(e.lower <= eps[i].upper);
+        CHECK(del[i].lower <= d.upper);
+        CHECK(d.lower <= del[i].upper);
+        CHECK_THAT(eps[i].method, Contains("PLD/FFT"));
+      } else {
+        CHECK(eps[i].value == e.value);
+        CHECK(del[i].value == d.value);
+        CHECK(eps[i].method == e.method);
+      }
+    }
+  }
 }

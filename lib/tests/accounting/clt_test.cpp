@@ -11,7 +11,7 @@
 namespace acc = dpkit::accounting;
 using dpkit::test::relative_error;
 
-TEST_CASE("CLT mu: Bu et al. for Poisson, seed 002 Lemma A.5 for C_q", "[accounting][clt]") {
+TEST_CASE("CLT mu: Bu et al. for Poisson, BSA24 Lemma A.5 for C_q", "[accounting][clt]") {
   acc::training_run run;
   run.phases.push_back({1.0, 0.01, acc::sampling_scheme::poisson, 10000});
   CHECK(relative_error(acc::clt_mu(run), 0.01 * std::sqrt(10000 * std::expm1(1.0))) < 1e-15);

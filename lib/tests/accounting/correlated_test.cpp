@@ -24,7 +24,7 @@ acc::correlated_setting setting(double lambda, double r, long long T) {
   return {lambda, r, T};
 }
 
-// ‖Cy‖₂² by the recursion (Cy)_t = λ(Cy)_{t−1} + y_t (seed 000 eq. (25)), y given as bits.
+// ‖Cy‖₂² by the recursion (Cy)_t = λ(Cy)_{t−1} + y_t (WSK+26 eq. (25)), y given as bits.
 double cy_norm_squared(double lambda, int T, unsigned bits) {
   double v = 0, s = 0;
   for (int t = 0; t < T; ++t) {
@@ -107,7 +107,7 @@ TEST_CASE("Thm F.12: the closed form re-derived by hand, its conditions reported
   struct row {
     double lambda, r;
     long long T;
-    double spec;  // spec 000 §6.4 table, column (a) (measured, one decimal)
+    double independent;  // an independent pure-Python computation (one decimal)
   };
   const std::vector<row> rows = {{0.0, 0.1, 1000, 126.3},  {0.5, 0.1, 1000, 252.7},
                                  {0.9, 0.1, 1000, 1263.3}, {0.0, 0.01, 5000, 96.1},
@@ -124,7 +124,7 @@ TEST_CASE("Thm F.12: the closed form re-derived by hand, its conditions reported
                                                acc::correlated_method::f12);
     INFO(describe_mismatch(f12.noise_multiplier, kappa_hand));
     CHECK(relative_error(f12.noise_multiplier, kappa_hand) <= 1e-14);
-    CHECK(std::abs(f12.noise_multiplier - c.spec) < 0.05);
+    CHECK(std::abs(f12.noise_multiplier - c.independent) < 0.05);
     CHECK(f12.method == "f12");
     CHECK(f12.closed_form);
     CHECK(f12.conditions_met);
@@ -213,7 +213,7 @@ TEST_CASE("spectral norm of C: certified against 50-digit references and dense S
       CHECK(relative_error(acc::correlation_spectral_norm(lambda, T).value, svd) <= 1e-12);
     }
   }
-  // spec 000 §6.4 (measured): ‖C‖₂² at T = 14.
+  // An independent computation (2 decimals): ‖C‖₂² at T = 14.
   CHECK(std::abs(std::pow(acc::correlation_spectral_norm(0.3, 14).value, 2) - 1.99) < 0.006);
   CHECK(std::abs(std::pow(acc::correlation_spectral_norm(0.6, 14).value, 2) - 5.50) < 0.006);
   CHECK(std::abs(std::pow(acc::correlation_spectral_norm(0.9, 14).value, 2) - 32.99) < 0.006);
@@ -221,7 +221,7 @@ TEST_CASE("spectral norm of C: certified against 50-digit references and dense S
   CHECK(acc::correlation_spectral_norm(0.0, 1000).value == 1.0);
 }
 
-TEST_CASE("leading-block maximiser (spec 000 6.4 conjecture) by brute force over all y",
+TEST_CASE("leading-block maximiser (a conjecture) by brute force over all y",
           "[accounting][correlated]") {
   // For every y ∈ {0,1}^T with ‖y‖₀ = k: ‖Cy‖₂ ≤ ‖C·1_{1..k}‖₂ — the conjecture f9-block
   // depends on — and ‖C·1_{1..k}‖₂ ≤ ‖C‖₂√k ≤ row sum·√k (what f9-exact and f9-row-sum use).
@@ -249,7 +249,7 @@ TEST_CASE("leading-block maximiser (spec 000 6.4 conjecture) by brute force over
   }
 }
 
-TEST_CASE("Lemma F.9 routes match 50-digit references and the spec's table",
+TEST_CASE("Lemma F.9 routes match 50-digit references and an independent table",
           "[accounting][correlated][reference]") {
   const auto t = dpkit::read_csv(dpkit::test::reference_path("correlated_f9.csv"));
   REQUIRE(t.rows.size() > 60);
@@ -268,7 +268,7 @@ TEST_CASE("Lemma F.9 routes match 50-digit references and the spec's table",
     CHECK(c.validity == (code == 2 ? acc::noise_validity::conjecture_dependent
                                    : acc::noise_validity::valid_upper_bound));
   }
-  // spec 000 §6.4 table (measured by the spec's own script), columns (b) row-sum, (c) block.
+  // A table computed independently (pure Python), columns (b) row-sum, (c) block.
   struct row {
     double lambda, r;
     long long T;
@@ -373,7 +373,8 @@ TEST_CASE("lambda = 0: the pld route is the existing PLD calibration and beats F
   // smallest any valid accountant of that pair can give, so no larger than F.9's.
   const auto f9 = acc::calibrate_correlated(s, eps, delta, acc::correlated_method::f9_exact);
   CHECK(pld.noise_multiplier <= f9.noise_multiplier);
-  // spec 000 §6.4 column (d): RDP of the Poisson-subsampled Gaussian, 15.6 (looser than PLD).
+  // Integer-order RDP of the Poisson-subsampled Gaussian (an independent computation): 15.6,
+  // looser than PLD.
   CHECK(pld.noise_multiplier < 15.6);
   CHECK(pld.noise_multiplier > 10.0);
   // λ ≠ 0: reported as not applicable, with no number.
@@ -390,7 +391,7 @@ TEST_CASE("lambda = 0: the pld route is the existing PLD calibration and beats F
 
 TEST_CASE("Thm D.9 closed form by hand, and eq. (19) against 50-digit references",
           "[accounting][correlated][reference]") {
-  // By hand: κ² = 16r²T/ε + 32r²T log(1/δ)/ε²; spec 000 §6.4 column (e): 62.0 and 13.9.
+  // By hand: κ² = 16r²T/ε + 32r²T log(1/δ)/ε²; an independent computation: 62.0 and 13.9.
   const auto d9a =
       acc::calibrate_correlated(setting(0, 0.1, 1000), 1.0, 1e-5, acc::correlated_method::d9);
   CHECK(relative_error(d9a.noise_multiplier, std::sqrt(160 + 320 * std::log(1e5))) <= 1e-14);
@@ -429,7 +430,7 @@ TEST_CASE("Thm D.9 closed form by hand, and eq. (19) against 50-digit references
   }
 }
 
-TEST_CASE("eq. (19) has a floor: at the spec's settings it certifies epsilon = 1 at no kappa",
+TEST_CASE("eq. (19) has a floor: at (0.1, 1000) and (0.01, 5000) it certifies epsilon = 1 at no kappa",
           "[accounting][correlated]") {
   // As κ → ∞, eq. (19)'s j = 2 term vanishes but its j ≥ 3 terms tend to 2q^j·C(α, j), so
   // ε_∞ = min_α [T·log(1 + 2Σ_{j≥3} q^j C(α, j))/(α − 1) + log(1/δ)/(α − 1)] > 0. By hand,

@@ -2,9 +2,14 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "dpkit/accounting/rdp_accountant.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "support/check_bracket.hpp"
 #include "support/test_util.hpp"
@@ -75,7 +80,7 @@ TEST_CASE("delta bounds bracket and invert the epsilon bounds", "[accounting][pl
   CHECK(d2.delta_upper >= 1e-5 * (1 - 1e-6));  // at ε_lower, δ ≥ the target
 }
 
-TEST_CASE("a Gaussian factor composes with subsampled steps (seed 002 Thm 4.9 shape)",
+TEST_CASE("a Gaussian factor composes with subsampled steps (BSA24 Thm 4.9 shape)",
           "[accounting][pld]") {
   acc::training_run run = dpsgd(1.0, 0.05, 300);
   const auto without = acc::pld_epsilon(run, 1e-5);
@@ -138,4 +143,111 @@ TEST_CASE("tiny delta: the accountant stays converged and tight", "[accounting][
     CHECK(r.epsilon_upper - r.epsilon_lower <= 1e-3 * r.epsilon_upper);
     CHECK(acc::rdp_epsilon(run, delta).epsilon >= r.epsilon_lower);
   }
+}
+
+namespace {
+// δ_T(ε) of the run (the larger of the two directions) from data/reference/pld_poisson_delta.csv
+// (nested mpmath quadrature, ≥ 24 digits), keyed by (q, σ, T, ε).
+struct profile_key {
+  double q, sigma, epsilon;
+  long long steps;
+  bool operator<(const profile_key& o) const {
+    return std::tie(q, sigma, epsilon, steps) < std::tie(o.q, o.sigma, o.epsilon, o.steps);
+  }
+};
+std::map<profile_key, double> poisson_profiles() {
+  const dpkit::csv_table t = dpkit::read_csv(dpkit::test::reference_path("pld_poisson_delta.csv"));
+  std::map<profile_key, double> out;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const profile_key k{t.at(i, "q"), t.at(i, "sigma"), t.at(i, "epsilon"),
+                        static_cast<long long>(t.at(i, "steps"))};
+    out[k] = std::max(out[k], t.at(i, "delta"));  // rows dropped below 1e-30 count as 0
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a steps curve brackets the high-precision profiles of T <= 3 steps",
+          "[accounting][pld][reference][curve]") {
+  // Every point of pld_delta_curve is certified on its own: the reference δ_T(ε) (max over the
+  // directions) lies in [lower, upper] at each T, whatever the order of the requested steps.
+  const std::map<profile_key, double> ref = poisson_profiles();
+  int checked = 0;
+  for (const auto& [qs, eps] :
+       std::vector<std::pair<std::pair<double, double>, double>>{{{0.01, 1.0}, 0.1},
+                                                                 {{0.1, 1.0}, 0.5},
+                                                                 {{0.2, 2.0}, 0.1},
+                                                                 {{0.5, 0.8}, 1.0},
+                                                                 {{0.01, 0.5}, 2.0}}) {
+    const std::vector<long long> steps = {2, 3, 1};
+    const auto curve = acc::pld_delta_curve(dpsgd(qs.second, qs.first, 1), steps, eps);
+    REQUIRE(curve.size() == steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const auto it = ref.find({qs.first, qs.second, eps, steps[i]});
+      REQUIRE(it != ref.end());
+      INFO("q = " << qs.first << ", sigma = " << qs.second << ", T = " << steps[i]
+                  << ", eps = " << eps << ": reference " << it->second << " in ["
+                  << curve[i].delta_lower << ", " << curve[i].delta_upper << "]");
+      CHECK(curve[i].delta_lower <= it->second);
+      CHECK(it->second <= curve[i].delta_upper);
+      CHECK(curve[i].delta_upper - curve[i].delta_lower <= 1.05e-3 * curve[i].delta_upper);
+      ++checked;
+    }
+  }
+  CHECK(checked == 15);
+}
+
+TEST_CASE("a steps curve agrees with separate runs and reuses its grid",
+          "[accounting][pld][curve]") {
+  // Separate calls and the curve certify brackets of the same true ε: they must intersect, and
+  // each meets the accuracy target. The true ε grows with T, so the lower bound at T cannot
+  // exceed the upper bound at any larger T.
+  const acc::training_run run = dpsgd(1.0, 0.01, 1);
+  const std::vector<long long> steps = {100, 1000, 10000, 3000, 300};
+  const auto curve = acc::pld_epsilon_curve(run, steps, 1e-5);
+  REQUIRE(curve.size() == steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    acc::training_run one = run;
+    one.phases.back().steps = steps[i];
+    const auto single = acc::pld_epsilon(one, 1e-5);
+    INFO("T = " << steps[i] << ": curve [" << curve[i].epsilon_lower << ", "
+                << curve[i].epsilon_upper << "], alone [" << single.epsilon_lower << ", "
+                << single.epsilon_upper << "]");
+    CHECK(curve[i].converged());
+    CHECK(curve[i].epsilon == curve[i].epsilon_upper);
+    CHECK(curve[i].epsilon_lower <= single.epsilon_upper);
+    CHECK(single.epsilon_lower <= curve[i].epsilon_upper);
+    CHECK(curve[i].epsilon_upper - curve[i].epsilon_lower <= 1e-3 * curve[i].epsilon_upper);
+    for (std::size_t j = 0; j < steps.size(); ++j)
+      if (steps[j] > steps[i]) CHECK(curve[i].epsilon_lower <= curve[j].epsilon_upper);
+  }
+  // The shorter runs start on the longest run's grid: one pass each.
+  CHECK(curve[2].passes >= 1);
+  for (const std::size_t i : {0, 1, 3, 4}) CHECK(curve[i].passes == 1);
+}
+
+TEST_CASE("a steps curve of full-batch runs is the closed form at every point",
+          "[accounting][pld][curve]") {
+  // μ = √T/σ exactly (Dong, Roth & Su 2022, Cor. 2): each point brackets gdp_epsilon(√T/σ).
+  const std::vector<long long> steps = {1, 4, 100, 2500};
+  const auto curve = acc::pld_epsilon_curve(dpsgd(10.0, 1.0, 1), steps, 1e-6);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const double mu = std::sqrt(static_cast<double>(steps[i])) / 10.0;
+    const double exact = dpkit::divergence::gdp_epsilon(mu, 1e-6).epsilon;
+    CHECK(curve[i].tight);
+    CHECK(curve[i].epsilon_lower <= exact * (1 + 1e-14));
+    CHECK(exact <= curve[i].epsilon_upper * (1 + 1e-14));
+  }
+}
+
+TEST_CASE("a steps curve rejects what a run would", "[accounting][pld][curve]") {
+  const acc::training_run run = dpsgd(1.0, 0.01, 1);
+  CHECK_THROWS_WITH(acc::pld_epsilon_curve(run, std::vector<long long>{}, 1e-5),
+                    Contains("number of step counts"));
+  CHECK_THROWS_WITH(acc::pld_epsilon_curve(run, std::vector<long long>{10, 0}, 1e-5),
+                    Contains("steps is 0"));
+  CHECK_THROWS_WITH(acc::pld_delta_curve(run, std::vector<long long>{10}, -1.0),
+                    Contains("epsilon"));
+  CHECK_THROWS_WITH(acc::pld_epsilon_curve(acc::training_run{}, std::vector<long long>{1}, 1e-5),
+                    Contains("phases"));
 }

@@ -26,7 +26,7 @@ bracket compose_gaussian(double mu, long long steps, double h) {
 }  // namespace
 
 TEST_CASE("composed Gaussian PLD brackets the exact GDP profile", "[accounting][pld]") {
-  // T-fold composition of G(μ) is exactly G(√T μ) (seed 002 eq. (3.4)): an exact reference.
+  // T-fold composition of G(μ) is exactly G(√T μ) (BSA24 eq. (3.4)): an exact reference.
   // T = 1e5 exercises the round-off bounds where the c-fold power amplifies FFT errors most.
   // The closed form's own certified bracket [ε_lower, ε_upper] must lie inside the PLD's.
   for (auto [mu, steps] : {std::pair{0.5, 1LL}, std::pair{0.1, 100LL}, std::pair{0.02, 10000LL},

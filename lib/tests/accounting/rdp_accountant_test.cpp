@@ -1,10 +1,14 @@
 #include "dpkit/accounting/rdp_accountant.hpp"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
+#include "dpkit/core/csv.hpp"
 #include "dpkit/divergence/gdp.hpp"
+#include "dpkit/divergence/rdp.hpp"
 #include "dpkit/subsampling/subsampled_rdp.hpp"
 #include "support/test_util.hpp"
 
@@ -69,4 +73,89 @@ TEST_CASE("RDP accountant searches the integers between the ladder's orders", "[
   CHECK(r.epsilon >= reference);               // outward rounding keeps it a bound
   CHECK(r.epsilon <= reference * (1 + 1e-9));  // and it finds the integer optimum
   CHECK(r.alpha == 19.0);
+}
+
+TEST_CASE("an RDP steps curve equals separate runs bit for bit", "[accounting][rdp][curve]") {
+  // The curve shares the phases' one-step RDP between its points but forms each run's sum as a
+  // separate call does, so every point is the same upper bound, to the last bit — also with an
+  // earlier phase and a Gaussian factor, which the curve keeps.
+  acc::training_run run;
+  run.phases.push_back({0.8, 0.05, acc::sampling_scheme::without_replacement, 40});
+  run.phases.push_back({1.3, 0.0025, acc::sampling_scheme::poisson, 1});
+  run.gaussian_mu = 0.3;
+  const std::vector<long long> steps = {6000, 1, 50, 6000, 123456};
+  const auto eps = acc::rdp_epsilon_curve(run, steps, 1e-5);
+  const auto del = acc::rdp_delta_curve(run, steps, 2.0);
+  REQUIRE(eps.size() == steps.size());
+  REQUIRE(del.size() == steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    acc::training_run one = run;
+    one.phases.back().steps = steps[i];
+    const auto e = acc::rdp_epsilon(one, 1e-5);
+    const auto d = acc::rdp_delta(one, 2.0);
+    INFO("T = " << steps[i]);
+    CHECK(eps[i].epsilon == e.epsilon);
+    CHECK(eps[i].alpha == e.alpha);
+    CHECK(eps[i].conversion == e.conversion);
+    CHECK(del[i].delta == d.delta);
+    CHECK(del[i].log_delta == d.log_delta);
+  }
+  CHECK(eps[0].epsilon < eps[4].epsilon);
+  CHECK_THROWS_AS(acc::rdp_epsilon_curve(run, std::vector<long long>{0}, 1e-5), std::domain_error);
+  CHECK_THROWS_AS(acc::rdp_epsilon_curve(acc::training_run{}, std::vector<long long>{5}, 1e-5),
+                  std::domain_error);
+}
+
+TEST_CASE("the RDP accountant at given orders converts T times the 50-digit RDP, rounded up",
+          "[accounting][rdp][orders]") {
+  // data/reference/rdp_poisson_gaussian.csv: one step's RDP by mpmath (38 digits). At a single
+  // order the accountant's ε is the best of the three conversions of T·rdp(α); it must lie at or
+  // above that value (outward rounding) and within the 1e-10 value allowance of it.
+  const dpkit::csv_table t =
+      dpkit::read_csv(dpkit::test::reference_path("rdp_poisson_gaussian.csv"));
+  int checked = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const double q = t.at(i, "q"), sigma = t.at(i, "sigma"), alpha = t.at(i, "alpha");
+    if (q < 1e-4 || q > 0.1 || alpha > 1000) continue;
+    acc::training_run run;
+    run.phases.push_back({sigma, q, acc::sampling_scheme::poisson, 1000});
+    const double composed = 1000 * t.at(i, "rdp");
+    // The best conversion of a composed RDP value; the accountant raises the value by its 1e-10
+    // allowance (ALC21 near α = 1 amplifies that ~500-fold), so its answer lies above the
+    // exact value's conversion and below the conversion of the value raised by 2e-10 ...
+    auto best = [&](double value) {
+      double e = INFINITY;
+      for (auto c : {dpkit::divergence::rdp_conversion::mir17,
+                     dpkit::divergence::rdp_conversion::bbg20,
+                     dpkit::divergence::rdp_conversion::alc21})
+        e = std::min(e, dpkit::divergence::rdp_epsilon_at_order(c, alpha, value, 1e-5));
+      return std::max(e, 0.0);
+    };
+    const double expected = best(composed), expected_hi = best(composed * (1 + 2e-10));
+    const std::vector<double> orders = {alpha};
+    const auto r = acc::rdp_epsilon_at_orders(run, 1e-5, orders);
+    INFO("q = " << q << ", sigma = " << sigma << ", alpha = " << alpha << ": " << r.epsilon
+                << " vs " << expected);
+    CHECK(r.epsilon >= expected);
+    // ... plus the conversion's own rounding allowance, 16 ulp of its terms (|log δ|/(α − 1) is
+    // at most 1151 here: ≤ 5e-12).
+    CHECK(r.epsilon <= expected_hi * (1 + 1e-13) + 5e-12);
+    CHECK(r.alpha == alpha);
+    ++checked;
+  }
+  CHECK(checked >= 60);
+  // More orders can only help, and the accountant's own search is at least as good as a
+  // peer-style fixed list.
+  acc::training_run run;
+  run.phases.push_back({1.3, 0.0025, acc::sampling_scheme::poisson, 6000});
+  const std::vector<double> few = {2, 4, 8, 16, 32}, more = {2, 4, 8, 16, 19, 32};
+  const auto a = acc::rdp_epsilon_at_orders(run, 1e-5, few);
+  const auto b = acc::rdp_epsilon_at_orders(run, 1e-5, more);
+  CHECK(b.epsilon <= a.epsilon);
+  CHECK(acc::rdp_epsilon(run, 1e-5).epsilon <= b.epsilon * (1 + 1e-12));
+  const auto d = acc::rdp_delta_at_orders(run, a.epsilon, few);
+  CHECK(d.delta <= 1e-5 * (1 + 1e-6));  // the δ of the same orders at that ε
+  CHECK_THROWS_AS(acc::rdp_epsilon_at_orders(run, 1e-5, std::vector<double>{}), std::domain_error);
+  CHECK_THROWS_AS(acc::rdp_epsilon_at_orders(run, 1e-5, std::vector<double>{1.0}),
+                  std::domain_error);
 }

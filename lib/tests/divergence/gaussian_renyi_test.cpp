@@ -25,7 +25,7 @@ TEST_CASE("Gaussian Renyi divergences match 50-digit quadrature",
 }
 
 TEST_CASE("argument order: D(P||Q) uses M = alpha V_Q + (1 - alpha) V_P", "[divergence][renyi]") {
-  // spec 004 §3.3, measured by 1-D quadrature there (6 digits): the paper's formula gives
+  // Independent 1-D quadrature (6 digits): LKSP25 Lemma C.2's formula gives
   // 1.129679 for the first case, which is D(Q||P).
   const dv::univariate_normal p{0.0, 1.0}, q{0.5, 1.3 * 1.3};
   CHECK(std::abs(dv::renyi_divergence(p, q, 2.0) - 0.196220) < 5e-7);

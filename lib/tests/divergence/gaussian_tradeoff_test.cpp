@@ -33,7 +33,7 @@ TEST_CASE("G(mu) is a symmetric tradeoff function", "[divergence][tradeoff]") {
   for (double mu : {0.3, 1.0, 2.5, 6.0}) {
     const dv::gaussian_tradeoff g(mu);
     CAPTURE(mu);
-    // Fixed point α = Φ(−μ/2) with slope −1 (spec 002 §2.3).
+    // Fixed point α = Φ(−μ/2) with slope −1.
     const double a_star = dpkit::normal_cdf(-mu / 2);
     CHECK(relative_error(g.beta(a_star), a_star) < kTol2);
     CHECK(relative_error(g.slope(a_star), -1.0) < kTol2);

@@ -39,7 +39,7 @@ double naive_epsilon(double mu, double delta) {
 }
 
 // δ(ε) of μ-GDP by an independent route: the privacy-loss random variable of G(μ) is
-// Y ~ N(μ²/2, μ²) and δ(ε) = E[(1 − e^{ε−Y})₊] (spec 002 §2.9). With Y = μ²/2 + μz and
+// Y ~ N(μ²/2, μ²) and δ(ε) = E[(1 − e^{ε−Y})₊] (BSA24 §D.5). With Y = μ²/2 + μz and
 // x₁ = (ε − μ²/2)/μ this is ∫_{x₁}^∞ (1 − e^{μ(x₁ − z)}) φ(z) dz, integrated by adaptive
 // Gauss–Kronrod (no closed form involved).
 double delta_by_privacy_loss(double mu, double epsilon) {
@@ -70,7 +70,7 @@ TEST_CASE("epsilon of 1-GDP at delta 1e-5 matches the reference to 1e-10", "[div
 TEST_CASE("tails are exact: mu = 4.714, delta = 1e-5 (the (1+erf)/2 trap)", "[divergence][gdp]") {
   const double ref = reference_epsilon(4.714, 1e-5);
   CHECK(relative_error(dv::gdp_epsilon(4.714, 1e-5).epsilon, ref) < 1e-10);
-  // The same check applied to the naive Φ fails by about +0.7 (spec 002 §10), so the
+  // The same check applied to the naive Φ fails by about +0.7 (in BSA24's Table 4 setting), so the
   // assertion above would catch that implementation.
   CHECK(naive_epsilon(4.714, 1e-5) - ref > 0.5);
 }
@@ -138,7 +138,7 @@ TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation
       const double d = dv::gdp_delta(mu, eps);
       CHECK(d <= prev);  // non-increasing in ε
       prev = d;
-      // For a symmetric tradeoff curve, δ(−ε) = 1 − e^{−ε}(1 − δ(ε)) (spec 002 §2.6).
+      // For a symmetric tradeoff curve, δ(−ε) = 1 − e^{−ε}(1 − δ(ε)) (BSA24, proof of Prop D.4).
       if (eps > 0 && eps < 5) {
         CAPTURE(mu, eps);
         CHECK(std::abs(dv::gdp_delta(mu, -eps) - (1 - std::exp(-eps) * (1 - d))) < 1e-14);

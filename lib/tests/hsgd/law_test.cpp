@@ -1,4 +1,4 @@
-// The Gaussian law of linearised HSGD (seed 004 eq. (10)) against independent computations:
+// The Gaussian law of linearised HSGD (LKSP25 eq. (10)) against independent computations:
 //  * the first two moments of the linear SDE (9) integrated as a dense matrix ODE in the
 //    ORIGINAL coordinates (ṁ = −γ(Am − Σx̃), V̇ = −γ(AV + VA) + γ²(2PΣ + σ²I)/d with P taken
 //    from m and V themselves) by Boost.Odeint at tight tolerance — no eigendecomposition, no
@@ -207,7 +207,7 @@ TEST_CASE("hsgd law: the Householder two-level basis agrees with a dense eigende
       lb * Eigen::MatrixXd::Identity(d, d) + (l1 - lb) * u * u.transpose();
   const vt::problem_parameters prm{0.1, 1e-5, 1.5};
   const vt::schedule gamma = vt::schedule::constant(3.0);
-  const hs::gaussian_law a = hs::gaussian_law::seed004_design(x0, xt, prm, gamma, 1.5);
+  const hs::gaussian_law a = hs::gaussian_law::lksp25_design(x0, xt, prm, gamma, 1.5);
   const hs::gaussian_law b = hs::gaussian_law::from_covariance(sigma, x0, xt, prm, gamma, 1.5);
   CHECK(a.basis().type() == hs::eigenbasis::kind::householder);
   CHECK(a.group_count() == 2);

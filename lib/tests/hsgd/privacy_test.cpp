@@ -1,4 +1,4 @@
-// Rényi DP of noisy HSGD (seed 004 §4.2, Thms 4.3–4.5) against independent dense constructions:
+// Rényi DP of noisy HSGD (LKSP25 §4.2, Thms 4.3–4.5) against independent dense constructions:
 //  * the neighbouring processes (11)–(13) built densely in ORIGINAL coordinates from their
 //    definitions (C_i = I − h(aaᵀ + δI), Φ(t,s) = e^{−A(Γ(t)−Γ(s))} from the test's own
 //    eigen-pairs, the SDE noise V(t) − ΦV(s)Φᵀ), and D_α of the resulting Gaussians by the dense
@@ -6,8 +6,8 @@
 //    last iterate, for ALL J iterates jointly (a sequential source-matrix construction: no
 //    Markov reduction, no chain precision) and for their average;
 //  * the paper errors corrected: the printed argument order of Lemma C.2 / (14) gives
-//    D_α(P₂‖P₁), a different number (spec 004 §3.3); the suffix-only rule of Thm 4.4
-//    undercounts when s > t_1 (spec 004 §3.5);
+//    D_α(P₂‖P₁), a different number (docs/findings.md); the suffix-only rule of Thm 4.4
+//    undercounts when s > t_1 (docs/hsgd.md);
 //  * the s-mixtures (15), (21), (24) against composite Simpson sums of the dense integrand on
 //    fine grids, written in the paper's literal form log((T − t)/T + (1/T)∫e^{(α−1)D});
 //  * the mean-gap proxy against h‖r₁a₁ − r₂a₂‖ computed densely; (ε, δ) against the RDP
@@ -116,7 +116,7 @@ class dense_model {
   dense_model(const setup& S, const hs::gaussian_law& law) : S_(S), law_(law) {
     const int d = S.d;
     A_ = S.sigma + S.prm.ridge * Eigen::MatrixXd::Identity(d, d);
-    xstar_ = A_.ldlt().solve(S.sigma * S.xt);  // spec 004 §1.5
+    xstar_ = A_.ldlt().solve(S.sigma * S.xt);  // LKSP25 §4.1
     U_ = law.basis().matrix();
   }
   // Φ(t, s) = e^{−A(Γ(t)−Γ(s))} from the test's eigen-pairs.
@@ -126,7 +126,7 @@ class dense_model {
     return S_.Q * e.asDiagonal() * S_.Q.transpose();
   }
   Eigen::VectorXd mean(double t) const { return xstar_ + Phi(t, 0) * (S_.x0 - xstar_); }
-  // V(t) of seed 004 (10) (eigen-variances from the law, tested in law_test).
+  // V(t) of LKSP25 (10) (eigen-variances from the law, tested in law_test).
   Eigen::MatrixXd V(double t) const { return U_ * law_.variances(t).asDiagonal() * U_.transpose(); }
   double h(double s) const { return S_.gamma.rate(s) / S_.d; }
   Eigen::MatrixXd C(const hs::record& r, double s) const {
@@ -135,7 +135,7 @@ class dense_model {
            h(s) * (r.a * r.a.transpose() + S_.prm.ridge * Eigen::MatrixXd::Identity(d, d));
   }
 
-  // Seed 004 (11)–(13) at one release time t ≥ s.
+  // LKSP25 (11)–(13) at one release time t ≥ s.
   gaussian last(const hs::record& r, double t, double s) const {
     const int d = S_.d;
     const Eigen::MatrixXd Ci = C(r, s), P = Phi(t, s), Vs = V(s);
@@ -329,7 +329,7 @@ TEST_CASE("hsgd privacy: the O(d) Renyi divergence equals the dense O(d^3) formu
 
 TEST_CASE("hsgd privacy: the paper's argument order of Lemma C.2 and eq. (14) gives another number",
           "[hsgd][privacy]") {
-  // Spec 004 §3.3: M_α = αV₁ + (1 − α)V₂ as printed is D_α(P₂ ‖ P₁). With labels far apart the
+  // LKSP25 Lemma C.2: M_α = αV₁ + (1 − α)V₂ as printed is D_α(P₂ ‖ P₁). With labels far apart the
   // two orders differ visibly; the paper's order matches the dense D_α(P₂‖P₁), not D_α(P₁‖P₂).
   const setup S = make_setup(5, {1.5, 1.0, 0.6, 0.3, 0.1}, vt::schedule::constant(3.0), 3);
   const hs::gaussian_law law = make_law(S);
@@ -380,7 +380,7 @@ TEST_CASE("hsgd privacy: J iterates and their average equal dense block-covarian
         CHECK(e < 1e-9);
       }
       // The paper's suffix rule (Thm 4.4): D_α of the blocks t_ℓ..t_J only. Exact when s ≤ t₁;
-      // a strict lower bound (data processing) once a pre-s block exists (spec 004 §3.5).
+      // a strict lower bound (data processing) once a pre-s block exists.
       Eigen::Index l = 0;
       while (l < 4 && times[static_cast<std::size_t>(l)] < s) ++l;
       if (l == 4 || std::isinf(joint)) continue;  // (ours matched the dense +inf above)
@@ -456,7 +456,7 @@ TEST_CASE("hsgd privacy: the last-iterate mixture (15) equals a brute-force fine
       const gaussian g1 = M.last(rec(pr.first), t, s), g2 = M.last(rec(pr.second), t, s);
       return std::max(dense_divergence(g1, g2, alpha), dense_divergence(g2, g1, alpha));
     };
-    // Seed 004 eq. (15) in its literal form: (1/(α−1))·log((T − t)/T + (1/T)∫_0^t e^{(α−1)D}).
+    // LKSP25 eq. (15) in its literal form: (1/(α−1))·log((T − t)/T + (1/T)∫_0^t e^{(α−1)D}).
     auto eps = [&](double integral) { return std::log((T - t) / T + integral / T) / (alpha - 1); };
     std::vector<double> pair_ref;
     for (const auto& pr : pairs) {
@@ -504,7 +504,7 @@ TEST_CASE("hsgd privacy: the last-iterate mixture (15) equals a brute-force fine
   }
   INFO("switches of the maximiser: " << switches);
   CHECK(switches >= 1);
-  // ε(0) = 0 (seed 004 Thm 4.3: no step has used the record yet).
+  // ε(0) = 0 (LKSP25 Thm 4.3: no step has used the record yet).
   const std::vector<double> zero = {0.0};
   CHECK(hs::last_iterate_rdp(law, data, pairs, zero, alpha).values[0].epsilon == 0.0);
 }
@@ -557,7 +557,7 @@ TEST_CASE("hsgd privacy: the J-iterate (21) and average (24) mixtures equal fine
 TEST_CASE("hsgd privacy: the discrete mixture over SGD steps equals its literal finite sum",
           "[hsgd][privacy]") {
   // d = 8, T = 1.5: n = 12 SGD steps; the record used at step l enters at s_l = (l − 1)/d.
-  // Reference: spec 004 §3.4(d) written out with dense covariances, e^{(α−1)ε} =
+  // Reference: the discrete mixture (docs/hsgd.md) written out with dense covariances, e^{(α−1)ε} =
   // (1/n)[#{l : s_l ≥ t} + Σ_{s_l < t} e^{(α−1) max D(t; s_l)}], the max over pairs and orders.
   const setup S = make_setup(8, {1.4, 1.1, 0.8, 0.6, 0.4, 0.3, 0.2, 0.1},
                              vt::schedule::step_decay(1.0, 0.5, 0.5), 41);
@@ -658,7 +658,7 @@ TEST_CASE("hsgd privacy: the law's interpolation error estimate covers a grid ch
           "[hsgd][privacy]") {
   // ε from a law kept on a coarse grid (64 intervals) against the default grid: the change must
   // be within the coarse law's law_error = ε·interpolation_error() (an estimate, measured ≈ 1e-3
-  // of the actual change on seed 004 §5), and the default grid's estimate must be tiny.
+  // of the actual change on LKSP25 §5), and the default grid's estimate must be tiny.
   const setup S =
       make_setup(6, {1.6, 1.0, 0.7, 0.4, 0.2, 0.05}, vt::schedule::cosine(4.0, 0.2, 1.5), 47);
   std::mt19937_64 rng(12);
@@ -720,7 +720,7 @@ TEST_CASE("hsgd privacy: the mixture survives exp overflow by log-sum-exp scalin
   CHECK(gmax > 1000);  // e^{gmax} overflows
   double sum = 0;
   for (const auto& [w, v] : nodes) sum += w * std::exp(v - gmax);
-  // ε = [g_max + log(e^{−g_max}(T − t)/T + Σ/T)]/(α − 1), seed 004 eq. (15).
+  // ε = [g_max + log(e^{−g_max}(T − t)/T + Σ/T)]/(α − 1), LKSP25 eq. (15).
   const double ref = (gmax + std::log(std::exp(-gmax) * (T - t) / T + sum / T)) / (alpha - 1);
   INFO(dpkit::test::describe_mismatch(tr.values[0].epsilon, ref));
   CHECK(relative_error(tr.values[0].epsilon, ref) < 1e-9);
@@ -769,8 +769,8 @@ TEST_CASE("hsgd privacy: the mean-gap proxy and pair screens", "[hsgd][privacy]"
 
 TEST_CASE("hsgd privacy: epsilon-delta from the RDP orders by the divergence conversions",
           "[hsgd][privacy]") {
-  // The conversions written out (spec 002 §2.7): Mironov 2017 Prop 3; Balle et al. 2020 Thm 21;
-  // Asoodeh et al. 2021 Lemma 1; the best order and conversion wins, clamped at 0.
+  // The conversions written out (as in divergence/rdp.hpp): Mironov 2017 Prop 3; Balle et al. 2020
+  // Thm 21; Asoodeh et al. 2021 Lemma 1; the best order and conversion wins, clamped at 0.
   const std::vector<double> alphas = {1.5, 2, 4, 8, 16, 32};
   const std::vector<double> rdp = {0.004, 0.006, 0.013, 0.03, 0.07, INFINITY};
   const double delta = 1e-5;

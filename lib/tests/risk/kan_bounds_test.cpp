@@ -1,5 +1,6 @@
-// Seed 000's risk bounds (risk/kan_bounds.hpp). Every bound is recomputed here from the formula
-// as spec 000 writes it (§3, §4.1–4.3, §5.1, §7, §8), term by term, not through the library's
+// WSK+26's risk bounds (risk/kan_bounds.hpp). Every bound is recomputed here from the formula
+// as WSK+26 states it (App. B, Thm 4.1 and App. C.1 with the explicit certificate, Thm 5.2,
+// App. D, App. E), term by term, not through the library's
 // helpers; then monotonicity and limits that follow from the formulas (Remark 4.2's λ-dependence,
 // κ = 0 against Thm E.1, the C.23 ⊇ 5.2 log factors), the conditions flagged exactly when they
 // fail, and bad input. Finally Lemmas B.6–B.7 are checked on random KANs of the simulator
@@ -65,7 +66,7 @@ kan_training correlated_run() {
   return s;
 }
 
-// G_δ and H_δ from spec 000 §3 (Lemma B.6, eqs. (3)–(5)).
+// G_δ and H_δ from WSK+26 Lemma B.6, eqs. (3)–(5).
 double G_delta(const kan_constants& k, double m, double p, double delta) {
   return k.B_sigma_1 * k.B_b * k.B_b_1 * p *
          (4 * std::sqrt(p) + 2 * std::sqrt(std::log(2 / delta) / m));
@@ -205,7 +206,7 @@ TEST_CASE("kan_bounds: Lemma C.12 comparator radius", "[risk]") {
   CHECK(ok.label == "explicit bound");
 }
 
-// ---- the certificate of spec 000 §4.3 -----------------------------------------------------------
+// ---- the explicit certificate (docs/kan.md) -----------------------------------------------------
 
 TEST_CASE("kan_bounds: the explicit certificate recomputed step by step", "[risk]") {
   const kan_constants k = tanh_cubic();
@@ -302,7 +303,7 @@ TEST_CASE("kan_bounds: Thm C.13 value and conditions", "[risk]") {
   CHECK(r.conditions_hold());
   CHECK(r.status == bound_status::up_to_constants);
   CHECK(r.label == "up to hidden constants");
-  CHECK(r.source == "seed 000, Thm 4.1 / C.13");
+  CHECK(r.source == "WSK+26, Thm 4.1 / C.13");
   // The hidden constants multiply.
   hidden_constants c;
   c.bound = 3;
@@ -387,7 +388,7 @@ TEST_CASE("kan_bounds: A_corr monotonicity and limits that follow from Thm 4.1",
     CHECK(value(t) < previous);
     previous = value(t);
   }
-  // κ = 0: A_corr = A_non + η/T exactly (Thm E.1 is "set κ = 0"; spec 000 §8).
+  // κ = 0: A_corr = A_non + η/T exactly (Thm E.1 is "set κ = 0").
   kan_training t = s;
   t.kappa = 0;
   const auto corr0 = dpkit::risk::kan_correlated_optimization(t, k);
@@ -407,12 +408,12 @@ TEST_CASE("kan_bounds: Thm 5.2 and C.23 population bounds", "[risk]") {
   CHECK_THAT(c23.value, WithinRel((1 + eta * T * std::log(1 / delta) / n) *
                                       (A + std::log(n / delta) * (std::sqrt(m) + R) * delta),
                                   kRel));
-  CHECK(c23.source == "seed 000, Thm C.23");
+  CHECK(c23.source == "WSK+26, Thm C.23");
   const auto displayed =
       dpkit::risk::kan_correlated_population(s, k, {}, dpkit::risk::statement::main_text);
   CHECK_THAT(displayed.value,
              WithinRel((1 + eta * T / n) * (A + (std::sqrt(m) + R) * delta), kRel));
-  CHECK(displayed.source == "seed 000, Thm 5.2");
+  CHECK(displayed.source == "WSK+26, Thm 5.2");
   // C.23 carries the extra log(1/δ), log(n/δ) ≥ 1 factors: never below the main-text display.
   CHECK(c23.value >= displayed.value);
   CHECK(c23.value >= dpkit::risk::kan_correlated_optimization(s, k).value);
@@ -473,7 +474,7 @@ TEST_CASE("kan_bounds: Thm E.1 (non-private mini-batch SGD)", "[risk]") {
   const double n = 1000, T = 1000, eta = 1e-4, delta = 0.01, g = 0.5;
   const auto pop = dpkit::risk::kan_sgd_population(s, k);
   CHECK_THAT(pop.value, WithinRel((1 + eta * T / n) * (A_non(s) + delta) + delta / g, kRel));
-  CHECK(pop.source == "seed 000, Thm E.1 (population)");
+  CHECK(pop.source == "WSK+26, Thm E.1 (population)");
   // Full batch, T → ∞: A_non → η/B (the step term), the generalization factor grows like ηT/n.
   s.batch_size = 1000;
   s.steps = 1000000000000000000LL;
@@ -506,7 +507,7 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
     const double amp = (1 - std::pow(0.5, T)) / 0.5, rT = 0.5 * T, L = std::log(1 / delta);
     CHECK_THAT(r.setting.kappa,
                WithinRel(std::sqrt(amp * amp * (rT + std::sqrt(rT * L)) * L) / eps, kRel));
-    // η ≍ 1 violates η ≤ 1/(12 C p³) unless C_{σ,b} absorbs p³ (spec 000 §11.18).
+    // η ≍ 1 violates η ≤ 1/(12 C p³) unless C_{σ,b} absorbs p³ (docs/kan.md).
     CHECK(r.optimization.status == bound_status::condition_violated);
     CHECK_THAT(r.optimization.label, Contains("eta <= 1/(12 C_sigma_b p^3)"));
     CHECK(holds(r.optimization, "delta <= min{1/(n sqrt m), gamma/n}"));

@@ -1,11 +1,11 @@
-// Seed 003's bounds (risk/longtail_bounds.hpp). Lemma 9 is checked against an independent exact
-// binomial sum (log-gamma terms) and the numbers of spec 003 §5 item 10, which show the printed
-// lemma false; Lemma 7 and the explicit Lemma 25 against exact probabilities (a closed form, and
-// a one-dimensional quadrature of the exact law of ‖ζ‖² on the tail); the spiked problem's closed
-// forms against the simulator's diagonal computation; the shapes of Theorems 1–3 and Remarks
-// 3–4 recomputed from the formulas as spec 003 §3 writes them, with the monotonicity and
+// ZXD+26's bounds (risk/longtail_bounds.hpp). Lemma 9 is checked against an independent exact
+// binomial sum (log-gamma terms) and independently computed two-digit values, which show the
+// printed lemma false; Lemma 7 and the explicit Lemma 25 against exact probabilities (a closed
+// form, and a one-dimensional quadrature of the exact law of ‖ζ‖² on the tail); the spiked
+// problem's closed forms against the simulator's diagonal computation; the shapes of Theorems 1–3
+// and Remarks 3–4 recomputed from the formulas as ZXD+26 §4 states them, with the monotonicity and
 // invariance facts that follow from them; Condition 1 at the paper's experimental configuration
-// (spec 003 §4.5: far outside); bad input.
+// (far outside; docs/longtail.md); bad input.
 //
 // Tolerances: the library and the test evaluate the same closed forms in a different order;
 // WithinRel(·, 1e-13) covers them. The binomial sums agree to 1e-12 (Boost's incomplete beta vs
@@ -44,8 +44,9 @@ double binomial_lower(long long m, long long k) {
   return static_cast<double>(s);
 }
 
-// The paper's synthetic configuration (spec 003 §4.1–4.4): K = 5, d = 1000, n = 500 balanced,
-// m = 100, η = 0.002, C = 1, B = 256, T = 40, σ_n = 2.258/256, PyTorch init σ₀ = 1/√(3d).
+// The paper's synthetic configuration (ZXD+26 §5.1; σ_n from docs/longtail.md): K = 5, d = 1000, n
+// = 500 balanced, m = 100, η = 0.002, C = 1, B = 256, T = 40, σ_n = 2.258/256, PyTorch init σ₀ =
+// 1/√(3d).
 longtail_problem paper_problem(double signal = 0.5, double ncr_target = 1400) {
   const double lambda = dpkit::sim::spike_for_ncr(5, 1000, 0.5, ncr_target);
   return spiked_problem(5, 1000, signal, 0.5, lambda, std::vector<double>(5, 100));
@@ -67,7 +68,7 @@ longtail_setting paper_setting() {
 }  // namespace
 
 TEST_CASE("lemma 9 as printed is false: exact binomial vs exp(-8m/25) vs Hoeffding", "[longtail]") {
-  // spec 003 §5 item 10: m = 50: 5.9e-2 vs 1.1e-7; m = 100: 1.8e-2 vs 1.3e-14; m = 1000: 9.0e-11
+  // Independently computed: m = 50: 5.9e-2 vs 1.1e-7; m = 100: 1.8e-2 vs 1.3e-14; m = 1000: 9.0e-11
   // vs 1.1e-139.
   struct row {
     long long m;
@@ -78,7 +79,7 @@ TEST_CASE("lemma 9 as printed is false: exact binomial vs exp(-8m/25) vs Hoeffdi
     const long long k = (2 * r.m + 4) / 5 - 1;  // X < 0.4m ⇔ X ≤ ⌈2m/5⌉ − 1
     const double exact = lemma9_exact(r.m);
     CHECK_THAT(exact, WithinRel(binomial_lower(r.m, k), 1e-12));
-    CHECK_THAT(exact, WithinRel(r.exact, 0.03));  // the spec's two-digit values
+    CHECK_THAT(exact, WithinRel(r.exact, 0.03));  // the two-digit values
     CHECK_THAT(lemma9_claimed(r.m), WithinRel(r.claimed, 0.05));
     CHECK(exact > 1e5 * lemma9_claimed(r.m));  // the printed bound is violated by far
     CHECK(exact <= lemma9_hoeffding(r.m));
@@ -118,9 +119,9 @@ TEST_CASE("lemma 7 and the explicit lemma 25 hold against exact probabilities", 
         CHECK(p <= delta);
         CHECK(p > 0);
       }
-  // The spec's form follows from the explicit one when L ≥ ln(2/δ).
+  // The proof's form follows from the explicit one when L ≥ ln(2/δ).
   const double x = std::log(2 / 0.1);
-  CHECK(lemma25_spec_form(100, 1.1 * x, 0.1) >= lemma25_norm_bound(100, 1.1 * x, 0.1));
+  CHECK(lemma25_proof_form(100, 1.1 * x, 0.1) >= lemma25_norm_bound(100, 1.1 * x, 0.1));
 }
 
 TEST_CASE("longtail problem: spiked closed forms equal the simulator's diagonal norms",
@@ -139,7 +140,7 @@ TEST_CASE("longtail problem: spiked closed forms equal the simulator's diagonal 
       CHECK_THAT(p.cross_at(k, j), WithinRel(norms.cross(kk, static_cast<Eigen::Index>(j)), kRel));
   }
   CHECK(p.examples() == 100);
-  // Λ_k, SNR, NCR, φ from spec 003 §1.7.
+  // Λ_k, SNR, NCR, φ as ZXD+26 §4 defines them.
   CHECK_THAT(clipping_factor(p, 1, 2.0), WithinRel(2.0 / (0.7 + p.frobenius[1]), kRel));
   CHECK_THAT(snr(p, 1, 2), WithinRel(20 * 0.49 / (std::sqrt(30.0) * p.cross_at(1, 2)), kRel));
   CHECK_THAT(
@@ -261,7 +262,7 @@ TEST_CASE("longtail condition 1: the paper's configuration is far outside it", "
     REQUIRE(found);
     return all;
   };
-  // (b) min{m, d, rank} − 0.9m = 10 ≥ Cn = 500 fails (spec 003 §4.5), and so does σ₀'s bound.
+  // (b) min{m, d, rank} − 0.9m = 10 ≥ Cn = 500 fails (docs/longtail.md), and so does σ₀'s bound.
   CHECK_FALSE(holds("(b) min{m, d, rank(A_j)} - 0.9m >= C n"));
   CHECK_FALSE(holds("(c) sigma0 <="));
   CHECK_FALSE(holds("(a) Tr(A_i'A_i) >= c1 n"));

@@ -1,8 +1,9 @@
-// Seed 001's Thm 13 and its App C lemmas (risk/mlp_bounds.hpp). Every term is recomputed here
-// from the formula as spec 001 writes it (§2 Alg 10, §3 Thm 13 and Lemmas 18, 23, 25, "derived
-// trade-offs"), with numbers worked out by hand; then the derived optimum T* against a brute-force
-// grid and Brent's method, the exact exponents of the terms, the C-cancellation of Lemma 25, the
-// five printed width conditions, Lemma 23 against Poisson sampling (claim 32), and bad input.
+// SWX+23's Thm 13 and its App C lemmas (risk/mlp_bounds.hpp). Every term is recomputed here
+// from the formula as SWX+23 states it (Alg 10, Thm 13 and Lemmas 18, 23, 25, and the trade-off
+// in T derived from them), with numbers worked out by hand; then the derived optimum T* against a
+// brute-force grid and Brent's method, the exact exponents of the terms, the C-cancellation of
+// Lemma 25, the five printed width conditions, Lemma 23 against Poisson sampling (claim 32), and
+// bad input.
 //
 // Tolerances: library and test evaluate the same closed forms in a different order, so they agree
 // to a few ulp per operation; WithinRel(·, 1e-13) covers the longest (~25 operations).
@@ -79,7 +80,7 @@ TEST_CASE("mlp bounds: the terms of eq. (7) by hand", "[mlp]") {
   REQUIRE(b.terms.size() == 4);
   CHECK_THAT(b.value, WithinRel(0.1 + 5.196152422706632 + 0.25 + expected, kRel));
   CHECK(b.terms[2].value == 0.25);
-  CHECK(b.source == "seed 001, Thm 13 eq. (7)");
+  CHECK(b.source == "SWX+23, Thm 13 eq. (7)");
 }
 
 TEST_CASE("mlp bounds: step size, noise, parameter count and the C-cancellation", "[mlp]") {

@@ -1,4 +1,4 @@
-// Seed 001's Part I/II bounds (risk/nonconvex_bounds.hpp). Each function is checked against an
+// SWX+23's Part I/II bounds (risk/nonconvex_bounds.hpp). Each function is checked against an
 // independent source: hand values, the formula re-derived here in a different arrangement (the
 // phase sum as a direct loop over i = 1..k from n, η alone), the regime switches as roots of
 // "rate A = rate B" found by TOMS 748, optima as numerical minima (Brent), the Gaussian
@@ -75,7 +75,8 @@ double prox_bisection(double y, double beta, double m) {
   return 0.5 * (lo + hi);
 }
 
-// Algorithm 4 for the sigmoid surrogate, written out from spec 001 §2 Alg 4.
+// Algorithm 4 for the sigmoid surrogate, written out from SWX+23 Alg 4 (typos fixed as
+// docs/nonconvex.md lists them).
 double alg4_u_bar(double y, double beta, double m, double B, long long T) {
   const double lo = m - 4 * B / beta, hi = m + 4 * B / beta;
   double u = m, acc = 0;
@@ -491,7 +492,7 @@ TEST_CASE("Thm 7 guarantee contraction and sample size, Thms 10 and 11 shapes", 
   CHECK_THAT(c.noise_coefficient, WithinRel(6.25 / 16, kRel));
   CHECK(c.eta_le_1_over_16);
   CHECK_FALSE(risk::agnostic_relu_contraction(0.5, 0.1).eta_le_1_over_16);
-  // Exact construction (spec 001 §5 item 23): for x ~ N(0, I), ∇L^ℓ_P(w) = (w − w*_ℓ)/2, so the
+  // Exact construction: for x ~ N(0, I), ∇L^ℓ_P(w) = (w − w*_ℓ)/2, so the
   // noiseless population step contracts ‖w − w*_ℓ‖² by (1 − η/2)², which the proof's factor
   // 1 − τη/2 (τ = μ/3, μ = 1/2) must dominate for η ≤ 1/16.
   for (double eta : {1e-4, 0.01, 0.03, 1.0 / 16})

@@ -1,5 +1,5 @@
 // The shifted-interpolation optimisation problem: the exact hull solver against the closed forms
-// of spec 002 §4's table (Lemmas C.6, C.8, C.10 and the derived convex cyclic case), against
+// of BSA24 (Lemmas C.6, C.8, C.10) and the derived convex cyclic case, against
 // random feasible choices of λ (none may beat the optimum), and against brute-force KKT
 // enumeration at 50 digits (data/reference/shifted_qp.csv).
 #include <algorithm>
@@ -122,8 +122,8 @@ TEST_CASE("Lemma C.8: constrained convex c = 1 from z_tau = D", "[shifted][inter
 TEST_CASE("Lemma C.10: cyclic batches, strongly convex (with the corrected denominator)",
           "[shifted][interpolation]") {
   // s_{k+1} = s 1{r(k) = j*}, r(k) = k mod l + 1, on steps 1..t* = t + j* − l − 1, z_0 = 0.
-  // Value s² c^{2l−2}(1 − c²)/(1 − c^l)² (1 − c^{l(E−1)})/(1 + c^{l(E−1)}) (spec 002 §4, §9
-  // item 2: the proof's 1 + c^{E(l−1)} is a typo). Independent of j*.
+  // Value s² c^{2l−2}(1 − c²)/(1 − c^l)² (1 − c^{l(E−1)})/(1 + c^{l(E−1)}) (Lemma C.10;
+  // the proof's 1 + c^{E(l−1)} is a typo). Independent of j*.
   const double s = 0.5;
   for (double c : {0.5, 0.95, 0.999}) {
     for (int l : {1, 2, 5}) {
@@ -146,7 +146,7 @@ TEST_CASE("Lemma C.10: cyclic batches, strongly convex (with the corrected denom
   }
 }
 
-TEST_CASE("cyclic batches with c = 1 (derived, spec 002 §5.2): value s^2 (E - 1)/l",
+TEST_CASE("cyclic batches with c = 1 (derived, not in BSA24): value s^2 (E - 1)/l",
           "[shifted][interpolation]") {
   const double s = 0.3;
   for (int l : {1, 4}) {

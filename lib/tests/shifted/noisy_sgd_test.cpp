@@ -1,4 +1,4 @@
-// Seed 002's NoisySGD bounds through the PLD accountant: the mapping of each factor onto a
+// BSA24's NoisySGD bounds through the PLD accountant: the mapping of each factor onto a
 // training run (checked where the composition is Gaussian and so exact), the τ search against
 // the exhaustive scan, and the orderings the paper states.
 #include <catch2/catch.hpp>
@@ -143,7 +143,7 @@ TEST_CASE("NoisySGD bounds reject bad input", "[shifted][noisy_sgd]") {
   const auto s = sgd(1, 100, 10, 0.5, 0.1, 20, 0.9, 1.0);
   CHECK_THROWS_WITH(sh::noisy_sgd_strongly_convex_run(s, 0),
                     "noisy_sgd_strongly_convex_run: tau is 0, but must be in {1, ..., t - 1} "
-                    "(Thm 4.9 at tau = 0 is invalid: spec 002 §9 item 5)");
+                    "(Thm 4.9 at tau = 0 is invalid: docs/shifted.md)");
   CHECK_THROWS_AS(sh::noisy_sgd_constrained_convex_run(s, 20), std::domain_error);
   CHECK_THROWS_AS(sh::noisy_sgd_constrained_convex_run(s, 3, 1.0), std::domain_error);
   auto big = s;

@@ -1,4 +1,4 @@
-// Builders of noisy_gradient_setting for the shifted-module tests (seed 002's parameter names).
+// Builders of noisy_gradient_setting for the shifted-module tests (BSA24's parameter names).
 #pragma once
 #include <cmath>
 

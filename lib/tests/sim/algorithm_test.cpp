@@ -67,10 +67,10 @@ double z_variance(const observable_summary& s, double expected_variance) {
 
 }  // namespace
 
-TEST_CASE("NoisyGD on seed 002's W1 pair has the exact Gaussian laws of Thm C.5", "[algorithm]") {
+TEST_CASE("NoisyGD on BSA24's W1 pair has the exact Gaussian laws of Thm C.5", "[algorithm]") {
   // ∇f_i = m x; on D′ example i* has ∇f′ = m x − L v. X_0 = 0, c = 1 − ηm:
   // X_t ~ N(0, v_t I), X′_t ~ N(m_t v, v_t I), v_t = η²σ² (1 − c^{2t})/(1 − c²),
-  // m_t = (ηL/n)(1 − c^t)/(1 − c) (spec 002 §8 W1).
+  // m_t = (ηL/n)(1 − c^t)/(1 − c) (W1, docs/shifted.md).
   const std::size_t n = 5, d = 3;
   const double m = 1, L = 2, eta = 0.3, sigma = 1.5;
   const long t = 12;
@@ -275,7 +275,7 @@ TEST_CASE("Poisson and shuffled batches are unbiased and correlated noise has it
     const double var = 5 * s2 / 4 * (1 - 4.0 / n);
     CHECK(z_mean(res.at("x"), -5 * mean_gradient, var) < z_threshold());
   }
-  SECTION("DP-λCGD noise: Var X_T = σ²(1 + (1 − λ)²(T − 1)) (seed 000 §2)") {
+  SECTION("DP-λCGD noise: Var X_T = σ²(1 + (1 − λ)²(T − 1)) (WSK+26 §2)") {
     const test_linear zero(Eigen::MatrixXd::Zero(3, 2));
     o.noise = 1.3;
     o.correlation = 0.6;

@@ -1,6 +1,6 @@
 // Privacy auditing: empirical tradeoff points of threshold tests, verdicts on claimed tradeoff
 // curves and certified ε lower bounds, for the Gaussian mechanism N(0, 1) vs N(μ, 1), whose
-// exact tradeoff curve G(μ)(α) = Φ(Φ⁻¹(1 − α) − μ) (seed 002 Def 2.4) and (ε, δ) profile
+// exact tradeoff curve G(μ)(α) = Φ(Φ⁻¹(1 − α) − μ) (BSA24 Def 2.4) and (ε, δ) profile
 // (dpkit::divergence::gdp_epsilon) are known independently of the code under test.
 //
 // Samples come from dpkit::random_stream with fixed seeds, so every run is deterministic. Each
@@ -340,8 +340,8 @@ TEST_CASE("epsilon_lower_bound is below and near the true epsilon of mu-GDP", "[
     CHECK(strict.epsilon <= truth);
     CHECK(strict.epsilon > 0);
     // Power at confidence 0.95 (measured 5.14 at δ = 1e-5 and 5.09 at δ = 1e-3; the idealised
-    // single-threshold value without multiplicity correction is 5.52 at δ = 1e-5,
-    // numerics-anchors §5 — MC lower bounds grow like log n). Its sd over seeds is ≈ 0.15, so
+    // single-threshold value without multiplicity correction is 5.52 at δ = 1e-5 —
+    // Monte Carlo lower bounds grow like log n). Its sd over seeds is ≈ 0.15, so
     // the floors 0.4·10.0 and 0.5·7.58 are > 7 sd below.
     o.confidence = 0.95;
     const auto usual = sim::epsilon_lower_bound(sim::estimate_tradeoff(s.d, s.dprime, o), delta);

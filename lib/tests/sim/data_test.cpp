@@ -156,7 +156,7 @@ TEST_CASE("random_orthogonal: orthogonal and Haar (sign-fixed QR)", "[data]") {
 
 TEST_CASE("uniform_design: U(0 1/sqrt(d)) entries with second moment I/(12d) + 11^T/(4d)",
           "[data]") {
-  // seed 004 §5, spec 004 §6.2: Σ = E[a aᵀ] = I/(12d) + 11ᵀ/(4d) (second moment) and
+  // LKSP25 §5's design: Σ = E[a aᵀ] = I/(12d) + 11ᵀ/(4d) (second moment) and
   // Cov(a) = I/(12d). Products a_ij a_ik lie in [0, 1/d] and entries in [0, 1/√d], so Hoeffding
   // applies: 15 second-moment entries + 5 means, Bonferroni over 20 checks. At n = 20000, d = 5
   // the half-width is 4e-3 against entries 0.067 (diagonal) and 0.05 (off-diagonal), so a
@@ -209,7 +209,7 @@ TEST_CASE("linear_labels: y = A x_star + Gaussian noise optionally clamped", "[d
   CHECK(std::abs(z) < z_threshold(kAlpha / 3));
   CHECK(chi2_accepts(residual.squaredNorm() / (sd * sd), nn, kAlpha / 3));
 
-  // Clamping at ±3 sd (seed 004 §5): the same draws, clamped (deterministic check) …
+  // Clamping at ±3 sd (LKSP25 §5): the same draws, clamped (deterministic check) …
   const double clamp = 3 * sd;
   const Eigen::VectorXd yc = dpkit::sim::linear_labels(a, x_star, sd, s_clamped, clamp);
   const Eigen::VectorXd expected = ax + residual.cwiseMax(-clamp).cwiseMin(clamp);

@@ -1,6 +1,7 @@
 // Datasets: validation, the CSV round trip (bit-exact, checked on the bit patterns, so −0.0 and
 // subnormals count), reading files written by hand (label column anywhere, comments), the
-// replace-one neighbour, and bad input → std::domain_error with the DESIGN.md message.
+// replace-one neighbour, and bad input → std::domain_error with the message of
+// docs/architecture.md.
 #include "dpkit/sim/dataset.hpp"
 
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// Seed 001 Part I/II (glm.hpp): the surrogate's closed forms against Gauss–Kronrod quadrature of
+// SWX+23 Part I/II (glm.hpp): the surrogate's closed forms against Gauss–Kronrod quadrature of
 // its defining integral, gradients and Hessian-vector products against central differences,
 // Lemma 2 (convexity, 2B-Lipschitz) and Lemma 3 (pointwise, hence on common Monte Carlo draws),
 // the Moreau prox against brute-force grid minimisation, Lemma 4's sandwich and prox
@@ -70,7 +70,7 @@ dataset sphere_data(std::size_t n, std::size_t d, glm_link link, std::uint64_t s
 // ---- links and surrogate ----------------------------------------------------------------------
 
 TEST_CASE("glm surrogate closed forms match quadrature of the defining integral", "[glm]") {
-  // ℓ = ∫_0^a (σ(z) − y) dz (seed 001 eq. (2)); GK61 adaptive to 1e-14 is an independent value.
+  // ℓ = ∫_0^a (σ(z) − y) dz (SWX+23 eq. (2)); GK61 adaptive to 1e-14 is an independent value.
   const double as[] = {-30, -5, -1.3, -0.4, -1e-6, 0, 1e-9, 0.25, 0.9, 1, 3.7, 25};
   const double ys[] = {-1, 0, 0.3, 1};
   for (const glm_link link : kAll) {
@@ -280,7 +280,7 @@ TEST_CASE("glm Lemma 3 holds pointwise, so on common Monte Carlo draws", "[glm]"
 }
 
 TEST_CASE("glm label correlation: E[yx] = w*/2 for noiseless ReLU on N(0, I)", "[glm]") {
-  // spec 001 §1.5: χ^{σw} = E[ReLU(⟨w, x⟩)x] = w/2 for x ~ N(0, I_d).
+  // SWX+23 §4.2: χ^{σw} = E[ReLU(⟨w, x⟩)x] = w/2 for x ~ N(0, I_d).
   glm_population p;
   p.design = glm_design::coordinate(4, 4, glm_design_law::gaussian);
   p.teacher.link = glm_link::relu;
@@ -315,7 +315,7 @@ TEST_CASE("glm Moreau prox matches brute-force grid minimisation", "[glm]") {
       const double y = s.uniform(-1, 1), beta = std::exp(s.uniform(-2, 4)), m = 4 * s.normal();
       const double B = 1;
       const double p = sim::moreau_prox(link, y, beta, m);
-      // Grid on [m − 4B/β, m + 4B/β] (spec §1.3 localisation, also for ReLU: |ReLU(u) − y| at
+      // Grid on [m − 4B/β, m + 4B/β] (Algorithm 4's localisation, also for ReLU: |ReLU(u) − y| at
       // the prox is ≤ |y| + |prox| — we widen the ReLU grid generously).
       const double half =
           link == glm_link::relu ? 4 * (std::abs(m) + 2) / std::min(beta, 1.0) : 4 * B / beta;
@@ -485,8 +485,8 @@ TEST_CASE("glm phase sizes and Alg 2 privacy bookkeeping", "[glm]") {
 
 TEST_CASE("glm Alg 2 noiseless sensitivity on neighbouring datasets is at most 4B eta_i", "[glm]") {
   // Coupled noise-free runs on D and D′ that differ in one record of phase i: the phases before
-  // i are identical, so ‖w̄_i(D) − w̄_i(D′)‖ is exactly the quantity bounded in spec §2 Alg 2
-  // note (iii). η = 2/G·4 makes η_1 = 2/G, the largest step the proof allows.
+  // i are identical, so ‖w̄_i(D) − w̄_i(D′)‖ is exactly the quantity bounded in the proof
+  // of SWX+23 Thm 1. η = 2/G·4 makes η_1 = 2/G, the largest step the proof allows.
   random_stream s(53, 0, 0);
   double worst = 0;
   for (const glm_link link : kBounded) {
@@ -628,7 +628,7 @@ TEST_CASE("glm Alg 7 stays in the 2W ball and reports T compositions", "[glm]") 
 }
 
 TEST_CASE("glm Alg 8 mean iterate follows the exact Gaussian-case recursion to 2E[yx]", "[glm]") {
-  // x ~ N(0, I_d): ∇L^ℓ_𝒫(w) = w/2 − E[yx] exactly (spec §1.5), and each chunk's gradient is
+  // x ~ N(0, I_d): ∇L^ℓ_𝒫(w) = w/2 − E[yx] exactly, and each chunk's gradient is
   // conditionally unbiased given w_{i−1} (disjoint chunks), so with noise off
   //   E[w_T] = (1 − (1 − η/2)^T) w*_ℓ,   w*_ℓ = 2E[yx]   (w_0 = 0)
   // exactly. Labels: clamp(ReLU(⟨w*, x⟩) + U[−h, h], ±B) (misspecified, opt > 0). The mean over

@@ -1,4 +1,4 @@
-// The KAN of seed 000 (kan.hpp): the B-spline basis against two independent constructions (the
+// The KAN of WSK+26 (kan.hpp): the B-spline basis against two independent constructions (the
 // closed-form cardinal cubic B-spline, and the general Cox–de Boor recursion on the knot vector
 // written out below), partition of unity, sup norms; the activation constants; the network's
 // gradient and Hessian against central finite differences, the Hessian's block-diagonal
@@ -400,7 +400,7 @@ TEST_CASE("kan_model: trained by the existing noisy-gradient algorithms", "[kan]
   gd.learning_rate = 0.5;
   const vector w_gd = dpkit::sim::run_noisy_gradient(f, gd, w0, {1, 0, 0});
   CHECK(f.empirical_risk(w_gd) < 0.5 * f.empirical_risk(w0));
-  // DP-λCGD (seed 000 Alg. 1): shuffled batches, clipping, correlated noise, ball projection.
+  // DP-λCGD (WSK+26 Alg. 1): shuffled batches, clipping, correlated noise, ball projection.
   dpkit::sim::noisy_gradient_options dp;
   dp.batches = dpkit::sim::batch_rule::shuffled;
   dp.batch_size = 10;

@@ -1,4 +1,4 @@
-// Seed 003's simulator (sim/longtail.hpp): the data model of Definition 1 (orthogonality, the
+// ZXD+26's simulator (sim/longtail.hpp): the data model of Definition 1 (orthogonality, the
 // noise energy by Monte Carlo, the closed-form norms and NCR against dense matrices built with
 // an explicit random rotation U), the network of eq. (1) (gradient against central finite
 // differences, the gradient-norm closed form and its 2(1 − p_y)²(‖u‖² + ‖ξ‖²)/m bound, the
@@ -88,7 +88,7 @@ TEST_CASE("longtail data: u_k is orthogonal to xi exactly and xi = a_y * zeta", 
       REQUIRE((u.transpose() * A).norm() < 1e-14);
     }
   }
-  // Spiked spectra of spec 003 §2.1.
+  // Spiked spectra (ZXD+26 §5.1 as dpkit reads it).
   CHECK(data.spectra(1, 3) == 0.5);
   CHECK(data.spectra(1, 4) == 2.0);
   CHECK(data.spectra(1, 5) == 0.5);
@@ -149,7 +149,7 @@ TEST_CASE("longtail spectra: closed-form norms and NCR equal dense computations"
     CHECK(l >= s);
     CHECK_THAT(spiked_ncr(K, d, s, l), WithinRel(target, 1e-12));
   }
-  // spec 003 §2.1: NCR = 1400 needs λ ≈ 990 at d = 1000, K = 5 (s = 0.5).
+  // NCR = 1400 needs λ ≈ 990 at d = 1000, K = 5 (s = 0.5).
   CHECK_THAT(spike_for_ncr(5, 1000, 0.5, 1400), WithinRel(990.0, 2e-3));
 }
 
@@ -390,7 +390,7 @@ TEST_CASE("longtail training helpers: steps, accounting request, noise scales", 
   CHECK(r.scheme == "without-replacement");
   t.batches = batch_rule::poisson;
   CHECK(accounting_request(t, 500).scheme == "poisson");
-  // spec 003 §4.4: z = 2.258 → σ_n = zC/B = 8.8e-3; Remark 4 scale 5.4e-3.
+  // docs/longtail.md: z = 2.258 → σ_n = zC/B = 8.8e-3; Remark 4 scale 5.4e-3.
   CHECK_THAT(noise_std_for(2.258, 1, 256), WithinRel(2.258 / 256, 1e-15));
   CHECK_THAT(remark4_noise_scale(1, 40, 1e-5, 500, 8), WithinRel(5.4e-3, 1e-2));
   const auto c = counts_from_frequencies(101, {0.5, 0.3, 0.2});

@@ -1,4 +1,4 @@
-// The multi-layer ReLU network of seed 001 §6 (mlp.hpp): the forward pass against an
+// The multi-layer ReLU network of SWX+23 §6 (mlp.hpp): the forward pass against an
 // independent dense-matrix construction, the back-propagated gradient against central finite
 // differences (L = 2, 3, 4) and Euler's identity ⟨∇f(W), W⟩ = L·f(W), the He initialisation
 // through exact laws (f(W0, x)/‖h_{L−1}‖ ~ N(0, 1) and E‖h_l‖² = ‖x‖²), the NTK linearisation,
@@ -100,7 +100,7 @@ TEST_CASE("mlp: layout, parameter count and the forward pass against dense matri
   for (std::size_t L : {2u, 3u, 4u}) {
     const mlp_architecture a{5, 7, L};
     CAPTURE(L);
-    // p = md + (L − 2)m² + m (spec 001 Alg 10).
+    // p = md + (L − 2)m² + m (SWX+23 Alg 10).
     CHECK(a.dimension() == 35 + (L - 2) * 49 + 7);
     CHECK(a.layer_offset(1) == 0);
     CHECK(a.layer_offset(2) == 35);

@@ -1,6 +1,6 @@
 // Concrete models: hand-computed / mpmath spot values, gradients and Hessian-vector products
 // against central finite differences, closed forms (normal equations, log 2, log K, the K = 2
-// softmax ≡ logistic identity), extreme margins, seed 002's worst-case constructions, and bad
+// softmax ≡ logistic identity), extreme margins, BSA24's worst-case constructions, and bad
 // input.
 //
 // Finite-difference tolerance. Central differences with step h_j = h·max(1, |x_j|),
@@ -355,7 +355,7 @@ TEST_CASE("softmax_regression: derivatives and invariances and extreme logits", 
   CHECK(hessian_vector_of(low, 0, x, Eigen::Vector3d(1, 2, 3)).allFinite());
 }
 
-// ---- quadratic and linear (seed 002 worst cases) -----------------------------------------------
+// ---- quadratic and linear (BSA24 worst cases) -----------------------------------------------
 
 TEST_CASE("quadratic: (m/2)|x|^2 and the W1 neighbour gradient m x - L v", "[models]") {
   const double mm = 0.7, big_l = 2.5;
@@ -368,7 +368,7 @@ TEST_CASE("quadratic: (m/2)|x|^2 and the W1 neighbour gradient m x - L v", "[mod
   CHECK(base->describe() == "quadratic (m/2)|x|^2 (n = 4, d = 3, m = 0.7)");
   check_derivatives(*base, 6, 1.0);
 
-  // spec 002 §8 W1: ∇f′_i = m x for i ≠ i*, ∇f′_{i*} = m x − L v.
+  // W1 (docs/shifted.md): ∇f′_i = m x for i ≠ i*, ∇f′_{i*} = m x − L v.
   const dpkit::sim::linearly_perturbed neighbour(base, 3, big_l * v);
   for (std::size_t i = 0; i < 4; ++i) {
     const Eigen::Vector3d expected =
@@ -379,7 +379,7 @@ TEST_CASE("quadratic: (m/2)|x|^2 and the W1 neighbour gradient m x - L v", "[mod
 }
 
 TEST_CASE("linear: constant gradients g_i (W4 one-step NoisySGD construction)", "[models]") {
-  // spec 002 §8 W4: gradients 0 (i ≠ i*), (1 − λ)L u and −λL u.
+  // W4 (docs/shifted.md): gradients 0 (i ≠ i*), (1 − λ)L u and −λL u.
   const double lambda = 0.3, big_l = 2;
   const Eigen::Vector2d u(0.6, 0.8);
   Eigen::MatrixXd g(3, 2);

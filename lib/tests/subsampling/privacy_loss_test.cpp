@@ -92,7 +92,8 @@ TEST_CASE("single-step privacy profiles match independent closed forms", "[subsa
     const auto add = ss::poisson_gaussian_loss(0.8, 0.05, ss::adjacency_direction::add);
     CHECK(std::abs(add->delta(eps) - (1 - std::exp(eps) + std::exp(eps) * rem->delta(-eps))) <
           1e-12);
-    // C_p(G(μ)): closed form (spec 002 §2.6) against the generic profile from masses.
+    // C_p(G(μ)): closed form (from the proof of BSA24 Prop D.4) against the generic profile from
+    // masses.
     const auto sym = ss::symmetric_subsampled_gaussian_loss(2.0, 0.1);
     CHECK(relative_error(sym->delta(eps), sym->privacy_loss::delta(eps)) < 1e-9);
   }

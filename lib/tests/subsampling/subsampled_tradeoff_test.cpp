@@ -14,7 +14,8 @@ namespace ss = dpkit::subsampling;
 namespace dv = dpkit::divergence;
 
 TEST_CASE("closed-form C_p(G(mu)) agrees with the general C_p construction", "[subsampling][cp]") {
-  // Spec 002 §2.5: the grid construction (4001 points) reproduces the closed form to ~1e-6.
+  // BSA24 Def 4.7 evaluated on a grid: the construction (4001 points) reproduces the closed form to
+  // ~1e-6.
   for (auto [mu, p] : {std::pair{1.5, 0.1}, std::pair{2.5, 0.25}, std::pair{1.0, 0.5}}) {
     const ss::cp_gaussian_tradeoff closed(mu, p);
     const auto general = ss::subsample(dv::gaussian_tradeoff(mu), p);
@@ -32,7 +33,7 @@ TEST_CASE("C_p(G(mu)) is a symmetric tradeoff function with a slope -1 middle pi
   const ss::cp_gaussian_tradeoff f(mu, p);
   const double a_star = dpkit::normal_cdf(-mu / 2);
   const double b_star = p * dpkit::normal_cdf(-mu / 2) + (1 - p) * dpkit::normal_cdf(mu / 2);
-  // Middle piece: slope −1 between α* and β* (seed 002 §C.4.1).
+  // Middle piece: slope −1 between α* and β* (BSA24 §C.4.1).
   CHECK(std::abs((f.beta(b_star) - f.beta(a_star)) / (b_star - a_star) + 1) < 1e-12);
   double previous = 1;
   for (double a = 0.0; a <= 1.0; a += 0.01) {

@@ -1,9 +1,9 @@
-// The risk solvers of seed 004 eqs. (6)–(7) checked against each other and against closed
+// The risk solvers of LKSP25 eqs. (6)–(7) checked against each other and against closed
 // forms: the ODE lift (dopri5) is the reference for the observed second order of the product
 // trapezoid and the exponential stepper (STYLE.md rule 14: order as h halves, and honest error
-// estimates); the isotropic constant-rate solution (spec 004 §2.6(i)) and the plateau
-// (spec 004 §2.7) against the ODE lift to 1e-9; the plateau's K_∞ and G′_∞ against the values
-// measured independently in spec 004 §2.7's table; stiffness, breakpoints, divergence, bad input.
+// estimates); the isotropic constant-rate solution and the plateau (docs/volterra.md) against the
+// ODE lift to 1e-9; the plateau's K_∞ and G′_∞ against independently measured values; stiffness,
+// breakpoints, divergence, bad input.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
@@ -22,7 +22,7 @@ using dpkit::test::relative_error;
 
 namespace {
 
-// Spec 004 §2.4's check setup, grouped: d = 40 (8 groups of 5) with eigenvalues spread over
+// The ODE lift's check setup, grouped: d = 40 (8 groups of 5) with eigenvalues spread over
 // [0.05, 2], γ(t) = 3/(1 + 0.5t), δ = 0.1, σ = 1.3. K(γ(0)) > 1: the risk first grows, so the
 // Volterra feedback is exercised hard.
 vt::problem generic_problem() {
@@ -66,7 +66,7 @@ vt::risk_curve reference(const vt::problem& p,
 
 }  // namespace
 
-TEST_CASE("product trapezoid converges at second order to the ODE lift (spec 004 §2.4)",
+TEST_CASE("product trapezoid converges at second order to the ODE lift",
           "[volterra][risk]") {
   const vt::problem p = generic_problem();
   const vt::schedule s = vt::schedule::polynomial_decay(3, 2, 1);
@@ -191,7 +191,7 @@ TEST_CASE("ODE lift: error estimate, variances and the gradient-flow identity",
     CHECK(std::abs(c.P[i] - ref.P[i]) <= c.P_error[i]);
     CHECK(std::abs(c.R[i] - ref.R[i]) <= c.R_error[i]);
     CHECK(c.P_error[i] < 1e-6 * ref.P[i]);
-    // spec 004 §2.4: P_t = 𝒫(X^gf) + ½Σλ_i w_i and R_t = ℛ(X^gf) + ½Σκ_i w_i.
+    // ODE lift: P_t = 𝒫(X^gf) + ½Σλ_i w_i and R_t = ℛ(X^gf) + ½Σκ_i w_i.
     const vt::risk_pair gf = vt::gradient_flow_risk(p, s.integral(times[i]));
     double half_lw = 0, half_kw = 0;
     for (std::size_t g = 0; g < p.groups.size(); ++g) {
@@ -213,7 +213,7 @@ TEST_CASE("ODE lift: error estimate, variances and the gradient-flow identity",
   CHECK(relative_error(start.P, P0) < 1e-15);
 }
 
-TEST_CASE("isotropic closed form equals the ODE lift to 1e-9 (spec 004 §2.6(i))",
+TEST_CASE("isotropic closed form equals the ODE lift to 1e-9",
           "[volterra][risk]") {
   const double lambda = 0.8, delta = 0.1, kappa = lambda + delta;
   const vt::problem p = vt::isotropic(100, lambda, {3.0, 1.0, -0.5}, {delta, 0.02, 0.7});
@@ -277,7 +277,7 @@ TEST_CASE("output times within odeint's time resolution of a segment start",
   }
 }
 
-TEST_CASE("plateau equals the long-time ODE lift to 1e-9 (spec 004 §2.7)", "[volterra][risk]") {
+TEST_CASE("plateau equals the long-time ODE lift to 1e-9", "[volterra][risk]") {
   // λ ∈ [0.2, 1.6], δ = 0.1, γ = 1: K_∞ ≈ 0.3; the slowest transient e^{−2γκ_min(1−K)t}
   // is below 1e-40 at t = 200.
   std::vector<vt::eigen_group> groups;
@@ -304,19 +304,19 @@ TEST_CASE("plateau equals the long-time ODE lift to 1e-9 (spec 004 §2.7)", "[vo
   const vt::plateau_result pi = vt::plateau(iso, 1.5);
   CHECK(relative_error(pi.P_inf, far.P[0]) < 1e-13);
   CHECK(relative_error(pi.R_inf, far.R[0]) < 1e-13);
-  // P_∞ does not depend on x0 and is affine increasing in σ² (spec 004 §2.7).
+  // P_∞ does not depend on x0 and is affine increasing in σ².
   vt::problem other = p;
   for (auto& g : other.groups) g.e0_sq *= 4;
   CHECK(vt::plateau(other, gamma).P_inf == pl.P_inf);
 }
 
-TEST_CASE("plateau of the seed 004 design: K_inf and G'_inf of spec 004 §2.7's table",
+TEST_CASE("plateau of the LKSP25 design: K_inf and G'_inf as independently measured",
           "[volterra][risk]") {
-  // γ = 50, δ = 0.1, d = 1000 (independently measured in spec 004 §2.7): true Σ:
+  // γ = 50, δ = 0.1, d = 1000 (measured independently): true Σ:
   // K_∞ = 4.468e-3, G′_∞ = 0.019327σ²; the released code's Σ = I/(12d): 1.73e-6, 0.010408σ².
   const long long d = 1000;
   const std::vector<double> x0(d, 0.0), xt(d, 1 / std::sqrt(3.0 * d));
-  const vt::problem design = vt::seed004_design(d, x0, xt, {0.1, 0.01 / d, 1.0});
+  const vt::problem design = vt::lksp25_design(d, x0, xt, {0.1, 0.01 / d, 1.0});
   const vt::plateau_result pl = vt::plateau(design, 50);
   CHECK(std::abs(pl.kernel_norm - 4.468e-3) < 0.0005e-3);
   CHECK(std::abs(pl.noise_forcing - 0.019327) < 0.0000005);
@@ -334,8 +334,9 @@ TEST_CASE("plateau of the seed 004 design: K_inf and G'_inf of spec 004 §2.7's 
 
 TEST_CASE("stiff long horizon: the exponential stepper on a power-law spectrum",
           "[volterra][risk]") {
-  // numerics-anchors §1.5 E3 at small scale: λ_j ∝ j^{−3/2}, tr Σ = 1, δ = 0, K_∞ = 0.5;
-  // rates 2γλ_j span 0.08 … 77 and t ∈ [0, 500]: ≈ 4·10⁴ relaxation times of the fastest mode.
+  // The stiff benchmark of docs/performance.md at small scale: λ_j ∝ j^{−3/2}, tr Σ = 1, δ = 0, K_∞
+  // = 0.5; rates 2γλ_j span 0.08 … 77 and t ∈ [0, 500]: ≈ 4·10⁴ relaxation times of the fastest
+  // mode.
   const vt::problem p = vt::power_law(100, 1.5, 1.0, {1.0, 1.0, -0.3}, {0.0, 0.001, 0.05});
   const double gamma = 100;
   CHECK(relative_error(vt::kernel_norm(p, gamma), 0.5) < 1e-14);
@@ -352,7 +353,7 @@ TEST_CASE("stiff long horizon: the exponential stepper on a power-law spectrum",
   // Honest estimates, up to the reference's own accuracy (≈ 1e-12 relative at rtol 1e-13).
   for (std::size_t i = 0; i < times.size(); ++i)
     CHECK(std::abs(c.P[i] - ref.P[i]) <= c.P_error[i] + 1e-11 * ref.P[i]);
-  // At t = 500 every mode has relaxed: the plateau (spec 004 §2.7).
+  // At t = 500 every mode has relaxed: the plateau.
   CHECK(relative_error(c.P.back(), vt::plateau(p, gamma).P_inf) < 1e-8);
   // Automatic choice: this problem is stiff for an explicit method (Γ(T)·2κ_max > 3e4).
   const vt::risk_curve automatic = vt::solve_risk(p, s, times);

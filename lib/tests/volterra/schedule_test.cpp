@@ -67,7 +67,7 @@ TEST_CASE("schedule: gamma(t) equals the defining formulas", "[volterra][schedul
     CHECK(relative_error(schedule::step_decay(3, 0.5, 0.7).rate(t),
                          3 * std::pow(0.5, std::floor(t / 0.7 + 1e-12))) < 1e-15);
     CHECK(relative_error(schedule::polynomial_decay(3, 2, 1).rate(t), 3 / (1 + 0.5 * t)) <
-          1e-15);  // spec 004 §2.4's gamma(t) = 3/(1 + 0.5t)
+          1e-15);  // the ODE-lift check's gamma(t) = 3/(1 + 0.5t)
     CHECK(relative_error(schedule::polynomial_decay(1.5, 0.3, 2.5).rate(t),
                          1.5 / std::pow(1 + t / 0.3, 2.5)) < 1e-14);
     const double cosine = t <= 3 ? 0.5 + 3.5 * 0.5 * (1 + std::cos(pi * t / 3)) : 0.5;

@@ -1,6 +1,6 @@
 // Problem descriptions: grouping of per-coordinate eigen-data against sums written out here,
 // the covariance builder against the explicit eigen-decomposition it must reproduce (random
-// orthogonal basis), the seed 004 design against its exact eigen-structure (spec 004 §6.2),
+// orthogonal basis), the LKSP25 design against its exact eigen-structure,
 // the Marchenko–Pastur CDF against quadrature of its density, CSV round trips, bad input.
 #include <Eigen/QR>
 #include <boost/math/quadrature/tanh_sinh.hpp>
@@ -115,7 +115,7 @@ TEST_CASE("from_covariance reproduces the explicit eigen-decomposition", "[volte
   }
 }
 
-TEST_CASE("seed 004 design: Sigma = I/(12d) + 11^T/(4d) has two eigen-groups (spec 004 §6.2)",
+TEST_CASE("LKSP25 design: Sigma = I/(12d) + 11^T/(4d) has two eigen-groups",
           "[volterra][spectrum]") {
   const long long d = 200;
   std::mt19937_64 rng(7);
@@ -123,11 +123,11 @@ TEST_CASE("seed 004 design: Sigma = I/(12d) + 11^T/(4d) has two eigen-groups (sp
   std::normal_distribution<double> normal;
   Eigen::VectorXd x0(d), xt(d);
   for (long long i = 0; i < d; ++i) {
-    xt(i) = unif(rng);  // x̃ ~ U(0, 1/√d) per coordinate, as seed 004 §5
+    xt(i) = unif(rng);  // x̃ ~ U(0, 1/√d) per coordinate, as LKSP25 §5
     x0(i) = normal(rng);
   }
   const vt::problem design =
-      vt::seed004_design(d, std::vector<double>(x0.data(), x0.data() + d),
+      vt::lksp25_design(d, std::vector<double>(x0.data(), x0.data() + d),
                          std::vector<double>(xt.data(), xt.data() + d), kParams);
   REQUIRE(design.groups.size() == 2);
   const double dd = double(d);
@@ -136,7 +136,7 @@ TEST_CASE("seed 004 design: Sigma = I/(12d) + 11^T/(4d) has two eigen-groups (sp
   CHECK(relative_error(design.groups[1].eigenvalue, 1 / (12 * dd)) < 1e-15);
   CHECK(design.groups[1].multiplicity == d - 1);
   CHECK(relative_error(vt::trace(design), 1.0 / 3) < 1e-14);  // tr Σ = d·E a² = 1/3
-  // The spike carries u = 𝟏/√d; uᵀx̃ ≈ ½ (spec 004 §6.1).
+  // The spike carries u = 𝟏/√d; uᵀx̃ ≈ ½.
   CHECK(std::abs(std::sqrt(design.groups[0].xstar_sq) - 0.5) < 0.1);
 
   // The dense route finds the same groups.
@@ -327,15 +327,15 @@ TEST_CASE("problem: bad input is rejected", "[volterra][spectrum]") {
       std::domain_error);
 }
 
-TEST_CASE("seed004_experiment: the seed's draws, both covariances, same coordinates",
+TEST_CASE("lksp25_experiment: the paper's draws, both covariances, same coordinates",
           "[volterra]") {
   const long long d = 1000;
   const vt::problem_parameters prm{0.1, 1e-5, 1.5};
-  const vt::problem design = vt::seed004_experiment(d, vt::seed004_sigma::design, 2, 7, prm);
-  const vt::problem code = vt::seed004_experiment(d, vt::seed004_sigma::code, 2, 7, prm);
+  const vt::problem design = vt::lksp25_experiment(d, vt::lksp25_sigma::design, 2, 7, prm);
+  const vt::problem code = vt::lksp25_experiment(d, vt::lksp25_sigma::code, 2, 7, prm);
   REQUIRE(design.groups.size() == 2);
   REQUIRE(code.groups.size() == 1);
-  // Exact structure (spec 004 §6.2): λ_1 = 1/4 + 1/(12d) once, 1/(12d) with multiplicity d − 1.
+  // Exact structure: λ_1 = 1/4 + 1/(12d) once, 1/(12d) with multiplicity d − 1.
   CHECK(design.groups[0].eigenvalue == Approx(0.25 + 1 / 12000.0).epsilon(1e-14));
   CHECK(design.groups[1].multiplicity == d - 1);
   CHECK(code.groups[0].eigenvalue == Approx(1 / 12000.0).epsilon(1e-14));
@@ -352,6 +352,6 @@ TEST_CASE("seed004_experiment: the seed's draws, both covariances, same coordina
   CHECK(total(code, &vt::eigen_group::xstar_sq) == Approx(1 / 3.0).margin(0.04));
   CHECK(design.groups[0].xstar_sq == Approx(0.25).margin(0.04));
   CHECK(total(code, &vt::eigen_group::e0_sq) == Approx(4000.3).margin(720));
-  CHECK_THROWS_AS(vt::seed004_experiment(d, vt::seed004_sigma::code, -1, 7, prm),
+  CHECK_THROWS_AS(vt::lksp25_experiment(d, vt::lksp25_sigma::code, -1, 7, prm),
                   std::domain_error);
 }

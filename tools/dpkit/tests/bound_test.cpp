@@ -149,8 +149,8 @@ TEST_CASE("dpkit bound NAME --help: formula, parameters, example and exit codes 
 }
 
 TEST_CASE("dpkit bound: the papers by name, never by internal number", "[cli]") {
-  // The library's provenance strings name the papers by their internal filing numbers and cite
-  // the toolkit's implementation notes; the program names the papers by authors and topic.
+  // Sources cite the papers by the keys of docs/references.md, never by an internal filing
+  // number; the parameters name the paper in full.
   for (const std::string& n : kBounds) {
     INFO(n);
     for (const std::string args : {" --format json", " --format csv", "", " --help"}) {
@@ -161,12 +161,12 @@ TEST_CASE("dpkit bound: the papers by name, never by internal number", "[cli]") 
     }
   }
   const rows kan = run_json("kan-thm4.1");
-  CHECK(kan.totals.at(0).at("source") == "Wang et al. (KANs, correlated-noise DP-SGD), Thm 4.1 / C.13");
+  CHECK(kan.totals.at(0).at("source") == "WSK+26, Thm 4.1 / C.13");
   CHECK_THAT(kan.parameters.at("paper").get<std::string>(),
              Contains("Wang, Schuchardt, Kalinin, Zhou, Fellenz, Lampert & Kloft"));
   const rows lt = run_json("longtail-thm3-all");
   CHECK(lt.totals.at(0).at("source") ==
-        "Zhang et al. (long-tailed memorisation), Thm 3 Statement 1");
+        "ZXD+26, Thm 3 Statement 1");
   CHECK_THAT(lt.parameters.at("paper").get<std::string>(),
              Contains("Zhang, Xie, Ding, Fu, Liu & Wang"));
 }
@@ -336,7 +336,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
       const json& row = all.conditions[lib.conditions.size() + i];
       CHECK(row.at("name") == c1[i].name);
       CHECK(row.at("holds") == c1[i].holds);
-      CHECK(row.at("source") == "Zhang et al. (long-tailed memorisation), Condition 1");
+      CHECK(row.at("source") == "ZXD+26, Condition 1");
       all_hold = all_hold && c1[i].holds;
     }
     CHECK(all.totals.at(0).at("value").get<double>() == lib.value);

@@ -89,7 +89,7 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
 TEST_CASE("dpkit epsilon from a noise multiplier: sqrt(T)/sigma-GDP", "[cli]") {
   // σ = 2, T = 4, full batch ⇒ μ = 1 exactly.
   const auto r = dpkit_run(
-      "epsilon --noise-multiplier 2 --steps 4 --delta 1e-5 --accountant all --format json");
+      "epsilon --noise-multiplier 2 --full-batch --steps 4 --delta 1e-5 --accountant all --format json");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
   REQUIRE(doc.at("results").size() == 3);
@@ -162,11 +162,16 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   std::istringstream lines(t.out);
   std::string line;
   std::getline(lines, line);
-  CHECK(line == "alpha,beta");
+  CHECK(line == "alpha,beta,tpr_upper");
   std::vector<std::pair<double, double>> rows;
   while (std::getline(lines, line)) {
     const auto comma = line.find(',');
+    const auto second = line.find(',', comma + 1);
     rows.emplace_back(std::stod(line.substr(0, comma)), std::stod(line.substr(comma + 1)));
+    // The TPR bound of any membership test at FPR alpha is 1 - beta (exact for beta >= 1/2).
+    const double tpr = std::stod(line.substr(second + 1));
+    CHECK(tpr >= 1 - rows.back().second);
+    CHECK(tpr <= 1 - rows.back().second + 1e-16);
   }
   REQUIRE(rows.size() == 5);
   CHECK(rows[0] == std::pair<double, double>(0.0, 1.0));
@@ -177,7 +182,7 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
 
   // σ for (ε, δ) = (2, 1e-5) over T = 4 full-batch steps is 2/μ(2, 1e-5).
   const auto c =
-      dpkit_run("calibrate --epsilon 2 --delta 1e-5 --steps 4 --tolerance 1e-9 --format json");
+      dpkit_run("calibrate --epsilon 2 --delta 1e-5 --full-batch --steps 4 --tolerance 1e-9 --format json");
   REQUIRE(c.exit_code == 0);
   const json cc = json::parse(c.out).at("results")[0];
   const double sigma = cc.at("noise_multiplier").get<double>();
@@ -253,10 +258,10 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
     CHECK(s.at("self_check_factor").get<double>() <= 0.5);
   }
   const std::string subset =
-      " gdp-gaussian-1d 002-thm4.4-linear 002-thmC.3-invariant 002-propC.14-clt "
-      "000-lemmaB6-B7-random-kan 000-correlated-kappa-grid 001-alg2-sensitivity "
-      "001-lemma7-floor 001-lemma18-linearisation 001-thm6-steps-ushape 001-alg10-steps-ushape "
-      "001-thm4-alg5-rate 003-lemma9-false 003-thm3-tail-L 004-risk-sgd";
+      " gdp-gaussian-1d bsa24-thm4.4-linear bsa24-thmC.3-invariant bsa24-propC.14-clt "
+      "wsk26-lemmaB6-B7-random-kan wsk26-correlated-kappa-grid swx23-alg2-sensitivity "
+      "swx23-lemma7-floor swx23-lemma18-linearisation swx23-thm6-steps-ushape swx23-alg10-steps-ushape "
+      "swx23-thm4-alg5-rate zxd26-lemma9-false zxd26-thm3-tail-L lksp25-risk-sgd";
   const auto wrong = dpkit_run("validate" + subset + " --self-check --no-figures --format json --out '" +
                                (dir / "wrong").string() + "'");
   CHECK(wrong.exit_code == 0);
@@ -274,7 +279,7 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   CHECK(halved.exit_code == 3);
   // A doubled mu is a loose but valid bound: every box lies above it.
   const auto loose = dpkit_run(
-      "validate gdp-gaussian-1d 002-thm4.2-tight --bound-factor 2 "
+      "validate gdp-gaussian-1d bsa24-thm4.2-tight --bound-factor 2 "
       "--no-figures --format json --out '" +
       (dir / "loose").string() + "'");
   CHECK(loose.exit_code == 0);
@@ -288,10 +293,10 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   std::string first;
   for (int threads : {1, 2, 3}) {
     const auto sub = dir / ("t" + std::to_string(threads));
-    const auto r = dpkit_run("validate 002-thm4.2-tight --no-figures --threads " +
+    const auto r = dpkit_run("validate bsa24-thm4.2-tight --no-figures --threads " +
                              std::to_string(threads) + " --out '" + sub.string() + "'");
     CHECK(r.exit_code == 0);
-    const std::string text = slurp(sub / "002-thm4.2-tight.json");
+    const std::string text = slurp(sub / "bsa24-thm4.2-tight.json");
     REQUIRE(!text.empty());
     if (first.empty()) first = text;
     CHECK(text == first);
@@ -299,18 +304,18 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   // dpkit plot renders the result (SVG) and rejects other extensions (tests/plot_test.cpp has
   // the rest).
   const auto svg = dir / "fig.svg";
-  const auto p = dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() +
+  const auto p = dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() +
                            "' --out '" + svg.string() + "'");
   CHECK(p.exit_code == 0);
   CHECK_THAT(slurp(svg), Contains("<svg"));
   const auto bad =
-      dpkit_run("plot '" + (dir / "t1" / "002-thm4.2-tight.json").string() + "' --out fig.eps");
+      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --out fig.eps");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("must end in .svg, .png or .pdf"));
   std::filesystem::remove_all(dir);
 }
 
-// The seed 002 W1 construction under NoisyGD from x0 = 0 (quadratic f_i = (m/2)|x|^2, n
+// The BSA24 W1 construction under NoisyGD from x0 = 0 (quadratic f_i = (m/2)|x|^2, n
 // examples, D' shifts one gradient by -L e_1) is an AR(1) recursion with the exact law
 //   X'_T ~ N(mean e_1, s^2 I), mean = (L/(n m))(1 - c^T), s^2 = eta^2 sigma^2 (1 - c^2T)/(1 - c^2),
 // c = 1 - eta m; on D the mean is 0, and with shared noise X'_T - X_T = mean e_1 exactly.
@@ -415,7 +420,7 @@ TEST_CASE(
 }
 
 TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row labelled", "[cli]") {
-  // NoisyGD on W1 is exactly Gaussian (seed 002 Thm C.5): mean (1 - c^t)/(1 - c) * eta L/n,
+  // NoisyGD on W1 is exactly Gaussian (BSA24 Thm C.5): mean (1 - c^t)/(1 - c) * eta L/n,
   // sd eta sigma sqrt((1 - c^2t)/(1 - c^2)); mu = mean/sd. With n = 1, sigma = 1, c = 0.95,
   // t = 100 (the paper's Figure 1); eta cancels.
   const auto r = dpkit_run(
@@ -435,8 +440,8 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(rows[1].at("epsilon").get<double>() > rows[0].at("epsilon").get<double>());
   CHECK(rows[2].at("bound") == "composition");
   CHECK(relative_error(rows[2].at("mu").get<double>(), 10.0) < 1e-14);
-  // Seed 002 Figure 1 (m = 1, eta = 0.05, c = 0.95, L/(n sigma) = 0.1): the four epsilons at
-  // delta = 1e-5 as recomputed in spec 002 §6.1 (ours f-DP, ours RDP, prior RDP, composition).
+  // BSA24 Figure 1 (m = 1, eta = 0.05, c = 0.95, L/(n sigma) = 0.1): the four epsilons at
+  // delta = 1e-5 as recomputed independently (ours f-DP, ours RDP, prior RDP, composition).
   const std::pair<int, std::array<double, 4>> fig1[] = {{10, {1.185, 1.293, 1.775, 1.199}},
                                                         {160, {2.557, 2.773, 4.061, 5.759}}};
   for (const auto& [steps, eps] : fig1) {
@@ -452,7 +457,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
     for (std::size_t i = 0; i < 4; ++i)
       CHECK(fr[i].at("epsilon").get<double>() == Approx(eps[i]).margin(5e-4));
   }
-  // Seed 002 Table 4's claim (the MNIST settings: L = 10, b = 1500, l = 40, sigma = 0.01,
+  // BSA24 Table 4's claim (the MNIST settings: L = 10, b = 1500, l = 40, sigma = 0.01,
   // c = 1 - eta lambda): shifted interpolation beats both RDP and GDP composition in every cell,
   // and stays above the C.17 lower bound.
   for (const char* contraction : {"0.9999", "0.9998"}) {
@@ -498,7 +503,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   const json cg = json::parse(g.out).at("results");
   REQUIRE(cg.size() == 4);
   CHECK(cg[1].at("kind") == "lower-bound");
-  CHECK(cg[1].at("mu").get<double>() == Approx(0.1549).margin(5e-5));  // spec 002 §5.4
+  CHECK(cg[1].at("mu").get<double>() == Approx(0.1549).margin(5e-5));  // measured independently
   CHECK(cg[0].at("mu").get<double>() == Approx(0.2375).margin(5e-5));
   CHECK(cg[2].at("bound") == "rdp-ys22");
   // NoisySGD: a certified PLD bracket; the CLT row is labelled an approximation.
@@ -548,23 +553,29 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
         1e-9);
 }
 
-TEST_CASE("dpkit hsgd risk: seed 004's plateaus and three independent solvers", "[cli]") {
-  // Spec 004 §6.2 (measured there independently): at sigma = 1.5, gamma = 50, ridge 0.1 the
+TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[cli]") {
+  // Measured independently: at sigma = 1.5, gamma = 50, ridge 0.1 the
   // plateau is 0.0234 with the released code's Sigma = I/(12d) and 0.0463 with the design's
   // true Sigma. The latter depends on the draw of x~ through the spike term
   // lambda_1 (delta/kappa_1)^2 (u'x~)^2/2 = 0.0026 +- 1e-4 (u'x~ = 0.5 +- 0.009): margin 2e-4.
-  const std::string seed =
+  const std::string setting =
       " --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise 1.5 --learning-rate 50 --times 1.5 "
       "--format json";
-  const std::pair<std::string, double> cases[] = {{"seed-code", 0.0234}, {"seed-design", 0.0463}};
+  const std::pair<std::string, double> cases[] = {{"paper-code", 0.0234},
+                                                  {"paper-design", 0.0463}};
   for (const auto& [family, plateau] : cases) {
-    const auto r = dpkit_run("hsgd risk --spectrum " + family + seed);
+    const auto r = dpkit_run("hsgd risk --spectrum " + family + setting);
     REQUIRE(r.exit_code == 0);
     const json j = json::parse(r.out);
     const double p_inf = j.at("context").at("parameters").at("P_inf").get<double>();
-    CHECK(p_inf == Approx(plateau).margin(family == "seed-code" ? 5e-5 : 2e-4));
+    CHECK(p_inf == Approx(plateau).margin(family == "paper-code" ? 5e-5 : 2e-4));
     // by t = 1.5 the trajectory has reached its plateau to 1e-5
     CHECK(j.at("results")[0].at("P").get<double>() == Approx(p_inf).margin(1e-5));
+    // The names of dpkit 0.1 ("seed-code", "seed-design") still select the same family.
+    const std::string old_name = "seed-" + family.substr(std::string("paper-").size());
+    const auto old = dpkit_run("hsgd risk --spectrum " + old_name + setting);
+    REQUIRE(old.exit_code == 0);
+    CHECK(json::parse(old.out).at("results") == j.at("results"));
   }
   // The ODE lift (dopri5, exponential stepper) against the direct product-trapezoid solve of
   // the integral equations, on a stiff power-law spectrum with a decaying schedule.
@@ -599,7 +610,7 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   // last iterate — three code paths (rank-2 Woodbury at one time; the Gauss-Markov chain of
   // Thm 4.4; the averaged chain of Thm 4.5) that must give the same numbers.
   const std::string base =
-      "hsgd privacy --spectrum seed-code --dim 200 --n 300 --noise 1 --order 2,4 --pairs "
+      "hsgd privacy --spectrum paper-code --dim 200 --n 300 --noise 1 --order 2,4 --pairs "
       "extreme:5 --times 1.5 --format json --release ";
   double eps[3][2];
   const char* releases[3] = {"last", "iterates", "average"};
@@ -613,10 +624,10 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   for (int k = 1; k < 3; ++k)
     for (int a = 0; a < 2; ++a) CHECK(relative_error(eps[k][a], eps[0][a]) < 1e-6);
   CHECK(eps[0][1] > eps[0][0]);  // RDP grows with the order
-  // Spec 004 §6.6: the last-iterate curve rises, peaks early and decays to a plateau (the
+  // LKSP25 Fig. 2(b): the last-iterate curve rises, peaks early and decays to a plateau (the
   // paper's "rise then plateau" does not hold); more noise, less privacy loss.
   const std::string traj =
-      "hsgd privacy --spectrum seed-code --dim 200 --n 300 --order 2 --pairs extreme:5 --times "
+      "hsgd privacy --spectrum paper-code --dim 200 --n 300 --order 2 --pairs extreme:5 --times "
       "0.01,0.05,0.2,1.5 --format json --noise ";
   auto curve = [&](const char* sigma) {
     const auto r = dpkit_run(traj + sigma);
@@ -638,12 +649,12 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
 }
 
 TEST_CASE("dpkit hsgd privacy: the discrete mixture over SGD steps is within O(1/d)", "[cli]") {
-  // Spec 004 §3.4(d): the sum over the n = T·d steps is the left Riemann sum (step 1/d) of the
-  // paper's integral, so at d = 200 the two differ, by O(1/d): 5.2% at t = 1.5, where the
-  // integrand peaks at s = t (the freshest step) and the left sum stops one step short of it.
-  // (The library test checks the Euler–Maclaurin terms of the gap exactly.)
+  // The discrete mixture (docs/hsgd.md): the sum over the n = T·d steps is the left Riemann sum
+  // (step 1/d) of the paper's integral, so at d = 200 the two differ, by O(1/d): 5.2% at t = 1.5,
+  // where the integrand peaks at s = t (the freshest step) and the left sum stops one step short of
+  // it. (The library test checks the Euler–Maclaurin terms of the gap exactly.)
   const std::string base =
-      "hsgd privacy --spectrum seed-code --dim 200 --n 300 --noise 1 --order 2 --pairs extreme:5 "
+      "hsgd privacy --spectrum paper-code --dim 200 --n 300 --noise 1 --order 2 --pairs extreme:5 "
       "--times 0.05,0.5,1.5 --format json --mixture ";
   const auto c = dpkit_run(base + "continuous"), d = dpkit_run(base + "discrete");
   REQUIRE(c.exit_code == 0);
@@ -679,7 +690,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --mu 1 --delta 1e-5x", "--delta is 1e-5x, but must be"},
       {"epsilon --mu 1", "--delta is required"},
       {"epsilon --mu 1 --delta 1e-5 --bogus", "--bogus"},
-      {"epsilon --delta 1e-5", "one of --mu or --noise-multiplier is required"},
+      {"epsilon --delta 1e-5", "the noise multiplier is not given: use --noise-multiplier S"},
       {"epsilon --mu 1 --noise-multiplier 2 --delta 1e-5", "--mu excludes --noise-multiplier"},
       {"epsilon --noise-multiplier 2 --steps 1.5 --delta 1e-5",
        "--steps is 1.5, but must be an integer in [1, 2^53]"},
@@ -691,7 +702,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--steps is 4294967297, but must be <= 1e8 for the PLD accountant"},
       {"epsilon --noise-multiplier 1 --sampling-rate 1e-320 --delta 1e-5",
        "--sampling-rate is 1e-320, but must be a number in [2.2e-308, 1]"},
-      {"epsilon --noise-multiplier 1e-6 --steps 1000 --delta 1e-5",
+      {"epsilon --noise-multiplier 1e-6 --full-batch --steps 1000 --delta 1e-5",
        "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier is"},
       {"tradeoff --mu 1 --points 4294967297",
        "--points is 4294967297, but must be an integer in [2, 10000000]"},
@@ -723,7 +734,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --noise-multiplier 1 --steps 0 --delta 1e-5",
        "--steps is 0, but must be an integer in [1, 2^53]"},
       {"calibrate --epsilon 1 --delta 1e-5 --noise-multiplier 1 --steps 5",
-       "--steps cannot be given with --noise-multiplier"},
+       "give one unknown to solve for: leave out --noise-multiplier"},
       {"calibrate --epsilon 0 --delta 1e-5", "--epsilon is 0, but must be a finite number > 0"},
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
       {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --accuracy 0",
@@ -765,7 +776,6 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"simulate --data /nonexistent.csv", "/nonexistent.csv"},
       {"simulate --algorithm hsgd-sde --model logistic", "--algorithm hsgd-sde simulates"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
-      {"", "dpkit: a subcommand is required"},
   };
   for (const bad_case& c : cases) {
     CAPTURE(c.args);
@@ -802,7 +812,7 @@ TEST_CASE("dpkit correlated: every method labelled, inapplicable ones reported, 
     CHECK(by_method.at(m).at("validity") == "not-applicable");
     CHECK(by_method.at(m).at("noise_multiplier").is_null());
   }
-  // Thm F.12 at these settings: 252.7 (spec 000 §6.4 column (a)); its conditions hold.
+  // Thm F.12 at these settings: 252.7 (an independent computation); its conditions hold.
   const json& f12 = by_method.at("f12");
   CHECK(std::abs(f12.at("noise_multiplier").get<double>() - 252.7) < 0.05);
   CHECK(f12.at("validity") == "valid-upper-bound");
@@ -910,7 +920,7 @@ TEST_CASE("dpkit correlated: a single inapplicable method, --help, bad input", "
   }
 }
 
-// ---- dpkit simulate: the paper algorithms (seed 001, seed 003) -------------------------------
+// ---- dpkit simulate: the paper algorithms (SWX+23, ZXD+26) -------------------------------
 
 namespace {
 
@@ -974,7 +984,7 @@ TEST_CASE("dpkit simulate runs every paper algorithm with a calibrated noise and
   }
 }
 
-TEST_CASE("dpkit simulate: the paper's own noise of seed 001 Algs 2 and 7 in closed form",
+TEST_CASE("dpkit simulate: the paper's own noise of SWX+23 Algs 2 and 7 in closed form",
           "[cli]") {
   // Alg 2: τ_i = 8Bη_i√log(1/δ)/ε on the sensitivity 4Bη_i: z = 2√log(1/δ)/ε for every phase.
   const double epsilon = 0.5, delta = 1e-6;

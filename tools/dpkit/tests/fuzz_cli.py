@@ -34,11 +34,13 @@ import time
 
 # One valid, cheap invocation per subcommand (each must exit 0: checked first).
 BASES = {
-    ("epsilon",): "--noise-multiplier 1 --sampling-rate 0.01 --steps 100 --delta 1e-5",
+    ("epsilon",): "--noise-multiplier 1 --dataset-size 1000 --batch-size 10 --epochs 1,2 "
+                  "--delta 1e-5",
     ("delta",): "--noise-multiplier 1 --sampling-rate 0.01 --steps 100 --epsilon 1",
     ("calibrate",): "--epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 100 --accuracy 0.01",
     ("correlated",): "--correlation 0.5 --sampling-rate 0.1 --steps 100 --epsilon 1 --delta 1e-5",
-    ("tradeoff",): "--mu 1 --points 11",
+    ("tradeoff",): "--noise-multiplier 2 --sampling-rate 0.1 --steps 3 --alpha 1e-6:1:log5",
+    ("rdp",): "--noise-multiplier 1 --sampling-rate 0.01 --steps 100 --orders 2,4,8 --delta 1e-5",
     ("shifted", "noisy-gd"): "--sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100",
     ("shifted", "noisy-cgd"): "--sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise 1 "
                               "--learning-rate 0.1 "
@@ -49,7 +51,7 @@ BASES = {
     ("hsgd", "risk"): "--spectrum isotropic:1 --dim 10 --learning-rate 1 --times 0.5,1",
     ("hsgd", "privacy"): "--dim 20 --n 100 --noise 1.5 --order 2 --points 2",
     ("simulate",): "--algorithm sgd --batch-size 10 --noise 0.5 --steps 20 --replicates 20",
-    ("validate",): "002-thmC.3-invariant --no-figures --out {work}/validate-out",
+    ("validate",): "bsa24-thmC.3-invariant --no-figures --out {work}/validate-out",
     ("plot",): "{work}/series.csv --out {work}/plot.svg",
     ("demo",): "",
 }
@@ -111,7 +113,7 @@ def flags_of(dpkit, path):
     """Long flags of a subcommand, from its --help."""
     out = subprocess.run([dpkit, *path, "--help"], capture_output=True, text=True,
                          timeout=30).stdout
-    flags = set(re.findall(r"^\s+(--[a-z][a-z0-9-]*)", out, re.M))
+    flags = set(re.findall(r"^\s+(?:-[a-z],)?(--[a-z][a-z0-9-]*)", out, re.M))
     flags.discard("--help")
     return sorted(flags)
 

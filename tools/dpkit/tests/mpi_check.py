@@ -27,10 +27,10 @@ def run(cmd):
     return p.stdout
 
 
-SUBSET = ["gdp-gaussian-1d", "002-thm4.2-tight", "002-fig8-noisy-cgd", "002-cor5.2-lmc-logistic",
-          "002-thm4.9-logistic", "000-correlated-privacy-mc", "000-lemmaB6-B7-random-kan",
-          "001-thm4-alg5-rate", "001-alg10-steps-ushape", "003-thm3-tail-L", "004-risk-hsgd",
-          "004-risk-sgd"]
+SUBSET = ["gdp-gaussian-1d", "bsa24-thm4.2-tight", "bsa24-fig8-noisy-cgd", "bsa24-cor5.2-lmc-logistic",
+          "bsa24-thm4.9-logistic", "wsk26-correlated-privacy-mc", "wsk26-lemmaB6-B7-random-kan",
+          "swx23-thm4-alg5-rate", "swx23-alg10-steps-ushape", "zxd26-thm3-tail-L", "lksp25-risk-hsgd",
+          "lksp25-risk-sgd"]
 
 
 def main():

@@ -298,6 +298,25 @@ TEST_CASE("dpkit plot pools single-run outputs into a sweep and overlays curves"
                 .exit_code == 0);
     files += " " + quoted(out);
   }
+  // Single runs of dpkit epsilon (JSON: the context names the steps) pool into ε against T; as
+  // CSV, without the steps, they cannot.
+  std::string runs, csvs;
+  for (const char* t : {"100", "1000"}) {
+    const auto json_out = scratch(std::string("eps_") + t + ".json"),
+               csv_out = scratch(std::string("eps_") + t + ".csv");
+    const std::string run = std::string("epsilon --noise-multiplier 1 --sampling-rate 0.01 ") +
+                            "--delta 1e-5 --accountant all --steps " + t;
+    REQUIRE(dpkit_run(run + " --format json --output " + quoted(json_out)).exit_code == 0);
+    REQUIRE(dpkit_run(run + " --format csv --output " + quoted(csv_out)).exit_code == 0);
+    runs += " " + quoted(json_out);
+    csvs += " " + quoted(csv_out);
+  }
+  const std::string steps = script_of(runs, "", "pooled_steps");
+  CHECK_THAT(steps, Contains("set xlabel \"steps T\""));
+  CHECK(plot_clauses(steps).size() == 3);  // one series per accountant, not per file
+  const auto no_steps = dpkit_run("plot" + csvs + " --out " + quoted(scratch("no_steps.svg")));
+  CHECK(no_steps.exit_code == 2);
+  CHECK_THAT(no_steps.err, Contains("holds one run without its parameters"));
   const std::string sweep = script_of(files, "", "sweep");
   CHECK_THAT(sweep, Contains("set xlabel \"ε\""));  // the parameter that differs
   CHECK_THAT(sweep, Contains("Thm F.12 closed form"));

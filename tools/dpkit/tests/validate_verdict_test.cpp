@@ -7,7 +7,9 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cli_run.hpp"
 #include "harness.hpp"
@@ -42,24 +44,24 @@ TEST_CASE("scoreboard judgement: violated, unexpected and vanished refutations f
   }
   // Violated always fails, listed or not.
   CHECK(val::judge(result("gdp-gaussian-1d", verdict::violated), tier::quick, 1).fails);
-  CHECK(val::judge(result("003-lemma9-false", verdict::violated), tier::quick, 1).fails);
+  CHECK(val::judge(result("zxd26-lemma9-false", verdict::violated), tier::quick, 1).fails);
   // A refutation outside the list fails; a listed one does not.
   const auto unlisted = val::judge(result("gdp-gaussian-1d", verdict::refuted), tier::quick, 1);
   CHECK(unlisted.fails);
   CHECK_THAT(unlisted.reason, Contains("not in the reviewed list"));
-  CHECK_FALSE(val::judge(result("003-lemma9-false", verdict::refuted), tier::quick, 1).fails);
+  CHECK_FALSE(val::judge(result("zxd26-lemma9-false", verdict::refuted), tier::quick, 1).fails);
   // A listed refutation expected in this tier that comes out anything else fails at factor 1 ...
   for (verdict v : {verdict::holds, verdict::inconclusive}) {
-    const auto gone = val::judge(result("003-lemma9-false", v), tier::quick, 1);
+    const auto gone = val::judge(result("zxd26-lemma9-false", v), tier::quick, 1);
     CHECK(gone.fails);
     CHECK_THAT(gone.reason, Contains("no longer reproduces"));
   }
   // ... but not under a self-check factor (the claims are changed), nor where it is not
-  // expected to reproduce (003-thm3-tail-gap: listed, not required at the quick size).
-  CHECK_FALSE(val::judge(result("003-lemma9-false", verdict::holds), tier::quick, 0.5).fails);
+  // expected to reproduce (zxd26-thm3-tail-gap: listed, not required at the quick size).
+  CHECK_FALSE(val::judge(result("zxd26-lemma9-false", verdict::holds), tier::quick, 0.5).fails);
   CHECK_FALSE(
-      val::judge(result("003-thm3-tail-gap", verdict::inconclusive), tier::quick, 1).fails);
-  CHECK_FALSE(val::judge(result("003-thm3-tail-gap", verdict::refuted), tier::quick, 1).fails);
+      val::judge(result("zxd26-thm3-tail-gap", verdict::inconclusive), tier::quick, 1).fails);
+  CHECK_FALSE(val::judge(result("zxd26-thm3-tail-gap", verdict::refuted), tier::quick, 1).fails);
   // Holds and inconclusive for scenarios with no listed refutation pass.
   CHECK_FALSE(val::judge(result("gdp-gaussian-1d", verdict::holds), tier::quick, 1).fails);
   CHECK_FALSE(val::judge(result("gdp-gaussian-1d", verdict::inconclusive), tier::full, 1).fails);
@@ -70,7 +72,7 @@ TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as r
   const auto dir = std::filesystem::temp_directory_path() /
                    ("dpkit_validate_refuted_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
-  const std::string ids = "003-lemma9-false 003-thm3-tail-L";
+  const std::string ids = "zxd26-lemma9-false zxd26-thm3-tail-L";
   const auto j = dpkit_run("validate " + ids + " --no-figures --format json --out '" +
                            (dir / "j").string() + "'");
   REQUIRE(j.exit_code == 0);  // refuted as expected: not a failure
@@ -85,8 +87,57 @@ TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as r
       dpkit_run("validate " + ids + " --no-figures --out '" + (dir / "t").string() + "'");
   CHECK(t.exit_code == 0);
   CHECK_THAT(t.out, Contains("Refuted claims of the papers (expected, reviewed):"));
-  CHECK_THAT(t.out, Contains("003-lemma9-false: Lemma 9"));
+  CHECK_THAT(t.out, Contains("zxd26-lemma9-false: Lemma 9"));
   CHECK_THAT(t.out, Contains("exp(-8m/25)"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("scenario ids of dpkit 0.1 resolve to the renamed scenarios, unknown ids fail",
+          "[cli]") {
+  // The old ids began with internal paper numbers (000 ... 004); they stay accepted for one
+  // release, and --list shows only the new ids.
+  const std::pair<const char*, const char*> renamed[] = {
+      {"000-correlated-kappa-grid", "wsk26-correlated-kappa-grid"},
+      {"001-alg2-sensitivity", "swx23-alg2-sensitivity"},
+      {"002-thm4.2-tight", "bsa24-thm4.2-tight"},
+      {"003-lemma9-false", "zxd26-lemma9-false"},
+      {"004-risk-sgd", "lksp25-risk-sgd"},
+      {"004-fig2a-seed-risk", "lksp25-fig2a-risk"}};
+  for (const auto& [old_id, new_id] : renamed) {
+    CAPTURE(old_id);
+    CHECK(val::current_scenario_id(old_id) == new_id);
+    CHECK(val::find_scenario(old_id).id == new_id);
+    CHECK(&val::find_scenario(old_id) == &val::find_scenario(new_id));
+  }
+  CHECK(val::current_scenario_id("gdp-gaussian-1d") == "gdp-gaussian-1d");
+  for (const std::string bad : {"002-no-such-scenario", "bsa24-no-such-scenario", "005-x", ""})
+    CHECK_THROWS_AS(val::find_scenario(bad), std::domain_error);
+  CHECK_THROWS_WITH(val::find_scenario("002-no-such-scenario"),
+                    Contains("scenario id is 002-no-such-scenario"));
+  for (const val::scenario& s : val::registry()) {
+    CAPTURE(s.id);
+    CHECK_FALSE((s.id.size() > 4 && s.id[0] == '0' && s.id[1] == '0' && s.id[3] == '-'));
+  }
+  // Through the program: an old id runs the renamed scenario, and nothing extra is printed.
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dpkit_validate_alias_test_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const auto r = dpkit_run("validate 003-lemma9-false --no-figures --format json --out '" +
+                           dir.string() + "'");
+  REQUIRE(r.exit_code == 0);
+  const json rows = json::parse(r.out).at("results");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.at(0).at("id") == "zxd26-lemma9-false");
+  CHECK(r.err.find("003-") == std::string::npos);
+  CHECK(std::filesystem::exists(dir / "zxd26-lemma9-false.json"));
+  const auto list = dpkit_run("validate --list --format csv");
+  REQUIRE(list.exit_code == 0);
+  CHECK_THAT(list.out, Contains("bsa24-thm4.2-tight"));
+  CHECK(list.out.find("002-") == std::string::npos);
+  CHECK(list.out.find("seed-risk") == std::string::npos);
+  const auto bad = dpkit_run("validate 002-no-such-scenario --no-figures --out '" +
+                             dir.string() + "'");
+  CHECK(bad.exit_code == 2);
   std::filesystem::remove_all(dir);
 }
 

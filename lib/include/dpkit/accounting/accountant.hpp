@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cmath>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dpkit/accounting/pld_accountant.hpp"
 #include "dpkit/accounting/training_run.hpp"
@@ -24,7 +26,8 @@ enum class accountant_type { pld, rdp, clt };
 /// "pld", "rdp", "clt".
 std::string_view to_string(accountant_type a) noexcept;
 
-/// One accountant's answer, in the shape the CLI reports (DESIGN.md JSON contract).
+/// One accountant's answer, in the shape the CLI reports (docs/architecture.md, "The command
+/// line").
 struct privacy_estimate : solver_status {
   accountant_type accountant = accountant_type::pld;
   double value = NAN;  ///< the certified (or approximate) ε, or δ
@@ -48,6 +51,27 @@ privacy_estimate estimate_delta(const training_run& run,
                                 double epsilon,
                                 accountant_type accountant,
                                 const pld_options& options = {});
+
+/// ε at δ for the run with its last phase taking each number of steps in `steps` (each ≥ 1,
+/// any order; earlier phases and the Gaussian factor kept): out[i] for steps[i], each what
+/// estimate_epsilon gives for that run, computed together — PLD from one grid and one
+/// discretisation where the accuracy allows (pld_epsilon_curve: each point is still certified
+/// from both sides, its bracket within relative_accuracy), RDP from one set of per-order values
+/// (equal to separate calls), CLT point by point.
+std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
+                                                     std::span<const long long> steps,
+                                                     double delta,
+                                                     accountant_type accountant,
+                                                     const pld_options& options = {},
+                                                     const curve_progress& progress = {});
+
+/// δ at ε against the last phase's steps, as estimate_epsilon_curve.
+std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
+                                                   std::span<const long long> steps,
+                                                   double epsilon,
+                                                   accountant_type accountant,
+                                                   const pld_options& options = {},
+                                                   const curve_progress& progress = {});
 
 struct calibration_options {
   accountant_type accountant = accountant_type::pld;

@@ -3,12 +3,12 @@
 // For many steps of small sampling rate, compositions of subsampled Gaussians approach a
 // Gaussian tradeoff G(μ_CLT) (DRS22 Thm 3.5, Cor 4):
 //   Poisson phase (Bu et al. 2020):          μ = q·√(T(e^{1/σ²} − 1))
-//   without replacement (seed 002 Lemma A.5): μ = √2·q·√T·√(e^{μ₁²}Φ(1.5μ₁) + 3Φ(−μ₁/2) − 2),
+//   without replacement (BSA24 Lemma A.5): μ = √2·q·√T·√(e^{μ₁²}Φ(1.5μ₁) + 3Φ(−μ₁/2) − 2),
 //                                             μ₁ = 2/σ (replace-one, C_q(G(μ₁)))
 //   full-batch phase:                        μ = √T·μ₁ (exact)
 //   G(μ₀) factor:                            μ₀ (exact)
 // combined as √(Σ μᵢ²). The ε and δ it gives are APPROXIMATIONS, not bounds in either
-// direction (seed 002 §D.5; Opacus warns the same): kind = approximation. When every phase is
+// direction (BSA24 §D.5; Opacus warns the same): kind = approximation. When every phase is
 // full-batch the result is exact, and labelled so (upper_bound, tight).
 #pragma once
 

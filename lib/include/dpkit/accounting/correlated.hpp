@@ -1,9 +1,9 @@
 // dpkit/accounting/correlated.hpp — noise calibration for DP-λCGD: DP-SGD with correlated
-// Gaussian noise ξ_t = κ(Z_t − λZ_{t−1}) (seed 000 Algorithm 1, §3.2).
+// Gaussian noise ξ_t = κ(Z_t − λZ_{t−1}) (WSK+26 Algorithm 1, §3.2).
 //
 // The question answered: the smallest noise multiplier κ (noise standard deviation / clipping
 // norm) for which T steps at sampling rate r = B/n are (ε, δ)-DP. Several routes are offered,
-// each labelled with what it certifies (DESIGN.md "Bounds are labelled honestly"):
+// each labelled with what it certifies (docs/architecture.md, "Labelled bounds"):
 //
 //   f12                 Thm F.12 closed form as stated (constant 8).
 //                       Valid upper bound if its conditions (ε ≤ 1, rT ≥ 3 ln(2/δ)) hold.
@@ -11,9 +11,9 @@
 //                       Valid upper bound if the same conditions hold.
 //   f9-row-sum          Lemma F.9 with E_k = {‖y‖₀ ≤ k}, the exact binomial tail and the exact
 //                       Gaussian hockey-stick, Δ_k = row sum·√k (Lemma F.11). Valid upper bound.
-//   f9-exact            The same with Δ_k = ‖C‖₂·√k (spec 000 §6.4). Valid upper bound.
-//   f9-block            The same with Δ_k = ‖C·1_{1..k}‖₂, the leading-block maximiser of
-//                       spec 000 §6.4 (a conjecture there). Conjecture-dependent.
+//   f9-exact            The same with Δ_k = ‖C‖₂·√k (docs/correlated.md). Valid upper bound.
+//   f9-block            The same with Δ_k = ‖C·1_{1..k}‖₂, the leading-block maximiser
+//                       (a conjecture; docs/correlated.md). Conjecture-dependent.
 //   pld                 λ = 0 only: the F.8 pair is exactly the Poisson-subsampled Gaussian;
 //                       certified PLD calibration. Valid upper bound (zero-out).
 //   d9                  λ = 0 only: Thm D.9 / 5.4 closed form (replace-one). Heuristic: its
@@ -25,15 +25,15 @@
 //                       replace-one neighbours (one step C_r(G(2/κ)), docs/accounting.md): the
 //                       tight reference for the d9 routes. Valid upper bound (replace-one).
 //
-// Conventions (spec 000 §11 item 3): κ = noise std / sensitivity with clipping norm C_clip = 1,
+// Conventions (docs/correlated.md): κ = noise std / sensitivity with clipping norm C_clip = 1,
 // so the dominating pair of Thm F.8 is P = Σ_y s(y) N(Cy, κ²I), Q = N(0, κ²I) with
-// s(y) = r^{‖y‖₀}(1 − r)^{T−‖y‖₀} and C_{t,u} = λ^{t−u} (u ≤ t), C^{−1} lower bidiagonal (seed 000
+// s(y) = r^{‖y‖₀}(1 − r)^{T−‖y‖₀} and C_{t,u} = λ^{t−u} (u ≤ t), C^{−1} lower bidiagonal (WSK+26
 // eqs. (24)–(25)); δ(ε) = max{H_{e^ε}(P‖Q), H_{e^ε}(Q‖P)}. The F.* routes and pld are for the
 // zero-out relation (Def F.1); the D.9 routes for replace-one (§D.1), which is the stronger
 // relation (a zero-out neighbour is a replace-one neighbour), so their κ are valid — but more
-// conservative — for zero-out too. All routes use T noisy steps (spec 000 §11 item 2).
+// conservative — for zero-out too. All routes use T noisy steps (WSK+26 Alg 1 loops T − 1 times).
 //
-// Lemma F.9 route (spec 000 §6.4): for every k,
+// Lemma F.9 route (with exact ingredients, docs/correlated.md): for every k,
 //   δ(κ) ≤ g_k(κ) = (1 − F̄_k)·h_ε(Δ_k/κ) + F̄_k,   F̄_k = P(Bin(T, r) > k),
 //   h_ε(μ) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)      (Balle & Wang 2018 Thm 8; gdp.hpp),
 // so the smallest κ with min_k g_k(κ) ≤ δ is min_k κ_k, κ_k = Δ_k / μ_ε((δ − F̄_k)/(1 − F̄_k))
@@ -95,9 +95,9 @@ inline constexpr std::array<correlated_method, 9> kAllCorrelatedMethods = {
 /// What a calibrated κ certifies. κ is an upper bound on the smallest sufficient noise only
 /// when the validity is valid_upper_bound.
 enum class noise_validity {
-  /// Proven (from the seed's lemmas and the cited theorems): the algorithm is (ε, δ)-DP at κ.
+  /// Proven (from WSK+26's lemmas and the cited theorems): the algorithm is (ε, δ)-DP at κ.
   valid_upper_bound,
-  /// Valid if the leading-block maximiser conjecture of spec 000 §6.4 holds.
+  /// Valid if the leading-block maximiser conjecture (docs/correlated.md) holds.
   conjecture_dependent,
   /// A closed form resting on an unproven constant (Thm D.9: c_sgm = 8 is the leading
   /// asymptotic of eq. (19), Remark D.8): no guarantee by itself (see certified_epsilon).
@@ -114,8 +114,8 @@ std::string_view to_string(noise_validity v) noexcept;
 
 /// The neighbouring relation a method's guarantee is stated for.
 enum class neighbouring_relation {
-  zero_out,     ///< seed 000 Def F.1 (F.* routes, pld)
-  replace_one,  ///< seed 000 §D.1 (d9 routes, pld-replace-one); implies zero-out
+  zero_out,     ///< WSK+26 Def F.1 (F.* routes, pld)
+  replace_one,  ///< WSK+26 §D.1 (d9 routes, pld-replace-one); implies zero-out
 };
 
 /// "zero-out" or "replace-one".
@@ -146,7 +146,7 @@ struct correlated_noise : solver_status {
   bool closed_form = false;  ///< true for f12, f12-proof-constant, d9
   neighbouring_relation relation = neighbouring_relation::zero_out;
   std::string label;   ///< for people, e.g. "valid upper bound (closed form)"; no commas
-  std::string source;  ///< e.g. "seed 000 Thm F.12"
+  std::string source;  ///< e.g. "WSK+26 Thm F.12"
   bool conditions_met = true;
   /// false when no finite κ meets the budget by this route (noise_multiplier = +∞). This
   /// happens for d9-eq19: as κ → ∞ the j ≥ 3 terms of eq. (19) tend to 2q^j·C(α, j), not 0,
@@ -166,7 +166,7 @@ struct correlated_noise : solver_status {
   /// the closed-form κ — ≤ the target means the closed form is sufficient in this setting).
   double certified_epsilon = NAN;
   /// F.* routes: the δ Lemma F.9 certifies at κ (exact tails and hockey-stick, the route's Δ;
-  /// f12 routes: the seed's row-sum Δ) — ≤ the target δ means κ is sufficient by Lemma F.9.
+  /// f12 routes: WSK+26's row-sum Δ) — ≤ the target δ means κ is sufficient by Lemma F.9.
   double certified_delta = NAN;
 };
 
@@ -180,7 +180,7 @@ correlated_noise calibrate_correlated(const correlated_setting& setting,
 
 // ---- the ingredients, exposed for tests and for custom routes ----
 
-/// (1 − λ^T)/(1 − λ): the maximum row sum of C, the seed's bound on ‖C‖₂ (Lemma F.11); 1 at
+/// (1 − λ^T)/(1 − λ): the maximum row sum of C, WSK+26's bound on ‖C‖₂ (Lemma F.11); 1 at
 /// λ = 0.
 double correlation_row_sum(double correlation, long long steps);
 
@@ -194,9 +194,9 @@ struct spectral_norm_result : solver_status {
 };
 spectral_norm_result correlation_spectral_norm(double correlation, long long steps);
 
-/// ‖C·y‖₂ for y = (1, …, 1, 0, …, 0) with k ones, 0 ≤ k ≤ T (spec 000 §6.4):
+/// ‖C·y‖₂ for y = (1, …, 1, 0, …, 0) with k ones, 0 ≤ k ≤ T:
 ///   Δ_k² = Σ_{t=1}^{k} a_t² + a_k²·Σ_{j=1}^{T−k} λ^{2j},   a_t = (1 − λ^t)/(1 − λ).
-/// That this is max_{‖y‖₀ ≤ k} ‖Cy‖₂ is the conjecture of spec 000 §6.4, checked by brute force
+/// That this is max_{‖y‖₀ ≤ k} ‖Cy‖₂ is a conjecture (docs/correlated.md), checked by brute force
 /// in the tests; docs/correlated.md gives a termwise argument that would make it a theorem
 /// (unreviewed, so routes using it stay labelled conjecture-dependent).
 double leading_block_norm(double correlation, long long steps, long long k);
@@ -207,7 +207,7 @@ double binomial_tail(long long steps, double sampling_rate, long long k);
 
 /// The sensitivity Δ_k a Lemma F.9 route uses on E_k = {‖y‖₀ ≤ k}.
 enum class f9_sensitivity {
-  row_sum,        ///< (1 − λ^T)/(1 − λ)·√k (seed 000 Lemma F.11)
+  row_sum,        ///< (1 − λ^T)/(1 − λ)·√k (WSK+26 Lemma F.11)
   spectral,       ///< ‖C‖₂·√k (certified upper bound on ‖C‖₂)
   leading_block,  ///< leading_block_norm(k) (conjecture-dependent)
 };
@@ -224,7 +224,8 @@ f9_bound f9_delta(const correlated_setting& setting,
                   double epsilon,
                   f9_sensitivity sensitivity);
 
-/// A LOWER bound on the noise DP-λCGD needs (a deterministic form of spec 000 §10 P6).
+/// A LOWER bound on the noise DP-λCGD needs (a deterministic counterpart of auditing the pair of
+/// WSK+26 Thm F.8).
 ///
 /// Thm F.8's pair is attained: a linear loss whose clipped gradient is the same unit vector at
 /// every step (all other examples with zero gradient) makes the mechanism's output along that

@@ -2,7 +2,7 @@
 // certified upper (pessimistic) and lower (optimistic) bounds on δ(ε).
 //
 // The quantity bounded is δ(ε) = E[(1 − e^{ε − S})₊], S = Y₁ + … + Y_T the sum of independent
-// per-step privacy losses (spec 002 §2.9). With X = e^{−Y}, δ(ε) = E[φ(X₁⋯X_T)] for
+// per-step privacy losses (BSA24 §D.5; GLW21). With X = e^{−Y}, δ(ε) = E[φ(X₁⋯X_T)] for
 // φ(x) = (1 − e^ε x)₊, which is convex and decreasing in x. Hence:
 //
 //   pessimistic  Each grid cell [ℓ_i, ℓ_i + h] sends its mass to its two ends so that E[X] is

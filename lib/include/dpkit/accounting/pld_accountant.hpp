@@ -64,6 +64,25 @@ pld_delta_result pld_delta(const training_run& run,
                            double epsilon,
                            const pld_options& options = {});
 
+/// The same brackets as pld_epsilon for the run with its last phase taking each number of
+/// steps in `steps` (each ≥ 1, any order; the earlier phases and the Gaussian factor are kept):
+/// an ε-against-steps curve, out[i] for steps[i]. Computed from the most steps down, every
+/// point starting on the grid of the one before and composing the steps that grid already
+/// discretised (one discretisation and, typically, one composition per point); a point whose
+/// bracket is wider than relative_accuracy on that grid refines it as pld_epsilon does.
+std::vector<pld_epsilon_result> pld_epsilon_curve(const training_run& run,
+                                                  std::span<const long long> steps,
+                                                  double delta,
+                                                  const pld_options& options = {},
+                                                  const curve_progress& progress = {});
+
+/// δ at ε ≥ 0 against the last phase's steps, as pld_epsilon_curve.
+std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
+                                              std::span<const long long> steps,
+                                              double epsilon,
+                                              const pld_options& options = {},
+                                              const curve_progress& progress = {});
+
 /// Certified bounds on the privacy profile δ(ε) (max over adjacency directions) at every ε of
 /// an ascending list of ε ≥ 0, from one grid. The grid is refined until
 /// max(δ_upper − δ_lower) ≤ relative_accuracy · max(δ_upper): accuracy relative to the

@@ -10,7 +10,7 @@
 // (Dong, Roth & Su 2022, Prop 2.12; the second term is the ε < 0 half, by the reverse-pair
 // identity δ(−ε) = 1 − e^{−ε} + e^{−ε}δ(ε) of the symmetrised profile).
 //
-//   exact         Gaussian runs: G(μ) (seed 002 eq. (3.4)); one subsampled step: C_q(G(μ₁)).
+//   exact         Gaussian runs: G(μ) (BSA24 eq. (3.4)); one subsampled step: C_q(G(μ₁)).
 //   lower bound   β_lower(α): the formula at grid points ε_j with the certified δ_upper(ε_j) —
 //                 the true curve lies above, so this is the f-DP guarantee.
 //   upper bound   β_upper(α): δ is decreasing, so on a cell [ε_j, ε_{j+1}] the terms are at most

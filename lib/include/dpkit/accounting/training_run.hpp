@@ -2,7 +2,7 @@
 //
 // A run is a sequence of phases, each `steps` noisy gradient steps with noise multiplier σ
 // (noise standard deviation / clipping norm) and sampling rate q, plus an optional Gaussian
-// factor G(μ₀) (a mechanism that is μ₀-GDP on its own; seed 002 Thms 4.9/4.10 compose
+// factor G(μ₀) (a mechanism that is μ₀-GDP on its own; BSA24 Thms 4.9/4.10 compose
 // exactly such a factor with subsampled steps). The sampling scheme fixes the neighbouring
 // relation, as is standard:
 //
@@ -12,7 +12,7 @@
 //                         Both directions are accounted and the worse is reported.
 //   without_replacement   fixed-size batches of q·n examples drawn without replacement;
 //                         replace-one neighbours, so the clipped sum moves by up to 2C and one
-//                         step is C_q(G(2/σ)) (DRS22 Thm 4.2; seed 002 Def 4.7). The adversary
+//                         step is C_q(G(2/σ)) (DRS22 Thm 4.2; BSA24 Def 4.7). The adversary
 //                         may alternate directions between steps, so the symmetric C_q(G(2/σ))
 //                         is composed (docs/accounting.md).
 //
@@ -20,6 +20,8 @@
 // G(2/σ) (replace-one).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -65,6 +67,10 @@ struct training_run {
 
   [[nodiscard]] std::string describe() const;
 };
+
+/// Progress of a curve over the steps (estimate_epsilon_curve and its kin): called after each
+/// point with (points done, points in all). Optional.
+using curve_progress = std::function<void(std::size_t done, std::size_t total)>;
 
 /// One factor of the composition in one direction: a per-step privacy loss and its count.
 struct loss_factor {

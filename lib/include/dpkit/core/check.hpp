@@ -5,9 +5,9 @@
 //
 //     "<function>: <name> is <value>, but must be <constraint>"
 //
-// (DESIGN.md "Bad input"; Stan's check_positive / Boost.Math's check_probability).
-// NaN and ±inf are bad input unless a function documents otherwise. Checks are inline so
-// that the passing path costs one comparison; only the throwing path is out of line.
+// (docs/architecture.md, "Bad input and non-convergence"; Stan's check_positive / Boost.Math's
+// check_probability). NaN and ±inf are bad input unless a function documents otherwise. Checks are
+// inline so that the passing path costs one comparison; only the throwing path is out of line.
 #pragma once
 
 #include <cmath>

@@ -1,11 +1,11 @@
 #pragma once
 // Counter-based random streams (Random123 Philox4x64-10) keyed by (seed, replicate, stream).
 //
-// A Monte Carlo result must be bit-identical for any number of threads or MPI ranks (DESIGN.md
-// "Randomness"). Counter-based generators give that by construction: the k-th draw of stream s
-// of replicate r under seed S is a pure function of (S, r, s, k), so the order in which
-// replicates run does not matter. Philox4x64-10 (Salmon et al., SC'11) passes BigCrush and
-// every key gives an independent stream of 2^256 blocks of four 64-bit words.
+// A Monte Carlo result must be bit-identical for any number of threads or MPI ranks
+// (docs/architecture.md, "Randomness"). Counter-based generators give that by construction: the
+// k-th draw of stream s of replicate r under seed S is a pure function of (S, r, s, k), so the
+// order in which replicates run does not matter. Philox4x64-10 (Salmon et al., SC'11) passes
+// BigCrush and every key gives an independent stream of 2^256 blocks of four 64-bit words.
 //
 // Key = (seed, replicate); counter = (block, stream, 0, 0). Convention for stream numbers in the
 // simulator: 0 data, 1 initial point, 2 mini-batch selection, 3 algorithm noise, 4 label noise;

@@ -1,7 +1,7 @@
 // dpkit/core/result.hpp — vocabulary shared by every result struct.
 //
-// Numerical non-convergence is not an exception (DESIGN.md, Ceres TerminationType): a solver
-// returns a result whose `termination` says what happened, with a human-readable `message`.
+// Numerical non-convergence is not an exception (docs/architecture.md; Ceres TerminationType): a
+// solver returns a result whose `termination` says what happened, with a human-readable `message`.
 // Privacy numbers carry a `bound_kind` so that an approximation is never mistaken for a bound.
 #pragma once
 
@@ -25,7 +25,7 @@ enum class termination_type {
 /// "converged", "max_iterations" or "failure".
 std::string_view to_string(termination_type t) noexcept;
 
-/// What a reported privacy number certifies (DESIGN.md "Bounds are labelled honestly").
+/// What a reported privacy number certifies (docs/architecture.md, "Labelled bounds").
 enum class bound_kind {
   /// The true quantity is at most this value (e.g. ε such that the mechanism is (ε, δ)-DP).
   upper_bound,

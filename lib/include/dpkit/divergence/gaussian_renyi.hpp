@@ -3,12 +3,12 @@
 //   D_α(P ‖ Q) = 1/(α − 1) · log ∫ p^α q^{1−α},   α ∈ (0, 1) ∪ (1, ∞);  D_1 = KL(P ‖ Q).
 //
 // For P = N(m₁, V₁), Q = N(m₂, V₂), with M = α V₂ + (1 − α) V₁ and Δ = m₁ − m₂
-// (Gil, Alajaji & Linder 2013; spec 004 §3.3):
+// (Gil, Alajaji & Linder 2013 (GAL13)):
 //
 //   D_α(P ‖ Q) = (α/2) Δᵀ M⁻¹ Δ − 1/(2(α − 1)) · log( det M / (det V₁^{1−α} det V₂^α) ),
 //
-// finite iff M is positive definite (always for α < 1). NOTE the argument order: seed 004
-// Lemma C.2 prints M = αV₁ + (1 − α)V₂ for D_α(P ‖ Q), which is D_α(Q ‖ P) (spec 004 §3.3,
+// finite iff M is positive definite (always for α < 1). NOTE the argument order: LKSP25
+// Lemma C.2 prints M = αV₁ + (1 − α)V₂ for D_α(P ‖ Q), which is D_α(Q ‖ P) (docs/findings.md;
 // checked here against 50-digit quadrature in data/reference/gaussian_renyi_*.csv).
 //
 // α = 1 gives the Kullback–Leibler divergence ½[tr(V₂⁻¹V₁) + Δᵀ V₂⁻¹ Δ − d + log det V₂/det V₁].

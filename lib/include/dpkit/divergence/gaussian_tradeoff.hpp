@@ -1,10 +1,10 @@
 // dpkit/divergence/gaussian_tradeoff.hpp — the Gaussian tradeoff function G(μ) (GDP).
 //
-//   G(μ)(α) = T(N(0,1), N(μ,1))(α) = Φ(Φ⁻¹(1 − α) − μ),  μ ≥ 0     (seed 002 Def 2.4)
+//   G(μ)(α) = T(N(0,1), N(μ,1))(α) = Φ(Φ⁻¹(1 − α) − μ),  μ ≥ 0     (BSA24 Def 2.4)
 //
-// Properties used and tested (spec 002 §2.3–2.4): G(0) = Id; G(μ) is symmetric,
-// G(μ)⁻¹ = G(μ); G(μ)′(α) = −exp(μz − μ²/2) with z = Φ⁻¹(1 − α), so the slope is −1 at the
-// fixed point α = Φ(−μ/2); and G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (seed 002 eq. (3.3)).
+// Properties used and tested (BSA24 Def 2.4, Lemma A.2, eqs. (3.3)–(3.4)): G(0) = Id; G(μ) is
+// symmetric, G(μ)⁻¹ = G(μ); G(μ)′(α) = −exp(μz − μ²/2) with z = Φ⁻¹(1 − α), so the slope is −1 at
+// the fixed point α = Φ(−μ/2); and G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)).
 // Its privacy profile is the Balle–Wang formula (gdp.hpp).
 #pragma once
 
@@ -40,10 +40,10 @@ class gaussian_tradeoff final : public tradeoff_function {
   double mu_;
 };
 
-/// G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (seed 002 eq. (3.3)); computed with hypot (no overflow).
+/// G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)); computed with hypot (no overflow).
 gaussian_tradeoff compose(const gaussian_tradeoff& f, const gaussian_tradeoff& g);
 
-/// ⊗_k G(μ_k) = G(‖μ‖₂) (seed 002 eq. (3.4)); an empty list gives G(0) = Id.
+/// ⊗_k G(μ_k) = G(‖μ‖₂) (BSA24 eq. (3.4)); an empty list gives G(0) = Id.
 gaussian_tradeoff compose_gaussian(std::span<const double> mus);
 
 }  // namespace dpkit::divergence

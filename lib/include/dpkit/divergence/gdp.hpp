@@ -1,7 +1,7 @@
 // dpkit/divergence/gdp.hpp — Gaussian differential privacy ↔ (ε, δ).
 //
 // A μ-GDP mechanism is (ε, δ(ε))-DP for every ε ∈ ℝ with (Balle & Wang 2018 Thm 8;
-// DRS22 Cor. 2.13; seed 002 Lemma A.3)
+// DRS22 Cor. 2.13; BSA24 Lemma A.3)
 //
 //     δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2),
 //

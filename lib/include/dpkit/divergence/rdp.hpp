@@ -3,7 +3,7 @@
 // A mechanism is (α, ε_α)-RDP when D_α(M(S) ‖ M(S′)) ≤ ε_α (Mironov 2017). An RDP curve
 // α ↦ ε_α converts to (ε, δ)-DP by any of four valid conversions, each optimised over α;
 // the best (smallest ε) is reported with the name of the conversion that won
-// (seed 002 §A.1; formulas as in spec 002 §2.7):
+// (BSA24 §A.1; formulas as in the authors' code for BSA24):
 //
 //   BS16  (Bun & Steinke 2016, Prop 1.3; linear curves ε_α = ρα only)
 //         ε = ρ + 2√(ρ log(1/δ))
@@ -12,7 +12,7 @@
 //   ALC21 (Asoodeh et al. 2021, Lemma 1)   ε = log((e^{(α−1)ε_α} − 1)/(αδ) + 1)/(α − 1)
 //
 // All four are upper bounds on the ε of the mechanism; none is tight. BBG20 is never worse
-// than Mir17 for α ≥ 2 and usually wins. For μ-GDP (ε_α = αμ²/2, seed 002 Lemma A.4) the
+// than Mir17 for α ≥ 2 and usually wins. For μ-GDP (ε_α = αμ²/2, BSA24 Lemma A.4) the
 // exact ε is available from gdp.hpp and is smaller than all four (tested).
 #pragma once
 
@@ -27,7 +27,7 @@
 
 namespace dpkit::divergence {
 
-/// ε_α of μ-GDP: μ-GDP ⇒ (α, αμ²/2)-RDP for all α > 1 (seed 002 Lemma A.4; DRS22 Cor B.6).
+/// ε_α of μ-GDP: μ-GDP ⇒ (α, αμ²/2)-RDP for all α > 1 (BSA24 Lemma A.4; DRS22 Cor B.6).
 double gdp_rdp(double mu, double alpha);
 
 enum class rdp_conversion { bs16, mir17, bbg20, alc21 };
@@ -66,7 +66,7 @@ class rdp_curve {
   std::vector<double> orders_, order_epsilons_;
 };
 
-/// The RDP curve of μ-GDP, ε_α = αμ²/2 for all α > 1 (seed 002 Lemma A.4): linear(μ²/2).
+/// The RDP curve of μ-GDP, ε_α = αμ²/2 for all α > 1 (BSA24 Lemma A.4): linear(μ²/2).
 rdp_curve gdp_rdp_curve(double mu);
 
 /// ε from one order with one conversion (BS16 needs ρ: pass ε_α = ρα and any α).

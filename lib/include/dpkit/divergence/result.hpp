@@ -1,6 +1,6 @@
 // dpkit/divergence/result.hpp — results of (ε, δ) conversions.
 //
-// Every privacy number carries its bound_kind (DESIGN.md "Bounds are labelled honestly").
+// Every privacy number carries its bound_kind (docs/architecture.md, "Labelled bounds").
 // Where a computation yields a bracket, both ends are returned; `epsilon` is always the
 // end on the certified side for the stated kind (for an upper bound: the end at which
 // δ(ε) ≤ δ target holds).

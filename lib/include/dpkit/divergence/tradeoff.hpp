@@ -1,10 +1,10 @@
-// dpkit/divergence/tradeoff.hpp — tradeoff functions as objects (f-DP, seed 002 §2.2).
+// dpkit/divergence/tradeoff.hpp — tradeoff functions as objects (f-DP, BSA24 §2.2).
 //
 // A tradeoff function f : [0, 1] → [0, 1] is convex, continuous, non-increasing and
-// f(α) ≤ 1 − α (seed 002 Lemma 2.3). f(α) is the smallest type II error of a test of
+// f(α) ≤ 1 − α (BSA24 Lemma 2.3). f(α) is the smallest type II error of a test of
 // P vs Q with type I error α: f = T(P, Q). A mechanism is f-DP when T(M(S), M(S′)) ≥ f.
 //
-// Any tradeoff function has the privacy profile (DRS22 Prop. 5; spec 002 §2.6)
+// Any tradeoff function has the privacy profile (DRS22 Prop. 5)
 //
 //     δ_f(ε) = 1 + f*(−e^ε) = sup_{α ∈ [0,1]} { 1 − f(α) − e^ε α },
 //
@@ -54,7 +54,7 @@ epsilon_result tradeoff_epsilon(const tradeoff_function& f, double delta);
 /// A piecewise-linear convex tradeoff function, stored by its vertices.
 ///
 /// Built as the lower convex envelope (greatest convex minorant, Andrew's monotone chain)
-/// of sample points; this is how a general C_p(f) = min{f_p, f_p⁻¹}** is formed (seed 002
+/// of sample points; this is how a general C_p(f) = min{f_p, f_p⁻¹}** is formed (BSA24
 /// Def 4.7). Note the direction of the error when the samples lie *on* a convex f: the
 /// chords lie above f, so this curve is slightly *more* private than f and its δ(ε) is
 /// slightly *smaller* — an optimistic approximation, O(h²) in the grid spacing.
@@ -66,7 +66,7 @@ class piecewise_linear_tradeoff final : public tradeoff_function {
                                                          std::span<const double> beta);
 
   /// The tradeoff function of (ε, δ)-DP: f(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}
-  /// (DRS22 eq. (5); spec 002 §2.6). ε ≥ 0, δ ∈ [0, 1].
+  /// (DRS22 eq. (5)). ε ≥ 0, δ ∈ [0, 1].
   static piecewise_linear_tradeoff from_epsilon_delta(double epsilon, double delta);
 
   [[nodiscard]] double beta(double alpha) const override;

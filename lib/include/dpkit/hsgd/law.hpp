@@ -1,20 +1,20 @@
-// dpkit/hsgd/law.hpp — the Gaussian law of linearised noisy HSGD (seed 004 eqs. (9)–(10)).
+// dpkit/hsgd/law.hpp — the Gaussian law of linearised noisy HSGD (LKSP25 eqs. (9)–(10)).
 //
-// Seed 004 §4.2 replaces 𝒫(X_t) in the diffusion coefficient of noisy HSGD (seed 004 eq. (1)) by
+// LKSP25 §4.2 replaces 𝒫(X_t) in the diffusion coefficient of noisy HSGD (LKSP25 eq. (1)) by
 // its expectation P_t (Thm 4.2), which gives the linear SDE
 //
-//   dX_t = −γ(t)∇ℛ(X_t) dt + γ(t) Q(t)^{1/2} dB_t,   Q(t) = (2P_t Σ + σ² I_d)/d,    (seed 004 (9))
+//   dX_t = −γ(t)∇ℛ(X_t) dt + γ(t) Q(t)^{1/2} dB_t,   Q(t) = (2P_t Σ + σ² I_d)/d,    (LKSP25 (9))
 //
-// with Gaussian law X_t ~ N(m(t), V(t)), X_0 = x0 deterministic (seed 004 eq. (10)). In the
-// eigenbasis Σ = U diag(λ) Uᵀ everything is diagonal (spec 004 §3.1, §4.1):
+// with Gaussian law X_t ~ N(m(t), V(t)), X_0 = x0 deterministic (LKSP25 eq. (10)). In the
+// eigenbasis Σ = U diag(λ) Uᵀ everything is diagonal (docs/hsgd.md):
 //
 //   m_k(t) = x⋆_k + e^{−κ_k Γ(t)} (x0_k − x⋆_k),   x⋆ = (Σ + δI)⁻¹Σ x̃,  κ_k = λ_k + δ,
 //   V(t)   = U diag(w(t)) Uᵀ,   ẇ_k = −2γκ_k w_k + (γ²/d)(2λ_k P_t + σ²),  w_k(0) = 0,
 //
 // Γ(t) = ∫_0^t γ. The eigen-variances w_k are the ODE lift of the Volterra risk equation
-// (spec 004 §2.4): one solve of dpkit::volterra serves both the risk and this law. Mean and
-// covariance of (10) equal the first two moments of the *nonlinear* HSGD (1) exactly (spec 004
-// §3.1); only the higher moments differ.
+// (docs/volterra.md): one solve of dpkit::volterra serves both the risk and this law. Mean and
+// covariance of (10) equal the first two moments of the *nonlinear* HSGD (1) exactly
+// (docs/hsgd.md); only the higher moments differ.
 //
 // Construction solves the risk ODE once (volterra::solve_risk, storing the per-group variances)
 // on a time grid over [0, horizon] and keeps w_g on that grid. Between grid nodes w_g(t) is the
@@ -25,7 +25,7 @@
 // are solved, and the midpoints interpolated from the nodes alone give interpolation_error(),
 // an honest (≈ 16× pessimistic) estimate of the interpolation error of the kept grid.
 //
-// Coordinates: `gaussian_law` works in eigen-coordinates (hats of spec 004 §4.1 omitted).
+// Coordinates: `gaussian_law` works in eigen-coordinates (no hats).
 // `eigenbasis` maps original coordinates to eigen-coordinates; Rényi divergences are invariant
 // under this orthogonal map, so the privacy module only ever rotates the data records.
 // Coordinates whose eigenvalues agree within a relative group_tolerance form one eigen-group
@@ -55,7 +55,7 @@ class eigenbasis {
   enum class kind {
     identity,  ///< U = I: Σ is diagonal in the given coordinates. O(d) per vector.
     dense,     ///< U stored explicitly (d×d). O(d²) per vector.
-    householder,  ///< U = H = I − 2vvᵀ/(vᵀv), a reflection with H e₁ = ±u/‖u‖ (spec 004 §4.7:
+    householder,  ///< U = H = I − 2vvᵀ/(vᵀv), a reflection with H e₁ = ±u/‖u‖ (docs/hsgd.md:
                   ///< Σ = λ_b I + (λ_1 − λ_b)ûûᵀ is diagonal in it). O(d) per vector.
   };
 
@@ -97,11 +97,11 @@ struct law_options {
   double group_tolerance = volterra::kDefaultGroupTolerance;
 };
 
-/// N(m(t), V(t)) of the linearised HSGD (seed 004 eq. (10)) for t ∈ [0, horizon].
+/// N(m(t), V(t)) of the linearised HSGD (LKSP25 eq. (10)) for t ∈ [0, horizon].
 class gaussian_law {
  public:
   /// Σ = U diag(eigenvalues) Uᵀ with U = `basis`; x0 and x̃ (`xtilde`, the label-generating
-  /// target of seed 004 Assumption 2) in ORIGINAL coordinates. params: δ = ridge, E w² =
+  /// target of LKSP25 Assumption 2) in ORIGINAL coordinates. params: δ = ridge, E w² =
   /// label_noise, σ (all ≥ 0); eigenvalues finite and ≥ 0; horizon T > 0 (the training horizon
   /// n/d; times outside [0, T] are rejected later). Throws std::domain_error on bad input.
   gaussian_law(eigenbasis basis,
@@ -124,7 +124,7 @@ class gaussian_law {
                                       double horizon,
                                       const law_options& options = {});
 
-  /// Σ = λ_b I + (λ_1 − λ_b) uuᵀ with u = 𝟏/√d (spec 004 §2.6(iii), §4.7): Householder basis,
+  /// Σ = λ_b I + (λ_1 − λ_b) uuᵀ with u = 𝟏/√d (docs/hsgd.md): Householder basis,
   /// O(d) per rotation, no eigendecomposition. λ_b, λ_1 ≥ 0; d ≥ 2.
   static gaussian_law two_level(long long d,
                                 double lambda_bulk,
@@ -136,10 +136,10 @@ class gaussian_law {
                                 double horizon,
                                 const law_options& options = {});
 
-  /// The seed 004 §5 design a_ij ~ U(0, 1/√d): Σ = E[aaᵀ] = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004
-  /// §6.2), i.e. two_level(d, 1/(12d), 1/4 + 1/(12d), ...). (The released code uses the
-  /// covariance I/(12d) instead, spec 004 §8 item 4: build that with the identity basis.)
-  static gaussian_law seed004_design(const Eigen::VectorXd& x0,
+  /// The LKSP25 §5 design a_ij ~ U(0, 1/√d): Σ = E[aaᵀ] = I/(12d) + 𝟏𝟏ᵀ/(4d),
+  /// i.e. two_level(d, 1/(12d), 1/4 + 1/(12d), ...). (The released code uses the
+  /// covariance I/(12d) instead, docs/findings.md: build that with the identity basis.)
+  static gaussian_law lksp25_design(const Eigen::VectorXd& x0,
                                      const Eigen::VectorXd& xtilde,
                                      const volterra::problem_parameters& params,
                                      const volterra::schedule& gamma,
@@ -175,13 +175,13 @@ class gaussian_law {
   // ---- the law at time t ∈ [0, horizon] --------------------------------------------------------
   /// Γ(t) = ∫_0^t γ.
   [[nodiscard]] double Gamma(double t) const;
-  /// P_t = E 𝒫(X_t) (seed 004 eq. (6)) = 𝒫(X^gf_Γ(t)) + ½Σ_g k_g λ_g w_g(t).
+  /// P_t = E 𝒫(X_t) (LKSP25 eq. (6)) = 𝒫(X^gf_Γ(t)) + ½Σ_g k_g λ_g w_g(t).
   [[nodiscard]] double P(double t) const;
   /// w_g(t) for every group into `out` (size group_count()); no allocation.
   void group_variances(double t, std::span<double> out) const;
   /// The diagonal of V(t) in eigen-coordinates: w_{g(k)}(t), length d.
   [[nodiscard]] Eigen::VectorXd variances(double t) const;
-  /// m(t) in eigen-coordinates (seed 004 eq. (10); spec 004 §3.1: the gradient-flow mean).
+  /// m(t) in eigen-coordinates (LKSP25 eq. (10): the gradient-flow mean).
   [[nodiscard]] Eigen::VectorXd mean(double t) const;
   /// e^{−κ_g Γ(t)} for every group into `out`; no allocation.
   void group_decay(double t, std::span<double> out) const;

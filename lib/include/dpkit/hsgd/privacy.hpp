@@ -1,40 +1,40 @@
 // dpkit/hsgd/privacy.hpp — Rényi DP of noisy HSGD: neighbouring processes and RDP trajectories
-// for the last iterate, for J released iterates and for their average (seed 004 §4.2, Thms
-// 4.3–4.5, App. C; spec 004 §3.2–§4.6).
+// for the last iterate, for J released iterates and for their average (LKSP25 §4.2, Thms
+// 4.3–4.5, App. C; the efficient evaluation is derived in docs/hsgd.md).
 //
-// NEIGHBOURING PROCESSES (seed 004 eqs. (11)–(13)). Two datasets differ in one record; the pair
+// NEIGHBOURING PROCESSES (LKSP25 eqs. (11)–(13)). Two datasets differ in one record; the pair
 // θ = ((a₁, b₁), (a₂, b₂)) is used at SGD time s (step h = γ(s)/d). Process i jumps at s by
 //   X_{s⁺} = C_i X_{s⁻} + h b_i a_i + e,  C_i = I − h(a_i a_iᵀ + δI),  e ~ N(0, h²σ² I),
 // and otherwise follows the common linear SDE (9). In eigen-coordinates, with β = 1 − hδ,
-// ψ_k = e^{−κ_k(Γ(t)−Γ(s))}, W = diag w(s), q_i = a_iᵀWa_i, r_i = b_i − a_iᵀm(s) (spec 004
-// §3.2, §4.2), for s ≤ t exactly
+// ψ_k = e^{−κ_k(Γ(t)−Γ(s))}, W = diag w(s), q_i = a_iᵀWa_i, r_i = b_i − a_iᵀm(s)
+// (docs/hsgd.md), for s ≤ t exactly
 //   V_i(t; s) = D + [v_i, u_i] [[0, 1], [1, q_i]] [v_i, u_i]ᵀ,  v_i = βψ∘W a_i,  u_i = −hψ∘a_i,
 //   D = diag(w(t) − (1 − β²)ψ²w(s) + h²σ²ψ²)   (common to both processes),
 //   m_i(t; s) = m(t) + ψ∘(−hδ m(s) + h r_i a_i),  Δ = m₁ − m₂ = hψ∘(r₁a₁ − r₂a₂);
 // for s > t both processes coincide.
 //
 // RÉNYI DIVERGENCE. D_α(N(m₁,V₁) ‖ N(m₂,V₂)) = (α/2)ΔᵀM⁻¹Δ − ln(det M/(det V₁^{1−α}det
-// V₂^α))/(2(α−1)) with M = αV₂ + (1 − α)V₁ (Gil et al. 2013). SEED 004 PRINTS THE ARGUMENT ORDER
+// V₂^α))/(2(α−1)) with M = αV₂ + (1 − α)V₁ (Gil et al. 2013). LKSP25 PRINTS THE ARGUMENT ORDER
 // SWAPPED: Lemma C.2 and eqs. (14), (20), (23) use M = αV₁ + (1 − α)V₂, which is D_α(process 2 ‖
-// process 1) (spec 004 §3.3, §8 item 1; checked in privacy_test against the dense formula).
+// process 1) (docs/findings.md; checked in privacy_test against the dense formula).
 // `renyi_order` selects forward (the correct D_α(P₁ ‖ P₂)), paper (the printed formula, i.e.
 // D_α(P₂ ‖ P₁)), or symmetric (the larger of the two, the RDP quantity for an unordered pair).
 // M and the V_i are D + rank ≤ 4, so Woodbury and the matrix-determinant lemma give D_α in
-// O(#groups) after O(d) per record (spec 004 §4.3); the ln det D terms cancel analytically.
+// O(#groups) after O(d) per record (docs/hsgd.md); the ln det D terms cancel analytically.
 // M not positive definite (large α, s ≈ t) means D_α = +∞, which is returned as +inf.
 //
-// J ITERATES AND THE AVERAGE (seed 004 Thms 4.4, 4.5), corrected (spec 004 §3.5–§3.6, §4.5, §8
-// item 3): the paper keeps only the post-s blocks, which is a lower bound; exact is to keep
-// the last pre-s block as well (by the Markov property nothing earlier matters), and for the
+// J ITERATES AND THE AVERAGE (LKSP25 Thms 4.4, 4.5), corrected (docs/hsgd.md,
+// docs/findings.md): the paper keeps only the post-s blocks, which is a lower bound; exact is to
+// keep the last pre-s block as well (by the Markov property nothing earlier matters), and for the
 // average every block including the pre-s ones with their process-dependent cross-covariances.
 // Implemented as a per-coordinate Gauss–Markov base chain plus the same rank-2 correction,
 // O(J·#groups) per (s, θ). (Since both processes follow the same dynamics after the jump, the
 // J-iterate divergence equals that of the two blocks around s: (X_{t_{ℓ−1}}, X_{t_ℓ}).)
 //
-// RDP TRAJECTORIES. With the record position uniform, s ~ U(0, T), T = law.horizon() (seed 004
+// RDP TRAJECTORIES. With the record position uniform, s ~ U(0, T), T = law.horizon() (LKSP25
 // Thm 4.3, eq. (15), and (21), (24)), for a candidate set 𝒞 of pairs:
 //   ε_α(t) ≤ 1/(α−1) · log1p( (1/T) ∫_0^t expm1((α−1) sup_{θ∈𝒞} D_α(t; s, θ)) ds )
-// (the log1p/expm1 form of spec 004 §4.4 step 5; when (α−1)D would overflow exp, the integral
+// (the log1p/expm1 form of eq. (15); when (α−1)D would overflow exp, the integral
 // is rescaled by e^{−max} in log-sum-exp fashion). The s-integral is computed by a global
 // adaptive Gauss–Kronrod (7, 15) rule (nodes and weights from Boost.Math, QUADPACK's error
 // estimate); every node evaluates all pairs at once, so the per-node work (w(s), m(s),
@@ -42,7 +42,7 @@
 // same nodes. The initial partition cuts at the jumps of γ, at the release times and on the
 // fastest relaxation scale 1/(2γκ_max) near s = 0; an interval where the maximising (pair,
 // order) changes is split at the crossing (root-found), so the kinks of the sup do not fool the
-// error estimate. Measured on the seed 004 §5 setup (d = 1000, the 900 extreme-label pairs of
+// error estimate. Measured on the LKSP25 §5 setup (d = 1000, the 900 extreme-label pairs of
 // n = 1500 records, 30 release times, α = 2, symmetric order): ≈ 90 nodes per release time,
 // relative error ≤ 1e-11 against a 1e-11-tolerance run already at the default tolerance 1e-6;
 // 0.2 s (Σ = I/(12d), one eigen-group) and 0.6 s (the exact two-level Σ) single-threaded CPU
@@ -52,7 +52,7 @@
 // an upper bound up to the reported quadrature error (and the law's own solver and
 // interpolation errors). It is conditional on the realised dataset (the law absorbs every
 // shared record), the sup is over the candidates only, and the transfer to noisy SGD rests on
-// the unproven Conjecture 3.1 of seed 004 (spec 004 §3.4 caveats, §8 item 11). Results are
+// the unproven Conjecture 3.1 of LKSP25 (docs/hsgd.md, docs/findings.md). Results are
 // therefore labelled bound_kind::approximation.
 #pragma once
 
@@ -89,9 +89,9 @@ struct record_pair {
 
 /// Which Rényi divergence of a pair (see the file comment).
 enum class renyi_order {
-  forward,    ///< D_α(P₁ ‖ P₂): the correct reading of seed 004 (14) (spec 004 §3.3)
-  paper,      ///< the printed formula of seed 004 (14)/(20)/(23), = D_α(P₂ ‖ P₁)
-  symmetric,  ///< max of both: an unordered pair {θ, θ'} (spec 004 §3.3 recommendation)
+  forward,    ///< D_α(P₁ ‖ P₂): the correct reading of LKSP25 (14) (docs/findings.md)
+  paper,      ///< the printed formula of LKSP25 (14)/(20)/(23), = D_α(P₂ ‖ P₁)
+  symmetric,  ///< max of both: an unordered pair {θ, θ'} (docs/hsgd.md)
 };
 
 /// "forward", "paper" or "symmetric".
@@ -99,10 +99,10 @@ std::string_view to_string(renyi_order o) noexcept;
 
 /// How the position of the differing record in the one-pass order is mixed over.
 enum class position_mixture {
-  /// s ~ U(0, T), the integral of seed 004 (15)/(21)/(24), by adaptive quadrature.
+  /// s ~ U(0, T), the integral of LKSP25 (15)/(21)/(24), by adaptive quadrature.
   continuous,
   /// The record's SGD step ℓ ~ U{1, …, n} (n = T·d), its difference entering at s_ℓ = (ℓ − 1)/d:
-  /// (1/T)∫₀ᵗ → (1/n)Σ_{ℓ: s_ℓ < t} (spec 004 §3.4(d)), the discrete analogue for the shuffled
+  /// (1/T)∫₀ᵗ → (1/n)Σ_{ℓ: s_ℓ < t} (docs/hsgd.md), the discrete analogue for the shuffled
   /// one-pass SGD the paper models. An exact finite sum (no quadrature error); it is the
   /// left-point Riemann sum of the continuous integral with step 1/d, so the two differ by
   /// O(1/d). Costs one node per step ℓ < t·d. Requires T·d to be an integer.
@@ -112,8 +112,8 @@ enum class position_mixture {
 /// "continuous" or "discrete".
 std::string_view to_string(position_mixture m) noexcept;
 
-/// The two neighbouring processes at one release time t ≥ s (seed 004 (11)–(13); spec 004
-/// §4.2), in eigen-coordinates: V_i = diag(base) + L_i S_i L_iᵀ with L_i = [v_i, u_i] (d×2)
+/// The two neighbouring processes at one release time t ≥ s (LKSP25 (11)–(13);
+/// docs/hsgd.md), in eigen-coordinates: V_i = diag(base) + L_i S_i L_iᵀ with L_i = [v_i, u_i] (d×2)
 /// and S_i = [[0, 1], [1, q_i]].
 struct neighbouring_law {
   double t = NAN, s = NAN;
@@ -130,8 +130,8 @@ struct neighbouring_law {
 neighbouring_law neighbouring_processes(
     const gaussian_law& law, const record& first, const record& second, double t, double s);
 
-/// D_α(t; s, θ) of the last iterate X_t (seed 004 eq. (14) with the argument order of
-/// `order`; spec 004 §4.3). 0 for s > t; +inf when M_α is not positive definite. α > 1;
+/// D_α(t; s, θ) of the last iterate X_t (LKSP25 eq. (14) with the argument order of
+/// `order`; docs/hsgd.md). 0 for s > t; +inf when M_α is not positive definite. α > 1;
 /// t, s ∈ [0, horizon]; σ > 0.
 double renyi_divergence(const gaussian_law& law,
                         const record& first,
@@ -141,8 +141,8 @@ double renyi_divergence(const gaussian_law& law,
                         double alpha,
                         renyi_order order = renyi_order::forward);
 
-/// D_α of the joint release (X_{t_1}, …, X_{t_J}) (seed 004 eq. (20), corrected per spec 004
-/// §3.5/§4.5). `times` strictly increasing in (0, horizon]. 0 for s > t_J.
+/// D_α of the joint release (X_{t_1}, …, X_{t_J}) (LKSP25 eq. (20), corrected as
+/// docs/hsgd.md explains). `times` strictly increasing in (0, horizon]. 0 for s > t_J.
 double renyi_divergence_iterates(const gaussian_law& law,
                                  const record& first,
                                  const record& second,
@@ -151,8 +151,8 @@ double renyi_divergence_iterates(const gaussian_law& law,
                                  double alpha,
                                  renyi_order order = renyi_order::forward);
 
-/// D_α of the average (1/J)Σ_j X_{t_j} (seed 004 eq. (23), with the pre-s cross-covariances of
-/// spec 004 §3.6/§4.5). 0 for s > t_J.
+/// D_α of the average (1/J)Σ_j X_{t_j} (LKSP25 eq. (23), with the pre-s cross-covariances
+/// that eq. (43) does not give; docs/hsgd.md). 0 for s > t_J.
 double renyi_divergence_average(const gaussian_law& law,
                                 const record& first,
                                 const record& second,
@@ -176,7 +176,7 @@ struct mixture_options {
   /// max_iterations when it runs out. Default 2000.
   long long max_intervals = 2000;
   /// Also integrate each pair's own curve (ε_α of the pair alone; the released code's
-  /// ranking, spec 004 §3.4 caveat (a)). Default false.
+  /// ranking; docs/hsgd.md). Default false.
   bool per_pair = false;
 };
 
@@ -188,7 +188,7 @@ struct rdp_value : solver_status {
   /// Estimated absolute error of epsilon from the law's interpolation of the eigen-variances:
   /// epsilon·gaussian_law::interpolation_error(), the first-order effect of a relative error ρ
   /// in every variance (D_α is invariant under a common rescaling of the covariances and of Δ²,
-  /// so ρ moves ε by O(ρ)·ε). An estimate, not a bound; measured on seed 004 §5 (d = 1000):
+  /// so ρ moves ε by O(ρ)·ε). An estimate, not a bound; measured on LKSP25 §5 (d = 1000):
   /// the actual change is ≤ 3e-3 of it (grids of 64 to 4096 intervals; docs/hsgd.md).
   double law_error = NAN;
   /// per_pair: ε_α of each candidate pair alone (with renyi_order::symmetric, the larger of
@@ -207,7 +207,7 @@ struct rdp_trajectory : solver_status {
   bound_kind kind = bound_kind::approximation;
 };
 
-/// ε_α(t) for the last iterate, seed 004 Thm 4.3 eq. (15), at each t in `times` (each in
+/// ε_α(t) for the last iterate, LKSP25 Thm 4.3 eq. (15), at each t in `times` (each in
 /// [0, horizon]). `pairs` index `data` (records in original coordinates); at least one pair.
 /// termination: converged; max_iterations (some time ran out of intervals); failure (the law
 /// failed, or a non-finite divergence other than +inf). ε = +inf when M_α is not positive
@@ -219,8 +219,8 @@ rdp_trajectory last_iterate_rdp(const gaussian_law& law,
                                 double alpha,
                                 const mixture_options& options = {});
 
-/// ε_α of the release of X_{t_1..t_J}, seed 004 Thm 4.4 eq. (21) (with the missing "+"
-/// restored, spec 004 §8 item 2) and the corrected pre-s block.
+/// ε_α of the release of X_{t_1..t_J}, LKSP25 Thm 4.4 eq. (21) (with the missing "+"
+/// restored) and the corrected pre-s block.
 rdp_value iterates_rdp(const gaussian_law& law,
                        const dataset& data,
                        std::span<const record_pair> pairs,
@@ -228,7 +228,7 @@ rdp_value iterates_rdp(const gaussian_law& law,
                        double alpha,
                        const mixture_options& options = {});
 
-/// ε_α of the release of (1/J)Σ_j X_{t_j}, seed 004 Thm 4.5 eq. (24), corrected.
+/// ε_α of the release of (1/J)Σ_j X_{t_j}, LKSP25 Thm 4.5 eq. (24), corrected.
 rdp_value average_rdp(const gaussian_law& law,
                       const dataset& data,
                       std::span<const record_pair> pairs,
@@ -242,12 +242,12 @@ rdp_value average_rdp(const gaussian_law& law,
 /// cover every ordered pair). n ≥ 2.
 std::vector<record_pair> all_pairs(long long n);
 
-/// The released code's screen (spec 004 §6.5): the `count` largest-label records × the `count`
+/// The released code's screen (LKSP25 Fig. 1(b)): the `count` largest-label records × the `count`
 /// smallest-label records, count² pairs (largest first). 1 ≤ count ≤ n/2.
 std::vector<record_pair> extreme_label_pairs(const dataset& data, long long count);
 
 /// The exact mean-gap proxy h‖r₁a₁ − r₂a₂‖, h = γ(s)/d, r_i = b_i − a_iᵀm(s): the norm of
-/// m₁(s⁺) − m₂(s⁺) (spec 004 §6.5, replacing seed 004's g(θ), which puts 𝟏_d for m(s) and keeps
+/// m₁(s⁺) − m₂(s⁺) (replacing LKSP25's g(θ) of Fig. 1(b), which puts 𝟏_d for m(s) and keeps
 /// a spurious δI). One value per pair.
 std::vector<double> mean_gap_proxy(const gaussian_law& law,
                                    const dataset& data,

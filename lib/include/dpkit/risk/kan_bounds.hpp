@@ -1,16 +1,16 @@
-// dpkit/risk/kan_bounds.hpp — the risk bounds of seed 000 ("Population risk bounds for KANs
-// trained by DP-SGD with correlated noise", spec 000) for the two-layer KAN with B-spline
-// bases, fixed Gaussian second layer and logistic loss (spec 000 §1.2), trained by Algorithm 1
-// (DP-λCGD: mini-batches without replacement, clipping, noise ξ_t = κ(Z_t − λZ_{t−1}) scaled by
+// dpkit/risk/kan_bounds.hpp — the risk bounds of WSK+26 ("Population risk bounds for KANs
+// trained by DP-SGD with correlated noise", Wang et al. 2026) for the two-layer KAN with B-spline
+// bases, fixed Gaussian second layer and logistic loss (WSK+26 §3.1, App. B), trained by Algorithm
+// 1 (DP-λCGD: mini-batches without replacement, clipping, noise ξ_t = κ(Z_t − λZ_{t−1}) scaled by
 // C_clip/B, projection onto the ball B(W_0, R*)).
 //
-// Two kinds of numbers come out, and every result says which (DESIGN.md "Bounds are labelled
-// honestly"):
+// Two kinds of numbers come out, and every result says which (docs/architecture.md, "Labelled
+// bounds"):
 //
 // * explicit bound — every constant is explicit: the Lemma B.5–B.7 constants taken from the
-//   proofs (eqs. (3)–(5)), the Lemma C.12 comparator and the pathwise certificate of spec 000
-//   §4.3 (the computable assembly of Lemmas C.3–C.11). These hold with the stated probability
-//   whenever their checked conditions hold.
+//   proofs (eqs. (3)–(5)), the Lemma C.12 comparator and the pathwise certificate of
+//   docs/kan.md (the computable assembly of Lemmas C.3–C.11). These hold with the stated
+//   probability whenever their checked conditions hold.
 // * up to hidden constants — Theorems 4.1/C.13, 5.2/C.23, D.14, D.16, E.1 and Corollaries 5.3,
 //   5.5, 5.6 are stated with ≲, ≍, Õ, Ω̃ and C_{σ,b}. Each hidden constant is a NAMED field of
 //   `hidden_constants`. The bound holds up to constants; the default 1 is not a proven constant.
@@ -26,9 +26,9 @@
 // through core/check.hpp. Values that are legal but outside a theorem (λ = 0 in a correlated
 // theorem, κ > 0 in the non-private one, γ > 1) are conditions, not errors.
 //
-// Symbol clashes of the seed (spec 000 header): δ is both the confidence level and the DP δ
+// Symbol clashes of WSK+26: δ is both the confidence level and the DP δ
 // (the corollaries identify them); κ is the noise multiplier, and Lemma B.4's curvature constant
-// is called ν here; "md" in A_corr and A_van is really mdp with p absorbed (spec 000 §11.19) —
+// is called ν here; "md" in A_corr and A_van is really mdp with p absorbed (docs/kan.md) —
 // the formulas below use md exactly as the paper prints them.
 #pragma once
 
@@ -62,7 +62,7 @@ struct condition {
   double value = NAN;  ///< its left-hand side at the inputs
   double limit = NAN;  ///< its right-hand side
   bool holds = false;
-  std::string source;  ///< e.g. "seed 000, Thm C.13"
+  std::string source;  ///< e.g. "WSK+26, Thm C.13"
 };
 
 /// One additive term of a bound (what dominates is often the question).
@@ -77,7 +77,7 @@ struct risk_bound {
   bound_status status = bound_status::condition_violated;
   /// "explicit bound", "up to hidden constants", or "condition violated: <names>".
   std::string label;
-  std::string source;  ///< e.g. "seed 000, Thm C.13"
+  std::string source;  ///< e.g. "WSK+26, Thm C.13"
   std::vector<bound_term> terms;
   std::vector<condition> conditions;
 
@@ -86,7 +86,7 @@ struct risk_bound {
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-/// The constants of Assumption 3.2 (seed 000 §3.3): sup|σ|, sup|σ′|, sup|σ″| on R and
+/// The constants of Assumption 3.2 (WSK+26 §3.3): sup|σ|, sup|σ′|, sup|σ″| on R and
 /// sup|b_k|, sup|b′_k|, sup|b″_k| on I_b ⊇ [−1, 1] ∪ range(σ).
 struct kan_constants {
   double B_sigma = NAN;    ///< B_σ
@@ -100,20 +100,20 @@ struct kan_constants {
 enum class kan_activation { tanh, sigmoid };
 
 /// Assumption 3.2's constants for uniform cubic B-splines of knot spacing h and tanh or
-/// sigmoid (spec 000 §1.2, closed forms): B_b = 2/3, B′_b = 2/(3h), B″_b = 2/h²; tanh 1, 1,
+/// sigmoid (closed forms, docs/kan.md): B_b = 2/3, B′_b = 2/(3h), B″_b = 2/h²; tanh 1, 1,
 /// 4/(3√3); sigmoid 1, 1/4, 1/(6√3). Throws std::domain_error unless h is finite and > 0.
 kan_constants cubic_bspline_constants(kan_activation activation, double spacing);
 
 /// The hidden constants of the "up to constants" statements, each a named input. Every bound
 /// computed with them holds up to constants; the default 1 is not a proven constant.
 struct hidden_constants {
-  /// C_{σ,b} ("a constant depending only on σ, b", seed 000 Lemmas B.6–B.7): the step-size
+  /// C_{σ,b} ("a constant depending only on σ, b", WSK+26 Lemmas B.6–B.7): the step-size
   /// condition η ≤ 1/(12 C_{σ,b} p³) of Thms 4.1, 5.2, D.14, E.1 and the corollaries.
   double C_sigma_b = 1;
   /// The absolute constant of the ≲ in the bound itself.
   double bound = 1;
   /// polylog(nT/δ) of Thm C.13 / polylog(n/δ) of Cor C.24 and the width choices m ≍
-  /// polylog/γ^k. The seed never specifies the power; 1 reproduces the main-text displays.
+  /// polylog/γ^k. WSK+26 never specifies the power; 1 reproduces the main-text displays.
   double polylog = 1;
   /// The "≲ 1" of Thm 4.1's step-size/horizon condition.
   double step_size_condition = 1;
@@ -134,7 +134,7 @@ struct hidden_constants {
   double noise = 1;      ///< κ² = noise·(Thm 5.1 / Thm 5.4 expression)
 };
 
-/// One training run of Algorithm 1 (seed 000 §3.2), with the paper's symbols.
+/// One training run of Algorithm 1 (WSK+26 §3.2), with the paper's symbols.
 struct kan_training {
   long long examples = 0;         ///< n
   long long input_dimension = 0;  ///< d
@@ -155,16 +155,16 @@ struct kan_training {
 
 // ---- Lemmas B.5–B.7: explicit constants -------------------------------------------------------
 
-/// The explicit constants of Lemmas B.6–B.7 (from the proofs; spec 000 §3).
+/// The explicit constants of Lemmas B.6–B.7 (from the proofs, WSK+26 App. B).
 struct kan_curvature {
   double gradient = NAN;        ///< G: sup_{W,x} ‖∇f_W(x)‖ (Lemma B.6, eq. (3); eq. (5) G_δ)
   double hessian = NAN;         ///< H: sup_{W,x} ‖∇²f_W(x)‖₂ (Lemma B.6, eq. (4); H_δ)
   double weak_convexity = NAN;  ///< ν = H: λ_min(∇²ℓ(y f)) ≥ −ν ℓ(y f) (Lemma B.7)
   double smoothness = NAN;  ///< β = G²/4 + H: λ_max(∇²ℓ(y f)) ≤ β (Lemma B.7's proof)
-  double self_bounding = NAN;  ///< G²: ‖∇L_S(W)‖² ≤ G² L_S(W) (Lemma B.7's proof, spec 000 §3)
+  double self_bounding = NAN;  ///< G²: ‖∇L_S(W)‖² ≤ G² L_S(W) (Lemma B.7's proof)
   bound_status status = bound_status::explicit_bound;
   std::string label;   ///< "explicit bound"
-  std::string source;  ///< "seed 000, Lemmas B.6-B.7 (proof, eqs. (3)-(4))"
+  std::string source;  ///< "WSK+26, Lemmas B.6-B.7 (proof, eqs. (3)-(4))"
 };
 
 /// The radii of Lemma B.5's event E_δ (from Wainwright): ‖c‖ ≤ 4√(pm) + 2√log(2/δ) and
@@ -204,9 +204,9 @@ kan_curvature kan_curvature_stated(long long width,
                                    double delta,
                                    const hidden_constants& c = {});
 
-// ---- correlated noise, explicit: Lemma C.12 and the certificate of spec 000 §4.3 ---------------
+// ---- correlated noise, explicit: Lemma C.12 and the certificate of docs/kan.md ----------------
 
-/// The explicit comparator radius of Lemma C.12 (spec 000 §4.2, inferred explicit version):
+/// The explicit comparator radius of Lemma C.12 (its proof with explicit constants):
 /// W* = W_0 + τu has L_S(W*) ≤ 1/T (with probability ≥ 1 − δ over c, W_0) when
 ///   τ ≥ max{2B_b√(2p log(2n/δ)), 4 log T}/γ   and   τ·H_{δ/2} ≤ γ/2.
 /// Returns the smallest such τ as `value` (status explicit_bound when τH ≤ γ/2 holds).
@@ -241,14 +241,14 @@ struct kan_certificate : risk_bound {
   kan_curvature curvature;   ///< G_δ, H_δ, β, ν at δ_init
 };
 
-/// The fully explicit optimisation certificate of spec 000 §4.3 (the computable form of Lemmas
-/// C.3 and C.11, seed 000): with β = G²/4 + H, ν = H, c = C_clip κ/B,
+/// The fully explicit optimisation certificate (docs/kan.md; the computable form of Lemmas
+/// C.3 and C.11, WSK+26): with β = G²/4 + H, ν = H, c = C_clip κ/B,
 ///   (1/T) Σ_{t<T} L_S(W_t) ≤ 8 L_S(W*) + 3τ²/(ηT) + 3(aR̄ + b)/(ηT) + 6ηV_Δ/T
 ///                            + 3((1 − λ)²η + 12βλ²η²) c² V_Z/T
 /// with probability ≥ 1 − (δ_init + δ_Z + δ_Δ + δ_pot), provided η ≤ 1/(12β),
 /// ν(R̄ + ηcz)² ≤ 1/2, R* ≥ R̄ + τ + ηcz and C_clip ≥ G_δ (checked), and 0 < λ < 1 (the stated
 /// hypothesis of Lemma C.11; checked). Eq. (10) is used with 12βλ²η³c² (the proof of C.13 writes
-/// 2β, a typo: spec 000 §11.11). setting.radius must not be NaN (+inf: no projection);
+/// 2β, a typo; docs/kan.md). setting.radius must not be NaN (+inf: no projection);
 /// setting.clip must be finite when κ > 0.
 kan_certificate kan_correlated_certificate(const kan_training& setting,
                                            const kan_constants& k,
@@ -256,7 +256,7 @@ kan_certificate kan_correlated_certificate(const kan_training& setting,
 
 // ---- correlated noise, up to constants: Thm 4.1/C.13, Thm 5.2/C.23 ------------------------------
 
-/// A_corr of Thm 4.1 (seed 000), the bracket of Thm C.13:
+/// A_corr of Thm 4.1 (WSK+26), the bracket of Thm C.13:
 ///   1/(γ²ηT) + 1/(γ√(BT)) + η(1/B + 1/T) + ((1 − λ)κ/(B√T))(1/γ + η√(md)/√B)
 ///   + ((1 − λ)² + λ²η) ηκ²md/B²,
 /// value = bound·polylog·A_corr. Conditions (Thm C.13): 0 < λ < 1, κ > 0, γ ∈ (0, 1],
@@ -347,7 +347,7 @@ struct kan_rate {
 /// (rT + √(rT log(1/δ))) log(1/δ)/ε² with r = B/n (Thm 5.1). Both rates
 /// bound·polylog·(1/(γ√n) + √d/(γ⁴nε)). Conditions: 0 < λ < 1, 0 < ρ < 1, γ ∈ (0, 1],
 /// δ ≤ min{1/(n√m), γ/n}, and Thm 4.1's η ≤ 1/(12C_{σ,b}p³) (which η ≍ 1 violates unless the
-/// hidden constants absorb p³: spec 000 §11.18).
+/// hidden constants absorb p³; docs/kan.md).
 kan_rate kan_correlated_rate(const rate_problem& problem, const hidden_constants& c = {});
 
 /// Cor 5.5 (independent noise): B = batch·γ√n, η = step_size·min{1, γ²√nε/√d}, T = steps·√n/γ,
@@ -362,7 +362,7 @@ kan_rate kan_independent_rate(const rate_problem& problem, const hidden_constant
 /// m ≥ width·polylog/γ⁴.
 kan_rate kan_sgd_rate(const rate_problem& problem, const hidden_constants& c = {});
 
-/// The full-batch GD recovery after Cor 5.6 (seed 000 App. E): B = n, η = step_size (≍ 1),
+/// The full-batch GD recovery after Cor 5.6 (WSK+26 App. E): B = n, η = step_size (≍ 1),
 /// T = steps·n/γ²; rates bound/(γ²T) (optimisation) and bound/(γ²n) (population).
 /// Conditions: γ ∈ (0, 1], δ ≤ 1/(γn), η ≤ 1/(12C_{σ,b}p³), m ≥ width·polylog/γ⁴.
 kan_rate kan_gd_rate(const rate_problem& problem, const hidden_constants& c = {});

@@ -1,13 +1,13 @@
-// dpkit/risk/longtail_bounds.hpp — the bounds of seed 003 ("Understanding the Impact of
-// Differentially Private Training on Memorization of Long-Tailed Data", spec 003) for the
+// dpkit/risk/longtail_bounds.hpp — the bounds of ZXD+26 ("Understanding the Impact of
+// Differentially Private Training on Memorization of Long-Tailed Data", Zhang et al. 2026) for the
 // two-layer ReLU CNN of eq. (1) trained by DP-SGD (eq. 4) on the data of Definition 1.
 //
-// What comes out, and how it is labelled (DESIGN.md "Bounds are labelled honestly"):
+// What comes out, and how it is labelled (docs/architecture.md, "Labelled bounds"):
 //
 // * up to hidden constants — Theorems 1–3 and Remarks 3–4 are stated with Ω, O and the
 //   absolute constants c₁, c₂, C₁, C₂. Each hidden constant is a NAMED field of
 //   `longtail_constants` (default 1, which is not a proven constant). These functions return
-//   the bound's SHAPE (spec 003 §3 "Bound-shape functions for the toolkit"): good for
+//   the bound's SHAPE (docs/longtail.md): good for
 //   monotonicity, slopes and thresholds in σ_n, C, ε, T, L, |S_k|, SNR, NCR — not for absolute
 //   values. Their status is up_to_constants, or condition_violated where the theorem's own
 //   threshold (Thm 3's "If …") fails or the numerator is not positive (then the value is the
@@ -16,13 +16,14 @@
 //   FALSE, next to the exact binomial probability and the correct Hoeffding bound), and
 //   Lemma 25's norm bound in the explicit form derived in the comment of lemma25_norm_bound.
 //
-// Condition 1 (spec 003 §1.8) is evaluated inequality by inequality with its constants c₁, c₂
+// Condition 1 (ZXD+26 §4) is evaluated inequality by inequality with its constants c₁, c₂
 // and the absolute C of (b) as named parameters: `condition1`. The paper's experimental
-// configuration lies far outside it (spec 003 §4.5); the unit tests show which lines fail.
+// configuration lies far outside it (docs/longtail.md); the unit tests show which lines fail.
 //
-// Symbols (spec 003 §1.9): `clip` is the clipping threshold C; `c_abs` the absolute constant
-// of Condition 1(b); `fail_delta` the failure probability δ; `dp_delta` the privacy δ_DP;
-// `tail_L` the long-tail threshold L; `noise_std` σ_n, the std of the noise n_t of eq. (4).
+// Symbols (ZXD+26 uses C for several constants): `clip` is the clipping threshold C; `c_abs` the
+// absolute constant of Condition 1(b); `fail_delta` the failure probability δ; `dp_delta` the
+// privacy δ_DP; `tail_L` the long-tail threshold L; `noise_std` σ_n, the std of the noise n_t of
+// eq. (4).
 //
 // Bad input (NaN, negative counts or norms, δ ∉ (0, 1), a class index out of range, sizes
 // that disagree) throws std::domain_error through core/check.hpp.
@@ -59,9 +60,9 @@ struct longtail_problem {
   void validate(const char* function) const;
 };
 
-/// The spiked construction of spec 003 §2.1 (a_k[i] = 0 for i < K, s elsewhere, spike λ at
-/// K + k), closed forms with D = d − K: ‖A_k‖_F² = s²(D − 1) + λ², ‖A_kᵀA_k‖_F² = s⁴(D − 1) +
-/// λ⁴, ‖A_kᵀA_j‖_F² = s⁴(D − 2) + 2s²λ² (k ≠ j), ‖A_k‖_op = max(s, λ),
+/// The spiked construction of ZXD+26 §5.1 as dpkit reads it (a_k[i] = 0 for i < K, s elsewhere,
+/// spike λ at K + k), closed forms with D = d − K: ‖A_k‖_F² = s²(D − 1) + λ², ‖A_kᵀA_k‖_F² = s⁴(D −
+/// 1) + λ⁴, ‖A_kᵀA_j‖_F² = s⁴(D − 2) + 2s²λ² (k ≠ j), ‖A_k‖_op = max(s, λ),
 /// ‖A_kᵀA_j‖_op = max(s², sλ) (k ≠ j), max(s², λ²) (k = j), λ⁺_min = min(s, λ) (s if λ = 0),
 /// rank = D (D − 1 if λ = 0). Equal signal norms. Requires d ≥ 2K, s > 0, λ ≥ 0.
 longtail_problem spiked_problem(std::size_t classes,
@@ -71,13 +72,13 @@ longtail_problem spiked_problem(std::size_t classes,
                                 double lambda,
                                 const std::vector<double>& class_counts);
 
-/// Λ_k = C/(‖u_k‖ + ‖A_k‖_F), the clipping factor (spec 003 §1.7).
+/// Λ_k = C/(‖u_k‖ + ‖A_k‖_F), the clipping factor (ZXD+26 §4).
 double clipping_factor(const longtail_problem& p, std::size_t k, double clip);
-/// SNR_{k,j} = |S_k|‖u_k‖²/(√|S_j| ‖A_kᵀA_j‖_F) (spec 003 §1.7).
+/// SNR_{k,j} = |S_k|‖u_k‖²/(√|S_j| ‖A_kᵀA_j‖_F) (ZXD+26 §4).
 double snr(const longtail_problem& p, std::size_t k, std::size_t j);
-/// NCR_{k,j} = √|S_k| ‖A_kᵀA_k‖_F/(√|S_j| ‖A_kᵀA_j‖_F) (spec 003 §1.7).
+/// NCR_{k,j} = √|S_k| ‖A_kᵀA_k‖_F/(√|S_j| ‖A_kᵀA_j‖_F) (ZXD+26 §4).
 double ncr(const longtail_problem& p, std::size_t k, std::size_t j);
-/// φ = min_{k₁,k₂} min{‖A_{k₁}ᵀA_{k₂}‖_F, ‖u_{k₁}‖²} (spec 003 §1.7).
+/// φ = min_{k₁,k₂} min{‖A_{k₁}ᵀA_{k₂}‖_F, ‖u_{k₁}‖²} (ZXD+26 §4).
 double phi(const longtail_problem& p);
 
 // ---- the training run and the hidden constants -------------------------------------------------
@@ -112,11 +113,11 @@ double setting_clipping_factor(const longtail_problem& p, const longtail_setting
 
 // ---- Theorem 1 (memorisation) ----------------------------------------------------------------
 
-/// Which DP-noise term Theorem 1 subtracts (spec 003 §3, Thm 1 and the proof's version).
+/// Which DP-noise term Theorem 1 subtracts (Thm 1 as stated, and the proof's version).
 enum class thm1_noise_form {
   statement,  ///< O(ησ_n‖A_y‖_F), as stated
   proof,      ///< O(ηTσ_n‖A_y‖_F), what the proof's sum gives
-  exact_std   ///< ησ_n‖ξ‖√T: the exact std of the noise part (spec 003 §5 item 16; [I])
+  exact_std   ///< ησ_n‖ξ‖√T: the exact std of the noise part (derived by dpkit)
 };
 
 /// Thm 1's lower-bound shape for ⟨w⁽ᵀ⁾_{y,r}, ξ⟩:
@@ -179,7 +180,7 @@ risk_bound thm3_tail(const longtail_problem& p,
                      double tail_L,
                      const longtail_constants& c = {});
 
-/// Remark 3.3's regime of the Stmt-2 numerator N_T(L) = aL − b√(d + L²) (spec 003 §3, [I]):
+/// Remark 3.3's regime of the Stmt-2 numerator N_T(L) = aL − b√(d + L²) (derived by dpkit):
 /// N_T(L) > 0 ⇔ a > b and L > L* = b√d/√(a² − b²); ∂_L N_T ≥ a − b.
 struct tail_regime {
   double a = NAN, b = NAN;
@@ -211,7 +212,7 @@ risk_bound remark4_all_data(const longtail_problem& p,
                             const longtail_constants& c = {});
 
 /// The ratios N/D_j of both statements at Remark 4's calibrated noise σ_n = constant·C√(T
-/// ln(1/δ_DP))/(nε), as functions of C (spec 003 §3 "C-invariance"): Λ_k ∝ C and nσ_n ∝ C, so
+/// ln(1/δ_DP))/(nε), as functions of C (derived by dpkit): Λ_k ∝ C and nσ_n ∝ C, so
 /// they depend on C only through √|S_j|‖A_kᵀA_j‖_F in D_j and grow (weakly) with C.
 struct calibrated_ratios {
   std::vector<double> all_data;  ///< N_D/D_j, j ≠ k in order
@@ -226,7 +227,7 @@ calibrated_ratios calibrated_margin_ratios(const longtail_problem& p,
                                            double dp_delta,
                                            double noise_constant = 1);
 
-// ---- Condition 1 (spec 003 §1.8) ----------------------------------------------------------------
+// ---- Condition 1 (ZXD+26 §4) -------------------------------------------------------------------
 
 struct condition1_constants {
   double c1 = 1;     ///< "sufficiently large" c₁
@@ -247,7 +248,7 @@ std::vector<condition> condition1(const longtail_problem& p,
 
 // ---- Appendix B lemmas with explicit constants --------------------------------------------------
 
-/// Lemma 9 as printed: P[Bin(m, 1/2) < 0.4m] ≤ exp(−8m/25). FALSE (spec 003 §5 item 10).
+/// Lemma 9 as printed: P[Bin(m, 1/2) < 0.4m] ≤ exp(−8m/25). FALSE (docs/findings.md).
 double lemma9_claimed(long long m);
 /// exp(−m/50): Hoeffding's bound exp(−2m(0.1)²) for the same event (correct).
 double lemma9_hoeffding(long long m);
@@ -261,16 +262,16 @@ double lemma7_bound(double noise_std, double u_norm, double fail_delta);
 /// The exact P[|⟨n, u⟩| ≥ t] = 2Φ̄(t/(σ_n‖u‖)).
 double lemma7_exact_tail(double noise_std, double u_norm, double t);
 
-/// Lemma 25 (Gaussian ζ, tail law T_k; spec 003 §3 L25), explicit form derived here: with
+/// Lemma 25 (Gaussian ζ, tail law T_k), explicit form derived here: with
 /// ζ = z v̂ + (I − v̂v̂ᵀ)g, ‖ζ‖² = z² + χ²_{d−1}; Laurent–Massart gives χ²_{d−1} ≤ (d − 1) +
 /// 2√((d − 1)x) + 2x with probability ≥ 1 − e^{−x}, and the truncated-normal tail
 /// P(z > L + t | z > L) ≤ exp(−Lt − t²/2) ≤ e^{−Lt} gives z ≤ L + x/L with probability ≥ 1 −
 /// e^{−x}; with x = ln(2/δ):
 ///   ‖ζ‖² ≤ (L + x/L)² + (d − 1) + 2√((d − 1)x) + 2x   with probability ≥ 1 − δ   (L > 0),
-/// and ‖ξ‖ ≤ ‖A_k‖_op‖ζ‖. The spec's form d + L² + 2√(d x) + 4x (lemma25_spec_form) follows
+/// and ‖ξ‖ ≤ ‖A_k‖_op‖ζ‖. The proof's form d + L² + 2√(d x) + 4x (lemma25_proof_form) follows
 /// from it only when x²/L² ≤ 1 (L ≥ ln(2/δ)).
 double lemma25_norm_bound(double dimension, double tail_L, double fail_delta);
-/// d + L² + 2√(d ln(2/δ)) + 4 ln(2/δ) (spec 003 §3 L25 as written).
-double lemma25_spec_form(double dimension, double tail_L, double fail_delta);
+/// d + L² + 2√(d ln(2/δ)) + 4 ln(2/δ) (the proof of ZXD+26 Lemma 25, Gaussian case, as written).
+double lemma25_proof_form(double dimension, double tail_L, double fail_delta);
 
 }  // namespace dpkit::risk

@@ -1,9 +1,9 @@
-// dpkit/risk/mlp_bounds.hpp — Theorem 13 of seed 001 ("Differentially Private Non-convex
-// Learning for Multi-layer Neural Networks", spec 001 §3) for Algorithm 10 (projected,
+// dpkit/risk/mlp_bounds.hpp — Theorem 13 of SWX+23 ("Differentially Private Non-convex
+// Learning for Multi-layer Neural Networks", Shen et al. 2023) for Algorithm 10 (projected,
 // Poisson-subsampled, clipped DP-SGD with iterate averaging) on the L-layer ReLU network of
 // width m with a convex S-Lipschitz loss, and the lemmas of its App C that carry a number.
 //
-// What kind of number each function returns (DESIGN.md "Bounds are labelled honestly"):
+// What kind of number each function returns (docs/architecture.md, "Labelled bounds"):
 //
 // * explicit — Lemma 23's batch-size floor (a Chernoff bound with every constant given) and the
 //   exact algebra of the step size, the noise and the C-cancellation.
@@ -12,14 +12,14 @@
 //   `mlp_hidden_constants`; the default 1 is not a proven constant. These numbers are good for
 //   slopes, ratios and the location of trade-offs (T*, the width U-shape), not absolute values.
 //
-// Printed versions that disagree (spec 001 §6 items 12–13) are all available and labelled:
+// Printed versions that disagree (docs/findings.md) are all available and labelled:
 // the step size √(LR)/(C√(mT)) as printed vs √L·R/(C√(mT)) (what App C's ηT gives); the width
 // factor max(L, d/m) of eq. (7) vs L + d/m of the proof; four different width conditions m ≥ m*.
 //
 // Bad input (NaN, counts < 1, δ ∉ (0, 1), ε ≤ 0, …) throws std::domain_error through
 // core/check.hpp. Legal values outside a theorem's hypotheses are conditions, not errors.
 //
-// Symbols (spec 001 §1.8): n examples, d input dimension, m width, L depth, T steps, S the loss's
+// Symbols (as in SWX+23): n examples, d input dimension, m width, L depth, T steps, S the loss's
 // Lipschitz constant, R the radius (per-layer ω = R/√m around W0 in the analysis), C the
 // clipping threshold, q = M/n the Poisson rate (M the expected batch), ξ, γ, γ₁ the failure
 // probabilities of the convergence, noise-norm and batch-size events.
@@ -33,7 +33,7 @@
 
 namespace dpkit::risk {
 
-/// The hidden constants of Thm 13 and its lemmas (seed 001 §6, App C). Every bound computed with
+/// The hidden constants of Thm 13 and its lemmas (SWX+23 §6, App C). Every bound computed with
 /// them holds up to these constants; the default 1 is not a proven constant.
 struct mlp_hidden_constants {
   double convergence = 1;   ///< c·√(log(1/ξ)/T), the convergence term of eq. (7)
@@ -69,10 +69,10 @@ struct mlp_training {
 };
 
 /// The width factor of the privacy term: max(L, d/m) as eq. (7) prints it, or L + d/m as the
-/// proof of Thm 13 and spec 001's "derived trade-offs" write it (they differ by ≤ a factor 2).
+/// proof of Thm 13 writes it (they differ by ≤ a factor 2).
 enum class width_factor { max_form, sum_form };
 
-/// Which printed step size (spec 001 §6 item 13).
+/// Which printed step size (docs/findings.md).
 enum class step_size_form {
   corrected,  ///< √L·R/(C√(mT)): App C's ηT = Θ(SL²R²/(κC√mΔ)) with Δ = SL^{3/2}R/√T
   printed,    ///< √(LR)/(C√(mT)), Thm 13's display as printed
@@ -148,7 +148,7 @@ double mlp_lemma25_privacy_error(const mlp_training& s, const mlp_hidden_constan
 
 // ---- the trade-off in T ------------------------------------------------------------------------
 
-/// The two-term bound a/√T + b√T of Thm 13 in T (spec 001 "derived trade-offs"), with
+/// The two-term bound a/√T + b√T of Thm 13 in T (derived by dpkit), with
 /// a = c_conv √log(1/ξ) + c_opt S L^{3/2} R (every 1/√T term) and b = privacy term/√T.
 struct mlp_steps_tradeoff {
   double a = NAN, b = NAN;
@@ -176,14 +176,14 @@ double mlp_delta_slack(const mlp_training& s);
 ///  4. Lemma 22, eq. (19): m^{1/8} ≥ R S^{3/4} L^{9/4} Δ^{3/4}, i.e. m ≥ (R S^{3/4} L^{9/4}
 ///     Δ^{3/4})⁸.
 /// With Δ = SL^{3/2}R/√T, versions 1 and 2 are ∝ T⁷C^{−8} like the statement but carry different
-/// powers of R, S and log (spec 001 §6 item 13); the statement's Poly(S, L, R) is not derivable.
+/// powers of R, S and log (docs/findings.md); the statement's Poly(S, L, R) is not derivable.
 std::vector<condition> mlp_width_conditions(const mlp_training& s,
                                             const mlp_hidden_constants& c = {});
 
 // ---- Lemma 23 and Lemma 18
 // -----------------------------------------------------------------------
 
-/// Lemma 23 (seed 001 App C): with Poisson sampling at rate q = M/n, w.p. ≥ 1 − γ every batch
+/// Lemma 23 (SWX+23 App C): with Poisson sampling at rate q = M/n, w.p. ≥ 1 − γ every batch
 /// of T steps has |B_t| ≥ (1 − √(3 log(T/γ)/M))·M. EXPLICIT: the multiplicative Chernoff
 /// bound P(|B| ≤ (1 − a)M) ≤ exp(−a²M/2) ≤ exp(−a²M/3) and a union bound over T steps.
 /// Returns the floor (may be ≤ 0, then vacuous). Throws unless M > 0, T ≥ 1, γ ∈ (0, 1).

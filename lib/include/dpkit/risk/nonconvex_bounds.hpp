@@ -1,17 +1,17 @@
-// dpkit/risk/nonconvex_bounds.hpp — the bounds of seed 001 ("Differentially Private Non-convex
-// Learning for Multi-layer Neural Networks", spec 001) Parts I and II: DP learning of
+// dpkit/risk/nonconvex_bounds.hpp — the bounds of SWX+23 ("Differentially Private Non-convex
+// Learning for Multi-layer Neural Networks", Shen et al. 2023) Parts I and II: DP learning of
 // generalised linear models y = σ(⟨w*, x⟩) + ζ with a monotone G-Lipschitz link bounded by B
 // through the convex surrogate ℓ(w; x, y) = ∫_0^{⟨w,x⟩} (σ(z) − y) dz (Algorithms 1–8), and its
 // kernelised version for two-layer networks (Algorithm 9). Part III (multi-layer ReLU nets,
 // Thm 13) is in risk/mlp_bounds.hpp.
 //
-// Two kinds of numbers come out (DESIGN.md "Bounds are labelled honestly"):
+// Two kinds of numbers come out (docs/architecture.md, "Labelled bounds"):
 //
 // * explicit — the constants the proofs state exactly: Lemma 1 (Gaussian mechanism), Lemma 3
 //   (factor 2G), Lemmas 4–6 (Moreau envelope and gradient oracle), Lemma 7 (factor 4G, floor
 //   2G²M² + 4GM), the sensitivities and noise scales of Algorithms 2, 3, 5, 6, 7, 8, the regime
 //   switches of Algorithms 1 and 9, and the phase-sum inequality assembled in the proof of Thm 1
-//   (spec 001 §3 "Explicit phase-sum inequality"). These are plain numbers or risk_bound with
+//   (App A, Lemma 8 summed over the phases). These are plain numbers or risk_bound with
 //   status explicit_bound.
 // * up to hidden constants — Theorems 1, 2, 4, 5, 6, 7, 8, Corollary 1, Remark 3 and the shapes
 //   of Theorems 10–11 are stated with O(·) / Õ(·). Each hidden constant is a NAMED field of
@@ -19,7 +19,7 @@
 //   unknown"). Such numbers are good for slopes, ratios, crossings and trade-off locations, not
 //   for absolute values.
 //
-// One approximation (spec 001 §3 "Closed-form evaluation", inferred) is labelled as such: it
+// One approximation (the phase sum in closed form, derived here) is labelled as such: it
 // is never returned as a bound.
 //
 // The result vocabulary (risk_bound, bound_term, condition, bound_status) is shared with the
@@ -29,7 +29,7 @@
 // through core/check.hpp. Legal values outside a theorem's hypotheses (η > 2/G, ε ≥ 1) are
 // conditions of the result, not errors.
 //
-// Symbols (spec 001 §1.8): W bounds ‖w*‖₂, B bounds |y| and |σ|, G is the link's Lipschitz
+// Symbols (as in SWX+23): W bounds ‖w*‖₂, B bounds |y| and |σ|, G is the link's Lipschitz
 // constant, θ bounds the expected data rank, m is the JL dimension (Alg 3, 6, 7, 9) or the chunk
 // size n/T (Alg 8), M the misspecification bound (Sec 5), μ the isotropic-log-concave ReLU
 // constant (Lemma 12), log is natural.
@@ -57,7 +57,7 @@ struct glm_problem {
   double M = 0;            ///< M ≥ |φ(x)|, misspecification of the kernel model (Sec 5 only)
 };
 
-/// The hidden constants of the O(·)/Õ(·) statements of seed 001 Parts I–II. Each is a named
+/// The hidden constants of the O(·)/Õ(·) statements of SWX+23 Parts I–II. Each is a named
 /// input; every default 1 is a hidden constant, unknown (not a proven value).
 struct nonconvex_hidden_constants {
   double bound = 1;      ///< the absolute constant of the O(·) / Õ(·) of the risk bound itself
@@ -75,19 +75,19 @@ struct nonconvex_hidden_constants {
 
 // ---- Lemma 1: Gaussian mechanism --------------------------------------------------------------
 
-/// σ = Δ√(2 log(1.25/δ))/ε (seed 001 Lemma 1; (ε, δ)-DP for 0 < ε, δ < 1). Throws unless Δ ≥ 0,
+/// σ = Δ√(2 log(1.25/δ))/ε (SWX+23 Lemma 1; (ε, δ)-DP for 0 < ε, δ < 1). Throws unless Δ ≥ 0,
 /// ε > 0 and δ ∈ (0, 1) (ε ≥ 1 is allowed: the formula is evaluated, the lemma does not apply).
 double gaussian_mechanism_sigma(double sensitivity, double epsilon, double delta);
 
 // ---- Lemmas 3 and 7: surrogate-to-risk constants (explicit) -----------------------------------
 
-/// 2G: L_P(w) − L_P(w*) ≤ 2G (L^ℓ_P(w) − L^ℓ_P(w*)) for every w (seed 001 Lemma 3).
+/// 2G: L_P(w) − L_P(w*) ≤ 2G (L^ℓ_P(w) − L^ℓ_P(w*)) for every w (SWX+23 Lemma 3).
 double surrogate_risk_factor(double G);
 
 /// 2G × surrogate_excess (Lemma 3's bound on the true excess risk). surrogate_excess ≥ 0.
 double surrogate_excess_to_risk(double G, double surrogate_excess);
 
-/// The explicit constants of Lemma 7 (seed 001 Sec 5, App B).
+/// The explicit constants of Lemma 7 (SWX+23 Sec 5, App B).
 struct kernel_surrogate_constants {
   double factor = NAN;  ///< 4G
   double floor = NAN;   ///< 2G²M² + 4GM (irreducible as n → ∞)
@@ -143,7 +143,7 @@ double moreau_phased_sgd_sensitivity_proof(double B,
 /// Alg 5: the sensitivity the noise is calibrated to, 5Bη_i (the proof's bound when
 /// γ(n + 1) ≤ B).
 double moreau_phased_sgd_sensitivity(double B, double eta_i);
-/// Alg 5: τ_i = 10BRη_i√log(1/δ)/ε with the undefined R = max‖x‖ = 1 (spec 001 §6 item 3).
+/// Alg 5: τ_i = 10BRη_i√log(1/δ)/ε with the undefined R = max‖x‖ = 1 (docs/findings.md).
 double moreau_phased_sgd_noise(double B, double eta_i, double epsilon, double delta);
 /// Alg 6: τ_i = 20Bη_i√log(2/δ)/ε.
 double jl_moreau_phased_sgd_noise(double B, double eta_i, double epsilon, double delta);
@@ -155,9 +155,9 @@ double relu_gd_noise_variance(
     double W, double B, long long steps, long long examples, double epsilon, double delta);
 
 /// Alg 8's noise for one step (chunk of m = n/T samples, current iterate norm ‖w_{i−1}‖₂,
-/// ‖x‖₂ ≤ √d): the printed value and the corrected one (spec 001 §6 item 8).
+/// ‖x‖₂ ≤ √d): the printed value and the corrected one (docs/findings.md).
 struct adaptive_gd_noise {
-  /// As printed: 8(√d‖w‖ + B)² log(1.25/δ)/(m²ε²) — a variance (the seed calls it σ).
+  /// As printed: 8(√d‖w‖ + B)² log(1.25/δ)/(m²ε²) — a variance (SWX+23 calls it σ).
   double printed = NAN;
   /// Its square root, the std the printed value stands for if read as a variance
   /// (= Lemma 1 with Δ = printed_sensitivity).
@@ -197,9 +197,9 @@ struct glm_phase {
   double tau = NAN;     ///< τ_i
 };
 
-/// The phase schedule of Alg 2 (seed 001 Alg 2 step 2–3): n_i = ⌊n/2^i⌋, η_i = η/4^i,
+/// The phase schedule of Alg 2 (SWX+23 Alg 2 step 2–3): n_i = ⌊n/2^i⌋, η_i = η/4^i,
 /// τ_i = 8Bη_i√log(1/δ)/ε, for i = 1, …, k with k = ⌊log₂ n⌋. The paper's k = ⌈log₂ n⌉ leaves
-/// the last phase empty unless n is a power of two (spec 001 §6 item 2); skipping empty phases
+/// the last phase empty unless n is a power of two (docs/findings.md); skipping empty phases
 /// gives exactly k = ⌊log₂ n⌋ (n_i ≥ 1 ⟺ 2^i ≤ n), so the two simulator conventions agree.
 /// Requires n ≥ 2 (k ≥ 1).
 std::vector<glm_phase> phased_sgd_schedule(
@@ -208,12 +208,12 @@ std::vector<glm_phase> phased_sgd_schedule(
 std::vector<glm_phase> jl_phased_sgd_schedule(
     long long examples, double eta, double B, double epsilon, double delta);
 
-/// The phase-sum inequality of the proof of Thm 1 (App A; spec 001 §3), for any schedule:
+/// The phase-sum inequality of the proof of Thm 1 (App A), for any schedule:
 ///   E L^ℓ_P(w_k) − L^ℓ_P(w*) ≤ D0²/(2η_1n_1) + Σ_{i=2}^k rank·τ_{i−1}²/(2η_in_i)
 ///                             + 2B²Σ_{i=1}^k η_i + 2Bτ_k,
 /// D0 = ‖w_0 − w*‖₂, rank = θ (Alg 2: E‖ζ‖²_V ≤ θτ²) or m (Alg 3 on the projected data,
 /// E‖ζ‖² = mτ²). Explicit (Lemma 8 needs only convexity and the 2B-Lipschitz surrogate, ‖x‖ ≤ 1;
-/// no step-size condition). The seed's 2B²R²η_1 has R = 1.
+/// no step-size condition). SWX+23's 2B²R²η_1 has R = 1.
 struct phase_sum_bound : risk_bound {
   double surrogate = NAN;    ///< the right-hand side (= value): bound on the surrogate excess
   double excess_risk = NAN;  ///< 2G × surrogate: bound on E L_P(w_k) − L_P(w*) (Lemma 3)
@@ -230,7 +230,7 @@ phase_sum_bound phased_sgd_phase_sum(const glm_problem& problem,
                                      double eta,
                                      double initial_distance);
 
-/// The closed-form APPROXIMATION of the phase sum (spec 001 §3, inferred: η_i = η4^{−i},
+/// The closed-form APPROXIMATION of the phase sum (derived here: η_i = η4^{−i},
 /// n_i ≈ n2^{−i}, k → ∞ in the sums, 4^k ≈ n²), ℓ_δ = log(1/δ):
 ///   4D0²/(ηn) + B²η(2/3 + 256θℓ_δ/(nε²)) + 16B²η√ℓ_δ/(n²ε),
 /// and the step size minimising its first two terms,
@@ -243,7 +243,7 @@ struct phase_sum_approximation {
   double eta_star = NAN;           ///< η*
   double value_at_eta_star = NAN;  ///< 4D0B√(2/(3n) + 256θℓ_δ/(n²ε²)) (first two terms)
   std::string label = "approximation (not a bound)";
-  std::string source = "spec 001 §3, closed-form evaluation of the App A phase sum";
+  std::string source = "SWX+23 App A phase sum in closed form (derived by dpkit, not in the paper)";
 };
 phase_sum_approximation phased_sgd_phase_sum_approximation(const glm_problem& problem,
                                                            double eta,
@@ -263,7 +263,7 @@ risk_bound phased_sgd_rate(const glm_problem& problem,
 double phased_sgd_step_size(const glm_problem& problem, const nonconvex_hidden_constants& c = {});
 
 /// Thm 2 (Alg 3) / Thm 5 (Alg 6): bound·(polylog·√log(1/δ)/(nε)^{2/3} + 1/√n). Conditions:
-/// ε < 1; when eta is given, η ≤ 1/(2G) (the privacy proof's η ≤ 2/(4G), spec 001 §6 item 4).
+/// ε < 1; when eta is given, η ≤ 1/(2G) (the privacy proof's η ≤ 2/(4G); docs/findings.md).
 risk_bound jl_phased_sgd_rate(const glm_problem& problem,
                               double eta = NAN,
                               const nonconvex_hidden_constants& c = {});
@@ -271,7 +271,7 @@ risk_bound jl_phased_sgd_rate(const glm_problem& problem,
 /// Thm 2's JL dimension m = jl_dimension·log(n/δ)(nε)^{2/3} (a real number; round as needed).
 double jl_dimension(const glm_problem& problem, const nonconvex_hidden_constants& c = {});
 
-/// Thm 2's proof-level trade-off in the JL dimension m (spec 001 §3, Thm 2 "Proof structure";
+/// Thm 2's proof-level trade-off in the JL dimension m (the proof of Thm 2;
 /// logs dropped): bias GW/m + privacy BW√(m log(1/δ))/(nε) + sampling BW/√n, all times
 /// `bound`. The optimum m* = (2G nε/(B√log(1/δ)))^{2/3} ∝ (nε)^{2/3} (from d/dm = 0).
 struct jl_tradeoff {

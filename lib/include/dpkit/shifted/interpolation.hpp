@@ -1,13 +1,14 @@
-// dpkit/shifted/interpolation.hpp — the shifted-interpolation optimisation problem of seed 002.
+// dpkit/shifted/interpolation.hpp — the shifted-interpolation optimisation problem of BSA24.
 //
-// Seed 002 Thm C.3 (the meta-theorem behind every deterministic-batch bound): two contractive
+// BSA24 Thm C.3 (the meta-theorem behind every deterministic-batch bound): two contractive
 // noisy iterations (CNI) with c-Lipschitz updates φ_k, φ′_k, ‖φ_k(x) − φ′_k(x)‖ ≤ s_k, and noise
 // N(0, σ²I) per step, whose iterates at time τ satisfy ‖X_τ − X′_τ‖ ≤ z_τ, have
 //
 //   T(X_t, X′_t) ≥ G( (1/σ) √(Σ_{k=τ+1}^{t} a_k²) )
 //
 // for every choice of shifts λ_k ∈ [0, 1] (λ_t = 1), where a_{k+1} = λ_{k+1}(c z_k + s_{k+1}) and
-// z_{k+1} = (1 − λ_{k+1})(c z_k + s_{k+1}). The best bound solves (spec 002 §4)
+// z_{k+1} = (1 − λ_{k+1})(c z_k + s_{k+1}). The best bound solves (BSA24 Lemmas C.6–C.11, as one
+// problem)
 //
 //   minimise Σ a_k²  subject to  a_k ≥ 0, z_k ≥ 0 (τ < k < t), z_t = 0,
 //   z_{k+1} = c z_k + s_{k+1} − a_{k+1},
@@ -24,7 +25,7 @@
 // (R_n, Ĉ_n). The hull (monotone chain) gives the optimum in O(n), exactly up to rounding; the
 // hull's slopes are ≥ 0 because every Ĉ_j ≥ 0, so a ≥ 0 holds automatically. The unit tests
 // check it against brute-force KKT enumeration at 50 digits (data/reference/shifted_qp.csv)
-// and against every closed form of spec 002 §4's table (Lemmas C.6, C.8, C.10, C.11).
+// and against every closed form BSA24 gives for it (Lemmas C.6, C.8, C.10, C.11).
 #pragma once
 #include <cmath>
 #include <span>
@@ -42,7 +43,7 @@ struct interpolation_problem {
   interpolation_problem(double c, std::vector<double> s, double z0 = 0)
       : contraction(c), sensitivities(std::move(s)), initial_shift(z0) {}
 
-  /// c ∈ (0, 1]: the Lipschitz constant of the update maps (seed 002 Lemma 2.8).
+  /// c ∈ (0, 1]: the Lipschitz constant of the update maps (BSA24 Lemma 2.8).
   double contraction = 1;
   /// s_{τ+1}, …, s_t ≥ 0, finite; at least one entry.
   std::vector<double> sensitivities;

@@ -1,4 +1,4 @@
-// dpkit/shifted/noisy_sgd.hpp — seed 002's NoisySGD bounds (uniformly random batches of size b
+// dpkit/shifted/noisy_sgd.hpp — BSA24's NoisySGD bounds (uniformly random batches of size b
 // from n examples, replace-one neighbours) as certified (ε, δ) through the PLD accountant.
 //
 // Each bound is a composition of Gaussian and subsampled-Gaussian tradeoff functions, p = b/n:
@@ -9,8 +9,8 @@
 //   Thm 4.10 (constrained convex) G(α·D/(ησ k)·√k) ⊗ C_p(G(β·2L/(bσ)))^{⊗k},   τ ∈ {0, …, t − 1}
 //
 // with α = β = √2 in the theorems, and any 1/α² + 1/β² = 1 by footnotes 10/11 (the split of the
-// last step's noise). Thm 4.9 at τ = 0 has a negative argument in the paper (spec 002 §9 item
-// 5); τ ≥ 1 is used. Each factor maps onto a training_run of the accounting module: G(μ₀) is its
+// last step's noise). Thm 4.9 at τ = 0 has a negative argument in the paper (docs/shifted.md);
+// τ ≥ 1 is used. Each factor maps onto a training_run of the accounting module: G(μ₀) is its
 // Gaussian factor and C_p(G(μ)) a without-replacement phase with q = p and noise multiplier 2/μ
 // (one such phase is exactly C_q(G(2/σ)), accounting/training_run.hpp). The PLD accountant then
 // certifies ε from both sides; every τ is a valid bound, so the smallest certified ε over τ is.

@@ -1,6 +1,6 @@
 #pragma once
 // Noisy first-order algorithms of the reference simulator, all on one template
-// (seed 002 eq. (2.1), seed 000 Algorithm 1, seed 004 Algorithm 1):
+// (BSA24 eq. (2.1), WSK+26 Algorithm 1, LKSP25 Algorithm 1):
 //
 //   X_{k+1} = Π_K[ X_k − η_k ( ḡ_k + σ (Z_{k+1} − λ Z_k) ) ],   Z_k ~ N(0, I_p) i.i.d., Z_0 = 0,
 //   ḡ_k = (1/b) Σ_{i ∈ B_k} clip_C(∇f_i(X_k)),   clip_C(g) = g · min(1, C/‖g‖),
@@ -12,9 +12,9 @@
 //   shuffled    NoisySGD: a uniformly random size-b subset, independent over k;
 //   poisson     DP-SGD: each example independently with probability q, b = q·n (the expected
 //               batch size, as DP-SGD implementations normalise);
-//   one_pass    seed 004 Algorithm 1: step k uses example order[k] alone (b = 1), T ≤ n.
+//   one_pass    LKSP25 Algorithm 1: step k uses example order[k] alone (b = 1), T ≤ n.
 // λ = 0 is independent noise; λ ∈ (0, 1) the correlated noise ξ_t = σ(Z_t − λZ_{t−1}) of
-// DP-λCGD (seed 000 §3.2, with σ = C_clip·κ/B there). Langevin Monte Carlo is NoisyGD with n = 1
+// DP-λCGD (WSK+26 §3.2, with σ = C_clip·κ/B there). Langevin Monte Carlo is NoisyGD with n = 1
 // and σ = √(2/η) (lmc_options). Only the iterates are produced; nothing here knows any bound.
 //
 // Randomness: stream key (seed, replicate) with stream numbers stream_base + 2 (batches) and
@@ -48,7 +48,7 @@ struct projection {
   /// K = {x : ‖x_k − c_k‖ ≤ r_k for every block k} (x_k the slice of block k). K is a product of
   /// sets over disjoint coordinate blocks, so the Euclidean projection acts block by block:
   /// x_k ← c_k + (x_k − c_k)·min(1, r_k/‖x_k − c_k‖), other coordinates unchanged. This is the
-  /// per-layer constraint of seed 001 Algorithm 10 (spec 001 §6 item 12). Throws
+  /// per-layer constraint of SWX+23 Algorithm 10 (docs/nonconvex.md). Throws
   /// std::domain_error if the three lists differ in length, a block is empty, blocks overlap
   /// or leave [0, center.size()), or a radius or a centre entry is negative/not finite.
   static projection block_balls(vector center,
@@ -85,7 +85,7 @@ struct noisy_gradient_options {
 /// Checks the options against a model (sizes, ranges); throws std::domain_error.
 void check_options(const noisy_gradient_options& o, const model& f);
 
-/// Langevin Monte Carlo X_{k+1} = Π_K(X_k − η∇F(X_k) + √(2η) Z) (seed 002 Prop 5.1, §8 A4):
+/// Langevin Monte Carlo X_{k+1} = Π_K(X_k − η∇F(X_k) + √(2η) Z) (BSA24 Prop 5.1, §8 A4):
 /// NoisyGD on a one-example model with σ = √(2/η).
 noisy_gradient_options lmc_options(double eta, long steps, projection constraint = {});
 
@@ -107,7 +107,7 @@ vector run_noisy_gradient(const model& f,
                           const random_key& key,
                           const step_observer& observe = {});
 
-/// Noisy homogenized SGD (seed 004 eq. (1)) by Euler–Maruyama, in the eigenbasis of Σ (all
+/// Noisy homogenized SGD (LKSP25 eq. (1)) by Euler–Maruyama, in the eigenbasis of Σ (all
 /// vectors are coordinates in that basis, so every step is O(d)):
 ///   dX = −γ(t)(A X − Σ x̃) dt + γ(t) √((2 P(X) Σ + σ² I)/d) dB,   A = Σ + δI,
 ///   P(x) = ½((x − x̃)ᵀ Σ (x − x̃) + E w²)  (population risk; R = P + (δ/2)‖x‖²).

@@ -4,18 +4,18 @@
 // of each output (for a Gaussian mechanism the output itself, for a training run e.g. the
 // projection ⟨X_t, v⟩ of the final iterate). Every threshold θ defines a test of "D" against
 // "D′"; its type I error α = P_D(reject) and type II error β = P_{D′}(accept) lie on or above
-// the true tradeoff curve T(D, D′) (seed 002 §2.2, Def 2.2). Estimating (α, β) with
+// the true tradeoff curve T(D, D′) (BSA24 §2.2, Def 2.2). Estimating (α, β) with
 // simultaneous Clopper–Pearson boxes gives
 //
 //   * estimate_tradeoff:    the empirical tradeoff points with confidence boxes;
 //   * audit_tradeoff:       a verdict on a claimed lower bound f ≤ T (f-DP claim): violated
 //                           when a whole box lies below f, holds when every box lies on or
-//                           above f (DESIGN.md "Validation scenarios");
+//                           above f (docs/architecture.md, "Validation");
 //   * epsilon_lower_bound:  a certified lower bound on the ε of any (ε, δ)-DP guarantee.
 //
 // Method: Jagielski, Ullman & Oprea 2020 (arXiv 2006.07709) and Nasr et al. 2021
 // (arXiv 2101.04535), as in google-deepmind/jax_privacy auditing.py (`epsilon_clopper_pearson`
-// with Bonferroni over all thresholds); seed 002 spec §8 last bullet; numerics-anchors §5.
+// with Bonferroni over all thresholds).
 //
 // Monte Carlo can refute a privacy claim, never prove one: "holds" means only that the
 // sampled tests are consistent with the claim at the stated confidence.
@@ -36,7 +36,7 @@
 namespace dpkit::sim {
 
 /// Outcome of checking a claimed bound against Monte Carlo confidence intervals
-/// (DESIGN.md "Validation scenarios").
+/// (docs/architecture.md, "Validation").
 enum class verdict {
   /// Every confidence region lies on the claimed side of the bound.
   holds,
@@ -123,8 +123,8 @@ struct empirical_tradeoff {
 };
 
 /// Estimates the tradeoff points (α̂(θ), β̂(θ)) of threshold tests between the samples of a
-/// scalar statistic under D and under D′ (seed 002 spec §8: "MC estimator of a tradeoff curve
-/// in 1-D"). Each α and β gets a two-sided Clopper–Pearson interval (statistics.hpp) at level
+/// scalar statistic under D and under D′ (the threshold tests of JUO20 and
+/// NST+21 in 1-D). Each α and β gets a two-sided Clopper–Pearson interval (statistics.hpp) at level
 /// 1 − (1 − confidence)/K, with K = 2 × (number of points) the number of intervals, so that by
 /// Bonferroni's inequality all K intervals hold simultaneously with probability ≥ confidence.
 /// Requires both sample sets non-empty and free of NaN (±∞ allowed), options as documented.
@@ -154,16 +154,16 @@ struct tradeoff_audit {
 };
 
 /// Checks a claimed tradeoff lower bound f (an f-DP claim T(D, D′) ≥ f; f non-increasing on
-/// [0, 1], as every tradeoff function is — seed 002 Def 2.2) against the empirical boxes:
+/// [0, 1], as every tradeoff function is — BSA24 Def 2.2) against the empirical boxes:
 ///
 ///   violated      iff some i has beta_hi_i < f(alpha_hi_i): the whole box lies below f
 ///                 (valid because f is non-increasing, so f ≥ f(alpha_hi) on the box);
 ///   holds         iff every i has beta_lo_i ≥ f(alpha_lo_i): every box lies on or above f;
 ///   inconclusive  otherwise.
 ///
-/// (numerics-anchors §5 "Recommended check"). A threshold beyond the D samples (no D sample
+/// A threshold beyond the D samples (no D sample
 /// rejected, alpha_lo = 0) needs beta_lo ≥ f(0), usually 1, so such thresholds make "holds"
-/// unreachable: audit at moderate α (numerics-anchors §5 suggests 0.01–0.5). If the claim is
+/// unreachable: audit at moderate α (0.01–0.5). If the claim is
 /// true, "violated" is returned with probability ≤ 1 − confidence (exactly so for thresholds
 /// fixed in advance). Requires a non-empty `empirical` and f(α) not NaN at every α used.
 tradeoff_audit audit_tradeoff(const empirical_tradeoff& empirical,
@@ -181,7 +181,7 @@ struct epsilon_audit {
 };
 
 /// The largest ε certified by any of the tests: an (ε, δ)-DP mechanism has, for every test
-/// with errors (α, β) (Kairouz, Oh & Viswanath 2015 Thm 2.1; seed 002 §2.6),
+/// with errors (α, β) (Kairouz, Oh & Viswanath 2015 Thm 2.1; BSA24 §2.6),
 ///
 ///     α + e^ε β ≥ 1 − δ    and    β + e^ε α ≥ 1 − δ,
 ///
@@ -192,8 +192,8 @@ struct epsilon_audit {
 /// terms with a non-positive numerator skipped (Clopper–Pearson upper limits are > 0, so
 /// the denominators are positive). Returns max(0, that): a **lower bound** on the ε of every
 /// (ε, δ)-DP guarantee for this pair of neighbours, holding with probability ≥ confidence.
-/// It grows only like log n (numerics-anchors §5: ~5.5 for μ = 2, n = 1e5 against a true 10
-/// at δ = 1e-5). Requires δ ∈ [0, 1) and a non-empty `empirical`.
+/// It grows only like log n (about 5.5 for μ = 2, n = 1e5 against a true 10 at
+/// δ = 1e-5). Requires δ ∈ [0, 1) and a non-empty `empirical`.
 epsilon_audit epsilon_lower_bound(const empirical_tradeoff& empirical, double delta);
 
 }  // namespace dpkit::sim

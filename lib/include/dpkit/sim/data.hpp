@@ -21,7 +21,7 @@ namespace dpkit::sim {
 /// Gaussian design with diagonal covariance: rows a_i ~ N(0, diag(λ)) i.i.d.,
 /// a_ij = √λ_j · z_ij with z_ij ~ N(0, 1) drawn row by row (z_00, z_01, …, z_0,d−1, z_10, …).
 /// d = eigenvalues.size(). Σ = E[a aᵀ] = diag(λ) is the second moment and the covariance
-/// (seed 004 §1.2 writes Σ for the second moment E[a aᵀ]).
+/// (LKSP25 §1.2 writes Σ for the second moment E[a aᵀ]).
 ///
 /// Throws std::domain_error if n = 0, eigenvalues is empty, or some λ_j is negative or not
 /// finite.
@@ -32,7 +32,7 @@ Eigen::MatrixXd gaussian_design(std::size_t n,
 /// Gaussian design with eigenbasis U: rows a_i ~ N(0, U diag(λ) Uᵀ) i.i.d.,
 /// a_i = U diag(√λ) z_i, i.e. A = Z diag(√λ) Uᵀ with Z the n×d standard normal matrix drawn as
 /// in the diagonal overload (the same stream gives the same Z). Column k of U is the eigenvector
-/// of Σ for λ_k (seed 004 §1.4: Σ = U Λ Uᵀ).
+/// of Σ for λ_k (LKSP25 §1.4: Σ = U Λ Uᵀ).
 ///
 /// Throws std::domain_error as the diagonal overload, and if U is not d×d or not orthogonal
 /// (max |UᵀU − I| > 1e-8, which admits the output of an eigensolver).
@@ -50,19 +50,19 @@ Eigen::MatrixXd gaussian_design(std::size_t n,
 /// Throws std::domain_error if d = 0.
 Eigen::MatrixXd random_orthogonal(std::size_t d, random_stream& stream);
 
-/// The non-centred uniform design of seed 004 §5 (spec 004 §6.1): a_ij ~ U(0, 1/√d) i.i.d.,
+/// The non-centred uniform design of LKSP25 §5: a_ij ~ U(0, 1/√d) i.i.d.,
 /// drawn row by row as a_ij = u_ij/√d with u_ij = stream.uniform() ∈ (0, 1).
-/// Moments (spec 004 §6.2): E a_ij = 1/(2√d), Var a_ij = 1/(12d), so the second moment is
+/// Moments: E a_ij = 1/(2√d), Var a_ij = 1/(12d), so the second moment is
 /// Σ = E[a aᵀ] = I/(12d) + 11ᵀ/(4d) while the covariance is Cov(a) = I/(12d).
 ///
 /// Throws std::domain_error if n = 0 or d = 0.
 Eigen::MatrixXd uniform_design(std::size_t n, std::size_t d, random_stream& stream);
 
-/// Labels of the linear model of seed 004 §1.3 (Assumption 2) and §5: y_i = a_iᵀx* + ξ_i with
-/// ξ_i ~ N(0, noise_sd²) i.i.d., clamped to [−clamp, clamp] when clamp is finite (seed 004 §5
-/// "clipped at ±3 sd", implemented as np.clip: clamp = 3·noise_sd reproduces it, spec 004
-/// §6.1). Exactly one normal draw per example, whatever noise_sd and clamp, so streams stay
-/// aligned across settings. features is n×d (row = example), x_star has size d.
+/// Labels of the linear model of LKSP25 §1.3 (Assumption 2) and §5: y_i = a_iᵀx* + ξ_i with
+/// ξ_i ~ N(0, noise_sd²) i.i.d., clamped to [−clamp, clamp] when clamp is finite (LKSP25 §5
+/// "clipped at ±3 sd", implemented as np.clip: clamp = 3·noise_sd reproduces
+/// LKSP25's released code). Exactly one normal draw per example, whatever noise_sd and clamp, so
+/// streams stay aligned across settings. features is n×d (row = example), x_star has size d.
 ///
 /// Throws std::domain_error if x_star.size() ≠ d, noise_sd is negative or not finite, clamp is
 /// NaN or negative (+inf means no clamping), or a feature or x* entry is not finite.
@@ -94,7 +94,7 @@ Eigen::VectorXd softmax_labels(const Eigen::Ref<const Eigen::MatrixXd>& features
                                random_stream& stream);
 
 /// Linearly separable binary data in the unit ball with margin `margin` along `direction` v
-/// (normalised to ‖v‖ = 1), the input space of seed 000 §3 (‖x‖ ≤ 1, y ∈ {−1, +1}): per example
+/// (normalised to ‖v‖ = 1), the input space of WSK+26 §3 (‖x‖ ≤ 1, y ∈ {−1, +1}): per example
 ///   y = +1 if u₁ < 1/2 else −1,   t = margin + (1 − margin)·u₂,
 ///   x = y·t·v + ρ·ξ,   ξ = z − (vᵀz)v normalised (z ~ N(0, I_d)),   ρ = √(1 − t²)·u₃^{1/(d−1)},
 /// drawn in the order u₁, u₂, z (d normals), u₃. So y·vᵀx = t ≥ margin and ‖x‖² = t² + ρ² ≤ 1
@@ -102,7 +102,7 @@ Eigen::VectorXd softmax_labels(const Eigen::Ref<const Eigen::MatrixXd>& features
 /// part is uniform on the (d − 1)-ball of radius √(1 − t²) (ρ = 0 when d = 1, where u₃ and z are
 /// still drawn: every example costs three uniforms and d normals). t is uniform on [margin, 1]:
 /// this is not the uniform law on the ball restricted to |vᵀx| ≥ margin. The margin is the
-/// input-space linear margin; the NTK margin γ of seed 000 Assumption 3.3 is a different
+/// input-space linear margin; the NTK margin γ of WSK+26 Assumption 3.3 is a different
 /// quantity (kan.hpp, ntk_margin).
 ///
 /// Throws std::domain_error if n = 0, direction is empty, has a non-finite entry or is 0, or

@@ -3,7 +3,7 @@
 // label y_i, stored as an n×d matrix and an n-vector; CSV input/output; and the replace-one
 // neighbour D′ of a dataset D.
 //
-// Neighbouring relation (DESIGN.md, seed 002 §1, seed 004 §2 "neighbouring datasets differ in
+// Neighbouring relation (BSA24 §2.3, LKSP25 §2 "neighbouring datasets differ in
 // exactly one record"): D and D′ are replace-one neighbours when they have the same size and
 // differ in at most one example. A model on D′ is built from replace_one(D, …) (models.hpp);
 // the zero-out neighbour is zeroed_example in model.hpp.
@@ -46,9 +46,10 @@ void check_dataset(std::string_view function, const dataset& data);
 dataset read_dataset_csv(const std::filesystem::path& path, std::string_view label_column = "y");
 
 /// Writes `data` as CSV: first one "# <line>" per entry of `comments` (the provenance header of
-/// DESIGN.md), then the header row x0,x1,…,x{d−1},y, then one row per example. Cells are written
-/// with 17 significant digits ("%.17g"), so read_dataset_csv(path) reproduces every double
-/// bit for bit (IEEE 754 binary64 round-trips through 17 significant decimal digits).
+/// docs/architecture.md, "Numerics"), then the header row x0,x1,…,x{d−1},y, then one row per
+/// example. Cells are written with 17 significant digits ("%.17g"), so read_dataset_csv(path)
+/// reproduces every double bit for bit (IEEE 754 binary64 round-trips through 17 significant
+/// decimal digits).
 ///
 /// Throws std::domain_error if check_dataset fails or a comment contains a line break, and
 /// std::runtime_error if the file cannot be written.

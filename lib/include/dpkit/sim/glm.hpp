@@ -1,8 +1,8 @@
 #pragma once
-// Seed 001 Part I / II (spec 001 §1.1–1.6, §2 Algorithms 1–9): differentially private learning
+// SWX+23 Part I / II (§§3–5, Algorithms 1–9): differentially private learning
 // of generalized linear models (GLMs) y ≈ σ(⟨w*, x⟩) through the convex surrogate
 //
-//   ℓ(w; x, y) = ∫_0^{⟨w,x⟩} (σ(z) − y) dz,   ∇ℓ = (σ(⟨w,x⟩) − y) x     (seed 001 eq. (2)),
+//   ℓ(w; x, y) = ∫_0^{⟨w,x⟩} (σ(z) − y) dz,   ∇ℓ = (σ(⟨w,x⟩) − y) x     (SWX+23 eq. (2)),
 //
 // the population laws that the theorems are about, the Moreau-envelope machinery of §4.1.2, and
 // the private algorithms (phased SGD with output perturbation, its Johnson–Lindenstrauss (JL)
@@ -14,7 +14,7 @@
 // multiplier z = min over releases of std/sensitivity, and how many releases one person's
 // record enters (gaussian_release_privacy). The caller turns that into (ε, δ) with an
 // accountant (e.g. exact Gaussian DP, μ = √compositions / z); nothing here knows a bound
-// (DESIGN.md: sim never includes a bound module).
+// (docs/architecture.md: sim never includes a bound module).
 //
 // Randomness (core/random.hpp): an algorithm given random_key{seed, replicate, stream_base}
 // draws its output/gradient noise from stream stream_base + 3 and its JL matrix from stream
@@ -53,7 +53,7 @@ double link_value(glm_link link, double a);
 /// σ′(a): sigmoid σ(1 − σ) (through e^{−|a|}), tanh 1 − tanh², ReLU 1{a > 0} (the subgradient
 /// 0 at a = 0).
 double link_derivative(glm_link link, double a);
-/// Λ(a) = ∫_0^a σ(z) dz in closed form, computed stably (spec 001 §1.2):
+/// Λ(a) = ∫_0^a σ(z) dz in closed form, computed stably:
 ///   sigmoid log(1 + e^a) − log 2 = max(a, 0) + log1p(e^{−|a|}) − log 2,
 ///   tanh    log cosh a = |a| + log1p(e^{−2|a|}) − log 2,
 ///   ReLU    ½ max{0, a}².
@@ -63,14 +63,14 @@ double link_range_bound(glm_link link);
 /// G: the Lipschitz constant of σ (sigmoid 1/4, tanh 1, ReLU 1).
 double link_lipschitz(glm_link link);
 
-/// The scalar surrogate g^y(a) = ∫_0^a (σ(z) − y) dz = Λ(a) − y·a (seed 001 eq. (2); spec §1.3
-/// writes g^y(⟨x, w⟩) = ℓ(w; x, y)).
+/// The scalar surrogate g^y(a) = ∫_0^a (σ(z) − y) dz = Λ(a) − y·a (SWX+23 eq. (2):
+/// g^y(⟨x, w⟩) = ℓ(w; x, y)).
 double surrogate_loss(glm_link link, double a, double y);
 /// (g^y)′(a) = σ(a) − y.
 double surrogate_derivative(glm_link link, double a, double y);
 /// ℓ(w; x, y) = g^y(⟨w, x⟩). Throws std::domain_error if w.size() ≠ x.size().
 double surrogate_loss(glm_link link, const_vector_ref w, const_vector_ref x, double y);
-/// g ← ∇ℓ(w; x, y) = (σ(⟨w, x⟩) − y) x (seed 001 eq. (2)). Sizes must agree (throws).
+/// g ← ∇ℓ(w; x, y) = (σ(⟨w, x⟩) − y) x (SWX+23 eq. (2)). Sizes must agree (throws).
 void surrogate_gradient(
     glm_link link, const_vector_ref w, const_vector_ref x, double y, vector_ref g);
 
@@ -107,7 +107,7 @@ class glm_surrogate final : public model {
 ///   unit_ball       z uniform in the unit ball                    (‖x‖ ≤ 1),
 ///   gaussian        z ~ N(0, I_θ)   (isotropic log-concave, unbounded; Assumption 2 / §1.5),
 ///   isotropic_ball  z uniform in the ball of radius √(θ + 2)     (E zzᵀ = I_θ, bounded
-///                   isotropic log-concave; spec 001 §1.5 [I]).
+///                   isotropic log-concave; dpkit's choice, docs/nonconvex.md).
 enum class glm_design_law { unit_sphere, unit_ball, gaussian, isotropic_ball };
 const char* to_string(glm_design_law law);
 
@@ -206,15 +206,15 @@ struct glm_population {
   /// `labels_stream` (glm_labels). Throws std::domain_error if n = 0 or the sizes disagree.
   dataset sample(std::size_t n, random_stream& features_stream, random_stream& labels_stream) const;
 
-  /// L_𝒫(w) = E(σ(⟨w, x⟩) − y)² for the learner's link (spec 001 §1.2):
+  /// L_𝒫(w) = E(σ(⟨w, x⟩) − y)² for the learner's link (SWX+23 §4.1.1):
   /// E_x[(σ(a) − E[y|b])² + Var(y|b)].
   mc_estimate risk(glm_link link,
                    const_vector_ref w,
                    std::size_t samples,
                    random_stream& stream) const;
   /// E_x[(σ(⟨w, x⟩) − E[y|x])²] = L_𝒫(w) − L_𝒫(E[y|·]) (excess over the Bayes regressor). In the
-  /// well-specified model with link = teacher.link this is L_𝒫(w) − L_𝒫(w*) (spec 001 §1.2
-  /// excess-risk identity).
+  /// well-specified model with link = teacher.link this is L_𝒫(w) − L_𝒫(w*) (the excess-risk
+  /// identity of SWX+23 §4.1.1).
   mc_estimate excess_risk(glm_link link,
                           const_vector_ref w,
                           std::size_t samples,
@@ -237,12 +237,12 @@ struct glm_population {
   /// four laws: z₁ = ⟨z, v/‖v‖⟩ is N(0, 1) (gaussian) or has density ∝ (1 − t²)^{(θ−3)/2}
   /// (sphere; ±1 for θ = 1) or ∝ (1 − t²)^{(θ−1)/2} (ball, scaled by √(θ + 2) for the
   /// isotropic ball) on [−1, 1], integrated by tanh-sinh. For x ~ N(0, I_d) and a ReLU
-  /// learner, w*_ℓ = argmin L^ℓ_𝒫 = 2 E[y x] (spec 001 §1.5, χ^{σw} = w/2).
+  /// learner, w*_ℓ = argmin L^ℓ_𝒫 = 2 E[y x] (SWX+23 §4.2, χ^{σw} = w/2).
   vector label_correlation() const;
 };
 
 // =============================================================================================
-// Moreau envelope of g^y (§1.3) and the gradient oracle 𝒪_{β,γ} (Algorithm 4)
+// Moreau envelope of g^y (SWX+23 §4.1.2) and the gradient oracle 𝒪_{β,γ} (Algorithm 4)
 // =============================================================================================
 
 /// prox^β_{g^y}(m) = argmin_u g^y(u) + (β/2)(u − m)² on 𝓜 = R: the root of
@@ -253,12 +253,13 @@ struct glm_population {
 double moreau_prox(glm_link link, double y, double beta, double m);
 /// g^y_β(m) = g^y(p) + (β/2)(p − m)², p = moreau_prox (Lemma 4's ℓ_β).
 double moreau_envelope(glm_link link, double y, double beta, double m);
-/// (g^y_β)′(m) = β(m − prox(m)) (Lemma 4(b); spec 001 §1.3: ℓ_β′(x) = β[x − prox(x)]).
+/// (g^y_β)′(m) = β(m − prox(m)) (Lemma 4(b): ℓ_β′(x) = β[x − prox(x)]).
 double moreau_derivative(glm_link link, double y, double beta, double m);
 
-/// Algorithm 4 on the scalar m = ⟨w, x⟩ (spec 001 §2 Alg 4, typos fixed there): 𝒬 = [m − 4B/β,
-/// m + 4B/β], T_o = ⌈144B²/γ²⌉, u_1 = m, u_{t+1} = Π_𝒬(u_t − η_t(σ(u_t) − y + β(u_t − m))),
-/// η_t = 2/(β(t + 1)), ū = Σ_t 2t/(T_o(T_o + 1)) u_t. The oracle gradient is x·derivative.
+/// Algorithm 4 on the scalar m = ⟨w, x⟩ (SWX+23 Alg 4, its typos fixed as docs/findings.md lists
+/// them): 𝒬 = [m − 4B/β, m + 4B/β], T_o = ⌈144B²/γ²⌉, u_1 = m, u_{t+1} = Π_𝒬(u_t − η_t(σ(u_t) − y +
+/// β(u_t − m))), η_t = 2/(β(t + 1)), ū = Σ_t 2t/(T_o(T_o + 1)) u_t. The oracle gradient is
+/// x·derivative.
 struct moreau_oracle_result {
   double u_bar = 0;       ///< ū, the estimate of prox^β(m)
   double derivative = 0;  ///< β(m − ū), the estimate of (g^y_β)′(m)
@@ -293,7 +294,7 @@ Eigen::MatrixXd jl_matrix(std::size_t m, std::size_t d, random_stream& stream);
 
 /// Dimension of polynomial_feature_map / polynomial_features: Σ_{j=0}^q C(d + j − 1, j).
 std::size_t polynomial_feature_dimension(std::size_t d, int degree);
-/// The normalised truncated multinomial kernel of degree q (Goel–Klivans style, spec §1.6):
+/// The normalised truncated multinomial kernel of degree q (Goel–Klivans style, SWX+23 §5):
 ///   K(x, x′) = (1/(q + 1)) Σ_{j=0}^q ⟨x, x′⟩^j = ⟨ψ(x), ψ(x′)⟩,
 /// with ψ(x) = (q + 1)^{−1/2} (ψ_0(x), …, ψ_q(x)), ψ_j(x)_α = √(j!/α!) x^α over the monomials
 /// of degree j (multi-indices α with |α| = j, in lexicographic order), so that
@@ -334,7 +335,7 @@ struct glm_release {
 
 /// Output of every algorithm.
 struct glm_result {
-  std::string algorithm;  ///< e.g. "seed 001 Alg 2 (phased SGD, output perturbation)"
+  std::string algorithm;  ///< e.g. "SWX+23 Alg 2 (phased SGD, output perturbation)"
   vector w;          ///< the output in R^d (Φᵀ w_k for the JL algorithms; ∈ R^k for Alg 9)
   vector w_reduced;  ///< w_k ∈ R^m before Φᵀ (JL algorithms), empty otherwise
   /// Phased algorithms: w̄_i, the average of phase i before the noise (in the space the phase
@@ -373,7 +374,7 @@ struct phased_sgd_options {
   /// θ, for the default η and the Alg 1 / Alg 9 switch. 0 → d (the worst case θ ≤ d).
   double theta_rank = 0;
   /// JL target dimension m (Algs 3, 6, and the Alg 3 branch of Algs 1, 9). 0 → the paper's
-  /// ⌈log(n/δ)·(nε)^{2/3}⌉ (Thm 2, 5), or ⌈log(n/δ)·nε⌉ for Alg 9 (spec §2 Alg 9).
+  /// ⌈log(n/δ)·(nε)^{2/3}⌉ (Thm 2, 5), or ⌈log(n/δ)·nε⌉ for Alg 9.
   std::size_t jl_dim = 0;
   /// Moreau smoothing β (Algs 5, 6). 0 → √n (Thm 4: β = O(√n)).
   double beta_smooth = 0;
@@ -389,16 +390,16 @@ struct phased_sgd_options {
   double noise_multiplier = 0;
 };
 
-/// The phase sizes n_i = ⌊n/2^i⌋, i = 1, …, k with k = ⌊log₂ n⌋ (spec §2 note (i): the seed's
+/// The phase sizes n_i = ⌊n/2^i⌋, i = 1, …, k with k = ⌊log₂ n⌋ (SWX+23's
 /// k = ⌈log₂ n⌉ gives an empty last phase unless n is a power of 2; skipping that empty phase
 /// gives exactly this). Throws std::domain_error if n < 2 (n = 1 has no phase).
 std::vector<std::size_t> phase_sizes(std::size_t n);
 
-/// Algorithm 2 — phased SGD with output perturbation on the surrogate (seed 001 Alg 2):
+/// Algorithm 2 — phased SGD with output perturbation on the surrogate (SWX+23 Alg 2):
 /// phase i runs one pass of SGD w ← w − η_i(σ(⟨w, x⟩) − y)x over its n_i records from
 /// w_{i−1}, averages w_i^1 … w_i^{n_i} (start point included, last iterate excluded), and
 /// releases w_i = w̄_i + ζ_i, ζ_i ~ N(0, τ_i² I_d), τ_i = 8Bη_i √log(1/δ)/ε. Output w_k.
-/// Privacy (spec §2 Alg 2 note (iii); FKT Thm 4.4): replacing one record of phase i changes
+/// Privacy (the proof of Thm 1, citing FKT20 Thm 4.4): replacing one record of phase i changes
 /// one step by ≤ 2η_i·2B and later steps are non-expansive for η_i ≤ 2/G, so the sensitivity
 /// of w̄_i is 4Bη_i; z = 2√log(1/δ)/ε with the paper's τ_i; compositions = 1.
 /// Noise draws: d normals per phase, phase by phase (stream stream_base + 3).
@@ -470,9 +471,9 @@ struct relu_pgd_options {
   double noise_multiplier = 0;  ///< > 0: std = z × sensitivity at every step
 };
 
-/// w̃_1 = 0; w̃_{t+1} = Π_{‖·‖≤2W}[w̃_t − η(ḡ_t + ζ_t)], ḡ_t = (1/n)Σ(ReLU(⟨w̃_t, Φx_i⟩) − y_i)Φx_i,
-/// ζ_t ~ N(0, σ² I_m), σ² = 32(4W + B)²T log(2/δ)/(n²ε²); output (1/T)Σ_{t=1}^T Φᵀw̃_t (the
-/// seed's w̃_T inside the sum is a typo, spec §6.7). Privacy (proof of Thm 6): on the JL event
+/// w̃_1 = 0; w̃_{t+1} = Π_{‖·‖≤2W}[w̃_t − η(ḡ_t + ζ_t)], ḡ_t = (1/n)Σ(ReLU(⟨w̃_t, Φx_i⟩) −
+/// y_i)Φx_i, ζ_t ~ N(0, σ² I_m), σ² = 32(4W + B)²T log(2/δ)/(n²ε²); output (1/T)Σ_{t=1}^T Φᵀw̃_t
+/// (the paper's w̃_T inside the sum is a typo). Privacy (proof of Thm 6): on the JL event
 /// the sensitivity of ḡ_t is 4(4W + B)/n, z = √(2T log(2/δ))/ε, compositions = T.
 /// Noise draws: m normals per step (stream stream_base + 3); Φ from stream_base + 5.
 /// Throws std::domain_error on bad options, ‖x_i‖ > 1, |y_i| > B.
@@ -495,7 +496,7 @@ struct adaptive_gd_options {
   /// formula read as a variance, calibrated to the proof's sensitivity (√d‖w‖ + B)/m.
   /// true: the same Gaussian-mechanism factor on the corrected replace-one sensitivity
   /// Δ = 2R_x(R_x‖w‖ + B)/m (per-sample gradient norm ≤ R_x(R_x‖w‖ + B)), i.e.
-  /// σ² = 8Δ² log(1.25/δ)/ε² (spec §2 Alg 8 notes, §6.8; R_x = √d gives 2√d(√d‖w‖ + B)/m).
+  /// σ² = 8Δ² log(1.25/δ)/ε² (docs/findings.md; R_x = √d gives 2√d(√d‖w‖ + B)/m).
   bool corrected_sensitivity = false;
   bool add_noise = true;
   double noise_multiplier = 0;  ///< > 0: std = z × corrected sensitivity at every step

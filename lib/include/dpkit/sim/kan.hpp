@@ -1,7 +1,7 @@
 #pragma once
-// The two-layer Kolmogorov–Arnold network (KAN) of seed 000 (spec 000 §1.2) as a model of the
+// The two-layer Kolmogorov–Arnold network (KAN) of WSK+26 (§3.1, App. B) as a model of the
 // reference simulator (model.hpp), its uniform B-spline basis, and the NTK margin γ of
-// Assumption 3.3 computed as a hard-margin problem (spec 000 §1.4).
+// Assumption 3.3 computed as a hard-margin problem.
 //
 // The network. Hidden width m, input dimension d, a basis h(v) = (b_1(v), …, b_p(v)) of p
 // B-splines and an activation σ (the "base function"):
@@ -10,7 +10,7 @@
 //   s_j = (1/√d) Σ_i Σ_k w_{i,j,k} b_k(x_i) = (1/√d) w_jᵀ h(x),
 //
 // with h(x) = (h(x_1), …, h(x_d)) ∈ R^{dp}. Only the first-layer coefficients W are trained
-// (D = m·d·p parameters); the second layer c ∈ R^{mp} is fixed (seed 000 §3.1: drawn once,
+// (D = m·d·p parameters); the second layer c ∈ R^{mp} is fixed (WSK+26 §3.1: drawn once,
 // c ~ N(0, I_{mp}), never trained). The loss is logistic, ℓ(z) = log(1 + e^{−z}), and
 // example i contributes f_i(W) = ℓ(y_i f_W(x_i)) with y_i ∈ {−1, +1}.
 //
@@ -19,15 +19,16 @@
 // basis function k, both 0-based) sits at i·p + k — the ordering of h(x). The second layer
 // c = (c_1, …, c_m) has c_j = c[j·p, (j+1)·p).
 //
-// Derivatives (spec 000 §1.2, proof of seed 000 Lemma B.6; exact, no approximation):
+// Derivatives (the proof of WSK+26 Lemma B.6; exact, no approximation):
 //   ∇_{w_j} f = a_j h(x),      a_j = σ′(s_j) ⟨c_j, h′(u_j)⟩ / √(md),
 //   ∇²f = diag(β_1 h hᵀ, …, β_m h hᵀ),   β_j = ⟨c_j, σ″(s_j) h′(u_j) + σ′(s_j)² h″(u_j)⟩/(d√m),
-// so the Hessian of f is block-diagonal over hidden units with rank-one blocks and, by seed 000
+// so the Hessian of f is block-diagonal over hidden units with rank-one blocks and, by WSK+26
 // Lemma B.1, ‖∇²f‖₂ = max_j |β_j| ‖h(x)‖². The loss adds a rank-one coupling:
 //   ∇f_i = ℓ′(y f) y ∇f,   ∇²f_i = ℓ″(y f) ∇f ∇fᵀ + ℓ′(y f) y ∇²f   (y² = 1).
 //
-// Nothing here knows a bound (DESIGN.md): the constants of Assumption 3.2 (sup norms of σ and of
-// the basis) are properties of the model, reported for the bound modules to use.
+// Nothing here knows a bound (docs/architecture.md, "Modules"): the constants of Assumption 3.2
+// (sup norms of σ and of the basis) are properties of the model, reported for the bound modules to
+// use.
 #include <Eigen/Dense>
 #include <array>
 #include <cstddef>
@@ -52,7 +53,7 @@ namespace dpkit::sim {
 /// Alg. A2.2), derivatives from the uniform-knot identities
 ///   b′_{q,k} = (b_{q,k−1} − b_{q+1,k−1})/h,   b″_{q,k} = (b_{q,k−2} − 2b_{q+1,k−2} +
 ///   b_{q+2,k−2})/h²
-/// (de Boor, ch. X, eq. (12)). The degree is at least 3 so that h″ is continuous (seed 000 §3.3:
+/// (de Boor, ch. X, eq. (12)). The degree is at least 3 so that h″ is continuous (WSK+26 §3.3:
 /// Assumption 3.2 holds for "cubic (or higher-degree) B-splines"); at a knot the right-hand
 /// limit is returned (the spans are half-open, [t_μ, t_{μ+1})).
 class uniform_bspline {
@@ -80,12 +81,12 @@ class uniform_bspline {
   vector evaluate(double v, int derivative = 0) const;
 
   /// sup_v |b_q^{(r)}(v)| over all q and v ∈ R, r ∈ {0, 1, 2}: the constants B_b, B′_b, B″_b
-  /// of Assumption 3.2 (spec 000 §1.3). Every b_q is a translate of N_k(·/h), so this is
+  /// of Assumption 3.2. Every b_q is a translate of N_k(·/h), so this is
   /// h^{−r} sup |N_k^{(r)}|, found by sampling each polynomial piece at 65 points and refining
   /// the best sample with Brent's method (boost::math::tools::brent_find_minima): exact up to
   /// ~1e-15 relative (the maximum is either a sampled end point, where the value is exact, or a
   /// stationary point, where an error δ in the location changes the value by O(δ²)). For k = 3:
-  /// 2/3, 2/(3h), 2/h² (spec 000 §1.2, checked in kan_test.cpp).
+  /// 2/3, 2/(3h), 2/h² (checked in kan_test.cpp).
   double sup_norm(int derivative) const;
 
   /// The fast path: the at most k + 1 nonzero values of derivative order r at v, for the
@@ -110,7 +111,7 @@ enum class kan_activation { tanh, sigmoid };
 const char* to_string(kan_activation a);
 
 /// sup|σ|, sup|σ′|, sup|σ″| over R: the constants B_σ, B′_σ, B″_σ of Assumption 3.2
-/// (spec 000 §1.2, closed forms): tanh 1, 1, 4/(3√3); sigmoid 1, 1/4, 1/(6√3).
+/// (closed forms): tanh 1, 1, 4/(3√3); sigmoid 1, 1/4, 1/(6√3).
 struct activation_sup_norms {
   double value = 0;   ///< B_σ
   double first = 0;   ///< B′_σ
@@ -119,7 +120,7 @@ struct activation_sup_norms {
 activation_sup_norms sup_norms(kan_activation a);
 
 /// The architecture: width m, the basis (G intervals, degree k, on [grid_lower, grid_upper])
-/// and σ. Defaults: the spec's suggested toolkit default (spec 000 §1.2): cubic B-splines, G = 5
+/// and σ. Defaults (WSK+26 fixes none; docs/kan.md): cubic B-splines, G = 5
 /// (p = 8, pykan's default grid), on [−1, 1] ⊇ [−1, 1] ∪ range(σ) for tanh and sigmoid, tanh.
 struct kan_options {
   std::size_t width = 16;  ///< m
@@ -137,7 +138,7 @@ class kan_model final : public model {
  public:
   /// `second_layer` is c ∈ R^{mp} (c_j contiguous). Throws std::domain_error if data is null,
   /// check_dataset fails, a label is not ±1, a feature lies outside [grid_lower, grid_upper]
-  /// (the basis is a partition of unity only there, and seed 000 takes ‖x‖ ≤ 1), the options
+  /// (the basis is a partition of unity only there, and WSK+26 takes ‖x‖ ≤ 1), the options
   /// are invalid (width 0, or as uniform_bspline), the grid does not contain range(σ)
   /// (Assumption 3.2 evaluates h′, h″ at u = σ(s): tanh needs [−1, 1], sigmoid [0, 1]), or c has
   /// the wrong size or a non-finite entry.
@@ -174,7 +175,7 @@ class kan_model final : public model {
   void output_gradient(const_vector_ref w, const_vector_ref x, vector_ref g) const;
   /// scales ← (β_1, …, β_m): ∇²_W f_W(x) = diag(β_j h(x)h(x)ᵀ) (header comment).
   void output_hessian_scales(const_vector_ref w, const_vector_ref x, vector_ref scales) const;
-  /// ‖∇²_W f_W(x)‖₂ = max_j |β_j| ‖h(x)‖² exactly (seed 000 Lemma B.1; each block is rank one).
+  /// ‖∇²_W f_W(x)‖₂ = max_j |β_j| ‖h(x)‖² exactly (WSK+26 Lemma B.1; each block is rank one).
   double output_hessian_norm(const_vector_ref w, const_vector_ref x) const;
 
   /// The dense D×D Hessian ∇²f_i(W) of example i's loss, for tests and small models (D² doubles).
@@ -200,12 +201,12 @@ class kan_model final : public model {
   Eigen::MatrixXd h_by_example_;  // dp×n, column i = h(x_i), precomputed
 };
 
-/// The second layer c ~ N(0, I_{mp}) (seed 000 Alg. 1 step 1): mp standard normal draws in
+/// The second layer c ~ N(0, I_{mp}) (WSK+26 Alg. 1 step 1): mp standard normal draws in
 /// storage order (c_1 first). Use stream 1 ("initial point", random.hpp) or a dedicated one.
 /// Throws std::domain_error if width or basis_size is 0.
 vector kan_second_layer(std::size_t width, std::size_t basis_size, random_stream& stream);
 
-/// The initial first layer W_0 ~ N(0, I_{mdp}) (seed 000 Alg. 1 step 1): mdp standard normal
+/// The initial first layer W_0 ~ N(0, I_{mdp}) (WSK+26 Alg. 1 step 1): mdp standard normal
 /// draws in the parameter layout's order. Throws std::domain_error if a size is 0.
 vector kan_initial_weights(std::size_t width,
                            std::size_t input_dimension,
@@ -237,7 +238,7 @@ struct margin_result : solver_status {
 
 /// γ* for the points φ_i = columns of `points` (D×n). Minimax duality gives
 ///   γ* = max_{‖u‖≤1} min_i ⟨φ_i, u⟩ = dist(0, conv{φ_i}) = min_{α ∈ Δ_n} ‖Φα‖
-/// when 0 ∉ conv{φ_i} (spec 000 §1.4; Gilbert 1966; Bennett & Bredensteiner 2000, "Duality and
+/// when 0 ∉ conv{φ_i} (Gilbert 1966; Bennett & Bredensteiner 2000, "Duality and
 /// geometry in SVM classifiers"), and the maximiser is u* = Φα*/‖Φα*‖. Solved by the pairwise
 /// Frank–Wolfe method on the simplex (Mitchell–Dem'yanov–Malozemov 1974; linear convergence on
 /// polytopes, Lacoste-Julien & Jaggi 2015) with exact line search on the Gram matrix K = ΦᵀΦ

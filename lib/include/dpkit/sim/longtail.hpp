@@ -1,10 +1,10 @@
 #pragma once
-// Seed 003 ("Understanding the Impact of Differentially Private Training on Memorization of
-// Long-Tailed Data", spec 003): the data model of Definition 1, the two-layer ReLU "CNN" of
-// eq. (1) with cross-entropy loss, DP-SGD of eq. (4) with the training-dynamics metrics of
-// spec 003 §2.6, and the long-tail protocol of Definition 3 (spec 003 §1.5, §2.4).
+// ZXD+26 ("Understanding the Impact of Differentially Private Training on Memorization of
+// Long-Tailed Data", Zhang et al. 2026): the data model of Definition 1, the two-layer ReLU "CNN"
+// of eq. (1) with cross-entropy loss, DP-SGD of eq. (4) with the training-dynamics metrics of
+// §5.2, and the long-tail protocol of Definition 3 (with Remark 6).
 //
-// ---- Data model (spec 003 §1.1, §2.1) ----------------------------------------------------------
+// ---- Data model (Definition 1; the synthetic instance of §5.1) ----------------------------------
 // K orthogonal class signals u_k = U‖u_k‖e_k ∈ R^d (U a random orthogonal matrix) and
 // class-dependent noise ξ = A_y ζ, A_k = U diag(a_k) Uᵀ with a_k[i] = 0 for i < K (0-based), so
 // u_jᵀA_k = 0 for all j, k. ζ has i.i.d. unit-variance coordinates: N(0, 1) or
@@ -23,22 +23,22 @@
 // 0..K−1 exactly (so u_k ⟂ ξ holds in floating point, not only in exact arithmetic).
 //
 // Patch position. F_k sums σ(⟨w_{k,r}, x^{(j)}⟩) over both patches with the same filters, so
-// the position of the signal patch does not change any output, loss or gradient (spec 003
-// §1.1); it is not stored (conceptually the signal is patch 1).
+// the position of the signal patch does not change any output, loss or gradient; it is
+// not stored (conceptually the signal is patch 1).
 //
-// ---- Network (eq. 1; spec 003 §1.2, §2.2) -------------------------------------------------------
+// ---- Network (eq. 1) ----------------------------------------------------------------------------
 // F_k(W, x) = (1/m) Σ_r [σ(⟨w_{k,r}, u_y⟩) + σ(⟨w_{k,r}, ξ⟩)], σ = ReLU with σ′(0) = 0,
 // second layer fixed to 1/m; loss −log softmax_y(F) (log-sum-exp, stable for any F).
 // Parameter layout: W ∈ R^{K·m·d}, filter w_{k,r} (class k, neuron r, both 0-based) is the
 // contiguous block [(k·m + r)·d, (k·m + r + 1)·d) — i.e. the d × (K·m) column-major matrix
 // whose column k·m + r is w_{k,r}.
 //
-// Gradient (spec 003 §2.2, exact): ∇_{w_{k,r}} L = (1/m)(p_k − 1[y=k])(1[⟨w_{k,r},u_y⟩>0] u_y
+// Gradient (exact, in closed form): ∇_{w_{k,r}} L = (1/m)(p_k − 1[y=k])(1[⟨w_{k,r},u_y⟩>0] u_y
 // + 1[⟨w_{k,r},ξ⟩>0] ξ), and, because u_y ⟂ ξ,
 // ‖∇L‖² = (1/m²) Σ_k (p_k − 1[y=k])² (N^u_k ‖u_y‖² + N^ξ_k ‖ξ‖²) ≤ 2(1 − p_y)²(‖u_y‖² + ‖ξ‖²)/m
-// (N^u_k, N^ξ_k the numbers of neurons of class k activated by u_y, ξ; spec 003 §5 item 13).
+// (N^u_k, N^ξ_k the numbers of neurons of class k activated by u_y, ξ).
 //
-// ---- DP-SGD (eq. 4; spec 003 §1.6, §2.3) --------------------------------------------------------
+// ---- DP-SGD (eq. 4) -----------------------------------------------------------------------------
 // W ← W − (η/B) Σ_{i∈S_t} clip_C(∇L_i) + η n_t, n_t ~ N(0, σ_n² I_{Kmd}), run through
 // run_noisy_gradient (algorithm.hpp) with noise = σ_n: that template performs
 // x ← x − η(ḡ + σ Z), ḡ = (1/b)Σ clip_C(∇f_i), which is eq. (4) exactly (−ησ_n Z and +ηn_t have
@@ -51,7 +51,8 @@
 // stream 0 training data, 1 initial weights, 2/3 batches/noise (run_noisy_gradient, through a
 // random_key), 5 test data, 6 tail samples.
 //
-// Nothing here knows a bound (DESIGN.md): no Λ_k, no SNR/NCR thresholds, no constants.
+// Nothing here knows a bound (docs/architecture.md, "Modules"): no Λ_k, no SNR/NCR thresholds, no
+// constants.
 #include <Eigen/Dense>
 #include <cstddef>
 #include <cstdint>
@@ -76,7 +77,7 @@ const char* to_string(zeta_law z);
 /// Per-class spectra a_k ∈ R^d of A_k = U diag(a_k) Uᵀ: a K × d matrix, row k = a_k.
 using noise_spectra = Eigen::MatrixXd;
 
-/// The spiked construction of spec 003 §2.1 (one consistent reading of Sec 5.1's recipe):
+/// The spiked construction (one consistent reading of ZXD+26 §5.1's recipe):
 /// a_k[i] = 0 for i < K, a_k[i] = s for i ≥ K except the class spike a_k[K + k] = λ.
 /// Requires d ≥ 2K (so every class has its own spike coordinate and one shared coordinate is
 /// left), s > 0 and λ ≥ 0 finite; throws std::domain_error otherwise.
@@ -95,7 +96,7 @@ struct noise_norms {
 /// coordinates 0..K−1 (u_k would not be orthogonal to ξ).
 noise_norms spectra_norms(const noise_spectra& spectra);
 
-/// Closed forms of the spiked construction (spec 003 §2.1), with D = d − K:
+/// Closed forms of the spiked construction, with D = d − K:
 /// ‖A_k‖_F² = s²(D − 1) + λ², ‖A_kᵀA_k‖_F² = s⁴(D − 1) + λ⁴,
 /// ‖A_kᵀA_j‖_F² = s⁴(D − 2) + 2s²λ² (k ≠ j), ‖A_k‖_op = max(s, λ).
 struct spiked_norms {
@@ -109,7 +110,7 @@ spiked_norms spiked_closed_form(std::size_t classes,
                                 double s,
                                 double lambda);
 
-/// NCR_{k,j} = √|S_k| ‖A_kᵀA_k‖_F / (√|S_j| ‖A_kᵀA_j‖_F) (spec 003 §1.7) for the spiked
+/// NCR_{k,j} = √|S_k| ‖A_kᵀA_k‖_F / (√|S_j| ‖A_kᵀA_j‖_F) (ZXD+26 §4) for the spiked
 /// construction with balanced classes: √((s⁴(D−1) + λ⁴)/(s⁴(D−2) + 2s²λ²)), D = d − K.
 double spiked_ncr(std::size_t classes, std::size_t dimension, double s, double lambda);
 
@@ -117,9 +118,9 @@ double spiked_ncr(std::size_t classes, std::size_t dimension, double s, double l
 /// x = λ²/s², NCR² = (D − 1 + x²)/(D − 2 + 2x) is increasing for x ≥ 1 (its derivative has the
 /// sign of (x − 1)(x + D − 1)) with value 1 at x = 1, so λ = s√x with x the larger root of
 /// x² − 2N²x + (D − 1) − N²(D − 2) = 0: x = N² + √(N⁴ + N²(D − 2) − (D − 1)) (closed form). NCR < 1
-/// is unattainable in this construction (its minimum over λ ≥ 0 is 1 at λ = s; spec 003 §6 item 6:
-/// the paper's axis "from 0" cannot be reproduced). Throws std::domain_error if ncr < 1 or is not
-/// finite.
+/// is unattainable in this construction (its minimum over λ ≥ 0 is 1 at λ = s: the
+/// paper's NCR axis "from 0" cannot be reproduced; docs/longtail.md). Throws std::domain_error if
+/// ncr < 1 or is not finite.
 double spike_for_ncr(std::size_t classes, std::size_t dimension, double s, double ncr);
 
 // ---- class counts -----------------------------------------------------------------------------
@@ -174,7 +175,7 @@ longtail_data generate_longtail_data(const longtail_data_options& options,
 /// Initialisation of the first layer.
 struct initialisation {
   enum class kind {
-    gaussian,        ///< w_{k,r} ~ N(0, σ₀² I_d) (spec 003 §1.6)
+    gaussian,        ///< w_{k,r} ~ N(0, σ₀² I_d) (ZXD+26 §3)
     pytorch_uniform  ///< U(−1/√d, 1/√d) per coordinate: PyTorch's nn.Linear default, fan_in = d
   };
   kind type = kind::gaussian;
@@ -205,7 +206,7 @@ struct longtail_forward {
   Eigen::VectorXd probabilities;  ///< softmax(F) ("logit" in the paper)
   double loss = 0;                ///< −log p_y
   int prediction = 0;             ///< argmax_k F_k (lowest index on ties)
-  bool error = false;             ///< F_y < max_k F_k (spec 003 §1.7: ties are not errors)
+  bool error = false;             ///< F_y < max_k F_k (ZXD+26 §4: ties are not errors)
   Eigen::VectorXi signal_active;  ///< N^u_k = #{r : ⟨w_{k,r}, u_y⟩ > 0}
   Eigen::VectorXi noise_active;   ///< N^ξ_k = #{r : ⟨w_{k,r}, ξ⟩ > 0}
   double gradient_norm = 0;       ///< ‖∇_W L‖₂ by the closed form (header comment)
@@ -224,7 +225,7 @@ class longtail_network final : public model {
   std::size_t examples() const override { return data_->size(); }
   double loss(std::size_t i, const_vector_ref w) const override;
   void gradient(std::size_t i, const_vector_ref w, vector_ref g) const override;
-  /// "two-layer ReLU CNN (seed 003): K = 5, m = 100, d = 1000, n = 500 (gaussian zeta)".
+  /// "two-layer ReLU CNN (ZXD+26): K = 5, m = 100, d = 1000, n = 500 (gaussian zeta)".
   std::string describe() const override;
   /// (1/n) Σ loss, through one matrix product for all examples.
   double empirical_risk(const_vector_ref w) const override;
@@ -253,8 +254,8 @@ class longtail_network final : public model {
   /// Predictions argmax_k F_k for every example of `set` (which must have the same K, d).
   std::vector<int> predict(const_vector_ref w, const longtail_data& set) const;
 
-  /// ‖∇_W L_i‖₂ by the closed form (spec 003 §2.2), and the bound (1 − p_y)√(2(‖u_y‖² +
-  /// ‖ξ‖²)/m) it never exceeds (spec 003 §5 item 13).
+  /// ‖∇_W L_i‖₂ by the closed form, and the bound (1 − p_y)√(2(‖u_y‖² +
+  /// ‖ξ‖²)/m) it never exceeds.
   double gradient_norm(const_vector_ref w, std::size_t i) const;
   double gradient_norm_bound(const_vector_ref w, std::size_t i) const;
   /// h_i = 1/max(1, ‖∇L_i‖/C) (eq. 66); C = 0 means no clipping (h = 1).
@@ -272,7 +273,7 @@ class longtail_network final : public model {
 };
 
 /// Test error per class of a data set: errors[k] / counts[k] = P̂[F_y < max_j F_j | y = k]
-/// (spec 003 §1.7), and over all examples.
+/// (ZXD+26 §4), and over all examples.
 struct class_errors {
   std::vector<std::size_t> errors, counts;
   std::size_t total_errors = 0, total = 0;
@@ -312,7 +313,7 @@ noisy_gradient_options to_noisy_gradient_options(const longtail_training& t, std
 
 /// What the CLI must account for this run (the simulator does not call an accountant):
 /// sampling rate q = B/n (1 for full batch), T steps, the sampling scheme, and C. The noise
-/// multiplier z from the accountant gives σ_n = zC/B (spec 003 §2.3 (ii)): noise_std_for.
+/// multiplier z from the accountant gives σ_n = zC/B (docs/longtail.md): noise_std_for.
 struct privacy_request {
   double sampling_rate = 1;    ///< q = B/n
   long long steps = 0;         ///< T
@@ -322,14 +323,15 @@ struct privacy_request {
 };
 privacy_request accounting_request(const longtail_training& t, std::size_t n);
 /// σ_n = z·C/B: the std of the noise on the averaged clipped gradient for noise multiplier z
-/// (spec 003 §2.3 (ii)).
+/// (docs/longtail.md).
 double noise_std_for(double noise_multiplier, double clip, std::size_t batch_size);
 /// C√(T ln(1/δ))/(nε): Remark 4's calibration σ_n = O(·) WITHOUT its unknown constant (it is a
-/// scale, not a calibrated noise; spec 003 §1.6, §4.4).
+/// scale, not a calibrated noise; docs/longtail.md).
 double remark4_noise_scale(
     double clip, long long steps, double dp_delta, std::size_t n, double epsilon);
 
-/// One recorded point of the training dynamics (spec 003 §2.6, with the reading w_{y_i,r}).
+/// One recorded point of the training dynamics (ZXD+26 §5.2's footnote, with the reading
+/// w_{y_i,r}).
 struct longtail_record {
   long step = 0;
   double training_loss = 0;   ///< L_S(W⁽ᵗ⁾)
@@ -350,7 +352,7 @@ struct longtail_run {
   long steps = 0;  ///< T
   std::vector<longtail_record> records;
   /// With track_noise_contribution: per training example i, Σ_{t<T} ⟨−ησ_n Z_t(y_i, r₀), ξ_i⟩
-  /// (the exact noise part of ⟨w⁽ᵀ⁾_{y_i,r₀}, ξ_i⟩; law N(0, η²σ_n²‖ξ_i‖²T), spec 003 §5 item 16).
+  /// (the exact noise part of ⟨w⁽ᵀ⁾_{y_i,r₀}, ξ_i⟩; law N(0, η²σ_n²‖ξ_i‖²T)).
   Eigen::VectorXd noise_memorisation;
 };
 
@@ -372,7 +374,7 @@ longtail_run train_longtail(const longtail_network& network,
                             const_vector_ref w0,
                             const random_key& key);
 
-// ---- long-tail protocol (Definition 3; spec 003 §1.5, §2.4)
+// ---- long-tail protocol (Definition 3, Remark 6)
 // --------------------------------------
 
 /// Which first-layer weights define the memorised direction v_k = A_kᵀw (Def 3 leaves r open).
@@ -413,7 +415,7 @@ double truncated_normal_mean(double tail_L);
 double sample_truncated_normal(double tail_L, random_stream& stream);
 
 /// Exact samples from the tail law T_k (Gaussian ζ only): ζ = z v̂ + (I − v̂v̂ᵀ)g,
-/// g ~ N(0, I_d), z ~ N(0, 1) truncated to [L, ∞), ξ = a_k ∘ ζ (spec 003 §1.5). Returns a data
+/// g ~ N(0, I_d), z ~ N(0, 1) truncated to [L, ∞), ξ = a_k ∘ ζ (Definition 3). Returns a data
 /// set of `count` examples of class k (same K, d, norms, spectra as `like`). Throws
 /// std::domain_error if the law is not Gaussian or the direction has the wrong size / norm ≠ 1.
 longtail_data sample_tail(const longtail_data& like,

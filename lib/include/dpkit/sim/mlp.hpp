@@ -1,5 +1,5 @@
 #pragma once
-// The L-layer fully connected ReLU network of seed 001 §6 (spec 001 §1.7) as a model of the
+// The L-layer fully connected ReLU network of SWX+23 §6 as a model of the
 // reference simulator (model.hpp), its He initialisation, the NTK linearisation (Cao–Gu NTRF,
 // Def 8), the synthetic teacher task of the validation scenarios, and Algorithm 10 (projected,
 // Poisson-subsampled, clipped DP-SGD with iterate averaging) on top of run_noisy_gradient.
@@ -8,7 +8,7 @@
 //
 //   f(W, x) = √m · W_L σ(W_{L−1} σ(⋯ σ(W_1 x))),   σ(s) = max{0, s},
 //
-// W_1 ∈ R^{m×d}, W_l ∈ R^{m×m} (l = 2, …, L−1), W_L ∈ R^{1×m} (spec 001 §1.7). Hidden features
+// W_1 ∈ R^{m×d}, W_l ∈ R^{m×m} (l = 2, …, L−1), W_L ∈ R^{1×m}. Hidden features
 // h_0 = x, h_l = σ(W_l h_{l−1}) (l = 1, …, L−1), so f = √m W_L h_{L−1}.
 //
 // Parameter layout. The parameter vector is the concatenation of vec(W_1), …, vec(W_L), each
@@ -16,7 +16,7 @@
 //   layer_offset(l) + j·columns(l) + k,
 // so row j of W_l (the incoming weights of unit j) is contiguous. p = md + (L − 2)m² + m.
 //
-// Gradient (seed 001 eq. (16), back-propagation): with D_l = diag(1{(W_l h_{l−1})_j > 0}) =
+// Gradient (SWX+23 eq. (16), back-propagation): with D_l = diag(1{(W_l h_{l−1})_j > 0}) =
 // diag(1{(h_l)_j > 0}),
 //   ∇_{W_L} f = √m h_{L−1}ᵀ,   ∇_{W_l} f = √m [W_L (Π_{r=l+1}^{L−1} D_r W_r) D_l]ᵀ h_{l−1}ᵀ,
 // computed as δ_{L−1} = √m D_{L−1} W_Lᵀ, δ_{l−1} = D_{l−1} W_lᵀ δ_l, ∇_{W_l} f = δ_l h_{l−1}ᵀ.
@@ -33,8 +33,8 @@
 // network a thread has seen and is reused afterwards, so `loss` and `gradient` do not allocate
 // in steady state (the first call on a thread may).
 //
-// Nothing here knows a bound (DESIGN.md): Thm 13's step size, noise calibration and error terms
-// are in dpkit/risk/mlp_bounds.hpp.
+// Nothing here knows a bound (docs/architecture.md, "Modules"): Thm 13's step size, noise
+// calibration and error terms are in dpkit/risk/mlp_bounds.hpp.
 #include <Eigen/Dense>
 #include <cstddef>
 #include <memory>
@@ -91,11 +91,11 @@ class mlp_network {
   /// g ← ∇_W f(W, x) (size p); returns f(W, x).
   double output_gradient(const_vector_ref w, const_vector_ref x, vector_ref g) const;
   /// norms ← (‖h_0‖, ‖h_1‖, …, ‖h_{L−1}‖) (size L; ‖h_0‖ = ‖x‖): the hidden-feature norms of
-  /// seed 001 Lemma 20 (Allen-Zhu et al. Lemma 7.1: ‖h_l‖ ∈ [1 − ε, 1 + ε] for ‖x‖ = 1 w.h.p.
+  /// SWX+23 Lemma 20 (Allen-Zhu et al. Lemma 7.1: ‖h_l‖ ∈ [1 − ε, 1 + ε] for ‖x‖ = 1 w.h.p.
   /// at He initialisation).
   void hidden_norms(const_vector_ref w, const_vector_ref x, vector_ref norms) const;
-  /// The NTK linearisation around W0 in the Cao–Gu form (seed 001 Def 8 corrected, spec 001 §6
-  /// item 12): f_ntk(W, x) = f(W0, x) + ⟨∇_W f(W0, x), W − W0⟩. The form printed in the seed,
+  /// The NTK linearisation around W0 in the Cao–Gu form (SWX+23 Def 8 corrected;
+  /// docs/findings.md): f_ntk(W, x) = f(W0, x) + ⟨∇_W f(W0, x), W − W0⟩. The printed form,
   /// f(W0, x) + ⟨∇f(W0, x), W⟩, equals this plus ⟨∇f(W0, x), W0⟩ = L·f(W0, x) (Euler's identity).
   double ntk_output(const_vector_ref w0, const_vector_ref w, const_vector_ref x) const;
 
@@ -114,7 +114,7 @@ class mlp_network {
   mlp_architecture arch_;
 };
 
-/// He initialisation of Algorithm 10 step 1 (seed 001): entries of W_l i.i.d. N(0, 2/m) for
+/// He initialisation of Algorithm 10 step 1 (SWX+23): entries of W_l i.i.d. N(0, 2/m) for
 /// l = 1, …, L−1 (including W_1 ∈ R^{m×d}, as printed: with 2/m the first layer also keeps
 /// E‖h_1‖² = ‖x‖²), entries of W_L i.i.d. N(0, 1/m). p normal draws in the parameter layout's
 /// order. Use stream 1 ("initial point", random.hpp). Throws std::domain_error if the
@@ -153,7 +153,7 @@ class mlp_model final : public model {
 };
 
 /// The linearised network f_ntk(W, x_i) = f(W0, x_i) + ⟨∇f(W0, x_i), W − W0⟩ (Cao–Gu NTRF,
-/// seed 001 Def 8 corrected) with the logistic loss: a CONVEX model in W whose minimum over the
+/// SWX+23 Def 8 corrected) with the logistic loss: a CONVEX model in W whose minimum over the
 /// per-layer balls B(W0_l, R/√m) is the NTRF approximation term of Thm 13 eq. (7). Precomputes
 /// f(W0, x_i) and ∇f(W0, x_i) for every example (n·p doubles).
 class mlp_ntk_model final : public model {
@@ -193,11 +193,11 @@ mlp_evaluation evaluate(const mlp_network& network, const_vector_ref w, const da
 
 // ---- projections for Algorithm 10 ---------------------------------------------------------------
 
-/// Where Algorithm 10 projects (spec 001 §6 item 12: the seed prints W = B(0, R) with
+/// Where Algorithm 10 projects (SWX+23 prints W = B(0, R) with
 /// ‖W_l‖_F ≤ R for every layer, the analysis works in B(W0, ω), ω = R/√m, per layer).
 enum class mlp_constraint {
   none,         ///< no projection
-  printed,      ///< ‖W_l‖_F ≤ R for every layer l (seed 001 Assumption 4, Alg 10 as printed)
+  printed,      ///< ‖W_l‖_F ≤ R for every layer l (SWX+23 Assumption 4, Alg 10 as printed)
   around_init,  ///< ‖W_l − W0_l‖_F ≤ R/√m for every layer l (what App C's analysis uses)
 };
 /// "none", "printed" (B(0, R) per layer), "around-init" (B(W0_l, R/√m) per layer).
@@ -230,7 +230,7 @@ enum class alg10_normaliser {
 };
 const char* to_string(alg10_normaliser n);
 
-/// Algorithm 10 (seed 001 §6; spec 001 §2):
+/// Algorithm 10 (SWX+23 §6):
 ///   W^{(t+1)} = Π(W^{(t)} − η((1/b_t) Σ_{j∈B_t} clip_C(∇ℓ(W^{(t)}; x_j, y_j)) + G_t)),
 ///   G_t ~ N(0, σ² I_p), B_t Poisson with rate q, b_t = qn or |B_t| (alg10_normaliser),
 /// returning the average (1/T) Σ_{t=1}^T W^{(t)} and the last iterate.

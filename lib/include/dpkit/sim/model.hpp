@@ -44,8 +44,9 @@ class model {
 };
 
 /// f′_i = f_i for i ≠ i*, and f′_{i*}(x) = f_{i*}(x) − wᵀx: the neighbour whose one example's
-/// gradient is shifted by −w. This is how the worst-case constructions of seed 002 (§8 of the
-/// spec: W1 NoisyGD, W3 LMC, W4 linear losses, W5 constant drift) are built from a base model.
+/// gradient is shifted by −w. This is how the worst-case constructions for BSA24
+/// (docs/shifted.md: W1 NoisyGD, W3 LMC, W4 linear losses, W5 constant drift) are built from a base
+/// model.
 class linearly_perturbed final : public model {
  public:
   linearly_perturbed(std::shared_ptr<const model> base, std::size_t index, vector w);

@@ -1,6 +1,6 @@
 #pragma once
 // Concrete models of the reference simulator (model.hpp): generalised linear models on a dataset
-// (least squares, binary logistic, softmax) and the data-free losses of seed 002's worst-case
+// (least squares, binary logistic, softmax) and the data-free losses of BSA24's worst-case
 // constructions (quadratic, linear).
 //
 // Conventions shared by all models here:
@@ -9,7 +9,7 @@
 // * `gradient` and `hessian_vector` write into their output through Eigen expressions and never
 //   allocate (except softmax_regression::hessian_vector, documented there);
 // * the ridge term is part of every per-example loss, f_i(x) = ℓ_i(x) + (ridge/2)‖x‖², so the
-//   empirical risk (1/n) Σ f_i carries (ridge/2)‖x‖² once (seed 004 §1.1 convention);
+//   empirical risk (1/n) Σ f_i carries (ridge/2)‖x‖² once (LKSP25 §1.1 convention);
 // * models on a dataset share it read-only through std::shared_ptr<const dataset>, so the
 //   neighbouring model is built from replace_one(D, …) (dataset.hpp) at the cost of one copy;
 //   each also keeps a d×n transposed copy of the features, so that example i is contiguous
@@ -42,7 +42,7 @@ class dataset_model : public model {
   Eigen::MatrixXd by_example_;  // d×n, column i = a_i
 };
 
-/// Ridge least squares (seed 004 §1.1): p = d and
+/// Ridge least squares (LKSP25 §1.1): p = d and
 ///   f_i(x) = ½((a_iᵀx − y_i)² + ridge·‖x‖²),
 ///   ∇f_i(x) = a_i(a_iᵀx − y_i) + ridge·x,
 ///   ∇²f_i(x)·v = a_i(a_iᵀv) + ridge·v.
@@ -127,8 +127,8 @@ class softmax_regression final : public dataset_model {
 };
 
 /// The same quadratic for every example: f_i(x) = (m/2)‖x‖², ∇f_i(x) = m·x, ∇²f_i·v = m·v,
-/// for i = 0, …, n−1 and x ∈ R^d. The base of seed 002's worst-case constructions W1 (NoisyGD,
-/// strongly convex) and W3 (LMC) (spec 002 §8): linearly_perturbed(base, i*, L·v) (model.hpp)
+/// for i = 0, …, n−1 and x ∈ R^d. The base of BSA24's worst-case constructions W1 (NoisyGD,
+/// strongly convex) and W3 (LMC) (docs/shifted.md): linearly_perturbed(base, i*, L·v) (model.hpp)
 /// gives ∇f′_{i*}(x) = m·x − L·v.
 class quadratic final : public model {
  public:
@@ -156,9 +156,9 @@ class quadratic final : public model {
 };
 
 /// Linear losses with constant gradients: f_i(x) = g_iᵀx, ∇f_i ≡ g_i, ∇²f_i = 0, where g_i is
-/// row i of the n×p matrix G. Seed 002's constructions W4 (NoisySGD one step: gradients 0,
+/// row i of the n×p matrix G. BSA24's constructions W4 (NoisySGD one step: gradients 0,
 /// (1−λ)L·u, −λL·u) and W5 (constrained convex lower bound: ∇f_i ≡ 0, ∇f′_{i*} ≡ −L)
-/// (spec 002 §8).
+/// (docs/shifted.md).
 class linear final : public model {
  public:
   /// Throws std::domain_error if G has no rows or no columns or a non-finite entry.

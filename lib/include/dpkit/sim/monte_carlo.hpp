@@ -3,9 +3,9 @@
 // when built with DPKIT_WITH_MPI and run under mpirun), streaming each replicate's observables
 // into mergeable accumulators.
 //
-// Bit-identical results for any number of threads or ranks (DESIGN.md "Randomness"): replicate
-// r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed chunks of
-// `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
+// Bit-identical results for any number of threads or ranks (docs/architecture.md, "Randomness"):
+// replicate r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed
+// chunks of `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
 // accumulators are merged in chunk order at the end. Who ran a chunk never matters.
 #include <cstdint>
 #include <functional>
@@ -63,6 +63,11 @@ struct monte_carlo_options {
   int threads = 0;           // 0: OpenMP's default
   std::uint64_t chunk = 64;  // replicates per reduction chunk (does not depend on threads)
   bool progress = false;     // progress bar on stderr, only when stderr is a terminal
+  /// One line on stderr, terminal or not, when the run is projected to take longer than
+  /// `announce_seconds`: the projected time, measured on the first replicates (after 2 s or
+  /// 5 % of the work, whichever comes first), before the rest runs.
+  bool announce = false;
+  double announce_seconds = 30;
   std::string label = "monte carlo";
 };
 

@@ -2,7 +2,7 @@
 //
 // For a dominating pair (P, Q) of a mechanism, the privacy loss is Y = log(dP/dQ) and
 //
-//     δ(ε) = sup_E P(E) − e^ε Q(E) = E_P[(1 − e^{ε−Y})₊]                (spec 002 §2.9)
+//     δ(ε) = sup_E P(E) − e^ε Q(E) = E_P[(1 − e^{ε−Y})₊]                (BSA24 §D.5)
 //
 // A `privacy_loss` exposes the law of Y under P *and* under Q on intervals of the loss axis:
 // the PLD composition engine (accounting/pld.hpp) needs both to discretise with certified
@@ -15,8 +15,8 @@
 //                                    remove: P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²);
 //                                    add:    the reverse pair (N(0,σ²), (1−q)N(0,σ²) + qN(1,σ²)).
 //   symmetric_subsampled_gaussian_loss(μ, p)
-//                                    the symmetric C_p(G(μ)) of seed 002 Def 4.7, with the CDF of
-//                                    its privacy loss from seed 002 Prop D.4 (atom at 0 kept).
+//                                    the symmetric C_p(G(μ)) of BSA24 Def 4.7, with the CDF of
+//                                    its privacy loss from BSA24 Prop D.4 (atom at 0 kept).
 //                                    Sampling without replacement (fixed batch size) with
 //                                    replace-one adjacency is C_q(G(2/σ)): the replaced record
 //                                    changes the clipped sum by up to 2C (docs/accounting.md).

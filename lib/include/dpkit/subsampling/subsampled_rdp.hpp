@@ -13,7 +13,7 @@
 // quadrature in data/reference/rdp_poisson_gaussian.csv).
 //
 // Sampling without replacement, replace-one adjacency (Wang, Balle & Kasiviswanathan 2019,
-// Thm 9; seed 000 §D.1 eq. (19)), with the replace-one Gaussian ε(j) = 2j/σ² (sensitivity 2):
+// Thm 9; WSK+26 §D.1 eq. (19)), with the replace-one Gaussian ε(j) = 2j/σ² (sensitivity 2):
 //
 //   ε(α) ≤ 1/(α−1) · log(1 + q²C(α,2)·min{4(e^{ε(2)} − 1), 2e^{ε(2)}} + 2Σ_{j=3}^{α} q^j C(α,j)
 //   e^{(j−1)ε(j)})

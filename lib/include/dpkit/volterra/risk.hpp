@@ -1,7 +1,7 @@
-// dpkit/volterra/risk.hpp — the expected risks of noisy HSGD (seed 004 Thm 4.2).
+// dpkit/volterra/risk.hpp — the expected risks of noisy HSGD (LKSP25 Thm 4.2).
 //
 // P_t = E 𝒫(X_t) and R_t = E ℛ(X_t), 𝒫(x) = ½E(aᵀx − b)², ℛ(x) = 𝒫(x) + (δ/2)‖x‖², for the
-// HSGD diffusion (seed 004 eq. (1)), solve the Volterra equations (seed 004 eqs. (6), (7))
+// HSGD diffusion (LKSP25 eq. (1)), solve the Volterra equations (LKSP25 eqs. (6), (7))
 //
 //   P_t = 𝒫(X^gf_Γ(t)) + ∫_0^t G(t,s;Σ) P_s ds + ∫_0^t G′(t,s;Σ) ds,
 //   R_t = ℛ(X^gf_Γ(t)) + ∫_0^t G(t,s;Σ+δI) P_s ds + ∫_0^t G′(t,s;Σ+δI) ds,
@@ -9,7 +9,7 @@
 // G(t,s;M) = (γ²(s)/d) tr(ΣM e^{−2A(Γ(t)−Γ(s))}), G′(t,s;M) = (σ²γ²(s)/(2d)) tr(M
 // e^{−2A(Γ(t)−Γ(s))}), A = Σ + δI. Three independent ways to get them:
 //
-//  1. The exact ODE lift (spec 004 §2.4; numerics-anchors §1.4): per eigen-group the mean
+//  1. The exact ODE lift (derived in docs/volterra.md): per eigen-group the mean
 //     statistics S = Σ e_i², C = Σ e_i x̃_i (e = E X − x̃) and the per-coordinate eigen-variance
 //     w = u_iᵀ Cov(X_t) u_i evolve by
 //        Ṡ = −2γ(κS + δC),  Ċ = −γ(κC + δ‖x̃‖²_g),  ẇ = −2γκ w + (γ²/d)(2λP_t + σ²),  w(0) = 0,
@@ -20,9 +20,9 @@
 //     solve_exponential() with an exponential (integrating-factor) trapezoid rule on a
 //     log-time grid, for stiff spectra and long horizons.
 //  2. solve_product_trapezoid(): the integral equations themselves by the product trapezoid
-//     rule (spec 004 §2.5(a)), O(N²·#groups), as an independent cross-check.
-//  3. Closed forms for constant γ: the isotropic solution (spec 004 §2.6(i)) and the plateau
-//     P_∞ with its stability condition K_∞ < 1 (spec 004 §2.7).
+//     rule, O(N²·#groups), as an independent cross-check.
+//  3. Closed forms for constant γ: the isotropic solution and the plateau P_∞ with
+//     its stability condition K_∞ < 1 (both derived in docs/volterra.md).
 //
 // Every solver returns P_t and R_t on the requested times with an absolute error estimate and
 // a termination status (core/result.hpp): `converged` (the estimate meets the tolerance, or
@@ -48,29 +48,29 @@ namespace dpkit::volterra {
 
 /// P_t and R_t on a time grid.
 struct risk_curve : solver_status {
-  std::string method;           ///< e.g. "ode-lift dopri5 (spec 004 §2.4)"
+  std::string method;           ///< e.g. "ode-lift dopri5"
   std::vector<double> times;    ///< the requested times
-  std::vector<double> P;        ///< P_t = E 𝒫(X_t) (seed 004 eq. (6)); includes ½E w²
-  std::vector<double> R;        ///< R_t = E ℛ(X_t) (seed 004 eq. (7))
+  std::vector<double> P;        ///< P_t = E 𝒫(X_t) (LKSP25 eq. (6)); includes ½E w²
+  std::vector<double> R;        ///< R_t = E ℛ(X_t) (LKSP25 eq. (7))
   std::vector<double> P_error;  ///< estimated absolute error of P (see each solver)
   std::vector<double> R_error;  ///< estimated absolute error of R
-  /// w_g(t) = u_iᵀ Cov(X_t) u_i for i in group g (the diagonal of V(t) in seed 004 eq. (10),
-  /// spec 004 §3.1): rows = times, columns = groups. Empty unless requested.
+  /// w_g(t) = u_iᵀ Cov(X_t) u_i for i in group g (the diagonal of V(t) in LKSP25 eq. (10),
+  /// in the eigenbasis): rows = times, columns = groups. Empty unless requested.
   Eigen::MatrixXd variances;
   long long steps = 0;  ///< time steps of the returned solution
   /// sup over the integration interval of K(γ(t)) = (γ(t)/(2d)) Σ_g k_g λ_g²/κ_g; for constant
-  /// γ this is K_∞ of spec 004 §2.7, and P_t is bounded iff it is < 1.
+  /// γ this is K_∞ of the plateau (docs/volterra.md), and P_t is bounded iff it is < 1.
   double max_kernel_norm = NAN;
 };
 
-/// 𝒫 and ℛ of the gradient-flow mean X^gf_Γ (spec 004 §2.3) at intrinsic time Γ ≥ 0.
+/// 𝒫 and ℛ of the gradient-flow mean X^gf_Γ (LKSP25 eq. (5)) at intrinsic time Γ ≥ 0.
 struct risk_pair {
   double P = NAN;
   double R = NAN;
 };
 risk_pair gradient_flow_risk(const problem& p, double Gamma);
 
-/// K = (γ/(2d)) Σ_g k_g λ_g²/(λ_g + δ) (spec 004 §2.7; groups with λ = δ = 0 contribute 0).
+/// K = (γ/(2d)) Σ_g k_g λ_g²/(λ_g + δ) (docs/volterra.md; groups with λ = δ = 0 contribute 0).
 double kernel_norm(const problem& p, double gamma);
 
 // ---- 1. the ODE lift -------------------------------------------------------------------------
@@ -135,7 +135,7 @@ struct exponential_options {
 /// advanced exactly through its linear part e^{−2κ_gΔu} and the forcing (γ/d)(2λP + σ²) is
 /// interpolated linearly in u between the step ends (exponential time differencing, second
 /// order), implicitly in P at the new node — a scalar equation, since the coupling is rank
-/// one (Sherman–Morrison). The gradient-flow part is exact (spec 004 §2.3). Unconditionally
+/// one (Sherman–Morrison). The gradient-flow part is exact (LKSP25 eq. (5)). Unconditionally
 /// stable for the stiff part; O(#groups) per step; the grid contains the requested times and
 /// the schedule's breakpoints. Nested grids and error estimate: see exponential_options.
 /// termination: converged,
@@ -164,9 +164,9 @@ struct trapezoid_options {
   bool adaptive = true;
 };
 
-/// Seed 004 eqs. (6)–(7) discretised by the product trapezoid rule, implicit at the end point
-/// (spec 004 §2.5(a)): P_i(1 − ω_ii G_ii) = f_i + Σ_{j<i} ω_ij G_ij P_j + Σ_{j≤i} ω_ij G′_ij with
-/// the kernels summed over the eigen-groups directly (spec 004 §2.2), every (i, j) pair
+/// LKSP25 eqs. (6)–(7) discretised by the product trapezoid rule, implicit at the end point:
+/// P_i(1 − ω_ii G_ii) = f_i + Σ_{j<i} ω_ij G_ij P_j + Σ_{j≤i} ω_ij G′_ij with
+/// the kernels summed over the eigen-groups directly (in the eigenbasis of Σ), every (i, j) pair
 /// evaluated: O(N²·#groups), second order for smooth γ (one-sided γ at jumps of γ). It shares
 /// nothing with the ODE lift but the gradient-flow term, so it serves as a cross-check.
 /// Nested grids and error estimate as for solve_exponential.
@@ -186,7 +186,7 @@ risk_curve solve_risk(const problem& p,
 
 // ---- 3. closed forms (constant γ) -----------------------------------------------------------
 
-/// The isotropic constant-rate solution (spec 004 §2.6(i)) for a problem with one group
+/// The isotropic constant-rate solution (derived in docs/volterra.md) for a problem with one group
 /// (Σ = λI, multiplicity d) and γ(t) ≡ gamma > 0: with c = γκ, ρ = 2c − γ²λ²,
 ///   P_t = (f0 + h)[1 + γ²λ²(1 − e^{−ρt})/ρ] + f1[e^{−ct} + γ²λ²(e^{−ct} − e^{−ρt})/(ρ − c)]
 ///         + (f2 − h)e^{−ρt},
@@ -196,7 +196,7 @@ risk_curve solve_risk(const problem& p,
 /// message says that P_t grows without bound. Throws std::domain_error for more than one group.
 risk_curve isotropic_constant_rate(const problem& p, double gamma, std::span<const double> times);
 
-/// The long-time limit for constant γ (spec 004 §2.7).
+/// The long-time limit for constant γ (derived in docs/volterra.md).
 struct plateau_result : solver_status {
   double P_inf = NAN;          ///< (𝒫(x⋆) + G′_∞)/(1 − K_∞); +inf when unstable
   double R_inf = NAN;          ///< ℛ(x⋆) + ½Σ_g k_g κ_g w_g(∞); +inf when unstable

@@ -1,13 +1,13 @@
 // dpkit/volterra/schedule.hpp — learning-rate schedules γ(t) of noisy HSGD and their integrals.
 //
-// Seed 004 §3 scales the SGD step as η_k = γ(k/d)/d, t = k/d, and the risk equations depend on
-// the schedule through γ(t) and Γ(t) = ∫_0^t γ(s) ds (seed 004 §4.1, eq. (5); spec 004 §1.5).
+// LKSP25 §3 scales the SGD step as η_k = γ(k/d)/d, t = k/d, and the risk equations depend on
+// the schedule through γ(t) and Γ(t) = ∫_0^t γ(s) ds (LKSP25 §4.1, eq. (5)).
 // Every schedule here has Γ in closed form, so the solvers never integrate γ numerically.
 //
 //   constant          γ(t) = γ0
 //   step_decay        γ(t) = γ0·f^⌊t/τ⌋                       (jumps at t = τ, 2τ, …)
-//   polynomial_decay  γ(t) = γ0/(1 + t/t0)^p                  (p = 1: the 3/(1 + 0.5t) of spec
-//                                                              004 §2.4 is γ0 = 3, t0 = 2)
+//   polynomial_decay  γ(t) = γ0/(1 + t/t0)^p                  (p = 1: the 3/(1 + 0.5t) of the
+//                                                              ODE-lift check, γ0 = 3, t0 = 2)
 //   cosine            γ(t) = γ_min + (γ0 − γ_min)(1 + cos(πt/T))/2 for t ≤ T, γ_min after
 //   piecewise_linear  linear interpolation of a table (t_k, γ_k), t_0 = 0, γ constant after
 //                     the last knot
@@ -48,7 +48,7 @@ class schedule {
   [[nodiscard]] std::vector<double> breakpoints(double t_end) const;
   /// sup of γ over [0, t_end].
   [[nodiscard]] double max_rate(double t_end) const;
-  /// True for constant(): the kernels of (6)–(7) are then convolution kernels (spec 004 §2.2).
+  /// True for constant(): the kernels of (6)–(7) are then convolution kernels.
   [[nodiscard]] bool is_constant() const;
   /// e.g. "constant(gamma=50)", for messages and output headers.
   [[nodiscard]] std::string describe() const;

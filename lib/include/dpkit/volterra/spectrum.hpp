@@ -1,9 +1,9 @@
-// dpkit/volterra/spectrum.hpp — the problem the risk equations of seed 004 are solved for.
+// dpkit/volterra/spectrum.hpp — the problem the risk equations of LKSP25 are solved for.
 //
-// Seed 004 (Lin, Kolaczyk, Smith, Paquette) studies one-pass noisy SGD on ridge least squares,
+// LKSP25 (Lin, Kolaczyk, Smith, Paquette) studies one-pass noisy SGD on ridge least squares,
 // f(x; a, b) = ½((aᵀx − b)² + δ‖x‖²), b = aᵀx̃ + w, through its diffusion surrogate noisy HSGD
-// (seed 004 eq. (1)). Everything the expected risks P_t = E 𝒫(X_t) and R_t = E ℛ(X_t) depend on
-// is, in the eigenbasis Σ = E[a aᵀ] = Σ_i λ_i u_i u_iᵀ (spec 004 §2.2–§2.4):
+// (LKSP25 eq. (1)). Everything the expected risks P_t = E 𝒫(X_t) and R_t = E ℛ(X_t) depend on
+// is, in the eigenbasis Σ = E[a aᵀ] = Σ_i λ_i u_i u_iᵀ (docs/volterra.md):
 //
 //   * the dimension d (time t = k/d, kernels carry a 1/d),
 //   * the ridge δ, the label-noise variance E w² and the DP noise σ,
@@ -14,13 +14,13 @@
 //     with x0,i = u_iᵀx0 and x̃_i = u_iᵀx̃.
 //
 // These three sums are sufficient: the gradient-flow mean of every coordinate in a group is
-// e_i(t) = φ e_{0,i} − (1 − φ)(δ/κ) x̃_i, φ = e^{−κΓ(t)}, κ = λ + δ (spec 004 §2.3), so every
+// e_i(t) = φ e_{0,i} − (1 − φ)(δ/κ) x̃_i, φ = e^{−κΓ(t)}, κ = λ + δ (LKSP25 eq. (5)), so every
 // quadratic statistic of the group is a combination of them, and all eigen-variances in a group
-// coincide (spec 004 §2.4). The risk solvers cost O(#groups), not O(d).
+// coincide (the ODE lift, docs/volterra.md). The risk solvers cost O(#groups), not O(d).
 //
 // NAMING HAZARD: "xstar" here (and in the CSV column names) is x̃, the label-generating target
-// of seed 004 Assumption 2 — NOT the population ridge minimiser x⋆ = (Σ + δI)⁻¹Σx̃ of spec 004
-// §1.5. (The column names were fixed by the file format.)
+// of LKSP25 Assumption 2 — NOT the population ridge minimiser x⋆ = (Σ + δI)⁻¹Σx̃ of
+// LKSP25 §4.1. (The column names were fixed by the file format.)
 //
 // Multiplicities are integers for a finite-d Σ. The density discretisation of
 // marchenko_pastur() produces non-integer multiplicities (quadrature weights d/G); every solver
@@ -48,7 +48,7 @@ struct eigen_group {
   double e0_xstar = 0;        ///< Σ (x0,i − x̃_i) x̃_i; |e0_xstar| ≤ √(e0_sq·xstar_sq)
 };
 
-/// The scalar parameters of the problem (seed 004 §2, §3).
+/// The scalar parameters of the problem (LKSP25 §2, §3).
 struct problem_parameters {
   double ridge = 0;        ///< δ ≥ 0
   double label_noise = 0;  ///< E w² ≥ 0, the variance of the label noise (b = aᵀx̃ + w)
@@ -114,7 +114,7 @@ problem from_covariance(const Eigen::MatrixXd& sigma_matrix,
                         const problem_parameters& params,
                         double group_tolerance = kDefaultGroupTolerance);
 
-/// Σ = λ I_d: one group of multiplicity d (spec 004 §2.6(i)).
+/// Σ = λ I_d: one group of multiplicity d (derived in docs/volterra.md).
 problem isotropic(long long d, double lambda, const energies& e, const problem_parameters& params);
 
 /// Σ = λ_b I + Σ_j (θ_j − λ_b) v_j v_jᵀ with orthonormal v_j: one group per spike eigenvalue θ_j
@@ -126,7 +126,7 @@ problem spiked(long long d,
                const energies& e,
                const problem_parameters& params);
 
-/// Σ = λ_b I + (λ_1 − λ_b) u uᵀ with u = 𝟏/√d (spec 004 §2.6(iii), §4.7): eigenvalue λ_1 along u
+/// Σ = λ_b I + (λ_1 − λ_b) u uᵀ with u = 𝟏/√d (docs/volterra.md): eigenvalue λ_1 along u
 /// (multiplicity 1) and λ_b on 𝟏^⊥ (multiplicity d − 1), with x0, x̃ given in the original
 /// basis (length d). The group sums are computed in O(d) without cancellation: the spike
 /// group from uᵀ(x0 − x̃) and uᵀx̃, the bulk from the residuals v − (uᵀv)u.
@@ -137,44 +137,44 @@ problem two_level(long long d,
                   std::span<const double> xtilde,
                   const problem_parameters& params);
 
-/// The design of seed 004 §5: a_ij iid U(0, 1/√d) has E a_ij = 1/(2√d), E a_ij² = 1/(3d), so
-/// Σ = E[a aᵀ] = I/(12d) + 𝟏𝟏ᵀ/(4d) (spec 004 §6.2) — NOT the covariance I/(12d) that the
-/// released code uses (spec 004 §8 item 4). Exact eigen-structure: λ_1 = 1/4 + 1/(12d) along
+/// The design of LKSP25 §5: a_ij iid U(0, 1/√d) has E a_ij = 1/(2√d), E a_ij² = 1/(3d), so
+/// Σ = E[a aᵀ] = I/(12d) + 𝟏𝟏ᵀ/(4d) — NOT the covariance I/(12d) that the
+/// released code uses (docs/findings.md). Exact eigen-structure: λ_1 = 1/4 + 1/(12d) along
 /// 𝟏/√d (multiplicity 1) and λ_b = 1/(12d) with multiplicity d − 1. two_level() with those.
-problem seed004_design(long long d,
+problem lksp25_design(long long d,
                        std::span<const double> x0,
                        std::span<const double> xtilde,
                        const problem_parameters& params);
 
-/// Which Σ seed004_experiment uses: the design's E[a aᵀ] or the released code's I/(12d).
-enum class seed004_sigma { design, code };
+/// Which Σ lksp25_experiment uses: the design's E[a aᵀ] or the released code's I/(12d).
+enum class lksp25_sigma { design, code };
 
-/// The start and target of seed 004 §5 (spec 004 §6.1), in the original basis: x̃ iid
-/// U(0, 1/√d), then x0 ~ N(0, s²I) (s = x0_scale), drawn in that order from the counter-based
+/// The start and target of LKSP25 §5 (as its released code draws them), in the original basis: x̃
+/// iid U(0, 1/√d), then x0 ~ N(0, s²I) (s = x0_scale), drawn in that order from the counter-based
 /// stream (seed, 0, stream).
-struct seed004_vectors {
+struct lksp25_vectors {
   Eigen::VectorXd x0, xtilde;
 };
-seed004_vectors seed004_start(long long d,
+lksp25_vectors lksp25_start(long long d,
                               double x0_scale,
                               std::uint64_t seed,
                               std::uint64_t stream = 0);
 
-/// Seed 004 §5's problem instance (spec 004 §6.1): x̃ iid U(0, 1/√d) and then x0 ~ N(0, s²I)
+/// LKSP25 §5's problem instance: x̃ iid U(0, 1/√d) and then x0 ~ N(0, s²I)
 /// (s = x0_scale: 2 in the released code, 1 in the paper), drawn from the counter-based stream
-/// (seed, 0, 0) in that order, with Σ = seed004_design's (design) or I/(12d) (code; spec 004
-/// §8 item 4). The draws are dpkit's, not numpy's: the instance is the seed's in law, not bit
-/// for bit.
-problem seed004_experiment(long long d,
-                           seed004_sigma which,
+/// (seed, 0, 0) in that order, with Σ = lksp25_design's (design) or I/(12d) (code;
+/// docs/findings.md). The draws are dpkit's, not numpy's: the instance is the paper's in law, not
+/// bit for bit.
+problem lksp25_experiment(long long d,
+                           lksp25_sigma which,
                            double x0_scale,
                            std::uint64_t seed,
                            const problem_parameters& params);
 
 /// Power law λ_j = c·j^{−exponent}, j = 1..d, scaled so that tr Σ = trace (c = trace/Σ_j
 /// j^{−exponent}); one group per j (multiplicity 1). Needs exponent ≥ 0 (0 is isotropic and
-/// gives one group) and trace > 0. Energies spread by multiplicity. (The E2/E3 settings of
-/// numerics-anchors §1.5 are exponent 1/2 and 3/2 with trace 1.)
+/// gives one group) and trace > 0. Energies spread by multiplicity. (The stiff benchmarks of
+/// docs/performance.md use exponent 1/2 and 3/2 with trace 1.)
 problem power_law(long long d,
                   double exponent,
                   double trace,
@@ -190,7 +190,7 @@ problem power_law(long long d,
 /// and group j gets multiplicity d/G (a quadrature weight, not an integer in general) and the
 /// *mean* eigenvalue of its bin, G·∫_{bin} x dF(x). The conditional mean keeps the first
 /// moment exactly (tr Σ = d·s²) and is a consistent discretisation of the spectral measure;
-/// higher moments (and so the kernel sums (1/d)Σ k λ^p(…) of spec 004 §2.2) converge at
+/// higher moments (and so the kernel sums (1/d)Σ k λ^p(…) of the risk equations) converge at
 /// O(1/G²) for c ≤ 1 (measured relative error of the second moment: 7.2e-5, 1.9e-5, 4.7e-6 at
 /// G = 100, 200, 400 for c = 0.5) and slower for c > 1, where one bin straddles the atom
 /// (2.0e-4 at G = 200 for c = 3, ≈ G^{-1.5}). Bins come from the closed-form CDF
@@ -213,7 +213,7 @@ double trace(const problem& p);
 
 /// Writes the problem as CSV (core/csv.hpp format):
 ///
-///   # what: dpkit volterra problem (spec 004 §2.2 eigen-groups) ...   ← comment lines
+///   # what: dpkit volterra problem: spectrum of Sigma ... as eigen-groups   ← comment lines
 ///   # d: 1000
 ///   # ridge: 0.1
 ///   # label_noise: 1e-05

@@ -1,6 +1,6 @@
 // Internal: GSL calls go through here so that GSL's default error handler, which calls
-// abort(), is switched off before the first call (DESIGN.md: "GSL's abort handler is
-// switched off"); errors are then reported through status codes that we convert.
+// abort(), is switched off before the first call (docs/architecture.md,
+// "Bad input and non-convergence"); errors are then reported through status codes that we convert.
 #pragma once
 
 namespace dpkit::detail {

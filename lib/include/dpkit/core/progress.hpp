@@ -1,0 +1,58 @@
+// dpkit/core/progress.hpp — progress of long computations, for people watching them.
+//
+// A one-line bar on stderr, redrawn at most ~10 times a second, only when stderr is a terminal;
+// and, terminal or not, one line with the projected duration once the first units of work show
+// that the whole will take longer than a threshold (the cost estimate before the rest runs).
+// Thread-safe: advance() may be called from several threads (a call that finds another one
+// drawing skips its redraw).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace dpkit {
+
+struct progress_options {
+  bool bar = false;       ///< the bar (only drawn on a terminal)
+  bool announce = false;  ///< the projected-duration line (terminal or not)
+  double announce_seconds = 30;
+  /// Work that may be under way at once (threads × chunk): the projection waits for four times
+  /// this much finished work (or 5 % of it, or 10 s), so that it does not count the first
+  /// finished unit as all the progress.
+  std::uint64_t in_flight = 1;
+  std::string unit = "replicates";  ///< what is counted, for the announcement
+  /// What the whole is, for the announcement, when the units are weights rather than things
+  /// (e.g. "300 points"); empty: "<total> <unit>".
+  std::string what;
+  std::string where;  ///< e.g. " on 2 threads", appended to the announcement
+};
+
+class progress_reporter {
+ public:
+  progress_reporter(std::string label, std::uint64_t total, progress_options options);
+  progress_reporter(const progress_reporter&) = delete;
+  progress_reporter& operator=(const progress_reporter&) = delete;
+  /// k more units done.
+  void advance(std::uint64_t k);
+  /// Ends the bar's line (also done by the destructor).
+  void finish();
+  ~progress_reporter();
+
+ private:
+  std::string label_;
+  std::uint64_t total_;
+  progress_options o_;
+  bool bar_;
+  std::atomic<std::uint64_t> done_{0};
+  std::mutex mutex_;
+  bool announced_ = false, finished_ = false;
+  std::chrono::steady_clock::time_point start_, last_{};
+};
+
+/// "45 s", "3.5 min", "2.1 h".
+std::string duration_text(double seconds);
+
+}  // namespace dpkit

@@ -1,0 +1,39 @@
+// The rows of dpkit epsilon and dpkit delta: each selected accountant at each length of the run
+// (one row per accountant for a single run; one per length and accountant for a curve).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "run_options.hpp"
+
+namespace dpkit::cli {
+
+struct privacy_query {
+  std::string quantity;  ///< "epsilon" (at a δ) or "delta" (at an ε)
+  double at = 0;         ///< the δ or ε
+  std::string at_name;   ///< "delta" or "epsilon"
+};
+
+struct query_outcome {
+  std::size_t answered = 0;        ///< rows with a finite value
+  std::string failure;             ///< the first failure's message
+  std::vector<std::string> notes;  ///< messages of answers that stopped short (max_iterations)
+};
+
+/// Fills r.results and r.columns. An accountant that cannot answer this run gets rows of kind
+/// "unavailable" saying why when several accountants were asked for (with one, its error
+/// propagates: exit 2 or 1 as main() decides).
+query_outcome privacy_rows(const resolved_run& run,
+                           const privacy_query& query,
+                           const accountant_options& accountants,
+                           const CLI::App* app,
+                           const std::string& format,
+                           report& r);
+
+/// After the output is written: the notes and the failure on stderr, one line each, and the
+/// exit code (1 when no row could answer).
+int finish(const std::string& tool, const query_outcome& outcome, const CLI::App* app);
+
+}  // namespace dpkit::cli

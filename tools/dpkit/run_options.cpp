@@ -1,0 +1,568 @@
+#include "run_options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+namespace dpkit::cli {
+namespace {
+
+std::optional<double> parse_double(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+// One item: a number, START:STOP:STEP or START:STOP:logK.
+void parse_item(const std::string& flag,
+                const std::string& item,
+                number_kind kind,
+                std::size_t max_count,
+                std::vector<double>& out) {
+  const bool integers = kind == number_kind::count;
+  const std::string one = integers                        ? "an integer in [1, 2^53]"
+                          : kind == number_kind::positive ? "a number > 0"
+                                                          : "a number in [0, 1]";
+  const std::string what =
+      one + ", a comma-separated list, or a range START:STOP:STEP or START:STOP:logK";
+  auto bad = [&](const std::string& why = "") {
+    return usage_error(flag + " is " + item + ", but must be " + what + why);
+  };
+  auto valid = [&](double v) {
+    if (integers) return v >= 1 && v <= static_cast<double>(kMaxExactInteger) && v == std::floor(v);
+    if (kind == number_kind::probability) return v >= 0 && v <= 1;
+    return v > 0;
+  };
+  // Counts written out in digits are read exactly (2^53 + 1 must not round to 2^53).
+  auto number = [&](const std::string& text) -> std::optional<double> {
+    if (integers && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+      if (text.size() > 16) return std::nullopt;
+      const long long v = std::stoll(text);
+      if (v > kMaxExactInteger) return std::nullopt;
+      return static_cast<double>(v);
+    }
+    return parse_double(text);
+  };
+  const std::vector<std::string> parts = split(item, ':');
+  if (parts.size() == 1) {
+    const auto v = number(trim(parts[0]));
+    if (!v || !valid(*v)) throw bad();
+    out.push_back(*v);
+    return;
+  }
+  if (parts.size() != 3) throw bad();
+  const auto a = number(trim(parts[0]));
+  const auto b = number(trim(parts[1]));
+  if (!a || !b || !valid(*a) || !valid(*b) || *b < *a) throw bad(" (START <= STOP)");
+  const std::string step = trim(parts[2]);
+  if (step.rfind("log", 0) == 0) {
+    if (!(*a > 0)) throw bad(" (a log range starts above 0)");
+    const auto k = parse_double(step.substr(3));
+    if (!k || *k < 2 || *k != std::floor(*k) || *k > static_cast<double>(max_count))
+      throw bad(" (logK: K an integer in [2, " + std::to_string(max_count) + "])");
+    const auto n = static_cast<std::size_t>(*k);
+    const double la = std::log(*a), lb = std::log(*b);
+    for (std::size_t i = 0; i < n; ++i) {
+      double v =
+          i + 1 == n
+              ? *b
+              : std::exp(la + (lb - la) * static_cast<double>(i) / static_cast<double>(n - 1));
+      if (i == 0) v = *a;
+      if (integers) v = std::round(v);
+      if (out.empty() || !integers || out.back() != v) out.push_back(v);
+    }
+    return;
+  }
+  const auto s = parse_double(step);
+  if (!s || !(*s > 0) || (integers && *s != std::floor(*s))) throw bad(" (STEP > 0)");
+  const double count = std::floor((*b - *a) / *s * (1 + 1e-12)) + 1;
+  if (count > static_cast<double>(max_count))
+    throw usage_error(flag + " is " + item + ", which gives " + format_number(count) +
+                      " values, but at most " + std::to_string(max_count) + " are allowed");
+  for (double i = 0; i < count; ++i) out.push_back(std::min(*a + i * *s, *b));
+}
+
+// "a/b = c" for the derivation lines.
+std::string ratio_text(long long num, long long den) {
+  return std::to_string(num) + "/" + std::to_string(den);
+}
+
+struct phase_spec {
+  std::optional<double> noise_multiplier, sampling_rate;
+  std::optional<long long> batch_size;
+  bool full_batch = false;
+  std::string sampling;
+  std::vector<std::string> steps, epochs;
+};
+
+// --phase noise-multiplier=1.1,batch-size=256,epochs=10 (keys as the flags, without --).
+phase_spec parse_phase(const std::string& text) {
+  static const std::map<std::string, std::string> keys = {{"noise-multiplier", "noise-multiplier"},
+                                                          {"sigma", "noise-multiplier"},
+                                                          {"s", "noise-multiplier"},
+                                                          {"sampling-rate", "sampling-rate"},
+                                                          {"q", "sampling-rate"},
+                                                          {"p", "sampling-rate"},
+                                                          {"batch-size", "batch-size"},
+                                                          {"full-batch", "full-batch"},
+                                                          {"steps", "steps"},
+                                                          {"i", "steps"},
+                                                          {"epochs", "epochs"},
+                                                          {"sampling", "sampling"}};
+  auto bad = [&](const std::string& why) {
+    return usage_error("--phase is " + text + ", but " + why +
+                       " (example: --phase noise-multiplier=1.1,batch-size=256,epochs=10)");
+  };
+  phase_spec p;
+  for (const std::string& raw : split(text, ',')) {
+    const std::string kv = trim(raw);
+    if (kv.empty()) throw bad("has an empty entry");
+    const auto eq = kv.find('=');
+    const std::string key = trim(kv.substr(0, eq));
+    const std::string value = eq == std::string::npos ? "" : trim(kv.substr(eq + 1));
+    const auto it = keys.find(key);
+    if (it == keys.end())
+      throw bad("'" + key +
+                "' is not one of noise-multiplier, sampling-rate, batch-size, full-batch, steps, "
+                "epochs, sampling");
+    const std::string& k = it->second;
+    if (k == "full-batch") {
+      if (!value.empty() && value != "yes" && value != "true")
+        throw bad("full-batch takes no value");
+      p.full_batch = true;
+      continue;
+    }
+    if (value.empty()) throw bad(k + " needs a value (" + k + "=...)");
+    if (k == "noise-multiplier" || k == "sampling-rate") {
+      const auto v = parse_double(value);
+      if (!v || !(*v > 0) || (k == "sampling-rate" && *v > 1))
+        throw bad(k + " must be " + (k == "sampling-rate" ? "in (0, 1]" : "a number > 0"));
+      (k == "noise-multiplier" ? p.noise_multiplier : p.sampling_rate) = *v;
+    } else if (k == "batch-size") {
+      const auto v = parse_double(value);
+      if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e15)
+        throw bad("batch-size must be an integer >= 1");
+      p.batch_size = static_cast<long long>(*v);
+    } else if (k == "sampling") {
+      if (value != "poisson" && value != "without-replacement")
+        throw bad("sampling must be poisson or without-replacement");
+      p.sampling = value;
+    } else {
+      (k == "steps" ? p.steps : p.epochs).push_back(value);
+    }
+  }
+  return p;
+}
+
+// The sampling rate of one phase from its flags, with the derivation line; q exact as B/N.
+struct sampling_of {
+  double q = 0;
+  std::optional<long long> batch;  ///< when given as a batch size
+  std::string line;
+};
+
+sampling_of resolve_sampling(const std::optional<double>& rate,
+                             const std::optional<long long>& batch,
+                             bool full_batch,
+                             const std::optional<long long>& dataset,
+                             const std::string& where) {
+  const int given = (rate ? 1 : 0) + (batch ? 1 : 0) + (full_batch ? 1 : 0);
+  if (given == 0)
+    throw usage_error(where +
+                      "the sampling is not given: use --sampling-rate Q, or --batch-size B "
+                      "with --dataset-size N, or --full-batch (every example in every "
+                      "step)");
+  if (given > 1)
+    throw usage_error(where +
+                      "the sampling is given twice: use one of --sampling-rate, "
+                      "--batch-size (with --dataset-size) and --full-batch");
+  sampling_of s;
+  if (full_batch) {
+    s.q = 1;
+    return s;
+  }
+  if (rate) {
+    s.q = *rate;
+    return s;
+  }
+  if (!dataset)
+    throw usage_error(where +
+                      "--batch-size needs --dataset-size (the sampling rate is batch size "
+                      "/ dataset size)");
+  if (*batch > *dataset)
+    throw usage_error("--batch-size is " + std::to_string(*batch) +
+                      ", but must be <= --dataset-size (" + std::to_string(*dataset) + ")");
+  s.batch = *batch;
+  s.q = static_cast<double>(*batch) / static_cast<double>(*dataset);
+  s.line = "sampling rate q = batch size / dataset size = " + ratio_text(*batch, *dataset) + " = " +
+           format_number(s.q);
+  return s;
+}
+
+// Steps per epoch of a phase, as the exact ratio N/B where a batch size was given.
+double steps_per_epoch(const sampling_of& s, const std::optional<long long>& dataset) {
+  if (s.batch && dataset) return static_cast<double>(*dataset) / static_cast<double>(*s.batch);
+  return 1.0 / s.q;
+}
+
+std::string steps_line(double epochs,
+                       const sampling_of& s,
+                       const std::optional<long long>& dataset,
+                       long long steps) {
+  if (s.q == 1)
+    return "steps T = ceil(epochs) = ceil(" + format_number(epochs) +
+           ") = " + std::to_string(steps) + " (full batch: one step per epoch)";
+  if (s.batch && dataset)
+    return "steps T = ceil(epochs * dataset size / batch size) = ceil(" + format_number(epochs) +
+           " * " + std::to_string(*dataset) + "/" + std::to_string(*s.batch) +
+           ") = " + std::to_string(steps);
+  return "steps T = ceil(epochs / sampling rate) = ceil(" + format_number(epochs) + " / " +
+         format_number(s.q) + ") = " + std::to_string(steps);
+}
+
+constexpr std::size_t kMaxCurvePoints = 10000;
+
+}  // namespace
+
+std::string describe_run(const accounting::training_run& run,
+                         bool with_noise,
+                         bool with_last_steps) {
+  std::string out;
+  for (std::size_t k = 0; k < run.phases.size(); ++k) {
+    const accounting::training_phase& p = run.phases[k];
+    std::string phase;
+    if (with_last_steps || k + 1 < run.phases.size())
+      phase = std::to_string(p.steps) + " step" + (p.steps == 1 ? "" : "s") + " with ";
+    if (with_noise) phase += "noise multiplier " + format_number(p.noise_multiplier) + ", ";
+    phase += p.sampling_rate < 1 ? "sampling rate " + format_number(p.sampling_rate) + " (" +
+                                       std::string(accounting::to_string(p.sampling)) + ")"
+                                 : std::string("full batch");
+    out += (k == 0 ? "" : "; then ") + phase;
+  }
+  if (run.gaussian_mu > 0)
+    out += (out.empty() ? "" : "; plus ") + std::string("a G(") + format_number(run.gaussian_mu) +
+           ") factor";
+  return out;
+}
+
+long long steps_for_epochs(double epochs, double per_epoch) {
+  const double x = epochs * per_epoch;
+  // A whole number of steps computed with rounding noise (60 epochs of 60000/250 examples is
+  // 14400, not 14400.000000000002) is not rounded up to the next step.
+  const double r = std::round(x);
+  const double t = std::abs(x - r) <= 1e-9 * std::max(1.0, x) ? r : std::ceil(x);
+  if (!(t <= static_cast<double>(kMaxExactInteger)))
+    throw usage_error("--epochs gives " + format_number(t) +
+                      " steps, but at most 2^53 can be counted");
+  return std::max(1LL, static_cast<long long>(t));
+}
+
+std::vector<double> parse_number_list(const std::string& flag,
+                                      const std::vector<std::string>& items,
+                                      number_kind kind,
+                                      std::size_t max_count) {
+  std::vector<double> out;
+  for (const std::string& raw : items)
+    for (const std::string& item : split(raw, ',')) {
+      if (trim(item).empty())
+        throw usage_error(flag + " is " + raw + ", but must not have an empty entry");
+      parse_item(flag, trim(item), kind, max_count, out);
+      if (out.size() > max_count)
+        throw usage_error(flag + " gives " + std::to_string(out.size()) + " values, but at most " +
+                          std::to_string(max_count) + " are allowed");
+    }
+  return out;
+}
+
+void add_run_options(CLI::App* app, run_options& o, const run_requirements& needs) {
+  const char* group = "Training run";
+  CLI::Option* mu = nullptr;
+  if (needs.mu)
+    mu = app->add_option("--mu", o.mu,
+                         "The mechanism is mu-GDP (Gaussian differential privacy, Dong, Roth & "
+                         "Su 2022) instead of a training run")
+             ->check(real_at_least(0))
+             ->type_name("M")
+             ->group(group);
+  auto* sigma = app->add_option("-s,--noise-multiplier", o.noise_multiplier,
+                                needs.noise ? "Noise multiplier sigma: noise standard deviation / "
+                                              "clipping norm (required)"
+                                            : "Noise multiplier sigma: given, calibrate solves "
+                                              "for the number of steps instead")
+                    ->check(real_greater_than(0))
+                    ->type_name("S")
+                    ->group(group);
+  auto* q = app->add_option("-p,--sampling-rate", o.sampling_rate,
+                            "Probability q that an example is in a batch (Poisson), or batch "
+                            "size / dataset size (fixed-size batches); 1 = full batch")
+                ->check(sampling_rate_validator())
+                ->type_name("Q")
+                ->group(group);
+  auto* b = app->add_option("--batch-size", o.batch_size,
+                            "Batch size B (Poisson: the expected batch size); with --dataset-size "
+                            "it gives q = B/N")
+                ->check(integer_at_least(1, kMaxExactInteger))
+                ->type_name("B")
+                ->group(group);
+  auto* n = app->add_option("--dataset-size", o.dataset_size,
+                            "Number of training examples N (with --batch-size)")
+                ->check(integer_at_least(1, kMaxExactInteger))
+                ->type_name("N")
+                ->group(group);
+  auto* full = app->add_flag("--full-batch", o.full_batch,
+                             "Every example in every step (q = 1: noisy gradient descent)")
+                   ->group(group);
+  auto* scheme = app->add_option("--sampling", o.sampling,
+                                 "poisson: add/remove neighbours; without-replacement: fixed "
+                                 "batch size, replace-one neighbours (sensitivity 2)")
+                     ->check(CLI::IsMember({"poisson", "without-replacement"}))
+                     ->capture_default_str()
+                     ->group(group);
+  std::string steps_help =
+      "Number of steps T (noisy gradient updates), at most 2^53; the PLD accountant composes at "
+      "most 1e8 (use rdp beyond)";
+  std::string epochs_help =
+      "Number of epochs E: T = ceil(E N / B) steps (ceil(E / q) with --sampling-rate)";
+  if (needs.curve) {
+    steps_help +=
+        ". Several values give a curve: 1000,5000,20000 or a range 1000:20000:1000 "
+        "or 100:100000:log20";
+    epochs_help += ". Several values give a curve, as for --steps";
+  }
+  if (!needs.length) {
+    steps_help += ". Without it (and with --noise-multiplier), calibrate solves for the steps";
+  }
+  auto* steps = app->add_option("-i,--steps", o.steps, steps_help)->type_name("T")->group(group);
+  auto* epochs = app->add_option("--epochs", o.epochs, epochs_help)->type_name("E")->group(group);
+  if (!needs.curve) {
+    steps->expected(1);
+    epochs->expected(1);
+  }
+  CLI::Option* per_epoch = nullptr;
+  if (needs.curve)
+    per_epoch = app->add_flag("--per-epoch", o.per_epoch,
+                              "A row after every whole epoch up to --epochs (or --steps)")
+                    ->group(group);
+  auto* phase =
+      app->add_option("--phase", o.phases,
+                      "One phase of a heterogeneous run, repeated in order: "
+                      "noise-multiplier=S,sampling-rate=Q|batch-size=B|full-batch,steps=T|"
+                      "epochs=E[,sampling=poisson|without-replacement] (--dataset-size applies "
+                      "to every phase)")
+          ->type_name("SPEC")
+          ->group(group);
+  steps->excludes(epochs);
+  for (CLI::Option* x : {sigma, q, b, full, steps, epochs}) phase->excludes(x);
+  if (per_epoch != nullptr) phase->excludes(per_epoch);
+  if (mu != nullptr)
+    for (CLI::Option* x : {sigma, q, b, n, full, scheme, steps, epochs, phase}) mu->excludes(x);
+  if (mu != nullptr && per_epoch != nullptr) mu->excludes(per_epoch);
+}
+
+resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
+  resolved_run r;
+  if (o.mu) {
+    r.is_mu = true;
+    r.run.gaussian_mu = *o.mu;
+    r.description = "mu-GDP with mu = " + format_number(*o.mu);
+    r.parameters = {{"mu", *o.mu}};
+    r.steps = {1};
+    r.total_steps = {1};
+    return r;
+  }
+  // ---- the phases: --phase specs, or the single phase of the plain flags
+  std::vector<phase_spec> specs;
+  if (!o.phases.empty()) {
+    for (const std::string& text : o.phases) specs.push_back(parse_phase(text));
+  } else {
+    phase_spec p;
+    p.noise_multiplier = o.noise_multiplier;
+    p.sampling_rate = o.sampling_rate;
+    p.batch_size = o.batch_size;
+    p.full_batch = o.full_batch;
+    p.steps = o.steps;
+    p.epochs = o.epochs;
+    specs.push_back(p);
+  }
+  if (o.dataset_size && !o.batch_size) {
+    bool used = false;
+    for (const phase_spec& p : specs) used = used || p.batch_size.has_value();
+    if (!used)
+      throw usage_error(
+          "--dataset-size is only used with --batch-size (q = B/N); with "
+          "--sampling-rate or --full-batch leave it out");
+  }
+  json phases_json = json::array();
+  std::vector<sampling_of> samplings;
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const phase_spec& p = specs[k];
+    const bool last = k + 1 == specs.size();
+    const std::string at =
+        specs.size() > 1 ? "--phase " + std::to_string(k + 1) + ": " : std::string();
+    accounting::training_phase ph;
+    if (p.noise_multiplier) {
+      ph.noise_multiplier = *p.noise_multiplier;
+      if (!r.noise_given)
+        throw usage_error(at +
+                          "give the noise multiplier in every phase or in none (calibrate "
+                          "then solves for one common to all)");
+    } else if (needs.noise) {
+      throw usage_error(
+          at +
+          "the noise multiplier is not given: use --noise-multiplier S (the "
+          "noise standard deviation divided by the clipping norm)" +
+          (needs.mu && specs.size() == 1 ? ", or --mu M for a mu-GDP mechanism" : ""));
+    } else {
+      if (k > 0 && r.noise_given)
+        throw usage_error(at +
+                          "give the noise multiplier in every phase or in none (calibrate "
+                          "then solves for one common to all)");
+      r.noise_given = false;
+      ph.noise_multiplier = 1.0;  // calibrate solves for it
+    }
+    // ---- the length: one count for every phase but the last, which may be a curve
+    const bool range_ok = last && needs.curve;
+    std::vector<double> epochs_list, steps_list;
+    if (!p.epochs.empty())
+      epochs_list = parse_number_list("--epochs", p.epochs, number_kind::positive, kMaxCurvePoints);
+    if (!p.steps.empty())
+      steps_list = parse_number_list("--steps", p.steps, number_kind::count, kMaxCurvePoints);
+    if (!epochs_list.empty() && !steps_list.empty())
+      throw usage_error(at + "give the length once: --steps or --epochs, not both");
+    const sampling_of s =
+        resolve_sampling(p.sampling_rate, p.batch_size, p.full_batch, o.dataset_size, at);
+    if (!s.line.empty()) r.derivation.push_back(at + s.line);
+    ph.sampling_rate = s.q;
+    const std::string scheme = p.sampling.empty() ? o.sampling : p.sampling;
+    ph.sampling = scheme == "poisson" ? accounting::sampling_scheme::poisson
+                                      : accounting::sampling_scheme::without_replacement;
+    const std::size_t values = epochs_list.size() + steps_list.size();
+    if (values > 1 && !range_ok)
+      throw usage_error(at + (last ? std::string("this subcommand takes one length, not a list")
+                                   : std::string("only the last phase may have several "
+                                                 "lengths")));
+    if (values == 0 && (needs.length || !last))
+      throw usage_error(at + "the length of the run is not given: use --steps T or --epochs E" +
+                        std::string(specs.size() == 1 ? "" : " (steps=T or epochs=E)"));
+    const double per_epoch = steps_per_epoch(s, o.dataset_size);
+    std::vector<long long> counts;
+    std::vector<double> epochs_of;
+    if (!epochs_list.empty()) {
+      std::vector<double> e = epochs_list;
+      if (o.per_epoch && last) {
+        if (e.size() != 1)
+          throw usage_error("--per-epoch takes one --epochs value (the last epoch)");
+        const double end = e[0];
+        e.clear();
+        for (double k2 = 1; k2 <= end * (1 + 1e-12); ++k2) e.push_back(k2);
+        if (e.empty() || e.back() < end * (1 - 1e-12)) e.push_back(end);
+      }
+      for (double x : e) {
+        counts.push_back(steps_for_epochs(x, per_epoch));
+        epochs_of.push_back(x);
+      }
+      if (e.size() == 1)
+        r.derivation.push_back(at + steps_line(e[0], s, o.dataset_size, counts[0]));
+    } else if (!steps_list.empty()) {
+      for (double x : steps_list) counts.push_back(static_cast<long long>(x));
+      if (o.per_epoch && last) {
+        if (counts.size() != 1)
+          throw usage_error("--per-epoch takes one --steps value (the last step)");
+        if (s.q == 1 && !s.batch)
+          throw usage_error(
+              "--per-epoch with --full-batch: every step is an epoch (use a range "
+              "of --steps instead)");
+        const long long end = counts[0];
+        counts.clear();
+        for (double k2 = 1;; ++k2) {
+          const long long t = steps_for_epochs(k2, per_epoch);
+          if (t >= end) break;
+          counts.push_back(t);
+          epochs_of.push_back(k2);
+        }
+        counts.push_back(end);
+        epochs_of.push_back(static_cast<double>(end) / per_epoch);
+      }
+    } else {
+      counts.push_back(1);  // calibrate solves for it
+    }
+    ph.steps = counts.front();
+    r.run.phases.push_back(ph);
+    samplings.push_back(s);
+    json pj = {{"noise_multiplier", p.noise_multiplier ? json(ph.noise_multiplier) : json()},
+               {"sampling_rate", ph.sampling_rate},
+               {"sampling", scheme}};
+    if (s.batch) pj["batch_size"] = *s.batch;
+    if (p.full_batch) pj["full_batch"] = true;
+    if (values > 0) {
+      pj["steps"] = counts.size() == 1 ? json(counts[0]) : json(counts);
+      if (!epochs_of.empty())
+        pj["epochs"] = epochs_of.size() == 1 ? json(epochs_of[0]) : json(epochs_of);
+    }
+    phases_json.push_back(pj);
+    if (last) {
+      r.steps_per_epoch = per_epoch;
+      r.in_batches = s.batch.has_value();
+      if (values > 0) r.steps = counts;
+      if (!epochs_of.empty()) {
+        // The run's epochs: the last phase's plus the earlier phases' (each T/(steps per epoch)).
+        double before = 0;
+        for (std::size_t j = 0; j + 1 < specs.size(); ++j)
+          before += static_cast<double>(r.run.phases[j].steps) /
+                    steps_per_epoch(samplings[j], o.dataset_size);
+        for (double e : epochs_of) r.epochs.push_back(before + e);
+      }
+    }
+  }
+  long long earlier = 0;
+  for (std::size_t j = 0; j + 1 < r.run.phases.size(); ++j) earlier += r.run.phases[j].steps;
+  for (long long t : r.steps) r.total_steps.push_back(earlier + t);
+  r.run.validate("dpkit");
+  r.description = describe_run(r.run, true, true);
+  if (r.steps.size() > 1) {
+    // A curve: the run without its last phase's (varying) length, then the lengths.
+    const auto [lo, hi] = std::minmax_element(r.steps.begin(), r.steps.end());
+    r.description = describe_run(r.run, true, false) + ", " + std::to_string(r.steps.size()) +
+                    " step counts from " + std::to_string(*lo) + " to " + std::to_string(*hi);
+  }
+  if (o.dataset_size) {
+    for (json& pj : phases_json) pj["dataset_size"] = *o.dataset_size;
+  }
+  if (phases_json.size() == 1) {
+    r.parameters = phases_json[0];
+  } else {
+    r.parameters = {{"phases", phases_json}};
+  }
+  return r;
+}
+
+}  // namespace dpkit::cli
