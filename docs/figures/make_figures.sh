@@ -1,87 +1,124 @@
 #!/usr/bin/env bash
-# Regenerates the figures in docs/figures from the dpkit program and gnuplot.
-#   docs/figures/make_figures.sh [path/to/dpkit]     (default: build/release/tools/dpkit/dpkit)
+# Regenerates every figure in docs/figures: the data from the dpkit program (or the Python
+# package), every figure drawn by `dpkit plot` (docs/plot.md).
+#   docs/figures/make_figures.sh [path/to/dpkit] [REVIEW_DIR]
+# dpkit defaults to build/release/tools/dpkit/dpkit. With REVIEW_DIR, each figure is also drawn
+# as REVIEW_DIR/NAME.png, to look at.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 dpkit="${1:-$here/../../build/release/tools/dpkit/dpkit}"
+review="${2:-}"
 [[ -x "$dpkit" ]] || { echo "make_figures: no dpkit at $dpkit (build the release preset first)" >&2; exit 2; }
+[[ -z "$review" ]] || mkdir -p "$review"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# Figure 1: tradeoff curves G(mu).
-for mu in 0.5 1 2 3; do
-  "$dpkit" tradeoff --mu "$mu" --points 401 --format csv --output "$tmp/g_$mu.csv"
-done
-gnuplot -e "dir='$tmp'; out='$here/gaussian_tradeoff.svg'" "$here/gaussian_tradeoff.gp"
+# plot NAME.svg ARGS...: dpkit plot ARGS --out docs/figures/NAME.svg (and REVIEW_DIR/NAME.png).
+plot() {
+  local name="$1" said
+  shift
+  said="$("$dpkit" plot "$@" --out "$here/$name" 2>&1)" || { echo "$said" >&2; return 1; }
+  if [[ -n "$review" ]]; then
+    said="$("$dpkit" plot "$@" --out "$review/${name%.*}.png" 2>&1)" || { echo "$said" >&2; return 1; }
+  fi
+}
 
-# Figure 2: epsilon at delta = 1e-5 of full-batch noisy GD (sigma = 30) against the number of
-# steps: exact (GDP) and the best RDP conversion.
-echo "steps,exact,rdp" > "$tmp/eps_steps.csv"
-for t in 1 2 5 10 20 50 100 200 500 1000 2000 5000 10000 20000; do
-  "$dpkit" epsilon --noise-multiplier 30 --steps "$t" --delta 1e-5 --accountant all --format csv |
-    awk -F, -v t="$t" 'NR==2{e=$2} NR==3{r=$2} END{print t "," e "," r}' >> "$tmp/eps_steps.csv"
+# Figure: tradeoff curves G(mu).
+for mu in 0.5 1 2 3; do
+  "$dpkit" tradeoff --mu "$mu" --points 401 --format json --output "$tmp/g_$mu.json"
 done
-cp "$tmp/eps_steps.csv" "$here/epsilon_vs_steps.csv"
-gnuplot -e "data='$tmp/eps_steps.csv'; out='$here/epsilon_vs_steps.svg'" "$here/epsilon_vs_steps.gp"
-# Figure 3: the accountants on one DP-SGD run (q = 0.01, σ = 1) against the number of steps.
-echo "steps,pld_upper,pld_lower,rdp,clt" > "$tmp/accountants.csv"
-for t in 10 20 50 100 200 500 1000 2000 5000 10000 20000 50000 100000; do
-  "$dpkit" epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps "$t" --delta 1e-5 --accountant all --format csv |
-    awk -F, -v t="$t" 'NR==2{u=$2; l=$4} NR==3{r=$2} NR==4{c=$2} END{print t "," u "," l "," r "," c}' >> "$tmp/accountants.csv"
-done
-cp "$tmp/accountants.csv" "$here/accountants_vs_steps.csv"
-gnuplot -e "data='$tmp/accountants.csv'; out='$here/accountants_vs_steps.svg'" "$here/accountants_vs_steps.gp"
-# Figure 4: tradeoff curves of composed DP-SGD runs (q = 0.1, sigma = 0.7; certified lower bound,
-# the upper bound is within 1e-3) against the CLT's G(mu), mu = q sqrt(T (e^{1/sigma^2} - 1)).
-echo "steps,alpha,beta,beta_upper" > "$tmp/run_tradeoff.csv"
+plot gaussian_tradeoff.svg "$tmp"/g_{0.5,1,2,3}.json \
+  --title "Gaussian tradeoff curves G(μ)(α) = Φ(Φ^{-1}(1 − α) − μ)"
+
+# Figure: epsilon at delta = 1e-5 of full-batch noisy GD (sigma = 30) against the number of
+# steps: exact (a composition of Gaussian mechanisms, PLD) and the best RDP conversion (the CLT
+# row, exact here too, is left out).
+"$dpkit" epsilon --noise-multiplier 30 --full-batch --steps 1,2,5,10,20,50,100,200,500,1000,2000,5000,10000,20000 \
+  --delta 1e-5 --accountant all --format csv | grep -v '^[0-9]*,clt,' > "$here/epsilon_vs_steps.csv"
+plot epsilon_vs_steps.svg "$here/epsilon_vs_steps.csv" \
+  --title "Full-batch noisy GD (σ = 30): exact ε against the best Rényi-DP conversion" \
+  --y-label "ε at δ = 10^{-5}"
+
+# Figure: the accountants on one DP-SGD run (q = 0.01, sigma = 1) against the number of steps.
+"$dpkit" epsilon --noise-multiplier 1 --sampling-rate 0.01 \
+  --steps 10,20,50,100,200,500,1000,2000,5000,10000,20000,50000,100000 --delta 1e-5 --accountant all \
+  --format csv --output "$here/accountants_vs_steps.csv"
+plot accountants_vs_steps.svg "$here/accountants_vs_steps.csv" \
+  --title "DP-SGD (q = 0.01, σ = 1, Poisson): the accountants on one run" \
+  --y-label "ε at δ = 10^{-5}"
+
+# Figure: tradeoff curves of composed DP-SGD runs (q = 0.1, sigma = 0.7; certified bracket)
+# against the CLT's G(mu), mu = q sqrt(T (e^{1/sigma^2} - 1)).
 for t in 3 10 30; do
   "$dpkit" tradeoff --noise-multiplier 0.7 --sampling-rate 0.1 --steps "$t" --points 401 --format csv --output "$tmp/t_$t.csv"
   mu="$(awk -v t="$t" 'BEGIN{printf "%.17g", 0.1 * sqrt(t * (exp(1 / 0.49) - 1))}')"
   "$dpkit" tradeoff --mu "$mu" --points 401 --format csv --output "$tmp/c_$t.csv"
-  awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/t_$t.csv" >> "$tmp/run_tradeoff.csv"
 done
+{ echo "steps,$(head -1 "$tmp/t_3.csv")"; for t in 3 10 30; do awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/t_$t.csv"; done; } > "$tmp/run_tradeoff.csv"
+{ echo "steps,$(head -1 "$tmp/c_3.csv")"; for t in 3 10 30; do awk -v t="$t" 'NR>1{print t "," $0}' "$tmp/c_$t.csv"; done; } > "$tmp/clt_tradeoff.csv"
 cp "$tmp/run_tradeoff.csv" "$here/run_tradeoff.csv"
-gnuplot -e "dir='$tmp'; out='$here/run_tradeoff.svg'" "$here/run_tradeoff.gp"
-# Figure 5: a validation scenario — NoisyGD on BSA24's W1 construction against Thm 4.2
-# (dpkit validate writes the JSON, CSV and figure; the quick tier's sample size).
-"$dpkit" validate bsa24-thm4.2-tight --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
-cp "$tmp/validation/bsa24-thm4.2-tight.svg" "$here/validation_thm42.svg"
-cp "$tmp/validation/bsa24-thm4.2-tight.csv" "$here/validation_thm42.csv"
-"$dpkit" validate bsa24-thm4.8-sgd-one-step --tier quick --seed 2026 --out "$tmp/validation" --format csv > /dev/null
-cp "$tmp/validation/bsa24-thm4.8-sgd-one-step.svg" "$here/validation_sgd_one_step.svg"
-cp "$tmp/validation/bsa24-thm4.8-sgd-one-step.csv" "$here/validation_sgd_one_step.csv"
-# Figures 6-7b: BSA24 Figures 1, 6, 7, 8 and 9 as validation scenarios: the bounds' epsilon
-# against steps (epochs), with Monte Carlo on the Gaussian constructions W1/W2 where a bound is
-# exact (dpkit validate writes the JSON, CSV and figure; quick tier, the docs' seed).
-"$dpkit" validate bsa24-fig1-noisy-gd bsa24-fig6-noisy-gd bsa24-fig7-noisy-gd-constrained bsa24-fig8-noisy-cgd \
-  bsa24-fig9-noisy-cgd-constrained --tier quick --seed 2026 --out "$tmp/figures" --format csv > /dev/null
-for pair in bsa24-fig1-noisy-gd:shifted_noisy_gd bsa24-fig6-noisy-gd:shifted_noisy_gd_c099 \
-             bsa24-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained bsa24-fig8-noisy-cgd:shifted_noisy_cgd \
-             bsa24-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9; do
-  cp "$tmp/figures/${pair%%:*}.svg" "$here/${pair#*:}.svg"
-  cp "$tmp/figures/${pair%%:*}.csv" "$here/${pair#*:}.csv"
-done
-# Figure 7: BSA24 Figure 9 (right), extended — NoisyCGD, convex on a set of diameter 1.
-echo "epochs,shifted,derived,thm46,composition" > "$tmp/shifted_cgd.csv"
+plot run_tradeoff.svg "$here/run_tradeoff.csv" "$tmp/clt_tradeoff.csv" --group steps \
+  --label "certified bracket (PLD)" --label "CLT G(μ) (approximation)" \
+  --title "DP-SGD (q = 0.1, σ = 0.7, Poisson): certified curve against the CLT"
+
+# Validation figures: dpkit validate writes each scenario's JSON (quick tier, the docs' seed),
+# dpkit plot draws it. validation ID NAME...: pairs ID:NAME.
+validation() {
+  local ids=() pair
+  for pair in "$@"; do ids+=("${pair%%:*}"); done
+  "$dpkit" validate "${ids[@]}" --tier quick --seed 2026 --out "$tmp/validation" --no-figures --format csv > /dev/null
+  for pair in "$@"; do
+    cp "$tmp/validation/${pair%%:*}.csv" "$here/${pair##*:}.csv"
+    plot "${pair##*:}.svg" "$tmp/validation/${pair%%:*}.json"
+  done
+}
+# NoisyGD on BSA24's W1 against Thm 4.2; one NoisySGD step against Thm 4.8; BSA24 Figures 1,
+# 6, 7, 8 and 9: the bounds' epsilon against steps (epochs), Monte Carlo where a bound is exact.
+validation bsa24-thm4.2-tight:validation_thm42 bsa24-thm4.8-sgd-one-step:validation_sgd_one_step \
+  bsa24-fig1-noisy-gd:shifted_noisy_gd bsa24-fig6-noisy-gd:shifted_noisy_gd_c099 \
+  bsa24-fig7-noisy-gd-constrained:shifted_noisy_gd_constrained bsa24-fig8-noisy-cgd:shifted_noisy_cgd \
+  bsa24-fig9-noisy-cgd-constrained:shifted_noisy_cgd_fig9
+
+# Figure: BSA24 Figure 9 (right), extended: NoisyCGD, convex on a set of diameter 1, every
+# bound of dpkit shifted against the epochs.
+echo "epochs,$("$dpkit" shifted noisy-cgd --setting constrained-convex --sensitivity 2 --batch-size 4 \
+  --batches-per-epoch 20 --noise 3 --learning-rate 0.02 --diameter 1 --epochs 5 --delta 1e-5 --format csv | head -1)" \
+  > "$tmp/shifted_cgd.csv"
 for e in 5 10 20 40 80 160 320 640 1280; do
   "$dpkit" shifted noisy-cgd --setting constrained-convex --sensitivity 2 --batch-size 4 \
     --batches-per-epoch 20 --noise 3 --learning-rate 0.02 --diameter 1 --epochs "$e" --delta 1e-5 --format csv |
-    awk -F, -v e="$e" '$1=="shifted-interpolation"{a=$3} $1=="shifted-interpolation (derived c = 1)"{b=$3} $1=="shifted-interpolation (Thm 4.6)"{c=$3} $1=="composition"{d=$3} END{print e "," a "," b "," c "," d}' >> "$tmp/shifted_cgd.csv"
+    awk -v e="$e" 'NR>1{print e "," $0}' >> "$tmp/shifted_cgd.csv"
 done
 cp "$tmp/shifted_cgd.csv" "$here/shifted_noisy_cgd_constrained.csv"
-gnuplot -e "data='$tmp/shifted_cgd.csv'; out='$here/shifted_noisy_cgd_constrained.svg'" "$here/shifted_noisy_cgd_constrained.gp"
-# Figure 8: BSA24 Figure 10 setting (one panel) — NoisySGD, convex on a set of diameter 1.
-echo "steps,ours_eta02,ours_eta005,clt_eta02,composition" > "$tmp/shifted_sgd.csv"
+plot shifted_noisy_cgd_constrained.svg "$here/shifted_noisy_cgd_constrained.csv" --log-y \
+  --title "Constrained convex NoisyCGD (l = 20, L/b = 0.5, σ = 3, η = 0.02, D = 1)" \
+  --y-label "ε at δ = 10^{-5} (upper bounds)"
+
+# Figure: BSA24 Figure 10 setting (one panel): NoisySGD, convex on a set of diameter 1:
+# Thm 4.10 at eta = 0.2 and 0.05 and the composition bound (Thm 4.8), certified by PLD, and the
+# paper's CLT approximation at eta = 0.2 (as points: it lies on the certified value).
+sgd() {
+  "$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity 50 --n 10000 --batch-size 100 \
+    --noise 3 --diameter 1 --steps "$1" --delta 1e-5 --format csv --learning-rate "$2"
+}
+echo "steps,learning_rate,$(sgd 1000 0.2 | head -1)" > "$tmp/shifted_sgd.csv"
 for t in 1000 2000 5000 10000 20000 40000 80000; do
-  run() { "$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity 50 --n 10000 --batch-size 100 \
-            --noise 3 --diameter 1 --steps "$t" --delta 1e-5 --format csv --learning-rate "$1"; }
-  a="$(run 0.2 | awk -F, '$1=="shifted-interpolation"{a=$3} $1=="shifted-interpolation (CLT)"{c=$3} $1=="composition"{d=$3} END{print a "," c "," d}')"
-  b="$(run 0.05 | awk -F, '$1=="shifted-interpolation"{print $3}')"
-  echo "$a" | awk -F, -v t="$t" -v b="$b" '{print t "," $1 "," b "," $2 "," $3}' >> "$tmp/shifted_sgd.csv"
+  sgd "$t" 0.2 | awk -F, -v t="$t" 'NR>1{print t ",0.2," $0}' >> "$tmp/shifted_sgd.csv"
+  sgd "$t" 0.05 | awk -F, -v t="$t" 'NR>1 && $1=="shifted-interpolation"{print t ",0.05," $0}' >> "$tmp/shifted_sgd.csv"
 done
 cp "$tmp/shifted_sgd.csv" "$here/shifted_noisy_sgd.csv"
-gnuplot -e "data='$tmp/shifted_sgd.csv'; out='$here/shifted_noisy_sgd.svg'" "$here/shifted_noisy_sgd.gp"
-# Table: BSA24 Figure 10's grid at t = 80 000 — NoisySGD convex on a set of diameter 1,
+# The certified bounds (Thm 4.10 named by its eta) and the CLT, as two files.
+awk -F, 'NR==1 || $3=="shifted-interpolation" || $3=="composition"' "$tmp/shifted_sgd.csv" |
+  awk -F, -v OFS=, 'NR>1 && $3=="shifted-interpolation"{$3="\"Thm 4.10, η = " $2 " (PLD, certified)\""} NR>1 && $3=="composition"{$3="\"composition, Thm 4.8 (PLD, certified)\""} {print}' \
+  > "$tmp/shifted_sgd_certified.csv"
+awk -F, -v OFS=, 'NR==1{print; next} $3=="shifted-interpolation (CLT)"{$3="\"Thm 4.10, η = 0.2, CLT (approximation)\""; print}' \
+  "$tmp/shifted_sgd.csv" > "$tmp/shifted_sgd_clt.csv"
+plot shifted_noisy_sgd.svg "$tmp/shifted_sgd_certified.csv" "$tmp/shifted_sgd_clt.csv" \
+  --style linespoints --style points --log-x \
+  --title "NoisySGD: shifted interpolation (Thm 4.10) stops growing, composition (Thm 4.8) does not" \
+  --x-label "steps t (NoisySGD, b/n = 0.01, L/b = 0.5, σ = 3, D = 1)" --y-label "ε at δ = 10^{-5}"
+
+# Table: BSA24 Figure 10's grid at t = 80 000: NoisySGD convex on a set of diameter 1,
 # sigma = 3, b = 100: Thm 4.10 (eta = 0.2, certified by PLD) against Thm 4.8 (certified).
 echo "sampling_rate,L_over_b,eps_thm410_eta02,eps_composition" > "$tmp/sgd_grid.csv"
 for q in 0.0025 0.005 0.01 0.02 0.04; do
@@ -104,82 +141,84 @@ for lam in 0.002 0.004; do
     row="$("$dpkit" shifted noisy-cgd --sensitivity 10 --batch-size 1500 --batches-per-epoch 40 --noise 0.01 \
       --contraction "$c" --epochs "$e" --learning-rate 0.05 --delta 1e-5 --format csv |
       awk -F, '$1=="shifted-interpolation"{a=$2","$3} $1=="lower-bound"{b=$2","$3} $1=="rdp-ys22"{r=$3} $1=="composition"{d=$2","$3} END{print a "," b "," r "," d}')"
-    sgd="$("$dpkit" shifted noisy-sgd --setting convex --sensitivity 10 --n 60000 --batch-size 1500 --noise 0.01 \
+    sgd_eps="$("$dpkit" shifted noisy-sgd --setting convex --sensitivity 10 --n 60000 --batch-size 1500 --noise 0.01 \
       --steps "$((40 * e))" --delta 1e-5 --format csv | awk -F, '$1=="composition"{print $3}')"
-    echo "$lam,$e,$row,$sgd" >> "$tmp/mnist.csv"
+    echo "$lam,$e,$row,$sgd_eps" >> "$tmp/mnist.csv"
   done
 done
 cp "$tmp/mnist.csv" "$here/shifted_mnist_privacy.csv"
-# Figure: LKSP25 Figure 2(a) setting — noisy HSGD risk trajectories (dpkit hsgd risk), true
-# Sigma of the design against the released code's I/(12d), sigma = 1, 1.25, 1.5.
+
+# Figure: LKSP25 Figure 2(a) setting: noisy HSGD risk trajectories (dpkit hsgd risk), the
+# design's true Sigma against the released code's I/(12d), sigma = 1, 1.25, 1.5.
 times="$(awk 'BEGIN{for(i=0;i<=120;i++){t=0.001*exp(i/120*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
 for fam in paper-design paper-code; do
+  echo "sigma,$("$dpkit" hsgd risk --spectrum isotropic:1 --dim 2 --learning-rate 1 --times 1 --format csv | head -1)" > "$tmp/risk_$fam.csv"
   for s in 1 1.25 1.5; do
     "$dpkit" hsgd risk --spectrum "$fam" --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise "$s" \
-      --learning-rate 50 --times "$times" --format csv | awk -F, 'NR>1 && $1 !~ /^#/{print $2}' > "$tmp/risk_${fam}_$s.txt"
+      --learning-rate 50 --times "$times" --format csv | awk -v s="$s" 'NR>1 && $1 !~ /^#/{print s "," $0}' >> "$tmp/risk_$fam.csv"
   done
 done
-echo "$times" | tr ',' '\n' > "$tmp/risk_t.txt"
-{ echo "t,design_1,design_1.25,design_1.5,code_1,code_1.25,code_1.5"
-  paste -d, "$tmp/risk_t.txt" "$tmp"/risk_paper-design_{1,1.25,1.5}.txt "$tmp"/risk_paper-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_risk.csv"
-cp "$tmp/hsgd_risk.csv" "$here/hsgd_risk.csv"
-gnuplot -e "data='$tmp/hsgd_risk.csv'; out='$here/hsgd_risk.svg'" "$here/hsgd_risk.gp"
-# Figure: LKSP25 Figure 2(b) setting — Renyi DP (alpha = 2) of the last iterate against the
-# iteration, 900 extreme-label pairs of the paper's instance (dpkit hsgd privacy).
+{ echo "spectrum,$(head -1 "$tmp/risk_paper-design.csv")"
+  awk 'NR>1{print "design," $0}' "$tmp/risk_paper-design.csv"
+  awk 'NR>1{print "code," $0}' "$tmp/risk_paper-code.csv"; } > "$here/hsgd_risk.csv"
+plot hsgd_risk.svg "$tmp/risk_paper-design.csv" "$tmp/risk_paper-code.csv" --y P --group sigma \
+  --label "the design's Σ" --label "the code's Σ = I/(12d)" \
+  --title "Noisy HSGD risk (d = 1000, γ = 50, ridge 0.1): the design's Σ doubles the plateau" \
+  --y-label "population risk P_t"
+
+# Figure: LKSP25 Figure 2(b) setting: Renyi DP (alpha = 2) of the last iterate against time,
+# 900 extreme-label pairs of the paper's instance (dpkit hsgd privacy).
 ptimes="$(awk 'BEGIN{for(i=0;i<=60;i++){t=0.001*exp(i/60*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
 for spec in paper-design paper-code; do
+  echo "sigma,t,k,eps_alpha=2,epsilon" > "$tmp/rdp_$spec.csv"
   for s in 1 1.25 1.5; do
     "$dpkit" hsgd privacy --spectrum "$spec" --noise "$s" --order 2 --times "$ptimes" --format csv |
-      awk -F, 'NR>1 && $1 !~ /^#/{print $3}' > "$tmp/rdp_${spec}_$s.txt"
+      awk -v s="$s" 'NR>1 && $1 !~ /^#/{print s "," $0}' >> "$tmp/rdp_$spec.csv"
   done
 done
-echo "$ptimes" | tr ',' '\n' > "$tmp/rdp_t.txt"
-{ echo "t,design_1,design_1.25,design_1.5,code_1,code_1.25,code_1.5"
-  paste -d, "$tmp/rdp_t.txt" "$tmp"/rdp_paper-design_{1,1.25,1.5}.txt "$tmp"/rdp_paper-code_{1,1.25,1.5}.txt; } > "$tmp/hsgd_rdp.csv"
-cp "$tmp/hsgd_rdp.csv" "$here/hsgd_rdp.csv"
-gnuplot -e "data='$tmp/hsgd_rdp.csv'; out='$here/hsgd_rdp.svg'" "$here/hsgd_rdp.gp"
-# Figures: LKSP25 validation — SGD's mean risk against the exact moment recursion and the
-# Volterra P_t, and the Mahalanobis QQ of the last iterate (dpkit validate, quick tier).
-"$dpkit" validate lksp25-risk-sgd lksp25-fig1a-mahalanobis lksp25-fig3a-clipped lksp25-fig2a-risk --tier quick --seed 2026 --out "$tmp/v004" --format csv > /dev/null
-cp "$tmp/v004/lksp25-risk-sgd.svg" "$here/validation_risk_sgd.svg"
-cp "$tmp/v004/lksp25-risk-sgd.csv" "$here/validation_risk_sgd.csv"
-cp "$tmp/v004/lksp25-fig1a-mahalanobis.svg" "$here/validation_mahalanobis.svg"
-cp "$tmp/v004/lksp25-fig1a-mahalanobis.csv" "$here/validation_mahalanobis.csv"
-cp "$tmp/v004/lksp25-fig3a-clipped.svg" "$here/validation_clipped_sgd.svg"
-cp "$tmp/v004/lksp25-fig3a-clipped.csv" "$here/validation_clipped_sgd.csv"
-cp "$tmp/v004/lksp25-fig2a-risk.svg" "$here/validation_seed_risk.svg"
-cp "$tmp/v004/lksp25-fig2a-risk.csv" "$here/validation_seed_risk.csv"
-# Figures: WSK+26 validation — the slack of Lemmas B.6-B.7 on random KANs; the test risk of
-# DP-lambdaCGD on a KAN against t (several kappa, lambda), T and n; the Monte Carlo truth at each
-# calibrated kappa; every calibration on a lambda grid (dpkit validate, quick tier).
-"$dpkit" validate wsk26-lemmaB6-B7-random-kan wsk26-dplcgd-kan-trends wsk26-dplcgd-kan-horizon \
-  wsk26-dplcgd-kan-sample-size wsk26-correlated-privacy-mc wsk26-correlated-kappa-grid \
-  --tier quick --seed 2026 --out "$tmp/v000" --format csv > /dev/null
-cp "$tmp/v000/wsk26-lemmaB6-B7-random-kan.svg" "$here/validation_kan_lemma_b6_b7.svg"
-cp "$tmp/v000/wsk26-lemmaB6-B7-random-kan.csv" "$here/validation_kan_lemma_b6_b7.csv"
-cp "$tmp/v000/wsk26-dplcgd-kan-trends.svg" "$here/validation_kan_dplcgd_trends.svg"
-cp "$tmp/v000/wsk26-dplcgd-kan-trends.csv" "$here/validation_kan_dplcgd_trends.csv"
-cp "$tmp/v000/wsk26-correlated-privacy-mc.svg" "$here/validation_correlated_mc.svg"
-cp "$tmp/v000/wsk26-correlated-privacy-mc.csv" "$here/validation_correlated_mc.csv"
-cp "$tmp/v000/wsk26-dplcgd-kan-horizon.svg" "$here/validation_kan_horizon.svg"
-cp "$tmp/v000/wsk26-dplcgd-kan-horizon.csv" "$here/validation_kan_horizon.csv"
-cp "$tmp/v000/wsk26-dplcgd-kan-sample-size.svg" "$here/validation_kan_sample_size.svg"
-cp "$tmp/v000/wsk26-dplcgd-kan-sample-size.csv" "$here/validation_kan_sample_size.csv"
-cp "$tmp/v000/wsk26-correlated-kappa-grid.svg" "$here/validation_correlated_kappa_grid.svg"
-cp "$tmp/v000/wsk26-correlated-kappa-grid.csv" "$here/validation_correlated_kappa_grid.csv"
-# Figures: SWX+23 and ZXD+26 validation — Alg 2's excess risk against n and epsilon with the
-# explicit phase-sum bound; Alg 3's rates; Alg 8 at n proportional to d; the NTRF term (Fig 1); DP-SGD (Alg 10) against the width, T and C; ZXD+26's test error on
-# all and long-tailed points against the noise, and the Fig 1 cells (dpkit validate, quick tier).
-"$dpkit" validate swx23-thm1-rate swx23-thm1-phase-sum swx23-alg10-width-ushape swx23-alg10-steps-ushape \
-  swx23-alg10-clip-flat zxd26-thm3-tail-gap zxd26-fig-synthetic swx23-thm2-alg3-rate \
-  swx23-thm7-alg8-dimension swx23-fig1-ntrf \
-  --tier quick --seed 2026 --out "$tmp/v001" --format csv > /dev/null
-for pair in swx23-thm1-rate:validation_nonconvex_rate swx23-thm1-phase-sum:validation_nonconvex_phase_sum \
+{ echo "spectrum,$(head -1 "$tmp/rdp_paper-design.csv")"
+  awk 'NR>1{print "design," $0}' "$tmp/rdp_paper-design.csv"
+  awk 'NR>1{print "code," $0}' "$tmp/rdp_paper-code.csv"; } > "$here/hsgd_rdp.csv"
+plot hsgd_rdp.svg "$tmp/rdp_paper-design.csv" "$tmp/rdp_paper-code.csv" --y eps_alpha=2 --group sigma \
+  --label "the design's Σ" --label "the code's Σ = I/(12d)" \
+  --title "Rényi DP (α = 2) of noisy HSGD's last iterate: rise, peak, decay, plateau" \
+  --y-label "ε_2(t), last iterate"
+
+# Validation figures of LKSP25: SGD's mean risk against the exact moment recursion and the
+# Volterra P_t, the Mahalanobis QQ of the last iterate, clipped SGD, the paper's risk curves.
+validation lksp25-risk-sgd:validation_risk_sgd lksp25-fig1a-mahalanobis:validation_mahalanobis \
+  lksp25-fig3a-clipped:validation_clipped_sgd lksp25-fig2a-risk:validation_seed_risk
+# WSK+26: the slack of Lemmas B.6-B.7 on random KANs; the test risk of DP-lambdaCGD on a KAN
+# against t, T and n; the Monte Carlo truth at each calibrated kappa; every calibration on a
+# lambda grid.
+validation wsk26-lemmaB6-B7-random-kan:validation_kan_lemma_b6_b7 \
+  wsk26-dplcgd-kan-trends:validation_kan_dplcgd_trends wsk26-dplcgd-kan-horizon:validation_kan_horizon \
+  wsk26-dplcgd-kan-sample-size:validation_kan_sample_size wsk26-correlated-privacy-mc:validation_correlated_mc \
+  wsk26-correlated-kappa-grid:validation_correlated_kappa_grid
+# SWX+23 and ZXD+26: Alg 2's excess risk against n and epsilon with the explicit phase-sum
+# bound; Alg 3's rates; Alg 8 at n proportional to d; the NTRF term; DP-SGD (Alg 10) against the
+# width, T and C; ZXD+26's test error on all and long-tailed points, and the Fig 1 cells.
+validation swx23-thm1-rate:validation_nonconvex_rate swx23-thm1-phase-sum:validation_nonconvex_phase_sum \
   swx23-alg10-width-ushape:validation_mlp_width swx23-alg10-steps-ushape:validation_mlp_steps \
   swx23-alg10-clip-flat:validation_mlp_clip zxd26-thm3-tail-gap:validation_longtail_tail_gap \
   zxd26-fig-synthetic:validation_longtail_fig_synthetic swx23-thm2-alg3-rate:validation_nonconvex_alg3_rate \
-  swx23-thm7-alg8-dimension:validation_nonconvex_alg8_dimension swx23-fig1-ntrf:validation_mlp_ntrf; do
-  cp "$tmp/v001/${pair%%:*}.svg" "$here/${pair##*:}.svg"
-  cp "$tmp/v001/${pair%%:*}.csv" "$here/${pair##*:}.csv"
-done
+  swx23-thm7-alg8-dimension:validation_nonconvex_alg8_dimension swx23-fig1-ntrf:validation_mlp_ntrf
+
+# Figure: DP-SGD on Fashion-MNIST (examples/fashion_mnist_dpsgd.py, the default run; its CSV is
+# committed, regenerate it as docs/python-example.md says): the certified epsilon bracket and the
+# test accuracy after every epoch.
+plot python_fashion_mnist.svg "$here/python_fashion_mnist.csv" --x epoch \
+  --y eps_upper --y-lower eps_lower --y-upper eps_upper --y2 test_accuracy \
+  --name "certified ε, bracket [ε_{lower}, ε_{upper}] (left)" --name "test accuracy (right)" \
+  --title "DP-SGD on Fashion-MNIST, target (ε, δ) = (3, 10^{-5}), Poisson sampling" \
+  --y-label "certified ε at δ = 10^{-5}" --y2-label "test accuracy"
+
+# Figure: the certified bound on the TPR of any membership-inference test (docs/python.md): the
+# Python package writes the curves, dpkit plot draws them (needs the build's Python package).
+python_dir="$(cd "$(dirname "$dpkit")/../.." && pwd)/python"
+if PYTHONPATH="$python_dir" python3 -c "import dpkit" 2> /dev/null; then
+  PYTHONPATH="$python_dir" python3 "$here/python_tradeoff.py" --dpkit "$dpkit" ${review:+--review "$review"}
+else
+  echo "make_figures: python_tradeoff.{svg,png} not redrawn (no Python package in $python_dir)" >&2
+fi
 echo "make_figures: wrote the figures in $here" >&2

@@ -13,7 +13,8 @@ void register_rdp(CLI::App& app, int& exit_code);
 void register_correlated(CLI::App& app, int& exit_code);
 void register_tradeoff(CLI::App& app, int& exit_code);
 void register_demo(CLI::App& app, int& exit_code);
-void register_validate(CLI::App& app, int& exit_code);  // validate and plot
+void register_validate(CLI::App& app, int& exit_code);
+void register_plot(CLI::App& app, int& exit_code);  // any dpkit output as a figure (gnuplot)
 void register_simulate(CLI::App& app, int& exit_code);
 void register_shifted(CLI::App& app, int& exit_code);
 void register_hsgd(CLI::App& app, int& exit_code);  // hsgd risk (and privacy)

@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
   register_bound(app, exit_code);
   register_simulate(app, exit_code);
   register_validate(app, exit_code);
+  register_plot(app, exit_code);
 
   if (argc == 1) {
     // dpkit alone: what it can do, one line per subcommand.

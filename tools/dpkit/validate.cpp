@@ -1,6 +1,6 @@
 // dpkit validate — run validation scenarios (theorem vs Monte Carlo), print a scoreboard, write
-// per-scenario JSON, CSV and figures; exit 3 if any bound is violated.
-// dpkit plot — render a scenario result (JSON, or the CSV written beside it) with gnuplot.
+// per-scenario JSON, CSV and figures (drawn by the figure library, as `dpkit plot` draws them);
+// exit 3 if any bound is violated.
 #include <unistd.h>
 
 #include <algorithm>
@@ -279,88 +279,6 @@ int run_validate(const validate_options& o) {
   return kExitSuccess;
 }
 
-struct plot_options {
-  std::string input;
-  std::string out;
-};
-
-// A figure from the long-format CSV `dpkit validate` writes (series,x,y,x_lo,x_hi,y_lo,y_hi),
-// read by the one RFC 4180 reader; every malformed cell is reported with its file and line.
-validation::scenario_result result_from_csv(const std::filesystem::path& path) {
-  const std::vector<csv_record> records = read_csv_records("dpkit plot", path.string());
-  const std::vector<std::string> header = {"series", "x", "y", "x_lo", "x_hi", "y_lo", "y_hi"};
-  if (records.empty() || records.front().cells.size() < 3 ||
-      !std::equal(records.front().cells.begin(),
-                  records.front().cells.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                      records.front().cells.size(), header.size())),
-                  header.begin()))
-    throw usage_error(path.string() + " is not a dpkit validate CSV (header series,x,y,...)");
-  validation::scenario_result r;
-  r.id = path.stem().string();
-  r.figure.title = r.id;
-  for (std::size_t k = 1; k < records.size(); ++k) {
-    const csv_record& rec = records[k];
-    const std::string where = path.string() + ":" + std::to_string(rec.line);
-    if (rec.cells.size() < 3 || rec.cells.size() > header.size())
-      throw usage_error(where + ": " + std::to_string(rec.cells.size()) +
-                        " cells, but must be 3 to 7 (series,x,y,x_lo,x_hi,y_lo,y_hi)");
-    std::vector<double> v(6, std::nan(""));
-    for (std::size_t c = 1; c < rec.cells.size(); ++c) {
-      const std::string& cell = rec.cells[c];
-      if (cell.empty()) continue;
-      char* end = nullptr;
-      const double x = std::strtod(cell.c_str(), &end);
-      if (end != cell.c_str() + cell.size())
-        throw usage_error(where + ": the " + header[c] + " cell '" + cell + "' is not a number");
-      v[c - 1] = x;
-    }
-    const std::string& name = rec.cells[0];
-    if (r.figure.data.empty() || r.figure.data.back().name != name) {
-      validation::series s;
-      s.name = name;
-      s.style = std::isfinite(v[2]) ? "points" : "lines";
-      r.figure.data.push_back(s);
-    }
-    validation::series& s = r.figure.data.back();
-    s.x.push_back(v[0]);
-    s.y.push_back(v[1]);
-    s.x_lo.push_back(v[2]);
-    s.x_hi.push_back(v[3]);
-    s.y_lo.push_back(v[4]);
-    s.y_hi.push_back(v[5]);
-  }
-  for (auto& s : r.figure.data)
-    if (s.style == "lines") s.x_lo = s.x_hi = s.y_lo = s.y_hi = {};
-  r.verdict = sim::verdict::inconclusive;
-  r.tightness = std::nan("");
-  return r;
-}
-
-int run_plot(const plot_options& o) {
-  const std::filesystem::path in = o.input;
-  check_not_an_input("--out", o.out, "the result argument", o.input);
-  validation::scenario_result r;
-  if (in.extension() == ".csv") {
-    r = result_from_csv(in);
-  } else {
-    std::ifstream f(in);
-    if (!f) throw usage_error("cannot read " + in.string());
-    try {
-      r = validation::result_from_json(nlohmann::json::parse(f));
-    } catch (const nlohmann::json::exception& e) {
-      throw usage_error(in.string() + " is not a dpkit validate result: " + e.what());
-    }
-  }
-  std::string error;
-  if (!validation::plot_result(r, o.out, error)) {
-    if (error.find("must end in") != std::string::npos) throw usage_error("--out: " + error);
-    std::cerr << "dpkit plot: " << error << "\n";
-    return kExitNumericalFailure;
-  }
-  std::cerr << "dpkit plot: wrote " << o.out << "\n";
-  return kExitSuccess;
-}
-
 }  // namespace
 
 void register_validate(CLI::App& app, int& exit_code) {
@@ -408,18 +326,6 @@ void register_validate(CLI::App& app, int& exit_code) {
       "violated, refuted unexpectedly, or an expected refutation no longer reproduces, 2 bad "
       "input. With --self-check: 0 every wrong claim rejected, 3 some wrong claim not rejected.");
   sub->callback([o, &exit_code] { exit_code = run_validate(*o); });
-
-  auto p = std::make_shared<plot_options>();
-  CLI::App* plot = app.add_subcommand(
-      "plot", "Draw a validation result (bound vs Monte Carlo with confidence boxes) with gnuplot");
-  plot->add_option("result", p->input, "RESULT.json (or the .csv beside it) from dpkit validate")
-      ->required()
-      ->check(CLI::ExistingFile);
-  plot->add_option("--out", p->out, "FIGURE.svg or FIGURE.png (checked before the work)")
-      ->required()
-      ->check(writable_file_validator());
-  plot->footer("Example:\n  dpkit plot validation-results/bsa24-thm4.2-tight.json --out thm42.png");
-  plot->callback([p, &exit_code] { exit_code = run_plot(*p); });
 }
 
 }  // namespace dpkit::cli

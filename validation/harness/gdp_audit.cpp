@@ -1,5 +1,6 @@
 // The shared GDP-claim audit of scenarios.hpp.
 #include <algorithm>
+#include <cctype>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -66,6 +67,39 @@ std::pair<double, double> paired_mean_se(const std::vector<double>& a,
 
 std::string interval_text(double mean, double half) {
   return sig(mean, 4) + " +- " + sig(half, 3);
+}
+
+std::string legend_words(std::string text) {
+  static const std::pair<const char*, const char*> greek[] = {
+      {"epsilon", "ε"}, {"eps", "ε"},   {"delta", "δ"}, {"alpha", "α"}, {"beta", "β"},
+      {"gamma", "γ"},   {"eta", "η"},   {"theta", "θ"}, {"kappa", "κ"}, {"lambda", "λ"},
+      {"mu", "μ"},      {"sigma", "σ"}, {"tau", "τ"}};
+  const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  for (const auto& [word, symbol] : greek) {
+    const std::string w = word;
+    for (std::size_t at = text.find(w); at != std::string::npos; at = text.find(w, at + 1)) {
+      const bool starts = at == 0 || !letter(text[at - 1]);
+      const bool ends = at + w.size() == text.size() || !letter(text[at + w.size()]);
+      if (starts && ends) text.replace(at, w.size(), symbol);
+    }
+  }
+  for (std::size_t at = text.find("sqrt("); at != std::string::npos; at = text.find("sqrt(")) {
+    const std::size_t close = text.find(')', at);
+    if (close == std::string::npos) break;
+    const std::string inner = text.substr(at + 5, close - at - 5);
+    text.replace(at, close - at + 1, inner.size() == 1 ? "√" + inner : "√(" + inner + ")");
+  }
+  return text;
+}
+
+void push_mean(series& s, double x, const sim::moments& m, double confidence) {
+  const double half =
+      t_multiplier(normal_quantile(confidence), static_cast<std::size_t>(m.count())) *
+      m.standard_error();
+  s.x.push_back(x);
+  s.y.push_back(m.mean());
+  s.y_lo.push_back(m.mean() - half);
+  s.y_hi.push_back(m.mean() + half);
 }
 
 series make_series(std::string name,
@@ -213,8 +247,8 @@ void audit_tradeoff_claim(std::span<const double> samples_d,
                     "boxes from the other " +
                     std::to_string(emp.n_d + emp.n_dprime) + " samples with " +
                     format_value(kConfidence) + " simultaneous confidence (Bonferroni)");
-  r.figure.x_label = "type I error alpha";
-  r.figure.y_label = "type II error beta";
+  r.figure.x_label = "type I error α";
+  r.figure.y_label = "type II error β";
   series curve;
   curve.name = curve_name;
   for (int i = 0; i <= 200; ++i) {

@@ -114,18 +114,6 @@ double number_of(const nlohmann::json& j) {
   return j.is_null() ? std::nan("") : j.get<double>();
 }
 
-std::string gnuplot_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 }  // namespace
 
 const std::vector<scenario>& registry() {
@@ -159,24 +147,6 @@ const scenario& find_scenario(const std::string& id) {
 }
 
 nlohmann::json to_json(const scenario_result& r) {
-  nlohmann::json series_json = nlohmann::json::array();
-  for (const series& s : r.figure.data) {
-    auto vec = [](const std::vector<double>& v) {
-      nlohmann::json a = nlohmann::json::array();
-      for (double x : v) a.push_back(number(x));
-      return a;
-    };
-    series_json.push_back({{"name", s.name},
-                           {"style", s.style},
-                           {"colour", s.colour},
-                           {"dash", s.dash},
-                           {"x", vec(s.x)},
-                           {"y", vec(s.y)},
-                           {"x_lo", vec(s.x_lo)},
-                           {"x_hi", vec(s.x_hi)},
-                           {"y_lo", vec(s.y_lo)},
-                           {"y_hi", vec(s.y_hi)}});
-  }
   return {{"id", r.id},
           {"title", r.title},
           {"source", r.source},
@@ -195,13 +165,7 @@ nlohmann::json to_json(const scenario_result& r) {
           {"replicates", r.replicates},
           {"notes", r.notes},
           {"parameters", r.parameters},
-          {"figure",
-           {{"title", r.figure.title},
-            {"x_label", r.figure.x_label},
-            {"y_label", r.figure.y_label},
-            {"log_x", r.figure.log_x},
-            {"log_y", r.figure.log_y},
-            {"series", series_json}}}};
+          {"figure", to_json(r.figure)}};
 }
 
 scenario_result result_from_json(const nlohmann::json& j) {
@@ -224,31 +188,7 @@ scenario_result result_from_json(const nlohmann::json& j) {
   r.replicates = j.value("replicates", std::uint64_t{0});
   r.notes = j.value("notes", std::vector<std::string>{});
   r.parameters = j.value("parameters", nlohmann::json::object());
-  const nlohmann::json& f = j.at("figure");
-  r.figure.title = f.value("title", "");
-  r.figure.x_label = f.value("x_label", "");
-  r.figure.y_label = f.value("y_label", "");
-  r.figure.log_x = f.value("log_x", false);
-  r.figure.log_y = f.value("log_y", false);
-  for (const auto& s : f.at("series")) {
-    series out;
-    out.name = s.value("name", "");
-    out.style = s.value("style", "lines");
-    out.colour = s.value("colour", -1);
-    out.dash = s.value("dash", 1);
-    auto vec = [&](const char* key) {
-      std::vector<double> v;
-      for (const auto& x : s.value(key, nlohmann::json::array())) v.push_back(number_of(x));
-      return v;
-    };
-    out.x = vec("x");
-    out.y = vec("y");
-    out.x_lo = vec("x_lo");
-    out.x_hi = vec("x_hi");
-    out.y_lo = vec("y_lo");
-    out.y_hi = vec("y_hi");
-    r.figure.data.push_back(std::move(out));
-  }
+  r.figure = figure_from_json(j.at("figure"));
   return r;
 }
 
@@ -278,88 +218,9 @@ void write_result(const scenario_result& r, const std::filesystem::path& dir) {
 }
 
 bool plot_result(const scenario_result& r, const std::filesystem::path& out, std::string& error) {
-  const std::string ext = out.extension().string();
-  std::ostringstream gp;
-  gp << std::setprecision(17);
-  // The key sits below the plot, one entry per row beyond a few: grow the canvas with it.
-  const std::size_t extra_rows = r.figure.data.size() > 4 ? r.figure.data.size() - 4 : 0;
-  if (ext == ".svg") {
-    gp << "set terminal svg size 820," << 580 + extra_rows * 18
-       << " dynamic enhanced font 'Helvetica,13' background '#ffffff'\n";
-  } else if (ext == ".png") {
-    gp << "set terminal pngcairo size 1100," << 780 + extra_rows * 24
-       << " enhanced font 'Helvetica,13'\n";
-  } else {
-    error = "the figure must end in .svg or .png, not '" + ext + "'";
-    return false;
-  }
-  gp << "set output " << gnuplot_quote(out.string()) << "\n";
-  const std::string verdict_line =
-      std::string(sim::to_string(r.verdict)) +
-      (std::isfinite(r.tightness) && r.tightness > 0
-           ? ", tightness " + format_value(std::round(r.tightness * 1000) / 1000)
-           : "");
-  gp << "set title "
-     << gnuplot_quote(r.figure.title + "\n{/*0.8 " + r.id + ": " + verdict_line + "}")
-     << " enhanced\n";
-  gp << "set xlabel " << gnuplot_quote(r.figure.x_label) << " noenhanced\n";
-  gp << "set ylabel " << gnuplot_quote(r.figure.y_label) << " noenhanced\n";
-  gp << "set grid lc rgb '#dddddd'\nset key outside bottom center horizontal noenhanced\n";
-  if (r.figure.log_x) gp << "set logscale x\n";
-  if (r.figure.log_y) gp << "set logscale y\n";
-  gp << "set border lw 1.2\n";
-  const char* colours[] = {"#1f4e9c", "#c0392b", "#2e8b57", "#8e44ad",
-                           "#d35400", "#7f8c8d", "#16a085", "#b7950b"};
-  constexpr std::size_t kColours = sizeof(colours) / sizeof(colours[0]);
-  std::string plot = "plot ";
-  std::ostringstream data;
-  data << std::setprecision(17);
-  for (std::size_t k = 0; k < r.figure.data.size(); ++k) {
-    const series& s = r.figure.data[k];
-    const bool boxes = s.style == "points" && s.x_lo.size() == s.x.size() &&
-                       s.y_lo.size() == s.y.size() && !s.x.empty();
-    if (k) plot += ", ";
-    plot += "'-' using 1:2";
-    if (boxes)
-      plot += ":3:4:5:6 with xyerrorbars pt 7 ps 0.45";
-    else if (s.style == "points")
-      plot += " with points pt 7 ps 0.5";
-    else
-      plot += " with lines lw 2.2 dt " + std::to_string(std::max(1, s.dash));
-    const std::size_t colour = s.colour >= 0 ? static_cast<std::size_t>(s.colour) : k;
-    plot +=
-        " lc rgb '" + std::string(colours[colour % kColours]) + "' title " + gnuplot_quote(s.name);
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i])) continue;
-      data << s.x[i] << ' ' << s.y[i];
-      if (boxes)
-        data << ' ' << s.x_lo[i] << ' ' << s.x_hi[i] << ' ' << s.y_lo[i] << ' ' << s.y_hi[i];
-      data << '\n';
-    }
-    data << "e\n";
-  }
-  gp << plot << "\n" << data.str();
-  const std::filesystem::path log =
-      std::filesystem::temp_directory_path() / ("dpkit_gnuplot_" + r.id + ".log");
-  FILE* pipe = popen(("gnuplot >'" + log.string() + "' 2>&1").c_str(), "w");
-  if (!pipe) {
-    error = "cannot start gnuplot (install gnuplot-nox)";
-    return false;
-  }
-  const std::string script = gp.str();
-  std::fwrite(script.data(), 1, script.size(), pipe);
-  const int status = pclose(pipe);
-  std::ifstream in(log);
-  std::stringstream messages;
-  messages << in.rdbuf();
-  std::filesystem::remove(log);
-  if (status != 0) {
-    std::string first = messages.str();
-    first = first.substr(0, first.find('\n', first.find_first_not_of(" \n")));
-    error = "gnuplot failed (is gnuplot-nox installed?): " + first;
-    return false;
-  }
-  return true;
+  figure f = r.figure;
+  f.subtitle = validation_subtitle(r.id, std::string(sim::to_string(r.verdict)), r.tightness);
+  return render(f, out, error);
 }
 
 }  // namespace dpkit::validation

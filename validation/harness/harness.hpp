@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dpkit/sim/audit.hpp"
+#include "figure.hpp"  // series, figure: the figure library (no scenario code)
 
 namespace dpkit::validation {
 
@@ -40,21 +41,6 @@ struct scenario_context {
   /// one. `dpkit validate --self-check` sets it together with bound_factor = the scenario's
   /// self_check_factor; the audit has power only if the wrong claim comes out violated.
   bool self_check = false;
-};
-
-/// One curve or point set of the scenario's figure. Points may carry error boxes.
-struct series {
-  std::string name;
-  std::string style = "lines";  // "lines" or "points" (points with x/y error bars when given)
-  int colour = -1;              // index into the palette; −1: by position
-  int dash = 1;                 // gnuplot dash type of lines (1 solid, 2 dashed, …)
-  std::vector<double> x, y, x_lo, x_hi, y_lo, y_hi;
-};
-
-struct figure {
-  std::string title, x_label, y_label;
-  bool log_x = false, log_y = false;
-  std::vector<series> data;
 };
 
 struct scenario_result {
@@ -160,8 +146,9 @@ scenario_result result_from_json(const nlohmann::json& j);
 /// series,x,y,x_lo,x_hi,y_lo,y_hi).
 void write_result(const scenario_result& r, const std::filesystem::path& dir);
 
-/// Renders the figure with gnuplot into `out` (.svg or .png by extension). Returns false (and
-/// fills `error`) when gnuplot is missing or fails.
+/// Renders the result's figure through the figure library (figure.hpp) into `out` (.svg, .png or
+/// .pdf by extension), with "ID: verdict, tightness" under its title. Returns false (and fills
+/// `error`) when the extension is another, or gnuplot is missing or fails.
 bool plot_result(const scenario_result& r, const std::filesystem::path& out, std::string& error);
 
 }  // namespace dpkit::validation

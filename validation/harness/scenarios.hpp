@@ -45,6 +45,15 @@ double normal_quantile(double confidence);
 /// covers about 81 %), the t interval is exact for normal data at any n.
 double t_multiplier(double z, std::size_t n);
 
+/// A name written in ASCII for notes (eps = 0.1, beta = sqrt(n)) as figure text: the whole words
+/// eps, epsilon, delta, alpha, beta, gamma, eta, theta, kappa, lambda, mu, sigma, tau as Greek
+/// letters, sqrt(x) as √x.
+std::string legend_words(std::string text);
+
+/// Appends the point (x, mean of `m`) to a figure series with its two-sided `confidence`
+/// interval, mean ± t·se (Student t for the replicate count), as the point's y interval.
+void push_mean(series& s, double x, const sim::moments& m, double confidence = 0.95);
+
 /// The sample mean of v (v non-empty), and its standard error sd/√n with the unbiased sd
 /// (n ≥ 2).
 double mean_of(const std::vector<double>& v);

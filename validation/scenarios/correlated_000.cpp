@@ -28,6 +28,23 @@
 namespace dpkit::validation {
 namespace {
 
+// A calibration method in words, for the figure's legend.
+std::string method_words(accounting::correlated_method m) {
+  using accounting::correlated_method;
+  switch (m) {
+    case correlated_method::f12: return "Thm F.12 closed form";
+    case correlated_method::f12_proof_constant: return "Thm F.12 with its proof's constant";
+    case correlated_method::f9_row_sum: return "Lemma F.9, row-sum sensitivity";
+    case correlated_method::f9_exact: return "Lemma F.9, exact ‖C‖_2";
+    case correlated_method::f9_block: return "Lemma F.9, leading block (conjecture)";
+    case correlated_method::pld: return "PLD (λ = 0, certified)";
+    case correlated_method::d9: return "Thm D.9 closed form";
+    case correlated_method::d9_eq19: return "eq. (19) Rényi DP, composed";
+    case correlated_method::pld_replace_one: return "PLD, replace-one (λ = 0, certified)";
+  }
+  return std::string(accounting::to_string(m));
+}
+
 // The 2^T components of P for one (λ, κ): per y, ln s(y) − ‖Cy‖²/(2κ²) and Cy/κ².
 struct mixture {
   long long T = 0;
@@ -167,7 +184,7 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
   double worst_ratio = 0;
   std::string worst;
   series pts;
-  pts.name = "Monte Carlo delta at each method's kappa";
+  pts.name = "Monte Carlo δ at each method's κ";
   pts.style = "points";
   // Per row: δ = max of the two means, its lower bound the larger lower end and its upper bound
   // the larger upper end (each side at the Bonferroni level).
@@ -292,12 +309,12 @@ scenario_result correlated_privacy_mc(const scenario_context& c) {
       "delta); f12 rows run outside F.12's conditions (rT = 2 < 3 ln(2/delta) = 11) and are "
       "checked "
       "anyway");
-  result.figure.title = "DP-lambdaCGD, T = 8, r = 0.25, epsilon = 1: true delta at each kappa";
-  result.figure.x_label = "noise multiplier kappa";
-  result.figure.y_label = "delta(epsilon) of the dominating pair";
+  result.figure.title = "DP-λCGD, T = 8, r = 0.25, ε = 1: true δ at each κ";
+  result.figure.x_label = "noise multiplier κ";
+  result.figure.y_label = "δ(ε) of the dominating pair";
   result.figure.log_x = true;
   series budget;
-  budget.name = "budget delta = 0.05";
+  budget.name = "budget δ = 0.05";
   budget.dash = 2;
   double kmin = INFINITY, kmax = 0;
   for (const row& w : rows) {
@@ -366,11 +383,11 @@ scenario_result correlated_kappa_grid(const scenario_context& c) {
   // Figure: κ against λ at (r, T) = (0.1, 1000).
   std::vector<series> curves(methods.size() + 1);
   for (std::size_t j = 0; j < methods.size(); ++j) {
-    curves[j].name = std::string(accounting::to_string(methods[j]));
+    curves[j].name = method_words(methods[j]);
     curves[j].colour = static_cast<int>(j);
     curves[j].dash = methods[j] == correlated_method::f9_block ? 2 : 1;
   }
-  curves[methods.size()].name = "lower bound (sum projection): no kappa below is DP";
+  curves[methods.size()].name = "lower bound (sum projection): no κ below is DP";
   curves[methods.size()].colour = static_cast<int>(methods.size());
   curves[methods.size()].dash = 3;
   curves[5].style = "points";  // pld: λ = 0 only
@@ -452,9 +469,9 @@ scenario_result correlated_kappa_grid(const scenario_context& c) {
       "self-check: --bound-factor F turns each check kappa_lo <= kappa_hi into kappa_lo <= F "
       "kappa_hi; at F = 0.5 the chain fails where f9-block = f9-exact (lambda = 0)");
   r.figure.title =
-      "DP-lambdaCGD, r = 0.1, T = 1000, (epsilon, delta) = (1, 1e-5): noise multiplier by method";
-  r.figure.x_label = "correlation lambda";
-  r.figure.y_label = "noise multiplier kappa";
+      "DP-λCGD, r = 0.1, T = 1000, (ε, δ) = (1, 10^{-5}): noise multiplier by method";
+  r.figure.x_label = "correlation λ";
+  r.figure.y_label = "noise multiplier κ";
   r.figure.log_y = true;
   r.figure.data = std::move(curves);
   return r;

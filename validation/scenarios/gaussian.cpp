@@ -60,7 +60,7 @@ scenario_result gaussian_shift(const scenario_context& c) {
       d, dp);
   // Threshold tests and μ̂ are scale-invariant: no need to standardise by σ.
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
-  r.figure.title = "Gaussian mean shift in d = 6 against G(|m|/sigma)";
+  r.figure.title = "Gaussian mean shift in d = 6 against G(|m|/σ)";
   return r;
 }
 

@@ -306,7 +306,7 @@ scenario_result risk_sgd(const scenario_context& c) {
   for (const auto& ob : res.observables) m.push_back(ob.stats);
 
   // The figure: Volterra P_t, the exact SGD mean, Monte Carlo points.
-  r.figure.title = "One-pass noisy SGD, d = 100, two-level spectrum, gamma = 1.5, sigma = 0.5";
+  r.figure.title = "One-pass noisy SGD, d = 100, two-level spectrum, γ = 1.5, σ = 0.5";
   r.figure.x_label = "t = k/d";
   r.figure.y_label = "population risk P";
   r.figure.log_x = true;
@@ -321,7 +321,7 @@ scenario_result risk_sgd(const scenario_context& c) {
     recursion_curve.x.push_back(static_cast<double>(k) / static_cast<double>(d));
     recursion_curve.y.push_back(c.bound_factor * exact[static_cast<std::size_t>(k)]);
   }
-  if (c.bound_factor != 1) recursion_curve.name += " x " + sig(c.bound_factor);
+  if (c.bound_factor != 1) recursion_curve.name += " × " + sig(c.bound_factor);
   r.figure.data = {volterra_curve, recursion_curve};
   audit_risk_curve(times, m, claim, "exact SGD mean (recursion)", "Monte Carlo SGD", r);
   r.replicates = replicates;
@@ -455,13 +455,13 @@ scenario_result risk_hsgd(const scenario_context& c) {
   std::vector<sim::moments> m;
   for (const auto& ob : res.observables) m.push_back(ob.stats);
 
-  r.figure.title = "Noisy HSGD by Euler-Maruyama, d = 50, gamma(t) = 2/(1 + t/2), sigma = 0.5";
+  r.figure.title = "Noisy HSGD by Euler–Maruyama, d = 50, γ(t) = 2/(1 + t/2), σ = 0.5";
   r.figure.x_label = "t";
   r.figure.y_label = "population risk P";
   r.figure.log_x = true;
   series curve;
   curve.name = "Volterra P_t (eq. (6))";
-  if (c.bound_factor != 1) curve.name += " x " + sig(c.bound_factor);
+  if (c.bound_factor != 1) curve.name += " × " + sig(c.bound_factor);
   curve.x = log_grid(0.01, T, 160);
   curve.y = volterra_risk(s, schedule, curve.x);
   for (double& y : curve.y) y *= c.bound_factor;
@@ -531,9 +531,9 @@ scenario_result risk_concentration(const scenario_context& c) {
   series rms_points, sup_points;
   std::string at_times;
   for (double t : rms_times) at_times += (at_times.empty() ? "" : ", ") + sig(t);
-  rms_points.name = "RMS over runs of P(x_k) - P_t at t = " + at_times + " (95% intervals)";
+  rms_points.name = "RMS over runs of P(x_k) − P_t at t = " + at_times + " (95% intervals)";
   rms_points.style = "points";
-  sup_points.name = "mean over runs of sup_k |P(x_k) - P_{k/d}| (95% intervals)";
+  sup_points.name = "mean over runs of sup_k |P(x_k) − P_{k/d}| (95% intervals)";
   sup_points.style = "points";
   const double z95 = normal_quantile(0.95);
   std::uint64_t total = 0, fewest = UINT64_MAX;  // fewest replicates: the slope's t (below)
@@ -695,7 +695,7 @@ scenario_result risk_concentration(const scenario_context& c) {
   r.figure.log_y = true;
   series fitted, claimed, sup_fit;
   fitted.name = "fit: slope " + sig(rf.slope, 3) + " [" + sig(lo, 3) + ", " + sig(hi, 3) + "]";
-  claimed.name = "claimed d^(" + sig(claimed_slope, 3) + ") through the fit's centre";
+  claimed.name = "claimed d^{" + sig(claimed_slope, 3) + "} through the fit's centre";
   claimed.dash = 2;
   sup_fit.name = "fit of the sup statistic: slope " + sig(sf.slope, 3);
   sup_fit.dash = 3;
@@ -829,25 +829,25 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
                   {"tier", to_string(c.tier)}};
   std::vector<double> claim;
   for (double p : P_design) claim.push_back(c.bound_factor * p);
-  r.figure.title = "LKSP25 Fig. 2(a) setting, d = 1000, sigma = 1.5";
+  r.figure.title = "LKSP25 Fig. 2(a) setting, d = 1000, σ = 1.5";
   r.figure.x_label = "t = k/d";
   r.figure.y_label = "population risk P";
   r.figure.log_x = true;
   series vd, vc, pc;
-  vd.name = "Volterra P_t, the design's Sigma";
+  vd.name = "Volterra P_t, the design's Σ";
   vd.x = fine;
   vd.y = solve(design, fine);
   for (double& y : vd.y) y *= c.bound_factor;
-  if (c.bound_factor != 1) vd.name += " x " + sig(c.bound_factor);
-  vc.name = "Volterra P_t, the code's Sigma = I/(12d)";
+  if (c.bound_factor != 1) vd.name += " × " + sig(c.bound_factor);
+  vc.name = "Volterra P_t, the code's Σ = I/(12d)";
   vc.dash = 2;
   vc.x = fine;
   vc.y = solve(code, fine);
   r.figure.data = {vd, vc};
-  audit_risk_curve(times, m_design, claim, "Volterra P_t (design Sigma)", "SGD, design Sigma", r);
+  audit_risk_curve(times, m_design, claim, "Volterra P_t (design Sigma)", "SGD, the design's Σ", r);
   // The code's Σ: its Volterra curve against SGD's risk under the same (wrong) Σ; information.
   const double z = t_multiplier(normal_quantile(r.confidence), res.replicates);
-  pc.name = "SGD, risk under the code's Sigma";
+  pc.name = "SGD, risk under the code's Σ";
   pc.style = "points";
   double worst_code = 0;
   for (std::size_t j = 0; j < ks.size(); ++j) {

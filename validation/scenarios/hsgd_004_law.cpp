@@ -159,7 +159,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
       "the same dataset and x0 for every run, fresh DP noise (as LKSP25 Fig. 1(a)); Sigma is the "
       "design's E[a a'] (the released code's I/(12d) misplaces the spike direction)");
   r.figure.title = "Mahalanobis QQ of noisy SGD's last iterate (d = " + std::to_string(d) + ")";
-  r.figure.x_label = "chi^2_d quantile";
+  r.figure.x_label = "χ^2_d quantile";
   r.figure.y_label = "sorted D^2";
   series qq, diag;
   qq.name = "Monte Carlo (" + std::to_string(runs) + " runs)";
@@ -169,7 +169,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
     qq.x.push_back(boost::math::quantile(chi, (double(j) + 0.5) / N));
     qq.y.push_back(sorted[j]);
   }
-  diag.name = "45-degree line";
+  diag.name = "45° line";
   diag.x = {qq.x.front(), qq.x.back()};
   diag.y = diag.x;
   r.figure.data = {diag, qq};
@@ -331,18 +331,17 @@ scenario_result clipped_sgd(const scenario_context& c) {
   r.notes.push_back(
       "fresh data per replicate, one noise sequence shared by the four runs of a replicate; "
       "clip_c of the per-example gradient including the ridge term, noise added after");
-  r.figure.title = "Clipped one-pass noisy SGD, d = 1000, sigma = 1.5, x0 from N(0, 4I)";
+  r.figure.title = "Clipped one-pass noisy SGD, d = 1000, σ = 1.5, x_0 from N(0, 4I)";
   r.figure.x_label = "SGD iteration k";
-  r.figure.y_label = "E population risk";
+  r.figure.y_label = "E population risk (95 % intervals)";
   r.figure.log_x = true;
   for (std::size_t v = 0; v < 4; ++v) {
     series s;
     s.name = v == 0 ? "no clipping" : "clip c = " + format_value(clips[v]);
     s.style = "lines";
-    for (std::size_t j = 0; j < checkpoints.size(); ++j) {
-      s.x.push_back(static_cast<double>(checkpoints[j]));
-      s.y.push_back(res.observables[v * checkpoints.size() + j].stats.mean());
-    }
+    for (std::size_t j = 0; j < checkpoints.size(); ++j)
+      push_mean(s, static_cast<double>(checkpoints[j]),
+                res.observables[v * checkpoints.size() + j].stats);
     r.figure.data.push_back(std::move(s));
   }
   return r;

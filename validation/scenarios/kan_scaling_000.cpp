@@ -162,7 +162,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   const std::size_t H = horizons.size();
   // Configuration 0: κ = 0 (Thm E.1); configuration 1: κ = 0.02, λ = 0.5 (Thm 4.1).
   const double kappas[2] = {0, kappa};
-  const std::string names[2] = {"kappa = 0", "kappa = " + sig(kappa) + ", lambda = 0.5"};
+  const std::string names[2] = {"κ = 0", "κ = " + sig(kappa) + ", λ = 0.5"};
 
   std::vector<sim::observable> obs;
   for (const std::string& name : names)
@@ -341,23 +341,20 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
       "self-check (--self-check): the reversed orderings E[X_T] < E[X_2T] ('the averaged "
       "training risk rises with T'), through the same paired intervals, must be refuted");
 
-  r.figure.title = "DP-lambdaCGD on a KAN (m = " + std::to_string(m) +
-                   ", n = 200, B = 20, eta = 0.5): averaged training risk against T";
+  r.figure.title = "DP-λCGD on a KAN (m = " + std::to_string(m) +
+                   ", n = 200, B = 20, η = 0.5): averaged training risk against T";
   r.figure.x_label = "horizon T";
-  r.figure.y_label = "(1/T) sum_{t<T} L_S(W_t)";
+  r.figure.y_label = "(1/T) Σ_{t<T} L_S(W_t)";
   r.figure.log_x = true;
   r.figure.log_y = true;
   for (std::size_t v = 0; v < 2; ++v) {
     series s;
-    s.name = "measured, " + names[v];
+    s.name = "measured (95 % intervals), " + names[v];
     s.colour = static_cast<int>(v);
     s.dash = 1;
-    for (std::size_t h = 0; h < H; ++h) {
-      s.x.push_back(xs[h]);
-      s.y.push_back(res.observables[v * H + h].stats.mean());
-    }
+    for (std::size_t h = 0; h < H; ++h) push_mean(s, xs[h], res.observables[v * H + h].stats);
     series b;
-    b.name = (v == 0 ? std::string("Thm E.1 A_non") : std::string("Thm 4.1 A_corr")) +
+    b.name = (v == 0 ? std::string("Thm E.1 A_{non}") : std::string("Thm 4.1 A_{corr}")) +
              " (constants 1), scaled to the measured value at T = 40";
     b.colour = static_cast<int>(v);
     b.dash = 2;
@@ -565,10 +562,10 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
       "self-check (--self-check): the reversed orderings E[X_n] < E[X_2n] ('more data raises "
       "the test risk'), through the same paired intervals, must be refuted");
 
-  r.figure.title = "DP-lambdaCGD on a KAN (m = " + std::to_string(m) +
-                   ", B = 20, T = 320, kappa = 0.02, lambda = 0.5): risk against n";
+  r.figure.title = "DP-λCGD on a KAN (m = " + std::to_string(m) +
+                   ", B = 20, T = 320, κ = 0.02, λ = 0.5): risk against n";
   r.figure.x_label = "training set size n";
-  r.figure.y_label = "averaged risk";
+  r.figure.y_label = "averaged risk (95 % intervals)";
   r.figure.log_x = true;
   r.figure.log_y = true;
   const char* names[3] = {"population (test) risk", "training risk", "generalisation gap"};
@@ -577,15 +574,12 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
     s.name = names[what];
     s.colour = static_cast<int>(what);
     s.dash = 1;
-    for (std::size_t q = 0; q < S; ++q) {
-      s.x.push_back(xs[q]);
-      s.y.push_back(mean_of(q, what));
-    }
+    for (std::size_t q = 0; q < S; ++q) push_mean(s, xs[q], res.observables[6 * q + what].stats);
     r.figure.data.push_back(std::move(s));
   }
   if (gap.positive) {
     series ref;
-    ref.name = "slope -1 (Thm 5.2's eta T/n) through the gap at n = 50";
+    ref.name = "slope −1 (Thm 5.2's ηT/n) through the gap at n = 50";
     ref.colour = 2;
     ref.dash = 2;
     for (std::size_t q = 0; q < S; ++q) {

@@ -130,13 +130,13 @@ scenario_result lemma9(const scenario_context& c) {
       "exact: Boost.Math binomial CDF at ceil(2m/5) - 1 (integer threshold); no "
       "Monte Carlo");
   r.parameters = {{"m_range", {1, M}}, {"p", 0.5}, {"threshold", "0.4 m (strict)"}};
-  r.figure.title = "Lemma 9: P[Bin(m,1/2) < 0.4m]";
+  r.figure.title = "Lemma 9: P[Bin(m, 1/2) < 0.4m]";
   r.figure.x_label = "m";
   r.figure.y_label = "probability";
   r.figure.log_y = true;
   r.figure.data.push_back(make_series("exact binomial", ms, exact));
-  r.figure.data.push_back(make_series("claimed exp(-8m/25) (false)", ms, claimed));
-  r.figure.data.push_back(make_series("Hoeffding exp(-m/50)", ms, hoeff));
+  r.figure.data.push_back(make_series("claimed exp(−8m/25) (false)", ms, claimed));
+  r.figure.data.push_back(make_series("Hoeffding exp(−m/50)", ms, hoeff));
   r.replicates = 0;
   return r;
 }
@@ -265,7 +265,7 @@ scenario_result thm1(const scenario_context& c) {
   r.replicates = R;
   r.figure.title = "Memorisation growth per step vs clipping threshold (no noise)";
   r.figure.x_label = "C (clean plotted at C = 10)";
-  r.figure.y_label = "d<w,xi>/dt";
+  r.figure.y_label = "d⟨w, ξ⟩/dt";
   r.figure.log_x = true;
   series s = make_series("mean slope", {}, {}, "points");
   for (std::size_t j = 0; j < nc; ++j) {
@@ -386,8 +386,8 @@ scenario_result thm2(const scenario_context& c) {
   r.parameters["steps_T"] = T;
   r.parameters["replicates"] = R;
   r.replicates = R;
-  r.figure.title = "Training loss at T vs DP noise std";
-  r.figure.x_label = "sigma_n";
+  r.figure.title = "Training loss at T against the DP noise σ_n";
+  r.figure.x_label = "σ_n";
   r.figure.y_label = "L_S(W_T)";
   series sm = make_series("mean L_S(W_T)", sigmas, means, "points");
   for (std::size_t j = 0; j < J; ++j) {
@@ -597,9 +597,15 @@ scenario_result thm3(const scenario_context& c) {
   r.replicates = R;
   r.figure.title = "Test error: all vs long-tailed points, against the noise multiplier";
   r.figure.x_label = "noise multiplier z (C = 1)";
-  r.figure.y_label = "test error";
-  r.figure.data.push_back(make_series("all test points", mults, all_mean, "lines"));
-  r.figure.data.push_back(make_series("tail (L = 1.5)", mults, tail_mean, "lines"));
+  r.figure.y_label = "test error (95 % intervals)";
+  series all_points = make_series("all test points", {}, {}, "lines"),
+         tail_points = make_series("tail (L = 1.5)", {}, {}, "lines");
+  for (std::size_t j = 0; j < J; ++j) {
+    push_mean(all_points, mults[j], res.observables[2 * j].stats);
+    push_mean(tail_points, mults[j], res.observables[2 * j + 1].stats);
+  }
+  r.figure.data.push_back(std::move(all_points));
+  r.figure.data.push_back(std::move(tail_points));
   return r;
 }
 
@@ -701,9 +707,14 @@ scenario_result fig_synthetic(const scenario_context& c) {
                     ": accuracy with clipping alone " + sig(res.observables[5].stats.mean(), 3));
   std::size_t j = 6;
   std::vector<double> xs, clean_acc, dp_acc;
+  series clean_points = make_series("clean", {}, {}, "points"),
+         dp_points = make_series("DP (ε = 8)", {}, {}, "points");
   for (double u : signals)
     for (double ncr : ncrs) {
       const double ac = res.observables[j].stats.mean(), ad = res.observables[j + 1].stats.mean();
+      push_mean(clean_points, static_cast<double>(xs.size() + 1), res.observables[j].stats);
+      push_mean(dp_points, static_cast<double>(xs.size() + 1), res.observables[j + 1].stats);
+      r.figure.x_categories.push_back("‖u‖ = " + sig(u) + ", NCR = " + sig(ncr));
       r.notes.push_back("Fig 1 cell ||u|| = " + sig(u) + ", NCR = " + sig(ncr) +
                         ": accuracy clean " + sig(ac, 3) + ", DP " + sig(ad, 3));
       xs.push_back(static_cast<double>(xs.size()));
@@ -731,11 +742,11 @@ scenario_result fig_synthetic(const scenario_context& c) {
   r.parameters["fig1_ncrs"] = ncrs;
   r.parameters["replicates"] = R;
   r.replicates = R;
-  r.figure.title = "Fig 1 cells (||u||, NCR) = (0.1, low), (0.1, high), (3, low), (3, high)";
+  r.figure.title = "Fig 1 cells: test accuracy by signal norm ‖u‖ and noise correlation ratio";
   r.figure.x_label = "cell";
-  r.figure.y_label = "test accuracy";
-  r.figure.data.push_back(make_series("clean", xs, clean_acc, "lines"));
-  r.figure.data.push_back(make_series("DP (eps = 8)", xs, dp_acc, "lines"));
+  r.figure.y_label = "test accuracy (95 % intervals)";
+  r.figure.data.push_back(std::move(clean_points));
+  r.figure.data.push_back(std::move(dp_points));
   return r;
 }
 

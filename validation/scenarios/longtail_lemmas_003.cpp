@@ -533,12 +533,12 @@ scenario_result init_lemmas(const scenario_context& c) {
                   {"lemma17_replicates", Rc},
                   {"init", "gaussian N(0, sigma0^2)"}};
   r.replicates = R;
-  r.figure.title = "Lemma 16: P[some ||xi_i||^2 outside [Tr/2, 3Tr/2]] vs Tr/||A'A||_F";
-  r.figure.x_label = "Tr(A'A)/||A'A||_F";
-  r.figure.y_label = "failure rate (all i <= n)";
+  r.figure.title = "Lemma 16: P[some ‖ξ_i‖^2 outside [Tr/2, 3Tr/2]] against Tr/‖A'A‖_F";
+  r.figure.x_label = "Tr(A'A)/‖A'A‖_F";
+  r.figure.y_label = "failure rate (all i ≤ n)";
   r.figure.log_x = true;
   for (std::size_t law = 0; law < 2; ++law) {
-    series s = make_series(std::string("zeta ") + law_name[law], {}, {}, "points");
+    series s = make_series(std::string("ζ ") + law_name[law], {}, {}, "points");
     for (std::size_t j = 0; j < G; ++j) {
       const sim::confidence_interval ci = sim::clopper_pearson(count(law * G + j), R, conf);
       s.x.push_back(ratio[j]);
@@ -1138,8 +1138,8 @@ scenario_result lemma23_24(const scenario_context& c) {
       mx.push_back(res.observables[k * NQ + j].stats.mean());
       mo.push_back(res.observables[k * NQ + J + j].stats.mean());
     }
-    r.figure.data.push_back(make_series(cfgs[k].name + ": max <w_{y,r}, xi>", Ts, mx));
-    r.figure.data.push_back(make_series(cfgs[k].name + ": max_j ||W_j'A_j||_op", Ts, mo));
+    r.figure.data.push_back(make_series(cfgs[k].name + ": max ⟨w_{y,r}, ξ⟩", Ts, mx));
+    r.figure.data.push_back(make_series(cfgs[k].name + ": max_j ‖W_j'A_j‖_{op}", Ts, mo));
   }
   return r;
 }

@@ -292,8 +292,8 @@ scenario_result remark4_calibrated(const scenario_context& c) {
   r.parameters["z_for_clips"] = z_C;
   r.parameters["replicates"] = R;
   r.replicates = R;
-  r.figure.title = "Test error at accountant-calibrated noise against eps";
-  r.figure.x_label = "epsilon (delta = 1e-5)";
+  r.figure.title = "Test error at accountant-calibrated noise against ε";
+  r.figure.x_label = "ε (δ = 10^{-5})";
   r.figure.y_label = "test error";
   r.figure.log_x = true;
   r.figure.data.push_back(mean_series("DP, C = 1", eps, res, 0, 2, zq));
@@ -606,9 +606,9 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
   par["tier"] = to_string(c.tier);
   r.parameters = par;
   r.replicates = R;
-  r.figure.title = "Privacy part of the DP training loss against C at fixed sigma_n";
+  r.figure.title = "Privacy part of the DP training loss against C at fixed σ_n";
   r.figure.x_label = "clipping threshold C";
-  r.figure.y_label = "L_S(W_T): DP - clipping alone";
+  r.figure.y_label = "L_S(W_T): DP − clipping alone";
   r.figure.log_x = true;
   r.figure.data.push_back(mean_series("measured (Bonferroni intervals)", clips, res, 0, 1, zq));
   return r;

@@ -303,8 +303,8 @@ scenario_result lemma23_batch(const scenario_context& c) {
   int right = 0, wrong = 0;
   double weakest = INFINITY;
   series floor_s, quant_s, mean_s;
-  floor_s.name = "Lemma 23 floor (1 - sqrt(3 log(T/gamma)/M))M";
-  quant_s.name = "empirical gamma-quantile of min_t |B_t|";
+  floor_s.name = "Lemma 23 floor (1 − √(3 log(T/γ)/M))M";
+  quant_s.name = "empirical γ-quantile of min_t |B_t|";
   quant_s.style = "points";
   mean_s.name = "M = qn";
   mean_s.dash = 2;
@@ -356,7 +356,7 @@ scenario_result lemma23_batch(const scenario_context& c) {
       "self-check: --bound-factor F scales the deviation allowance, floor = M - F(M - floor); at "
       "F = 0.5 the event fails too often and the claim is refuted");
   r.figure.title = "Lemma 23: Poisson batch sizes over T = " + std::to_string(T) +
-                   " steps (n = 1000, gamma = 0.1)";
+                   " steps (n = 1000, γ = 0.1)";
   r.figure.x_label = "expected batch M = qn";
   r.figure.y_label = "batch size";
   r.figure.data = {mean_s, quant_s, floor_s};
@@ -548,7 +548,7 @@ scenario_result clip_flat(const scenario_context& c) {
                     ", eps = 1, delta = 1/n^2); mean max_l |W_l - W0_l| sqrt(m) = " +
                     sig(s.distance_mean[0], 3) + " (R = " + sig(R) + ")");
   r.figure.title = "Algorithm 10 (m = " + std::to_string(m) +
-                   ", n = " + std::to_string(sizes.n_train) + ", eps = 1): test loss against C";
+                   ", n = " + std::to_string(sizes.n_train) + ", ε = 1): test loss against C";
   r.figure.x_label = "clipping threshold C";
   r.figure.y_label = "test loss of the averaged iterate";
   r.figure.log_x = true;
@@ -557,10 +557,10 @@ scenario_result clip_flat(const scenario_context& c) {
   std::vector<std::vector<double>> second(s.test_loss.begin() + static_cast<std::ptrdiff_t>(J),
                                           s.test_loss.end());
   add_loss_figure(r, clips, first,
-                  "Thm 13 eta = sqrt(L) R/(C sqrt(mT)) (audited for C <= " + sig(c_max, 3) + ")",
+                  "Thm 13 η = √L R/(C√(mT)) (audited for C ≤ " + sig(c_max, 3) + ")",
                   0);
   add_loss_figure(r, fixed_clips, second,
-                  "fixed eta = " + sig(eta_fixed) + " (Fig 2 protocol, reported)", 1);
+                  "fixed η = " + sig(eta_fixed) + " (Fig 2 protocol, reported)", 1);
   return r;
 }
 
@@ -646,7 +646,7 @@ scenario_result width_ushape(const scenario_context& c) {
   r.notes.push_back("noise multiplier z = " + sig(z, 4) + " (RDP, q = " + sig(kRate) +
                     ", T = 200, eps = 1, delta = 1/n^2), sigma = zC/(qn)");
   r.figure.title = "Algorithm 10 (n = " + std::to_string(sizes.n_train) +
-                   ", T = 200, eps = 1): test loss against the width";
+                   ", T = 200, ε = 1): test loss against the width";
   r.figure.x_label = "width m";
   r.figure.y_label = "test loss of the averaged iterate";
   r.figure.log_x = true;
@@ -737,7 +737,7 @@ scenario_result steps_ushape(const scenario_context& c) {
       " (a = sqrt(log(1/xi)) + S L^{3/2} R, b = the privacy term / sqrt(T)); "
       "the constants are unknown, so T* locates the trade-off only up to a factor");
   r.figure.title = "Algorithm 10 (m = " + std::to_string(m) +
-                   ", n = " + std::to_string(sizes.n_train) + ", eps = 1): test loss against T";
+                   ", n = " + std::to_string(sizes.n_train) + ", ε = 1): test loss against T";
   r.figure.x_label = "steps T";
   r.figure.y_label = "test loss of the averaged iterate";
   r.figure.log_x = true;
@@ -921,9 +921,9 @@ scenario_result lemma18_linearisation(const scenario_context& c) {
       "self-check: --bound-factor F claims gap(m_max)/gap(m_min) <= F (m_max/m_min)^{-1/6}, i.e. "
       "slope <= -1/6 + log F/log(m_max/m_min)");
   r.figure.title =
-      "Lemma 18: |f(W) - f_ntk(W)| at per-layer distance R/sqrt(m) from W0 (L = 3, R = 1)";
+      "Lemma 18: |f(W) − f_{ntk}(W)| at per-layer distance R/√m from W_0 (L = 3, R = 1)";
   r.figure.x_label = "width m";
-  r.figure.y_label = "mean |f - f_ntk| over 16 unit inputs";
+  r.figure.y_label = "mean |f − f_{ntk}| over 16 unit inputs";
   r.figure.log_x = true;
   r.figure.log_y = true;
   for (std::size_t family = 0; family < 2; ++family) {

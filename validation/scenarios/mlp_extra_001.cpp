@@ -490,8 +490,8 @@ scenario_result fig1_ntrf(const scenario_context& c) {
       "self-check: --bound-factor F claims E value(m_{j+1}) <= F E value(m_j); at F = 0.5 "
       "(halving per width step) the small-omega comparisons refute it");
   r.figure.title = "NTRF approximation term (n = " + std::to_string(n) + ", L = 3, d = 8)";
-  r.figure.x_label = "omega = R/sqrt(m)";
-  r.figure.y_label = "min mean logistic loss over B(W0, omega)";
+  r.figure.x_label = "ω = R/√m";
+  r.figure.y_label = "min mean logistic loss over B(W_0, ω)";
   r.figure.log_y = true;
   const double z95 = normal_quantile(0.95);
   for (std::size_t j = 0; j < J; ++j) {
@@ -766,14 +766,14 @@ scenario_result fig5_sample_size(const scenario_context& c) {
       "self-check: --bound-factor F claims gap(n_max) <= F gap(n_min) (and the same for the "
       "relative gap); the self-check factor 0.1 claims a ten-fold decrease over the grid, more "
       "than the measured one, and is refuted");
-  r.figure.title = "Algorithm 10 with m = n^{1/4}/2, T = 50 n^{2/5}, eps = 1: test loss against n";
+  r.figure.title = "Algorithm 10 with m = n^{1/4}/2, T = 50 n^{2/5}, ε = 1: test loss against n";
   r.figure.x_label = "training set size n";
   r.figure.y_label = "test loss of the averaged iterate";
   r.figure.log_x = true;
   const double z95 = normal_quantile(0.95);
   for (int which = 0; which < 2; ++which) {
     series s;
-    s.name = which == 0 ? "DP-SGD (Alg 10, eps = 1)" : "non-private (same batches, no clip/noise)";
+    s.name = which == 0 ? "DP-SGD (Alg 10, ε = 1)" : "non-private (same batches, no clip/noise)";
     s.style = "points";
     s.colour = which;
     for (std::size_t j = 0; j < J; ++j) {
@@ -1101,7 +1101,7 @@ scenario_result lemma20_22_init(const scenario_context& c) {
       "((a) sd(m_max)/sd(m_min) <= F (m_max/m_min)^{-1/2 + slack}, (b) the band's centre), "
       "scales the threshold of (c) by F and claims ratio(1e4) <= F ratio(1e2); at F = 0.5 every "
       "part is refuted");
-  r.figure.title = "At He initialisation (L = 3, d = 8): fluctuations and gradient norms vs m";
+  r.figure.title = "At He initialisation (L = 3, d = 8): fluctuations and gradient norms against m";
   r.figure.x_label = "width m";
   r.figure.y_label = "value";
   r.figure.log_x = true;
@@ -1109,9 +1109,9 @@ scenario_result lemma20_22_init(const scenario_context& c) {
   const double z95 = normal_quantile(0.95);
   for (int which = 0; which < 3; ++which) {
     series s;
-    s.name = which == 0   ? "sd of ||h_l||/||x|| - 1"
-             : which == 1 ? "mean ||grad_W loss||"
-                          : "mean ||grad_W f||";
+    s.name = which == 0   ? "sd of ‖h_l‖/‖x‖ − 1"
+             : which == 1 ? "mean ‖∇_W loss‖"
+                          : "mean ‖∇_W f‖";
     s.style = "points";
     s.colour = which;
     for (std::size_t j = 0; j < J; ++j) {

@@ -213,9 +213,9 @@ scenario_result lemma3(const scenario_context& c) {
       "Monte Carlo noise");
 
   figure& f = r.figure;
-  f.title = "Lemma 3: excess risk against 2G x surrogate excess (random instances)";
-  f.x_label = "2G (L^l_P(w) - L^l_P(w*))";
-  f.y_label = "L_P(w) - L_P(w*)";
+  f.title = "Lemma 3: excess risk against 2G × surrogate excess (random instances)";
+  f.x_label = "2G (L^l_P(w) − L^l_P(w^*))";
+  f.y_label = "L_P(w) − L_P(w^*)";
   f.log_x = f.log_y = true;
   double lo = INFINITY, hi = 0;
   for (std::size_t li = 0; li < 2; ++li) {
@@ -236,7 +236,7 @@ scenario_result lemma3(const scenario_context& c) {
     f.data.push_back(std::move(s));
   }
   series line;
-  line.name = "Lemma 3 bound y = x" + (F == 1 ? std::string() : " x " + sig(F));
+  line.name = "Lemma 3 bound y = x" + (F == 1 ? std::string() : " × " + sig(F));
   line.colour = 2;
   line.x = {lo, hi};
   line.y = {F * lo, F * hi};
@@ -296,6 +296,11 @@ scenario_result lemma4_6(const scenario_context& c) {
                           "Lemma 5 |f_beta - l| <= 2B^2/beta",
                           "prox localisation |prox - m| <= 4B/beta (proof of Lemma 6)",
                           "Alg 4 oracle error <= 12B/sqrt(T_o) (Lemma 6)"};
+  // The same checks as the figure's legend (gnuplot enhanced text).
+  const char* legend[4] = {"Lemma 4 (c) sandwich l − l_β ≤ G^2/(2β) (G = sup|σ − y|)",
+                           "Lemma 5 |f_β − l| ≤ 2B^2/β",
+                           "prox localisation |prox − m| ≤ 4B/β (proof of Lemma 6)",
+                           "Alg 4 oracle error ≤ 12B/√T_o (Lemma 6)"};
   scenario_result r;
   r.id = "swx23-lemma4-6-moreau";
   r.title = "SWX+23 Lemmas 4-6: Moreau envelope sandwich, prox localisation, oracle error";
@@ -360,13 +365,13 @@ scenario_result lemma4_6(const scenario_context& c) {
   r.replicates = instances;
 
   figure& f = r.figure;
-  f.title = "Lemmas 4-6: measured / bound against beta (first 2000 instances)";
-  f.x_label = "beta";
-  f.y_label = "measured / bound (<= 1)";
+  f.title = "Lemmas 4–6: measured / bound against β (first 2000 instances)";
+  f.x_label = "β";
+  f.y_label = "measured / bound (≤ 1)";
   f.log_x = true;
   for (int k = 0; k < 4; ++k) {
     series s;
-    s.name = names[k];
+    s.name = legend[k];
     s.style = "points";
     s.colour = k;
     const auto& o = res.observables[static_cast<std::size_t>(k)].samples;
@@ -529,9 +534,9 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   r.replicates = random_pairs;
 
   figure& f = r.figure;
-  f.title = "Alg 2 sensitivity: |wbar_i - wbar'_i| / (4B eta_i)";
-  f.x_label = "eta (base step; eta_i = eta/4^i)";
-  f.y_label = "ratio (<= 1 claimed)";
+  f.title = "Alg 2 sensitivity: |w̄_i − w̄'_i| / (4B η_i)";
+  f.x_label = "η (base step; η_i = η/4^i)";
+  f.y_label = "ratio (≤ 1 claimed)";
   series s;
   s.name = "random neighbours";
   s.style = "points";
@@ -540,7 +545,7 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   s.y = ratios.samples;
   f.data.push_back(std::move(s));
   series a;
-  a.name = "adversarial construction (eta = 8, each phase)";
+  a.name = "adversarial construction (η = 8, each phase)";
   a.style = "points";
   a.colour = 1;
   for (const double q : adv_ratio) {
@@ -549,7 +554,7 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   }
   f.data.push_back(std::move(a));
   series b;
-  b.name = "claimed bound" + (F == 1 ? std::string() : " x " + sig(F));
+  b.name = "claimed bound" + (F == 1 ? std::string() : " × " + sig(F));
   b.colour = 2;
   b.x = {0.01, 8};
   b.y = {F, F};
@@ -740,17 +745,18 @@ scenario_result thm1_phase_sum(const scenario_context& c) {
 
   figure& f = r.figure;
   f.title = "Alg 2 (n = " + std::to_string(settings[0].n) +
-            ", theta = d = 4): excess risk vs the phase-sum bound";
-  f.x_label =
-      "check (1: surrogate eps = 0.9, 2: true eps = 0.9, 3: surrogate eps = 0.1, 4: true eps = "
-      "0.1)";
+            ", θ = d = 4): excess risk against the phase-sum bound";
+  f.x_label = "excess risk checked";
+  f.x_categories = {"surrogate, ε = 0.9", "true, ε = 0.9", "surrogate, ε = 0.1",
+                    "true, ε = 0.1"};
   f.y_label = "excess risk";
   f.log_y = true;
   series est, bnd;
   est.name = "Monte Carlo (Bonferroni interval)";
   est.style = "points";
   est.colour = 0;
-  bnd.name = "phase-sum bound (2G x for true excess)" + (F == 1 ? std::string() : " x " + sig(F));
+  bnd.name = "phase-sum bound (times 2G for the true excess)" +
+             (F == 1 ? std::string() : " × " + sig(F));
   bnd.style = "points";
   bnd.colour = 1;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
@@ -936,19 +942,19 @@ scenario_result thm1_rate(const scenario_context& c) {
   slope_fit worst_fit;
   std::string worst_name;
   figure& f = r.figure;
-  f.title = "Alg 2 excess risk against n eps; dashed: 2G x the explicit phase sum (a bound)";
-  f.x_label = "n eps";
-  f.y_label = "E L_P(w_k) - L_P(w*)";
+  f.title = "Alg 2 excess risk against nε; dashed: 2G × the explicit phase sum (a bound)";
+  f.x_label = "nε";
+  f.y_label = "E L_P(w_k) − L_P(w^*)";
   f.log_x = f.log_y = true;
   for (std::size_t w = 0; w < sweeps.size(); ++w) {
     const rate_sweep& sw = sweeps[w];
     std::vector<std::vector<double>> cols;
     std::string means;
     series s, b;
-    s.name = "measured, " + sw.name;
+    s.name = "measured, " + legend_words(sw.name);
     s.style = "points";
     s.colour = static_cast<int>(w);
-    b.name = "2G x phase sum (explicit bound, App A), " + sw.name;
+    b.name = "2G × phase sum (explicit bound, App A), " + legend_words(sw.name);
     b.colour = static_cast<int>(w);
     b.dash = 2;
     std::vector<double> phase_sums;
@@ -1157,13 +1163,13 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
   r.tightness = std::nan("");
   r.replicates = replicates;
   figure& f = r.figure;
-  f.title = "Alg 2 excess risk at fixed theta = 4 against the ambient dimension d";
+  f.title = "Alg 2 excess risk at fixed θ = 4 against the ambient dimension d";
   f.x_label = "d";
-  f.y_label = "E L_P(w_k) - L_P(w*)";
+  f.y_label = "E L_P(w_k) − L_P(w^*)";
   f.log_x = true;
   f.data.push_back(std::move(pts));
   series sq;
-  sq.name = "a sqrt(d)-dependent rate (scaled to d = theta), for contrast";
+  sq.name = "a √d-dependent rate (scaled to d = θ), for contrast";
   sq.colour = 1;
   sq.dash = 2;
   for (const std::size_t d : dims) {

@@ -359,12 +359,12 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
       "large m is small here (pilot over eta: at most a few % from m = 64 to 128, not resolved)");
   figure& f = r.figure;
   f.title = "Alg 3 excess risk against the JL dimension m (n = " + std::to_string(n) +
-            ", eps = " + sig(epsilon) + ", d = theta = " + std::to_string(theta) + ")";
+            ", ε = " + sig(epsilon) + ", d = θ = " + std::to_string(theta) + ")";
   f.x_label = "JL dimension m";
-  f.y_label = "E L_P(Phi^T w_k) - L_P(w*)";
+  f.y_label = "E L_P(Φ^T w_k) − L_P(w^*)";
   f.log_x = f.log_y = true;
   f.data.push_back(mean_series("measured (95% intervals)", x, cols, 0));
-  f.data.push_back(marker("m* of Thm 2's trade-off (up to constants)", tr.m_star, cols, 1));
+  f.data.push_back(marker("m^* of Thm 2's trade-off (up to constants)", tr.m_star, cols, 1));
   return r;
 }
 
@@ -622,18 +622,18 @@ scenario_result thm7_contraction(const scenario_context& c) {
   r.tightness = (1 - q_hat) / (1 - q_claim);
   r.replicates = replicates;
   figure& f = r.figure;
-  f.title = "Alg 8 (noise off): E|w_T - w*_l|^2 against T";
+  f.title = "Alg 8 (noise off): E|w_T − w^*_l|^2 against T";
   f.x_label = "step T";
-  f.y_label = "E |w_T - w*_l|^2";
+  f.y_label = "E |w_T − w^*_l|^2";
   f.log_y = true;
   series s = {};
   s.name = "measured (95% intervals)";
   s.style = "points";
   s.colour = 0;
   series ex, cl;
-  ex.name = "population GD (1 - eta/2)^{2T} |w*_l|^2";
+  ex.name = "population GD (1 − η/2)^{2T} |w^*_l|^2";
   ex.colour = 1;
-  cl.name = "claimed (1 - tau eta/2)^T |w*_l|^2" +
+  cl.name = "claimed (1 − τη/2)^T |w^*_l|^2" +
             (F == 1 ? std::string() : " (factor F = " + sig(F) + ")");
   cl.colour = 2;
   cl.dash = 2;
@@ -818,9 +818,9 @@ scenario_result lemma7_floor(const scenario_context& c) {
   r.tightness = min_ratio;
   r.replicates = instances;
   figure& f = r.figure;
-  f.title = "Lemma 7: excess risk against its bound 4G x surrogate excess + floor";
-  f.x_label = "4G (L^l_P(w) - L^l_P(w*)) + 2G^2M^2 + 4GM";
-  f.y_label = "L_P(w) - min_h L_P(h)";
+  f.title = "Lemma 7: excess risk against its bound 4G × surrogate excess + floor";
+  f.x_label = "4G (L^l_P(w) − L^l_P(w^*)) + 2G^2M^2 + 4GM";
+  f.y_label = "L_P(w) − min_h L_P(h)";
   f.log_x = f.log_y = true;
   double lo = INFINITY, hi = 0;
   for (std::size_t mi = 0; mi < Ms.size(); ++mi) {
@@ -838,7 +838,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
     f.data.push_back(std::move(s));
   }
   series line;
-  line.name = "Lemma 7 bound y = x" + (F == 1 ? std::string() : " x " + sig(F));
+  line.name = "Lemma 7 bound y = x" + (F == 1 ? std::string() : " × " + sig(F));
   line.colour = 5;
   line.x = {lo, hi};
   line.y = {F * lo, F * hi};
@@ -971,13 +971,13 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
       "which is constant in T since sigma^2 ~ T: the right arm flattens at large T rather than "
       "growing without bound");
   figure& f = r.figure;
-  f.title = "Alg 7 excess risk against T (n = " + std::to_string(n) + ", eps = " + sig(epsilon) +
-            ", eta = " + sig(eta) + ")";
+  f.title = "Alg 7 excess risk against T (n = " + std::to_string(n) + ", ε = " + sig(epsilon) +
+            ", η = " + sig(eta) + ")";
   f.x_label = "steps T";
-  f.y_label = "E L_P(w_bar) - L_P(w*)";
+  f.y_label = "E L_P(w̄) − L_P(w^*)";
   f.log_x = f.log_y = true;
   f.data.push_back(mean_series("measured (95% intervals)", x, cols, 0));
-  f.data.push_back(marker("T* of Thm 6 at this eta (up to constants)", hz.optimal_steps, cols, 1));
+  f.data.push_back(marker("T^* of Thm 6 at this η (up to constants)", hz.optimal_steps, cols, 1));
   return r;
 }
 

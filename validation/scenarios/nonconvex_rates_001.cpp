@@ -59,7 +59,7 @@ struct rate_header {
   std::string id, title, source, claim_intro;
   double baseline = 0;  // excess risk of the start w0 = 0 (what a run that never moves gets)
   std::string quantity = "excess";
-  std::string x_label = "swept variable (n or eps)", y_label = "E excess risk";
+  std::string x_label = "swept variable (n or ε)", y_label = "E excess risk";
 };
 
 // Runs the sweeps on common replicates and gives the verdict described at the top of the file.
@@ -106,7 +106,7 @@ scenario_result rate_scenario(const scenario_context& c,
   parameters["tier"] = to_string(c.tier);
   r.parameters = std::move(parameters);
   figure& f = r.figure;
-  f.title = h.title;
+  f.title = legend_words(h.title);
   f.x_label = h.x_label;
   f.y_label = h.y_label;
   f.log_x = f.log_y = true;
@@ -120,7 +120,7 @@ scenario_result rate_scenario(const scenario_context& c,
     std::vector<std::vector<double>> cols;
     std::string means;
     series s;
-    s.name = sw.name;
+    s.name = legend_words(sw.name);
     s.style = "linespoints";
     s.colour = static_cast<int>(w);
     bool learns = false;
@@ -523,7 +523,7 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   h.source = "SWX+23 Alg 8, Thm 7";
   h.quantity = "|w_T - w*_l|^2";
   h.x_label = "d (n = 1920 d)";
-  h.y_label = "E |w_T - w*_l|^2";
+  h.y_label = "E |w_T − w^*_l|^2";
   h.claim_intro =
       "scaling (up to constants and logs): Thm 7's sample complexity n >~ max{d/(eps alpha), "
       "d/alpha^2} is linear in d, so at n proportional to d (fixed eps, T, eta) the error "

@@ -77,7 +77,7 @@ scenario_result lmc_remark53(const scenario_context& c) {
   std::vector<double> d, dp;
   run_pair(c, replicates_for(c, 10000, 200000), *base, neighbour, o, r.id, d, dp);
   audit_gdp_claim(d, dp, c.bound_factor * mu, r);
-  r.figure.title = "LMC (eta = 0.1, t = 400) on Remark 5.3's pair vs Prop 5.1";
+  r.figure.title = "LMC (η = 0.1, t = 400) on Remark 5.3's pair against Prop 5.1";
   return r;
 }
 
@@ -115,7 +115,7 @@ scenario_result lmc_cor52_logistic(const scenario_context& c) {
   r.notes.push_back("eta = 0.1 <= 2/(M + m) = " + format_value(2 / (M + m)) +
                     " as Prop 5.1 requires; the logistic curvature makes the laws non-Gaussian "
                     "and the pair more private than the quadratic one of Remark 5.3");
-  r.figure.title = "LMC (eta = 0.1, t = 400) on a logistic potential vs Prop 5.1 / Cor 5.2";
+  r.figure.title = "LMC (η = 0.1, t = 400) on a logistic potential against Prop 5.1 / Cor 5.2";
   return r;
 }
 
@@ -211,7 +211,7 @@ scenario_result sgd_one_step(const scenario_context& c) {
   // The exact curve of the construction, f^(λ) (BSA24 §C.4.1 (c)), for the figure:
   // α(z) = 1 − (1 − p)Φ(z) − pΦ(z + (1 − λ)μ), f(α(z)) = (1 − p)Φ(z) + pΦ(z − λμ).
   series exact;
-  exact.name = "exact curve of W4, f^(lambda)";
+  exact.name = "exact curve of W4, f^{(λ)}";
   for (int i = 0; i <= 400; ++i) {
     const double z = -8 + 16.0 * i / 400;
     exact.x.push_back(1 - (1 - p) * normal_cdf(z) - p * normal_cdf(z + (1 - lambda) * mu));
@@ -221,7 +221,7 @@ scenario_result sgd_one_step(const scenario_context& c) {
   r.notes.push_back(
       "C_p(G(mu)) is the lower envelope of the f^(lambda); lambda = 1/2 touches it "
       "at alpha = p Phi(-mu/2) + (1 - p)/2 (BSA24 Sec C.4.1), so boxes straddle it there");
-  r.figure.title = "One NoisySGD step on W4 (p = 1/2, L/(b sigma) = 3) vs Thm 4.8";
+  r.figure.title = "One NoisySGD step on W4 (p = 1/2, L/(bσ) = 3) against Thm 4.8";
   return r;
 }
 
@@ -369,7 +369,7 @@ scenario_result logistic_validity(const scenario_context& c, batches kind, bool 
     audit_gdp_claim(d, dp, bound.mu, r);
   }
   r.notes.push_back("statistic: <X_t, -y_i a_i>/|a_i|, the direction D' pushes the iterates");
-  r.figure.title = r.title;
+  r.figure.title = legend_words(r.title);
   return r;
 }
 
@@ -496,7 +496,7 @@ scenario_result linear_composition(const scenario_context& c, batches kind) {
     r.parameters["mu"] = bound.mu;
     audit_gdp_claim(d, dp, c.bound_factor * bound.mu, r);
   }
-  r.figure.title = r.title;
+  r.figure.title = legend_words(r.title);
   return r;
 }
 
@@ -525,7 +525,7 @@ scenario_result lmc_box(const scenario_context& c) {
   r.notes.push_back(
       "the laws are not Gaussian (uniform vs exponentially tilted on an interval): "
       "the mu estimate is indicative; the verdict rests on the tradeoff boxes");
-  r.figure.title = r.title;
+  r.figure.title = legend_words(r.title);
   return r;
 }
 
@@ -616,7 +616,7 @@ scenario_result interpolation_invariant(const scenario_context& c) {
       "shrinks the tube to F z_k");
   r.figure.title = "Shifted interpolated process: distance to the iterates vs the shift z_k";
   r.figure.x_label = "step k";
-  r.figure.y_label = "|X_k - X~_k|";
+  r.figure.y_label = "|X_k − X̃_k|";
   series tube, mean, maxi;
   tube.name = "z_k (optimisation problem)";
   mean.name = "mean over paths";

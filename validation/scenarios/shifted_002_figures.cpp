@@ -78,8 +78,12 @@ void push_group(scenario_result& r, std::initializer_list<series*> group, int da
   }
 }
 
+// "δ = 10^{-5}" (a power of ten as such), for the legend.
 std::string delta_label(double delta) {
-  return "delta = " + format_value(delta);
+  const double e = std::round(std::log10(delta));
+  if (std::abs(delta / std::pow(10.0, e) - 1) < 1e-12)
+    return "δ = 10^{" + std::to_string(static_cast<long>(e)) + "}";
+  return "δ = " + format_value(delta);
 }
 
 // Runs the Monte Carlo audits (Bonferroni over the simulated xs) and draws every curve.
@@ -92,7 +96,7 @@ scenario_result run_steps_figure(const scenario_context& c, const steps_figure& 
   r.parameters = f.parameters;
   r.figure.title = f.figure_title;
   r.figure.x_label = f.x_label;
-  r.figure.y_label = "epsilon at delta";
+  r.figure.y_label = "ε at δ";
   r.figure.log_x = true;
   r.figure.log_y = f.log_y;
   for (std::size_t i = 0; i < f.deltas.size(); ++i)
@@ -266,8 +270,8 @@ scenario_result noisy_gd_figure(const scenario_context& c, bool figure6) {
       "T(X_t, X'_t) >= G(mu_4.2) at every t, exactly on W1; the bound stops growing with t while "
       "composition grows as sqrt(t)";
   f.x_label = "steps t";
-  f.figure_title = figure6 ? "NoisyGD, strongly convex, c = 0.99, L/(n sigma) = 0.1"
-                           : "NoisyGD, strongly convex, c = 0.95, L/(n sigma) = 0.1 (delta = 1e-5)";
+  f.figure_title = figure6 ? "NoisyGD, strongly convex, c = 0.99, L/(nσ) = 0.1"
+                           : "NoisyGD, strongly convex, c = 0.95, L/(nσ) = 0.1 (δ = 10^{-5})";
   f.xs = figure6 ? std::vector<long long>{10, 20, 40, 80, 160, 320, 640}
                  : std::vector<long long>{10, 20, 40, 80, 160};
   f.deltas = figure6 ? std::vector<double>{1e-5, 1e-3} : std::vector<double>{1e-5};
@@ -342,7 +346,7 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
       "T(X_t, X'_t) >= G(mu_4.5) at every E; on W2 the curve is G(mu_C.17), the lower bound, "
       "below Thm 4.5";
   f.x_label = "epochs E";
-  f.figure_title = "NoisyCGD, strongly convex, c = 0.99, l = 20, L/(b sigma) = 0.2";
+  f.figure_title = "NoisyCGD, strongly convex, c = 0.99, l = 20, L/(bσ) = 0.2";
   f.xs = {5, 10, 20, 40, 80, 160, 320};
   f.deltas = {1e-5, 1e-3};
   f.log_y = true;  // composition grows to ~20, the other curves stay below 1
@@ -369,7 +373,7 @@ scenario_result noisy_cgd_figure(const scenario_context& c) {
   // The simulation runs at L/(bσ) = 1 (5x the figure's): W2's μ ≈ 0.14 at 0.2 is too small to
   // audit in seconds; μ and every bound are linear in L, so the points are μ̂/5.
   const double L_mc = 1;
-  f.mc.construction = "W2 at L/(b sigma) = 1, mu/5";
+  f.mc.construction = "W2 at L/(bσ) = 1, μ/5";
   f.mc.mu_scale = L / L_mc;
   f.mc.quick_xs = {5, 40};
   f.mc.full_xs = f.xs;
@@ -493,9 +497,9 @@ scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
   }
   verdict_from_checks(checks, r);
   // The figure: L/n = 0.5, η = 0.1 (valid from t = Dn/(ηL) = 20).
-  r.figure.title = "NoisyGD, constrained convex, D = 1, sigma = 8, L/n = 0.5, eta = 0.1";
+  r.figure.title = "NoisyGD, constrained convex, D = 1, σ = 8, L/n = 0.5, η = 0.1";
   r.figure.x_label = "steps t";
-  r.figure.y_label = "epsilon at delta";
+  r.figure.y_label = "ε at δ";
   r.figure.log_x = true;
   const std::vector<long long> ts = {10, 20, 40, 80, 160, 320, 640};
   int dash = 0;
@@ -503,7 +507,7 @@ scenario_result noisy_gd_constrained_figure(const scenario_context& c) {
     ++dash;
     series ours, best, comp;
     ours.name = "ours, min(Thm 4.3, composition) (" + delta_label(delta) + ")";
-    best.name = "ours, Thm C.7 at the best tau (" + delta_label(delta) + ")";
+    best.name = "ours, Thm C.7 at the best τ (" + delta_label(delta) + ")";
     comp.name = "composition (Thm 4.1) (" + delta_label(delta) + ")";
     for (long long t : ts) {
       const auto s = setting(0.5, 0.1, t);
@@ -568,16 +572,16 @@ scenario_result noisy_cgd_constrained_figure(const scenario_context& c) {
                       std::max(0.0, valid - plotted), 0, 1e-12});
   }
   verdict_from_checks(checks, r);
-  r.figure.title = "NoisyCGD, constrained convex, D = 1, sigma = 3, eta = 0.02, L/b = 0.5, l = 20";
+  r.figure.title = "NoisyCGD, constrained convex, D = 1, σ = 3, η = 0.02, L/b = 0.5, l = 20";
   r.figure.x_label = "epochs E";
-  r.figure.y_label = "epsilon at delta";
+  r.figure.y_label = "ε at δ";
   r.figure.log_x = true;
   int dash = 0;
   for (double delta : {1e-5, 1e-3}) {
     ++dash;
     series plotted, best, derived, comp;
-    plotted.name = "paper: min(mu*, composition) (" + delta_label(delta) + ")";
-    best.name = "ours, Thm 4.6 general form at the best tau (" + delta_label(delta) + ")";
+    plotted.name = "paper: min(μ^*, composition) (" + delta_label(delta) + ")";
+    best.name = "ours, Thm 4.6 general form at the best τ (" + delta_label(delta) + ")";
     derived.name = "derived c = 1 bound, not in the paper (" + delta_label(delta) + ")";
     comp.name = "composition (Thm 4.4) (" + delta_label(delta) + ")";
     for (long long e : es) {
@@ -662,9 +666,9 @@ scenario_result clt_choice_claim(const scenario_context& c) {
   r.notes.push_back(
       "both are CLT approximations: the certified bound (dpkit shifted noisy-sgd) takes the best "
       "tau by PLD instead, and reports the CLT value beside it, labelled approximation");
-  r.figure.title = "Prop C.15: (C.7) against t - tau (b/n = 0.01, L/b = 0.5, sigma = 3, D = 1)";
-  r.figure.x_label = "t - tau";
-  r.figure.y_label = "CLT mu (C.7)";
+  r.figure.title = "Prop C.15: (C.7) against t − τ (b/n = 0.01, L/b = 0.5, σ = 3, D = 1)";
+  r.figure.x_label = "t − τ";
+  r.figure.y_label = "CLT μ (C.7)";
   r.figure.log_x = true;
   series curve, mark;
   curve.name = "(C.7)";
@@ -722,17 +726,17 @@ scenario_result d4_threshold_claim(const scenario_context& c) {
   verdict_from_checks(checks, r);
   r.notes.push_back("c* = " + format_value(c_star) +
                     "; the main text's 0.677 is a rounding of 0.67639 up, D.4's 0.676 is right");
-  r.figure.title = "min over alpha of f_{2LD,0}(alpha) - G(2 sqrt(LD))(alpha) against LD";
+  r.figure.title = "min over α of f_{2LD,0}(α) − G(2√(LD))(α) against LD";
   r.figure.x_label = "LD";
   r.figure.y_label = "smallest gap";
   series curve;
-  curve.name = "smallest gap (>= 0: pure DP implies the GDP bound)";
+  curve.name = "smallest gap (≥ 0: pure DP implies the GDP bound)";
   for (double ld = 0.3; ld <= 1.2001; ld += 0.02) {
     curve.x.push_back(ld);
     curve.y.push_back(gap(ld));
   }
   series mark;
-  mark.name = "c*";
+  mark.name = "c^*";
   mark.style = "points";
   mark.x = {c_star};
   mark.y = {0};

@@ -301,16 +301,17 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
     if (first.empty()) first = text;
     CHECK(text == first);
   }
-  // dpkit plot renders the result (SVG) and rejects other extensions.
+  // dpkit plot renders the result (SVG) and rejects other extensions (tests/plot_test.cpp has
+  // the rest).
   const auto svg = dir / "fig.svg";
   const auto p = dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() +
                            "' --out '" + svg.string() + "'");
   CHECK(p.exit_code == 0);
   CHECK_THAT(slurp(svg), Contains("<svg"));
   const auto bad =
-      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --out fig.pdf");
+      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --out fig.eps");
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Contains("must end in .svg or .png"));
+  CHECK_THAT(bad.err, Contains("must end in .svg, .png or .pdf"));
   std::filesystem::remove_all(dir);
 }
 
