@@ -142,24 +142,24 @@ def scan_program(dpkit):
     except (ValueError, KeyError) as e:
         problems.append(f"dpkit bound --list --format json: unreadable ({e})")
     # Computations whose notes and sources cite papers.
-    check(["shifted", "noisy-gd", "--sensitivity", "1", "--n", "1", "--noise", "1",
+    check(["shifted", "noisy-gd", "--sensitivity", "1", "--dataset-size", "1", "--noise-std", "1",
            "--contraction", "0.95", "--steps", "100"])
     check(["shifted", "noisy-cgd", "--sensitivity", "2", "--batch-size", "10",
-           "--batches-per-epoch", "20", "--noise", "1", "--contraction", "0.99", "--epochs", "5",
+           "--batches-per-epoch", "20", "--noise-std", "1", "--contraction", "0.99", "--epochs", "5",
            "--learning-rate", "0.1"])
-    check(["shifted", "noisy-sgd", "--sensitivity", "1", "--n", "1000", "--batch-size", "100",
-           "--noise", "0.5", "--learning-rate", "0.5", "--contraction", "0.9", "--steps", "200",
+    check(["shifted", "noisy-sgd", "--sensitivity", "1", "--dataset-size", "1000", "--batch-size", "100",
+           "--noise-std", "0.5", "--learning-rate", "0.5", "--contraction", "0.9", "--steps", "200",
            "--format", "json"])
     check(["shifted", "lmc", "--sensitivity", "2", "--strong-convexity", "1",
            "--learning-rate", "0.1"])
-    check(["hsgd", "risk", "--spectrum", "paper-design", "--dim", "200", "--ridge", "0.1",
-           "--label-noise", "1e-5", "--noise", "1.5", "--learning-rate", "50", "--horizon",
+    check(["hsgd", "risk", "--spectrum", "paper-design", "--dimension", "200", "--ridge", "0.1",
+           "--label-noise", "1e-5", "--noise-std", "1.5", "--learning-rate", "50", "--horizon",
            "1.5", "--points", "4"])
-    check(["hsgd", "risk", "--spectrum", "isotropic:1", "--dim", "100", "--noise", "1",
+    check(["hsgd", "risk", "--spectrum", "isotropic:1", "--dimension", "100", "--noise-std", "1",
            "--learning-rate", "1", "--times", "1,10", "--solver", "trapezoid", "--format",
            "json"])
-    check(["hsgd", "privacy", "--spectrum", "paper-code", "--dim", "50", "--n", "75",
-           "--noise", "1", "--order", "2", "--pairs", "extreme:3", "--times", "0.5,1.5"])
+    check(["hsgd", "privacy", "--spectrum", "paper-code", "--dimension", "50", "--dataset-size", "75",
+           "--noise-std", "1", "--orders", "2", "--pairs", "extreme:3", "--times", "0.5,1.5"])
     check(["correlated", "--correlation", "0.5", "--sampling-rate", "0.1", "--steps", "100",
            "--epsilon", "1", "--delta", "1e-5"])
     check(["correlated", "--correlation", "0", "--sampling-rate", "0.1", "--steps", "100",

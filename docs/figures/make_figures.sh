@@ -13,13 +13,13 @@ review="${2:-}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# plot NAME.svg ARGS...: dpkit plot ARGS --out docs/figures/NAME.svg (and REVIEW_DIR/NAME.png).
+# plot NAME.svg ARGS...: dpkit plot ARGS --output docs/figures/NAME.svg (and REVIEW_DIR/NAME.png).
 plot() {
   local name="$1" said
   shift
-  said="$("$dpkit" plot "$@" --out "$here/$name" 2>&1)" || { echo "$said" >&2; return 1; }
+  said="$("$dpkit" plot "$@" --output "$here/$name" 2>&1)" || { echo "$said" >&2; return 1; }
   if [[ -n "$review" ]]; then
-    said="$("$dpkit" plot "$@" --out "$review/${name%.*}.png" 2>&1)" || { echo "$said" >&2; return 1; }
+    said="$("$dpkit" plot "$@" --output "$review/${name%.*}.png" 2>&1)" || { echo "$said" >&2; return 1; }
   fi
 }
 
@@ -66,7 +66,7 @@ plot run_tradeoff.svg "$here/run_tradeoff.csv" "$tmp/clt_tradeoff.csv" --group s
 validation() {
   local ids=() pair
   for pair in "$@"; do ids+=("${pair%%:*}"); done
-  "$dpkit" validate "${ids[@]}" --tier quick --seed 2026 --out "$tmp/validation" --no-figures --format csv > /dev/null
+  "$dpkit" validate "${ids[@]}" --tier quick --seed 2026 --output-dir "$tmp/validation" --no-figures --format csv > /dev/null
   for pair in "$@"; do
     cp "$tmp/validation/${pair%%:*}.csv" "$here/${pair##*:}.csv"
     plot "${pair##*:}.svg" "$tmp/validation/${pair%%:*}.json"
@@ -82,11 +82,11 @@ validation bsa24-thm4.2-tight:validation_thm42 bsa24-thm4.8-sgd-one-step:validat
 # Figure: BSA24 Figure 9 (right), extended: NoisyCGD, convex on a set of diameter 1, every
 # bound of dpkit shifted against the epochs.
 echo "epochs,$("$dpkit" shifted noisy-cgd --setting constrained-convex --sensitivity 2 --batch-size 4 \
-  --batches-per-epoch 20 --noise 3 --learning-rate 0.02 --diameter 1 --epochs 5 --delta 1e-5 --format csv | head -1)" \
+  --batches-per-epoch 20 --noise-std 3 --learning-rate 0.02 --diameter 1 --epochs 5 --delta 1e-5 --format csv | head -1)" \
   > "$tmp/shifted_cgd.csv"
 for e in 5 10 20 40 80 160 320 640 1280; do
   "$dpkit" shifted noisy-cgd --setting constrained-convex --sensitivity 2 --batch-size 4 \
-    --batches-per-epoch 20 --noise 3 --learning-rate 0.02 --diameter 1 --epochs "$e" --delta 1e-5 --format csv |
+    --batches-per-epoch 20 --noise-std 3 --learning-rate 0.02 --diameter 1 --epochs "$e" --delta 1e-5 --format csv |
     awk -v e="$e" 'NR>1{print e "," $0}' >> "$tmp/shifted_cgd.csv"
 done
 cp "$tmp/shifted_cgd.csv" "$here/shifted_noisy_cgd_constrained.csv"
@@ -98,8 +98,8 @@ plot shifted_noisy_cgd_constrained.svg "$here/shifted_noisy_cgd_constrained.csv"
 # Thm 4.10 at eta = 0.2 and 0.05 and the composition bound (Thm 4.8), certified by PLD, and the
 # paper's CLT approximation at eta = 0.2 (as points: it lies on the certified value).
 sgd() {
-  "$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity 50 --n 10000 --batch-size 100 \
-    --noise 3 --diameter 1 --steps "$1" --delta 1e-5 --format csv --learning-rate "$2"
+  "$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity 50 --dataset-size 10000 --batch-size 100 \
+    --noise-std 3 --diameter 1 --steps "$1" --delta 1e-5 --format csv --learning-rate "$2"
 }
 echo "steps,learning_rate,$(sgd 1000 0.2 | head -1)" > "$tmp/shifted_sgd.csv"
 for t in 1000 2000 5000 10000 20000 40000 80000; do
@@ -125,8 +125,8 @@ for q in 0.0025 0.005 0.01 0.02 0.04; do
   for lb in 0.125 0.25 0.5 1 2; do
     n="$(awk -v q="$q" 'BEGIN{printf "%d", 100 / q + 0.5}')"
     L="$(awk -v l="$lb" 'BEGIN{printf "%.17g", 100 * l}')"
-    r="$("$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity "$L" --n "$n" --batch-size 100 \
-      --noise 3 --learning-rate 0.2 --diameter 1 --steps 80000 --delta 1e-5 --format csv |
+    r="$("$dpkit" shifted noisy-sgd --setting constrained-convex --sensitivity "$L" --dataset-size "$n" --batch-size 100 \
+      --noise-std 3 --learning-rate 0.2 --diameter 1 --steps 80000 --delta 1e-5 --format csv |
       awk -F, '$1=="shifted-interpolation"{a=$3} $1=="composition"{d=$3} END{print a "," d}')"
     echo "$q,$lb,$r" >> "$tmp/sgd_grid.csv"
   done
@@ -138,10 +138,10 @@ echo "lambda,epochs,mu_ours,eps_ours,mu_lower,eps_lower,eps_rdp_ys22,mu_composit
 for lam in 0.002 0.004; do
   c="$(awk -v l="$lam" 'BEGIN{printf "%.17g", 1 - 0.05 * l}')"
   for e in 50 100 200; do
-    row="$("$dpkit" shifted noisy-cgd --sensitivity 10 --batch-size 1500 --batches-per-epoch 40 --noise 0.01 \
+    row="$("$dpkit" shifted noisy-cgd --sensitivity 10 --batch-size 1500 --batches-per-epoch 40 --noise-std 0.01 \
       --contraction "$c" --epochs "$e" --learning-rate 0.05 --delta 1e-5 --format csv |
       awk -F, '$1=="shifted-interpolation"{a=$2","$3} $1=="lower-bound"{b=$2","$3} $1=="rdp-ys22"{r=$3} $1=="composition"{d=$2","$3} END{print a "," b "," r "," d}')"
-    sgd_eps="$("$dpkit" shifted noisy-sgd --setting convex --sensitivity 10 --n 60000 --batch-size 1500 --noise 0.01 \
+    sgd_eps="$("$dpkit" shifted noisy-sgd --setting convex --sensitivity 10 --dataset-size 60000 --batch-size 1500 --noise-std 0.01 \
       --steps "$((40 * e))" --delta 1e-5 --format csv | awk -F, '$1=="composition"{print $3}')"
     echo "$lam,$e,$row,$sgd_eps" >> "$tmp/mnist.csv"
   done
@@ -152,9 +152,9 @@ cp "$tmp/mnist.csv" "$here/shifted_mnist_privacy.csv"
 # design's true Sigma against the released code's I/(12d), sigma = 1, 1.25, 1.5.
 times="$(awk 'BEGIN{for(i=0;i<=120;i++){t=0.001*exp(i/120*log(1500)); printf "%s%.6g", (i?",":""), t}}')"
 for fam in paper-design paper-code; do
-  echo "sigma,$("$dpkit" hsgd risk --spectrum isotropic:1 --dim 2 --learning-rate 1 --times 1 --format csv | head -1)" > "$tmp/risk_$fam.csv"
+  echo "sigma,$("$dpkit" hsgd risk --spectrum isotropic:1 --dimension 2 --learning-rate 1 --times 1 --format csv | head -1)" > "$tmp/risk_$fam.csv"
   for s in 1 1.25 1.5; do
-    "$dpkit" hsgd risk --spectrum "$fam" --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise "$s" \
+    "$dpkit" hsgd risk --spectrum "$fam" --dimension 1000 --ridge 0.1 --label-noise 1e-5 --noise-std "$s" \
       --learning-rate 50 --times "$times" --format csv | awk -v s="$s" 'NR>1 && $1 !~ /^#/{print s "," $0}' >> "$tmp/risk_$fam.csv"
   done
 done
@@ -172,7 +172,7 @@ ptimes="$(awk 'BEGIN{for(i=0;i<=60;i++){t=0.001*exp(i/60*log(1500)); printf "%s%
 for spec in paper-design paper-code; do
   echo "sigma,t,k,eps_alpha=2,epsilon" > "$tmp/rdp_$spec.csv"
   for s in 1 1.25 1.5; do
-    "$dpkit" hsgd privacy --spectrum "$spec" --noise "$s" --order 2 --times "$ptimes" --format csv |
+    "$dpkit" hsgd privacy --spectrum "$spec" --noise-std "$s" --orders 2 --times "$ptimes" --format csv |
       awk -v s="$s" 'NR>1 && $1 !~ /^#/{print s "," $0}' >> "$tmp/rdp_$spec.csv"
   done
 done

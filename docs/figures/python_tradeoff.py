@@ -50,5 +50,5 @@ with open(here / "python_tradeoff.csv", "w", newline="") as all_out, \
     if args.review:
         outputs.append(pathlib.Path(args.review) / "python_tradeoff_review.png")
     for out in outputs:
-        subprocess.run(common + ["--out", str(out)], check=True, capture_output=True)
+        subprocess.run(common + ["--output", str(out)], check=True, capture_output=True)
 print("wrote", *outputs[:2])

@@ -9,7 +9,7 @@ The algorithm is Bok et al. eq. (2.1)::
 Units and names (the same as ``dpkit shifted``'s flags):
 
 ``sensitivity``  L, the gradient sensitivity sup‖∇f − ∇f′‖ (an L-Lipschitz loss has 2L).
-``dataset_size`` n, the number of examples (CLI ``--n``).
+``dataset_size`` n, the number of examples (CLI ``--dataset-size``).
 ``batch_size``   b (NoisyCGD: l = n/b batches per epoch; NoisySGD: sampling rate b/n).
 ``noise``        σ, the *noise rate* of (2.1): the injected noise is N(0, η²σ² I). (Not a
                  noise multiplier relative to a clipping norm.)

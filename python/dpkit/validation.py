@@ -84,7 +84,7 @@ def validate(ids: Optional[Sequence[str]] = None,
     with tempfile.TemporaryDirectory(prefix="dpkit-validate-") as tmp:
         out_dir = str(figures_dir) if figures_dir is not None else tmp
         cmd = [exe, "validate", "--format", "json", "--tier", tier, "--seed", str(seed),
-               "--threads", str(threads), "--out", out_dir]
+               "--threads", str(threads), "--output-dir", out_dir]
         if figures_dir is None:
             cmd.append("--no-figures")
         if self_check:

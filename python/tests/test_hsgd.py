@@ -2,7 +2,7 @@
 exponential in mpmath, as in test_volterra), the Rényi divergence against a dense Gaussian
 formula built in the test from LKSP25 eqs. (11)–(13) (the jump X⁺ = C_i X + h b_i a_i + e,
 then the common dynamics), the discrete mixture against its finite sum, the continuous one
-against Gauss–Legendre quadrature, and the C++ CLI (`dpkit hsgd privacy --dataset ...`, when
+against Gauss–Legendre quadrature, and the C++ CLI (`dpkit hsgd privacy --data ...`, when
 DPKIT_CLI is set)."""
 
 import json
@@ -174,9 +174,9 @@ def test_against_cli(tmp_path):
     np.savetxt(path, np.column_stack([f, y]), delimiter=",", fmt="%.17g",
                header=",".join([f"a{i}" for i in range(d)] + ["b"]), comments="")
     out = subprocess.run(
-        [CLI, "hsgd", "privacy", "--spectrum", "paper-code", "--dim", str(d), "--dataset",
-         str(path), "--ridge", "0.1", "--label-noise", "1e-5", "--noise", "1.5",
-         "--learning-rate", "5", "--order", "2,4", "--times", "0.5,1,2", "--pairs", "extreme:3",
+        [CLI, "hsgd", "privacy", "--spectrum", "paper-code", "--dimension", str(d), "--data",
+         str(path), "--ridge", "0.1", "--label-noise", "1e-5", "--noise-std", "1.5",
+         "--learning-rate", "5", "--orders", "2,4", "--times", "0.5,1,2", "--pairs", "extreme:3",
          "--delta", "1e-5", "--format", "json"], check=True, capture_output=True,
         text=True).stdout
     rows = json.loads(out)["results"]

@@ -187,8 +187,8 @@ CLI = os.environ.get("DPKIT_CLI")
 @pytest.mark.skipif(not CLI, reason="DPKIT_CLI not set")
 def test_against_cli():
     out = subprocess.run(
-        [CLI, "hsgd", "risk", "--spectrum", "power-law:1.5", "--dim", "40", "--ridge", "0.1",
-         "--label-noise", "0.05", "--noise", "0.7", "--learning-rate", "2",
+        [CLI, "hsgd", "risk", "--spectrum", "power-law:1.5", "--dimension", "40", "--ridge", "0.1",
+         "--label-noise", "0.05", "--noise-std", "0.7", "--learning-rate", "2",
          "--schedule", "polynomial:2,1", "--times", "0.5,1,4", "--start-error", "2",
          "--target-norm", "0.5", "--start-target", "0.3", "--format", "json"],
         check=True, capture_output=True, text=True).stdout

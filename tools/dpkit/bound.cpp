@@ -11,7 +11,7 @@
 // back by key, so a bound costs a table entry and an evaluation function. Flags carry the
 // library's field names ('batch_size' -> --batch-size), so a library message about a field
 // reaches the user as a message about the flag (main.cpp's user_message). Unknown bound names
-// and misspelt flags get a "did you mean" suggestion (edit distance), which CLI11 2.1 lacks.
+// and misspelt flags get a "did you mean" suggestion (vocabulary.hpp), which CLI11 2.1 lacks.
 //
 // Sources name the papers by the keys of docs/references.md (e.g. "WSK+26, Thm C.13"), as the
 // library's `source` strings do; --list and each bound's notes give the full citation.
@@ -31,6 +31,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "vocabulary.hpp"
 #include "dpkit/risk/kan_bounds.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
@@ -367,32 +368,9 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
 
 // ---- --list and suggestions ----------------------------------------------------------------------
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// " (did you mean X?)" for the closest candidate within a third of the word's length, or "".
+/// " (did you mean X?)" for the closest candidate (vocabulary.hpp), or "".
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t distance = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
-    if (d < distance) {
-      distance = d;
-      best = c;
-    }
-  }
+  const std::string best = closest(word, candidates);
   return best.empty() ? "" : " (did you mean " + best + "?)";
 }
 
@@ -501,10 +479,10 @@ void register_bound(CLI::App& app, int& exit_code) {
       "Bounds: " + names + ".\n"
       "Examples:\n"
       "  dpkit bound --list\n"
-      "  dpkit bound mlp-thm13 --examples 60000 --width 256 --delta 1e-10 --approximation 0.05\n"
+      "  dpkit bound mlp-thm13 --dataset-size 60000 --width 256 --delta 1e-10 --approximation 0.05\n"
       "  dpkit bound kan-thm4.1 --kappa 2 --lambda 0.9 --format json\n"
       "  dpkit bound longtail-thm3-tail --class-counts 50,50,5 --class 2 --tail-threshold 3\n"
-      "  dpkit bound nonconvex-thm1 --examples 100000 --epsilon 0.1\n"
+      "  dpkit bound nonconvex-thm1 --dataset-size 100000 --epsilon 0.1\n"
       "  dpkit bound mlp-thm13 --help        # the formula, hypotheses and parameters\n" +
       kStatusHelp + "\ndocs/cli.md ('dpkit bound') has more.");
 

@@ -19,7 +19,7 @@ const char* kKanRun = "Training run (Algorithm 1, DP-lambdaCGD)";
 std::vector<param> kan_run_params(const std::string& kappa, const std::string& lambda,
                                   bool with_radius) {
   std::vector<param> ps = {
-      integer("examples", "n, training examples", 1000, 1),
+      integer("dataset-size", "n, training examples", 1000, 1),
       integer("input-dimension", "d, input dimension", 2, 1),
       integer("width", "m, width of the KAN (hidden units)", 1024, 1),
       integer("basis-size", "p, B-spline basis functions per input (cubic, G + 3 for G knot "
@@ -100,14 +100,14 @@ risk::kan_constants kan_consts(const args& a) {
 risk::kan_training kan_run(const args& a, const risk::kan_constants& k, evaluation& e,
                            double clip_delta = NAN) {
   risk::kan_training s;
-  s.examples = a.integer("examples");
+  s.examples = a.integer("dataset-size");
   s.input_dimension = a.integer("input-dimension");
   s.width = a.integer("width");
   s.basis_size = a.integer("basis-size");
   s.batch_size = a.integer("batch-size");
   if (s.batch_size > s.examples)
     throw usage_error("--batch-size is " + std::to_string(s.batch_size) +
-                      ", but must be <= --examples = " + std::to_string(s.examples));
+                      ", but must be <= --dataset-size = " + std::to_string(s.examples));
   s.steps = a.integer("steps");
   s.eta = a.real("eta");
   s.kappa = a.real("kappa");
@@ -174,7 +174,7 @@ std::vector<bound_spec> kan_bounds() {
        "A = c-polylog A_corr (see kan-thm4.1). Hypotheses: those of Thm 4.1 and the width\n"
        "condition m >= c-width-generalization R*^2 log(m/delta) eta^2 (T A + ...)^2.\n" +
            kKanFormulaNote,
-       "--statement main-text --examples 60000",
+       "--statement main-text --dataset-size 60000",
        join({kan_run_params("1", "0.5", true),
              in_group({choice("statement",
                               "appendix: Thm C.23 (the full statement, with its log factors); "
@@ -226,7 +226,7 @@ std::vector<bound_spec> kan_bounds() {
        "        + sqrt(log(1/delta)) rho_T delta/gamma], A_van as in kan-thmD.14.\n"
        "Hypotheses: those of Thm D.14 and m >= c-width-generalization log(m/delta) eta^2\n"
        "(T^2 A_van^2 + log(n/delta) log^2(1/delta)(T/B + 1)).",
-       "--examples 60000 --steps 2000",
+       "--dataset-size 60000 --steps 2000",
        join({kan_run_params("1", "0", false),
              kan_hidden_params({"c-sigma-b", "c-bound", "c-width-lower", "c-width-generalization"})}),
        theorem(&risk::kan_independent_population)});
@@ -249,7 +249,7 @@ std::vector<bound_spec> kan_bounds() {
        "value = c-bound [(1 + eta T/n)(A_non + delta) + delta/gamma], A_non as in kan-thmE.1-opt.\n"
        "Hypotheses: those of the optimisation bound and m >= c-width-generalization log(m/delta)\n"
        "eta^2 (T^2 A_non^2 + log(n/delta) log^2(1/delta)(T/B + 1)).",
-       "--examples 60000",
+       "--dataset-size 60000",
        join({kan_run_params("0", "0", false),
              kan_hidden_params({"c-sigma-b", "c-bound", "c-width-lower", "c-width-generalization"})}),
        theorem(&risk::kan_sgd_population)});
@@ -353,7 +353,7 @@ std::vector<bound_spec> kan_bounds() {
   // Corollaries: the parameters they prescribe and the rates that follow.
   auto rate_params = [](bool epsilon, bool correlated, bool free_batch) {
     std::vector<param> ps = {
-        integer("examples", "n, training examples", 60000, 1),
+        integer("dataset-size", "n, training examples", 60000, 1),
         integer("input-dimension", "d, input dimension", 784, 1),
         integer("basis-size", "p, B-spline basis functions (for the step-size condition)", 8, 1),
         real("gamma", "gamma, the NTK margin (<= 1)", "0.1", positive()),
@@ -374,7 +374,7 @@ std::vector<bound_spec> kan_bounds() {
   auto rate = [](risk::kan_rate (*fn)(const risk::rate_problem&, const risk::hidden_constants&)) {
     return [fn](const args& a) {
       risk::rate_problem p;
-      p.examples = a.integer("examples");
+      p.examples = a.integer("dataset-size");
       p.input_dimension = a.integer("input-dimension");
       p.basis_size = a.integer("basis-size");
       p.gamma = a.real("gamma");
@@ -386,7 +386,7 @@ std::vector<bound_spec> kan_bounds() {
       if (a.has("width")) p.width = a.integer("width");
       if (p.batch_size > p.examples)
         throw usage_error("--batch-size is " + std::to_string(p.batch_size) +
-                          ", but must be <= --examples = " + std::to_string(p.examples));
+                          ", but must be <= --dataset-size = " + std::to_string(p.examples));
       const risk::kan_rate r = fn(p, kan_hidden(a));
       evaluation e;
       e.totals = {{"optimisation", r.optimization}, {"population", r.population}};

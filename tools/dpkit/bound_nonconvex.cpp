@@ -18,7 +18,7 @@ namespace dpkit::cli::bound_catalogue {
 
 std::vector<bound_spec> mlp_bounds() {
   std::vector<param> run = in_group(
-      {integer("examples", "n, training examples", 10000, 1),
+      {integer("dataset-size", "n, training examples", 10000, 1),
        integer("input-dimension", "d, input dimension", 10, 1),
        integer("width", "m, width of every hidden layer", 16, 1),
        integer("depth", "L >= 2, number of layers", 3, 2),
@@ -73,11 +73,11 @@ std::vector<bound_spec> mlp_bounds() {
        "eps < c_1 q^2 T; m >= m* (the statement's version, Poly(S, L, R) := 1); xi <= 1/e;\n"
        "Algorithm 10's eps <= 1 and delta <= 1/n^2. The NTRF approximation term is yours to\n"
        "supply (--approximation, default 0: then the value leaves it out).",
-       "--examples 60000 --width 256 --steps 400 --delta 1e-10 --approximation 0.05",
+       "--dataset-size 60000 --width 256 --steps 400 --delta 1e-10 --approximation 0.05",
        join({run, in_group(std::move(hidden), kHidden)}),
        [](const args& a) {
          risk::mlp_training s;
-         s.examples = a.integer("examples");
+         s.examples = a.integer("dataset-size");
          s.input_dimension = a.integer("input-dimension");
          s.width = a.integer("width");
          s.depth = a.integer("depth");
@@ -141,7 +141,7 @@ namespace {
 
 std::vector<param> glm_params(bool misspecification) {
   std::vector<param> ps = {
-      integer("examples", "n, training examples", 10000, 1),
+      integer("dataset-size", "n, training examples", 10000, 1),
       real("theta", "theta >= 1, bound on the expected rank of sum x_i x_i'", "10",
            number([](double v) { return v >= 1; }, "a finite number >= 1")),
       real("epsilon", "epsilon of (epsilon, delta)-DP (the theorems assume epsilon < 1 or <= 1)",
@@ -175,7 +175,7 @@ std::vector<param> glm_hidden(const std::vector<std::string>& keys) {
 
 risk::glm_problem glm_of(const args& a) {
   risk::glm_problem p;
-  p.examples = a.integer("examples");
+  p.examples = a.integer("dataset-size");
   p.theta = a.real("theta");
   p.epsilon = a.real("epsilon");
   p.delta = a.real("delta");
@@ -204,7 +204,7 @@ risk::nonconvex_hidden_constants glm_hidden_of(const args& a) {
 void add_moreau_parameters(const risk::glm_problem& p, const risk::nonconvex_hidden_constants& c,
                            evaluation& e) {
   if (p.examples < 2)
-    throw usage_error("--examples is 1, but Thm 4's oracle accuracy B/(n log n) needs n >= 2");
+    throw usage_error("--dataset-size is 1, but Thm 4's oracle accuracy B/(n log n) needs n >= 2");
   const risk::moreau_parameters m = risk::moreau_phased_sgd_parameters(p, c);
   e.derived.push_back({"beta = c-smoothing sqrt(n) B/W^2 (smoothing)", m.beta});
   e.derived.push_back({"oracle accuracy gamma = c-oracle B/(n log n)", m.gamma});
@@ -235,7 +235,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        "Hypotheses: eps < 1; eta <= 2/G (privacy; checked at the theorem's eta =\n"
        "c-step-size min{eps/sqrt(theta log(1/delta)), 1/sqrt(n)} unless --eta is given). " +
            kGlm,
-       "--examples 100000 --epsilon 0.1",
+       "--dataset-size 100000 --epsilon 0.1",
        join({glm_params(false),
              with_eta("auto", "eta of Algorithm 2; auto: the theorem's choice; none: not checked"),
              glm_hidden({"c-bound", "c-step-size"})}),
@@ -270,7 +270,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        [](const args& a) {
          const risk::glm_problem p = glm_of(a);
          if (p.examples < 2)
-           throw usage_error("--examples is 1, but Algorithm 2 needs n >= 2 (one phase)");
+           throw usage_error("--dataset-size is 1, but Algorithm 2 needs n >= 2 (one phase)");
          const risk::nonconvex_hidden_constants c = glm_hidden_of(a);
          const double eta = a.is("eta", "auto") ? risk::phased_sgd_step_size(p, c) : a.real("eta");
          const double D0 = a.is("initial-distance", "auto") ? p.W : a.real("initial-distance");
@@ -293,7 +293,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        "Thm 2: excess risk of phased DP-SGD on JL-projected data (Algorithm 3)",
        "value = c-bound (c-polylog sqrt(log(1/delta))/(n eps)^{2/3} + 1/sqrt(n)).\n"
        "Hypotheses: eps < 1; eta <= 1/(2G) (the privacy proof) when --eta is given. " + kGlm,
-       "--examples 100000 --eta 0.1",
+       "--dataset-size 100000 --eta 0.1",
        join({glm_params(false), with_eta("none", "eta of Algorithm 3 (none: not checked)"),
              glm_hidden({"c-bound", "c-polylog", "c-jl-dimension"})}),
        [](const args& a) {
@@ -369,7 +369,7 @@ std::vector<bound_spec> nonconvex_bounds() {
        "value = c-bound (1/sqrt(n) + c-polylog sqrt(log(1/delta))/(n eps)^{2/3}).\n"
        "Hypothesis: eps <= 1. " +
            kGlm,
-       "--examples 1000000", join({glm_params(false), glm_hidden({"c-bound", "c-polylog"})}),
+       "--dataset-size 1000000", join({glm_params(false), glm_hidden({"c-bound", "c-polylog"})}),
        [](const args& a) { return single(risk::jl_moreau_phased_sgd_rate(glm_of(a), glm_hidden_of(a))); }});
   out.push_back(
       {"nonconvex-thm6", "SWX+23", "Thm 6 (Algorithm 7)",

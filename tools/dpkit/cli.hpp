@@ -66,7 +66,7 @@ struct output_options {
 /// its folder must exist and be writable, and an existing FILE must be a writable file.
 void add_output_options(CLI::App* app, output_options& options);
 
-/// Usage error unless `output` (an --output or --out value; may be empty) names a different file
+/// Usage error unless `output` (an --output or --output-dir value; may be empty) names a different file
 /// than `input` (the file given to `input_flag`).
 void check_not_an_input(const std::string& output_flag,
                         const std::string& output,

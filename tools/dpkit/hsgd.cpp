@@ -103,11 +103,11 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
       std::string what = e.what();
       const std::string missing = "(and no default given for it)";
       if (const auto at = what.find(missing); at != std::string::npos)
-        what.replace(at, missing.size(), "(give it with --ridge, --label-noise or --noise)");
+        what.replace(at, missing.size(), "(give it with --ridge, --label-noise or --noise-std)");
       throw usage_error("--spectrum-file: " + what);
     }
     if (o.dim && *o.dim != p.d)
-      throw usage_error("--dim is " + std::to_string(*o.dim) +
+      throw usage_error("--dimension is " + std::to_string(*o.dim) +
                         ", but the spectrum file says d = " + std::to_string(p.d));
     if (o.ridge) p.ridge = *o.ridge;
     if (o.label_noise) p.label_noise = *o.label_noise;
@@ -116,7 +116,7 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
     rep.parameters["spectrum_file"] = o.spectrum_file;
     return p;
   }
-  if (!o.dim) throw usage_error("--dim is required with --spectrum");
+  if (!o.dim) throw usage_error("--dimension is required with --spectrum");
   const long long d = *o.dim;
   volterra::problem_parameters par;
   par.ridge = o.ridge.value_or(0);
@@ -346,11 +346,11 @@ instance paper_instance(
 
 // A dataset file: a header row, then rows a_1,...,a_d,b (RFC 4180, through core/csv.hpp).
 hsgd::dataset read_dataset(const std::string& path) {
-  const std::vector<csv_record> records = read_csv_records("--dataset", path);
+  const std::vector<csv_record> records = read_csv_records("--data", path);
   std::vector<std::vector<double>> rows;
   for (std::size_t k = 1; k < records.size(); ++k) {  // records[0]: the header
     const csv_record& rec = records[k];
-    const std::string where = "--dataset: " + path + ":" + std::to_string(rec.line);
+    const std::string where = "--data: " + path + ":" + std::to_string(rec.line);
     std::vector<double> row;
     for (const std::string& cell : rec.cells) {
       char* end = nullptr;
@@ -366,7 +366,7 @@ hsgd::dataset read_dataset(const std::string& path) {
           " (a_1..a_d, b)");
     rows.push_back(std::move(row));
   }
-  if (rows.size() < 2) throw usage_error("--dataset: " + path + " needs at least two records");
+  if (rows.size() < 2) throw usage_error("--data: " + path + " needs at least two records");
   const auto n = static_cast<Eigen::Index>(rows.size());
   const auto d = static_cast<Eigen::Index>(rows.front().size() - 1);
   hsgd::dataset out;
@@ -382,16 +382,16 @@ hsgd::dataset read_dataset(const std::string& path) {
 int run_privacy(const privacy_options& o) {
   report rep;
   rep.tool = "dpkit hsgd privacy";
-  check_not_an_input("--output", o.output.file, "--dataset", o.dataset_file);
+  check_not_an_input("--output", o.output.file, "--data", o.dataset_file);
   const volterra::problem_parameters par{o.ridge, o.label_noise, o.noise};
   if (!(o.noise > 0))
-    throw usage_error("--noise is " + format_number(o.noise) + ", but must be > 0");
+    throw usage_error("--noise-std is " + format_number(o.noise) + ", but must be > 0");
   instance inst = paper_instance(o.dim, o.n, o.x0_scale, o.seed, o.label_noise);
   if (!o.dataset_file.empty()) {
     inst.data = read_dataset(o.dataset_file);
     if (inst.data.features.cols() != o.dim)
-      throw usage_error("--dataset has d = " + std::to_string(inst.data.features.cols()) +
-                        " features, but --dim is " + std::to_string(o.dim));
+      throw usage_error("--data has d = " + std::to_string(inst.data.features.cols()) +
+                        " features, but --dimension is " + std::to_string(o.dim));
   }
   const long long n = inst.data.features.rows();
   const double horizon = double(n) / double(o.dim);  // one pass: T = n/d
@@ -542,12 +542,12 @@ void register_hsgd(CLI::App& app, int& exit_code) {
                   "marchenko-pastur:RATIO,SCALE[,GROUPS], paper-design (LKSP25's true "
                   "Sigma = I/(12d) + 11'/(4d)) or paper-code (the released code's I/(12d))")
       ->type_name("FAMILY");
-  sub->add_option("--dim", o->dim, "Dimension d (with --spectrum; checked against the file)")
+  sub->add_option("--dimension", o->dim, "Dimension d (with --spectrum; checked against the file)")
       ->check(integer_at_least(1));
   sub->add_option("--ridge", o->ridge, "Ridge delta (overrides the file)")->check(real_at_least(0));
   sub->add_option("--label-noise", o->label_noise, "Label-noise variance E w^2")
       ->check(real_at_least(0));
-  sub->add_option("--noise", o->noise, "DP noise sigma of Algorithm 1 (g = grad + sigma Z)")
+  sub->add_option("--noise-std", o->noise, "DP noise sigma of Algorithm 1 (g = grad + sigma Z)")
       ->check(real_at_least(0));
   sub->add_option("--learning-rate", o->learning_rate,
                   "HSGD rate gamma (the SGD step is eta = gamma/d)")
@@ -596,9 +596,9 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   add_output_options(sub, o->output);
   sub->footer(
       "Examples (LKSP25 §5: d = 1000, gamma = eta d = 50, ridge 0.1, sigma 1.5):\n"
-      "  dpkit hsgd risk --spectrum paper-design --dim 1000 --ridge 0.1 --label-noise 1e-5 "
-      "--noise 1.5 --learning-rate 50 --horizon 1.5 --points 16\n"
-      "  dpkit hsgd risk --spectrum power-law:1.5 --dim 1000 --start-error 1 --noise 1 "
+      "  dpkit hsgd risk --spectrum paper-design --dimension 1000 --ridge 0.1 --label-noise 1e-5 "
+      "--noise-std 1.5 --learning-rate 50 --horizon 1.5 --points 16\n"
+      "  dpkit hsgd risk --spectrum power-law:1.5 --dimension 1000 --start-error 1 --noise-std 1 "
       "--learning-rate 1 --schedule polynomial:2,1 --times 1,10,100\n"
       "Time t = k/d; docs/volterra.md has the equations and the file format.");
   sub->callback([o, &exit_code] { exit_code = run_risk(*o); });
@@ -614,13 +614,13 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->transform([](std::string s) { return canonical_family(s); })
       ->check(CLI::IsMember({"paper-design", "paper-code", "empirical"}))
       ->capture_default_str();
-  priv->add_option("--dim", q->dim, "Dimension d")
+  priv->add_option("--dimension", q->dim, "Dimension d")
       ->check(integer_at_least(2))
       ->capture_default_str();
-  priv->add_option("--n", q->n, "Records of the generated dataset (LKSP25 §5's design; one pass: T = n/d)")
+  priv->add_option("--dataset-size", q->n, "Records of the generated dataset (LKSP25 §5's design; one pass: T = n/d)")
       ->check(integer_at_least(2))
       ->capture_default_str();
-  priv->add_option("--dataset", q->dataset_file,
+  priv->add_option("--data", q->dataset_file,
                    "CSV of records instead: a header row, then a_1,...,a_d,b per row")
       ->check(CLI::ExistingFile)
       ->type_name("FILE");
@@ -630,11 +630,11 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   priv->add_option("--label-noise", q->label_noise, "Label-noise variance")
       ->check(real_at_least(0))
       ->capture_default_str();
-  priv->add_option("--noise", q->noise, "DP noise sigma")->capture_default_str();
+  priv->add_option("--noise-std", q->noise, "DP noise sigma")->capture_default_str();
   priv->add_option("--learning-rate", q->learning_rate, "HSGD rate gamma = eta d (constant)")
       ->check(real_in_open_interval(0, 1e300))
       ->capture_default_str();
-  priv->add_option("--order", q->orders, "Renyi order(s) alpha > 1 (several: best conversion)")
+  priv->add_option("--orders", q->orders, "Renyi order(s) alpha > 1 (several: best conversion)")
       ->delimiter(',')
       ->check(real_in_open_interval(1, 1e6))
       ->capture_default_str();
@@ -669,8 +669,8 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   add_output_options(priv, q->output);
   priv->footer(
       "Example (LKSP25 Fig. 2(b): d = 1000, n = 1500, 900 candidate pairs, 30 times):\n"
-      "  dpkit hsgd privacy --noise 1.5 --order 2\n"
-      "  dpkit hsgd privacy --spectrum paper-code --noise 1 --order 2,4,8 --delta 1e-5\n"
+      "  dpkit hsgd privacy --noise-std 1.5 --orders 2\n"
+      "  dpkit hsgd privacy --spectrum paper-code --noise-std 1 --orders 2,4,8 --delta 1e-5\n"
       "docs/hsgd.md says what these numbers are (and are not).");
   priv->callback([q, &exit_code] { exit_code = run_privacy(*q); });
 }

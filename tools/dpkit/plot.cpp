@@ -954,7 +954,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
       if (tables[i].tool == "dpkit validate")
         throw usage_error(tables[i].path +
                           " is the dpkit validate scoreboard, which has no "
-                          "figure: draw a scenario's ID.json from its --out "
+                          "figure: draw a scenario's ID.json from its --output "
                           "folder, or give --x COL and --y COL");
       if (!tables[i].tool.empty())
         throw usage_error(tables[i].path + " is " + tables[i].tool +
@@ -1228,7 +1228,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
 
 int run_plot(const plot_options& o) {
   for (const std::string& in : o.inputs) {
-    check_not_an_input("--out", o.out, "the input", in);
+    check_not_an_input("--output", o.out, "the input", in);
     check_not_an_input("--script", o.script, "the input", in);
   }
   if (o.styles.size() > 1 && o.styles.size() != o.inputs.size())
@@ -1291,7 +1291,7 @@ void register_plot(CLI::App& app, int& exit_code) {
                   "together")
       ->required()
       ->check(CLI::ExistingFile);
-  sub->add_option("--out", o->out,
+  sub->add_option("--output", o->out,
                   "The figure: FIG.svg, FIG.png or FIG.pdf (the format by extension; checked "
                   "before the work)")
       ->required()
@@ -1365,18 +1365,18 @@ void register_plot(CLI::App& app, int& exit_code) {
       "named in the legend by its file name or --label.\n"
       "Examples:\n"
       "  dpkit validate 002-thm4.2-tight && dpkit plot validation-results/002-thm4.2-tight.json "
-      "--out thm42.pdf\n"
+      "--output thm42.pdf\n"
       "  dpkit epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 100,1000,10000 --delta "
-      "1e-5 --accountant all --format csv --output eps.csv && dpkit plot eps.csv --out eps.svg\n"
+      "1e-5 --accountant all --format csv --output eps.csv && dpkit plot eps.csv --output eps.svg\n"
       "  dpkit tradeoff --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --format csv "
-      "--output t.csv && dpkit plot t.csv --roc --out roc.png\n"
+      "--output t.csv && dpkit plot t.csv --roc --output roc.png\n"
       "  for s in 1 2 4; do dpkit correlated --correlation 0.5 --sampling-rate 0.01 --steps 1000 "
       "--epsilon $s --delta 1e-5 --format json --output c$s.json; done; dpkit plot c1.json "
-      "c2.json c4.json --out kappa.svg\n"
+      "c2.json c4.json --output kappa.svg\n"
       "  dpkit plot run.csv --x epoch --y eps_upper --y-lower eps_lower --y-upper eps_upper "
-      "--y2 test_accuracy --out run.svg\n"
+      "--y2 test_accuracy --output run.svg\n"
       "Exit codes: 0 drawn, 2 bad input (a file that is not a dpkit output, a missing column, "
-      "an --out that is not .svg/.png/.pdf or cannot be written), 1 gnuplot missing or failed "
+      "an --output that is not .svg/.png/.pdf or cannot be written), 1 gnuplot missing or failed "
       "(install gnuplot-nox).");
   sub->callback([o, &exit_code] { exit_code = run_plot(*o); });
 }

@@ -198,7 +198,7 @@ int run_shifted(const shifted_options& o) {
   } else {
     shifted::noisy_gradient_setting s;
     s.sensitivity = need(o.sensitivity, "--sensitivity", "(gradient sensitivity L)");
-    s.noise = need(o.noise, "--noise", "(the noise rate sigma of BSA24 (2.1))");
+    s.noise = need(o.noise, "--noise-std", "(the noise rate sigma of BSA24 (2.1))");
     s.learning_rate = o.learning_rate.value_or(NAN);
     s.contraction = *c;
     s.diameter = o.diameter.value_or(INFINITY);
@@ -208,7 +208,7 @@ int run_shifted(const shifted_options& o) {
     if (cyclic && o.batches_per_epoch && !o.n)
       s.examples = *o.batches_per_epoch * s.batch_size;
     else
-      s.examples = need(o.n, "--n", "(the number of examples)");
+      s.examples = need(o.n, "--dataset-size", "(the number of examples)");
     if (cyclic && o.batches_per_epoch && *o.batches_per_epoch * s.batch_size != s.examples)
       throw usage_error(
           "--batches-per-epoch is " + std::to_string(*o.batches_per_epoch) +
@@ -217,7 +217,7 @@ int run_shifted(const shifted_options& o) {
     if (o.epochs) {
       if (!cyclic) throw usage_error("--epochs applies to noisy-cgd (use --steps)");
       if (s.examples % s.batch_size != 0)
-        throw usage_error("--n is " + std::to_string(s.examples) +
+        throw usage_error("--dataset-size is " + std::to_string(s.examples) +
                           ", but must be a multiple of --batch-size");
       s.steps = *o.epochs * (s.examples / s.batch_size);
     } else {
@@ -312,7 +312,7 @@ int run_shifted(const shifted_options& o) {
       }
       if (s.batch_size > s.examples)
         throw usage_error("--batch-size is " + std::to_string(s.batch_size) +
-                          ", but must be <= --n = " + std::to_string(s.examples));
+                          ", but must be <= --dataset-size = " + std::to_string(s.examples));
       if (!o.shifts.empty()) {
         if (!strongly)
           throw usage_error("--shifts applies to --setting strongly-convex (Thm C.13)");
@@ -438,11 +438,11 @@ void register_shifted(CLI::App& app, int& exit_code) {
                   "Gradient sensitivity L = sup |grad f - grad f'| (an L-Lipschitz loss has 2L)")
       ->check(real_greater_than(0))
       ->type_name("L");
-  sub->add_option("--n", o->n, "Number of examples n")->check(integer_at_least(1));
+  sub->add_option("--dataset-size", o->n, "Number of examples n")->check(integer_at_least(1));
   sub->add_option("--batch-size", o->batch_size, "Batch size b (noisy-cgd, noisy-sgd)")
       ->check(integer_at_least(1))
       ->type_name("B");
-  sub->add_option("--noise", o->noise,
+  sub->add_option("--noise-std", o->noise,
                   "Noise rate sigma of BSA24 (2.1): X <- X - eta (grad + N(0, sigma^2 I))")
       ->check(real_greater_than(0))
       ->type_name("SIGMA");
@@ -468,7 +468,7 @@ void register_shifted(CLI::App& app, int& exit_code) {
       ->check(integer_at_least(1))
       ->type_name("E");
   sub->add_option("--batches-per-epoch", o->batches_per_epoch,
-                  "l = n/b (noisy-cgd); --n defaults to l b")
+                  "l = n/b (noisy-cgd); --dataset-size defaults to l b")
       ->check(integer_at_least(1))
       ->type_name("L");
   sub->add_option("--lr-decay", o->lr_decay,
@@ -498,13 +498,13 @@ void register_shifted(CLI::App& app, int& exit_code) {
   add_output_options(sub, o->output);
   sub->footer(
       "Examples (BSA24's figures and tables):\n"
-      "  dpkit shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100\n"
-      "  dpkit shifted noisy-gd --setting constrained-convex --sensitivity 1 --n 100 --noise 0.1 "
+      "  dpkit shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100\n"
+      "  dpkit shifted noisy-gd --setting constrained-convex --sensitivity 1 --dataset-size 100 --noise-std 0.1 "
       "--learning-rate 1 --diameter 1 --steps 1000\n"
-      "  dpkit shifted noisy-cgd --sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise 1 "
+      "  dpkit shifted noisy-cgd --sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise-std 1 "
       "--learning-rate 0.1 "
       "--contraction 0.99 --epochs 50\n"
-      "  dpkit shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 "
+      "  dpkit shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 "
       "--learning-rate 0.5 --contraction 0.9 --steps 6400\n"
       "  dpkit shifted lmc --sensitivity 2 --strong-convexity 1 --learning-rate 0.1\n"
       "docs/shifted.md has the formulas and sources.");

@@ -197,7 +197,7 @@ sim::noisy_gradient_options algorithm_options(const simulate_options& o, const s
   sim::noisy_gradient_options a;
   const auto n = f.examples();
   if (o.algorithm == "lmc") {
-    if (o.noise) throw usage_error("--noise: LMC's noise is fixed, sqrt(2 eta) per step");
+    if (o.noise) throw usage_error("--noise-std: LMC's noise is fixed, sqrt(2 eta) per step");
     a = sim::lmc_options(o.learning_rate, static_cast<long>(o.steps));
   } else {
     a.steps = static_cast<long>(o.steps);
@@ -260,7 +260,7 @@ int run_simulate(const simulate_options& o) {
   if (o.classes_given && o.model != "softmax")
     throw usage_error("--classes applies to --model softmax only");
   if (o.model == "quadratic" && o.data != "gaussian")
-    throw usage_error("--data: the quadratic model has no data (use --examples, --dimension)");
+    throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
   const bool sde = o.algorithm == "hsgd-sde";
   if (sde && (o.model != "least-squares" || o.data != "gaussian"))
     throw usage_error(
@@ -545,7 +545,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
       ->check(real_greater_than(0))
       ->type_name("TAU")
       ->group(ga);
-  sub->add_option("--noise", o->noise,
+  sub->add_option("--noise-std", o->noise,
                   "Standard deviation sigma of the Gaussian noise added to the averaged gradient, "
                   "per coordinate (default 0)")
       ->check(real_at_least(0))
@@ -603,7 +603,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
   sub->add_option("--label-column", o->label_column, "Label column of a --data CSV file")
       ->capture_default_str()
       ->group(gm);
-  sub->add_option("--examples", o->examples, "n, the number of generated examples")
+  sub->add_option("--dataset-size", o->examples, "n, the number of generated examples")
       ->check(integer_at_least(1))
       ->capture_default_str()
       ->group(gm);
@@ -692,16 +692,16 @@ void register_simulate(CLI::App& app, int& exit_code) {
   add_output_options(sub, o->output);
   sub->footer(
       "Examples:\n"
-      "  dpkit simulate --algorithm sgd --batch-size 10 --noise 0.5 --steps 200 --record-every 50\n"
+      "  dpkit simulate --algorithm sgd --batch-size 10 --noise-std 0.5 --steps 200 --record-every 50\n"
       "  dpkit simulate --model logistic --algorithm poisson --sampling-rate 0.05 --clip 1 "
-      "--noise 1\n"
-      "  dpkit simulate --model quadratic --examples 10 --dimension 2 --curvature 1 "
-      "--neighbour replace-one --perturbation 2 --noise 0.4 --learning-rate 0.5 --steps 25\n"
-      "  dpkit simulate --algorithm hsgd-sde --dimension 100 --spectrum power:1 --noise 0.1 "
+      "--noise-std 1\n"
+      "  dpkit simulate --model quadratic --dataset-size 10 --dimension 2 --curvature 1 "
+      "--neighbour replace-one --perturbation 2 --noise-std 0.4 --learning-rate 0.5 --steps 25\n"
+      "  dpkit simulate --algorithm hsgd-sde --dimension 100 --spectrum power:1 --noise-std 0.1 "
       "--steps 1000\n"
-      "  dpkit simulate --algorithm phased-sgd --examples 4096 --dimension 20 --rank 5 "
+      "  dpkit simulate --algorithm phased-sgd --dataset-size 4096 --dimension 20 --rank 5 "
       "--epsilon 1 --calibration tight --replicates 50\n"
-      "  dpkit simulate --algorithm longtail-dp-sgd --classes 3 --dimension 200 --examples 150 "
+      "  dpkit simulate --algorithm longtail-dp-sgd --classes 3 --dimension 200 --dataset-size 150 "
       "--width 20 --epsilon 8 --replicates 10\n"
       "Randomness: replicate r draws from Philox streams keyed by (seed, r); the same seed gives "
       "the same numbers for any --threads (and under mpirun). docs/cli.md, docs/sim.md.");

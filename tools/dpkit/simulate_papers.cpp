@@ -165,7 +165,7 @@ std::vector<std::string> given_of(const paper_common_options& c) {
   std::vector<std::string> g;
   if (c.steps) g.push_back("--steps");
   if (c.learning_rate) g.push_back("--learning-rate");
-  if (c.noise) g.push_back("--noise");
+  if (c.noise) g.push_back("--noise-std");
   if (c.clip) g.push_back("--clip");
   if (c.radius) g.push_back("--radius");
   if (c.batch_size) g.push_back("--batch-size");
@@ -187,7 +187,7 @@ void add_privacy_note(report& rep, const json& privacy) {
 int run_glm(const paper_common_options& c, const paper_options& o) {
   const auto& info = info_of(c.algorithm);
   reject_unsupported(c,
-                     {"--steps", "--noise", "--clip", "--radius", "--batch-size", "--sampling-rate",
+                     {"--steps", "--noise-std", "--clip", "--radius", "--batch-size", "--sampling-rate",
                       "--classes", "--label-noise"},
                      given_of(c));
   const sim::glm_link link = link_of(o.link);
@@ -347,7 +347,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   const auto& info = info_of(c.algorithm);
   const bool adaptive = c.algorithm == "adaptive-batched-gd";
   reject_unsupported(
-      c, {"--noise", "--clip", "--radius", "--batch-size", "--sampling-rate", "--classes"},
+      c, {"--noise-std", "--clip", "--radius", "--batch-size", "--sampling-rate", "--classes"},
       given_of(c));
   const auto n = static_cast<std::size_t>(c.examples);
   const auto d = static_cast<std::size_t>(c.dimension);
@@ -547,7 +547,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
                                              ? sim::mlp_constraint::printed
                                              : sim::mlp_constraint::around_init;
 
-  // Noise: --noise sigma as given; else the tight calibration (PLD accountant, Poisson q, T) or
+  // Noise: --noise-std sigma as given; else the tight calibration (PLD accountant, Poisson q, T) or
   // the paper's σ = c₂ qC√(T log(1/δ))/(|B_t| ε) with |B_t| = qn and the unknown c₂ set to 1.
   const double z_tight = pld_calibrate(o.epsilon, o.delta, q, T, true);
   const double sigma_paper = q * C * std::sqrt(static_cast<double>(T) * std::log(1 / o.delta)) /
@@ -557,7 +557,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   std::string calibration = o.calibration;
   if (c.noise) {
     sigma = *c.noise;
-    calibration = "given (--noise)";
+    calibration = "given (--noise-std)";
   } else {
     sigma = o.calibration == "tight" ? sim::alg10_noise_std(z_tight, C, q, n) : sigma_paper;
   }
@@ -735,7 +735,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
   std::string calibration = o.calibration;
   if (c.noise) {
     t.noise_std = *c.noise;
-    calibration = "given (--noise)";
+    calibration = "given (--noise-std)";
   } else {
     t.noise_std = o.calibration == "tight" ? sim::noise_std_for(z_tight, t.clip, request.batch_size)
                                            : sigma_remark4;

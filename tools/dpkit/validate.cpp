@@ -203,10 +203,10 @@ int run_validate(const validate_options& o) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir))
-      throw usage_error("--out: cannot create the folder " + dir.string() + ": " +
+      throw usage_error("--output-dir: cannot create the folder " + dir.string() + ": " +
                         (ec ? ec.message() : std::string("a file of that name exists")));
     if (::access(dir.c_str(), W_OK) != 0)
-      throw usage_error("--out: cannot write into " + dir.string() + ": " + std::strerror(errno));
+      throw usage_error("--output-dir: cannot write into " + dir.string() + ": " + std::strerror(errno));
   }
   if (o.self_check) r.columns.insert(r.columns.begin() + 2, "self_check");
   const std::vector<scenario_result> results = run_scenarios(chosen, c, o, dir);
@@ -300,7 +300,7 @@ void register_validate(CLI::App& app, int& exit_code) {
       ->check(integer_at_least(0, 1024))
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the random streams")->capture_default_str();
-  sub->add_option("--out", o->out, "Directory for the JSON, CSV and SVG/PNG files")
+  sub->add_option("--output-dir", o->out, "Directory for the JSON, CSV and SVG/PNG files")
       ->capture_default_str();
   sub->add_flag("!--no-figures", o->figures, "Do not call gnuplot");
   auto* factor =

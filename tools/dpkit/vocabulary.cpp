@@ -6,7 +6,15 @@
 namespace dpkit::cli {
 
 const std::vector<flag_alias>& flag_aliases() {
-  static const std::vector<flag_alias> aliases = {};
+  // Renamed in 0.2 to one vocabulary (docs/cli.md "Flag names"); the old names go in 0.3.
+  static const std::vector<flag_alias> aliases = {
+      {"shifted", "--n", "--dataset-size"},    {"shifted", "--noise", "--noise-std"},
+      {"hsgd", "--n", "--dataset-size"},       {"hsgd", "--noise", "--noise-std"},
+      {"hsgd", "--dim", "--dimension"},        {"hsgd", "--order", "--orders"},
+      {"hsgd", "--dataset", "--data"},         {"simulate", "--examples", "--dataset-size"},
+      {"simulate", "--noise", "--noise-std"},  {"bound", "--examples", "--dataset-size"},
+      {"validate", "--out", "--output-dir"},   {"plot", "--out", "--output"},
+  };
   return aliases;
 }
 
@@ -60,7 +68,7 @@ std::string closest(const std::string& typed, const std::vector<std::string>& ca
     if (typed.size() >= 4 && c.rfind(typed, 0) == 0) dist = std::min<std::size_t>(dist, 1);
     if (dist < best_distance) best_distance = dist, best = c;
   }
-  const std::size_t allowed = std::max<std::size_t>(2, typed.size() / 4);
+  const std::size_t allowed = std::max<std::size_t>(2, typed.size() / 3);
   return best_distance <= allowed ? best : std::string();
 }
 

@@ -178,7 +178,7 @@ TEST_CASE("dpkit bound mlp-thm13: eq. (7) recomputed by hand", "[cli]") {
   const double n = 60000, d = 784, m = 256, L = 3, T = 400, S = 1, R = 10, C = 1, eps = 0.8,
                delta = 1e-10, gamma = 0.05, ntrf = 0.05;
   const rows r = run_json(
-      "mlp-thm13 --examples 60000 --input-dimension 784 --width 256 --depth 3 --steps 400 "
+      "mlp-thm13 --dataset-size 60000 --input-dimension 784 --width 256 --depth 3 --steps 400 "
       "--radius 10 --clip 1 --epsilon 0.8 --delta 1e-10 --sampling-rate 0.05 --approximation "
       "0.05");
   const double convergence = std::sqrt(1 / T);  // xi = 1/e by default: log(1/xi) = 1
@@ -224,7 +224,7 @@ TEST_CASE("dpkit bound kan-thm4.1: A_corr and G_delta recomputed by hand", "[cli
   const double d = 3, m = 500, p = 8, B = 50, T = 800, eta = 0.01, kap = 2, lam = 0.7,
                g = 0.2, delta = 0.02, h = 0.25;
   const std::string args =
-      "kan-thm4.1 --examples 2000 --input-dimension 3 --width 500 --basis-size 8 --batch-size 50 "
+      "kan-thm4.1 --dataset-size 2000 --input-dimension 3 --width 500 --basis-size 8 --batch-size 50 "
       "--steps 800 --eta 0.01 --kappa 2 --lambda 0.7 --gamma 0.2 --delta 0.02 --spacing 0.25";
   const double md = m * d;
   const double a_corr = 1 / (g * g * eta * T) + 1 / (g * std::sqrt(B * T)) + eta * (1 / B + 1 / T) +
@@ -275,7 +275,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     c.privacy = 3;
     c.width = 1e-9;
     check_equal(
-        run_json("mlp-thm13 --examples 20000 --input-dimension 30 --width 64 --depth 4 --steps 50 "
+        run_json("mlp-thm13 --dataset-size 20000 --input-dimension 30 --width 64 --depth 4 --steps 50 "
                  "--lipschitz 0.5 --radius 3 --clip 2 --epsilon 0.9 --delta 1e-9 --sampling-rate "
                  "0.2 --xi 0.1 --gamma 0.01 --gamma-batch 0.02 --approximation 0.125 --c-privacy 3 "
                  "--c-width 1e-9 --width-factor sum"),
@@ -299,7 +299,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     const risk::kan_constants k = risk::cubic_bspline_constants(risk::kan_activation::sigmoid, 0.5);
     risk::hidden_constants c;
     c.polylog = 2;
-    check_equal(run_json("kan-thm5.2 --examples 5000 --input-dimension 2 --width 4096 "
+    check_equal(run_json("kan-thm5.2 --dataset-size 5000 --input-dimension 2 --width 4096 "
                          "--basis-size 6 --batch-size 100 --steps 300 --eta 1e-4 --kappa 0.5 "
                          "--lambda 0.3 --gamma 0.5 --delta 1e-3 --clip 1000 --radius 40 "
                          "--activation sigmoid --spacing 0.5 --c-polylog 2 --statement main-text"),
@@ -358,7 +358,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     p.B = 1.5;
     const risk::phase_sum_bound ps = risk::phased_sgd_phase_sum(p, 0.05, 1.25);
     const std::string problem =
-        " --examples 4096 --theta 20 --epsilon 0.7 --delta 1e-6 --w-norm 2 "
+        " --dataset-size 4096 --theta 20 --epsilon 0.7 --delta 1e-6 --w-norm 2 "
         "--link-lipschitz 0.25 --label-bound 1.5";
     const rows r = run_json("nonconvex-thm1-phase-sum" + problem + " --eta 0.05 --initial-distance 1.25");
     check_equal(r, ps);
@@ -379,7 +379,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
     p.batch_size = 20;
     const risk::kan_rate lib = risk::kan_sgd_rate(p);
     const rows r = run_json(
-        "kan-cor5.6 --examples 10000 --input-dimension 5 --basis-size 4 --gamma 0.25 --delta 1e-5 "
+        "kan-cor5.6 --dataset-size 10000 --input-dimension 5 --basis-size 4 --gamma 0.25 --delta 1e-5 "
         "--batch-size 20");
     REQUIRE(r.totals.size() == 2);
     CHECK(r.totals[0].at("value").get<double>() == lib.optimization.value);
@@ -455,7 +455,7 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
       {"bound mlp-thm31", "dpkit bound: unknown bound 'mlp-thm31' (did you mean mlp-thm13?)"},
       {"bound", "dpkit bound: give a bound name or --list"},
       {"bound kan-thm4.1 --batch-size 5000",
-       "dpkit bound kan-thm4.1: --batch-size is 5000, but must be <= --examples = 1000"},
+       "dpkit bound kan-thm4.1: --batch-size is 5000, but must be <= --dataset-size = 1000"},
       {"bound kan-thm4.1 --lambda 1",
        "dpkit bound kan-thm4.1: --lambda is 1, but must be a number in [0, 1)"},
       {"bound kan-thm4.1 --clip -1",

@@ -110,7 +110,7 @@ TEST_CASE("output file: checked before the work, written whole, never an input",
 TEST_CASE("a spectrum file without ridge/label_noise/sigma lines takes them from the flags",
           "[cli]") {
   // R-style quoted header, CRLF line ends, and no header lines at all: d is the sum of the
-  // multiplicities, the rest comes from --ridge, --label-noise and --noise (docs/volterra.md).
+  // multiplicities, the rest comes from --ridge, --label-noise and --noise-std (docs/volterra.md).
   const auto spectrum = scratch("bare.csv");
   std::ofstream(spectrum) << "\"eigenvalue\",\"multiplicity\",\"e0_sq\",\"xstar_sq\","
                              "\"e0_xstar\"\r\n0.5,2,1,1,0.5\r\n";
@@ -120,7 +120,7 @@ TEST_CASE("a spectrum file without ridge/label_noise/sigma lines takes them from
   CHECK(without.exit_code == 2);
   CHECK_THAT(without.err,
              Contains("missing header line '# ridge: ...'") && Contains("give it with --ridge"));
-  const auto with = dpkit_run(base + " --ridge 0.1 --label-noise 0.01 --noise 1 --format json");
+  const auto with = dpkit_run(base + " --ridge 0.1 --label-noise 0.01 --noise-std 1 --format json");
   REQUIRE(with.exit_code == 0);
   const json doc = json::parse(with.out);
   CHECK(doc.at("context").at("parameters").at("ridge") == 0.1);

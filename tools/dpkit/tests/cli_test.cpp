@@ -262,7 +262,7 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
       "wsk26-lemmaB6-B7-random-kan wsk26-correlated-kappa-grid swx23-alg2-sensitivity "
       "swx23-lemma7-floor swx23-lemma18-linearisation swx23-thm6-steps-ushape swx23-alg10-steps-ushape "
       "swx23-thm4-alg5-rate zxd26-lemma9-false zxd26-thm3-tail-L lksp25-risk-sgd";
-  const auto wrong = dpkit_run("validate" + subset + " --self-check --no-figures --format json --out '" +
+  const auto wrong = dpkit_run("validate" + subset + " --self-check --no-figures --format json --output-dir '" +
                                (dir / "wrong").string() + "'");
   CHECK(wrong.exit_code == 0);
   const json w = json::parse(wrong.out).at("results");
@@ -274,13 +274,13 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   }
   // --bound-factor at a scenario's self-check factor makes a value claim too optimistic: the
   // scoreboard fails (exit 3).
-  const auto halved = dpkit_run("validate gdp-gaussian-1d --bound-factor 0.5 --no-figures --out '" +
+  const auto halved = dpkit_run("validate gdp-gaussian-1d --bound-factor 0.5 --no-figures --output-dir '" +
                                 (dir / "halved").string() + "'");
   CHECK(halved.exit_code == 3);
   // A doubled mu is a loose but valid bound: every box lies above it.
   const auto loose = dpkit_run(
       "validate gdp-gaussian-1d bsa24-thm4.2-tight --bound-factor 2 "
-      "--no-figures --format json --out '" +
+      "--no-figures --format json --output-dir '" +
       (dir / "loose").string() + "'");
   CHECK(loose.exit_code == 0);
   const json l = json::parse(loose.out).at("results");  // a copy: no dangling reference
@@ -294,7 +294,7 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   for (int threads : {1, 2, 3}) {
     const auto sub = dir / ("t" + std::to_string(threads));
     const auto r = dpkit_run("validate bsa24-thm4.2-tight --no-figures --threads " +
-                             std::to_string(threads) + " --out '" + sub.string() + "'");
+                             std::to_string(threads) + " --output-dir '" + sub.string() + "'");
     CHECK(r.exit_code == 0);
     const std::string text = slurp(sub / "bsa24-thm4.2-tight.json");
     REQUIRE(!text.empty());
@@ -305,11 +305,11 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   // the rest).
   const auto svg = dir / "fig.svg";
   const auto p = dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() +
-                           "' --out '" + svg.string() + "'");
+                           "' --output '" + svg.string() + "'");
   CHECK(p.exit_code == 0);
   CHECK_THAT(slurp(svg), Contains("<svg"));
   const auto bad =
-      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --out fig.eps");
+      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --output fig.eps");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("must end in .svg, .png or .pdf"));
   std::filesystem::remove_all(dir);
@@ -325,8 +325,8 @@ TEST_CASE("dpkit simulate reproduces the exact Gaussian law of NoisyGD on the W1
   const double mean = L / (n * m) * (1 - std::pow(c, T));
   const double sd = eta * sigma * std::sqrt((1 - std::pow(c, 2 * T)) / (1 - c * c));
   const std::string args =
-      "simulate --model quadratic --examples 10 --dimension 2 --curvature 1 --neighbour "
-      "replace-one --perturbation 2 --noise 0.4 --learning-rate 0.5 --steps 25 --replicates "
+      "simulate --model quadratic --dataset-size 10 --dimension 2 --curvature 1 --neighbour "
+      "replace-one --perturbation 2 --noise-std 0.4 --learning-rate 0.5 --steps 25 --replicates "
       "20000 --format json --coupling ";
   for (const char* coupling : {"independent", "shared"}) {
     CAPTURE(coupling);
@@ -370,7 +370,7 @@ TEST_CASE(
       std::filesystem::temp_directory_path() / ("dpkit_cli_simulate_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string args =
-      "simulate --model logistic --algorithm poisson --sampling-rate 0.2 --clip 1 --noise 0.5 "
+      "simulate --model logistic --algorithm poisson --sampling-rate 0.2 --clip 1 --noise-std 0.5 "
       "--steps 40 --record-every 10 --neighbour zero-out --replicates 300 --format json";
   std::string first;
   for (int threads : {1, 2, 3}) {
@@ -385,7 +385,7 @@ TEST_CASE(
   for (const char* model : {"least-squares", "logistic", "softmax"}) {
     CAPTURE(model);
     const auto r = dpkit_run(std::string("simulate --model ") + model +
-                             " --neighbour replace-one --index 3 --coupling shared --noise 0.1 "
+                             " --neighbour replace-one --index 3 --coupling shared --noise-std 0.1 "
                              "--steps 50 --replicates 20 --format json");
     REQUIRE(r.exit_code == 0);
     int distances = 0;
@@ -424,7 +424,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   // sd eta sigma sqrt((1 - c^2t)/(1 - c^2)); mu = mean/sd. With n = 1, sigma = 1, c = 0.95,
   // t = 100 (the paper's Figure 1); eta cancels.
   const auto r = dpkit_run(
-      "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "
+      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100 "
       "--format json");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
@@ -447,7 +447,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   for (const auto& [steps, eps] : fig1) {
     CAPTURE(steps);
     const auto f = dpkit_run(
-        "shifted noisy-gd --sensitivity 0.1 --n 1 --noise 1 --contraction "
+        "shifted noisy-gd --sensitivity 0.1 --dataset-size 1 --noise-std 1 --contraction "
         "0.95 --learning-rate 0.05 --strong-convexity 1 --format json "
         "--steps " +
         std::to_string(steps));
@@ -465,7 +465,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
       CAPTURE(contraction, epochs);
       const auto m = dpkit_run(
           std::string("shifted noisy-cgd --sensitivity 10 --batch-size 1500 --batches-per-epoch "
-                      "40 --noise 0.01 --learning-rate 0.05 --format json --contraction ") +
+                      "40 --noise-std 0.01 --learning-rate 0.05 --format json --contraction ") +
           contraction + " --epochs " + std::to_string(epochs));
       REQUIRE(m.exit_code == 0);
       const json mr = json::parse(m.out).at("results");
@@ -487,7 +487,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
       var = ck * ck * var + eta * eta * 0.16;
     }
     const auto sch = dpkit_run(
-        "shifted noisy-gd --sensitivity 2 --n 10 --noise 0.4 --learning-rate 0.5 "
+        "shifted noisy-gd --sensitivity 2 --dataset-size 10 --noise-std 0.4 --learning-rate 0.5 "
         "--strong-convexity 1 --smoothness 1 --steps 40 --lr-decay 10 --format json");
     REQUIRE(sch.exit_code == 0);
     const json sr = json::parse(sch.out).at("results");
@@ -497,7 +497,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   }
   // NoisyCGD: an upper bound, the C.17 lower bound below it, YS22's RDP bound, composition.
   const auto g = dpkit_run(
-      "shifted noisy-cgd --sensitivity 2 --batch-size 10 --batches-per-epoch 20 --noise 1 "
+      "shifted noisy-cgd --sensitivity 2 --batch-size 10 --batches-per-epoch 20 --noise-std 1 "
       "--contraction 0.99 --epochs 50 --learning-rate 0.1 --format json");
   REQUIRE(g.exit_code == 0);
   const json cg = json::parse(g.out).at("results");
@@ -508,7 +508,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(cg[2].at("bound") == "rdp-ys22");
   // NoisySGD: a certified PLD bracket; the CLT row is labelled an approximation.
   const auto s = dpkit_run(
-      "shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 --learning-rate "
+      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 --learning-rate "
       "0.5 --contraction 0.9 --steps 400 --format json");
   REQUIRE(s.exit_code == 0);
   const json sg = json::parse(s.out).at("results");
@@ -520,7 +520,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   // --exhaustive-tau certifies every tau: never worse than the default search (golden section
   // above t = 64), and both are valid bounds below composition.
   const std::string sgd150 =
-      "shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 --learning-rate "
+      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 --learning-rate "
       "0.5 --contraction 0.9 --steps 150 --format json";
   const auto golden = dpkit_run(sgd150), every = dpkit_run(sgd150 + " --exhaustive-tau");
   REQUIRE(golden.exit_code == 0);
@@ -532,7 +532,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   // --shifts (Thm C.13): all shifts at eta L/b is Thm 4.9 at tau = 1, the same composition, so
   // the same certified epsilon; a shift above eta L/b is refused.
   const std::string sgd10 =
-      "shifted noisy-sgd --sensitivity 1 --n 1000 --batch-size 100 --noise 0.5 --learning-rate "
+      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 --learning-rate "
       "0.5 --contraction 0.9 --steps 10 --format json --shifts ";
   const auto c13 = dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1");
   REQUIRE(c13.exit_code == 0);
@@ -544,7 +544,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1.5").exit_code == 2);
   // Tradeoff curves: G(mu) at alpha = 0.5 is Phi(-mu) ... beta(1/2) = Phi(Phi^-1(1/2) - mu).
   const auto t = dpkit_run(
-      "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "
+      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100 "
       "--tradeoff-points 3 --format json");
   REQUIRE(t.exit_code == 0);
   const json tr = json::parse(t.out).at("results");
@@ -559,7 +559,7 @@ TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[
   // true Sigma. The latter depends on the draw of x~ through the spike term
   // lambda_1 (delta/kappa_1)^2 (u'x~)^2/2 = 0.0026 +- 1e-4 (u'x~ = 0.5 +- 0.009): margin 2e-4.
   const std::string setting =
-      " --dim 1000 --ridge 0.1 --label-noise 1e-5 --noise 1.5 --learning-rate 50 --times 1.5 "
+      " --dimension 1000 --ridge 0.1 --label-noise 1e-5 --noise-std 1.5 --learning-rate 50 --times 1.5 "
       "--format json";
   const std::pair<std::string, double> cases[] = {{"paper-code", 0.0234},
                                                   {"paper-design", 0.0463}};
@@ -583,8 +583,8 @@ TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[
   const char* solvers[3] = {"ode", "exponential", "trapezoid"};
   for (int k = 0; k < 3; ++k) {
     const auto r = dpkit_run(
-        std::string("hsgd risk --spectrum power-law:1.5 --dim 200 --start-error 1 --target-norm "
-                    "0.5 --noise 1 --ridge 0.01 --learning-rate 1 --schedule polynomial:2,1 "
+        std::string("hsgd risk --spectrum power-law:1.5 --dimension 200 --start-error 1 --target-norm "
+                    "0.5 --noise-std 1 --ridge 0.01 --learning-rate 1 --schedule polynomial:2,1 "
                     "--times 1,5,20 --format json --solver ") +
         solvers[k]);
     REQUIRE(r.exit_code == 0);
@@ -597,10 +597,10 @@ TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[
   }
   // Divergence is reported (K_inf >= 1), bad families are refused.
   const auto d =
-      dpkit_run("hsgd risk --spectrum isotropic:1 --dim 100 --learning-rate 3 --times 1");
+      dpkit_run("hsgd risk --spectrum isotropic:1 --dimension 100 --learning-rate 3 --times 1");
   CHECK(d.exit_code == 0);
   CHECK(d.out.find("DIVERGES: K_inf = 1.5") != std::string::npos);
-  CHECK(dpkit_run("hsgd risk --spectrum bogus:1 --dim 10 --learning-rate 1 --times 1").exit_code ==
+  CHECK(dpkit_run("hsgd risk --spectrum bogus:1 --dimension 10 --learning-rate 1 --times 1").exit_code ==
         2);
   CHECK(dpkit_run("hsgd risk --spectrum isotropic:1 --learning-rate 1 --times 1").exit_code == 2);
 }
@@ -610,7 +610,7 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   // last iterate — three code paths (rank-2 Woodbury at one time; the Gauss-Markov chain of
   // Thm 4.4; the averaged chain of Thm 4.5) that must give the same numbers.
   const std::string base =
-      "hsgd privacy --spectrum paper-code --dim 200 --n 300 --noise 1 --order 2,4 --pairs "
+      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --noise-std 1 --orders 2,4 --pairs "
       "extreme:5 --times 1.5 --format json --release ";
   double eps[3][2];
   const char* releases[3] = {"last", "iterates", "average"};
@@ -627,8 +627,8 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   // LKSP25 Fig. 2(b): the last-iterate curve rises, peaks early and decays to a plateau (the
   // paper's "rise then plateau" does not hold); more noise, less privacy loss.
   const std::string traj =
-      "hsgd privacy --spectrum paper-code --dim 200 --n 300 --order 2 --pairs extreme:5 --times "
-      "0.01,0.05,0.2,1.5 --format json --noise ";
+      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --orders 2 --pairs extreme:5 --times "
+      "0.01,0.05,0.2,1.5 --format json --noise-std ";
   auto curve = [&](const char* sigma) {
     const auto r = dpkit_run(traj + sigma);
     REQUIRE(r.exit_code == 0);
@@ -643,7 +643,7 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   CHECK(peak < 3);
   CHECK(c1.back() < 0.5 * c1[static_cast<std::size_t>(peak)]);
   for (std::size_t i = 0; i < c1.size(); ++i) CHECK(c15[i] < c1[i]);
-  const auto bad = dpkit_run("hsgd privacy --pairs nonsense --dim 10 --n 20");
+  const auto bad = dpkit_run("hsgd privacy --pairs nonsense --dimension 10 --dataset-size 20");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--pairs") != std::string::npos);
 }
@@ -654,7 +654,7 @@ TEST_CASE("dpkit hsgd privacy: the discrete mixture over SGD steps is within O(1
   // where the integrand peaks at s = t (the freshest step) and the left sum stops one step short of
   // it. (The library test checks the Euler–Maclaurin terms of the gap exactly.)
   const std::string base =
-      "hsgd privacy --spectrum paper-code --dim 200 --n 300 --noise 1 --order 2 --pairs extreme:5 "
+      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --noise-std 1 --orders 2 --pairs extreme:5 "
       "--times 0.05,0.5,1.5 --format json --mixture ";
   const auto c = dpkit_run(base + "continuous"), d = dpkit_run(base + "discrete");
   REQUIRE(c.exit_code == 0);
@@ -746,32 +746,32 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"simulate --algorithm sgd", "--algorithm sgd needs --batch-size"},
       {"simulate --algorithm poisson", "--algorithm poisson needs --sampling-rate"},
       {"simulate --algorithm gd --batch-size 5", "--batch-size applies to --algorithm cgd and sgd"},
-      {"simulate --algorithm one-pass --examples 10 --steps 11", "must be <= n"},
-      {"simulate --algorithm lmc --noise 1", "--noise: LMC's noise is fixed"},
+      {"simulate --algorithm one-pass --dataset-size 10 --steps 11", "must be <= n"},
+      {"simulate --algorithm lmc --noise-std 1", "--noise-std: LMC's noise is fixed"},
       {"simulate --classes 4", "--classes applies to --model softmax only"},
       {"simulate --spectrum power:x", "--spectrum is power:x, but must be"},
       {"simulate --neighbour replace-one --index 100", "--index is 100, but must be below n = 100"},
       {"simulate --correlation 1", "correlation is 1"},
-      {"simulate --algorithm cgd --batch-size 7 --examples 20", "--batch-size"},
+      {"simulate --algorithm cgd --batch-size 7 --dataset-size 20", "--batch-size"},
       {"simulate --replicates 0", "--replicates is 0, but must be an integer in [1, 1e9]"},
-      {"shifted noisy-gd --sensitivity 1 --n 10 --noise 1 --steps 5",
+      {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5",
        "--setting strongly-convex needs --contraction"},
-      {"shifted noisy-gd --sensitivity 1 --n 10 --noise 1 --steps 5 --contraction 1",
+      {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5 --contraction 1",
        "--contraction is 1, but must be < 1 for --setting strongly-convex"},
-      {"shifted noisy-gd --sensitivity 1 --n 10 --noise 1 --steps 5 --contraction 1.5",
+      {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5 --contraction 1.5",
        "--contraction is 1.5, but must be a number in (0, 1]"},
-      {"shifted noisy-gd --setting constrained-convex --sensitivity 1 --n 10 --noise 1 --steps 5",
+      {"shifted noisy-gd --setting constrained-convex --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5",
        "--setting constrained-convex needs --diameter D"},
-      {"shifted noisy-cgd --sensitivity 1 --n 45 --batch-size 10 --noise 1 --contraction 0.9 "
+      {"shifted noisy-cgd --sensitivity 1 --dataset-size 45 --batch-size 10 --noise-std 1 --contraction 0.9 "
        "--epochs 2 --learning-rate 0.1",
-       "--n is 45, but must be a multiple of --batch-size"},
-      {"shifted noisy-gd --sensitivity 1 --noise 1 --steps 5 --contraction 0.9", "--n is required"},
+       "--dataset-size is 45, but must be a multiple of --batch-size"},
+      {"shifted noisy-gd --sensitivity 1 --noise-std 1 --steps 5 --contraction 0.9", "--dataset-size is required"},
       {"shifted sgd", "algorithm"},
-      {"shifted noisy-sgd --sensitivity 1 --n 10 --batch-size 20 --noise 1 --contraction 0.9 "
+      {"shifted noisy-sgd --sensitivity 1 --dataset-size 10 --batch-size 20 --noise-std 1 --contraction 0.9 "
        "--steps 5 --learning-rate 0.1",
-       "--batch-size is 20, but must be <= --n = 10"},
+       "--batch-size is 20, but must be <= --dataset-size = 10"},
       {"shifted noisy-gd --learning-rate 0.5 --strong-convexity 1 --smoothness 5 --sensitivity 1 "
-       "--n 10 --noise 1 --steps 5",
+       "--dataset-size 10 --noise-std 1 --steps 5",
        "--learning-rate is 0.5, but must be <= 2/M = 0.4"},
       {"simulate --data /nonexistent.csv", "/nonexistent.csv"},
       {"simulate --algorithm hsgd-sde --model logistic", "--algorithm hsgd-sde simulates"},
@@ -936,17 +936,17 @@ double gdp_delta_closed_form(double mu, double epsilon) {
 TEST_CASE("dpkit simulate runs every paper algorithm with a calibrated noise and a privacy report",
           "[cli]") {
   const std::vector<std::pair<std::string, std::string>> runs = {
-      {"phased-sgd", "--examples 256 --dimension 6 --rank 3"},
-      {"jl-phased-sgd", "--examples 256 --dimension 6 --jl-dim 8"},
-      {"moreau-phased-sgd", "--examples 256 --dimension 6"},
-      {"jl-moreau-phased-sgd", "--examples 256 --dimension 6 --jl-dim 8"},
-      {"dp-glm", "--examples 256 --dimension 6 --link tanh"},
-      {"dp-kernel-glm", "--examples 256 --dimension 3 --kernel-degree 2"},
-      {"relu-dp-pgd", "--examples 256 --dimension 6 --jl-dim 8"},
-      {"adaptive-batched-gd", "--examples 512 --dimension 4 --steps 4"},
-      {"mlp-dp-sgd", "--examples 100 --dimension 4 --width 8 --steps 20 --test-examples 50"},
+      {"phased-sgd", "--dataset-size 256 --dimension 6 --rank 3"},
+      {"jl-phased-sgd", "--dataset-size 256 --dimension 6 --jl-dim 8"},
+      {"moreau-phased-sgd", "--dataset-size 256 --dimension 6"},
+      {"jl-moreau-phased-sgd", "--dataset-size 256 --dimension 6 --jl-dim 8"},
+      {"dp-glm", "--dataset-size 256 --dimension 6 --link tanh"},
+      {"dp-kernel-glm", "--dataset-size 256 --dimension 3 --kernel-degree 2"},
+      {"relu-dp-pgd", "--dataset-size 256 --dimension 6 --jl-dim 8"},
+      {"adaptive-batched-gd", "--dataset-size 512 --dimension 4 --steps 4"},
+      {"mlp-dp-sgd", "--dataset-size 100 --dimension 4 --width 8 --steps 20 --test-examples 50"},
       {"longtail-dp-sgd",
-       "--examples 30 --classes 3 --dimension 40 --width 4 --steps 10 --batch-size 10 "
+       "--dataset-size 30 --classes 3 --dimension 40 --width 4 --steps 10 --batch-size 10 "
        "--test-examples 30"}};
   const double epsilon = 2, delta = 1e-5;
   for (const auto& [algorithm, extra] : runs) {
@@ -989,7 +989,7 @@ TEST_CASE("dpkit simulate: the paper's own noise of SWX+23 Algs 2 and 7 in close
   // Alg 2: τ_i = 8Bη_i√log(1/δ)/ε on the sensitivity 4Bη_i: z = 2√log(1/δ)/ε for every phase.
   const double epsilon = 0.5, delta = 1e-6;
   auto r = dpkit_run(
-      "simulate --algorithm phased-sgd --examples 128 --dimension 4 --replicates 2 --epsilon 0.5 "
+      "simulate --algorithm phased-sgd --dataset-size 128 --dimension 4 --replicates 2 --epsilon 0.5 "
       "--delta 1e-6 --format json");
   REQUIRE(r.exit_code == 0);
   json p = json::parse(r.out).at("context").at("parameters").at("privacy");
@@ -999,7 +999,7 @@ TEST_CASE("dpkit simulate: the paper's own noise of SWX+23 Algs 2 and 7 in close
   // Alg 7: σ² = 32(4W + B)²T log(2/δ)/(n²ε²) on the sensitivity 4(4W + B)/n: z = √(2T log(2/δ))/ε,
   // composed over T steps.
   r = dpkit_run(
-      "simulate --algorithm relu-dp-pgd --examples 128 --dimension 4 --jl-dim 6 --steps 7 "
+      "simulate --algorithm relu-dp-pgd --dataset-size 128 --dimension 4 --jl-dim 6 --steps 7 "
       "--replicates 2 --epsilon 0.5 --delta 1e-6 --format json");
   REQUIRE(r.exit_code == 0);
   p = json::parse(r.out).at("context").at("parameters").at("privacy");
@@ -1009,9 +1009,9 @@ TEST_CASE("dpkit simulate: the paper's own noise of SWX+23 Algs 2 and 7 in close
 }
 
 TEST_CASE("dpkit simulate: paper and generic options are not mixed", "[cli]") {
-  auto r = dpkit_run("simulate --algorithm phased-sgd --noise 1 --replicates 2");
+  auto r = dpkit_run("simulate --algorithm phased-sgd --noise-std 1 --replicates 2");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Contains("--noise"));
+  CHECK_THAT(r.err, Contains("--noise-std"));
   r = dpkit_run("simulate --algorithm gd --epsilon 1 --replicates 2");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--epsilon"));

@@ -41,18 +41,18 @@ BASES = {
     ("correlated",): "--correlation 0.5 --sampling-rate 0.1 --steps 100 --epsilon 1 --delta 1e-5",
     ("tradeoff",): "--noise-multiplier 2 --sampling-rate 0.1 --steps 3 --alpha 1e-6:1:log5",
     ("rdp",): "--noise-multiplier 1 --sampling-rate 0.01 --steps 100 --orders 2,4,8 --delta 1e-5",
-    ("shifted", "noisy-gd"): "--sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100",
-    ("shifted", "noisy-cgd"): "--sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise 1 "
+    ("shifted", "noisy-gd"): "--sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100",
+    ("shifted", "noisy-cgd"): "--sensitivity 1 --batch-size 10 --batches-per-epoch 20 --noise-std 1 "
                               "--learning-rate 0.1 "
                               "--contraction 0.99 --epochs 5",
-    ("shifted", "noisy-sgd"): "--sensitivity 1 --n 100 --batch-size 10 --noise 0.5 "
+    ("shifted", "noisy-sgd"): "--sensitivity 1 --dataset-size 100 --batch-size 10 --noise-std 0.5 "
                               "--learning-rate 0.5 --contraction 0.9 --steps 50",
     ("shifted", "lmc"): "--sensitivity 2 --strong-convexity 1 --learning-rate 0.1",
-    ("hsgd", "risk"): "--spectrum isotropic:1 --dim 10 --learning-rate 1 --times 0.5,1",
-    ("hsgd", "privacy"): "--dim 20 --n 100 --noise 1.5 --order 2 --points 2",
-    ("simulate",): "--algorithm sgd --batch-size 10 --noise 0.5 --steps 20 --replicates 20",
-    ("validate",): "bsa24-thmC.3-invariant --no-figures --out {work}/validate-out",
-    ("plot",): "{work}/series.csv --out {work}/plot.svg",
+    ("hsgd", "risk"): "--spectrum isotropic:1 --dimension 10 --learning-rate 1 --times 0.5,1",
+    ("hsgd", "privacy"): "--dimension 20 --dataset-size 100 --noise-std 1.5 --orders 2 --points 2",
+    ("simulate",): "--algorithm sgd --batch-size 10 --noise-std 0.5 --steps 20 --replicates 20",
+    ("validate",): "bsa24-thmC.3-invariant --no-figures --output-dir {work}/validate-out",
+    ("plot",): "{work}/series.csv --output {work}/plot.svg",
     ("demo",): "",
 }
 # dpkit bound: one bound per risk header (every bound shares the same machinery) and --list.
@@ -157,7 +157,7 @@ def mutate(rng, path, base, flags, files, work):
             if path == ("plot",):
                 args[0] = rng.choice(list(files.values()))
         elif kind == "output":
-            flag = rng.choice([f for f in ("--output", "--out", "--samples", "--write-spectrum")
+            flag = rng.choice([f for f in ("--output", "--output-dir", "--samples", "--write-spectrum")
                                if f in flags] or ["--output"])
             args += [flag, rng.choice(output_paths(work, files))]
         else:

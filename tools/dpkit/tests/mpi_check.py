@@ -46,10 +46,10 @@ def main():
 
     # 1. validate: the scenarios, JSON files byte-identical.
     single, ranks2 = work / "single", work / "ranks2"
-    run([dpkit, "validate"] + which + ["--no-figures", "--threads", "2", "--out", str(single)])
+    run([dpkit, "validate"] + which + ["--no-figures", "--threads", "2", "--output-dir", str(single)])
     board = json.loads(run(mpi + [dpkit, "validate"] + which +
                            ["--no-figures", "--threads", "1", "--format", "json",
-                            "--out", str(ranks2)]))
+                            "--output-dir", str(ranks2)]))
     if board["context"]["parameters"].get("mpi_ranks") != 2:
         failures.append(f"validate under mpirun ran on {board['context']['parameters'].get('mpi_ranks')} rank(s), not 2")
     files = sorted(single.glob("*.json"))
@@ -61,8 +61,8 @@ def main():
             failures.append(f"{f.name}: 2-rank result differs from the single-process one")
 
     # 2. simulate: a pair of runs on D and D' with trajectory records; results identical.
-    args = ["simulate", "--algorithm", "sgd", "--batch-size", "5", "--examples", "40",
-            "--dimension", "5", "--noise", "0.3", "--steps", "60", "--record-every", "20",
+    args = ["simulate", "--algorithm", "sgd", "--batch-size", "5", "--dataset-size", "40",
+            "--dimension", "5", "--noise-std", "0.3", "--steps", "60", "--record-every", "20",
             "--neighbour", "replace-one", "--index", "3", "--replicates", "1000",
             "--format", "json"]
     a = json.loads(run([dpkit] + args + ["--threads", "2"]))

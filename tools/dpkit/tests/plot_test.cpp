@@ -43,7 +43,7 @@ std::string script_of(const std::string& inputs,
                       const std::string& name = "fig") {
   const auto svg = scratch(name + ".svg"), gp = scratch(name + ".gp");
   std::filesystem::remove(gp);
-  const auto r = dpkit_run("plot " + inputs + " --out " + quoted(svg) + " --script " + quoted(gp) +
+  const auto r = dpkit_run("plot " + inputs + " --output " + quoted(svg) + " --script " + quoted(gp) +
                            " " + flags);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -207,15 +207,15 @@ TEST_CASE("dpkit plot recognises each dpkit output by its columns or context", "
       "delta --noise-multiplier 1 --sampling-rate 0.01 --steps 100 --epsilon 1 --accountant all "
       "--format json --output " +
           quoted(delta),
-      "hsgd risk --spectrum isotropic:1 --dim 10 --learning-rate 1 --times 0.5,1,2 --format csv "
+      "hsgd risk --spectrum isotropic:1 --dimension 10 --learning-rate 1 --times 0.5,1,2 --format csv "
       "--output " +
           quoted(risk),
-      "hsgd privacy --dim 20 --n 100 --noise 1.5 --order 2 --points 3 --format json --output " +
+      "hsgd privacy --dimension 20 --dataset-size 100 --noise-std 1.5 --orders 2 --points 3 --format json --output " +
           quoted(privacy),
-      "shifted noisy-gd --sensitivity 1 --n 1 --noise 1 --contraction 0.95 --steps 100 "
+      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100 "
       "--format csv --output " +
           quoted(shifted),
-      "simulate --algorithm sgd --batch-size 10 --noise 0.5 --steps 20 --record-every 5 "
+      "simulate --algorithm sgd --batch-size 10 --noise-std 0.5 --steps 20 --record-every 5 "
       "--replicates 20 --format csv --output " +
           quoted(simulate),
       "correlated --correlation 0.5 --sampling-rate 0.1 --steps 100 --epsilon 1 --delta 1e-5 "
@@ -262,7 +262,7 @@ TEST_CASE("dpkit plot recognises each dpkit output by its columns or context", "
 TEST_CASE("dpkit plot draws a validation result, JSON or CSV, as dpkit validate does",
           "[cli][plot]") {
   const auto dir = scratch("validate");
-  const auto v = dpkit_run("validate gdp-gaussian-1d --no-figures --out " + quoted(dir));
+  const auto v = dpkit_run("validate gdp-gaussian-1d --no-figures --output-dir " + quoted(dir));
   REQUIRE(v.exit_code == 0);
   const std::string j = script_of(quoted(dir / "gdp-gaussian-1d.json"), "", "vjson");
   CHECK_THAT(j, Contains("gdp-gaussian-1d: "));  // the subtitle: id, verdict, tightness
@@ -314,7 +314,7 @@ TEST_CASE("dpkit plot pools single-run outputs into a sweep and overlays curves"
   const std::string steps = script_of(runs, "", "pooled_steps");
   CHECK_THAT(steps, Contains("set xlabel \"steps T\""));
   CHECK(plot_clauses(steps).size() == 3);  // one series per accountant, not per file
-  const auto no_steps = dpkit_run("plot" + csvs + " --out " + quoted(scratch("no_steps.svg")));
+  const auto no_steps = dpkit_run("plot" + csvs + " --output " + quoted(scratch("no_steps.svg")));
   CHECK(no_steps.exit_code == 2);
   CHECK_THAT(no_steps.err, Contains("holds one run without its parameters"));
   const std::string sweep = script_of(files, "", "sweep");
@@ -384,7 +384,7 @@ TEST_CASE("dpkit plot writes SVG, PNG and PDF by extension", "[cli][plot]") {
   for (const auto& [ext, magic] : formats) {
     const auto out = scratch("formats." + ext);
     std::filesystem::remove(out);
-    const auto r = dpkit_run("plot " + quoted(csv) + " --out " + quoted(out));
+    const auto r = dpkit_run("plot " + quoted(csv) + " --output " + quoted(out));
     INFO(ext << ": " << r.err);
     REQUIRE(r.exit_code == 0);
     const std::string head = slurp(out).substr(0, magic.size());
@@ -409,20 +409,20 @@ TEST_CASE("dpkit plot rejects bad input with exit 2 and one line", "[cli][plot]"
   write(scoreboard, "{\"context\": {\"tool\": \"dpkit validate\"}, \"results\": []}");
   const auto svg = quoted(scratch("bad.svg"));
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"plot " + quoted(csv) + " --out " + quoted(scratch("fig.txt")), "--out"},
-      {"plot " + quoted(csv) + " --out /no/such/folder/fig.svg", "does not exist"},
-      {"plot " + quoted(other) + " --out " + svg, "is not a dpkit output"},
-      {"plot " + quoted(empty) + " --out " + svg, "is empty"},
-      {"plot " + quoted(binary) + " --out " + svg, "is not a text file"},
-      {"plot " + quoted(nojson) + " --out " + svg, "without a results list"},
-      {"plot " + quoted(scoreboard) + " --out " + svg, "scoreboard"},
-      {"plot " + quoted(other) + " --y nosuch --out " + svg, "no column 'nosuch'"},
-      {"plot " + quoted(other) + " --x nosuch --y b --out " + svg, "--x"},
-      {"plot " + quoted(csv) + " --label a --label b --out " + svg, "--label"},
-      {"plot " + quoted(csv) + " --out " + quoted(csv), "--out"},
-      {"plot " + quoted(scratch("missing.csv")) + " --out " + svg, "missing.csv"},
-      {"plot " + quoted(csv) + " --out " + svg + " --log-x --linear-x", "--linear-x"},
-      {"plot " + quoted(csv) + " --style points --style lines --out " + svg, "--style"},
+      {"plot " + quoted(csv) + " --output " + quoted(scratch("fig.txt")), "--output"},
+      {"plot " + quoted(csv) + " --output /no/such/folder/fig.svg", "does not exist"},
+      {"plot " + quoted(other) + " --output " + svg, "is not a dpkit output"},
+      {"plot " + quoted(empty) + " --output " + svg, "is empty"},
+      {"plot " + quoted(binary) + " --output " + svg, "is not a text file"},
+      {"plot " + quoted(nojson) + " --output " + svg, "without a results list"},
+      {"plot " + quoted(scoreboard) + " --output " + svg, "scoreboard"},
+      {"plot " + quoted(other) + " --y nosuch --output " + svg, "no column 'nosuch'"},
+      {"plot " + quoted(other) + " --x nosuch --y b --output " + svg, "--x"},
+      {"plot " + quoted(csv) + " --label a --label b --output " + svg, "--label"},
+      {"plot " + quoted(csv) + " --output " + quoted(csv), "--output"},
+      {"plot " + quoted(scratch("missing.csv")) + " --output " + svg, "missing.csv"},
+      {"plot " + quoted(csv) + " --output " + svg + " --log-x --linear-x", "--linear-x"},
+      {"plot " + quoted(csv) + " --style points --style lines --output " + svg, "--style"},
   };
   for (const auto& [args, says] : cases) {
     INFO(args);
@@ -431,7 +431,7 @@ TEST_CASE("dpkit plot rejects bad input with exit 2 and one line", "[cli][plot]"
     CHECK(count_lines(r.err) == 1);
     CHECK_THAT(r.err, Contains(says));
   }
-  // The file given as input is never touched by a rejected --out.
+  // The file given as input is never touched by a rejected --output.
   CHECK(slurp(csv) == kIntervals);
 }
 
@@ -441,7 +441,7 @@ TEST_CASE("dpkit plot says which package to install when gnuplot is missing", "[
   const auto out = scratch("nognuplot.svg"), err = scratch("nognuplot.err");
   std::filesystem::remove(out);
   const std::string cmd = "env PATH=/nonexistent '" + std::string(DPKIT_CLI_PATH) + "' plot " +
-                          quoted(csv) + " --out " + quoted(out) + " 2>" + quoted(err);
+                          quoted(csv) + " --output " + quoted(out) + " 2>" + quoted(err);
   const int status = std::system(cmd.c_str());
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 1);

@@ -73,7 +73,7 @@ TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as r
                    ("dpkit_validate_refuted_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   const std::string ids = "zxd26-lemma9-false zxd26-thm3-tail-L";
-  const auto j = dpkit_run("validate " + ids + " --no-figures --format json --out '" +
+  const auto j = dpkit_run("validate " + ids + " --no-figures --format json --output-dir '" +
                            (dir / "j").string() + "'");
   REQUIRE(j.exit_code == 0);  // refuted as expected: not a failure
   const json rows = json::parse(j.out).at("results");
@@ -84,7 +84,7 @@ TEST_CASE("dpkit validate: the expected refutations reproduce and are shown as r
   }
   // The table lists the refuted claims in their own section, with the reviewed reason.
   const auto t =
-      dpkit_run("validate " + ids + " --no-figures --out '" + (dir / "t").string() + "'");
+      dpkit_run("validate " + ids + " --no-figures --output-dir '" + (dir / "t").string() + "'");
   CHECK(t.exit_code == 0);
   CHECK_THAT(t.out, Contains("Refuted claims of the papers (expected, reviewed):"));
   CHECK_THAT(t.out, Contains("zxd26-lemma9-false: Lemma 9"));
@@ -122,7 +122,7 @@ TEST_CASE("scenario ids of dpkit 0.1 resolve to the renamed scenarios, unknown i
   const auto dir = std::filesystem::temp_directory_path() /
                    ("dpkit_validate_alias_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
-  const auto r = dpkit_run("validate 003-lemma9-false --no-figures --format json --out '" +
+  const auto r = dpkit_run("validate 003-lemma9-false --no-figures --format json --output-dir '" +
                            dir.string() + "'");
   REQUIRE(r.exit_code == 0);
   const json rows = json::parse(r.out).at("results");
@@ -135,7 +135,7 @@ TEST_CASE("scenario ids of dpkit 0.1 resolve to the renamed scenarios, unknown i
   CHECK_THAT(list.out, Contains("bsa24-thm4.2-tight"));
   CHECK(list.out.find("002-") == std::string::npos);
   CHECK(list.out.find("seed-risk") == std::string::npos);
-  const auto bad = dpkit_run("validate 002-no-such-scenario --no-figures --out '" +
+  const auto bad = dpkit_run("validate 002-no-such-scenario --no-figures --output-dir '" +
                              dir.string() + "'");
   CHECK(bad.exit_code == 2);
   std::filesystem::remove_all(dir);
