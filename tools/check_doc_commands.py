@@ -3,10 +3,11 @@
 
 A command is a line of a fenced code block whose language is console (lines starting with
 "$ "; a line ending in a backslash continues on the next), or sh, bash or shell (every line that
-is not a comment, run together as one script). Each command runs with bash in a scratch folder that stands for the
-repository root (its top-level folders are linked in, build/release points at the build under
-test, and `dpkit` on PATH is the program under test), the commands of one file in order, so that
-a command may use what an earlier one of the same page wrote.
+is not a comment, run together as one script). Each command runs with bash in a scratch folder
+that stands for the repository root (a copy of the tracked files; build/release, build/test and
+build/ci hold the outputs of the build under test but not its build-system files; `dpkit` on
+PATH is the program under test), the commands of one file in order, so that a command may use
+what an earlier one of the same page wrote.
 
 Markers, as a trailing shell comment on the command:
   # long ...     not run here: longer than ~30 s, or it installs, rebuilds or rewrites
@@ -84,15 +85,32 @@ def markers(command):
     return bare.strip(), long_, int(e.group(1)) if e else 0
 
 
+# Files of a build folder that a documented command must not reach through the scratch
+# folder: a `cmake` run there would re-point the build under test at the scratch folder.
+BUILD_SYSTEM_FILES = {"CMakeCache.txt", "CMakeFiles", "build.ninja", ".ninja_deps",
+                      ".ninja_log", "cmake_install.cmake", "CTestTestfile.cmake", "Makefile"}
+
+
 def scratch_root(repo, build):
+    """A scratch repository root: a copy of the tracked files (so that a command that writes
+    into the tree cannot change the checkout), build/{release,test,ci} standing for the build
+    under test (its outputs linked in, never its build-system files), and a folder for PATH
+    holding `dpkit`."""
     root = tempfile.mkdtemp(prefix="dpkit-doc-commands-")
-    for name in os.listdir(repo):
-        if name in (".git", "build"):
+    tracked = subprocess.run(["git", "-C", repo, "ls-files", "-z"], capture_output=True,
+                             check=True).stdout.decode().split("\0")
+    for rel in filter(None, tracked):
+        src, dst = os.path.join(repo, rel), os.path.join(root, rel)
+        if not os.path.lexists(src):
             continue
-        os.symlink(os.path.join(repo, name), os.path.join(root, name))
-    os.makedirs(os.path.join(root, "build"))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(src, dst, follow_symlinks=False)
     for preset in ("release", "test", "ci"):
-        os.symlink(build, os.path.join(root, "build", preset))
+        folder = os.path.join(root, "build", preset)
+        os.makedirs(folder)
+        for name in os.listdir(build):
+            if name not in BUILD_SYSTEM_FILES:
+                os.symlink(os.path.join(build, name), os.path.join(folder, name))
     bindir = os.path.join(root, ".bin")
     os.makedirs(bindir)
     os.symlink(os.path.join(build, "tools", "dpkit", "dpkit"), os.path.join(bindir, "dpkit"))
@@ -149,7 +167,7 @@ def main():
                     tail = " | ".join(err.strip().splitlines()[-3:])
                     failures.append(f"{where}: exit {code} (expected {expected}) after "
                                     f"{seconds:.1f} s: {bare}\n    {tail}")
-                elif seconds > 30:
+                elif seconds > 10:
                     print(f"note: {where} took {seconds:.0f} s (consider # long): {bare}")
         finally:
             if root:
