@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "dpkit/core/progress.hpp"
 #include "commands.hpp"
 #include "run_options.hpp"
 
@@ -57,8 +58,10 @@ int run(const calibrate_options& o) {
   std::string failure;
   if (!solve_steps) {
     r.parameters["tolerance"] = o.tolerance;
-    const accounting::noise_calibration c =
-        accounting::calibrate_noise_multiplier(m.run, o.epsilon, o.delta, co);
+    const accounting::noise_calibration c = [&] {
+      const elapsed_ticker ticker("dpkit calibrate (noise multiplier)");
+      return accounting::calibrate_noise_multiplier(m.run, o.epsilon, o.delta, co);
+    }();
     json row = estimate_row(c.estimate, "epsilon");
     row["noise_multiplier"] = std::isfinite(c.noise_multiplier) ? json(c.noise_multiplier) : json();
     row["noise_multiplier_lower"] =
@@ -78,8 +81,10 @@ int run(const calibrate_options& o) {
     if (c.termination == termination_type::failure) failure = c.message;
   } else {
     r.parameters["max_steps"] = o.max_steps;
-    const accounting::steps_calibration c =
-        accounting::calibrate_steps(m.run, o.epsilon, o.delta, o.max_steps, co);
+    const accounting::steps_calibration c = [&] {
+      const elapsed_ticker ticker("dpkit calibrate (steps)");
+      return accounting::calibrate_steps(m.run, o.epsilon, o.delta, o.max_steps, co);
+    }();
     json row = c.steps > 0 ? estimate_row(c.estimate, "epsilon")
                            : json{{"accountant", o.accountant.accountant}};
     long long earlier = 0;

@@ -22,6 +22,10 @@ struct query_outcome {
   std::vector<std::string> notes;  ///< messages of answers that stopped short (max_iterations)
 };
 
+/// On stderr, before a single PLD composition of the run that is expected to take over 30 s: a
+/// rough estimate of its duration (the curves project theirs from their first points).
+void announce_pld_cost(const std::string& tool, const accounting::training_run& run);
+
 /// Fills r.results and r.columns. An accountant that cannot answer this run gets rows of kind
 /// "unavailable" saying why when several accountants were asked for (with one, its error
 /// propagates: exit 2 or 1 as main() decides).

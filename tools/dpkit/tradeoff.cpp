@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "dpkit/core/progress.hpp"
+#include "privacy_rows.hpp"
 #include "commands.hpp"
 #include "dpkit/accounting/run_tradeoff.hpp"
 #include "dpkit/core/grid.hpp"
@@ -38,7 +40,11 @@ int run(const tradeoff_options& o) {
   std::vector<double> alphas =
       o.alpha.empty() ? linspace(0.0, 1.0, static_cast<std::size_t>(o.points))
                       : parse_number_list("--alpha", o.alpha, number_kind::probability, 10000000);
-  const accounting::run_tradeoff_result t = accounting::run_tradeoff(m.run, alphas, pld);
+  const accounting::run_tradeoff_result t = [&] {
+    announce_pld_cost("dpkit tradeoff", m.run);
+    const elapsed_ticker ticker("dpkit tradeoff");
+    return accounting::run_tradeoff(m.run, alphas, pld);
+  }();
   report r;
   r.tool = "dpkit tradeoff";
   r.parameters = m.parameters;

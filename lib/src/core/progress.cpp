@@ -77,4 +77,36 @@ progress_reporter::~progress_reporter() {
   finish();
 }
 
+elapsed_ticker::elapsed_ticker(std::string label, double after_seconds)
+    : label_(std::move(label)) {
+  if (::isatty(2) == 0) return;
+  const auto start = std::chrono::steady_clock::now();
+  const auto first = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double>(after_seconds));
+  thread_ = std::jthread([this, start, first](const std::stop_token& stop) {
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_until(lock, stop, first, [] { return false; }) || stop.stop_requested())
+      return;
+    while (!stop.stop_requested()) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "\r%s: working, %s so far", label_.c_str(),
+                   duration_text(elapsed).c_str());
+      std::fflush(stderr);
+      drawn_ = true;
+      wake_.wait_for(lock, stop, std::chrono::milliseconds(500), [] { return false; });
+    }
+  });
+}
+
+elapsed_ticker::~elapsed_ticker() {
+  if (!thread_.joinable()) return;
+  thread_.request_stop();
+  thread_.join();
+  if (drawn_) {
+    std::fprintf(stderr, "\r\033[K");  // erase the line: the result follows on a clean line
+    std::fflush(stderr);
+  }
+}
+
 }  // namespace dpkit

@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 
 namespace dpkit {
 
@@ -50,6 +52,26 @@ class progress_reporter {
   std::mutex mutex_;
   bool announced_ = false, finished_ = false;
   std::chrono::steady_clock::time_point start_, last_{};
+};
+
+/// For one computation that reports no progress of its own (a single PLD composition, a
+/// calibration): on a terminal, once it has run `after_seconds`, one line on stderr saying what
+/// runs and for how long so far, redrawn every half second and erased when the ticker is
+/// destroyed. Nothing when stderr is not a terminal. The computation must not write to the
+/// terminal while the ticker lives.
+class elapsed_ticker {
+ public:
+  explicit elapsed_ticker(std::string label, double after_seconds = 2);
+  elapsed_ticker(const elapsed_ticker&) = delete;
+  elapsed_ticker& operator=(const elapsed_ticker&) = delete;
+  ~elapsed_ticker();
+
+ private:
+  std::string label_;
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  bool drawn_ = false;
+  std::jthread thread_;  // last: started after the members it uses, joined first
 };
 
 /// "45 s", "3.5 min", "2.1 h".
