@@ -235,8 +235,8 @@ py::dict delta_profile(const std::vector<phase_tuple>& phases,
     r = acc::pld_delta_profile(run, e, o);
   }
   py::dict d = status_dict(r);
-  d["lower"] = as_array(r.delta_lower);
-  d["upper"] = as_array(r.delta_upper);
+  d["lower"] = as_array(r.lower);
+  d["upper"] = as_array(r.upper);
   d["tight"] = r.tight;
   d["grid_spacing"] = r.grid_spacing;
   d["fft_size"] = r.fft_size;
@@ -280,7 +280,7 @@ py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r,
                          double alpha,
                          dpkit::divergence::rdp_conversion c) {
   py::dict d = status_dict(r);
-  d["epsilon"] = r.epsilon;
+  d["epsilon"] = r.value;
   d["alpha"] = alpha;
   d["conversion"] = std::string(dpkit::divergence::to_string(c));
   return d;
@@ -310,8 +310,8 @@ py::dict rdp_epsilon_at_orders(const dvec& orders, const dvec& rdp, double delta
 py::dict rdp_delta_at_orders(const dvec& orders, const dvec& rdp, double eps) {
   const auto r = dpkit::divergence::rdp_delta(curve_at(orders, rdp), eps);
   py::dict d = status_dict(r);
-  d["delta"] = r.delta;
-  d["log_delta"] = r.log_delta;
+  d["delta"] = r.value;
+  d["log_delta"] = r.log_value;
   d["alpha"] = r.alpha;
   d["conversion"] = std::string(dpkit::divergence::to_string(r.conversion));
   return d;

@@ -259,7 +259,7 @@ py::dict epsilon_delta(const std::vector<double>& alphas,
                        double delta) {
   const divergence::rdp_epsilon_result r = hs::epsilon_delta(alphas, rdp_eps, delta);
   py::dict d = status_dict(r);
-  d["epsilon"] = r.epsilon;
+  d["epsilon"] = r.value;
   d["alpha"] = r.alpha;
   d["conversion"] = std::string(divergence::to_string(r.conversion));
   return d;

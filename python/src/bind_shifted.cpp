@@ -69,9 +69,9 @@ void gdp_epsilon_into(py::dict& d, double mu, double delta) {
     return;
   }
   const divergence::epsilon_result e = divergence::gdp_epsilon(mu, delta);
-  d["epsilon"] = e.epsilon;
-  d["epsilon_lower"] = e.epsilon_lower;
-  d["epsilon_upper"] = e.epsilon_upper;
+  d["epsilon"] = e.value;
+  d["epsilon_lower"] = e.lower;
+  d["epsilon_upper"] = e.upper;
   d["termination"] = std::string(to_string(e.termination));
   d["message"] = e.message;
 }
@@ -215,7 +215,7 @@ py::dict rdp_linear(double rho, double delta) {
       divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta);
   py::dict d = status_dict(r);
   d["rho"] = rho;
-  d["epsilon"] = r.epsilon;
+  d["epsilon"] = r.value;
   d["alpha"] = r.alpha;
   d["conversion"] = std::string(divergence::to_string(r.conversion));
   return d;

@@ -473,7 +473,7 @@ int run_privacy(const privacy_options& o) {
         at.push_back(eps[k][i]);
       }
       const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
-      row["epsilon"] = std::isfinite(e.epsilon) ? json(e.epsilon) : json(nullptr);
+      row["epsilon"] = std::isfinite(e.value) ? json(e.value) : json(nullptr);
       rep.results.push_back(row);
     }
   } else {
@@ -492,7 +492,7 @@ int run_privacy(const privacy_options& o) {
       at.push_back(val.epsilon);
     }
     const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
-    row["epsilon"] = std::isfinite(e.epsilon) ? json(e.epsilon) : json(nullptr);
+    row["epsilon"] = std::isfinite(e.value) ? json(e.value) : json(nullptr);
     rep.results.push_back(row);
   }
   rep.title = "Renyi DP of noisy HSGD (LKSP25 Thm " +

@@ -54,13 +54,13 @@ int run(const rdp_options& o) {
       const std::vector<double> one = {row.at("order").get<double>()};
       const divergence::rdp_epsilon_result x =
           accounting::rdp_epsilon_at_orders(m.run, *o.delta, one);
-      row["epsilon"] = x.epsilon;
+      row["epsilon"] = x.value;
       row["conversion"] = std::string(divergence::to_string(x.conversion));
       row["delta"] = *o.delta;
     }
     r.notes.push_back("epsilon: the (epsilon, delta = " + format_number(*o.delta) +
                       ") upper bound each order gives (best of three conversions).");
-    r.notes.push_back("Best over these orders: epsilon = " + format_number(e.epsilon) +
+    r.notes.push_back("Best over these orders: epsilon = " + format_number(e.value) +
                       " at order " + format_number(e.alpha) + " (" +
                       std::string(divergence::to_string(e.conversion)) +
                       "); dpkit epsilon --accountant rdp searches all orders.");

@@ -105,7 +105,7 @@ row gdp_row(const std::string& bound, const shifted::gdp_bound& g, double delta)
   r.kind = g.kind;
   r.tau = g.tau;
   r.note = g.note;
-  r.epsilon = divergence::gdp_epsilon(g.mu, delta).epsilon;
+  r.epsilon = divergence::gdp_epsilon(g.mu, delta).value;
   accounting::training_run run;
   run.gaussian_mu = g.mu;
   r.run = run;
@@ -116,7 +116,7 @@ row rdp_row(const std::string& source, double rho, double delta, const std::stri
   row r;
   r.bound = "rdp-ys22";
   r.source = source;
-  r.epsilon = divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta).epsilon;
+  r.epsilon = divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta).value;
   r.note = note;
   return r;
 }

@@ -106,7 +106,7 @@ sim::monte_carlo_options mc_of(const paper_common_options& c) {
 double gaussian_epsilon(double z, long long compositions, double delta) {
   if (!(z > 0)) return INFINITY;
   const double mu = std::sqrt(static_cast<double>(compositions)) / z;
-  return divergence::gdp_epsilon(mu, delta).epsilon;
+  return divergence::gdp_epsilon(mu, delta).value;
 }
 
 /// The smallest noise multiplier for which `compositions` Gaussian releases are (ε, δ)-DP.

@@ -37,7 +37,7 @@ BENCHMARK(BM_gdp_delta);
 
 // ε(δ) for μ-GDP — what `dpkit epsilon --mu` and the full-batch accountant call.
 static void BM_gdp_epsilon(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(dv::gdp_epsilon(1.0, 1e-5).epsilon);
+  for (auto _ : state) benchmark::DoNotOptimize(dv::gdp_epsilon(1.0, 1e-5).value);
 }
 BENCHMARK(BM_gdp_epsilon);
 
@@ -49,7 +49,7 @@ BENCHMARK(BM_gdp_mu);
 // Best of the four RDP conversions, each optimised over α (continuous search).
 static void BM_rdp_epsilon_linear(benchmark::State& state) {
   const auto curve = dv::rdp_curve::linear(0.5);
-  for (auto _ : state) benchmark::DoNotOptimize(dv::rdp_epsilon(curve, 1e-5).epsilon);
+  for (auto _ : state) benchmark::DoNotOptimize(dv::rdp_epsilon(curve, 1e-5).value);
 }
 BENCHMARK(BM_rdp_epsilon_linear);
 

@@ -25,10 +25,10 @@ namespace dpkit::validation {
 namespace {
 
 double gdp_eps(double mu, double delta) {
-  return mu <= 0 ? 0.0 : divergence::gdp_epsilon(mu, delta).epsilon;
+  return mu <= 0 ? 0.0 : divergence::gdp_epsilon(mu, delta).value;
 }
 double rdp_eps(double rho, double delta) {
-  return divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta).epsilon;
+  return divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta).value;
 }
 
 // A curve of the figure: ε at δ of one bound as a function of x (steps or epochs).

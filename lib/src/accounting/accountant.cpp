@@ -49,8 +49,8 @@ privacy_estimate from_pld(const pld_epsilon_result& r, bool gaussian) {
   privacy_estimate e;
   e.accountant = accountant_type::pld;
   copy_status(e, r);
-  e.value = e.upper = r.epsilon_upper;
-  e.lower = r.epsilon_lower;
+  e.value = e.upper = r.upper;
+  e.lower = r.lower;
   e.kind = r.kind;
   e.tight = r.tight;
   e.pld = r;
@@ -62,9 +62,9 @@ privacy_estimate from_pld(const pld_delta_result& r, bool gaussian) {
   privacy_estimate e;
   e.accountant = accountant_type::pld;
   copy_status(e, r);
-  e.value = e.upper = r.delta_upper;
-  e.lower = r.delta_lower;
-  e.log_value = r.log_delta;
+  e.value = e.upper = r.upper;
+  e.lower = r.lower;
+  e.log_value = r.log_value;
   e.kind = r.kind;
   e.tight = r.tight;
   e.pld = r;
@@ -81,7 +81,7 @@ privacy_estimate from_rdp(const divergence::rdp_epsilon_result& r) {
   privacy_estimate e;
   e.accountant = accountant_type::rdp;
   copy_status(e, r);
-  e.value = e.upper = r.epsilon;
+  e.value = e.upper = r.value;
   e.kind = r.kind;
   e.method = rdp_method(r.conversion, r.alpha);
   return e;
@@ -91,8 +91,8 @@ privacy_estimate from_rdp(const divergence::rdp_delta_result& r) {
   privacy_estimate e;
   e.accountant = accountant_type::rdp;
   copy_status(e, r);
-  e.value = e.upper = r.delta;
-  e.log_value = r.log_delta;
+  e.value = e.upper = r.value;
+  e.log_value = r.log_value;
   e.kind = r.kind;
   e.method = rdp_method(r.conversion, r.alpha);
   return e;
@@ -107,12 +107,12 @@ privacy_estimate clt_epsilon_estimate(const training_run& run, double delta) {
   e.accountant = accountant_type::clt;
   const divergence::epsilon_result r = clt_epsilon(run, delta);
   copy_status(e, r);
-  e.value = r.epsilon;
+  e.value = r.value;
   e.kind = r.kind;
   e.tight = r.tight;
   if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
-    e.lower = r.epsilon_lower;
-    e.upper = r.epsilon_upper;
+    e.lower = r.lower;
+    e.upper = r.upper;
   }
   e.method = clt_method(run);
   return e;
@@ -124,14 +124,14 @@ privacy_estimate clt_delta_estimate(const training_run& run,
   privacy_estimate e;
   e.accountant = accountant_type::clt;
   const divergence::delta_result r = clt_delta(run, epsilon);
-  e.value = r.delta;
-  e.log_value = r.log_delta;
+  e.value = r.value;
+  e.log_value = r.log_value;
   e.kind = r.kind;
   e.tight = r.tight;
   if (e.kind != bound_kind::approximation) {  // full batch: the certified closed form
     const pld_delta_result exact = pld_delta(run, epsilon, options);
-    e.lower = exact.delta_lower;
-    e.upper = exact.delta_upper;
+    e.lower = exact.lower;
+    e.upper = exact.upper;
   }
   e.method = clt_method(run);
   return e;
@@ -320,7 +320,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // root is bracketed; then TOMS 748 to relative_tolerance (typically 4–6 evaluations).
   const double mu_target = divergence::gdp_mu(target_epsilon, delta).value;
   auto clt_log_epsilon = [&](double log_sigma) {
-    return std::log(std::max(clt_epsilon(with_sigma(std::exp(log_sigma)), delta).epsilon, 1e-300));
+    return std::log(std::max(clt_epsilon(with_sigma(std::exp(log_sigma)), delta).value, 1e-300));
   };
   double x0 = 0.0;
   if (const root_result r =

@@ -49,7 +49,7 @@ divergence::epsilon_result clt_epsilon(const training_run& run, double delta) {
   divergence::epsilon_result r = divergence::gdp_epsilon(checked_clt_mu("clt_epsilon", run), delta);
   r.kind = bound_kind::approximation;
   r.tight = false;
-  r.epsilon_lower = r.epsilon_upper = NAN;  // an approximation has no bracket
+  r.lower = r.upper = NAN;  // an approximation has no bracket
   return r;
 }
 
@@ -57,8 +57,8 @@ divergence::delta_result clt_delta(const training_run& run, double epsilon) {
   check_nonnegative("clt_delta", "epsilon", epsilon);
   if (run.is_gaussian()) return pld_delta(run, epsilon);  // exact, certified (as clt_epsilon)
   divergence::delta_result r;
-  r.log_delta = divergence::gdp_log_delta(checked_clt_mu("clt_delta", run), epsilon);
-  r.delta = std::exp(r.log_delta);
+  r.log_value = divergence::gdp_log_delta(checked_clt_mu("clt_delta", run), epsilon);
+  r.value = std::exp(r.log_value);
   r.kind = bound_kind::approximation;
   r.tight = false;
   return r;

@@ -273,8 +273,8 @@ pld_epsilon_result epsilon_of(const directions& dirs,
       dirs, options, tail, focus, fn, r,
       [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper,
       cache);
-  r.epsilon = r.epsilon_upper = upper[0];
-  r.epsilon_lower = lower[0];
+  r.value = r.upper = upper[0];
+  r.lower = lower[0];
   return r;
 }
 
@@ -294,9 +294,9 @@ pld_delta_result delta_of(const directions& dirs,
       dirs, options, tail, focus, fn, r,
       [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper,
       cache);
-  r.delta = r.delta_upper = upper[0];
-  r.delta_lower = lower[0];
-  r.log_delta = std::log(upper[0]);
+  r.value = r.upper = upper[0];
+  r.lower = lower[0];
+  r.log_value = std::log(upper[0]);
   return r;
 }
 
@@ -385,9 +385,9 @@ pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_op
     r.kind = bound_kind::upper_bound;
     const mu_interval mu = gaussian_mu_interval(run);
     const divergence::delta_bounds d = divergence::gdp_delta_bounds(mu.lo, mu.hi, epsilon);
-    r.log_delta = d.log_upper;
-    r.delta = r.delta_upper = d.upper;
-    r.delta_lower = d.lower;
+    r.log_value = d.log_upper;
+    r.value = r.upper = d.upper;
+    r.lower = d.lower;
     r.tight = true;
     return r;
   }
@@ -413,8 +413,8 @@ pld_profile_result pld_delta_profile(const training_run& run,
     const mu_interval mu = gaussian_mu_interval(run);
     for (double e : eps) {
       const divergence::delta_bounds d = divergence::gdp_delta_bounds(mu.lo, mu.hi, e);
-      r.delta_lower.push_back(d.lower);
-      r.delta_upper.push_back(d.upper);
+      r.lower.push_back(d.lower);
+      r.upper.push_back(d.upper);
     }
     r.tight = true;
     return r;
@@ -422,7 +422,7 @@ pld_profile_result pld_delta_profile(const training_run& run,
   const double tail = 1e-20;  // absolute, as for single δ queries
   bracket(
       directions_of(run), options, tail, compose_focus{}, kFn, r,
-      [&](const composed_pld& c) { return c.delta(eps); }, r.delta_lower, r.delta_upper);
+      [&](const composed_pld& c) { return c.delta(eps); }, r.lower, r.upper);
   return r;
 }
 

@@ -258,8 +258,8 @@ divergence::rdp_epsilon_result epsilon_of(const training_run& run,
         divergence::rdp_epsilon(divergence::gdp_rdp_curve(mu), delta);
     for (auto& cand : r.candidates)
       if (cand.applicable) cand.value += conversion_rounding_at(cand, delta, mu);
-    r.epsilon = r.epsilon_upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
-    r.epsilon_lower = NAN;  // an RDP conversion gives no lower bound
+    r.value = r.upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+    r.lower = NAN;  // an RDP conversion gives no lower bound
     return r;
   }
   divergence::rdp_epsilon_result r;
@@ -272,8 +272,8 @@ divergence::rdp_epsilon_result epsilon_of(const training_run& run,
   });
   for (auto& cand : r.candidates)
     if (cand.applicable) cand.value = std::max(cand.value, 0.0);  // ε < 0 implies (0, δ)-DP
-  r.epsilon = r.epsilon_upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
-  r.epsilon_lower = NAN;  // an RDP conversion gives no lower bound
+  r.value = r.upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+  r.lower = NAN;  // an RDP conversion gives no lower bound
   return r;
 }
 
@@ -289,8 +289,8 @@ divergence::rdp_delta_result delta_of(const training_run& run,
       const double rounding = log_delta_rounding(a, 0.5 * a * mu * mu, epsilon);
       cand.value = std::min(1.0, cand.value * std::exp(rounding) * (1 + tol::kMachineEps));
     }
-    r.delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
-    r.log_delta = std::log(r.delta);
+    r.value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+    r.log_value = std::log(r.value);
     return r;
   }
   divergence::rdp_delta_result r;
@@ -302,11 +302,11 @@ divergence::rdp_delta_result delta_of(const training_run& run,
     return std::min(0.0, divergence::rdp_log_delta_at_order(c, a, up, epsilon) +
                              log_delta_rounding(a, up, epsilon));
   });
-  r.log_delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+  r.log_value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   // exp rounds by < 1 ulp: one more, upward.
   for (auto& cand : r.candidates)
     if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
-  r.delta = std::min(1.0, std::exp(r.log_delta) * (1 + tol::kMachineEps));
+  r.value = std::min(1.0, std::exp(r.log_value) * (1 + tol::kMachineEps));
   return r;
 }
 
@@ -418,8 +418,8 @@ divergence::rdp_epsilon_result rdp_epsilon_at_orders(const training_run& run,
     return std::max(
         0.0, divergence::rdp_epsilon_at_order(c, a, up, delta) + epsilon_rounding(a, up, delta));
   });
-  r.epsilon = r.epsilon_upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
-  r.epsilon_lower = NAN;
+  r.value = r.upper = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+  r.lower = NAN;
   return r;
 }
 
@@ -435,10 +435,10 @@ divergence::rdp_delta_result rdp_delta_at_orders(const training_run& run,
     return std::min(0.0, divergence::rdp_log_delta_at_order(c, a, up, epsilon) +
                              log_delta_rounding(a, up, epsilon));
   });
-  r.log_delta = r.candidates[static_cast<std::size_t>(r.conversion)].value;
+  r.log_value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   for (auto& cand : r.candidates)
     if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
-  r.delta = std::min(1.0, std::exp(r.log_delta) * (1 + tol::kMachineEps));
+  r.value = std::min(1.0, std::exp(r.log_value) * (1 + tol::kMachineEps));
   return r;
 }
 

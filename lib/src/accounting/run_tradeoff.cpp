@@ -94,7 +94,7 @@ run_tradeoff_result run_tradeoff(const training_run& run,
 
   // The ε grid: up to where δ ≤ 1e-12 is certified (RDP: an upper bound on that ε, cheap).
   const divergence::rdp_epsilon_result far = rdp_epsilon(run, 1e-12);
-  const double eps_max = std::clamp(std::isfinite(far.epsilon) ? far.epsilon : 1e4, 1e-3, 1e4);
+  const double eps_max = std::clamp(std::isfinite(far.value) ? far.value : 1e4, 1e-3, 1e4);
   // Cell slack ≲ 2·spacing·(loss scale); spacing relative to ε_max when the losses are small.
   const double spacing = options.relative_accuracy / 4 * std::min(1.0, eps_max);
   const auto cells = static_cast<std::size_t>(std::min(4e6, std::ceil(eps_max / spacing)));
@@ -106,7 +106,7 @@ run_tradeoff_result run_tradeoff(const training_run& run,
   static_cast<pld_diagnostics&>(r) = profile;
   r.epsilon_points = eps.size();
 
-  tradeoff_bracket b = tradeoff_from_profile(eps, profile.delta_lower, profile.delta_upper, alphas);
+  tradeoff_bracket b = tradeoff_from_profile(eps, profile.lower, profile.upper, alphas);
   r.beta_lower = std::move(b.beta_lower);
   r.beta_upper = std::move(b.beta_upper);
   // α = 0: every mechanism here adds Gaussian noise, so the output laws of neighbouring

@@ -268,7 +268,7 @@ epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta) {
   const double guess = 0.5 * mu_hi * mu_hi + mu_hi * std::sqrt(2 * -log_target) + 1.0;
   int evaluations = 2;
   if (upper_excess(0.0) <= 0) {
-    r.epsilon = r.epsilon_upper = 0.0;
+    r.value = r.upper = 0.0;
   } else {
     const root_result up = find_root_expanding_upward(upper_excess, 0.0, guess);
     evaluations += up.evaluations;
@@ -281,16 +281,16 @@ epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta) {
     }
     r.termination = up.termination;
     r.message = up.message;
-    r.epsilon = r.epsilon_upper = up.upper;
+    r.value = r.upper = up.upper;
   }
   if (lower_excess(0.0) <= 0) {
-    r.epsilon_lower = 0.0;  // ε ≥ 0 by definition
+    r.lower = 0.0;  // ε ≥ 0 by definition
   } else {
-    const root_result lo = find_root(lower_excess, 0.0, r.epsilon_upper);
+    const root_result lo = find_root(lower_excess, 0.0, r.upper);
     evaluations += lo.evaluations;
     // lower_excess(lower) ≥ 0 certifies δ(lower) ≥ δ, so no ε below `lower` can hold (δ(ε) is
     // strictly decreasing where positive); on failure 0 is still a valid lower end.
-    r.epsilon_lower = lo.f_lower >= 0 ? lo.lower : 0.0;
+    r.lower = lo.f_lower >= 0 ? lo.lower : 0.0;
   }
   r.evaluations = evaluations;
   return r;
@@ -303,7 +303,7 @@ epsilon_result gdp_epsilon(double mu, double delta) {
     epsilon_result r;
     r.kind = bound_kind::upper_bound;
     r.tight = true;
-    r.epsilon = r.epsilon_lower = r.epsilon_upper = 0.0;
+    r.value = r.lower = r.upper = 0.0;
     r.evaluations = 0;
     return r;
   }

@@ -230,8 +230,8 @@ rdp_epsilon_result rdp_epsilon(const rdp_curve& curve, double delta) {
       r.alpha = cand.alpha;
     }
   }
-  r.epsilon = r.epsilon_upper = best;
-  r.epsilon_lower = best;
+  r.value = r.upper = best;
+  r.lower = best;
   if (!std::isfinite(best)) {
     r.termination = termination_type::failure;
     r.message = "rdp_epsilon: no conversion gave a finite epsilon";
@@ -270,8 +270,8 @@ rdp_delta_result rdp_delta(const rdp_curve& curve, double epsilon) {
       r.alpha = cand.alpha;
     }
   }
-  r.log_delta = best;
-  r.delta = std::exp(best);
+  r.log_value = best;
+  r.value = std::exp(best);
   return r;
 }
 

@@ -72,7 +72,7 @@ epsilon_result tradeoff_epsilon(const tradeoff_function& f, double delta) {
   r.kind = bound_kind::upper_bound;
   r.tight = true;
   if (f.privacy_profile(0.0) <= delta) {
-    r.epsilon = r.epsilon_lower = r.epsilon_upper = 0.0;
+    r.value = r.lower = r.upper = 0.0;
     r.evaluations = 1;
     return r;
   }
@@ -84,9 +84,9 @@ epsilon_result tradeoff_epsilon(const tradeoff_function& f, double delta) {
   r.termination = root.termination;
   r.message = root.message;
   r.evaluations = root.evaluations;
-  r.epsilon_lower = root.lower;
-  r.epsilon_upper = root.upper;
-  r.epsilon = root.f_upper <= 0 ? root.upper : root.lower;
+  r.lower = root.lower;
+  r.upper = root.upper;
+  r.value = root.f_upper <= 0 ? root.upper : root.lower;
   return r;
 }
 

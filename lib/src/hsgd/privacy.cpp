@@ -1438,7 +1438,7 @@ divergence::rdp_epsilon_result epsilon_delta(std::span<const double> alphas,
   }
   divergence::rdp_epsilon_result out;
   if (a.empty()) {
-    out.epsilon = out.epsilon_lower = out.epsilon_upper = kInf;
+    out.value = out.lower = out.upper = kInf;
     out.message = "every order has epsilon_alpha = +inf";
   } else {
     out = divergence::rdp_epsilon(divergence::rdp_curve::at_orders(std::move(a), std::move(e)),

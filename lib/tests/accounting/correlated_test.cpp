@@ -367,7 +367,7 @@ TEST_CASE("lambda = 0: the pld route is the existing PLD calibration and beats F
   CHECK(pld.noise_multiplier == direct.noise_multiplier);
   // The budget holds at κ by the PLD accountant, evaluated afresh.
   run.phases[0].noise_multiplier = pld.noise_multiplier;
-  CHECK(acc::pld_epsilon(run, delta).epsilon <= eps);
+  CHECK(acc::pld_epsilon(run, delta).value <= eps);
   CHECK(pld.certified_epsilon <= eps);
   // The F.8 pair at C = I is the Poisson pair: the PLD κ is (up to its 1e-3 bracket) the
   // smallest any valid accountant of that pair can give, so no larger than F.9's.
@@ -529,8 +529,8 @@ TEST_CASE("projected lower bound: closed forms at r = 1 and T = 1", "[accounting
   acc::training_run run;
   run.phases.push_back({kappa, r, acc::sampling_scheme::poisson, 1});
   const auto bracket = acc::pld_delta(run, eps);
-  CHECK(d1 <= bracket.delta * (1 + 1e-9));
-  CHECK(d1 >= bracket.delta_lower * (1 - 1e-9));
+  CHECK(d1 <= bracket.value * (1 + 1e-9));
+  CHECK(d1 >= bracket.lower * (1 - 1e-9));
 }
 
 TEST_CASE("projected lower bound: below every valid calibration, close to PLD at lambda = 0",

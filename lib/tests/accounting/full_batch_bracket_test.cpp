@@ -51,24 +51,24 @@ TEST_CASE("full-batch epsilon: the certified bracket contains the exact epsilon 
     const double hi = t.at(i, "epsilon_hi"), lo = t.at(i, "epsilon_lo");
     const acc::training_run run = full_batch_run(t, i);
     const acc::pld_epsilon_result r = acc::pld_epsilon(run, delta);
-    INFO(t.where(i) << ": exact " << t.at(i, "epsilon") << ", bracket [" << r.epsilon_lower << ", "
-                    << r.epsilon_upper << "]");
+    INFO(t.where(i) << ": exact " << t.at(i, "epsilon") << ", bracket [" << r.lower << ", "
+                    << r.upper << "]");
     REQUIRE(r.converged());
     CHECK(r.kind == dpkit::bound_kind::upper_bound);
-    CHECK(r.epsilon == r.epsilon_upper);
-    CHECK(at_least_exact(r.epsilon_upper, hi, lo));
-    CHECK(at_most_exact(r.epsilon_lower, hi, lo));
+    CHECK(r.value == r.upper);
+    CHECK(at_least_exact(r.upper, hi, lo));
+    CHECK(at_most_exact(r.lower, hi, lo));
     // Tight: ~1e-14 wide where nothing cancels; up to ~1e-8 where the closed form's two terms
     // nearly cancel (μ ≲ 1e-3, deep tails), the price of a proven allowance there.
     if (hi > 0) {
-      const double width = (r.epsilon_upper - r.epsilon_lower) / hi;
+      const double width = (r.upper - r.lower) / hi;
       CHECK(width < (run.gdp_mu() >= 0.01 ? 1e-10 : 1e-7));
       widest = std::max(widest, width);
     }
     // The same through the accountant interface the CLI uses.
     const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
-    CHECK(e.value == r.epsilon_upper);
-    CHECK(e.lower == r.epsilon_lower);
+    CHECK(e.value == r.upper);
+    CHECK(e.lower == r.lower);
   }
   WARN("full-batch epsilon brackets: widest relative width " << widest);
 }
@@ -84,25 +84,25 @@ TEST_CASE("full-batch delta: the certified bracket contains the exact delta (50 
     const acc::training_run run = full_batch_run(t, i);
     const acc::pld_delta_result r = acc::pld_delta(run, epsilon);
     INFO(t.where(i) << ": exact delta " << t.at(i, "delta") << ", log " << t.at(i, "log_delta")
-                    << "; bracket [" << r.delta_lower << ", " << r.delta_upper << "], log upper "
-                    << r.log_delta);
+                    << "; bracket [" << r.lower << ", " << r.upper << "], log upper "
+                    << r.log_value);
     REQUIRE(r.converged());
-    CHECK(r.delta == r.delta_upper);
+    CHECK(r.value == r.upper);
     // log δ (upper bound) is finite wherever the exact log δ is a double.
     const double log_hi = t.at(i, "log_delta_hi"), log_lo = t.at(i, "log_delta_lo");
-    if (!std::isnan(log_hi)) CHECK(at_least_exact(r.log_delta, log_hi, log_lo));
+    if (!std::isnan(log_hi)) CHECK(at_least_exact(r.log_value, log_hi, log_lo));
     const double hi = t.at(i, "delta_hi"), lo = t.at(i, "delta_lo");
     if (std::isnan(hi)) {  // δ below the normal double range: both ends must be tiny, upper ≥ 0
-      CHECK(r.delta_lower <= 2.3e-308);
-      CHECK(r.delta_upper >= 0);
+      CHECK(r.lower <= 2.3e-308);
+      CHECK(r.upper >= 0);
       continue;
     }
     ++in_range;
-    CHECK(at_least_exact(r.delta_upper, hi, lo));
-    CHECK(at_most_exact(r.delta_lower, hi, lo));
+    CHECK(at_least_exact(r.upper, hi, lo));
+    CHECK(at_most_exact(r.lower, hi, lo));
     // As for ε: ~1e-13 where nothing cancels, up to ~1e-5 where the two terms of the closed
     // form nearly cancel (μ = 1e-4 at δ ~ 1e-200).
-    const double width = (r.delta_upper - r.delta_lower) / hi;
+    const double width = (r.upper - r.lower) / hi;
     CHECK(width < (run.gdp_mu() >= 0.01 ? 1e-7 : 1e-5));
     widest = std::max(widest, width);
   }

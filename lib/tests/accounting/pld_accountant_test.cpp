@@ -35,14 +35,14 @@ TEST_CASE("full-batch runs use the exact closed form", "[accounting][pld]") {
   CHECK(r.passes == 0);
   // μ = √400/20 = 1, widened by the rounding of √T/σ: the bracket encloses the one at μ = 1.
   const auto g = dpkit::divergence::gdp_epsilon(1.0, 1e-5);
-  CHECK(r.epsilon >= g.epsilon_upper);
-  CHECK(r.epsilon_lower <= g.epsilon_lower);
-  CHECK(relative_error(r.epsilon, g.epsilon) < 1e-13);
+  CHECK(r.value >= g.upper);
+  CHECK(r.lower <= g.lower);
+  CHECK(relative_error(r.value, g.value) < 1e-13);
   const auto d = acc::pld_delta(dpsgd(20.0, 1.0, 400), 2.0);
   CHECK(d.tight);
-  CHECK(d.delta_lower <= dpkit::divergence::gdp_delta(1.0, 2.0));
-  CHECK(d.delta_upper >= dpkit::divergence::gdp_delta(1.0, 2.0));
-  CHECK(relative_error(d.delta, dpkit::divergence::gdp_delta(1.0, 2.0)) < 1e-12);
+  CHECK(d.lower <= dpkit::divergence::gdp_delta(1.0, 2.0));
+  CHECK(d.upper >= dpkit::divergence::gdp_delta(1.0, 2.0));
+  CHECK(relative_error(d.value, dpkit::divergence::gdp_delta(1.0, 2.0)) < 1e-12);
 }
 
 TEST_CASE("the PLD accountant meets its accuracy target and stays below RDP", "[accounting][pld]") {
@@ -50,34 +50,34 @@ TEST_CASE("the PLD accountant meets its accuracy target and stays below RDP", "[
     for (auto [sigma, q, steps] : {std::tuple{1.0, 0.01, 1000LL}, std::tuple{2.0, 0.05, 200LL}}) {
       const auto run = dpsgd(sigma, q, steps, s);
       const auto r = acc::pld_epsilon(run, 1e-5);
-      CAPTURE(run.describe(), r.epsilon_lower, r.epsilon_upper, r.grid_spacing, r.passes);
+      CAPTURE(run.describe(), r.lower, r.upper, r.grid_spacing, r.passes);
       REQUIRE(r.converged());
-      CHECK(r.epsilon == r.epsilon_upper);
-      CHECK(r.epsilon_lower <= r.epsilon_upper);
-      CHECK(r.epsilon_upper - r.epsilon_lower <= 1e-3 * r.epsilon_upper);
+      CHECK(r.value == r.upper);
+      CHECK(r.lower <= r.upper);
+      CHECK(r.upper - r.lower <= 1e-3 * r.upper);
       // RDP is an upper bound on the true ε, which is at least the certified lower bound.
-      CHECK(acc::rdp_epsilon(run, 1e-5).epsilon >= r.epsilon_lower);
+      CHECK(acc::rdp_epsilon(run, 1e-5).value >= r.lower);
     }
   }
 }
 
 TEST_CASE("epsilon is monotone in sigma, q and steps", "[accounting][pld]") {
-  const double base = acc::pld_epsilon(dpsgd(1.0, 0.02, 500), 1e-5).epsilon_lower;
-  CHECK(acc::pld_epsilon(dpsgd(1.2, 0.02, 500), 1e-5).epsilon_upper < base);
-  CHECK(acc::pld_epsilon(dpsgd(1.0, 0.03, 500), 1e-5).epsilon_lower >
-        acc::pld_epsilon(dpsgd(1.0, 0.02, 500), 1e-5).epsilon_upper);
-  CHECK(acc::pld_epsilon(dpsgd(1.0, 0.02, 700), 1e-5).epsilon_lower >
-        acc::pld_epsilon(dpsgd(1.0, 0.02, 500), 1e-5).epsilon_upper);
+  const double base = acc::pld_epsilon(dpsgd(1.0, 0.02, 500), 1e-5).lower;
+  CHECK(acc::pld_epsilon(dpsgd(1.2, 0.02, 500), 1e-5).upper < base);
+  CHECK(acc::pld_epsilon(dpsgd(1.0, 0.03, 500), 1e-5).lower >
+        acc::pld_epsilon(dpsgd(1.0, 0.02, 500), 1e-5).upper);
+  CHECK(acc::pld_epsilon(dpsgd(1.0, 0.02, 700), 1e-5).lower >
+        acc::pld_epsilon(dpsgd(1.0, 0.02, 500), 1e-5).upper);
 }
 
 TEST_CASE("delta bounds bracket and invert the epsilon bounds", "[accounting][pld]") {
   const auto run = dpsgd(1.0, 0.01, 1000);
   const auto e = acc::pld_epsilon(run, 1e-5);
-  const auto d = acc::pld_delta(run, e.epsilon_upper);
-  CHECK(d.delta_upper <= 1e-5 * (1 + 1e-6));  // at ε_upper, δ ≤ the target
-  CHECK(d.delta_lower <= d.delta_upper);
-  const auto d2 = acc::pld_delta(run, e.epsilon_lower);
-  CHECK(d2.delta_upper >= 1e-5 * (1 - 1e-6));  // at ε_lower, δ ≥ the target
+  const auto d = acc::pld_delta(run, e.upper);
+  CHECK(d.upper <= 1e-5 * (1 + 1e-6));  // at ε_upper, δ ≤ the target
+  CHECK(d.lower <= d.upper);
+  const auto d2 = acc::pld_delta(run, e.lower);
+  CHECK(d2.upper >= 1e-5 * (1 - 1e-6));  // at ε_lower, δ ≥ the target
 }
 
 TEST_CASE("a Gaussian factor composes with subsampled steps (BSA24 Thm 4.9 shape)",
@@ -86,10 +86,10 @@ TEST_CASE("a Gaussian factor composes with subsampled steps (BSA24 Thm 4.9 shape
   const auto without = acc::pld_epsilon(run, 1e-5);
   run.gaussian_mu = 0.5;
   const auto with = acc::pld_epsilon(run, 1e-5);
-  CHECK(with.epsilon_lower > without.epsilon_upper);
+  CHECK(with.lower > without.upper);
   // Composing with G(μ₀) costs at most G(μ₀)'s own budget on top (ε(δ) is subadditive-ish):
   // compare with the CLT picture only loosely; the certified check is the bracket itself.
-  CHECK(with.epsilon_upper - with.epsilon_lower <= 1e-3 * with.epsilon_upper);
+  CHECK(with.upper - with.lower <= 1e-3 * with.upper);
 }
 
 TEST_CASE("a fixed grid is honoured and bad options are rejected", "[accounting][pld]") {
@@ -98,7 +98,7 @@ TEST_CASE("a fixed grid is honoured and bad options are rejected", "[accounting]
   const auto r = acc::pld_epsilon(dpsgd(1.0, 0.1, 100), 1e-5, o);
   CHECK(r.grid_spacing == 0.01);
   CHECK(r.passes == 1);
-  CHECK(r.epsilon_lower <= r.epsilon_upper);
+  CHECK(r.lower <= r.upper);
   o.relative_accuracy = 0;
   REQUIRE_THROWS_WITH(acc::pld_epsilon(dpsgd(1.0, 0.1, 100), 1e-5, o),
                       Contains("relative_accuracy is 0, but must be in (0, 1)"));
@@ -115,7 +115,7 @@ TEST_CASE("the memory limit stops refinement honestly", "[accounting][pld]") {
   const auto r = acc::pld_epsilon(dpsgd(1.0, 0.05, 200), 1e-5, o);
   CHECK(r.termination == dpkit::termination_type::max_iterations);
   CHECK_THAT(r.message, Contains("not reached"));
-  CHECK(r.epsilon_lower <= r.epsilon_upper);  // the bracket kept is still certified
+  CHECK(r.lower <= r.upper);  // the bracket kept is still certified
 }
 
 TEST_CASE("certified brackets contain the high-precision profiles of T <= 3 steps",
@@ -138,10 +138,10 @@ TEST_CASE("tiny delta: the accountant stays converged and tight", "[accounting][
   const auto run = dpsgd(1.0, 0.01, 10000);
   for (double delta : {1e-12, 1e-14}) {
     const auto r = acc::pld_epsilon(run, delta);
-    CAPTURE(delta, r.epsilon_lower, r.epsilon_upper, r.message);
+    CAPTURE(delta, r.lower, r.upper, r.message);
     REQUIRE(r.converged());
-    CHECK(r.epsilon_upper - r.epsilon_lower <= 1e-3 * r.epsilon_upper);
-    CHECK(acc::rdp_epsilon(run, delta).epsilon >= r.epsilon_lower);
+    CHECK(r.upper - r.lower <= 1e-3 * r.upper);
+    CHECK(acc::rdp_epsilon(run, delta).value >= r.lower);
   }
 }
 
@@ -187,10 +187,10 @@ TEST_CASE("a steps curve brackets the high-precision profiles of T <= 3 steps",
       REQUIRE(it != ref.end());
       INFO("q = " << qs.first << ", sigma = " << qs.second << ", T = " << steps[i]
                   << ", eps = " << eps << ": reference " << it->second << " in ["
-                  << curve[i].delta_lower << ", " << curve[i].delta_upper << "]");
-      CHECK(curve[i].delta_lower <= it->second);
-      CHECK(it->second <= curve[i].delta_upper);
-      CHECK(curve[i].delta_upper - curve[i].delta_lower <= 1.05e-3 * curve[i].delta_upper);
+                  << curve[i].lower << ", " << curve[i].upper << "]");
+      CHECK(curve[i].lower <= it->second);
+      CHECK(it->second <= curve[i].upper);
+      CHECK(curve[i].upper - curve[i].lower <= 1.05e-3 * curve[i].upper);
       ++checked;
     }
   }
@@ -210,16 +210,16 @@ TEST_CASE("a steps curve agrees with separate runs and reuses its grid",
     acc::training_run one = run;
     one.phases.back().steps = steps[i];
     const auto single = acc::pld_epsilon(one, 1e-5);
-    INFO("T = " << steps[i] << ": curve [" << curve[i].epsilon_lower << ", "
-                << curve[i].epsilon_upper << "], alone [" << single.epsilon_lower << ", "
-                << single.epsilon_upper << "]");
+    INFO("T = " << steps[i] << ": curve [" << curve[i].lower << ", "
+                << curve[i].upper << "], alone [" << single.lower << ", "
+                << single.upper << "]");
     CHECK(curve[i].converged());
-    CHECK(curve[i].epsilon == curve[i].epsilon_upper);
-    CHECK(curve[i].epsilon_lower <= single.epsilon_upper);
-    CHECK(single.epsilon_lower <= curve[i].epsilon_upper);
-    CHECK(curve[i].epsilon_upper - curve[i].epsilon_lower <= 1e-3 * curve[i].epsilon_upper);
+    CHECK(curve[i].value == curve[i].upper);
+    CHECK(curve[i].lower <= single.upper);
+    CHECK(single.lower <= curve[i].upper);
+    CHECK(curve[i].upper - curve[i].lower <= 1e-3 * curve[i].upper);
     for (std::size_t j = 0; j < steps.size(); ++j)
-      if (steps[j] > steps[i]) CHECK(curve[i].epsilon_lower <= curve[j].epsilon_upper);
+      if (steps[j] > steps[i]) CHECK(curve[i].lower <= curve[j].upper);
   }
   // The shorter runs start on the longest run's grid: one pass each.
   CHECK(curve[2].passes >= 1);
@@ -233,10 +233,10 @@ TEST_CASE("a steps curve of full-batch runs is the closed form at every point",
   const auto curve = acc::pld_epsilon_curve(dpsgd(10.0, 1.0, 1), steps, 1e-6);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const double mu = std::sqrt(static_cast<double>(steps[i])) / 10.0;
-    const double exact = dpkit::divergence::gdp_epsilon(mu, 1e-6).epsilon;
+    const double exact = dpkit::divergence::gdp_epsilon(mu, 1e-6).value;
     CHECK(curve[i].tight);
-    CHECK(curve[i].epsilon_lower <= exact * (1 + 1e-14));
-    CHECK(exact <= curve[i].epsilon_upper * (1 + 1e-14));
+    CHECK(curve[i].lower <= exact * (1 + 1e-14));
+    CHECK(exact <= curve[i].upper * (1 + 1e-14));
   }
 }
 

@@ -36,8 +36,8 @@ TEST_CASE("composed Gaussian PLD brackets the exact GDP profile", "[accounting][
     for (double delta : {1e-3, 1e-6, 1e-9}) {
       CAPTURE(mu, steps, delta);
       const auto exact = dpkit::divergence::gdp_epsilon(total, delta);
-      CHECK(b.optimistic.epsilon(delta) <= exact.epsilon_lower);
-      CHECK(exact.epsilon_upper <= b.pessimistic.epsilon(delta));
+      CHECK(b.optimistic.epsilon(delta) <= exact.lower);
+      CHECK(exact.upper <= b.pessimistic.epsilon(delta));
     }
     for (double eps : {0.0, 0.5, 2.0}) {
       CAPTURE(mu, steps, eps);
@@ -79,7 +79,7 @@ TEST_CASE("tilted compositions bracket tiny delta tightly", "[accounting][pld]")
     focus.delta = delta;
     const auto up = acc::compose({&fp, 1}, 1e-20, 1 << 22, focus);
     const auto lo = acc::compose({&fo, 1}, 1e-20, 1 << 22, focus);
-    const double exact = dpkit::divergence::gdp_epsilon(total, delta).epsilon;
+    const double exact = dpkit::divergence::gdp_epsilon(total, delta).value;
     const double gap = up.epsilon(delta) - lo.epsilon(delta);
     const double plain_gap = plain_up.epsilon(delta) - plain_lo.epsilon(delta);
     CAPTURE(delta, lo.epsilon(delta), exact, up.epsilon(delta), up.tilt, plain_gap);
@@ -150,7 +150,7 @@ TEST_CASE("heterogeneous factors compose like their product", "[accounting][pld]
   const std::vector<acc::pld_factor> fo = {{&da.second, 50}, {&db.second, 20}, {&dc.second, 1}};
   const auto up = acc::compose(fp, 1e-12, 1 << 22), lo = acc::compose(fo, 1e-12, 1 << 22);
   const double exact =
-      dpkit::divergence::gdp_epsilon(std::sqrt(50 * 0.09 + 20 * 0.16 + 1.44), 1e-6).epsilon;
+      dpkit::divergence::gdp_epsilon(std::sqrt(50 * 0.09 + 20 * 0.16 + 1.44), 1e-6).value;
   CHECK(lo.epsilon(1e-6) <= exact);
   CHECK(exact <= up.epsilon(1e-6));
   CHECK(up.epsilon(1e-6) - lo.epsilon(1e-6) < 0.01 * exact);
@@ -210,7 +210,7 @@ TEST_CASE("epsilon beyond 709 (where e^epsilon overflows) is still bracketed",
           "[accounting][pld]") {
   // G(4.5)^⊗100 = G(45): ε(1e-5) ≈ 1200. Regression: the ε solve once saturated at log(DBL_MAX).
   const bracket b = compose_gaussian(4.5, 100, 0.02);
-  const double exact = dpkit::divergence::gdp_epsilon(45.0, 1e-5).epsilon;
+  const double exact = dpkit::divergence::gdp_epsilon(45.0, 1e-5).value;
   REQUIRE(exact > 709.8);
   CHECK(b.optimistic.epsilon(1e-5) <= exact);
   CHECK(exact <= b.pessimistic.epsilon(1e-5));

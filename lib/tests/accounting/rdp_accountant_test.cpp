@@ -32,10 +32,10 @@ TEST_CASE("RDP accountant: Gaussian runs reduce to the linear curve", "[accounti
   run.phases.push_back({20.0, 1.0, acc::sampling_scheme::poisson, 400});
   const auto r = acc::rdp_epsilon(run, 1e-5);
   CHECK(relative_error(
-            r.epsilon,
-            dpkit::divergence::rdp_epsilon(dpkit::divergence::gdp_rdp_curve(1.0), 1e-5).epsilon) <
+            r.value,
+            dpkit::divergence::rdp_epsilon(dpkit::divergence::gdp_rdp_curve(1.0), 1e-5).value) <
         1e-14);
-  CHECK(r.epsilon > dpkit::divergence::gdp_epsilon(1.0, 1e-5).epsilon);
+  CHECK(r.value > dpkit::divergence::gdp_epsilon(1.0, 1e-5).value);
 }
 
 TEST_CASE("RDP accountant picks the best order and conversion", "[accounting][rdp]") {
@@ -45,15 +45,15 @@ TEST_CASE("RDP accountant picks the best order and conversion", "[accounting][rd
   // No single integer order from 2 to 256 does better with the best conversion (BBG20).
   for (double a = 2; a <= 256; a += 1) {
     CAPTURE(a);
-    CHECK(r.epsilon <=
+    CHECK(r.value <=
           dpkit::divergence::rdp_epsilon_at_order(dpkit::divergence::rdp_conversion::bbg20, a,
                                                   acc::run_rdp(run, a), 1e-5) +
               1e-12);
   }
   CHECK(r.kind == dpkit::bound_kind::upper_bound);
   CHECK_FALSE(r.tight);
-  const auto d = acc::rdp_delta(run, r.epsilon);
-  CHECK(d.delta <= 1e-5 * (1 + 1e-6));
+  const auto d = acc::rdp_delta(run, r.value);
+  CHECK(d.value <= 1e-5 * (1 + 1e-6));
   REQUIRE_THROWS_AS(acc::rdp_epsilon(run, 0.0), std::domain_error);
   REQUIRE_THROWS_AS(acc::run_rdp(run, 1.0), std::domain_error);
 }
@@ -70,8 +70,8 @@ TEST_CASE("RDP accountant searches the integers between the ladder's orders", "[
   run.phases.push_back({1.3, 0.0025, acc::sampling_scheme::poisson, 6000});
   const auto r = acc::rdp_epsilon(run, 1e-5);
   const double reference = 0.72422340261093919615;
-  CHECK(r.epsilon >= reference);               // outward rounding keeps it a bound
-  CHECK(r.epsilon <= reference * (1 + 1e-9));  // and it finds the integer optimum
+  CHECK(r.value >= reference);               // outward rounding keeps it a bound
+  CHECK(r.value <= reference * (1 + 1e-9));  // and it finds the integer optimum
   CHECK(r.alpha == 19.0);
 }
 
@@ -94,13 +94,13 @@ TEST_CASE("an RDP steps curve equals separate runs bit for bit", "[accounting][r
     const auto e = acc::rdp_epsilon(one, 1e-5);
     const auto d = acc::rdp_delta(one, 2.0);
     INFO("T = " << steps[i]);
-    CHECK(eps[i].epsilon == e.epsilon);
+    CHECK(eps[i].value == e.value);
     CHECK(eps[i].alpha == e.alpha);
     CHECK(eps[i].conversion == e.conversion);
-    CHECK(del[i].delta == d.delta);
-    CHECK(del[i].log_delta == d.log_delta);
+    CHECK(del[i].value == d.value);
+    CHECK(del[i].log_value == d.log_value);
   }
-  CHECK(eps[0].epsilon < eps[4].epsilon);
+  CHECK(eps[0].value < eps[4].value);
   CHECK_THROWS_AS(acc::rdp_epsilon_curve(run, std::vector<long long>{0}, 1e-5), std::domain_error);
   CHECK_THROWS_AS(acc::rdp_epsilon_curve(acc::training_run{}, std::vector<long long>{5}, 1e-5),
                   std::domain_error);
@@ -134,12 +134,12 @@ TEST_CASE("the RDP accountant at given orders converts T times the 50-digit RDP,
     const double expected = best(composed), expected_hi = best(composed * (1 + 2e-10));
     const std::vector<double> orders = {alpha};
     const auto r = acc::rdp_epsilon_at_orders(run, 1e-5, orders);
-    INFO("q = " << q << ", sigma = " << sigma << ", alpha = " << alpha << ": " << r.epsilon
+    INFO("q = " << q << ", sigma = " << sigma << ", alpha = " << alpha << ": " << r.value
                 << " vs " << expected);
-    CHECK(r.epsilon >= expected);
+    CHECK(r.value >= expected);
     // ... plus the conversion's own rounding allowance, 16 ulp of its terms (|log δ|/(α − 1) is
     // at most 1151 here: ≤ 5e-12).
-    CHECK(r.epsilon <= expected_hi * (1 + 1e-13) + 5e-12);
+    CHECK(r.value <= expected_hi * (1 + 1e-13) + 5e-12);
     CHECK(r.alpha == alpha);
     ++checked;
   }
@@ -151,10 +151,10 @@ TEST_CASE("the RDP accountant at given orders converts T times the 50-digit RDP,
   const std::vector<double> few = {2, 4, 8, 16, 32}, more = {2, 4, 8, 16, 19, 32};
   const auto a = acc::rdp_epsilon_at_orders(run, 1e-5, few);
   const auto b = acc::rdp_epsilon_at_orders(run, 1e-5, more);
-  CHECK(b.epsilon <= a.epsilon);
-  CHECK(acc::rdp_epsilon(run, 1e-5).epsilon <= b.epsilon * (1 + 1e-12));
-  const auto d = acc::rdp_delta_at_orders(run, a.epsilon, few);
-  CHECK(d.delta <= 1e-5 * (1 + 1e-6));  // the δ of the same orders at that ε
+  CHECK(b.value <= a.value);
+  CHECK(acc::rdp_epsilon(run, 1e-5).value <= b.value * (1 + 1e-12));
+  const auto d = acc::rdp_delta_at_orders(run, a.value, few);
+  CHECK(d.value <= 1e-5 * (1 + 1e-6));  // the δ of the same orders at that ε
   CHECK_THROWS_AS(acc::rdp_epsilon_at_orders(run, 1e-5, std::vector<double>{}), std::domain_error);
   CHECK_THROWS_AS(acc::rdp_epsilon_at_orders(run, 1e-5, std::vector<double>{1.0}),
                   std::domain_error);

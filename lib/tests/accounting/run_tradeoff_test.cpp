@@ -112,9 +112,9 @@ TEST_CASE("composed subsampled runs: a narrow certified bracket consistent with 
       from_upper = std::max(from_upper, 1 - t.beta_upper[i] - std::exp(eps) * alphas[i]);
       from_lower = std::max(from_lower, 1 - t.beta_lower[i] - std::exp(eps) * alphas[i]);
     }
-    CAPTURE(eps, from_upper, from_lower, d.delta_lower, d.delta_upper);
-    CHECK(from_upper <= d.delta_upper);
-    CHECK(from_lower >= d.delta_lower - 0.01);  // α-grid resolution 1/400
+    CAPTURE(eps, from_upper, from_lower, d.lower, d.upper);
+    CHECK(from_upper <= d.upper);
+    CHECK(from_lower >= d.lower - 0.01);  // α-grid resolution 1/400
   }
   // Symmetric: both neighbouring directions are in the curve, so f(f(α)) = α. f is convex,
   // hence below the chords of its values on the α grid, hence below the interpolated β_upper;

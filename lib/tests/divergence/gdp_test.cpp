@@ -64,12 +64,12 @@ TEST_CASE("epsilon of 1-GDP at delta 1e-5 matches the reference to 1e-10", "[div
   REQUIRE(r.converged());
   CHECK(r.kind == dpkit::bound_kind::upper_bound);
   CHECK(r.tight);
-  CHECK(relative_error(r.epsilon, reference_epsilon(1.0, 1e-5)) < 1e-10);
+  CHECK(relative_error(r.value, reference_epsilon(1.0, 1e-5)) < 1e-10);
 }
 
 TEST_CASE("tails are exact: mu = 4.714, delta = 1e-5 (the (1+erf)/2 trap)", "[divergence][gdp]") {
   const double ref = reference_epsilon(4.714, 1e-5);
-  CHECK(relative_error(dv::gdp_epsilon(4.714, 1e-5).epsilon, ref) < 1e-10);
+  CHECK(relative_error(dv::gdp_epsilon(4.714, 1e-5).value, ref) < 1e-10);
   // The same check applied to the naive Φ fails by about +0.7 (in BSA24's Table 4 setting), so the
   // assertion above would catch that implementation.
   CHECK(naive_epsilon(4.714, 1e-5) - ref > 0.5);
@@ -81,16 +81,16 @@ TEST_CASE("gdp_epsilon returns the certified end of a tight bracket", "[divergen
       CAPTURE(mu, delta);
       const auto r = dv::gdp_epsilon(mu, delta);
       REQUIRE(r.converged());
-      CHECK(r.epsilon_lower <= r.epsilon);
-      CHECK(r.epsilon <= r.epsilon_upper);
-      CHECK(r.epsilon == r.epsilon_upper);
+      CHECK(r.lower <= r.value);
+      CHECK(r.value <= r.upper);
+      CHECK(r.value == r.upper);
       // The proven rounding allowance keeps the bracket narrow: measured 1e-13 relative at
       // μ ≥ 1 (100–800 ulp), 1.5e-11 at μ = 0.01 where the closed form's terms nearly cancel.
-      CHECK(r.epsilon_upper - r.epsilon_lower <=
-            (mu >= 1 ? 1e-12 : 1e-10) * std::max(r.epsilon, 1e-300));
+      CHECK(r.upper - r.lower <=
+            (mu >= 1 ? 1e-12 : 1e-10) * std::max(r.value, 1e-300));
       // Certified: at the returned ε, even the computed δ(ε) is below the target (compared in
       // log space, where it is computed; exp() may round up by an ulp).
-      CHECK(dv::gdp_log_delta(mu, r.epsilon) <= std::log(delta));
+      CHECK(dv::gdp_log_delta(mu, r.value) <= std::log(delta));
     }
   }
 }
@@ -100,10 +100,10 @@ TEST_CASE("epsilon is 0 exactly when delta >= delta(0) = 2 Phi(mu/2) - 1", "[div
     const double delta0 = 1 - 2 * dpkit::normal_cdf(-mu / 2);
     CAPTURE(mu, delta0);
     CHECK(relative_error(dv::gdp_delta(mu, 0.0), delta0) < dpkit::tol::kTol2);
-    CHECK(dv::gdp_epsilon(mu, std::min(delta0 * 1.001, 0.999)).epsilon == 0.0);
-    CHECK(dv::gdp_epsilon(mu, delta0 * 0.999).epsilon > 0.0);
+    CHECK(dv::gdp_epsilon(mu, std::min(delta0 * 1.001, 0.999)).value == 0.0);
+    CHECK(dv::gdp_epsilon(mu, delta0 * 0.999).value > 0.0);
   }
-  CHECK(dv::gdp_epsilon(0.0, 1e-10).epsilon == 0.0);
+  CHECK(dv::gdp_epsilon(0.0, 1e-10).value == 0.0);
   CHECK(dv::gdp_delta(0.0, 0.5) == 0.0);
   CHECK(relative_error(dv::gdp_delta(0.0, -0.5), -std::expm1(-0.5)) < dpkit::tol::kTol0);
 }
@@ -152,9 +152,9 @@ TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation
     const auto e = dv::gdp_epsilon(mu, 1e-6);
     // Both conversions return their certified end, each moved outward by a rounding allowance
     // of up to ~1e-11 relative: the round trips close to that, on the safe side.
-    CHECK(relative_error(dv::gdp_delta(mu, e.epsilon), 1e-6) < 1e-9);
-    CHECK(dv::gdp_delta(mu, e.epsilon) <= 1e-6);
-    const auto m = dv::gdp_mu(e.epsilon, 1e-6);
+    CHECK(relative_error(dv::gdp_delta(mu, e.value), 1e-6) < 1e-9);
+    CHECK(dv::gdp_delta(mu, e.value) <= 1e-6);
+    const auto m = dv::gdp_mu(e.value, 1e-6);
     CHECK(relative_error(m.value, mu) < 1e-10);
   }
   // Very large ε stays finite in log space: log δ ≈ −ε²/(2μ²).

@@ -30,7 +30,7 @@ TEST_CASE("every RDP conversion upper-bounds the exact GDP epsilon", "[divergenc
   for (double mu : {0.05, 0.3, 1.0, 3.0, 10.0}) {
     for (double delta : {1e-12, 1e-6, 1e-3, 0.1}) {
       CAPTURE(mu, delta);
-      const double exact = dv::gdp_epsilon(mu, delta).epsilon;
+      const double exact = dv::gdp_epsilon(mu, delta).value;
       const auto curve = dv::gdp_rdp_curve(mu);
       CHECK(curve(7.0) == dv::gdp_rdp(mu, 7.0));
       const auto r = dv::rdp_epsilon(curve, delta);
@@ -42,7 +42,7 @@ TEST_CASE("every RDP conversion upper-bounds the exact GDP epsilon", "[divergenc
         REQUIRE(c.applicable);
         CHECK(c.value >= exact * (1 - 1e-12));
       }
-      CHECK(r.epsilon == std::min({r.candidates[0].value, r.candidates[1].value,
+      CHECK(r.value == std::min({r.candidates[0].value, r.candidates[1].value,
                                    r.candidates[2].value, r.candidates[3].value}));
     }
   }
@@ -75,7 +75,7 @@ TEST_CASE("discrete orders: the optimum is the best order", "[divergence][rdp]")
   for (std::size_t i = 0; i < alphas.size(); ++i)
     for (rdp_conversion c : {rdp_conversion::mir17, rdp_conversion::bbg20, rdp_conversion::alc21})
       brute = std::min(brute, dv::rdp_epsilon_at_order(c, alphas[i], eps[i], delta));
-  CHECK(r.epsilon == std::max(brute, 0.0));
+  CHECK(r.value == std::max(brute, 0.0));
   CHECK(std::find(alphas.begin(), alphas.end(), r.alpha) != alphas.end());
   CHECK_FALSE(r.candidates[0].applicable);  // BS16 needs a linear curve
   REQUIRE_THROWS_AS(curve(5.0), std::domain_error);
@@ -96,19 +96,19 @@ TEST_CASE("rdp_delta is consistent with rdp_epsilon", "[divergence][rdp]") {
       CAPTURE(rho, delta);
       const auto curve = dv::rdp_curve::linear(rho);
       const auto e = dv::rdp_epsilon(curve, delta);
-      const auto d = dv::rdp_delta(curve, e.epsilon);
-      CHECK(d.delta <= delta * (1 + 1e-8));
-      CHECK(d.delta >= delta * 0.5);  // the same conversions, inverted: not much better either
+      const auto d = dv::rdp_delta(curve, e.value);
+      CHECK(d.value <= delta * (1 + 1e-8));
+      CHECK(d.value >= delta * 0.5);  // the same conversions, inverted: not much better either
       // δ at the exact GDP ε must be at least the exact δ (RDP can only lose).
       const double mu = std::sqrt(2 * rho);
-      const double eps = dv::gdp_epsilon(mu, delta).epsilon;
-      CHECK(dv::rdp_delta(curve, eps).delta >= delta * (1 - 1e-9));
+      const double eps = dv::gdp_epsilon(mu, delta).value;
+      CHECK(dv::rdp_delta(curve, eps).value >= delta * (1 - 1e-9));
     }
   }
 }
 
 TEST_CASE("RDP edge cases and bad input", "[divergence][rdp]") {
-  CHECK(dv::rdp_epsilon(dv::rdp_curve::linear(0.0), 1e-5).epsilon == 0.0);
+  CHECK(dv::rdp_epsilon(dv::rdp_curve::linear(0.0), 1e-5).value == 0.0);
   CHECK(dv::gdp_rdp(2.0, 3.0) == 6.0);
   CHECK(dv::to_string(rdp_conversion::bbg20) == "BBG20");
   REQUIRE_THROWS_WITH(dv::gdp_rdp(1.0, 1.0),

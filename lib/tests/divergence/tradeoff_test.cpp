@@ -50,9 +50,9 @@ TEST_CASE("tradeoff_epsilon inverts a profile (generic and closed form agree)",
       const auto generic = dv::tradeoff_epsilon(opaque_gaussian(mu), delta);
       const auto exact = dv::gdp_epsilon(mu, delta);
       REQUIRE(generic.converged());
-      CHECK(relative_error(generic.epsilon, exact.epsilon) < 1e-8);
+      CHECK(relative_error(generic.value, exact.value) < 1e-8);
       const auto closed = dv::tradeoff_epsilon(dv::gaussian_tradeoff(mu), delta);
-      CHECK(relative_error(closed.epsilon, exact.epsilon) < 1e-11);
+      CHECK(relative_error(closed.value, exact.value) < 1e-11);
     }
   }
 }

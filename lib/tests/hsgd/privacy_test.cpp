@@ -783,12 +783,12 @@ TEST_CASE("hsgd privacy: epsilon-delta from the RDP orders by the divergence con
   }
   best = std::max(best, 0.0);
   const dv::rdp_epsilon_result r = hs::epsilon_delta(alphas, rdp, delta);
-  CHECK(relative_error(r.epsilon, best) < 1e-12);
+  CHECK(relative_error(r.value, best) < 1e-12);
   CHECK(r.kind == dpkit::bound_kind::approximation);
   CHECK_THAT(r.message, Contains("approximation for noisy SGD"));
   const std::vector<double> all_inf = {INFINITY, INFINITY};
   const std::vector<double> two = {2, 3};
-  CHECK(hs::epsilon_delta(two, all_inf, delta).epsilon == INFINITY);
+  CHECK(hs::epsilon_delta(two, all_inf, delta).value == INFINITY);
   REQUIRE_THROWS_WITH(hs::epsilon_delta(two, std::vector<double>{0.1}, delta),
                       Contains("rdp_epsilons.size() is 1"));
   // The trajectory version: one RDP trajectory per order, converted at each time.
@@ -804,10 +804,10 @@ TEST_CASE("hsgd privacy: epsilon-delta from the RDP orders by the divergence con
     const std::vector<double> rdp_j = {
         hs::last_iterate_rdp(law, data, pairs, times, 2.0).values[j].epsilon,
         hs::last_iterate_rdp(law, data, pairs, times, 8.0).values[j].epsilon};
-    CHECK(eds[j].epsilon == hs::epsilon_delta(orders, rdp_j, delta).epsilon);
+    CHECK(eds[j].value == hs::epsilon_delta(orders, rdp_j, delta).value);
     CHECK(eds[j].kind == dpkit::bound_kind::approximation);
   }
-  CHECK(eds[1].epsilon > eds[0].epsilon);  // ε(t) grows while the last iterate sees more steps
+  CHECK(eds[1].value > eds[0].value);  // ε(t) grows while the last iterate sees more steps
 }
 
 TEST_CASE("hsgd privacy: bad input is rejected with the check_* message", "[hsgd][privacy]") {

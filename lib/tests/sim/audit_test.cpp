@@ -330,7 +330,7 @@ TEST_CASE("epsilon_lower_bound is below and near the true epsilon of mu-GDP", "[
   sim::tradeoff_options o;
   o.thresholds = grid(-3, 5, 0.25);
   for (const double delta : {1e-5, 1e-3}) {
-    const double truth = dpkit::divergence::gdp_epsilon(2, delta).epsilon;  // 10.0, 7.58
+    const double truth = dpkit::divergence::gdp_epsilon(2, delta).value;  // 10.0, 7.58
     CAPTURE(delta, truth);
     // Validity: at confidence 1 − 1e-6 the bound exceeds the truth with probability ≤ 1e-6
     // (guaranteed).

@@ -114,10 +114,10 @@ std::vector<accuracy_case> make_cases() {
        },
        [](const csv_table& t, std::size_t i) { return std::isfinite(t.at(i, "log_delta")); }, kTol3,
        error_measure::relative, "all rows with δ > 0: μ ∈ [1e-6, 50], ε up to 1000"});
-  cs.push_back({"gdp_epsilon", "divergence", "gdp_epsilon(mu, delta).epsilon", "gdp_epsilon.csv",
+  cs.push_back({"gdp_epsilon", "divergence", "gdp_epsilon(mu, delta).value", "gdp_epsilon.csv",
                 "epsilon",
                 [](const csv_table& t, std::size_t i) {
-                  return divergence::gdp_epsilon(t.at(i, "mu"), t.at(i, "delta")).epsilon;
+                  return divergence::gdp_epsilon(t.at(i, "mu"), t.at(i, "delta")).value;
                 },
                 nullptr, kTol5, error_measure::relative,
                 "μ ∈ [0.01, 50], δ ∈ [1e-15, 0.5]; ε = 0 rows must be exactly 0. The value is "
@@ -204,13 +204,13 @@ std::vector<accuracy_case> make_cases() {
 std::pair<double, double> delta_bracket(std::vector<accounting::loss_factor> factors,
                                         double epsilon) {
   const auto r = accounting::pld_delta(std::span<const accounting::loss_factor>(factors), epsilon);
-  return {r.delta_lower, r.delta_upper};
+  return {r.lower, r.upper};
 }
 
 std::pair<double, double> epsilon_bracket(std::vector<accounting::loss_factor> factors,
                                           double delta) {
   const auto r = accounting::pld_epsilon(std::span<const accounting::loss_factor>(factors), delta);
-  return {r.epsilon_lower, r.epsilon_upper};
+  return {r.lower, r.upper};
 }
 
 subsampling::adjacency_direction direction_of(double d) {

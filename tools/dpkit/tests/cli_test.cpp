@@ -81,7 +81,7 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
   CHECK(relative_error(
             eps, reference("gdp_epsilon.csv", "epsilon", {{"mu", 1.0}, {"delta", 1e-5}})) < 1e-10);
   // JSON doubles round-trip exactly.
-  CHECK(eps == dpkit::divergence::gdp_epsilon(1.0, 1e-5).epsilon);
+  CHECK(eps == dpkit::divergence::gdp_epsilon(1.0, 1e-5).value);
   CHECK(res.at("epsilon_lower").get<double>() <= eps);
   CHECK(res.at("epsilon_upper").get<double>() >= eps);
 }
@@ -435,7 +435,7 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(rows[0].at("bound") == "shifted-interpolation");
   CHECK(relative_error(rows[0].at("mu").get<double>(), mu) < 1e-12);
   CHECK(rows[0].at("epsilon").get<double>() ==
-        Approx(dpkit::divergence::gdp_epsilon(mu, 1e-5).epsilon).epsilon(1e-9));
+        Approx(dpkit::divergence::gdp_epsilon(mu, 1e-5).value).epsilon(1e-9));
   CHECK(rows[1].at("bound") == "rdp-shifted");
   CHECK(rows[1].at("epsilon").get<double>() > rows[0].at("epsilon").get<double>());
   CHECK(rows[2].at("bound") == "composition");

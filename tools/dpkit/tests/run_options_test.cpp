@@ -79,7 +79,7 @@ TEST_CASE("epsilon in a training loop's units is the same run as in steps and ra
   const json q1 =
       run_json("epsilon --sampling-rate 1 --noise-multiplier 20 --steps 400 --delta 1e-5");
   CHECK(fb.at("results") == q1.at("results"));
-  const double exact = dpkit::divergence::gdp_epsilon(1.0, 1e-5).epsilon;  // √400/20 = 1
+  const double exact = dpkit::divergence::gdp_epsilon(1.0, 1e-5).value;  // √400/20 = 1
   CHECK(fb.at("results")[0].at("epsilon_lower").get<double>() <= exact);
   CHECK(exact <= fb.at("results")[0].at("epsilon_upper").get<double>());
 }
@@ -202,7 +202,7 @@ TEST_CASE("phases compose: full-batch phases are the Gaussian closed form", "[cl
       "epsilon --phase noise-multiplier=2,full-batch,steps=3 "
       "--phase noise-multiplier=4,full-batch,steps=5 --delta 1e-5");
   const double mu = std::sqrt(3.0 / 4 + 5.0 / 16);
-  const double exact = dpkit::divergence::gdp_epsilon(mu, 1e-5).epsilon;
+  const double exact = dpkit::divergence::gdp_epsilon(mu, 1e-5).value;
   const json& r = j.at("results")[0];
   CHECK(r.at("epsilon_lower").get<double>() <= exact * (1 + 1e-15));
   CHECK(exact <= r.at("epsilon_upper").get<double>() * (1 + 1e-15));

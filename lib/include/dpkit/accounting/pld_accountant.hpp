@@ -44,13 +44,13 @@ struct pld_diagnostics {
   int passes = 0;             ///< grid passes evaluated
 };
 
-/// `epsilon` = epsilon_upper (certified upper bound); `epsilon_lower` a certified lower bound.
+/// `value` = `upper` (certified upper bound on ε); `lower` a certified lower bound.
 struct pld_epsilon_result : divergence::epsilon_result, pld_diagnostics {};
 
-/// `delta` = delta_upper (certified); `delta_lower` a certified lower bound.
+/// `value` = `upper` (certified upper bound on δ); `lower` a certified lower bound.
 struct pld_delta_result : divergence::delta_result, pld_diagnostics {
-  double delta_lower = NAN;
-  double delta_upper = NAN;
+  double lower = NAN;
+  double upper = NAN;
 };
 
 /// ε bounds at δ ∈ (0, 1) for the run (validated). Poisson phases: both adjacency directions
@@ -88,7 +88,7 @@ std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
 /// max(δ_upper − δ_lower) ≤ relative_accuracy · max(δ_upper): accuracy relative to the
 /// largest δ on the list (the total-variation distance when the list starts at 0).
 struct pld_profile_result : solver_status, pld_diagnostics {
-  std::vector<double> epsilon, delta_lower, delta_upper;
+  std::vector<double> epsilon, lower, upper;  ///< at epsilon[i], δ lies in [lower[i], upper[i]]
   bool tight = false;  ///< exact (Gaussian runs: δ_lower == δ_upper)
 };
 

@@ -51,13 +51,12 @@ delta_bounds gdp_delta_bounds(double mu_lo, double mu_hi, double epsilon);
 
 /// The smallest ε ≥ 0 such that μ-GDP implies (ε, δ)-DP; μ ∈ [0, 1e6], δ ∈ (0, 1).
 /// ε = 0 when δ ≥ δ(0) = 2Φ(μ/2) − 1. Result: kind upper_bound, tight = true; a certified
-/// bracket: the exact ε lies in [epsilon_lower, epsilon_upper] (~1e-13 relative wide for
-/// μ ≥ 1, see gdp_log_delta_bounds), and `epsilon` = epsilon_upper.
+/// bracket: the exact ε lies in [lower, upper] (~1e-13 relative wide for μ ≥ 1, see
+/// gdp_log_delta_bounds), and `value` = `upper`.
 epsilon_result gdp_epsilon(double mu, double delta);
 
 /// The certified bracket of ε valid for every μ ∈ [mu_lo, mu_hi] (an interval that covers the
-/// rounding of a μ computed from a training run): epsilon_upper for μ_hi, epsilon_lower for
-/// μ_lo.
+/// rounding of a μ computed from a training run): `upper` for μ_hi, `lower` for μ_lo.
 epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta);
 
 /// The largest μ such that μ-GDP implies (ε, δ)-DP, i.e. δ_μ(ε) = δ; ε ∈ [0, 1e11],

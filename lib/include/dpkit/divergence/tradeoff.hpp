@@ -48,7 +48,7 @@ class tradeoff_function {
 double primal_dual_profile(const tradeoff_function& f, double epsilon);
 
 /// The smallest ε ≥ 0 with δ_f(ε) ≤ δ (by bracketed root finding on the profile).
-/// `epsilon` is the bracket end at which δ_f(ε) ≤ δ holds; kind is upper_bound.
+/// `value` is the bracket end at which δ_f(ε) ≤ δ holds; kind is upper_bound.
 epsilon_result tradeoff_epsilon(const tradeoff_function& f, double delta);
 
 /// A piecewise-linear convex tradeoff function, stored by its vertices.

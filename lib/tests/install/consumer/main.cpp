@@ -6,6 +6,6 @@
 
 int main() {
   const auto r = dpkit::divergence::gdp_epsilon(1.0, 1e-5);
-  std::printf("dpkit %s: epsilon = %.12f\n", dpkit::version().data(), r.epsilon);
+  std::printf("dpkit %s: epsilon = %.12f\n", dpkit::version().data(), r.value);
   return r.converged() ? 0 : 1;
 }
