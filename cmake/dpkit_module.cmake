@@ -47,6 +47,30 @@ function(dpkit_add_module)
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   set(DPKIT_MODULES ${DPKIT_MODULES} ${M_NAME} CACHE INTERNAL "")
+  # For the package configuration and the pkg-config files: the modules this one uses (directly
+  # and through them) and the outside packages its link interface names.
+  set(uses ${M_MODULE_DEPS})
+  foreach(dep IN LISTS M_MODULE_DEPS)
+    list(APPEND uses ${DPKIT_MODULE_USES_${dep}})
+  endforeach()
+  list(REMOVE_DUPLICATES uses)
+  set(DPKIT_MODULE_DIRECT_${M_NAME} ${M_MODULE_DEPS} CACHE INTERNAL "")
+  set(DPKIT_MODULE_USES_${M_NAME} ${uses} CACHE INTERNAL "")
+  set(DPKIT_MODULE_PACKAGES_${M_NAME} "" CACHE INTERNAL "")
+  dpkit_module_packages(${M_NAME} ${M_PUBLIC_DEPS} ${M_PRIVATE_DEPS})
+endfunction()
+
+# dpkit_module_packages(<module> <imported target> ...): records the outside packages behind
+# the targets (Eigen3::Eigen → Eigen3, …) as dependencies of the module.
+function(dpkit_module_packages module)
+  set(packages ${DPKIT_MODULE_PACKAGES_${module}})
+  foreach(t IN LISTS ARGN)
+    if(t MATCHES "^(Eigen3|Boost|GSL|FFTW3|OpenMP|MPI)::")
+      list(APPEND packages ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES packages)
+  set(DPKIT_MODULE_PACKAGES_${module} ${packages} CACHE INTERNAL "")
 endfunction()
 
 # One include-only translation unit per public header, compiled as an object library:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # dpkit set-up in one command (Debian bookworm; run as root, or with sudo available).
 #
-#   tools/bootstrap.sh demo   install what is missing, build the release preset, make
-#                             `import dpkit` work, run `dpkit demo`
+#   tools/bootstrap.sh demo   install what is missing (the build's packages only), build dpkit
+#                             and the Python package (release preset), make `import dpkit`
+#                             work, run `dpkit demo`
 #   tools/bootstrap.sh test   install what is missing, build with tests, make `import dpkit`
 #                             work, run the whole suite (ctest, pytest included)
 #
@@ -26,20 +27,23 @@ esac
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-# The Debian packages of docs/architecture.md ("Dependencies").
+# The Debian packages of docs/architecture.md ("Dependencies"), as each mode needs them.
+# demo: what building dpkit and the Python package needs (compiler, CMake, the libraries the
+# modules and the program use, pybind11 and numpy for `import dpkit`).
 packages=(
   cmake ninja-build g++ git
-  libeigen3-dev libboost-dev libgsl-dev
-  catch2 libcli11-dev nlohmann-json3-dev libfmt-dev libtoml11-dev
-  libfftw3-dev librandom123-dev
-  libopenmpi-dev openmpi-bin
-  gnuplot-nox libbenchmark-dev python3-mpmath python3-numpy
-  python3-dev pybind11-dev
+  libeigen3-dev libboost-dev libgsl-dev libfftw3-dev librandom123-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev
+  python3-dev pybind11-dev python3-numpy
 )
-# Only the test suite needs these: pytest, and PyTorch with the Fashion-MNIST dataset for the
-# smoke test of examples/fashion_mnist_dpsgd.py.
+# test: also Catch2, OpenMPI (the 2-rank check; `mpirun dpkit ...`), gnuplot (figures), Google
+# Benchmark, mpmath (reference generators and Python tests), pytest, pkg-config (the install
+# test), venv/wheel/setuptools (`pip install .`), and PyTorch with the Fashion-MNIST dataset for
+# the smoke test of examples/fashion_mnist_dpsgd.py. A demo set-up gets MPI and figures by
+# installing libopenmpi-dev openmpi-bin gnuplot-nox and running the demo command again.
 if [[ "$mode" == test ]]; then
-  packages+=(python3-pytest python3-venv python3-wheel python3-setuptools
+  packages+=(catch2 libopenmpi-dev openmpi-bin gnuplot-nox libbenchmark-dev python3-mpmath
+             pkgconf python3-pytest python3-venv python3-wheel python3-setuptools
              python3-torch dataset-fashion-mnist)
 fi
 
@@ -101,6 +105,8 @@ link_python_package() {
 }
 
 if [[ "$mode" == demo ]]; then
+  # The release build preset builds dpkit and the Python package only; the validation
+  # scenarios (dpkit-validate) are built when asked for (`dpkit validate` says how).
   cmake --preset release
   cmake --build --preset release "${jobs[@]}"
   link_python_package release

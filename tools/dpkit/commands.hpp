@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 
 namespace dpkit::cli {
 
@@ -14,6 +15,10 @@ void register_correlated(CLI::App& app, int& exit_code);
 void register_tradeoff(CLI::App& app, int& exit_code);
 void register_demo(CLI::App& app, int& exit_code);
 void register_validate(CLI::App& app, int& exit_code);
+/// `dpkit validate ...` in the program built without the scenarios: runs dpkit-validate in
+/// place of this process (validate_forward.cpp) and returns only on failure, with the exit
+/// code. std::nullopt for any other command line, and always in dpkit-validate itself.
+std::optional<int> forward_validate(int argc, char** argv);
 void register_plot(CLI::App& app, int& exit_code);  // any dpkit output as a figure (gnuplot)
 void register_simulate(CLI::App& app, int& exit_code);
 void register_shifted(CLI::App& app, int& exit_code);

@@ -46,6 +46,17 @@ std::string one_line(std::string message) {
 
 int main(int argc, char** argv) {
   using namespace dpkit::cli;
+  // dpkit validate in a build without the scenarios: dpkit-validate takes over (before MPI).
+  if (const auto forwarded = forward_validate(argc, argv)) return *forwarded;
+  // mpirun over a build without MPI would run the whole command once per rank, each printing
+  // and writing the same files: say so instead.
+  if (!dpkit::sim::built_with_mpi() && dpkit::sim::mpi_session::launched_ranks() > 1) {
+    std::cerr << "dpkit: this dpkit was built without MPI, so mpirun would run "
+              << dpkit::sim::mpi_session::launched_ranks()
+              << " independent copies of the command; install libopenmpi-dev and openmpi-bin "
+                 "and build again (tools/bootstrap.sh demo does), or run without mpirun\n";
+    return kExitUsage;
+  }
   // Under mpirun (a build with DPKIT_WITH_MPI), every rank runs the same command and the Monte
   // Carlo replicates are sharded over the ranks; only rank 0 prints and writes files.
   dpkit::sim::mpi_session mpi(argc, argv);

@@ -328,4 +328,7 @@ void register_validate(CLI::App& app, int& exit_code) {
   sub->callback([o, &exit_code] { exit_code = run_validate(*o); });
 }
 
+// dpkit-validate is the program with the scenarios: nothing to hand on.
+std::optional<int> forward_validate(int /*argc*/, char** /*argv*/) { return std::nullopt; }
+
 }  // namespace dpkit::cli

@@ -154,6 +154,17 @@ mpi_session::mpi_session([[maybe_unused]] int& argc, [[maybe_unused]] char**& ar
 #endif
 }
 
+int mpi_session::launched_ranks() noexcept {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr) continue;
+    char* end = nullptr;
+    const long n = std::strtol(value, &end, 10);
+    if (end != value && *end == '\0' && n >= 1 && n <= 1 << 20) return static_cast<int>(n);
+  }
+  return 1;
+}
+
 mpi_session::~mpi_session() {
 #ifdef DPKIT_WITH_MPI
   if (active_) MPI_Finalize();

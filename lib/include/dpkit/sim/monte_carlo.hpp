@@ -124,6 +124,9 @@ class mpi_session {
   /// Ends the run of every rank (MPI_Abort) — for a rank that failed while others may be
   /// waiting in a collective. Does nothing (returns) when the session is not active.
   void abort(int exit_code) const;
+  /// The number of ranks an MPI launcher (mpirun, srun) started, from its environment
+  /// (OMPI_COMM_WORLD_SIZE, PMI_SIZE); 1 when not launched by one. Readable in any build.
+  static int launched_ranks() noexcept;
 
  private:
   bool active_ = false;
