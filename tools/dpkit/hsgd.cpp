@@ -1,6 +1,8 @@
 // dpkit hsgd — risk trajectories of one-pass noisy SGD on ridge least squares through noisy HSGD
 // (LKSP25): the Volterra equations (6)–(7) solved exactly by the ODE lift, for a spectrum
 // file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,10 +17,12 @@
 #include "commands.hpp"
 #include "dpkit/core/csv.hpp"
 #include "dpkit/core/grid.hpp"
+#include "dpkit/core/progress.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/hsgd/law.hpp"
 #include "dpkit/hsgd/privacy.hpp"
 #include "dpkit/sim/data.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/volterra/risk.hpp"
 #include "dpkit/volterra/schedule.hpp"
 #include "dpkit/volterra/spectrum.hpp"
@@ -379,6 +383,62 @@ hsgd::dataset read_dataset(const std::string& path) {
   return out;
 }
 
+// The cost estimate of docs/cli.md ("Long runs"): the continuous mixture's s-integral costs
+// about (candidate pairs) × (Gauss–Kronrod intervals the horizon needs) evaluations, and the
+// interval count is known only by integrating. Pilots at the last release time and the last
+// order are timed, and the run projected from them: × pairs × orders ×
+// Σt/t_max (an integral up to t costs about t/t_max of the last one; iterates and average are one
+// integral per order) / the threads working on release times at once, but never less than the
+// last time's integral. Said on stderr, terminal or not, when the projection is over 30 s.
+// Skipped for fewer than 20 pairs, where the pilots would cost a noticeable share.
+void announce_privacy_cost(const privacy_options& o,
+                           const hsgd::gaussian_law& law,
+                           const hsgd::dataset& data,
+                           const std::vector<hsgd::record_pair>& pairs,
+                           const std::vector<double>& times,
+                           const hsgd::mixture_options& mo) {
+  if (mo.positions != hsgd::position_mixture::continuous || times.empty() || pairs.size() < 20)
+    return;
+  const double t_max = *std::max_element(times.begin(), times.end());
+  if (!(t_max > 0)) return;
+  // Two pilots, with 1 and with 4 pairs, separate the fixed cost of an integral (the law at
+  // the quadrature nodes) from the cost per pair.
+  auto pilot = [&](std::size_t k) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<hsgd::record_pair> some(pairs.begin(), pairs.begin() + k);
+    if (o.release == "last")
+      (void)hsgd::last_iterate_rdp(law, data, some, std::span<const double>(&t_max, 1),
+                                   o.orders.back(), mo);
+    else if (o.release == "iterates")
+      (void)hsgd::iterates_rdp(law, data, some, times, o.orders.back(), mo);
+    else
+      (void)hsgd::average_rdp(law, data, some, times, o.orders.back(), mo);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double p1 = pilot(1), p4 = pilot(4);
+  const double per_pair = std::max(0.0, (p4 - p1) / 3), fixed = std::max(0.0, p1 - per_pair);
+  // Release times run in parallel, but no faster than the longest one (the last).
+  double share = 1;
+  if (o.release == "last") {
+    share = 0;
+    for (double t : times) share += t / t_max;
+    const double parallel =
+        std::min<double>(double(times.size()), double(std::max(1, sim::monte_carlo_default_threads())));
+    share = std::max(1.0, share / parallel);
+  }
+  const double projected =
+      (fixed + per_pair * double(pairs.size())) * double(o.orders.size()) * share;
+  if (projected <= 30) return;
+  std::cerr << "dpkit hsgd privacy: about " << duration_text(projected) << " for "
+            << pairs.size() << " candidate pairs x " << times.size() << " release time"
+            << (times.size() == 1 ? "" : "s") << " x " << o.orders.size() << " order"
+            << (o.orders.size() == 1 ? "" : "s") << " (projected from pilot integrals of 1 and 4 pairs: "
+            << duration_text(p1 + p4)
+            << "; the horizon T = n/d = " << format_number(law.horizon())
+            << " sets the cost: fewer --pairs, --points or orders, or --mixture discrete, "
+               "are faster)\n";
+}
+
 int run_privacy(const privacy_options& o) {
   report rep;
   rep.tool = "dpkit hsgd privacy";
@@ -454,6 +514,9 @@ int run_privacy(const privacy_options& o) {
                     {"seed", o.seed}};
   std::vector<std::string> order_cols;
   for (double a : o.orders) order_cols.push_back("eps_alpha=" + format_number(a));
+  announce_privacy_cost(o, law, inst.data, pairs, times, mo);
+  const elapsed_ticker ticker("dpkit hsgd privacy: " + std::to_string(pairs.size()) +
+                              " candidate pairs");
   if (o.release == "last") {
     std::vector<std::vector<double>> eps(o.orders.size());
     for (std::size_t k = 0; k < o.orders.size(); ++k) {
