@@ -53,7 +53,7 @@ std::optional<int> forward_validate(int argc, char** argv) {
                "set-up builds only what dpkit needs). Build them once with\n"
                "  cmake --build "
             << DPKIT_BUILD_DIR
-            << " --target dpkit-validate    # about 4 min on 2 cores\n"
+            << " --target dpkit-validate    # about 3 min on 2 cores\n"
                "(tools/bootstrap.sh test builds them too); then run the same command again.\n";
   return kExitUsage;
 }
