@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -114,4 +115,115 @@ TEST_CASE("curves over the steps answer as the accountants do alone",
       }
     }
   }
+}
+
+// Edge values (docs/accounting.md, "Edge values"). References: p = 1 − Π(1 − q)^T in mpmath
+// (30 digits): q = 0.01, T = 100 gives 0.633967658726770495...; with 3 more noise-free steps at
+// q = 0.2, 0.812591441268106493....
+TEST_CASE("edge values: nothing released gives epsilon = delta = 0 exactly",
+          "[accounting][edge]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto accountant :
+       {acc::accountant_type::pld, acc::accountant_type::rdp, acc::accountant_type::clt}) {
+    for (const auto& run : {dpsgd(1.0, 0.0, 1000), dpsgd(inf, 0.01, 1000), dpsgd(inf, 1.0, 5)}) {
+      const auto e = acc::estimate_epsilon(run, 1e-5, accountant);
+      CHECK(e.value == 0);
+      CHECK(e.lower == 0);
+      CHECK(e.upper == 0);
+      CHECK(e.tight);
+      CHECK(e.kind == dpkit::bound_kind::upper_bound);
+      CHECK_THAT(e.method, Contains("edge value"));
+      const auto d = acc::estimate_delta(run, 0.0, accountant);
+      CHECK(d.value == 0);
+      CHECK(d.log_value == -inf);
+    }
+  }
+}
+
+TEST_CASE("edge values: left-out phases leave the rest of the run's answer unchanged",
+          "[accounting][edge]") {
+  acc::training_run run = dpsgd(1.0, 0.01, 1000);
+  run.phases.push_back({2.0, 0.0, acc::sampling_scheme::poisson, 500});
+  run.phases.push_back({std::numeric_limits<double>::infinity(), 0.3,
+                        acc::sampling_scheme::without_replacement, 7});
+  for (const auto accountant : {acc::accountant_type::pld, acc::accountant_type::rdp}) {
+    const auto alone = acc::estimate_epsilon(dpsgd(1.0, 0.01, 1000), 1e-5, accountant);
+    const auto with = acc::estimate_epsilon(run, 1e-5, accountant);
+    CHECK(with.value == alone.value);
+    CHECK((with.lower == alone.lower || (std::isnan(with.lower) && std::isnan(alone.lower))));
+    CHECK_THAT(with.message, Contains("2 phases"));
+  }
+}
+
+TEST_CASE("edge values: noise multiplier 0 gives epsilon = inf below delta = p, exactly",
+          "[accounting][edge]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double p = 0.633967658726770495;
+  const auto run = dpsgd(0.0, 0.01, 100);
+  for (const auto accountant : {acc::accountant_type::pld, acc::accountant_type::clt}) {
+    // δ < p: no finite ε holds.
+    const auto below = acc::estimate_epsilon(run, 1e-5, accountant);
+    CHECK(below.value == inf);
+    CHECK(below.lower == inf);
+    CHECK(below.tight);
+    const auto just_below = acc::estimate_epsilon(run, p * (1 - 1e-12), accountant);
+    CHECK(just_below.value == inf);
+    // δ ≥ p and nothing else released: ε = 0.
+    const auto above = acc::estimate_epsilon(run, p * (1 + 1e-12), accountant);
+    CHECK(above.value == 0);
+    CHECK(above.tight);
+    // δ(ε) = p for every ε ≥ 0, exactly.
+    for (const double eps : {0.0, 1.0, 50.0}) {
+      const auto d = acc::estimate_delta(run, eps, accountant);
+      CHECK(std::abs(d.value - p) <= 1e-15);
+      CHECK(d.lower == d.value);
+      CHECK(std::abs(d.log_value - std::log(p)) <= 1e-15);
+    }
+  }
+  // Full batch without noise: p = 1, so ε = inf at every δ < 1 and δ = 1.
+  const auto full = dpsgd(0.0, 1.0, 3);
+  CHECK(acc::estimate_epsilon(full, 0.999, acc::accountant_type::pld).value == inf);
+  CHECK(acc::estimate_delta(full, 10.0, acc::accountant_type::pld).value == 1);
+}
+
+TEST_CASE("edge values: noise-free phases with others give exact or trivial brackets",
+          "[accounting][edge]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double p = 0.812591441268106493;
+  acc::training_run run = dpsgd(0.0, 0.01, 100);
+  run.phases.push_back({0.0, 0.2, acc::sampling_scheme::without_replacement, 3});
+  run.phases.push_back({1.0, 0.01, acc::sampling_scheme::poisson, 1000});
+  const auto below = acc::estimate_epsilon(run, 0.8, acc::accountant_type::pld);
+  CHECK(below.value == inf);  // 0.8 < p
+  CHECK(below.lower == inf);
+  const auto above = acc::estimate_epsilon(run, 0.82, acc::accountant_type::pld);
+  CHECK(above.value == inf);  // the trivial upper bound ...
+  CHECK(above.lower == 0);    // ... and lower bound, not tight
+  CHECK_FALSE(above.tight);
+  const auto d = acc::estimate_delta(run, 1.0, acc::accountant_type::rdp);
+  CHECK(std::abs(d.lower - p) <= 1e-15);
+  CHECK(d.value == 1);
+  CHECK_FALSE(d.tight);
+}
+
+TEST_CASE("edge values: curves and bad input", "[accounting][edge]") {
+  const std::vector<long long> steps = {1, 10, 100};
+  const auto zero = acc::estimate_epsilon_curve(dpsgd(1.0, 0.0, 1), steps, 1e-5,
+                                                acc::accountant_type::pld);
+  REQUIRE(zero.size() == 3);
+  for (const auto& e : zero) CHECK(e.value == 0);
+  // Without noise: p = 1 − 0.99^T (0.01, 0.0956, 0.634 at T = 1, 10, 100); at δ = 0.05, ε = 0
+  // for T = 1 and inf from T = 10 on.
+  const auto clear = acc::estimate_epsilon_curve(dpsgd(0.0, 0.01, 1), steps, 0.05,
+                                                 acc::accountant_type::rdp);
+  REQUIRE(clear.size() == 3);
+  CHECK(clear[0].value == 0);
+  CHECK(std::isinf(clear[1].value));
+  CHECK(std::isinf(clear[2].value));
+  for (const double bad : {std::nan(""), -1.0})
+    CHECK_THROWS_AS(acc::estimate_epsilon(dpsgd(bad, 0.01, 10), 1e-5, acc::accountant_type::pld),
+                    std::domain_error);
+  for (const double bad : {std::nan(""), -0.1, 1.5})
+    CHECK_THROWS_AS(acc::estimate_epsilon(dpsgd(0.0, bad, 10), 1e-5, acc::accountant_type::pld),
+                    std::domain_error);
 }

@@ -41,12 +41,22 @@ struct privacy_estimate : solver_status {
 };
 
 /// ε at δ ∈ (0, 1).
+///
+/// Edge values (docs/accounting.md, "Edge values"): here (not in the accountants below the
+/// facade) a phase may have sampling rate 0 or noise multiplier +inf — it releases nothing and
+/// is left out — or noise multiplier 0. With p = 1 − Π (1 − q)^T over the noise-free phases
+/// (the chance that the differing example is in a noiseless batch): ε = +inf exactly for δ < p;
+/// for δ ≥ p, ε = 0 exactly when nothing else is released, else the trivial bracket [0, +inf]
+/// (tight = false). A run of left-out phases only has ε = 0 exactly. `method` starts with
+/// "edge value" for these answers, whatever the accountant.
 privacy_estimate estimate_epsilon(const training_run& run,
                                   double delta,
                                   accountant_type accountant,
                                   const pld_options& options = {});
 
-/// δ at ε ≥ 0.
+/// δ at ε ≥ 0. Edge values as estimate_epsilon: δ = 0 exactly when nothing is released;
+/// with noise-free phases δ = p exactly when nothing else is released, else the trivial
+/// bracket [p, 1].
 privacy_estimate estimate_delta(const training_run& run,
                                 double epsilon,
                                 accountant_type accountant,
