@@ -405,7 +405,8 @@ void announce_privacy_cost(const privacy_options& o,
   // the quadrature nodes) from the cost per pair.
   auto pilot = [&](std::size_t k) {
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<hsgd::record_pair> some(pairs.begin(), pairs.begin() + k);
+    const std::vector<hsgd::record_pair> some(pairs.begin(),
+                                              pairs.begin() + static_cast<std::ptrdiff_t>(k));
     if (o.release == "last")
       (void)hsgd::last_iterate_rdp(law, data, some, std::span<const double>(&t_max, 1),
                                    o.orders.back(), mo);

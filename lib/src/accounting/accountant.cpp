@@ -191,9 +191,10 @@ edge_split split_edges(const training_run& run, const char* fn) {
       ++out.dropped;
     } else if (ph.noise_multiplier == 0) {
       out.clear = true;
-      out.log_keep += ph.sampling_rate == 1
-                          ? -kInf
-                          : static_cast<double>(ph.steps) * std::log1p(-ph.sampling_rate);
+      if (ph.sampling_rate == 1)
+        out.log_keep = -kInf;  // a full noiseless batch: p = 1
+      else
+        out.log_keep += static_cast<double>(ph.steps) * std::log1p(-ph.sampling_rate);
     } else {
       out.rest.phases.push_back(ph);
     }
