@@ -4,11 +4,10 @@
 # the .private fields that only `pkg-config --static` reads. Relocatable: prefix is computed
 # from the file's own place (${pcfiledir}), so `cmake --install --prefix DIR` works.
 
-# The pkg-config name of an outside package, or its flags where it has no .pc file.
-function(_dpkit_pc_of package out_requires out_libs out_cflags)
+# The pkg-config name of an outside package, or its link flag where it has no .pc file.
+function(_dpkit_pc_of package out_requires out_libs)
   set(req "")
   set(libs "")
-  set(cflags "")
   if(package STREQUAL "Eigen3")
     set(req eigen3)
   elseif(package STREQUAL "GSL")
@@ -22,7 +21,6 @@ function(_dpkit_pc_of package out_requires out_libs out_cflags)
   endif()  # Boost: headers only, in the compiler's default include path on Debian
   set(${out_requires} "${req}" PARENT_SCOPE)
   set(${out_libs} "${libs}" PARENT_SCOPE)
-  set(${out_cflags} "${cflags}" PARENT_SCOPE)
 endfunction()
 
 function(dpkit_write_pkgconfig_files)
@@ -42,7 +40,7 @@ function(dpkit_write_pkgconfig_files)
     set(libs "-L\${libdir} -ldpkit_${m}")
     set(cflags "-I\${includedir} -DEIGEN_DONT_PARALLELIZE")
     foreach(p IN LISTS DPKIT_MODULE_PACKAGES_${m})
-      _dpkit_pc_of(${p} r l c)
+      _dpkit_pc_of(${p} r l)
       list(APPEND requires ${r})
       if(l)
         string(APPEND libs " ${l}")

@@ -23,27 +23,27 @@ if(CONFIG)
   set(config_args --config "${CONFIG}")
 endif()
 run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" ${config_args})
-run(${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
-run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-run("${WORK_DIR}/build/dpkit_consumer")
-message(STATUS "consumer output: ${last_output}")
-if(NOT last_output MATCHES "epsilon = 4\\.3771780956")
-  message(FATAL_ERROR "unexpected consumer output: ${last_output}")
-endif()
+# consumer(<source> <build dir> <program> <expected regex> <configure args>...): configure,
+# build and run an outside project; its output must match.
+function(consumer source build program expected)
+  run(${CMAKE_COMMAND} -S "${source}" -B "${build}" -G "${GENERATOR}" ${ARGN})
+  run(${CMAKE_COMMAND} --build "${build}")
+  run("${build}/${program}")
+  message(STATUS "${program} output: ${last_output}")
+  if(NOT last_output MATCHES "${expected}")
+    message(FATAL_ERROR "unexpected ${program} output: ${last_output}")
+  endif()
+endfunction()
+
+consumer("${CONSUMER_SOURCE}" "${WORK_DIR}/build" dpkit_consumer "epsilon = 4\\.3771780956"
+         -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
 
 # One component: find_package(dpkit COMPONENTS accounting) with MPI and OpenMP made unfindable
 # (CMAKE_DISABLE_FIND_PACKAGE_*): the accounting module must not need them.
 set(component_args -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenMP=ON)
-run(${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}_accounting" -B "${WORK_DIR}/build_accounting"
-    -G "${GENERATOR}" ${component_args})
-run(${CMAKE_COMMAND} --build "${WORK_DIR}/build_accounting")
-run("${WORK_DIR}/build_accounting/dpkit_accounting_consumer")
-message(STATUS "component consumer output: ${last_output}")
-if(NOT last_output MATCHES "bracket ok")
-  message(FATAL_ERROR "unexpected component consumer output: ${last_output}")
-endif()
+consumer("${CONSUMER_SOURCE}_accounting" "${WORK_DIR}/build_accounting"
+         dpkit_accounting_consumer "bracket ok" ${component_args})
 
 # A component that does not exist is an error of find_package, not a silent success.
 execute_process(COMMAND ${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}_accounting"
