@@ -57,15 +57,16 @@ def _bad(name: str, value: Any, constraint: str) -> ValueError:
     return ValueError(f"{name} is {value!r}, but must be {constraint}")
 
 
-def _real(name: str, value: Any, ok, constraint: str) -> float:
-    """value as a finite float satisfying ok, else ValueError naming the argument."""
+def _real(name: str, value: Any, ok, constraint: str, allow_inf: bool = False) -> float:
+    """value as a finite float (or +inf with allow_inf) satisfying ok, else ValueError naming
+    the argument."""
     if isinstance(value, bool):
         raise _bad(name, value, constraint)
     try:
         x = float(value)
     except (TypeError, ValueError):
         raise _bad(name, value, constraint) from None
-    if not (math.isfinite(x) and ok(x)):
+    if not ((math.isfinite(x) or (allow_inf and x == math.inf)) and ok(x)):
         raise _bad(name, value, constraint)
     return x
 
@@ -136,9 +137,30 @@ class Phase(Record):
                 int(self.steps))
 
 
+def _sigma_arg(value: Any, edge: bool) -> float:
+    """σ > 0 finite; with edge, also 0 (no noise) and inf (nothing released)."""
+    if edge:
+        x = _real("noise_multiplier", value, lambda v: v >= 0, "a number >= 0 or inf",
+                  allow_inf=True)
+        return x
+    return _real("noise_multiplier", value, lambda v: v > 0,
+                 "a finite number > 0 (0 and inf are edge values that only epsilon and delta "
+                 "answer)" if _is_edge_number(value) else "a finite number > 0")
+
+
+def _is_edge_number(value: Any) -> bool:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return False
+    return x == 0 or x == math.inf
+
+
 def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
-    _real("noise_multiplier", sigma, lambda v: v > 0, "a finite number > 0")
-    _real("sample_rate", q, lambda v: 0 < v <= 1, "a number in (0, 1]")
+    # The edge values (σ = 0 or inf, q = 0) pass here; the functions that cannot answer them
+    # refuse them with the library's message (only epsilon and delta do).
+    _real("noise_multiplier", sigma, lambda v: v >= 0, "a number >= 0 or inf", allow_inf=True)
+    _real("sample_rate", q, lambda v: 0 <= v <= 1, "a number in [0, 1]")
     _integer("steps", steps, 1, "an integer >= 1")
     _sampling(sampling)
 
@@ -159,7 +181,8 @@ def _resolve_run(noise_multiplier: Any = None,
                  sampling: Any = "poisson",
                  phases: Optional[Iterable[Phase]] = None,
                  need_sigma: bool = True,
-                 need_steps: bool = True) -> Tuple[List[Tuple[float, float, str, int]], Dict[str, Any]]:
+                 need_steps: bool = True,
+                 edge: bool = False) -> Tuple[List[Tuple[float, float, str, int]], Dict[str, Any]]:
     """The run as a list of phase tuples, and the units it was given in (for reporting)."""
     from fractions import Fraction
     units: Dict[str, Any] = {}
@@ -192,7 +215,7 @@ def _resolve_run(noise_multiplier: Any = None,
         if noise_multiplier is None:
             raise ValueError("noise_multiplier is required (noise standard deviation / clipping "
                              "norm)")
-        sigma = _real("noise_multiplier", noise_multiplier, lambda v: v > 0, "a finite number > 0")
+        sigma = _sigma_arg(noise_multiplier, edge)
     else:
         sigma = 1.0 if noise_multiplier is None else _real(
             "noise_multiplier", noise_multiplier, lambda v: v > 0, "a finite number > 0")
@@ -201,7 +224,11 @@ def _resolve_run(noise_multiplier: Any = None,
         if batch_size is not None or dataset_size is not None:
             raise ValueError("sample_rate must not be given together with batch_size and "
                              "dataset_size (it is batch_size / dataset_size)")
-        q = _real("sample_rate", sample_rate, lambda v: 0 < v <= 1, "a number in (0, 1]")
+        q = (_real("sample_rate", sample_rate, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+             if edge else
+             _real("sample_rate", sample_rate, lambda v: 0 < v <= 1,
+                   "a number in (0, 1] (0 is an edge value that only epsilon and delta answer)"
+                   if _is_edge_number(sample_rate) else "a number in (0, 1]"))
         q_frac = None  # Fraction(q), made only when epochs need it (it costs microseconds)
     elif batch_size is not None or dataset_size is not None:
         if batch_size is None or dataset_size is None:
@@ -223,6 +250,8 @@ def _resolve_run(noise_multiplier: Any = None,
     if steps is not None:
         t = _integer("steps", steps, 1, "an integer >= 1")
     elif epochs is not None:
+        if q == 0:
+            raise ValueError("epochs: with sample_rate 0 no epoch ends; give steps")
         if q_frac is None:
             q_frac = Fraction(b, n) if batch_size is not None else Fraction(q)
         t = _steps_from_epochs(epochs, q_frac)
@@ -289,9 +318,10 @@ def epsilon(delta: float,
 
     Args:
         delta: δ ∈ (0, 1).
-        noise_multiplier: σ = noise standard deviation / clipping norm (> 0).
+        noise_multiplier: σ = noise standard deviation / clipping norm (> 0; the edge values
+            0, no noise, and ``math.inf``, nothing released, are answered exactly).
         sample_rate: q ∈ (0, 1], the probability an example joins a batch (Poisson) or the
-            batch fraction (without replacement).
+            batch fraction (without replacement); 0 (never sampled) is an edge value.
         steps: number of noisy steps (≥ 1).
         batch_size, dataset_size, epochs: the same run in a training loop's units (module doc).
         sampling: ``"poisson"``, ``"without-replacement"`` or ``"shuffling"``.
@@ -313,7 +343,7 @@ def epsilon(delta: float,
     d = _delta_arg(delta)
     run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
                           dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          phases=phases)
+                          phases=phases, edge=True)
     a = _accountant(accountant)
     res = _call(_dpkit.epsilon, run, _gaussian_mu(gaussian_mu), d, a,
                 _options(relative_accuracy, max_fft_size))
@@ -342,7 +372,7 @@ def delta(epsilon: float,
     e = _epsilon_arg(epsilon)
     run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
                           dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          phases=phases)
+                          phases=phases, edge=True)
     a = _accountant(accountant)
     res = _call(_dpkit.delta, run, _gaussian_mu(gaussian_mu), e, a,
                 _options(relative_accuracy, max_fft_size))

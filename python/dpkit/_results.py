@@ -117,8 +117,10 @@ class PrivacyResult(Record):
 
     @property
     def certified(self) -> bool:
-        """True when ``upper`` is a certified upper bound (finite)."""
-        return self.kind == "upper-bound" and math.isfinite(self.upper)
+        """True when ``upper`` is a certified upper bound: finite, or the edge value inf
+        (noise multiplier 0: no finite ε holds, exactly)."""
+        return self.kind == "upper-bound" and (math.isfinite(self.upper) or
+                                               self.method.startswith("edge value"))
 
     def __float__(self) -> float:
         if self.certified:
@@ -134,7 +136,9 @@ class PrivacyResult(Record):
     def __str__(self) -> str:
         sym = "ε" if self.quantity == "epsilon" else "δ"
         at = ("δ" if self.quantity == "epsilon" else "ε") + f" = {self.at:g}"
-        if self.kind == "upper-bound" and math.isfinite(self.lower):
+        if self.kind == "upper-bound" and self.tight and self.lower == self.upper:
+            body = f"{sym} = {_fmt(self.upper)} (exact)"
+        elif self.kind == "upper-bound" and math.isfinite(self.lower):
             body = f"{sym} ≤ {_fmt(self.upper)} (certified bracket [{_fmt(self.lower)}, {_fmt(self.upper)}])"
         elif self.kind == "upper-bound":
             body = f"{sym} ≤ {_fmt(self.upper)} (upper bound)"

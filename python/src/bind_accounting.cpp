@@ -44,12 +44,14 @@ acc::accountant_type parse_accountant(const std::string& s) {
   throw std::invalid_argument("accountant: must be 'pld', 'rdp' or 'clt', got '" + s + "'");
 }
 
-acc::training_run make_run(const std::vector<phase_tuple>& phases, double gaussian_mu) {
+acc::training_run make_run(const std::vector<phase_tuple>& phases,
+                           double gaussian_mu,
+                           bool edge_values) {
   acc::training_run run;
   run.gaussian_mu = gaussian_mu;
   for (const auto& [sigma, q, scheme, steps] : phases)
     run.phases.push_back({sigma, q, parse_sampling(scheme), steps});
-  run.validate("dpkit");
+  run.validate("dpkit", edge_values);
   return run;
 }
 
@@ -108,7 +110,7 @@ py::tuple epsilon(const std::vector<phase_tuple>& phases,
                   double delta,
                   const std::string& accountant,
                   const py::dict& options) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, /*edge_values=*/true);
   const acc::pld_options o = make_pld_options(options);
   const acc::accountant_type a = parse_accountant(accountant);
   acc::privacy_estimate e;
@@ -124,7 +126,7 @@ py::tuple delta(const std::vector<phase_tuple>& phases,
                 double eps,
                 const std::string& accountant,
                 const py::dict& options) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, /*edge_values=*/true);
   const acc::pld_options o = make_pld_options(options);
   const acc::accountant_type a = parse_accountant(accountant);
   acc::privacy_estimate e;
@@ -142,7 +144,7 @@ py::dict calibrate_noise(const std::vector<phase_tuple>& phases,
                          const std::string& accountant,
                          double relative_tolerance,
                          const py::dict& options) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   acc::calibration_options c;
   c.accountant = parse_accountant(accountant);
   c.pld = make_pld_options(options);
@@ -166,7 +168,7 @@ py::dict calibrate_steps(const std::vector<phase_tuple>& phases,
                          long long max_steps,
                          const std::string& accountant,
                          const py::dict& options) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   acc::calibration_options c;
   c.accountant = parse_accountant(accountant);
   c.pld = make_pld_options(options);
@@ -191,7 +193,7 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
                        const std::string& accountant,
                        const py::dict& options) {
   if (phases.empty()) throw std::invalid_argument("phases: the run needs at least one phase");
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   const acc::pld_options o = make_pld_options(options);
   const acc::accountant_type a = parse_accountant(accountant);
   const std::size_t n = steps.size();
@@ -227,7 +229,7 @@ py::dict delta_profile(const std::vector<phase_tuple>& phases,
                        double gaussian_mu,
                        const py::array_t<double, py::array::c_style | py::array::forcecast>& eps,
                        const py::dict& options) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   const acc::pld_options o = make_pld_options(options);
   const std::vector<double> e(eps.data(), eps.data() + eps.size());
   acc::pld_profile_result r;
@@ -249,7 +251,7 @@ py::dict tradeoff(const std::vector<phase_tuple>& phases,
                   double gaussian_mu,
                   const py::array_t<double, py::array::c_style | py::array::forcecast>& alpha,
                   const py::dict& options) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   const acc::pld_options o = make_pld_options(options);
   const std::vector<double> a(alpha.data(), alpha.data() + alpha.size());
   acc::run_tradeoff_result r;
@@ -269,7 +271,7 @@ py::array_t<double> rdp(
     const std::vector<phase_tuple>& phases,
     double gaussian_mu,
     const py::array_t<double, py::array::c_style | py::array::forcecast>& orders) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   py::array_t<double> out(orders.size());
   auto w = out.mutable_unchecked<1>();
   const double* a = orders.data();
@@ -288,7 +290,7 @@ py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r,
 }
 
 py::dict rdp_epsilon_run(const std::vector<phase_tuple>& phases, double gaussian_mu, double delta) {
-  const acc::training_run run = make_run(phases, gaussian_mu);
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
   const auto r = acc::rdp_epsilon(run, delta);
   return rdp_result_dict(r, r.alpha, r.conversion);
 }

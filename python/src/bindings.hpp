@@ -27,7 +27,11 @@ using phase_tuple = std::tuple<double, double, std::string, long long>;
 accounting::sampling_scheme parse_sampling(const std::string& s);
 accounting::accountant_type parse_accountant(const std::string& s);
 /// The run of `phases` plus a μ₀-GDP factor, validated (std::domain_error naming the field).
-accounting::training_run make_run(const std::vector<phase_tuple>& phases, double gaussian_mu);
+/// The run of the phase tuples, validated; edge_values: σ ∈ [0, inf] and q ∈ [0, 1] accepted
+/// (epsilon and delta answer them exactly).
+accounting::training_run make_run(const std::vector<phase_tuple>& phases,
+                                  double gaussian_mu,
+                                  bool edge_values = false);
 /// pld_options from a dict with any of relative_accuracy, max_fft_size, grid_spacing,
 /// initial_grid_spacing (validated).
 accounting::pld_options make_pld_options(const pybind11::dict& options);

@@ -282,7 +282,7 @@ def test_fft_cap_reported_on_the_result_not_hidden():
 @pytest.mark.parametrize("kwargs, name", [
     (dict(delta=2.0, noise_multiplier=1, sample_rate=0.1, steps=10), "delta"),
     (dict(delta=1e-5, noise_multiplier=-1, sample_rate=0.1, steps=10), "noise_multiplier"),
-    (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.0, steps=10), "sample_rate"),
+    (dict(delta=1e-5, noise_multiplier=1, sample_rate=-0.1, steps=10), "sample_rate"),
     (dict(delta=1e-5, noise_multiplier=1, sample_rate=1.5, steps=10), "sample_rate"),
     (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=0), "steps"),
     (dict(delta=1e-5, noise_multiplier=1, sample_rate=0.1, steps=2.5), "steps"),
@@ -309,18 +309,25 @@ def test_bad_arguments_raise_value_error_naming_the_argument(kwargs, name):
 
 
 def test_phase_validates_its_fields():
-    with pytest.raises(ValueError, match="^noise_multiplier is 0"):
-        dpkit.Phase(0, 0.1, 10)
+    with pytest.raises(ValueError, match="^noise_multiplier is -1"):
+        dpkit.Phase(-1, 0.1, 10)
+    with pytest.raises(ValueError, match="^sample_rate is 1.5"):
+        dpkit.Phase(1, 1.5, 10)
     with pytest.raises(ValueError, match="^sampling"):
         dpkit.Phase(1, 0.1, 10, "balls-in-bins")
 
 
 def test_messages_match_the_cli_wording():
-    # The CLI: "--noise-multiplier is -1, but must be a finite number > 0"; Python: the same
-    # sentence with the argument's Python name.
+    # The CLI: "--noise-multiplier is -1, but must be a number >= 0 or inf" (epsilon and delta
+    # take the edge values); Python: the same sentence with the argument's Python name.
     with pytest.raises(ValueError,
-                       match=r"^noise_multiplier is -1, but must be a finite number > 0$"):
+                       match=r"^noise_multiplier is -1, but must be a number >= 0 or inf$"):
         dpkit.epsilon(1e-5, noise_multiplier=-1, sample_rate=0.1, steps=1)
+    import subprocess
+    from conftest import cli
+    err = subprocess.run([cli(), "epsilon", "-s", "-1", "-p", "0.1", "-i", "1", "-d", "1e-5"],
+                         capture_output=True, text=True).stderr
+    assert "--noise-multiplier is -1, but must be a number >= 0 or inf" in err, err
     with pytest.raises(ValueError, match=r"^delta is 2\.0, but must be a number in \(0, 1\)$"):
         dpkit.epsilon(2.0, noise_multiplier=1, sample_rate=0.1, steps=1)
 
@@ -408,3 +415,27 @@ def test_shuffled_batches_certified_bracket_and_the_poisson_gap():
     with pytest.raises(ValueError, match="shuffling"):
         dpkit.epsilon(noise_multiplier=1.0, sample_rate=0.01, steps=10, delta=1e-6,
                       sampling="shuffle")
+
+
+def test_edge_values_are_answers_not_errors():
+    # sigma = 0: the differing example is in a noiseless batch with probability
+    # p = 1 - (1 - q)^T (exact); below delta = p no finite epsilon holds.
+    p = -math.expm1(100 * math.log1p(-0.01))
+    assert float(dpkit.epsilon(1e-5, noise_multiplier=0, sample_rate=0.01, steps=100)) == math.inf
+    d = dpkit.delta(2.0, noise_multiplier=0.0, sample_rate=0.01, steps=100)
+    assert d.upper == pytest.approx(p, rel=1e-14) and d.lower == d.upper
+    # sigma = inf or q = 0 release nothing: epsilon = 0 exactly, for every accountant; as a
+    # phase they are left out of the rest of the run.
+    for acc in ("pld", "rdp", "clt"):
+        assert float(dpkit.epsilon(1e-5, noise_multiplier=math.inf, sample_rate=0.1, steps=10,
+                                   accountant=acc)) == 0
+    rest = dpkit.epsilon(1e-5, noise_multiplier=2.0, sample_rate=0.01, steps=300)
+    both = dpkit.epsilon(1e-5, phases=[(1.0, 0.0, 50), (2.0, 0.01, 300)])
+    assert both.upper == rest.upper and both.lower == rest.lower
+    # Elsewhere there is no exact answer: refused, saying where it is answered.
+    with pytest.raises(ValueError, match="only epsilon and delta"):
+        dpkit.rdp([2, 3], noise_multiplier=0, sample_rate=0.1, steps=10)
+    with pytest.raises(ValueError, match="no epoch ends"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0, epochs=2)
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        dpkit.epsilon(1e-5, noise_multiplier=-1.0, sample_rate=0.1, steps=10)

@@ -78,7 +78,7 @@ def test_load_state_dict_rejects_bad_state(state, fragment):
 def test_step_rejects_bad_arguments_by_name():
     a = PLDAccountant()
     with pytest.raises(ValueError, match="^noise_multiplier"):
-        a.step(noise_multiplier=0.0, sample_rate=0.1)
+        a.step(noise_multiplier=-1.0, sample_rate=0.1)
     with pytest.raises(ValueError, match="^sample_rate"):
         a.step(noise_multiplier=1.0, sample_rate=2.0)
     with pytest.raises(TypeError):

@@ -160,6 +160,21 @@ CLI::Validator sampling_rate_validator() {
                      "in [2.2e-308, 1] (normal doubles; 1 = full batch)");
 }
 
+CLI::Validator noise_multiplier_edge_validator() {
+  const std::string constraint = "a number >= 0 or inf";
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        const auto v = parse_real(s);
+        return v && *v >= 0 ? std::string() : invalid(s, constraint);  // NaN fails >= 0
+      },
+      ">= 0 or inf (0: no noise, inf: nothing released)", "noise_multiplier_edge");
+}
+
+CLI::Validator sampling_rate_edge_validator() {
+  return finite_real([](double v) { return v == 0 || (v >= 2.2250738585072014e-308 && v <= 1); },
+                     "in [2.2e-308, 1] or 0 (normal doubles; 1 = full batch, 0 = never sampled)");
+}
+
 CLI::Validator integer_at_least(long long lo, long long hi) {
   auto text = [](long long v) {
     // 1e9 and 2^53 read better than their digits.
@@ -443,7 +458,13 @@ json unavailable_row(accounting::accountant_type a,
 }
 
 json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity) {
-  if (!std::isfinite(e.value)) {
+  // Edge values (noise multiplier 0 or inf, sampling rate 0) are exact answers, and may be
+  // infinite: epsilon = inf is written as the string "inf" (JSON has no infinity).
+  const bool edge = e.method.rfind("edge value", 0) == 0;
+  const auto number = [edge](double x) {
+    return edge && std::isinf(x) && x > 0 ? json("inf") : number_or_null(x);
+  };
+  if (!std::isfinite(e.value) && !edge) {
     // No finite value: never labelled a bound (a failed search, or corrections that exceed the
     // target).
     json row =
@@ -454,11 +475,11 @@ json estimate_row(const accounting::privacy_estimate& e, const std::string& quan
     return row;
   }
   json row = {{"accountant", std::string(accounting::to_string(e.accountant))},
-              {quantity, number_or_null(e.value)},
+              {quantity, number(e.value)},
               {"kind", std::string(to_string(e.kind))},
               {"tight", e.tight},
-              {quantity + "_lower", number_or_null(e.lower)},
-              {quantity + "_upper", number_or_null(e.upper)},
+              {quantity + "_lower", number(e.lower)},
+              {quantity + "_upper", number(e.upper)},
               {"method", e.method},
               {"termination", std::string(to_string(e.termination))}};
   if (quantity == "delta") row["log_delta"] = number_or_null(e.log_value);

@@ -49,11 +49,15 @@ inline constexpr long long kMaxExactInteger = 9007199254740992LL;
 /// running out of memory or time.
 CLI::Validator integer_at_least(long long lo, long long hi = 1000000000LL);
 CLI::Validator sampling_rate_validator();  // [2.2e-308, 1]
+/// The edge values accepted as well: noise multiplier in [0, inf], sampling rate 0 or in
+/// [2.2e-308, 1].
+CLI::Validator noise_multiplier_edge_validator();
+CLI::Validator sampling_rate_edge_validator();
 /// PLD accuracy targets: [1e-6, 1). Finer brackets would need grids beyond the memory limit
 /// and the rounding allowances (1e-9 relative) would dominate them anyway.
 CLI::Validator pld_accuracy_validator();
 CLI::Validator finite_real_in_half_open_unit();  // (0, 1]
-CLI::Validator delta_validator();                 // [1e-290, 1)
+CLI::Validator delta_validator();                // [1e-290, 1)
 CLI::Validator writable_file_validator();        // --output FILE (see below)
 
 // ---- output
@@ -66,8 +70,8 @@ struct output_options {
 /// its folder must exist and be writable, and an existing FILE must be a writable file.
 void add_output_options(CLI::App* app, output_options& options);
 
-/// Usage error unless `output` (an --output or --output-dir value; may be empty) names a different file
-/// than `input` (the file given to `input_flag`).
+/// Usage error unless `output` (an --output or --output-dir value; may be empty) names a different
+/// file than `input` (the file given to `input_flag`).
 void check_not_an_input(const std::string& output_flag,
                         const std::string& output,
                         const std::string& input_flag,

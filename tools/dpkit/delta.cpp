@@ -21,7 +21,7 @@ struct delta_options {
 };
 
 int run(const delta_options& o) {
-  const resolved_run m = resolve_run(o.run, {true, true, true, true, "dpkit delta"});
+  const resolved_run m = resolve_run(o.run, {true, true, true, true, "dpkit delta", true});
   report r;
   r.tool = "dpkit delta";
   r.parameters = m.parameters;
@@ -44,7 +44,7 @@ void register_delta(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<delta_options>();
   CLI::App* sub = app.add_subcommand(
       "delta", "The delta such that the training run is (epsilon, delta)-DP (its privacy profile)");
-  add_run_options(sub, o->run, {true, true, true, true, "dpkit delta"});
+  add_run_options(sub, o->run, {true, true, true, true, "dpkit delta", true});
   add_epsilon_option(sub, o->epsilon);
   add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);

@@ -21,7 +21,7 @@ struct epsilon_options {
 };
 
 int run(const epsilon_options& o) {
-  const run_requirements needs{true, true, true, true, "dpkit epsilon"};
+  const run_requirements needs{true, true, true, true, "dpkit epsilon", true};
   const resolved_run m = resolve_run(o.run, needs);
   report r;
   r.tool = "dpkit epsilon";
@@ -51,7 +51,7 @@ void register_epsilon(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<epsilon_options>();
   CLI::App* sub = app.add_subcommand(
       "epsilon", "The smallest epsilon such that the training run is (epsilon, delta)-DP");
-  add_run_options(sub, o->run, {true, true, true, true, "dpkit epsilon"});
+  add_run_options(sub, o->run, {true, true, true, true, "dpkit epsilon", true});
   add_delta_option(sub, o->delta, /*required=*/true);
   add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);

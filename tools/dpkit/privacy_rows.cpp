@@ -14,10 +14,10 @@ namespace dpkit::cli {
 void announce_pld_cost(const std::string& tool, const accounting::training_run& run) {
   // A single PLD composition's time grows about like T^0.75 (measured on 2 cores of the
   // development machine, q = 0.001, σ = 0.8: 0.44 s, 1.9 s and 8-14 s at T = 1e4, 1e5 and 1e6
-  // depending on the load, 19 s at T = 3e6). Said beforehand where that model puts it beyond 30 s; a rough
-  // estimate, labelled so, since the grid also depends on q, σ and δ.
-  // Not for the closed form of all-Gaussian runs, nor beyond the PLD accountant's limit of 1e8
-  // steps (an error follows, and nothing else may be printed before it).
+  // depending on the load, 19 s at T = 3e6). Said beforehand where that model puts it beyond 30 s;
+  // a rough estimate, labelled so, since the grid also depends on q, σ and δ. Not for the closed
+  // form of all-Gaussian runs, nor beyond the PLD accountant's limit of 1e8 steps (an error
+  // follows, and nothing else may be printed before it).
   const long long steps = run.total_steps();
   if (run.is_gaussian() || steps <= 0 || static_cast<double>(steps) > 1e8) return;
   const double seconds = 10.0 * std::pow(static_cast<double>(steps) / 1e6, 0.75);
@@ -99,7 +99,9 @@ query_outcome privacy_rows(const resolved_run& m,
       if (row.at("kind") != "unavailable") ++out.answered;
       if (e.termination == termination_type::failure && out.failure.empty())
         out.failure = e.message;
-      if (e.termination == termination_type::max_iterations && !e.message.empty() &&
+      // An edge value's message is its derivation (why epsilon is 0 or inf): said below.
+      const bool edge = e.method.rfind("edge value", 0) == 0;
+      if ((edge || e.termination == termination_type::max_iterations) && !e.message.empty() &&
           std::find(out.notes.begin(), out.notes.end(), e.message) == out.notes.end())
         out.notes.push_back(e.message);
       answers[k].push_back(std::move(row));

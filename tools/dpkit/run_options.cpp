@@ -163,9 +163,14 @@ phase_spec parse_phase(const std::string& text) {
     }
     if (value.empty()) throw bad(k + " needs a value (" + k + "=...)");
     if (k == "noise-multiplier" || k == "sampling-rate") {
-      const auto v = parse_double(value);
-      if (!v || !(*v > 0) || (k == "sampling-rate" && *v > 1))
-        throw bad(k + " must be " + (k == "sampling-rate" ? "in (0, 1]" : "a number > 0"));
+      // Zero and inf are edge values, accepted here and checked with the run (resolve_run):
+      // only epsilon and delta answer them.
+      char* end = nullptr;
+      const double x = std::strtod(value.c_str(), &end);
+      const std::optional<double> v =
+          end == value.c_str() + value.size() ? std::optional<double>(x) : std::nullopt;
+      if (!v || !(*v >= 0) || (k == "sampling-rate" && *v > 1))
+        throw bad(k + " must be " + (k == "sampling-rate" ? "in [0, 1]" : "a number >= 0"));
       (k == "noise-multiplier" ? p.noise_multiplier : p.sampling_rate) = *v;
     } else if (k == "batch-size") {
       const auto v = parse_double(value);
@@ -313,20 +318,22 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
              ->check(real_at_least(0))
              ->type_name("M")
              ->group(group);
-  auto* sigma = app->add_option("-s,--noise-multiplier", o.noise_multiplier,
-                                needs.noise ? "Noise multiplier sigma: noise standard deviation / "
-                                              "clipping norm (required)"
-                                            : "Noise multiplier sigma: given, calibrate solves "
-                                              "for the number of steps instead")
-                    ->check(real_greater_than(0))
-                    ->type_name("S")
-                    ->group(group);
-  auto* q = app->add_option("-p,--sampling-rate", o.sampling_rate,
-                            "Probability q that an example is in a batch (Poisson), or batch "
-                            "size / dataset size (fixed-size batches); 1 = full batch")
-                ->check(sampling_rate_validator())
-                ->type_name("Q")
-                ->group(group);
+  auto* sigma =
+      app->add_option("-s,--noise-multiplier", o.noise_multiplier,
+                      needs.noise ? "Noise multiplier sigma: noise standard deviation / "
+                                    "clipping norm (required)"
+                                  : "Noise multiplier sigma: given, calibrate solves "
+                                    "for the number of steps instead")
+          ->check(needs.edge_values ? noise_multiplier_edge_validator() : real_greater_than(0))
+          ->type_name("S")
+          ->group(group);
+  auto* q =
+      app->add_option("-p,--sampling-rate", o.sampling_rate,
+                      "Probability q that an example is in a batch (Poisson), or batch "
+                      "size / dataset size (fixed-size batches); 1 = full batch")
+          ->check(needs.edge_values ? sampling_rate_edge_validator() : sampling_rate_validator())
+          ->type_name("Q")
+          ->group(group);
   auto* b = app->add_option("--batch-size", o.batch_size,
                             "Batch size B (Poisson: the expected batch size); with --dataset-size "
                             "it gives q = B/N")
@@ -480,6 +487,8 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     if (values == 0 && (needs.length || !last))
       throw usage_error(at + "the length of the run is not given: use --steps T or --epochs E" +
                         std::string(specs.size() == 1 ? "" : " (steps=T or epochs=E)"));
+    if (s.q == 0 && !epochs_list.empty())
+      throw usage_error(at + "with sampling rate 0 no epoch ends: give the length in steps");
     const double per_epoch = steps_per_epoch(s, o.dataset_size);
     std::vector<long long> counts;
     std::vector<double> epochs_of;
@@ -553,7 +562,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
   long long earlier = 0;
   for (std::size_t j = 0; j + 1 < r.run.phases.size(); ++j) earlier += r.run.phases[j].steps;
   for (long long t : r.steps) r.total_steps.push_back(earlier + t);
-  r.run.validate("dpkit");
+  r.run.validate("dpkit", needs.edge_values);
   r.description = describe_run(r.run, true, true);
   if (r.steps.size() > 1) {
     // A curve: the run without its last phase's (varying) length, then the lengths.

@@ -40,6 +40,9 @@ struct run_requirements {
   bool length = true;      ///< steps or epochs are required (calibrate can solve for them)
   bool curve = true;       ///< several step counts allowed (one row each)
   std::string subcommand;  ///< "dpkit epsilon", for messages
+  /// Noise multiplier 0 or inf and sampling rate 0 accepted (epsilon and delta answer them
+  /// exactly: docs/accounting.md, "Edge values"); elsewhere they are refused.
+  bool edge_values = false;
 };
 
 /// Adds the run's flags to `app` (group "Training run"): --noise-multiplier (-s),

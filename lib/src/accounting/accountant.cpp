@@ -209,7 +209,8 @@ bool rest_is_empty(const edge_split& e) {
 
 std::string dropped_note(const edge_split& e) {
   return std::to_string(e.dropped) + " phase" + (e.dropped == 1 ? "" : "s") +
-         " with sampling rate 0 or noise multiplier inf release nothing and are left out";
+         " with sampling rate 0 or noise multiplier inf " +
+         (e.dropped == 1 ? "releases nothing and is" : "release nothing and are") + " left out";
 }
 
 privacy_estimate edge_estimate(accountant_type a,

@@ -1,6 +1,8 @@
 #include "dpkit/accounting/training_run.hpp"
 
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "dpkit/core/check.hpp"
 
@@ -18,12 +20,28 @@ std::string_view to_string(sampling_scheme s) noexcept {
   return "unknown";
 }
 
-void training_run::validate(std::string_view function) const {
+void training_run::validate(std::string_view function, bool edge_values) const {
   check_nonnegative(function, "gaussian_mu", gaussian_mu);
   for (const training_phase& p : phases) {
-    check_positive(function, "noise_multiplier", p.noise_multiplier);
-    if (!(p.sampling_rate > 0 && p.sampling_rate <= 1))
-      throw_domain_error(function, "sampling_rate", p.sampling_rate, "in (0, 1]");
+    if (edge_values) {
+      if (std::isnan(p.noise_multiplier) || p.noise_multiplier < 0)
+        throw_domain_error(function, "noise_multiplier", p.noise_multiplier, "in [0, +inf]");
+      if (!(p.sampling_rate >= 0 && p.sampling_rate <= 1))
+        throw_domain_error(function, "sampling_rate", p.sampling_rate, "in [0, 1]");
+    } else {
+      // The edge values have exact answers only where ε or δ is asked for: say where.
+      const bool edge = p.noise_multiplier == 0 || p.sampling_rate == 0 ||
+                        p.noise_multiplier == std::numeric_limits<double>::infinity();
+      const char* where = edge ? " (noise multiplier 0 or inf and sampling rate 0 are edge "
+                                 "values that only the epsilon and delta queries answer)"
+                               : "";
+      if (!(p.noise_multiplier > 0 && std::isfinite(p.noise_multiplier)))
+        throw_domain_error(function, "noise_multiplier", p.noise_multiplier,
+                           std::string("finite and > 0") + where);
+      if (!(p.sampling_rate > 0 && p.sampling_rate <= 1))
+        throw_domain_error(function, "sampling_rate", p.sampling_rate,
+                           std::string("in (0, 1]") + where);
+    }
     check_at_least(function, "steps", p.steps, 1);
   }
 }

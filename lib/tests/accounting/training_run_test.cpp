@@ -40,6 +40,16 @@ TEST_CASE("training runs are validated with check_* messages", "[accounting][run
   REQUIRE_THROWS_WITH(run.validate("f"), Contains("f: steps is 0, but must be >= 1"));
   run.phases[0] = {1.0, NAN, acc::sampling_scheme::poisson, 1};
   REQUIRE_THROWS_AS(run.validate("f"), std::domain_error);
+  // The edge values: refused with a pointer to the queries that answer them, or accepted.
+  run.phases[0] = {INFINITY, 0.5, acc::sampling_scheme::poisson, 1};
+  REQUIRE_THROWS_WITH(run.validate("f"), Contains("only the epsilon and delta queries answer"));
+  REQUIRE_NOTHROW(run.validate("f", /*edge_values=*/true));
+  run.phases[0] = {0.0, 0.0, acc::sampling_scheme::poisson, 1};
+  REQUIRE_NOTHROW(run.validate("f", true));
+  run.phases[0] = {-1.0, 0.5, acc::sampling_scheme::poisson, 1};
+  REQUIRE_THROWS_WITH(run.validate("f", true), Contains("must be in [0, +inf]"));
+  run.phases[0] = {1.0, 1.5, acc::sampling_scheme::poisson, 1};
+  REQUIRE_THROWS_WITH(run.validate("f", true), Contains("must be in [0, 1]"));
   acc::training_run empty;
   REQUIRE_NOTHROW(empty.validate("f"));  // perfectly private
   CHECK(empty.gdp_mu() == 0);

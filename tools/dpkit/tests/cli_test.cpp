@@ -89,7 +89,8 @@ TEST_CASE("dpkit epsilon --mu 1 --delta 1e-5 --format json: the contract and the
 TEST_CASE("dpkit epsilon from a noise multiplier: sqrt(T)/sigma-GDP", "[cli]") {
   // σ = 2, T = 4, full batch ⇒ μ = 1 exactly.
   const auto r = dpkit_run(
-      "epsilon --noise-multiplier 2 --full-batch --steps 4 --delta 1e-5 --accountant all --format json");
+      "epsilon --noise-multiplier 2 --full-batch --steps 4 --delta 1e-5 --accountant all --format "
+      "json");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
   REQUIRE(doc.at("results").size() == 3);
@@ -181,8 +182,8 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
                                                  {{"mu", 1.0}, {"alpha", 0.5}})) < 1e-14);
 
   // σ for (ε, δ) = (2, 1e-5) over T = 4 full-batch steps is 2/μ(2, 1e-5).
-  const auto c =
-      dpkit_run("calibrate --epsilon 2 --delta 1e-5 --full-batch --steps 4 --tolerance 1e-9 --format json");
+  const auto c = dpkit_run(
+      "calibrate --epsilon 2 --delta 1e-5 --full-batch --steps 4 --tolerance 1e-9 --format json");
   REQUIRE(c.exit_code == 0);
   const json cc = json::parse(c.out).at("results")[0];
   const double sigma = cc.at("noise_multiplier").get<double>();
@@ -243,8 +244,8 @@ TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cl
 }
 
 TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on threads", "[cli]") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("dpkit_validate_test_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dpkit_validate_test_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   // The self-checks: each scenario audits its named wrong claim (--list shows it in words) and
   // must reject it with its own data. One scenario per family and per verdict rule here (the
@@ -260,10 +261,12 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   const std::string subset =
       " gdp-gaussian-1d bsa24-thm4.4-linear bsa24-thmC.3-invariant bsa24-propC.14-clt "
       "wsk26-lemmaB6-B7-random-kan wsk26-correlated-kappa-grid swx23-alg2-sensitivity "
-      "swx23-lemma7-floor swx23-lemma18-linearisation swx23-thm6-steps-ushape swx23-alg10-steps-ushape "
+      "swx23-lemma7-floor swx23-lemma18-linearisation swx23-thm6-steps-ushape "
+      "swx23-alg10-steps-ushape "
       "swx23-thm4-alg5-rate zxd26-lemma9-false zxd26-thm3-tail-L lksp25-risk-sgd";
-  const auto wrong = dpkit_run("validate" + subset + " --self-check --no-figures --format json --output-dir '" +
-                               (dir / "wrong").string() + "'");
+  const auto wrong =
+      dpkit_run("validate" + subset + " --self-check --no-figures --format json --output-dir '" +
+                (dir / "wrong").string() + "'");
   CHECK(wrong.exit_code == 0);
   const json w = json::parse(wrong.out).at("results");
   CHECK(w.size() == 15);
@@ -274,8 +277,9 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
   }
   // --bound-factor at a scenario's self-check factor makes a value claim too optimistic: the
   // scoreboard fails (exit 3).
-  const auto halved = dpkit_run("validate gdp-gaussian-1d --bound-factor 0.5 --no-figures --output-dir '" +
-                                (dir / "halved").string() + "'");
+  const auto halved =
+      dpkit_run("validate gdp-gaussian-1d --bound-factor 0.5 --no-figures --output-dir '" +
+                (dir / "halved").string() + "'");
   CHECK(halved.exit_code == 3);
   // A doubled mu is a loose but valid bound: every box lies above it.
   const auto loose = dpkit_run(
@@ -308,8 +312,8 @@ TEST_CASE("dpkit validate: wrong claims are caught, results do not depend on thr
                            "' --output '" + svg.string() + "'");
   CHECK(p.exit_code == 0);
   CHECK_THAT(slurp(svg), Contains("<svg"));
-  const auto bad =
-      dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() + "' --output fig.eps");
+  const auto bad = dpkit_run("plot '" + (dir / "t1" / "bsa24-thm4.2-tight.json").string() +
+                             "' --output fig.eps");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("must end in .svg, .png or .pdf"));
   std::filesystem::remove_all(dir);
@@ -424,7 +428,8 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   // sd eta sigma sqrt((1 - c^2t)/(1 - c^2)); mu = mean/sd. With n = 1, sigma = 1, c = 0.95,
   // t = 100 (the paper's Figure 1); eta cancels.
   const auto r = dpkit_run(
-      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100 "
+      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps "
+      "100 "
       "--format json");
   REQUIRE(r.exit_code == 0);
   const json doc = json::parse(r.out);
@@ -508,7 +513,8 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(cg[2].at("bound") == "rdp-ys22");
   // NoisySGD: a certified PLD bracket; the CLT row is labelled an approximation.
   const auto s = dpkit_run(
-      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 --learning-rate "
+      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 "
+      "--learning-rate "
       "0.5 --contraction 0.9 --steps 400 --format json");
   REQUIRE(s.exit_code == 0);
   const json sg = json::parse(s.out).at("results");
@@ -520,7 +526,8 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   // --exhaustive-tau certifies every tau: never worse than the default search (golden section
   // above t = 64), and both are valid bounds below composition.
   const std::string sgd150 =
-      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 --learning-rate "
+      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 "
+      "--learning-rate "
       "0.5 --contraction 0.9 --steps 150 --format json";
   const auto golden = dpkit_run(sgd150), every = dpkit_run(sgd150 + " --exhaustive-tau");
   REQUIRE(golden.exit_code == 0);
@@ -532,7 +539,8 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   // --shifts (Thm C.13): all shifts at eta L/b is Thm 4.9 at tau = 1, the same composition, so
   // the same certified epsilon; a shift above eta L/b is refused.
   const std::string sgd10 =
-      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 --learning-rate "
+      "shifted noisy-sgd --sensitivity 1 --dataset-size 1000 --batch-size 100 --noise-std 0.5 "
+      "--learning-rate "
       "0.5 --contraction 0.9 --steps 10 --format json --shifts ";
   const auto c13 = dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1");
   REQUIRE(c13.exit_code == 0);
@@ -544,7 +552,8 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1.5").exit_code == 2);
   // Tradeoff curves: G(mu) at alpha = 0.5 is Phi(-mu) ... beta(1/2) = Phi(Phi^-1(1/2) - mu).
   const auto t = dpkit_run(
-      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100 "
+      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps "
+      "100 "
       "--tradeoff-points 3 --format json");
   REQUIRE(t.exit_code == 0);
   const json tr = json::parse(t.out).at("results");
@@ -559,10 +568,10 @@ TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[
   // true Sigma. The latter depends on the draw of x~ through the spike term
   // lambda_1 (delta/kappa_1)^2 (u'x~)^2/2 = 0.0026 +- 1e-4 (u'x~ = 0.5 +- 0.009): margin 2e-4.
   const std::string setting =
-      " --dimension 1000 --ridge 0.1 --label-noise 1e-5 --noise-std 1.5 --learning-rate 50 --times 1.5 "
+      " --dimension 1000 --ridge 0.1 --label-noise 1e-5 --noise-std 1.5 --learning-rate 50 --times "
+      "1.5 "
       "--format json";
-  const std::pair<std::string, double> cases[] = {{"paper-code", 0.0234},
-                                                  {"paper-design", 0.0463}};
+  const std::pair<std::string, double> cases[] = {{"paper-code", 0.0234}, {"paper-design", 0.0463}};
   for (const auto& [family, plateau] : cases) {
     const auto r = dpkit_run("hsgd risk --spectrum " + family + setting);
     REQUIRE(r.exit_code == 0);
@@ -583,9 +592,10 @@ TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[
   const char* solvers[3] = {"ode", "exponential", "trapezoid"};
   for (int k = 0; k < 3; ++k) {
     const auto r = dpkit_run(
-        std::string("hsgd risk --spectrum power-law:1.5 --dimension 200 --start-error 1 --target-norm "
-                    "0.5 --noise-std 1 --ridge 0.01 --learning-rate 1 --schedule polynomial:2,1 "
-                    "--times 1,5,20 --format json --solver ") +
+        std::string(
+            "hsgd risk --spectrum power-law:1.5 --dimension 200 --start-error 1 --target-norm "
+            "0.5 --noise-std 1 --ridge 0.01 --learning-rate 1 --schedule polynomial:2,1 "
+            "--times 1,5,20 --format json --solver ") +
         solvers[k]);
     REQUIRE(r.exit_code == 0);
     const json rows = json::parse(r.out).at("results");  // not a temporary in the loop
@@ -600,8 +610,8 @@ TEST_CASE("dpkit hsgd risk: LKSP25's plateaus and three independent solvers", "[
       dpkit_run("hsgd risk --spectrum isotropic:1 --dimension 100 --learning-rate 3 --times 1");
   CHECK(d.exit_code == 0);
   CHECK(d.out.find("DIVERGES: K_inf = 1.5") != std::string::npos);
-  CHECK(dpkit_run("hsgd risk --spectrum bogus:1 --dimension 10 --learning-rate 1 --times 1").exit_code ==
-        2);
+  CHECK(dpkit_run("hsgd risk --spectrum bogus:1 --dimension 10 --learning-rate 1 --times 1")
+            .exit_code == 2);
   CHECK(dpkit_run("hsgd risk --spectrum isotropic:1 --learning-rate 1 --times 1").exit_code == 2);
 }
 
@@ -610,7 +620,8 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   // last iterate — three code paths (rank-2 Woodbury at one time; the Gauss-Markov chain of
   // Thm 4.4; the averaged chain of Thm 4.5) that must give the same numbers.
   const std::string base =
-      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --noise-std 1 --orders 2,4 --pairs "
+      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --noise-std 1 "
+      "--orders 2,4 --pairs "
       "extreme:5 --times 1.5 --format json --release ";
   double eps[3][2];
   const char* releases[3] = {"last", "iterates", "average"};
@@ -627,7 +638,8 @@ TEST_CASE("dpkit hsgd privacy: releases agree at J = 1, the trajectory's shape, 
   // LKSP25 Fig. 2(b): the last-iterate curve rises, peaks early and decays to a plateau (the
   // paper's "rise then plateau" does not hold); more noise, less privacy loss.
   const std::string traj =
-      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --orders 2 --pairs extreme:5 --times "
+      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --orders 2 --pairs "
+      "extreme:5 --times "
       "0.01,0.05,0.2,1.5 --format json --noise-std ";
   auto curve = [&](const char* sigma) {
     const auto r = dpkit_run(traj + sigma);
@@ -654,7 +666,8 @@ TEST_CASE("dpkit hsgd privacy: the discrete mixture over SGD steps is within O(1
   // where the integrand peaks at s = t (the freshest step) and the left sum stops one step short of
   // it. (The library test checks the Euler–Maclaurin terms of the gap exactly.)
   const std::string base =
-      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --noise-std 1 --orders 2 --pairs extreme:5 "
+      "hsgd privacy --spectrum paper-code --dimension 200 --dataset-size 300 --noise-std 1 "
+      "--orders 2 --pairs extreme:5 "
       "--times 0.05,0.5,1.5 --format json --mixture ";
   const auto c = dpkit_run(base + "continuous"), d = dpkit_run(base + "discrete");
   REQUIRE(c.exit_code == 0);
@@ -709,7 +722,9 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"simulate --replicates 9223372036854775807",
        "--replicates is 9223372036854775807, but must be an integer in [1, 1e9]"},
       {"hsgd risk --spectrum-file /dev/null --learning-rate 1 --times 1", "--spectrum-file"},
-      {"epsilon --noise-multiplier 0 --delta 1e-5",
+      {"epsilon --noise-multiplier -0.5 --delta 1e-5",
+       "--noise-multiplier is -0.5, but must be a number >= 0 or inf"},
+      {"rdp --noise-multiplier 0 --sampling-rate 0.1 --steps 10",
        "--noise-multiplier is 0, but must be a finite number > 0"},
       {"epsilon --mu inf --delta 1e-5", "--mu is inf, but must be a finite number >= 0"},
       {"epsilon --mu abc --delta 1e-5", "--mu is abc"},
@@ -722,10 +737,12 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--output is /nonexistent-dir/x.csv, but the folder /nonexistent-dir does not exist"},
       {"epsilon --mu 1 --delta 1e-5 --output /dev/full", "--output: cannot write /dev/full"},
       {"epsilon --mu 1 --delta 1e-5 --output /tmp", "--output is /tmp, a directory"},
-      {"epsilon --noise-multiplier 1 --sampling-rate 0 --delta 1e-5",
+      {"calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0 --steps 10",
        "--sampling-rate is 0, but must be a number in [2.2e-308, 1]"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 1e-320 --delta 1e-5",
+       "--sampling-rate is 1e-320, but must be a number in [2.2e-308, 1] or 0"},
       {"epsilon --noise-multiplier 1 --sampling-rate 1.5 --delta 1e-5",
-       "--sampling-rate is 1.5, but must be a number in [2.2e-308, 1]"},
+       "--sampling-rate is 1.5, but must be a number in [2.2e-308, 1] or 0"},
       {"epsilon --noise-multiplier 1 --sampling-rate nan --delta 1e-5", "--sampling-rate is nan"},
       {"epsilon --noise-multiplier 1 --sampling shuffle --delta 1e-5", "--sampling"},
       {"epsilon --noise-multiplier 1 --delta 1e-5 --accuracy 0",
@@ -758,16 +775,21 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--setting strongly-convex needs --contraction"},
       {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5 --contraction 1",
        "--contraction is 1, but must be < 1 for --setting strongly-convex"},
-      {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5 --contraction 1.5",
+      {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5 --contraction "
+       "1.5",
        "--contraction is 1.5, but must be a number in (0, 1]"},
-      {"shifted noisy-gd --setting constrained-convex --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5",
+      {"shifted noisy-gd --setting constrained-convex --sensitivity 1 --dataset-size 10 "
+       "--noise-std 1 --steps 5",
        "--setting constrained-convex needs --diameter D"},
-      {"shifted noisy-cgd --sensitivity 1 --dataset-size 45 --batch-size 10 --noise-std 1 --contraction 0.9 "
+      {"shifted noisy-cgd --sensitivity 1 --dataset-size 45 --batch-size 10 --noise-std 1 "
+       "--contraction 0.9 "
        "--epochs 2 --learning-rate 0.1",
        "--dataset-size is 45, but must be a multiple of --batch-size"},
-      {"shifted noisy-gd --sensitivity 1 --noise-std 1 --steps 5 --contraction 0.9", "--dataset-size is required"},
+      {"shifted noisy-gd --sensitivity 1 --noise-std 1 --steps 5 --contraction 0.9",
+       "--dataset-size is required"},
       {"shifted sgd", "algorithm"},
-      {"shifted noisy-sgd --sensitivity 1 --dataset-size 10 --batch-size 20 --noise-std 1 --contraction 0.9 "
+      {"shifted noisy-sgd --sensitivity 1 --dataset-size 10 --batch-size 20 --noise-std 1 "
+       "--contraction 0.9 "
        "--steps 5 --learning-rate 0.1",
        "--batch-size is 20, but must be <= --dataset-size = 10"},
       {"shifted noisy-gd --learning-rate 0.5 --strong-convexity 1 --smoothness 5 --sensitivity 1 "
@@ -984,12 +1006,12 @@ TEST_CASE("dpkit simulate runs every paper algorithm with a calibrated noise and
   }
 }
 
-TEST_CASE("dpkit simulate: the paper's own noise of SWX+23 Algs 2 and 7 in closed form",
-          "[cli]") {
+TEST_CASE("dpkit simulate: the paper's own noise of SWX+23 Algs 2 and 7 in closed form", "[cli]") {
   // Alg 2: τ_i = 8Bη_i√log(1/δ)/ε on the sensitivity 4Bη_i: z = 2√log(1/δ)/ε for every phase.
   const double epsilon = 0.5, delta = 1e-6;
   auto r = dpkit_run(
-      "simulate --algorithm phased-sgd --dataset-size 128 --dimension 4 --replicates 2 --epsilon 0.5 "
+      "simulate --algorithm phased-sgd --dataset-size 128 --dimension 4 --replicates 2 --epsilon "
+      "0.5 "
       "--delta 1e-6 --format json");
   REQUIRE(r.exit_code == 0);
   json p = json::parse(r.out).at("context").at("parameters").at("privacy");

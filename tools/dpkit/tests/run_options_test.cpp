@@ -350,3 +350,32 @@ TEST_CASE("shuffled batches: a certified bracket next to the Poisson number", "[
   CHECK(mixed.exit_code == 2);
   CHECK_THAT(mixed.err, Contains("shuffled epochs are accounted alone"));
 }
+
+TEST_CASE("edge values: no noise and nothing released, from the command line", "[cli][edge]") {
+  // sigma = 0: the example is in some noiseless batch with probability p = 1 − (1 − q)^T; no
+  // finite epsilon holds below delta = p, and delta(epsilon) = p exactly when nothing else is
+  // released (docs/accounting.md, "Edge values").
+  const double p = -std::expm1(100 * std::log1p(-0.01));
+  const json none = run_json("epsilon -s 0 -p 0.01 -i 100 -d 1e-5");
+  CHECK(none.at("results")[0].at("epsilon") == "inf");
+  CHECK(none.at("results")[0].at("tight") == true);
+  const json d = run_json("delta -s 0 -p 0.01 -i 100 --epsilon 3");
+  CHECK(d.at("results")[0].at("delta").get<double>() == Approx(p).epsilon(1e-14));
+  // A phase that releases nothing (q = 0 or sigma = inf) is left out: the answer is the other
+  // phase's, and a run of such phases only is exactly (0, delta)-DP.
+  const json rest = run_json("epsilon -s 2 -p 0.01 -i 300 -d 1e-5");
+  const json with = run_json(
+      "epsilon --phase noise-multiplier=inf,sampling-rate=0.5,steps=10 "
+      "--phase noise-multiplier=2,sampling-rate=0.01,steps=300 -d 1e-5");
+  CHECK(with.at("results")[0].at("epsilon") == rest.at("results")[0].at("epsilon"));
+  const json zero = run_json("epsilon -s 1 -p 0 -i 100 -d 1e-5 --accountant all");
+  for (const json& row : zero.at("results")) CHECK(row.at("epsilon").get<double>() == 0);
+  // Refused with a message where no exact answer exists, or where the input is no number.
+  const auto rdp = dpkit_run("rdp -s 0 -p 0.1 -i 10");
+  CHECK(rdp.exit_code == 2);
+  const auto epochs = dpkit_run("epsilon -s 1 -p 0 --epochs 2 -d 1e-5");
+  CHECK(epochs.exit_code == 2);
+  CHECK_THAT(epochs.err, Contains("no epoch ends"));
+  CHECK(dpkit_run("epsilon -s -1 -p 0.1 -i 10 -d 1e-5").exit_code == 2);
+  CHECK(dpkit_run("epsilon -s nan -p 0.1 -i 10 -d 1e-5").exit_code == 2);
+}

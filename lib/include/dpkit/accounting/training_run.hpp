@@ -62,8 +62,9 @@ struct training_run {
 
   /// Throws std::domain_error (check_* message) unless every phase has σ > 0 finite,
   /// q ∈ (0, 1], steps ≥ 1, and μ₀ ≥ 0 finite. (A run without phases and μ₀ = 0 is
-  /// perfectly private: ε = 0.)
-  void validate(std::string_view function) const;
+  /// perfectly private: ε = 0.) With edge_values, σ ∈ [0, +inf] and q ∈ [0, 1] are accepted:
+  /// the edge values that estimate_epsilon and estimate_delta answer (accountant.hpp).
+  void validate(std::string_view function, bool edge_values = false) const;
 
   /// Total number of steps (Σ steps; +1 for the Gaussian factor).
   [[nodiscard]] long long total_steps() const;
