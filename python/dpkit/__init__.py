@@ -10,7 +10,7 @@ the certified upper bound.
 >>> dpkit.calibrate_noise(2.0, 1e-5, batch_size=256, dataset_size=60_000, epochs=10)
 
 Functions: :func:`epsilon`, :func:`delta`, :func:`calibrate_noise`, :func:`calibrate_steps`,
-:func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`rdp`. Drop-in layers:
+:func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`gdp_mu`, :func:`rdp`. Drop-in layers:
 :mod:`dpkit.opacus` (Opacus's accountant interface) and :mod:`dpkit.dp_accounting` (Google
 dp_accounting's events and accountants). Theory modules: :mod:`dpkit.shifted`,
 :mod:`dpkit.volterra`, :mod:`dpkit.hsgd`, :mod:`dpkit.correlated`. Documentation:
@@ -19,9 +19,9 @@ docs/python.md in the repository.
 
 from ._dpkit import __git_hash__, __version__
 from ._core import (ACCOUNTANTS, SAMPLING_SCHEMES, Phase, calibrate_noise, calibrate_steps,
-                    delta, delta_curve, epsilon, epsilon_curve, rdp, tradeoff)
-from ._results import (DeltaCurve, EpsilonCurve, NoCertifiedValueError, NoiseCalibration,
-                       PrivacyResult, StepsCalibration, TradeoffCurve)
+                    delta, delta_curve, epsilon, epsilon_curve, gdp_mu, rdp, tradeoff)
+from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoCertifiedValueError,
+                       NoiseCalibration, PrivacyResult, StepsCalibration, TradeoffCurve)
 
 __all__ = [
     "__version__",
@@ -33,6 +33,7 @@ __all__ = [
     "epsilon_curve",
     "delta_curve",
     "tradeoff",
+    "gdp_mu",
     "rdp",
     "validate",
     "PrivacyResult",
@@ -41,6 +42,7 @@ __all__ = [
     "EpsilonCurve",
     "DeltaCurve",
     "TradeoffCurve",
+    "GdpMu",
     "NoCertifiedValueError",
     "ACCOUNTANTS",
     "SAMPLING_SCHEMES",

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from . import _dpkit
 from ._record import Record
-from ._results import (DeltaCurve, EpsilonCurve, NoiseCalibration, PrivacyResult,
+from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoiseCalibration, PrivacyResult,
                        StepsCalibration, TradeoffCurve, _user_message)
 
 if TYPE_CHECKING:  # annotations only (numpy, typing and fractions load on first use: fast import)
@@ -595,6 +595,40 @@ def tradeoff(alpha: Sequence[float],
                          message=_user_message(str(res["message"])))
 
 
+def gdp_mu(noise_multiplier: Optional[float] = None,
+           sample_rate: Optional[float] = None,
+           steps: Optional[int] = None,
+           *,
+           batch_size: Optional[int] = None,
+           dataset_size: Optional[int] = None,
+           epochs: Optional[float] = None,
+           sampling: str = "poisson",
+           phases: Optional[Iterable[Phase]] = None,
+           gaussian_mu: float = 0.0,
+           fpr_min: float = 1e-12,
+           points: int = 4000,
+           relative_accuracy: Optional[float] = None,
+           max_fft_size: Optional[int] = None) -> GdpMu:
+    """The Gaussian-DP μ the run is closest to: the smallest μ whose curve G(μ) lies below the
+    run's tradeoff curve at every false-positive rate in [fpr_min, 1/2], certified from both
+    sides (dp_accounting's ``get_gdp_parameter_estimate`` is a grid estimate of the same
+    quantity with the same default range, neither bound). ``points`` grid points, uniform in
+    Φ⁻¹(FPR); the bracket is at most |Φ⁻¹(fpr_min)|/(points − 1) wider than the tradeoff
+    bracket makes it. Below fpr_min the curve of a subsampled run departs from any G(μ), so the
+    range is part of the answer."""
+    f = _real("fpr_min", fpr_min, lambda v: 0 < v < 0.5, "a number in (0, 0.5)")
+    n = _integer("points", points, 2, "an integer >= 2")
+    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
+                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
+                          phases=phases)
+    res = _call(_dpkit.gdp_mu, run, _gaussian_mu(gaussian_mu), f, n,
+                _options(relative_accuracy, max_fft_size))
+    return GdpMu(lower=float(res["mu_lower"]), upper=float(res["mu_upper"]),
+                 fpr_min=float(res["alpha_min"]), fpr_at_max=float(res["alpha_at_max"]),
+                 exact=bool(res["exact"]), method=str(res["method"]),
+                 termination=str(res["termination"]), message=_user_message(str(res["message"])))
+
+
 def rdp(orders: Sequence[float],
         noise_multiplier: Optional[float] = None,
         sample_rate: Optional[float] = None,
@@ -607,7 +641,8 @@ def rdp(orders: Sequence[float],
         phases: Optional[Iterable[Phase]] = None,
         gaussian_mu: float = 0.0) -> np.ndarray:
     """The run's Rényi DP ε(α) at each order α ∈ (1, 1e6] (an upper bound: exact for Poisson
-    and full-batch phases, Wang–Balle–Kasiviswanathan's bound without replacement)."""
+    and full-batch phases; without replacement, the Rényi divergence of C_q(G(2/σ)) computed
+    from its privacy profile)."""
     import numpy as np
 
     o = np.atleast_1d(np.asarray(orders, dtype=float))

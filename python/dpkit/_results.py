@@ -254,6 +254,34 @@ class TradeoffCurve(Record):
     message: str
 
 
+class GdpMu(Record):
+    """The Gaussian-DP μ a run is closest to over false-positive rates [fpr_min, 1/2]:
+    ``lower ≤ μ* ≤ upper``, μ* the smallest μ with the run's tradeoff curve above G(μ) there
+    (both sides certified). ``exact``: a Gaussian run (μ* = μ). ``fpr_at_max``: where the lower
+    bound is attained. ``float()`` is the upper bound.
+    """
+
+    __slots__ = _fields = ("lower", "upper", "fpr_min", "fpr_at_max", "exact", "method",
+                           "termination", "message")
+    lower: float
+    upper: float
+    fpr_min: float
+    fpr_at_max: float
+    exact: bool
+    method: str
+    termination: str
+    message: str
+
+    def __float__(self) -> float:
+        return float(self.upper)
+
+    def __str__(self) -> str:
+        if self.exact:
+            return f"μ = {self.upper:.10g} (exact: a Gaussian run)"
+        return (f"μ ∈ [{self.lower:.10g}, {self.upper:.10g}] (certified; the smallest μ-GDP "
+                f"curve below the run's at false-positive rates in [{self.fpr_min:g}, 0.5])")
+
+
 def _user_message(message: str) -> str:
     """The library's message without its leading ``function: `` (as the CLI prints it)."""
     i = 0

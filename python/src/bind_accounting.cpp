@@ -267,6 +267,29 @@ py::dict tradeoff(const std::vector<phase_tuple>& phases,
   return d;
 }
 
+py::dict gdp_mu(const std::vector<phase_tuple>& phases,
+                double gaussian_mu,
+                double alpha_min,
+                std::size_t points,
+                const py::dict& options) {
+  const acc::training_run run = make_run(phases, gaussian_mu, false);
+  const acc::pld_options o = make_pld_options(options);
+  acc::gdp_mu_result r;
+  {
+    py::gil_scoped_release release;
+    r = acc::run_gdp_mu(run, alpha_min, points, o);
+  }
+  py::dict d = status_dict(r);
+  d["mu_lower"] = r.mu_lower;
+  d["mu_upper"] = r.mu_upper;
+  d["alpha_min"] = r.alpha_min;
+  d["alpha_at_max"] = r.alpha_at_max;
+  d["points"] = r.points;
+  d["exact"] = r.exact;
+  d["method"] = r.method;
+  return d;
+}
+
 py::array_t<double> rdp(
     const std::vector<phase_tuple>& phases,
     double gaussian_mu,
@@ -348,6 +371,9 @@ void bind_accounting(py::module_& m) {
         "Low-level: certified delta(epsilon) bracket at ascending epsilons, one composition.");
   m.def("tradeoff", &tradeoff, py::arg("phases"), py::arg("gaussian_mu"), py::arg("alpha"),
         py::arg("options"), "Low-level: certified tradeoff curve bracket at alpha in [0, 1].");
+  m.def("gdp_mu", &gdp_mu, py::arg("phases"), py::arg("gaussian_mu"), py::arg("alpha_min"),
+        py::arg("points"), py::arg("options"),
+        "The GDP mu the run is closest to over FPRs in [alpha_min, 1/2]: certified bracket.");
   m.def("rdp", &rdp, py::arg("phases"), py::arg("gaussian_mu"), py::arg("orders"),
         "Low-level: the run's Renyi DP epsilon at each order alpha in (1, 1e6].");
   m.def("rdp_epsilon_run", &rdp_epsilon_run, py::arg("phases"), py::arg("gaussian_mu"),

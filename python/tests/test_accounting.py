@@ -439,3 +439,25 @@ def test_edge_values_are_answers_not_errors():
         dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0, epochs=2)
     with pytest.raises(ValueError, match="noise_multiplier"):
         dpkit.epsilon(1e-5, noise_multiplier=-1.0, sample_rate=0.1, steps=10)
+
+
+def test_gdp_mu_exact_for_gaussian_runs_and_a_certified_bracket_otherwise():
+    # A Gaussian run is exactly mu-GDP with mu = sqrt(T)/sigma.
+    g = dpkit.gdp_mu(noise_multiplier=2.0, sample_rate=1.0, steps=16)
+    assert g.exact and g.lower == g.upper == pytest.approx(2.0, rel=1e-15)
+    # A subsampled run: the bracket contains the term at its own grid point (lower) and
+    # certifies the curve above G(upper); the CLI gives the same numbers.
+    r = dpkit.gdp_mu(noise_multiplier=1.0, sample_rate=0.01, steps=2000, fpr_min=1e-6)
+    assert not r.exact and 0 < r.lower <= r.upper < r.lower * 1.01
+    assert float(r) == r.upper and "certified" in str(r)
+    # mu_upper-GDP on the range implies the G(mu_upper) profile bounds the run's delta where
+    # the optimal test's false-positive rate lies in the range: at eps = 1 the run's certified
+    # delta lower bound is below G(mu_upper)'s delta.
+    d = dpkit.delta(1.0, noise_multiplier=1.0, sample_rate=0.01, steps=2000)
+    g_up = dpkit.delta(1.0, noise_multiplier=1 / r.upper, sample_rate=1.0, steps=1)
+    assert d.lower <= g_up.upper
+    cli = cli_json("tradeoff", "-s", "1", "-p", "0.01", "-i", "2000", "--gdp-mu",
+                   "--fpr-min", "1e-6")["results"][0]
+    assert cli["mu_lower"] == r.lower and cli["mu_upper"] == r.upper
+    with pytest.raises(ValueError, match="fpr_min"):
+        dpkit.gdp_mu(noise_multiplier=1.0, sample_rate=0.01, steps=10, fpr_min=0.7)

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "dpkit/core/progress.hpp"
-#include "privacy_rows.hpp"
 #include "commands.hpp"
 #include "dpkit/accounting/run_tradeoff.hpp"
 #include "dpkit/core/grid.hpp"
+#include "dpkit/core/progress.hpp"
+#include "privacy_rows.hpp"
 #include "run_options.hpp"
 
 namespace dpkit::cli {
@@ -24,17 +24,69 @@ struct tradeoff_options {
   long long points = 101;
   double accuracy = 1e-3;
   long long max_fft_size = 1LL << 24;
+  bool gdp_mu = false;
+  double fpr_min = 1e-12;
   output_options output;
   CLI::App* app = nullptr;
 };
 
 const run_requirements kNeeds{true, true, true, false, "dpkit tradeoff"};
 
+// --gdp-mu: one row, the certified bracket on the GDP μ the run is closest to.
+int run_gdp_mu(const tradeoff_options& o,
+               const resolved_run& m,
+               const accounting::pld_options& pld) {
+  if (!o.alpha.empty()) throw usage_error("--gdp-mu takes --fpr-min, not --alpha");
+  const std::size_t points =
+      o.app->count("--points") > 0 ? static_cast<std::size_t>(o.points) : 4000;
+  const accounting::gdp_mu_result g = [&] {
+    announce_pld_cost("dpkit tradeoff", m.run);
+    const elapsed_ticker ticker("dpkit tradeoff");
+    return accounting::run_gdp_mu(m.run, o.fpr_min, points, pld);
+  }();
+  report r;
+  r.tool = "dpkit tradeoff";
+  r.parameters = m.parameters;
+  r.parameters["gdp_mu"] = true;
+  r.parameters["fpr_min"] = o.fpr_min;
+  r.parameters["points"] = points;
+  r.title = "Gaussian-DP mu closest to " + m.description +
+            ": the smallest mu with G(mu) below the run's tradeoff curve at false-positive "
+            "rates in [" +
+            format_number(o.fpr_min) + ", 0.5]";
+  for (const std::string& line : m.derivation) r.title += "\n" + line;
+  r.columns = {"mu", "mu_lower", "mu_upper", "kind", "fpr_min", "fpr_at_max"};
+  r.results.push_back({{"mu", g.mu_upper},
+                       {"mu_lower", g.mu_lower},
+                       {"mu_upper", g.mu_upper},
+                       {"kind", g.exact ? "exact" : "certified bracket"},
+                       {"fpr_min", g.alpha_min},
+                       {"fpr_at_max", g.alpha_at_max},
+                       {"method", g.method}});
+  r.notes = {
+      g.method,
+      "mu_upper: the run's tradeoff curve is above G(mu_upper) at every false-positive rate in",
+      "the range (it is mu_upper-GDP there); mu_lower: at fpr_at_max no G(mu) with smaller mu",
+      "is below it. dp_accounting's get_gdp_parameter_estimate is a grid estimate of the same",
+      "quantity (range [1e-12, 0.5]). Below fpr_min a subsampled run's curve departs from any",
+      "G(mu), so the range is part of the answer."};
+  emit(r, o.output);
+  if (g.termination == termination_type::max_iterations)
+    std::cerr << "dpkit tradeoff: note: " << user_message(g.message, o.app) << "\n";
+  if (g.termination == termination_type::failure) {
+    std::cerr << "dpkit tradeoff: " << user_message(g.message, o.app) << "\n";
+    return kExitNumericalFailure;
+  }
+  return kExitSuccess;
+}
+
 int run(const tradeoff_options& o) {
   const resolved_run m = resolve_run(o.run, kNeeds);
   accounting::pld_options pld;
   pld.relative_accuracy = o.accuracy;
   pld.max_fft_size = static_cast<std::size_t>(o.max_fft_size);
+  if (o.gdp_mu) return run_gdp_mu(o, m, pld);
+  if (o.app->count("--fpr-min") > 0) throw usage_error("--fpr-min goes with --gdp-mu");
   if (!o.alpha.empty() && o.app->count("--points") > 0)
     throw usage_error("--points and --alpha both give the alpha grid: use one");
   std::vector<double> alphas =
@@ -130,6 +182,15 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
       ->check(pld_accuracy_validator())
       ->type_name("A")
       ->capture_default_str();
+  sub->add_flag("--gdp-mu", o->gdp_mu,
+                "Instead of the curve: the Gaussian-DP mu the run is closest to (the smallest mu "
+                "with G(mu) below the curve at every false-positive rate in [--fpr-min, 0.5]), "
+                "certified from both sides; --points sets its grid (default 4000)");
+  sub->add_option("--fpr-min", o->fpr_min,
+                  "With --gdp-mu: the smallest false-positive rate of the range")
+      ->check(real_in_open_interval(0, 0.5))
+      ->type_name("A")
+      ->capture_default_str();
   add_max_fft_size_option(sub, o->max_fft_size);
   add_output_options(sub, o->output);
   sub->footer(
@@ -137,6 +198,7 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
       "  dpkit tradeoff --mu 1 --points 201 --format csv --output g1.csv\n"
       "  dpkit tradeoff --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 "
       "--alpha 1e-10:1:log101\n"
+      "  dpkit tradeoff --noise-multiplier 1 --sampling-rate 0.01 --steps 10000 --gdp-mu\n"
       "  dpkit tradeoff --noise-multiplier 0.8 --sampling-rate 0.1 --sampling "
       "without-replacement --steps 1\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "dpkit/accounting/rdp_accountant.hpp"
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/normal.hpp"
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
 #include "dpkit/subsampling/subsampled_tradeoff.hpp"
 
@@ -64,10 +66,13 @@ tradeoff_bracket tradeoff_from_profile(std::span<const double> eps,
 
 run_tradeoff_result run_tradeoff(const training_run& run,
                                  std::span<const double> alphas,
-                                 const pld_options& options) {
+                                 const pld_options& options,
+                                 double delta_floor) {
   constexpr const char* kFn = "run_tradeoff";
   run.validate(kFn);
   options.validate(kFn);
+  if (!(delta_floor > 0 && delta_floor <= 1e-3))
+    throw_domain_error(kFn, "delta_floor", delta_floor, "in (0, 1e-3]");
   for (double a : alphas) check_probability(kFn, "alpha", a);
   run_tradeoff_result r;
   r.alpha.assign(alphas.begin(), alphas.end());
@@ -96,8 +101,9 @@ run_tradeoff_result run_tradeoff(const training_run& run,
     return r;
   }
 
-  // The ε grid: up to where δ ≤ 1e-12 is certified (RDP: an upper bound on that ε, cheap).
-  const divergence::rdp_epsilon_result far = rdp_epsilon(run, 1e-12);
+  // The ε grid: up to where δ ≤ delta_floor is certified (RDP: an upper bound on that ε,
+  // cheap).
+  const divergence::rdp_epsilon_result far = rdp_epsilon(run, delta_floor);
   const double eps_max = std::clamp(std::isfinite(far.value) ? far.value : 1e4, 1e-3, 1e4);
   // Cell slack ≲ 2·spacing·(loss scale); spacing relative to ε_max when the losses are small.
   const double spacing = options.relative_accuracy / 4 * std::min(1.0, eps_max);
@@ -122,6 +128,74 @@ run_tradeoff_result run_tradeoff(const training_run& run,
              short_number(eps_max) + "], grid h = " + short_number(profile.grid_spacing) +
              ": certified lower and upper bounds";
   return r;
+}
+
+gdp_mu_result run_gdp_mu(const training_run& run,
+                         double alpha_min,
+                         std::size_t points,
+                         const pld_options& options) {
+  constexpr const char* kFn = "run_gdp_mu";
+  run.validate(kFn);
+  if (!(alpha_min > 0 && alpha_min < 0.5))
+    throw_domain_error(kFn, "alpha_min", alpha_min, "in (0, 0.5)");
+  if (points < 2 || points > 10000000)
+    throw_domain_error(kFn, "points", format_value(static_cast<long long>(points)), "in [2, 1e7]");
+  gdp_mu_result out;
+  out.alpha_min = alpha_min;
+  out.points = points;
+  if (run.is_gaussian()) {
+    // G(μ) itself: the term is μ at every α.
+    out.mu_lower = out.mu_upper = run.gdp_mu();
+    out.exact = true;
+    out.alpha_at_max = alpha_min;
+    out.method = "G(mu) (BSA24 eq. (3.4)): exact";
+    return out;
+  }
+  // Grid uniform in z = Φ⁻¹(α) from Φ⁻¹(alpha_min) to 0 (α = 1/2).
+  const double z0 = normal_quantile(alpha_min);
+  std::vector<double> alphas(points), z(points);
+  for (std::size_t i = 0; i < points; ++i) {
+    z[i] = z0 * (1 - static_cast<double>(i) / static_cast<double>(points - 1));
+    alphas[i] = i + 1 == points ? 0.5 : normal_cdf(z[i]);
+  }
+  alphas[0] = alpha_min;
+  const run_tradeoff_result t =
+      run_tradeoff(run, alphas, options, std::min(1e-12, 1e-4 * alpha_min));
+  static_cast<solver_status&>(out) = t;
+  // Φ⁻¹ of the grid's α and of the TPR bounds: Boost's quantile is accurate to a few ulp; an
+  // outward allowance of 1e-12·(1 + |z|) per evaluation covers it.
+  const auto slack = [](double v) { return 1e-12 * (1 + std::abs(v)); };
+  // Φ⁻¹(1 − β): at small α, β is within 1e-11 of 1 and its last bits are the TPR's leading
+  // ones, so each β (closed form or profile formula: a few operations on numbers ≤ 1) is taken
+  // as uncertain by kBetaError = 2e-15 absolute (9 ulp of 1), outward for each side.
+  constexpr double kBetaError = 2e-15;
+  const auto z_of_beta = [](double beta) {
+    if (beta <= 0) return std::numeric_limits<double>::infinity();
+    if (beta >= 1) return -std::numeric_limits<double>::infinity();
+    return -normal_quantile(beta);
+  };
+  double lo = -std::numeric_limits<double>::infinity();
+  double up = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < points; ++i) {
+    const double za = normal_quantile(alphas[i]);
+    const double term_lo = z_of_beta(std::min(1.0, t.beta_upper[i] + kBetaError)) - za;
+    if (term_lo - slack(term_lo) > lo) {
+      lo = term_lo - slack(term_lo);
+      out.alpha_at_max = alphas[i];
+    }
+    if (i + 1 < points) {
+      const double term_up = z_of_beta(std::max(0.0, t.beta_lower[i + 1] - kBetaError)) - za;
+      up = std::max(up, term_up + slack(term_up));
+    } else {
+      const double term_up = z_of_beta(std::max(0.0, t.beta_lower[i] - kBetaError)) - za;
+      up = std::max(up, term_up + slack(term_up));  // the point α = 1/2
+    }
+  }
+  out.mu_lower = std::max(0.0, lo);
+  out.mu_upper = std::max(out.mu_lower, up);
+  out.method = "sup over " + std::to_string(points) + " alphas (uniform in Phi^-1(alpha)) of " +
+               "Phi^-1(TPR) - Phi^-1(alpha) from the certified tradeoff bracket; " + t.method;
+  return out;
 }
 
 }  // namespace dpkit::accounting

@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "dpkit/core/grid.hpp"
+#include "dpkit/core/normal.hpp"
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/subsampled_tradeoff.hpp"
@@ -143,4 +145,69 @@ TEST_CASE("run tradeoff rejects bad input", "[accounting][tradeoff]") {
   REQUIRE_THROWS_AS(acc::run_tradeoff(dpsgd(1.0, 0.05, 50), nan), std::domain_error);
   REQUIRE_THROWS_AS(acc::run_tradeoff(dpsgd(-1.0, 0.05, 50), std::vector<double>{0.5}),
                     std::domain_error);
+}
+
+namespace {
+// Φ⁻¹(1 − f(α)) − Φ⁻¹(α) for one Poisson-subsampled step C_q(G(μ)), written out independently
+// of the library's tradeoff classes (Dong, Roth & Su 2022, Thm 9 and Prop. C.2): with
+// f_q(α) = q G_μ(α) + (1 − q)(1 − α), the symmetrised curve is f_q on [0, α*] with
+// α* = Φ(−μ/2) (where f_q' = −1), then the line of slope −1 through (α*, f_q(α*)).
+double one_step_gdp_term(double q, double mu, double alpha) {
+  const auto tpr_q = [&](double a) {  // 1 − f_q(a)
+    return (1 - q) * a + q * dpkit::normal_cdf(dpkit::normal_quantile(a) + mu);
+  };
+  const double a_star = dpkit::normal_cdf(-mu / 2);
+  const double tpr = alpha <= a_star ? tpr_q(alpha) : tpr_q(a_star) + (alpha - a_star);
+  return dpkit::normal_quantile(tpr) - dpkit::normal_quantile(alpha);
+}
+}  // namespace
+
+TEST_CASE("the GDP parameter of a run: exact for Gaussian runs, certified bracket otherwise",
+          "[accounting][tradeoff][gdp]") {
+  // Gaussian runs: G(μ) itself, μ = √T/σ.
+  const acc::gdp_mu_result g = acc::run_gdp_mu(dpsgd(2, 1, 16));
+  CHECK(g.exact);
+  CHECK(g.mu_lower == Approx(2.0).epsilon(1e-15));
+  CHECK(g.mu_upper == g.mu_lower);
+
+  // One subsampled step: the sup of the term written out above over a fine grid (1e5 points
+  // uniform in Φ⁻¹(α) on [1e-12, 1/2]) lies in the certified bracket, which is no wider than
+  // the grid's z spacing allows.
+  for (const auto& [sigma, q] : {std::pair{0.8, 0.05}, std::pair{0.5, 0.01}, std::pair{2.0, 0.3}}) {
+    const acc::gdp_mu_result r = acc::run_gdp_mu(dpsgd(sigma, q, 1));
+    const double z0 = dpkit::normal_quantile(1e-12);
+    double sup = 0;
+    for (int i = 0; i <= 100000; ++i) {
+      const double a = i == 100000 ? 0.5 : dpkit::normal_cdf(z0 * (1 - i / 100000.0));
+      sup = std::max(sup, one_step_gdp_term(q, 1 / sigma, std::max(a, 1e-12)));
+    }
+    INFO("sigma = " << sigma << ", q = " << q << ": [" << r.mu_lower << ", " << r.mu_upper
+                    << "], fine-grid sup " << sup);
+    // The fine grid's points are not the function's 4000, so its sup may sit below a value
+    // the coarse grid hits, by at most curvature × (spacing 7e-5)² ≈ 1e-8 relative.
+    CHECK(r.mu_lower <= sup * (1 + 1e-6));
+    CHECK(sup <= r.mu_upper * (1 + 1e-9));
+    // Width: the z spacing, plus the β rounding allowance (2e-15 absolute: ≲ 5e-5 in μ on
+    // either side where the TPR is ~1e-11).
+    CHECK(r.mu_upper - r.mu_lower <= std::abs(z0) / 3999 + 1e-4);
+  }
+
+  // A composed run (PLD bracket): consistent with the tradeoff bracket at a finer grid, and
+  // near the Gaussian-DP central limit μ_CLT = q√(T(e^{1/σ²} − 1)) (an approximation of the
+  // curve's middle; the sup over FPRs down to 1e-8 is 11 % above it here, so only to 20 %).
+  const acc::training_run run = dpsgd(1.0, 0.01, 2000);
+  const acc::gdp_mu_result c = acc::run_gdp_mu(run, 1e-8, 2000);
+  CHECK_FALSE(c.exact);
+  CHECK(c.mu_lower <= c.mu_upper);
+  const acc::gdp_mu_result fine = acc::run_gdp_mu(run, 1e-8, 8000);
+  CHECK(fine.mu_lower >= c.mu_lower - 1e-9);  // a finer grid can only raise the lower bound
+  CHECK(fine.mu_upper <= c.mu_upper + 1e-9);  // and lower the upper one
+  CHECK(fine.mu_lower <= c.mu_upper);
+  const double clt = 0.01 * std::sqrt(2000 * std::expm1(1.0));
+  CHECK(std::abs(fine.mu_lower / clt - 1) < 0.2);
+  CHECK(fine.alpha_at_max >= 1e-8);
+
+  CHECK_THROWS_AS(acc::run_gdp_mu(run, 0.0), std::domain_error);
+  CHECK_THROWS_AS(acc::run_gdp_mu(run, 0.5), std::domain_error);
+  CHECK_THROWS_AS(acc::run_gdp_mu(run, 1e-10, 1), std::domain_error);
 }

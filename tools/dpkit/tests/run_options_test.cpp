@@ -379,3 +379,20 @@ TEST_CASE("edge values: no noise and nothing released, from the command line", "
   CHECK(dpkit_run("epsilon -s -1 -p 0.1 -i 10 -d 1e-5").exit_code == 2);
   CHECK(dpkit_run("epsilon -s nan -p 0.1 -i 10 -d 1e-5").exit_code == 2);
 }
+
+TEST_CASE("dpkit tradeoff --gdp-mu: the GDP parameter the run is closest to", "[cli][gdp]") {
+  // A Gaussian run: exactly mu = sqrt(T)/sigma = 1.
+  const json g = run_json("tradeoff --noise-multiplier 2 --full-batch --steps 4 --gdp-mu");
+  const json& row = g.at("results")[0];
+  CHECK(row.at("kind") == "exact");
+  CHECK(row.at("mu").get<double>() == Approx(1.0).epsilon(1e-15));
+  // A subsampled run: a certified bracket, narrower over a narrower range of FPRs.
+  const json s = run_json("tradeoff -s 1 -p 0.01 -i 2000 --gdp-mu --fpr-min 1e-6");
+  const json& b = s.at("results")[0];
+  CHECK(b.at("mu_lower").get<double>() <= b.at("mu_upper").get<double>());
+  CHECK(b.at("mu_upper").get<double>() < 1.01 * b.at("mu_lower").get<double>());
+  CHECK(b.at("fpr_at_max").get<double>() >= 1e-6);
+  CHECK(dpkit_run("tradeoff -s 1 -p 0.01 -i 20 --fpr-min 1e-6").exit_code == 2);
+  CHECK(dpkit_run("tradeoff -s 1 -p 0.01 -i 20 --gdp-mu --fpr-min 0.6").exit_code == 2);
+  CHECK(dpkit_run("tradeoff -s 1 -p 0.01 -i 20 --gdp-mu --alpha 0.1").exit_code == 2);
+}

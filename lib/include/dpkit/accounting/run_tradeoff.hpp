@@ -49,9 +49,42 @@ tradeoff_bracket tradeoff_from_profile(std::span<const double> epsilons,
                                        std::span<const double> delta_upper,
                                        std::span<const double> alphas);
 
-/// The tradeoff curve of `run` at each α ∈ [0, 1] (any order).
+/// The tradeoff curve of `run` at each α ∈ [0, 1] (any order). The privacy profile is
+/// computed up to the ε where δ ≤ delta_floor (∈ (0, 1e-3]; RDP's certified ε there): below
+/// that δ the bounds on β at small α cannot resolve the TPR.
 run_tradeoff_result run_tradeoff(const training_run& run,
                                  std::span<const double> alphas,
-                                 const pld_options& options = {});
+                                 const pld_options& options = {},
+                                 double delta_floor = 1e-12);
+
+/// The Gaussian-DP parameter a run is closest to, over a range of false-positive rates: the
+/// smallest μ with G(μ)(α) ≤ f(α) for every α ∈ [alpha_min, 1/2], i.e.
+///
+///   μ* = sup_{α ∈ [alpha_min, 1/2]} Φ⁻¹(1 − f(α)) − Φ⁻¹(α)
+///
+/// (the quantity dp_accounting's get_gdp_parameter_estimate approximates on a grid, with FPRs
+/// from 1e-12 to 1/2; f is symmetric, so α > 1/2 adds nothing). Both sides certified from the
+/// tradeoff bracket on a grid uniform in z = Φ⁻¹(α): at a grid point the term is at least
+/// Φ⁻¹(1 − β_upper) − Φ⁻¹(α_i), so mu_lower ≤ μ*; on a cell [α_i, α_{i+1}] it is at most
+/// Φ⁻¹(1 − β_lower(α_{i+1})) − Φ⁻¹(α_i) (f decreasing), so μ* ≤ mu_upper. The cells add at most
+/// the z spacing, |Φ⁻¹(alpha_min)|/(points − 1), to the width; the profile is computed down to
+/// δ = 1e-4·alpha_min, so that its truncation costs ≲ 1e-4 of the TPR at alpha_min. The sup over all α ∈ (0, 1/2]
+/// can be much larger (as α → 0 the composed subsampled Gaussian approaches the Gaussian of a
+/// run that samples the example every step): the range is part of the answer.
+struct gdp_mu_result : solver_status {
+  double mu_lower = NAN;  ///< certified: the run is not μ-GDP on the range for any smaller μ
+  double mu_upper = NAN;  ///< certified: the run's curve is above G(mu_upper) on the range
+  double alpha_min = NAN;
+  std::size_t points = 0;
+  double alpha_at_max = NAN;  ///< the grid α where the lower bound is attained
+  bool exact = false;         ///< Gaussian runs: μ* = μ (mu_lower = mu_upper)
+  std::string method;
+};
+
+/// μ* of `run` over α ∈ [alpha_min, 1/2] (alpha_min ∈ (0, 1/2)), from `points` ≥ 2 grid points.
+gdp_mu_result run_gdp_mu(const training_run& run,
+                         double alpha_min = 1e-12,
+                         std::size_t points = 4000,
+                         const pld_options& options = {});
 
 }  // namespace dpkit::accounting
