@@ -53,8 +53,11 @@ def f(c, t, m):
     return mp.npdf(m - c) * Phi(m) ** (t - 1) + (t - 1) * Phi(m - c) * mp.npdf(m) * Phi(m) ** (t - 2)
 
 
-def profile(mu, t, eps, direction):
-    cp, cq = (2 * mu, mu) if direction == "remove" else (mu, 2 * mu)
+def profile(mu, t, eps, direction, shifts=None):
+    """delta(eps) of the epoch maximum; shifts = (c_P, c_Q) of the remove pair (default
+    Chua et al.'s shuffling pair (2 mu, mu); random allocation is (mu, 0))."""
+    c1, c2 = shifts if shifts is not None else (2 * mu, mu)
+    cp, cq = (c1, c2) if direction == "remove" else (c2, c1)
     g = lambda m: f(cp, t, m) - mp.exp(eps) * f(cq, t, m)
     lo, hi = mpf(-12), 2 * mu + 14 + mp.sqrt(2 * mp.log(t))
     n = 1500

@@ -16,6 +16,9 @@ add/remove neighbours, the worse direction is reported), ``"without-replacement"
 into ⌈1/q⌉ fixed-size batches; zero-out neighbours). No tight accountant is known for
 shuffling: the PLD result is a certified bracket whose ``lower`` is the lower bound of Chua et
 al. 2024 (compare it with the Poisson number) and whose ``upper`` assumes no amplification.
+``"random-allocation"`` (balls in bins: each example in one uniformly chosen step of each epoch
+of ⌈1/q⌉ steps; add/remove neighbours) gives a certified bracket too: ``lower`` from the epoch
+maximum, ``upper`` from the epoch's Rényi DP.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ __all__ = [
 ]
 
 ACCOUNTANTS = ("pld", "rdp", "clt")
-SAMPLING_SCHEMES = ("poisson", "without-replacement", "shuffling")
+SAMPLING_SCHEMES = ("poisson", "without-replacement", "shuffling", "random-allocation")
 
 def _bad(name: str, value: Any, constraint: str) -> ValueError:
     return ValueError(f"{name} is {value!r}, but must be {constraint}")
@@ -94,7 +97,8 @@ def _integer(name: str, value: Any, lo: int, constraint: str) -> int:
 def _sampling(value: Any) -> str:
     s = str(value).replace("_", "-")
     if s not in SAMPLING_SCHEMES:
-        raise _bad("sampling", value, "'poisson', 'without-replacement' or 'shuffling'")
+        raise _bad("sampling", value,
+                   "'poisson', 'without-replacement', 'shuffling' or 'random-allocation'")
     return s
 
 
@@ -119,7 +123,8 @@ class Phase(Record):
     (noise standard deviation / clipping norm) and sampling rate q ∈ (0, 1].
 
     ``Phase(noise_multiplier, sample_rate, steps, sampling="poisson")``; ``sampling``:
-    ``"poisson"``, ``"without-replacement"`` or ``"shuffling"`` (see the module docstring).
+    ``"poisson"``, ``"without-replacement"``, ``"shuffling"`` or ``"random-allocation"`` (see
+    the module docstring).
     """
 
     __slots__ = _fields = ("noise_multiplier", "sample_rate", "steps", "sampling")
@@ -324,7 +329,8 @@ def epsilon(delta: float,
             batch fraction (without replacement); 0 (never sampled) is an edge value.
         steps: number of noisy steps (≥ 1).
         batch_size, dataset_size, epochs: the same run in a training loop's units (module doc).
-        sampling: ``"poisson"``, ``"without-replacement"`` or ``"shuffling"``.
+        sampling: ``"poisson"``, ``"without-replacement"``, ``"shuffling"`` or
+            ``"random-allocation"``.
         phases: a heterogeneous run, a list of :class:`Phase` (instead of the above).
         gaussian_mu: an extra μ-GDP mechanism composed with the run (0: none).
         accountant: ``"pld"`` (certified bracket, default), ``"rdp"`` (Rényi DP upper bound) or

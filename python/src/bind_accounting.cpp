@@ -33,8 +33,12 @@ acc::sampling_scheme parse_sampling(const std::string& s) {
   if (s == "without-replacement" || s == "without_replacement")
     return acc::sampling_scheme::without_replacement;
   if (s == "shuffling") return acc::sampling_scheme::shuffling;
+  if (s == "random-allocation" || s == "random_allocation")
+    return acc::sampling_scheme::random_allocation;
   throw std::invalid_argument(
-      "sampling: must be 'poisson', 'without-replacement' or 'shuffling', got '" + s + "'");
+      "sampling: must be 'poisson', 'without-replacement', 'shuffling' or 'random-allocation', "
+      "got '" +
+      s + "'");
 }
 
 acc::accountant_type parse_accountant(const std::string& s) {

@@ -461,3 +461,24 @@ def test_gdp_mu_exact_for_gaussian_runs_and_a_certified_bracket_otherwise():
     assert cli["mu_lower"] == r.lower and cli["mu_upper"] == r.upper
     with pytest.raises(ValueError, match="fpr_min"):
         dpkit.gdp_mu(noise_multiplier=1.0, sample_rate=0.01, steps=10, fpr_min=0.7)
+
+
+def test_random_allocation_bracket_from_python_and_the_cli():
+    # Balls in bins: each example in one uniformly chosen step of each epoch of 1/q steps.
+    # Certified bracket (lower: epoch maximum, PLD; upper: the epoch's RDP), the RDP accountant
+    # gives the upper side alone, the CLI the same numbers.
+    r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=1000,
+                      sampling="random-allocation")
+    assert 0 < r.lower < r.upper and float(r) == r.upper
+    assert "random allocation" in r.method
+    rdp = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=1000,
+                        sampling="random_allocation", accountant="rdp")
+    assert rdp.upper == r.upper
+    # Below no amplification: 10 epochs of the (1/sigma)-GDP Gaussian.
+    assert r.upper < gdp_epsilon(math.sqrt(10), 1e-5)
+    cli = cli_json("epsilon", "--sampling", "random-allocation", "-s", "1", "-p", "0.01",
+                   "-i", "1000", "-d", "1e-5")["results"][0]
+    assert cli["epsilon"] == r.upper and cli["epsilon_lower"] == r.lower
+    with pytest.raises(ValueError, match="clt"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, steps=1000,
+                      sampling="random-allocation", accountant="clt")

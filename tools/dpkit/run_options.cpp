@@ -178,8 +178,9 @@ phase_spec parse_phase(const std::string& text) {
         throw bad("batch-size must be an integer >= 1");
       p.batch_size = static_cast<long long>(*v);
     } else if (k == "sampling") {
-      if (value != "poisson" && value != "without-replacement" && value != "shuffling")
-        throw bad("sampling must be poisson, without-replacement or shuffling");
+      if (value != "poisson" && value != "without-replacement" && value != "shuffling" &&
+          value != "random-allocation")
+        throw bad("sampling must be poisson, without-replacement, shuffling or random-allocation");
       p.sampling = value;
     } else {
       (k == "steps" ? p.steps : p.epochs).push_back(value);
@@ -355,8 +356,13 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
                       "the data shuffled every epoch into ceil(1/q) fixed-size "
                       "batches, zero-out neighbours (epsilon/delta: a certified bracket, "
                       "lower bound of Chua et al. 2024, upper bound without "
-                      "amplification; no tight accountant is known)")
-          ->check(CLI::IsMember({"poisson", "without-replacement", "shuffling"}))
+                      "amplification; no tight accountant is known); random-allocation: each "
+                      "example in one uniformly chosen step of each epoch of ceil(1/q) steps "
+                      "(balls in bins), add/remove neighbours (epsilon/delta: a certified "
+                      "bracket, lower bound from the epoch maximum, upper bound from the "
+                      "epoch's RDP)")
+          ->check(
+              CLI::IsMember({"poisson", "without-replacement", "shuffling", "random-allocation"}))
           ->capture_default_str()
           ->group(group);
   std::string steps_help =
@@ -385,12 +391,12 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
                               "A row after every whole epoch up to --epochs (or --steps)")
                     ->group(group);
   auto* phase =
-      app->add_option(
-             "--phase", o.phases,
-             "One phase of a heterogeneous run, repeated in order: "
-             "noise-multiplier=S,sampling-rate=Q|batch-size=B|full-batch,steps=T|"
-             "epochs=E[,sampling=poisson|without-replacement|shuffling] (--dataset-size applies "
-             "to every phase)")
+      app->add_option("--phase", o.phases,
+                      "One phase of a heterogeneous run, repeated in order: "
+                      "noise-multiplier=S,sampling-rate=Q|batch-size=B|full-batch,steps=T|"
+                      "epochs=E[,sampling=poisson|without-replacement|shuffling|random-allocation] "
+                      "(--dataset-size applies "
+                      "to every phase)")
           ->type_name("SPEC")
           ->group(group);
   steps->excludes(epochs);
@@ -478,7 +484,9 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     const std::string scheme = p.sampling.empty() ? o.sampling : p.sampling;
     ph.sampling = scheme == "poisson"     ? accounting::sampling_scheme::poisson
                   : scheme == "shuffling" ? accounting::sampling_scheme::shuffling
-                                          : accounting::sampling_scheme::without_replacement;
+                  : scheme == "random-allocation"
+                      ? accounting::sampling_scheme::random_allocation
+                      : accounting::sampling_scheme::without_replacement;
     const std::size_t values = epochs_list.size() + steps_list.size();
     if (values > 1 && !range_ok)
       throw usage_error(at + (last ? std::string("this subcommand takes one length, not a list")

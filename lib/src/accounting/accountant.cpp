@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dpkit/accounting/clt.hpp"
+#include "dpkit/accounting/random_allocation.hpp"
 #include "dpkit/accounting/rdp_accountant.hpp"
 #include "dpkit/accounting/shuffling.hpp"
 #include "dpkit/core/check.hpp"
@@ -305,14 +306,32 @@ std::optional<privacy_estimate> edge_delta(const training_run& run,
   return out;
 }
 
-// Shuffled epochs (shuffling.hpp) are accounted alone: PLD gives the certified bracket (lower:
-// epoch maximum; upper: no amplification), RDP the upper bound's Gaussian, CLT nothing.
+// Shuffled epochs (shuffling.hpp) and allocated epochs (random_allocation.hpp) are accounted
+// alone: PLD gives the certified bracket (lower: epoch maximum; upper: no amplification for
+// shuffling, RDP for allocation), RDP the upper bound alone, CLT nothing.
 const training_phase& shuffled_phase(const training_run& run, const char* fn) {
   run.validate(fn);
   if (run.phases.size() != 1 || run.gaussian_mu > 0)
-    throw_domain_error(fn, "the run", "a shuffled phase with other phases or factors",
-                       "a single shuffled phase (shuffled epochs are accounted alone)");
+    throw_domain_error(fn, "the run", "a shuffled or allocated phase with other phases or factors",
+                       "a single shuffled or allocated phase (shuffled epochs are accounted "
+                       "alone; so are allocated epochs)");
   return run.phases.front();
+}
+
+bool allocated(const training_phase& p) {
+  return p.sampling == sampling_scheme::random_allocation;
+}
+
+std::string allocated_method(const allocation_bracket& b) {
+  const std::string head =
+      "random allocation, t = " + format_value(b.steps_per_epoch) + " steps per epoch: ";
+  const std::string upper = "upper bound from the epoch's RDP at orders 2..40 over " +
+                            format_value(b.epochs_begun) + " epoch" +
+                            (b.epochs_begun == 1 ? "" : "s") + " begun";
+  if (b.complete_epochs == 0) return head + "no complete epoch, no lower bound; " + upper;
+  return head + "lower bound from the largest coordinate of " + format_value(b.complete_epochs) +
+         " complete epoch" + (b.complete_epochs == 1 ? "" : "s") +
+         " (PLD/FFT, h = " + format_value(b.pld.grid_spacing) + "), " + upper;
 }
 
 std::string shuffled_method(const shuffling_bracket& b) {
@@ -327,7 +346,7 @@ std::string shuffled_method(const shuffling_bracket& b) {
          " (Chua et al. 2024; PLD/FFT, h = " + format_value(b.pld.grid_spacing) + "), " + upper;
 }
 
-privacy_estimate from_shuffled(const shuffling_bracket& b) {
+privacy_estimate from_shuffled(const shuffling_bracket& b, bool allocation = false) {
   privacy_estimate e;
   e.accountant = accountant_type::pld;
   e.termination = b.termination;
@@ -335,15 +354,16 @@ privacy_estimate from_shuffled(const shuffling_bracket& b) {
   e.value = e.upper = b.upper;
   e.lower = b.lower;
   e.kind = bound_kind::upper_bound;
-  e.tight = b.steps_per_epoch == 1;
+  e.tight = !allocation && b.steps_per_epoch == 1;
   e.pld = b.pld;
-  e.method = shuffled_method(b);
+  e.method = allocation ? allocated_method(b) : shuffled_method(b);
   return e;
 }
 
 [[noreturn]] void no_clt_for_shuffling(const char* fn) {
   throw_domain_error(fn, "accountant", "clt",
-                     "pld or rdp for shuffled batches (no CLT approximation is known for them)");
+                     "pld or rdp for shuffled batches and random allocation (no CLT "
+                     "approximation is known for them)");
 }
 
 privacy_estimate shuffled_epsilon(const training_run& run,
@@ -352,6 +372,14 @@ privacy_estimate shuffled_epsilon(const training_run& run,
                                   const pld_options& options) {
   constexpr const char* kFn = "estimate_epsilon";
   const training_phase& p = shuffled_phase(run, kFn);
+  if (allocated(p)) {
+    if (accountant == accountant_type::clt) no_clt_for_shuffling(kFn);
+    if (accountant == accountant_type::pld)
+      return from_shuffled(allocation_epsilon(p, delta, options), true);
+    privacy_estimate e = from_rdp(divergence::rdp_epsilon(allocation_rdp_curve(p), delta));
+    e.method += " (random allocation, orders 2..40)";
+    return e;
+  }
   switch (accountant) {
     case accountant_type::pld:
       return from_shuffled(shuffling_epsilon(p, delta, options));
@@ -372,6 +400,17 @@ privacy_estimate shuffled_delta(const training_run& run,
                                 const pld_options& options) {
   constexpr const char* kFn = "estimate_delta";
   const training_phase& p = shuffled_phase(run, kFn);
+  if (allocated(p)) {
+    if (accountant == accountant_type::clt) no_clt_for_shuffling(kFn);
+    if (accountant == accountant_type::pld) {
+      privacy_estimate e = from_shuffled(allocation_delta(p, epsilon, options), true);
+      e.log_value = std::log(e.value);
+      return e;
+    }
+    privacy_estimate e = from_rdp(divergence::rdp_delta(allocation_rdp_curve(p), epsilon));
+    e.method += " (random allocation, orders 2..40)";
+    return e;
+  }
   switch (accountant) {
     case accountant_type::pld: {
       privacy_estimate e = from_shuffled(shuffling_delta(p, epsilon, options));
@@ -395,7 +434,7 @@ privacy_estimate estimate_epsilon(const training_run& run,
                                   accountant_type accountant,
                                   const pld_options& options) {
   if (auto edge = edge_epsilon(run, delta, accountant, options)) return *edge;
-  if (run.has_shuffling()) return shuffled_epsilon(run, delta, accountant, options);
+  if (run.has_epoch_sampling()) return shuffled_epsilon(run, delta, accountant, options);
   switch (accountant) {
     case accountant_type::pld:
       return from_pld(pld_epsilon(run, delta, options), run.is_gaussian());
@@ -412,7 +451,7 @@ privacy_estimate estimate_delta(const training_run& run,
                                 accountant_type accountant,
                                 const pld_options& options) {
   if (auto edge = edge_delta(run, epsilon, accountant, options)) return *edge;
-  if (run.has_shuffling()) return shuffled_delta(run, epsilon, accountant, options);
+  if (run.has_epoch_sampling()) return shuffled_delta(run, epsilon, accountant, options);
   switch (accountant) {
     case accountant_type::pld:
       return from_pld(pld_delta(run, epsilon, options), run.is_gaussian());
@@ -433,7 +472,7 @@ std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
   constexpr const char* kFn = "estimate_epsilon_curve";
   std::vector<privacy_estimate> out;
   // Edge values and shuffled runs point by point (each is a closed form or one composition).
-  if (split_edges(run, kFn).edge() || run.has_shuffling())
+  if (split_edges(run, kFn).edge() || run.has_epoch_sampling())
     return each_steps(run, steps, kFn, progress, [&](const training_run& r) {
       return estimate_epsilon(r, delta, accountant, options);
     });
@@ -464,7 +503,7 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
                                                    const curve_progress& progress) {
   constexpr const char* kFn = "estimate_delta_curve";
   std::vector<privacy_estimate> out;
-  if (split_edges(run, kFn).edge() || run.has_shuffling())
+  if (split_edges(run, kFn).edge() || run.has_epoch_sampling())
     return each_steps(run, steps, kFn, progress, [&](const training_run& r) {
       return estimate_delta(r, epsilon, accountant, options);
     });
@@ -500,7 +539,45 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   if (run.phases.empty()) throw_domain_error(kFn, "the number of phases", "0", ">= 1");
   run.validate(kFn);
   options.pld.validate(kFn);
-  if (run.has_shuffling()) {
+  if (run.has_epoch_sampling() && allocated(shuffled_phase(run, kFn))) {
+    // The certified side of an allocated run is its RDP bound, decreasing in σ: bisect log σ
+    // on it, then report the run's answer (bracket for PLD) at the safe end.
+    if (options.accountant == accountant_type::clt) no_clt_for_shuffling(kFn);
+    auto eps_at = [&](double sigma) {
+      training_phase p = run.phases.front();
+      p.noise_multiplier = sigma;
+      return divergence::rdp_epsilon(allocation_rdp_curve(p), delta).value;
+    };
+    // Bracket from σ = 1 outward by factors of 2 (small σ is the slow end: the add direction's
+    // quadrature step shrinks like σ), down to the scheme's limit 0.025.
+    double lo = 1.0, hi = 1.0;
+    if (eps_at(1.0) > target_epsilon) {
+      for (int k = 0; eps_at(hi) > target_epsilon; ++k) {
+        lo = hi;
+        hi *= 2;
+        if (k > 80)
+          throw_domain_error(kFn, "target_epsilon", target_epsilon,
+                             "reachable with a noise multiplier below 1e24");
+      }
+    } else {
+      while (lo > 0.025 && eps_at(std::max(0.025, lo / 2)) <= target_epsilon)
+        lo = std::max(0.025, lo / 2);
+      hi = lo;
+      lo = std::max(0.025, lo / 2);
+      if (hi == 0.025) lo = hi;  // the budget holds at the smallest σ the scheme accepts
+    }
+    while (hi / lo - 1 > options.relative_tolerance) {
+      const double mid = std::sqrt(lo * hi);
+      (eps_at(mid) > target_epsilon ? lo : hi) = mid;
+    }
+    noise_calibration c;
+    c.noise_multiplier = hi;
+    c.noise_multiplier_lower = lo;
+    run.phases.front().noise_multiplier = hi;
+    c.estimate = estimate_epsilon(run, delta, options.accountant, options.pld);
+    return c;
+  }
+  if (run.has_epoch_sampling()) {
     // The certified side of a shuffled run is its no-amplification Gaussian (the same σ): solve
     // for that run, then report the shuffled run's bracket at the answer.
     if (options.accountant == accountant_type::clt) no_clt_for_shuffling(kFn);

@@ -11,10 +11,11 @@ namespace dpkit::accounting {
 
 double clt_mu(const training_run& run) {
   run.validate("clt_mu");
-  if (run.has_shuffling())
-    throw_domain_error("clt_mu", "sampling", "shuffling",
+  if (run.has_epoch_sampling())
+    throw_domain_error("clt_mu", "sampling",
+                       run.has_shuffling() ? "shuffling" : "random-allocation",
                        "poisson or without-replacement (no CLT approximation is known for "
-                       "shuffled epochs; the PLD accountant brackets them)");
+                       "shuffled or allocated epochs; the PLD accountant brackets them)");
   double sum = run.gaussian_mu * run.gaussian_mu;
   for (const training_phase& p : run.phases) {
     const double t = static_cast<double>(p.steps), q = p.sampling_rate, s = p.noise_multiplier;

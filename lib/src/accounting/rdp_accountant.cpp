@@ -16,9 +16,9 @@ namespace dpkit::accounting {
 namespace {
 
 double phase_rdp(const training_phase& p, double alpha) {
-  if (p.sampling ==
-      sampling_scheme::shuffling)  // the facade accounts shuffled runs (shuffling.hpp)
-    throw_domain_error("run_rdp", "sampling", "shuffling", "a per-step scheme");
+  // The facade accounts the epoch schemes (shuffling.hpp, random_allocation.hpp).
+  if (p.sampling == sampling_scheme::shuffling || p.sampling == sampling_scheme::random_allocation)
+    throw_domain_error("run_rdp", "sampling", to_string(p.sampling), "a per-step scheme");
   if (p.sampling == sampling_scheme::poisson)
     return subsampling::poisson_gaussian_rdp(p.sampling_rate, p.noise_multiplier, alpha);
   return subsampling::wor_gaussian_rdp(p.sampling_rate, p.noise_multiplier, alpha);

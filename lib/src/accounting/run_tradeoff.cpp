@@ -77,10 +77,12 @@ run_tradeoff_result run_tradeoff(const training_run& run,
   run_tradeoff_result r;
   r.alpha.assign(alphas.begin(), alphas.end());
 
-  if (run.has_shuffling())
-    throw_domain_error("run_tradeoff", "sampling", "shuffling",
-                       "poisson or without-replacement (shuffled epochs have no tradeoff "
-                       "accountant yet: use dpkit epsilon or delta for their certified bracket)");
+  if (run.has_epoch_sampling())
+    throw_domain_error("run_tradeoff", "sampling",
+                       run.has_shuffling() ? "shuffling" : "random-allocation",
+                       "poisson or without-replacement (shuffled or allocated epochs have no "
+                       "tradeoff accountant yet: use dpkit epsilon or delta for their certified "
+                       "bracket)");
   // Closed forms first.
   std::unique_ptr<divergence::tradeoff_function> exact;
   if (run.is_gaussian()) {

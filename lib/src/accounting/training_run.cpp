@@ -16,6 +16,8 @@ std::string_view to_string(sampling_scheme s) noexcept {
       return "without-replacement";
     case sampling_scheme::shuffling:
       return "shuffling";
+    case sampling_scheme::random_allocation:
+      return "random-allocation";
   }
   return "unknown";
 }
@@ -79,6 +81,15 @@ bool training_run::has_poisson_subsampling() const {
   return false;
 }
 
+bool training_run::has_epoch_sampling() const {
+  for (const training_phase& p : phases)
+    if ((p.sampling == sampling_scheme::shuffling ||
+         p.sampling == sampling_scheme::random_allocation) &&
+        p.sampling_rate < 1)
+      return true;
+  return false;
+}
+
 bool training_run::has_shuffling() const {
   for (const training_phase& p : phases)
     if (p.sampling == sampling_scheme::shuffling && p.sampling_rate < 1) return true;
@@ -112,10 +123,11 @@ std::vector<loss_factor> loss_factors(const training_run& run, subsampling::adja
       loss = subsampling::gaussian_loss(phase_mu(p));
     else if (p.sampling == sampling_scheme::poisson)
       loss = subsampling::poisson_gaussian_loss(p.noise_multiplier, p.sampling_rate, d);
-    else if (p.sampling == sampling_scheme::shuffling)
-      throw_domain_error("loss_factors", "sampling", "shuffling",
-                         "a per-step scheme (shuffled epochs are accounted by "
-                         "accounting/shuffling.hpp)");
+    else if (p.sampling == sampling_scheme::shuffling ||
+             p.sampling == sampling_scheme::random_allocation)
+      throw_domain_error("loss_factors", "sampling", to_string(p.sampling),
+                         "a per-step scheme (epoch schemes are accounted by "
+                         "accounting/shuffling.hpp and accounting/random_allocation.hpp)");
     else
       loss = subsampling::symmetric_subsampled_gaussian_loss(2.0 / p.noise_multiplier,
                                                              p.sampling_rate);

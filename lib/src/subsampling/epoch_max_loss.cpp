@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "dpkit/core/check.hpp"
@@ -51,8 +52,8 @@ struct atom {
 
 class epoch_max_privacy_loss final : public privacy_loss {
  public:
-  epoch_max_privacy_loss(double mu, long long steps, adjacency_direction d)
-      : mu_(mu), t_(static_cast<double>(steps)), d_(d) {
+  epoch_max_privacy_loss(double mu, long long steps, adjacency_direction d, epoch_pair pair)
+      : mu_(mu), t_(static_cast<double>(steps)), d_(d), pair_(pair) {
     build();
   }
 
@@ -64,9 +65,11 @@ class epoch_max_privacy_loss final : public privacy_loss {
   double support_lower() const override { return atoms_.front().loss; }
   double support_upper() const override { return atoms_.back().loss; }
   std::string describe() const override {
-    return "largest coordinate of one shuffled epoch, sliced (mu = " + format_value(mu_) +
-           ", steps per epoch = " + format_value(t_) + ", " + std::to_string(atoms_.size()) +
-           " slices" + (d_ == adjacency_direction::remove ? ", remove)" : ", add)");
+    return std::string("largest coordinate of one ") +
+           (pair_ == epoch_pair::shuffled ? "shuffled" : "randomly allocated") +
+           " epoch, sliced (mu = " + format_value(mu_) + ", steps per epoch = " + format_value(t_) +
+           ", " + std::to_string(atoms_.size()) + " slices" +
+           (d_ == adjacency_direction::remove ? ", remove)" : ", add)");
   }
 
  private:
@@ -84,11 +87,13 @@ class epoch_max_privacy_loss final : public privacy_loss {
     cuts.front() = -kInf;
     for (std::size_t k = 0; k <= n; ++k) cuts[k + 1] = lo + static_cast<double>(k) * w;
     cuts.back() = kInf;
-    // P = MoG(2μ), Q = MoG(μ) (remove); add swaps them.
+    // Shuffled: P = MoG(2μ), Q = MoG(μ); allocated: P = MoG(μ), Q = N(0) (remove); add swaps.
+    const double shift_p = pair_ == epoch_pair::shuffled ? 2 * mu_ : mu_;
+    const double shift_q = pair_ == epoch_pair::shuffled ? mu_ : 0.0;
     std::vector<tails> tp(cuts.size()), tq(cuts.size());
     for (std::size_t k = 0; k < cuts.size(); ++k) {
-      tp[k] = max_tails(2 * mu_, t_, cuts[k]);
-      tq[k] = max_tails(mu_, t_, cuts[k]);
+      tp[k] = max_tails(shift_p, t_, cuts[k]);
+      tq[k] = max_tails(shift_q, t_, cuts[k]);
     }
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
       double p = slice(tp[k], tp[k + 1]), q = slice(tq[k], tq[k + 1]);
@@ -133,6 +138,7 @@ class epoch_max_privacy_loss final : public privacy_loss {
 
   double mu_, t_;
   adjacency_direction d_;
+  epoch_pair pair_;
   std::vector<atom> atoms_;
   std::vector<double> cum_p_, cum_q_, tail_p_, tail_q_;
 };
@@ -141,11 +147,12 @@ class epoch_max_privacy_loss final : public privacy_loss {
 
 std::unique_ptr<privacy_loss> epoch_max_loss(double mu,
                                              long long steps_per_epoch,
-                                             adjacency_direction direction) {
+                                             adjacency_direction direction,
+                                             epoch_pair pair) {
   check_positive("epoch_max_loss", "mu", mu);
   check_at_least("epoch_max_loss", "steps_per_epoch", steps_per_epoch, 1);
   if (mu > 40) throw_domain_error("epoch_max_loss", "mu", mu, "<= 40 (noise multiplier >= 0.025)");
-  return std::make_unique<epoch_max_privacy_loss>(mu, steps_per_epoch, direction);
+  return std::make_unique<epoch_max_privacy_loss>(mu, steps_per_epoch, direction, pair);
 }
 
 }  // namespace dpkit::subsampling

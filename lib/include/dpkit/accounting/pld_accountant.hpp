@@ -89,7 +89,7 @@ std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
 /// largest δ on the list (the total-variation distance when the list starts at 0).
 struct pld_profile_result : solver_status, pld_diagnostics {
   std::vector<double> epsilon, lower, upper;  ///< at epsilon[i], δ lies in [lower[i], upper[i]]
-  bool tight = false;  ///< exact (Gaussian runs: δ_lower == δ_upper)
+  bool tight = false;                         ///< exact (Gaussian runs: δ_lower == δ_upper)
 };
 
 pld_profile_result pld_delta_profile(const training_run& run,

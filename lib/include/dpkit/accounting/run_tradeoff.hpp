@@ -68,9 +68,9 @@ run_tradeoff_result run_tradeoff(const training_run& run,
 /// Φ⁻¹(1 − β_upper) − Φ⁻¹(α_i), so mu_lower ≤ μ*; on a cell [α_i, α_{i+1}] it is at most
 /// Φ⁻¹(1 − β_lower(α_{i+1})) − Φ⁻¹(α_i) (f decreasing), so μ* ≤ mu_upper. The cells add at most
 /// the z spacing, |Φ⁻¹(alpha_min)|/(points − 1), to the width; the profile is computed down to
-/// δ = 1e-4·alpha_min, so that its truncation costs ≲ 1e-4 of the TPR at alpha_min. The sup over all α ∈ (0, 1/2]
-/// can be much larger (as α → 0 the composed subsampled Gaussian approaches the Gaussian of a
-/// run that samples the example every step): the range is part of the answer.
+/// δ = 1e-4·alpha_min, so that its truncation costs ≲ 1e-4 of the TPR at alpha_min. The sup over
+/// all α ∈ (0, 1/2] can be much larger (as α → 0 the composed subsampled Gaussian approaches the
+/// Gaussian of a run that samples the example every step): the range is part of the answer.
 struct gdp_mu_result : solver_status {
   double mu_lower = NAN;  ///< certified: the run is not μ-GDP on the range for any smaller μ
   double mu_upper = NAN;  ///< certified: the run's curve is above G(mu_upper) on the range

@@ -38,13 +38,14 @@
 
 namespace dpkit::accounting {
 
-enum class sampling_scheme { poisson, without_replacement, shuffling };
+enum class sampling_scheme { poisson, without_replacement, shuffling, random_allocation };
 
-/// "poisson", "without-replacement" or "shuffling" (the CLI spelling).
+/// "poisson", "without-replacement", "shuffling" or "random-allocation" (the CLI spelling).
 std::string_view to_string(sampling_scheme s) noexcept;
 
 /// The clipped sum's largest change between neighbours, in clipping norms: 2 for replace-one
-/// (without replacement), 1 for add/remove (Poisson) and zero-out (shuffling).
+/// (without replacement), 1 for add/remove (Poisson, random allocation) and zero-out
+/// (shuffling).
 constexpr double sensitivity(sampling_scheme s) noexcept {
   return s == sampling_scheme::without_replacement ? 2.0 : 1.0;
 }
@@ -81,6 +82,9 @@ struct training_run {
 
   /// True when some phase shuffles with q < 1 (accounted by accounting/shuffling.hpp only).
   [[nodiscard]] bool has_shuffling() const;
+  /// True when some phase samples per epoch with q < 1 — shuffling or random allocation —
+  /// (accounted alone, by accounting/shuffling.hpp and accounting/random_allocation.hpp).
+  [[nodiscard]] bool has_epoch_sampling() const;
 
   [[nodiscard]] std::string describe() const;
 };

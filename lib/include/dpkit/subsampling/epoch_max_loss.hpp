@@ -26,11 +26,18 @@
 
 namespace dpkit::subsampling {
 
+/// Which pair of epoch laws: `shuffled` as above (Chua et al.'s zero-out pair); `allocated`
+/// is random allocation ("balls in bins": each example in one uniformly chosen step of each
+/// epoch, add/remove neighbours), P: N(μe_J, I_t) against Q: N(0, I_t) — the same maximum with
+/// F_P(m) = Φ(m − μ) Φ(m)^{t−1}, F_Q(m) = Φ(m)^t.
+enum class epoch_pair { shuffled, allocated };
+
 /// The privacy loss of the sliced M for the pair above: 0 < μ ≤ 40, t = `steps_per_epoch` ≥ 1
 /// (t = 1 is a sliced Gaussian mechanism G(μ)). `remove` is (P, Q) as written, `add` the
 /// reverse pair (Q, P).
 std::unique_ptr<privacy_loss> epoch_max_loss(double mu,
                                              long long steps_per_epoch,
-                                             adjacency_direction direction);
+                                             adjacency_direction direction,
+                                             epoch_pair pair = epoch_pair::shuffled);
 
 }  // namespace dpkit::subsampling

@@ -1,0 +1,137 @@
+#include "dpkit/accounting/random_allocation.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/core/log_space.hpp"
+#include "dpkit/core/random.hpp"
+#include "dpkit/divergence/gdp.hpp"
+#include "dpkit/subsampling/allocation_rdp.hpp"
+#include "support/test_util.hpp"
+
+namespace acc = dpkit::accounting;
+namespace ss = dpkit::subsampling;
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+acc::training_phase allocated(double sigma, double q, long long steps) {
+  return {sigma, q, acc::sampling_scheme::random_allocation, steps};
+}
+acc::training_run run_of(const acc::training_phase& p) {
+  acc::training_run r;
+  r.phases.push_back(p);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("random allocation: the epoch's Renyi divergence in closed-form cases",
+          "[accounting][allocation]") {
+  // t = 1 is the Gaussian mechanism in both directions: (α − 1)D_α = α(α − 1)μ²/2.
+  for (long long a : {2LL, 7LL, 40LL}) {
+    const double g = static_cast<double>(a * (a - 1)) * 0.49 / 2;  // μ = 0.7
+    CHECK(ss::allocation_remove_log_moment(a, 0.7, 1) == Approx(g).epsilon(1e-12));
+    CHECK(ss::allocation_add_log_moment(static_cast<double>(a), 0.7, 1) ==
+          Approx(g).epsilon(1e-12));
+  }
+  // α = 2, remove: E[(S/t)²] = 1 + (e^{μ²} − 1)/t exactly. The log of a moment near 1 is
+  // known to a few ulp of 1 (the curve's absolute allowance, 1e-13, covers it).
+  for (long long t : {2LL, 10LL, 1000LL, 1000000LL})
+    for (double mu : {0.3, 1.0, 3.0}) {
+      const double exact = std::log1p(std::expm1(mu * mu) / static_cast<double>(t));
+      CHECK(std::abs(ss::allocation_remove_log_moment(2, mu, t) - exact) <= 1e-12 * exact + 1e-15);
+    }
+  // The one-table curve agrees with the adaptive add-direction quadrature and the exact remove
+  // moment (the curve carries a 1e-9 relative allowance on top).
+  for (double mu : {0.5, 2.0})
+    for (long long t : {3LL, 100LL}) {
+      const std::vector<double> curve = ss::allocation_epoch_rdp(mu, t, 12);
+      for (long long a : {2LL, 5LL, 12LL}) {
+        const double best = std::max(ss::allocation_remove_log_moment(a, mu, t),
+                                     ss::allocation_add_log_moment(static_cast<double>(a), mu, t)) /
+                            static_cast<double>(a - 1);
+        CHECK(curve[static_cast<std::size_t>(a - 2)] >= best);
+        CHECK(curve[static_cast<std::size_t>(a - 2)] <= best * (1 + 2e-9) + 2e-13);
+      }
+    }
+  CHECK_THROWS_AS(ss::allocation_remove_log_moment(41, 1.0, 10), std::domain_error);
+  CHECK_THROWS_AS(ss::allocation_epoch_rdp(41.0, 10), std::domain_error);
+}
+
+TEST_CASE("random allocation: the bracket holds the sampler's own profile (Monte Carlo)",
+          "[accounting][allocation]") {
+  // The exact privacy loss of E epochs of the actual sampler, add/remove, remove direction:
+  // per epoch J uniform on {1..t}, Z ~ N(μe_J, I_t), L = log((1/t) Σ_j e^{μZ_j − μ²/2}); the
+  // profile δ(ε) = E_P[(1 − e^{ε − ΣL})₊] from 200 000 draws (standard error SE). The certified
+  // upper bound may not fall below MC − 4 SE, the certified lower bound may not exceed
+  // MC + 4 SE (each fails by chance with probability ~3e-5). The add direction is bounded by
+  // the same bracket (it takes the larger of the two directions).
+  const double sigma = 1.0, mu = 1 / sigma;
+  const int t = 10, epochs = 3, n = 200000;
+  dpkit::random_stream rng(20261124, 0, 0);
+  std::vector<double> losses(n);
+  for (int i = 0; i < n; ++i) {
+    double total = 0;
+    for (int e = 0; e < epochs; ++e) {
+      const auto j = static_cast<int>(rng.below(t));
+      double l = -kInf;
+      for (int k = 0; k < t; ++k) {
+        const double z = rng.normal() + (k == j ? mu : 0.0);
+        l = dpkit::log_sum_exp(l, mu * z - 0.5 * mu * mu);
+      }
+      total += l - std::log(static_cast<double>(t));
+    }
+    losses[i] = total;
+  }
+  for (double eps : {0.0, 0.5, 1.0, 2.0}) {
+    double sum = 0, sum2 = 0;
+    for (double l : losses) {
+      const double v = std::max(0.0, -std::expm1(eps - l));
+      sum += v;
+      sum2 += v * v;
+    }
+    const double mean = sum / n, se = std::sqrt((sum2 / n - mean * mean) / n);
+    const acc::allocation_bracket b = acc::allocation_delta(allocated(sigma, 0.1, t * epochs), eps);
+    CAPTURE(eps, mean, se, b.lower, b.upper);
+    CHECK(b.lower <= mean + 4 * se);
+    CHECK(b.upper >= mean - 4 * se);
+    CHECK(b.lower > 0);  // the epoch maximum sees something at μ = 1
+  }
+}
+
+TEST_CASE("random allocation: epochs, the facade and calibration", "[accounting][allocation]") {
+  // q = 0.01: t = 100 steps per epoch; 250 steps begin 3 epochs and complete 2. A partial
+  // epoch is a post-processing of a whole one: 250 steps have the upper bound of 300.
+  const auto b = acc::allocation_epsilon(allocated(1.0, 0.01, 250), 1e-5);
+  CHECK(b.steps_per_epoch == 100);
+  CHECK(b.complete_epochs == 2);
+  CHECK(b.epochs_begun == 3);
+  CHECK(b.upper == acc::allocation_epsilon(allocated(1.0, 0.01, 300), 1e-5).upper);
+  CHECK(0 < b.lower);
+  CHECK(b.lower <= b.upper);
+  // The upper bound is the RDP accountant's answer; the PLD answer adds the lower bound.
+  const acc::training_run r = run_of(allocated(1.0, 0.01, 250));
+  const auto pld = acc::estimate_epsilon(r, 1e-5, acc::accountant_type::pld);
+  const auto rdp = acc::estimate_epsilon(r, 1e-5, acc::accountant_type::rdp);
+  CHECK(pld.upper == rdp.upper);
+  CHECK(pld.lower == b.lower);
+  CHECK_THROWS_AS(acc::estimate_epsilon(r, 1e-5, acc::accountant_type::clt), std::domain_error);
+  // Allocation is at least as private as no amplification: the upper bound is below the
+  // Gaussian of the 3 epochs begun, (√3/σ)-GDP (each epoch's RDP ≤ the Gaussian's αμ²/2).
+  CHECK(b.upper <= dpkit::divergence::gdp_epsilon(std::sqrt(3.0), 1e-5).value);
+  // Calibration solves the upper bound: at the answer the budget holds, just below it not.
+  const auto c = acc::calibrate_noise_multiplier(r, 2.0, 1e-5);
+  CHECK(c.estimate.upper <= 2.0);
+  acc::training_phase below = allocated(c.noise_multiplier_lower, 0.01, 250);
+  CHECK(acc::allocation_epsilon(below, 1e-5).upper > 2.0);
+  CHECK(c.noise_multiplier / c.noise_multiplier_lower - 1 <= 1e-3 * (1 + 1e-12));
+  // Mixed with other phases: refused, as for shuffling.
+  acc::training_run mixed = r;
+  mixed.phases.push_back({1.0, 0.01, acc::sampling_scheme::poisson, 10});
+  CHECK_THROWS_AS(acc::estimate_epsilon(mixed, 1e-5, acc::accountant_type::pld), std::domain_error);
+  CHECK_THROWS_AS(acc::allocation_epsilon(allocated(0.01, 0.01, 10), 1e-5), std::domain_error);
+}
