@@ -48,19 +48,25 @@ plot accountants_vs_steps.svg "$here/accountants_vs_steps.csv" \
   --y-label "ε at δ = 10^{-5}"
 
 # Figure: epsilon against epochs for the same noise and batch fraction (sigma = 1, q = 0.01),
-# Poisson sampling against shuffled fixed-size batches (certified bracket: Chua et al. 2024's
-# lower bound, upper bound without amplification).
+# Poisson sampling against random allocation (certified bracket: epoch maximum, epoch RDP) and
+# shuffled fixed-size batches (certified bracket: Chua et al. 2024's lower bound, upper bound
+# without amplification).
 "$dpkit" epsilon --noise-multiplier 1 --sampling-rate 0.01 --epochs 1,2,3,5,7,10,15,20,30,50 \
   --delta 1e-5 --format csv --output "$here/sampling_schemes_vs_epochs_poisson.csv"
 "$dpkit" epsilon --sampling shuffling --noise-multiplier 1 --sampling-rate 0.01 \
   --epochs 1,2,3,5,7,10,15,20,30,50 --delta 1e-5 --format csv \
   --output "$here/sampling_schemes_vs_epochs_shuffling.csv"
+"$dpkit" epsilon --sampling random-allocation --noise-multiplier 1 --sampling-rate 0.01 \
+  --epochs 1,2,3,5,7,10,15,20,30,50 --delta 1e-5 --format csv \
+  --output "$here/sampling_schemes_vs_epochs_allocation.csv"
 plot sampling_schemes_vs_epochs.svg "$here/sampling_schemes_vs_epochs_poisson.csv" \
+  "$here/sampling_schemes_vs_epochs_allocation.csv" \
   "$here/sampling_schemes_vs_epochs_shuffling.csv" --x epochs \
   --label "Poisson sampling (certified bracket)" \
+  --label "random allocation (certified bracket)" \
   --label "shuffled batches (certified bracket)" \
   --log-x --log-y \
-  --title "Same σ = 1 and batch fraction 1/100: Poisson against shuffled batches" \
+  --title "Same σ = 1 and batch fraction 1/100: Poisson, random allocation, shuffled batches" \
   --y-label "ε at δ = 10^{-5}"
 
 # Figure: tradeoff curves of composed DP-SGD runs (q = 0.1, sigma = 0.7; certified bracket)

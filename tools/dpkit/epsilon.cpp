@@ -40,7 +40,8 @@ int run(const epsilon_options& o) {
       "direction is reported); without-replacement: replace-one neighbours (docs/accounting.md).",
       "shuffling: no tight accountant is known; epsilon_lower is a certified lower bound (Chua",
       "et al. 2024), epsilon the upper bound without amplification: compare epsilon_lower with",
-      "the Poisson number (docs/accounting.md, \"Shuffled batches\")."};
+      "the Poisson number (docs/accounting.md, \"Shuffled batches\"). random-allocation:",
+      "epsilon_lower from the epoch maximum, epsilon from the epoch's Renyi DP, both certified."};
   emit(r, o.output);
   return finish("dpkit epsilon", out, o.app);
 }

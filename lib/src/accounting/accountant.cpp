@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <optional>
@@ -28,6 +29,13 @@ std::string pld_method(const pld_diagnostics& d, bool gaussian) {
   const std::string passes = std::to_string(d.passes) + " pass" + (d.passes == 1 ? "" : "es");
   if (d.fft_size == 0) return "PLD (one step, no FFT), " + h + ", " + passes;
   return "PLD/FFT, " + h + ", FFT " + std::to_string(d.fft_size) + ", " + passes;
+}
+
+// A grid spacing for a method string: three significant digits.
+std::string short_spacing(double h) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", h);
+  return buf;
 }
 
 void copy_status(privacy_estimate& e, const solver_status& s) {
@@ -331,7 +339,7 @@ std::string allocated_method(const allocation_bracket& b) {
   if (b.complete_epochs == 0) return head + "no complete epoch, no lower bound; " + upper;
   return head + "lower bound from the largest coordinate of " + format_value(b.complete_epochs) +
          " complete epoch" + (b.complete_epochs == 1 ? "" : "s") +
-         " (PLD/FFT, h = " + format_value(b.pld.grid_spacing) + "), " + upper;
+         " (PLD/FFT, h = " + short_spacing(b.pld.grid_spacing) + "), " + upper;
 }
 
 std::string shuffled_method(const shuffling_bracket& b) {
@@ -343,7 +351,7 @@ std::string shuffled_method(const shuffling_bracket& b) {
   if (b.complete_epochs == 0) return head + "no complete epoch, no lower bound; " + upper;
   return head + "lower bound from the largest coordinate of " + format_value(b.complete_epochs) +
          " complete epoch" + (b.complete_epochs == 1 ? "" : "s") +
-         " (Chua et al. 2024; PLD/FFT, h = " + format_value(b.pld.grid_spacing) + "), " + upper;
+         " (Chua et al. 2024; PLD/FFT, h = " + short_spacing(b.pld.grid_spacing) + "), " + upper;
 }
 
 privacy_estimate from_shuffled(const shuffling_bracket& b, bool allocation = false) {
