@@ -102,4 +102,23 @@ BENCHMARK(BM_shuffling_epsilon)
     ->Iterations(1)
     ->Repetitions(1);
 
+// Random allocation (balls in bins): the certified bracket (epoch RDP above, epoch maximum below)
+// over the same grid as shuffling.
+static void BM_allocation_epsilon(benchmark::State& state) {
+  acc::training_run run;
+  constexpr long long kEpochs[] = {1, 10, 50};
+  const double q = kQ[state.range(0)];
+  run.phases.push_back({kSigma[state.range(1)], q, acc::sampling_scheme::random_allocation,
+                        static_cast<long long>(std::llround(1 / q)) * kEpochs[state.range(2)]});
+  acc::privacy_estimate e;
+  for (auto _ : state) e = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::pld);
+  state.counters["epsilon_lower"] = e.lower;
+  state.counters["epsilon_upper"] = e.upper;
+}
+BENCHMARK(BM_allocation_epsilon)
+    ->ArgsProduct({{0, 1, 2}, {0, 1, 2, 3}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(1);
+
 BENCHMARK_MAIN();

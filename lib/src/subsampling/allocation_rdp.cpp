@@ -160,9 +160,14 @@ std::vector<double> allocation_epoch_rdp(double mu, long long t, long long alpha
   auto L = [&](long long k) {
     if (auto it = memo.find(k); it != memo.end()) return it->second;
     const double s = std::exp(static_cast<double>(k) * h_u) / tt;
-    double psi = 0;  // 1 − φ(s), no cancellation
+    double psi = 0;  // 1 − φ(s), no cancellation while φ is near 1
     for (std::size_t i = 0; i < xs.size(); ++i) psi += ws[i] * -std::expm1(-s * ys[i]);
-    const double v = psi < 1 ? tt * std::log1p(-psi) : -kInf;
+    double v = tt * std::log1p(-psi);
+    if (psi > 0.5) {  // φ small: summed directly, so that it keeps falling (1 − ψ would stall)
+      double phi = 0;
+      for (std::size_t i = 0; i < xs.size(); ++i) phi += ws[i] * std::exp(-s * ys[i]);
+      v = phi > 0 ? tt * std::log(phi) : -kInf;
+    }
     memo.emplace(k, v);
     return v;
   };
@@ -180,7 +185,11 @@ std::vector<double> allocation_epoch_rdp(double mu, long long t, long long alpha
       while (g(k_peak - 1) > g(k_peak)) --k_peak;
       const double top = g(k_peak);
       double sum = 1;
+      const long long k_top = k_peak;
       for (long long k = k_peak + 1;; ++k) {
+        if (k - k_top > 200000)  // e^{4000}: the integrand cannot still be rising there
+          throw_domain_error(kFn, "mu", mu,
+                             "a noise multiplier whose add-direction moment converges");
         const double r = std::exp(g(k) - top);
         sum += r;
         if (r < 1e-20 && !(g(k + 1) > g(k))) break;  // −∞ beyond: stop too
