@@ -55,10 +55,13 @@ def compositions(n, k):
 def remove_log_moment(alpha, mu, t):
     total = mpf(0)
     fact = mp.factorial(alpha)
+    # E[Y^k] / k! per part size (k = 0 contributes 1).
+    factor = [mp.exp(k * (k - 1) * mu ** 2 / 2) / mp.factorial(k) for k in range(alpha + 1)]
     for ks in compositions(alpha, t):
         term = fact
         for k in ks:
-            term *= mp.exp(k * (k - 1) * mu ** 2 / 2) / mp.factorial(k)
+            if k:
+                term *= factor[k]
         total += term
     return mp.log(total) - alpha * mp.log(t)
 
@@ -97,25 +100,25 @@ def main():
             for alpha in alphas:
                 rows.append([repr(mu), str(t), str(alpha), "0",
                              fout(remove_log_moment(alpha, m, t))])
-        for t, alphas in ((2, (2, 5)), (10, (2, 5, 20)), (100, (2, 5, 20))):
-            for alpha in alphas:
-                v = add_log_moment_laplace(alpha, m, t)
-                if t == 2 and alpha == 2 and mu == 1.0:  # the 2-D integral is slow: one check
-                    w = add_log_moment_2d(alpha, m)
-                    assert rel_err(v, w) < mpf(10) ** -12, (mu, t, alpha, v, w)
-                rows.append([repr(mu), str(t), str(alpha), "1", fout(v)])
-                print("add", mu, t, alpha, mp.nstr(v, 15), flush=True)
+        if mu == 1.0:
+            # The add direction from the 2-D Gaussian integral itself (t = 2). The nested
+            # 1-D Laplace representation (add_log_moment_laplace) is the library's method and
+            # far too slow in mpmath for a grid; it is kept here for spot checks.
+            for alpha in (2, 3, 5):
+                v = add_log_moment_2d(alpha, m)
+                rows.append([repr(mu), "2", str(alpha), "1", fout(v)])
+                print("add", mu, 2, alpha, mp.nstr(v, 15), flush=True)
+        print("mu", mu, "done", flush=True)
     meta = {
         "what": "one epoch of random allocation (one step of t, Gaussian, mu = 1/sigma): "
                 "(alpha - 1) D_alpha of P = (1/t) sum_j N(mu e_j, I_t) vs Q = N(0, I_t)",
         "source": "the pair as in Feldman & Shenfeld 2025 (arXiv:2502.08202) and Chua et al. "
                   "2025 (arXiv:2412.16802)",
-        "method": "remove: sum over all compositions of alpha (exact, 20 digits); add: 1-D "
-                  "Laplace representation by mpmath tanh-sinh, cross-checked at t = 2 by the "
-                  "2-D Gaussian integral (agreement < 1e-12)",
+        "method": "remove: sum over all compositions of alpha (exact, 20 digits); add (t = 2, "
+                  "mu = 1): the 2-D Gaussian integral by mpmath quad",
         "trusted digits": 12,
         "grid": "remove: mu in {0.5,1,2} x (t, alpha) in {2: 2,3,5,10,20; 3: 2,3,5,10; 10: 2,3,5,8; "
-                "100: 2,3}; add: mu in {0.5,1,2} x t in {2 (alpha 2,5), 10, 100 (alpha 2,5,20)}",
+                "100: 2,3}; add: mu = 1, t = 2, alpha in {2,3,5}",
         "columns": "mu, steps_per_epoch (t), alpha = inputs; direction = 0 remove (P,Q), 1 add "
                    "(Q,P); log_moment = (alpha - 1) D_alpha",
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/core/log_space.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/divergence/gdp.hpp"
@@ -135,4 +136,32 @@ TEST_CASE("random allocation: epochs, the facade and calibration", "[accounting]
   mixed.phases.push_back({1.0, 0.01, acc::sampling_scheme::poisson, 10});
   CHECK_THROWS_AS(acc::estimate_epsilon(mixed, 1e-5, acc::accountant_type::pld), std::domain_error);
   CHECK_THROWS_AS(acc::allocation_epsilon(allocated(0.01, 0.01, 10), 1e-5), std::domain_error);
+}
+
+TEST_CASE("random allocation: the epoch's Renyi divergence against the mpmath reference",
+          "[accounting][allocation]") {
+  // data/reference/allocation_rdp.csv (data/generators/allocation_reference.py, 20 digits, 12
+  // trusted): (α − 1)D_α of one epoch; remove by the sum over all compositions of α (the
+  // library groups them by partition), add at t = 2 by the two-dimensional Gaussian integral
+  // (the library uses the one-dimensional Laplace representation).
+  const dpkit::csv_table ref = dpkit::read_csv(dpkit::test::reference_path("allocation_rdp.csv"));
+  REQUIRE(ref.rows.size() >= 40);
+  int adds = 0;
+  for (std::size_t i = 0; i < ref.rows.size(); ++i) {
+    const double mu = ref.at(i, "mu"), expected = ref.at(i, "log_moment");
+    const auto t = static_cast<long long>(ref.at(i, "steps_per_epoch"));
+    const auto alpha = static_cast<long long>(ref.at(i, "alpha"));
+    const bool add = ref.at(i, "direction") == 1;
+    const double got = add ? ss::allocation_add_log_moment(static_cast<double>(alpha), mu, t)
+                           : ss::allocation_remove_log_moment(alpha, mu, t);
+    CAPTURE(i, mu, t, alpha, add, expected, got);
+    CHECK(std::abs(got - expected) <= 1e-11 * std::abs(expected) + 1e-15);
+    if (add) {
+      ++adds;
+      // The accountant's table route, with its allowances, is an upper bound on it.
+      const std::vector<double> curve = ss::allocation_epoch_rdp(mu, t, alpha);
+      CHECK(curve.back() * static_cast<double>(alpha - 1) >= expected);
+    }
+  }
+  CHECK(adds >= 3);
 }
