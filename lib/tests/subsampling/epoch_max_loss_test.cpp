@@ -145,3 +145,26 @@ TEST_CASE("epoch maximum rejects bad input", "[subsampling][epoch_max]") {
   CHECK_THROWS_AS(ss::epoch_max_loss(41.0, 10, ss::adjacency_direction::remove), std::domain_error);
   CHECK_THROWS_AS(ss::epoch_max_loss(1.0, 0, ss::adjacency_direction::remove), std::domain_error);
 }
+
+TEST_CASE("epoch maximum under random allocation: one-epoch profile against mpmath",
+          "[subsampling][epoch_max]") {
+  // data/reference/allocation_max_delta.csv (data/generators/allocation_reference.py, 50
+  // digits, 12 trusted): δ(ε) of M under the allocation pair (F_P(m) = Φ(m − μ)Φ(m)^{t−1},
+  // F_Q(m) = Φ(m)^t), both directions. The sliced M may not exceed it (a lower bound must stay
+  // one) and must come within 0.2 % of it.
+  const dpkit::csv_table t =
+      dpkit::read_csv(dpkit::test::reference_path("allocation_max_delta.csv"));
+  REQUIRE(t.rows.size() >= 50);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const auto dir =
+        t.at(i, "direction") == 0 ? ss::adjacency_direction::remove : ss::adjacency_direction::add;
+    const auto loss =
+        ss::epoch_max_loss(t.at(i, "mu"), static_cast<long long>(t.at(i, "steps_per_epoch")), dir,
+                           ss::epoch_pair::allocated);
+    const double expected = t.at(i, "delta");
+    const double got = loss->delta(t.at(i, "epsilon"));
+    CAPTURE(i, t.at(i, "mu"), t.at(i, "steps_per_epoch"), t.at(i, "epsilon"), expected, got);
+    CHECK(got <= expected * (1 + 1e-9) + 1e-300);
+    if (expected > 1e-12) CHECK(got >= expected * (1 - 2e-3));
+  }
+}
