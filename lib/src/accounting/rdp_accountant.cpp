@@ -18,7 +18,9 @@ namespace {
 double phase_rdp(const training_phase& p, double alpha) {
   // The facade accounts the epoch schemes (shuffling.hpp, random_allocation.hpp).
   if (p.sampling == sampling_scheme::shuffling || p.sampling == sampling_scheme::random_allocation)
-    throw_domain_error("run_rdp", "sampling", to_string(p.sampling), "a per-step scheme");
+    throw_domain_error("run_rdp", "sampling", to_string(p.sampling),
+                       "a per-step scheme (for shuffled or allocated epochs, epsilon and delta "
+                       "with the rdp accountant give the RDP upper bound)");
   if (p.sampling == sampling_scheme::poisson)
     return subsampling::poisson_gaussian_rdp(p.sampling_rate, p.noise_multiplier, alpha);
   return subsampling::wor_gaussian_rdp(p.sampling_rate, p.noise_multiplier, alpha);
