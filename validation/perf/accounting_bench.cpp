@@ -85,16 +85,21 @@ BENCHMARK(BM_calibrate_pld)
 // Chua et al. 2024 by the sliced epoch maximum, composed over the complete epochs; upper bound
 // without amplification) for steps per epoch t = 1/q ∈ {10, 100, 1000}, σ of the grid up to 2,
 // and 1, 10 or 50 epochs.
-static void BM_shuffling_epsilon(benchmark::State& state) {
+// One epoch scheme's certified bracket at (q, σ, epochs) = the benchmark's three indices.
+static void epoch_scheme_epsilon(benchmark::State& state, acc::sampling_scheme scheme) {
   acc::training_run run;
   constexpr long long kEpochs[] = {1, 10, 50};
   const double q = kQ[state.range(0)];
-  run.phases.push_back({kSigma[state.range(1)], q, acc::sampling_scheme::shuffling,
+  run.phases.push_back({kSigma[state.range(1)], q, scheme,
                         static_cast<long long>(std::llround(1 / q)) * kEpochs[state.range(2)]});
   acc::privacy_estimate e;
   for (auto _ : state) e = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::pld);
   state.counters["epsilon_lower"] = e.lower;
   state.counters["epsilon_upper"] = e.upper;
+}
+
+static void BM_shuffling_epsilon(benchmark::State& state) {
+  epoch_scheme_epsilon(state, acc::sampling_scheme::shuffling);
 }
 BENCHMARK(BM_shuffling_epsilon)
     ->ArgsProduct({{0, 1, 2}, {0, 1, 2, 3}, {0, 1, 2}})
@@ -105,15 +110,7 @@ BENCHMARK(BM_shuffling_epsilon)
 // Random allocation (balls in bins): the certified bracket (epoch RDP above, epoch maximum below)
 // over the same grid as shuffling.
 static void BM_allocation_epsilon(benchmark::State& state) {
-  acc::training_run run;
-  constexpr long long kEpochs[] = {1, 10, 50};
-  const double q = kQ[state.range(0)];
-  run.phases.push_back({kSigma[state.range(1)], q, acc::sampling_scheme::random_allocation,
-                        static_cast<long long>(std::llround(1 / q)) * kEpochs[state.range(2)]});
-  acc::privacy_estimate e;
-  for (auto _ : state) e = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::pld);
-  state.counters["epsilon_lower"] = e.lower;
-  state.counters["epsilon_upper"] = e.upper;
+  epoch_scheme_epsilon(state, acc::sampling_scheme::random_allocation);
 }
 BENCHMARK(BM_allocation_epsilon)
     ->ArgsProduct({{0, 1, 2}, {0, 1, 2, 3}, {0, 1, 2}})

@@ -155,12 +155,13 @@ gdp_mu_result run_gdp_mu(const training_run& run,
   }
   // Grid uniform in z = Φ⁻¹(α) from Φ⁻¹(alpha_min) to 0 (α = 1/2).
   const double z0 = normal_quantile(alpha_min);
-  std::vector<double> alphas(points), z(points);
-  for (std::size_t i = 0; i < points; ++i) {
-    z[i] = z0 * (1 - static_cast<double>(i) / static_cast<double>(points - 1));
-    alphas[i] = i + 1 == points ? 0.5 : normal_cdf(z[i]);
-  }
-  alphas[0] = alpha_min;
+  std::vector<double> alphas(points);
+  for (std::size_t i = 0; i < points; ++i)
+    alphas[i] =
+        i == 0 ? alpha_min
+        : i + 1 == points
+            ? 0.5
+            : normal_cdf(z0 * (1 - static_cast<double>(i) / static_cast<double>(points - 1)));
   const run_tradeoff_result t =
       run_tradeoff(run, alphas, options, std::min(1e-12, 1e-4 * alpha_min));
   static_cast<solver_status&>(out) = t;

@@ -6,17 +6,11 @@
 #include <span>
 #include <vector>
 
+#include "detail/epoch_bracket.hpp"
 #include "dpkit/core/check.hpp"
-#include "dpkit/subsampling/epoch_max_loss.hpp"
 
 namespace dpkit::accounting {
 namespace {
-
-void check_phase(const char* fn, const training_phase& p) {
-  training_run run;
-  run.phases.push_back(p);
-  run.validate(fn);
-}
 
 training_run no_amplification_run(const training_phase& p, long long epochs_begun) {
   training_run run;
@@ -24,36 +18,8 @@ training_run no_amplification_run(const training_phase& p, long long epochs_begu
   return run;
 }
 
-std::vector<loss_factor> epoch_factors(const training_phase& p,
-                                       long long t,
-                                       long long epochs,
-                                       subsampling::adjacency_direction d) {
-  return {{subsampling::epoch_max_loss(1.0 / p.noise_multiplier, t, d), epochs}};
-}
-
-template <class Result>
-void keep_status(shuffling_bracket& b, const Result& r) {
-  if (!r.converged()) {
-    b.termination = r.termination;
-    b.message = r.message;
-  }
-}
-
 shuffling_bracket setup(const char* fn, const training_phase& p) {
-  check_phase(fn, p);
-  // The sliced epoch maximum needs μ = 1/σ ≤ 40 (epoch_max_loss); at such σ even the upper
-  // bound's single epoch, G(40), has ε in the hundreds at any useful δ.
-  if (p.noise_multiplier < 0.025)
-    throw_domain_error(fn, "noise_multiplier", p.noise_multiplier, ">= 0.025 for shuffled batches");
-  shuffling_bracket b;
-  b.steps_per_epoch = shuffling_steps_per_epoch(p.sampling_rate);
-  b.complete_epochs = p.steps / b.steps_per_epoch;
-  b.epochs_begun = (p.steps + b.steps_per_epoch - 1) / b.steps_per_epoch;
-  // The PLD engine composes at most 1e8 factors (its rounding allowance grows with the count).
-  if (b.complete_epochs > 100000000)
-    throw_domain_error(fn, "steps", format_value(p.steps),
-                       "at most 1e8 epochs of shuffled batches (steps / ceil(1/q))");
-  return b;
+  return detail::epoch_layout(fn, p, "shuffled batches");
 }
 
 // Both sides of one query (ε at δ or δ at ε): `gaussian` answers it for the upper bound's
@@ -70,18 +36,7 @@ shuffling_bracket bracket(const char* fn,
     b.lower = g.lower;
     return b;
   }
-  b.lower = 0;  // without a complete epoch nothing is certified from below
-  if (b.complete_epochs == 0) return b;
-  for (const auto d :
-       {subsampling::adjacency_direction::remove, subsampling::adjacency_direction::add}) {
-    const auto r = composed(epoch_factors(phase, b.steps_per_epoch, b.complete_epochs, d));
-    keep_status(b, r);
-    if (r.lower > b.lower) {
-      b.lower = r.lower;
-      b.pld = r;
-    }
-  }
-  b.lower = std::min(b.lower, b.upper);  // both certified: the lower one cannot be above
+  detail::epoch_max_lower_bound(b, phase, subsampling::epoch_pair::shuffled, composed);
   return b;
 }
 

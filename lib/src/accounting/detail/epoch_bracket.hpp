@@ -1,0 +1,68 @@
+// Internal: what the two epoch schemes (shuffling.cpp, random_allocation.cpp) share — the
+// layout of a phase into epochs of t = ⌈1/q⌉ steps, and the certified lower bound from the
+// sliced epoch maximum composed over the complete epochs.
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpkit/accounting/shuffling.hpp"
+#include "dpkit/core/check.hpp"
+#include "dpkit/subsampling/epoch_max_loss.hpp"
+
+namespace dpkit::accounting::detail {
+
+/// Validates one epoch-sampled phase (`what`: "shuffled batches" or "random allocation", for
+/// messages) and fills steps_per_epoch, complete_epochs and epochs_begun.
+inline shuffling_bracket epoch_layout(const char* fn, const training_phase& p, const char* what) {
+  training_run run;
+  run.phases.push_back(p);
+  run.validate(fn);
+  // The sliced epoch maximum needs μ = 1/σ ≤ 40 (epoch_max_loss); at such σ even one epoch
+  // without amplification, G(40), has ε in the hundreds at any useful δ.
+  if (p.noise_multiplier < 0.025)
+    throw_domain_error(fn, "noise_multiplier", p.noise_multiplier,
+                       std::string(">= 0.025 for ") + what);
+  shuffling_bracket b;
+  b.steps_per_epoch = shuffling_steps_per_epoch(p.sampling_rate);
+  b.complete_epochs = p.steps / b.steps_per_epoch;
+  b.epochs_begun = (p.steps + b.steps_per_epoch - 1) / b.steps_per_epoch;
+  // The PLD engine composes at most 1e8 factors (its rounding allowance grows with the count).
+  if (b.complete_epochs > 100000000)
+    throw_domain_error(fn, "steps", format_value(p.steps),
+                       std::string("at most 1e8 epochs of ") + what + " (steps / ceil(1/q))");
+  return b;
+}
+
+/// b.lower: the epoch maximum of `pair`, composed over b.complete_epochs by `composed` (one
+/// direction's PLD answer), the lower side of both directions, the larger kept, and capped at
+/// b.upper (both certified). 0 without a complete epoch. The status of a composition that
+/// stopped short is kept in b.
+template <class Composed>
+void epoch_max_lower_bound(shuffling_bracket& b,
+                           const training_phase& p,
+                           subsampling::epoch_pair pair,
+                           Composed&& composed) {
+  b.lower = 0;  // without a complete epoch nothing is certified from below
+  if (b.complete_epochs == 0) return;
+  for (const auto d :
+       {subsampling::adjacency_direction::remove, subsampling::adjacency_direction::add}) {
+    const std::vector<loss_factor> f = {
+        {subsampling::epoch_max_loss(1 / p.noise_multiplier, b.steps_per_epoch, d, pair),
+         b.complete_epochs}};
+    const auto r = composed(std::span<const loss_factor>(f));
+    if (!r.converged()) {
+      b.termination = r.termination;
+      b.message = r.message;
+    }
+    if (r.lower > b.lower) {
+      b.lower = r.lower;
+      b.pld = r;
+    }
+  }
+  b.lower = std::min(b.lower, b.upper);
+}
+
+}  // namespace dpkit::accounting::detail
