@@ -542,13 +542,10 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
                                                   : accounting::neighbouring::add_remove;
       const bool poisson_like = ph.sampling == accounting::sampling_scheme::poisson ||
                                 ph.sampling == accounting::sampling_scheme::truncated_poisson;
-      if (!poisson_like &&
-          accounting::relation(ph) !=
-              accounting::relation(accounting::training_phase{1.0, 0.5, ph.sampling, 1}))
+      const accounting::neighbouring own = accounting::standard_relation(ph.sampling);
+      if (!poisson_like && accounting::relation(ph) != own)
         throw usage_error(at + "--sampling " + scheme + " takes its own neighbours only (" +
-                          std::string(accounting::to_string(accounting::relation(
-                              accounting::training_phase{1.0, 0.5, ph.sampling, 1}))) +
-                          "), not " + neighbours +
+                          std::string(accounting::to_string(own)) + "), not " + neighbours +
                           "; --neighbours applies to poisson and truncated-poisson");
     }
     const std::optional<long long> max_batch =

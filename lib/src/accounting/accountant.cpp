@@ -16,16 +16,16 @@ namespace {
 
 std::string pld_method(const pld_diagnostics& d, const training_run& run) {
   if (run.is_gaussian()) return "exact: the run is a composition of Gaussian mechanisms";
-  // Truncated Poisson batches: say which side comes from which pair (pld_accountant.hpp).
-  if (run.has_truncation())
-    return pld_method(d, run.lower_bound_run()) +
-           "; truncated batches: upper bound from the dominating mixture pair (Ganesh 2025), "
-           "lower bound from the attained Poisson pair at the rate the record stays in the "
-           "batch";
   const std::string h = "h = " + format_value(std::round(d.grid_spacing * 1e6) / 1e6);
   const std::string passes = std::to_string(d.passes) + " pass" + (d.passes == 1 ? "" : "es");
-  if (d.fft_size == 0) return "PLD (one step, no FFT), " + h + ", " + passes;
-  return "PLD/FFT, " + h + ", FFT " + std::to_string(d.fft_size) + ", " + passes;
+  std::string m = d.fft_size == 0
+                      ? "PLD (one step, no FFT), " + h + ", " + passes
+                      : "PLD/FFT, " + h + ", FFT " + std::to_string(d.fft_size) + ", " + passes;
+  // Truncated Poisson batches: say which side comes from which pair (pld_accountant.hpp).
+  if (run.has_truncation())
+    m += "; truncated batches: upper bound from the dominating mixture pair (Ganesh 2025), "
+         "lower bound from the attained Poisson pair at the rate the record stays in the batch";
+  return m;
 }
 
 void copy_status(privacy_estimate& e, const solver_status& s) {

@@ -41,9 +41,8 @@ std::string_view to_string(neighbouring n) noexcept {
   return "unknown";
 }
 
-neighbouring relation(const training_phase& p) noexcept {
-  if (p.neighbours != neighbouring::standard) return p.neighbours;
-  switch (p.sampling) {
+neighbouring standard_relation(sampling_scheme s) noexcept {
+  switch (s) {
     case sampling_scheme::without_replacement:
       return neighbouring::replace_one;
     case sampling_scheme::shuffling:
@@ -51,6 +50,10 @@ neighbouring relation(const training_phase& p) noexcept {
     default:
       return neighbouring::add_remove;
   }
+}
+
+neighbouring relation(const training_phase& p) noexcept {
+  return p.neighbours != neighbouring::standard ? p.neighbours : standard_relation(p.sampling);
 }
 
 double sensitivity(const training_phase& p) noexcept {
@@ -184,11 +187,17 @@ bool training_run::has_shuffling() const {
   return false;
 }
 
+namespace {
+// A truncated Poisson phase whose batches can be cut: 0 < q < 1 and B < n.
+bool truncates(const training_phase& p) {
+  return p.sampling == sampling_scheme::truncated_poisson && p.sampling_rate > 0 &&
+         p.sampling_rate < 1 && p.max_batch_size < p.dataset_size;
+}
+}  // namespace
+
 bool training_run::has_truncation() const {
   for (const training_phase& p : phases)
-    if (p.sampling == sampling_scheme::truncated_poisson && p.sampling_rate > 0 &&
-        p.sampling_rate < 1 && p.max_batch_size < p.dataset_size)
-      return true;
+    if (truncates(p)) return true;
   return false;
 }
 
@@ -196,9 +205,9 @@ training_run training_run::lower_bound_run() const {
   training_run r = *this;
   for (training_phase& p : r.phases) {
     if (p.sampling != sampling_scheme::truncated_poisson) continue;
+    const bool cut = truncates(p);
     p.sampling = sampling_scheme::poisson;
-    if (!(p.sampling_rate > 0 && p.sampling_rate < 1 && p.max_batch_size < p.dataset_size))
-      continue;
+    if (!cut) continue;
     // Unrounded weights: q̄ = q − t(q − q′) ≤ q, rounded down by 16 ulp.
     const truncation_weights w =
         truncated_poisson_weights(p.dataset_size, p.sampling_rate, p.max_batch_size);

@@ -81,6 +81,10 @@ struct training_phase {
   long long max_batch_size = 0;  ///< B, truncated Poisson only (≥ 1 there)
 };
 
+/// A scheme's own relation: add/remove for Poisson, truncated Poisson and random allocation;
+/// replace-one without replacement; zero-out for shuffling.
+neighbouring standard_relation(sampling_scheme s) noexcept;
+
 /// The relation a phase is accounted under: its `neighbours`, or the scheme's standard one
 /// (add/remove for Poisson, truncated Poisson and random allocation; replace-one without
 /// replacement; zero-out for shuffling).
