@@ -410,9 +410,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"DP-SGD: Poisson sampling q = B/N = {b}/{n} = {q:.6g}, {steps} steps "
           f"({args.epochs:g} epochs), clip C = {args.clip:g}")
     print(f"noise multiplier sigma = {sigma:.6f} (dpkit.calibrate_noise: the smallest sigma whose "
-          f"certified eps <= {args.target_epsilon:g} at delta = {args.delta:g}; the budget is "
-          f"exceeded at {cal.noise_multiplier_lower:.6f}); noise std sigma*C = "
-          f"{sigma * args.clip:.6g}")
+          f"certified eps <= {args.target_epsilon:g} at delta = {args.delta:g}: "
+          f"eps <= {cal.epsilon.value:.6f} there); noise std sigma*C = {sigma * args.clip:.6g}")
 
     model = make_model()
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)

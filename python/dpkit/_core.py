@@ -452,21 +452,25 @@ def calibrate_noise(target_epsilon: float,
                     dataset_size: Optional[int] = None,
                     epochs: Optional[float] = None,
                     sampling: str = "poisson",
-            neighbours: Optional[str] = None,
-            max_batch_size: Optional[int] = None,
+                    neighbours: Optional[str] = None,
+                    max_batch_size: Optional[int] = None,
                     phases: Optional[Iterable[Phase]] = None,
                     gaussian_mu: float = 0.0,
                     accountant: str = "pld",
-                    relative_tolerance: float = 1e-3,
+                    budget_tolerance: float = 2e-4,
+                    relative_tolerance: float = 1e-9,
                     relative_accuracy: Optional[float] = None,
                     max_fft_size: Optional[int] = None) -> NoiseCalibration:
     """The smallest noise multiplier σ (common to all phases) whose certified ε at δ is at most
     ``target_epsilon``.
 
-    The search stops when its bracket on σ is ``relative_tolerance`` narrow; the returned
-    ``noise_multiplier`` is the bracket's safe end (the budget holds there, certified for PLD)
-    and ``noise_multiplier_lower`` the other (the budget is exceeded there). With ``phases``
-    the phases' own σ are replaced.
+    The search stops as soon as the certified ε at a noise multiplier lies within
+    ``budget_tolerance`` (a fraction) below the target — at most that share of the budget is
+    left unused — or when its bracket on σ is ``relative_tolerance`` narrow (then
+    ``termination`` is ``"max_iterations"`` and the message says how much is unused). The
+    returned ``noise_multiplier`` is the safe end (the budget holds there, certified for PLD)
+    and ``noise_multiplier_lower`` the largest σ tried below it where the accountant did not
+    certify the budget. With ``phases`` the phases' own σ are replaced.
     """
     t = _real("target_epsilon", target_epsilon, lambda v: v > 0, "a finite number > 0")
     d = _delta_arg(delta)
@@ -475,9 +479,11 @@ def calibrate_noise(target_epsilon: float,
                           neighbours=neighbours, max_batch_size=max_batch_size,
                           phases=phases, need_sigma=False)
     a = _accountant(accountant)
-    tol = _real("relative_tolerance", relative_tolerance, lambda v: 1e-9 <= v < 1,
-                "a number in [1e-9, 1)")
-    res = _call(_dpkit.calibrate_noise, run, _gaussian_mu(gaussian_mu), t, d, a, tol,
+    tol = _real("relative_tolerance", relative_tolerance, lambda v: 1e-12 <= v < 1,
+                "a number in [1e-12, 1)")
+    budget = _real("budget_tolerance", budget_tolerance, lambda v: 1e-12 <= v < 0.5,
+                   "a number in [1e-12, 0.5)")
+    res = _call(_dpkit.calibrate_noise, run, _gaussian_mu(gaussian_mu), t, d, a, tol, budget,
                 _options(relative_accuracy, max_fft_size))
     return NoiseCalibration(
         noise_multiplier=float(res["noise_multiplier"]),
@@ -497,8 +503,8 @@ def calibrate_steps(target_epsilon: float,
                     batch_size: Optional[int] = None,
                     dataset_size: Optional[int] = None,
                     sampling: str = "poisson",
-            neighbours: Optional[str] = None,
-            max_batch_size: Optional[int] = None,
+                    neighbours: Optional[str] = None,
+                    max_batch_size: Optional[int] = None,
                     phases: Optional[Iterable[Phase]] = None,
                     gaussian_mu: float = 0.0,
                     accountant: str = "pld",
@@ -547,8 +553,8 @@ def epsilon_curve(delta: float,
                   batch_size: Optional[int] = None,
                   dataset_size: Optional[int] = None,
                   sampling: str = "poisson",
-            neighbours: Optional[str] = None,
-            max_batch_size: Optional[int] = None,
+                  neighbours: Optional[str] = None,
+                  max_batch_size: Optional[int] = None,
                   phases: Optional[Iterable[Phase]] = None,
                   gaussian_mu: float = 0.0,
                   accountant: str = "pld",
@@ -606,8 +612,8 @@ def delta_curve(epsilons: Sequence[float],
                 dataset_size: Optional[int] = None,
                 epochs: Optional[float] = None,
                 sampling: str = "poisson",
-            neighbours: Optional[str] = None,
-            max_batch_size: Optional[int] = None,
+                neighbours: Optional[str] = None,
+                max_batch_size: Optional[int] = None,
                 phases: Optional[Iterable[Phase]] = None,
                 gaussian_mu: float = 0.0,
                 relative_accuracy: Optional[float] = None,
@@ -648,8 +654,8 @@ def tradeoff(alpha: Sequence[float],
              dataset_size: Optional[int] = None,
              epochs: Optional[float] = None,
              sampling: str = "poisson",
-            neighbours: Optional[str] = None,
-            max_batch_size: Optional[int] = None,
+             neighbours: Optional[str] = None,
+             max_batch_size: Optional[int] = None,
              phases: Optional[Iterable[Phase]] = None,
              gaussian_mu: float = 0.0,
              relative_accuracy: Optional[float] = None,

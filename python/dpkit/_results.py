@@ -155,7 +155,8 @@ class NoiseCalibration(Record):
 
     Attributes:
         noise_multiplier: the budget holds here (certified for PLD): the safe end of the search.
-        noise_multiplier_lower: the other end of the final bracket; the budget is exceeded there.
+        noise_multiplier_lower: the largest σ tried below it where the accountant did not
+            certify the budget (NaN when none was tried below).
         epsilon: the accountant's answer at ``noise_multiplier`` (≤ the target).
         termination, message: how the search ended.
     """
@@ -174,8 +175,9 @@ class NoiseCalibration(Record):
         return float(self.noise_multiplier)
 
     def __str__(self) -> str:
-        return (f"noise_multiplier = {_fmt(self.noise_multiplier)} (the budget is exceeded at "
-                f"{_fmt(self.noise_multiplier_lower)}); {self.epsilon}")
+        below = ("" if not math.isfinite(self.noise_multiplier_lower) else
+                 f" (not certified at {_fmt(self.noise_multiplier_lower)})")
+        return f"noise_multiplier = {_fmt(self.noise_multiplier)}{below}; {self.epsilon}"
 
 
 class StepsCalibration(Record):

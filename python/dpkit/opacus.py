@@ -165,8 +165,8 @@ def get_noise_multiplier(*,
     epochs, ⌈epochs / sample_rate⌉ steps) are (target_epsilon, target_delta)-DP, with Opacus's
     keyword names. The budget holds at the value returned (certified with ``accountant="pld"``).
 
-    ``epsilon_tolerance`` bounds how far below the target the certified ε may end up (the
-    search on σ is refined at least to 1e-3 relative). Other keyword arguments of Opacus's
+    ``epsilon_tolerance`` bounds how far below the target the certified ε may end up (and
+    never more than 0.02 % of the target: ``calibrate_noise``'s ``budget_tolerance``). Other keyword arguments of Opacus's
     function are accepted and ignored.
     """
     if (epochs is None) == (steps is None):
@@ -174,10 +174,10 @@ def get_noise_multiplier(*,
     t = _core._real("target_epsilon", target_epsilon, lambda v: v > 0, "a finite number > 0")
     tol = _core._real("epsilon_tolerance", epsilon_tolerance, lambda v: v > 0,
                       "a finite number > 0")
-    rel = min(1e-3, 0.5 * tol / t)
+    budget = max(1e-12, min(2e-4, tol / t))
     c = _core.calibrate_noise(t, target_delta, sample_rate=sample_rate, steps=steps,
                               epochs=epochs, accountant=_core._accountant(accountant, ("pld", "rdp")),
-                              relative_tolerance=rel)
+                              budget_tolerance=budget)
     return float(c)
 
 

@@ -189,12 +189,14 @@ py::dict calibrate_noise(const std::vector<phase_tuple>& phases,
                          double delta,
                          const std::string& accountant,
                          double relative_tolerance,
+                         double budget_tolerance,
                          const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu, false);
   acc::calibration_options c;
   c.accountant = parse_accountant(accountant);
   c.pld = make_pld_options(options);
   c.relative_tolerance = relative_tolerance;
+  c.budget_tolerance = budget_tolerance;
   acc::noise_calibration r;
   {
     py::gil_scoped_release release;
@@ -404,7 +406,7 @@ void bind_accounting(py::module_& m) {
         "Low-level: delta at epsilon as a tuple (use dpkit.delta).");
   m.def("calibrate_noise", &calibrate_noise, py::arg("phases"), py::arg("gaussian_mu"),
         py::arg("target_epsilon"), py::arg("delta"), py::arg("accountant"),
-        py::arg("relative_tolerance"), py::arg("options"),
+        py::arg("relative_tolerance"), py::arg("budget_tolerance"), py::arg("options"),
         "Low-level: smallest common noise multiplier (use dpkit.calibrate_noise).");
   m.def("calibrate_steps", &calibrate_steps, py::arg("phases"), py::arg("gaussian_mu"),
         py::arg("target_epsilon"), py::arg("delta"), py::arg("max_steps"), py::arg("accountant"),

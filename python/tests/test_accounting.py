@@ -235,9 +235,25 @@ def test_calibrate_noise_in_epochs_holds_the_budget_certified():
     c = dpkit.calibrate_noise(3.0, 1e-5, batch_size=512, dataset_size=60000, epochs=5)
     at = dpkit.epsilon(1e-5, noise_multiplier=c.noise_multiplier, batch_size=512,
                        dataset_size=60000, epochs=5)
-    below = dpkit.epsilon(1e-5, noise_multiplier=c.noise_multiplier_lower, batch_size=512,
+    # Within the budget and using it to 0.02 % (the default budget_tolerance); 0.5 % less
+    # noise is certified to exceed it (its lower bound is above the target).
+    assert 3.0 * (1 - 2e-4) <= at.upper <= 3.0
+    below = dpkit.epsilon(1e-5, noise_multiplier=0.995 * c.noise_multiplier, batch_size=512,
                           dataset_size=60000, epochs=5)
-    assert at.upper <= 3.0 < below.upper
+    assert below.lower > 3.0
+    if math.isfinite(c.noise_multiplier_lower):
+        assert c.noise_multiplier_lower < c.noise_multiplier
+
+
+def test_calibrate_noise_says_when_budget_tolerance_is_not_met():
+    c = dpkit.calibrate_noise(1.0, 1e-5, 0.01, 1000, budget_tolerance=1e-12,
+                              relative_tolerance=0.3)
+    assert c.termination == "max_iterations"
+    assert "of the budget unused (asked: 1e-10 %)" in c.message
+    assert c.epsilon.upper <= 1.0             # still certified
+    for bad in (0.0, 0.5, float("nan")):
+        with pytest.raises(ValueError, match="budget_tolerance"):
+            dpkit.calibrate_noise(1.0, 1e-5, 0.01, 1000, budget_tolerance=bad)
 
 
 def test_calibrate_steps_is_the_largest_count_within_budget_full_batch():

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "dpkit/core/progress.hpp"
 #include "commands.hpp"
+#include "dpkit/core/progress.hpp"
 #include "run_options.hpp"
 
 namespace dpkit::cli {
@@ -17,7 +17,8 @@ struct calibrate_options {
   double epsilon = 0;
   double delta = 0;
   long long max_steps = 10000000;
-  double tolerance = 1e-3;
+  double tolerance = 1e-9;
+  double budget_tolerance = 2e-4;
   accountant_options accountant;
   output_options output;
   CLI::App* app = nullptr;
@@ -30,6 +31,7 @@ int run(const calibrate_options& o) {
   co.accountant = selected_accountants(o.accountant).front();
   co.pld = pld_options_of(o.accountant);
   co.relative_tolerance = o.tolerance;
+  co.budget_tolerance = o.budget_tolerance;
   bool noise = o.run.noise_multiplier.has_value();
   for (const std::string& p : o.run.phases)
     noise = noise || p.find("noise-multiplier=") != std::string::npos ||
@@ -55,9 +57,10 @@ int run(const calibrate_options& o) {
   r.parameters["accuracy"] = o.accountant.accuracy;
   const std::string budget =
       "(epsilon, delta) = (" + format_number(o.epsilon) + ", " + format_number(o.delta) + ")";
-  std::string failure;
+  std::string failure, note;
   if (!solve_steps) {
     r.parameters["tolerance"] = o.tolerance;
+    r.parameters["budget_tolerance"] = o.budget_tolerance;
     const accounting::noise_calibration c = [&] {
       const elapsed_ticker ticker("dpkit calibrate (noise multiplier)");
       return accounting::calibrate_noise_multiplier(m.run, o.epsilon, o.delta, co);
@@ -74,11 +77,15 @@ int run(const calibrate_options& o) {
     r.title = "smallest noise multiplier for " + budget + ": " + describe_run(m.run, false, true);
     for (const std::string& line : m.derivation) r.title += "\n" + line;
     if (c.termination != termination_type::failure)
-      r.notes = {"noise_multiplier: the budget holds at this value (epsilon is what the accountant",
-                 "certifies there, <= the target). At noise_multiplier_lower, the other end of the",
-                 "search, the accountant does not certify the budget (with PLD it is exceeded",
-                 "for certain only where epsilon_lower there is above the target)."};
+      r.notes = {
+          "noise_multiplier: the budget holds at this value (epsilon is what the accountant",
+          "certifies there: <= the target, and within --budget-tolerance of it). At",
+          "noise_multiplier_lower, the largest value tried below it, the accountant does not",
+          "certify the budget (with PLD it is exceeded for certain only where epsilon_lower",
+          "there is above the target)."};
     if (c.termination == termination_type::failure) failure = c.message;
+    if (c.termination == termination_type::max_iterations)
+      note = c.message;  // certified, with more of the budget unused than asked
   } else {
     r.parameters["max_steps"] = o.max_steps;
     const accounting::steps_calibration c = [&] {
@@ -106,6 +113,7 @@ int run(const calibrate_options& o) {
     if (c.steps == 0) r.notes.push_back(c.message);
   }
   emit(r, o.output);
+  if (!note.empty()) std::cerr << "dpkit calibrate: note: " << user_message(note, o.app) << "\n";
   if (!failure.empty()) {
     std::cerr << "dpkit calibrate: " << user_message(failure, o.app) << "\n";
     return kExitNumericalFailure;
@@ -133,8 +141,16 @@ void register_calibrate(CLI::App& app, int& exit_code) {
       ->check(integer_at_least(1, kMaxExactInteger))
       ->type_name("T")
       ->capture_default_str();
+  sub->add_option("--budget-tolerance", o->budget_tolerance,
+                  "The noise search stops once the certified epsilon is within this fraction "
+                  "below --epsilon (at most this share of the budget left unused)")
+      ->check(real_in_half_open_interval(1e-12, 0.5))
+      ->type_name("R")
+      ->capture_default_str();
   sub->add_option("--tolerance", o->tolerance,
-                  "Relative width of the final noise-multiplier bracket")
+                  "It also stops when its bracket on the noise multiplier is this narrow "
+                  "(relative); if the budget tolerance is not met by then, a note on stderr "
+                  "says how much of the budget is unused")
       ->check(real_in_open_interval(0, 1))
       ->type_name("R")
       ->capture_default_str();

@@ -124,6 +124,16 @@ CLI::Validator real_in_open_interval(double lo, double hi) {
       "in (" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_open_interval");
 }
 
+CLI::Validator real_in_half_open_interval(double lo, double hi) {
+  const std::string constraint = "a number in [" + format_value(lo) + ", " + format_value(hi) + ")";
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        const auto v = parse_real(s);
+        return v && *v >= lo && *v < hi ? std::string() : invalid(s, constraint);
+      },
+      "in [" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_half_open_interval");
+}
+
 // A finite real satisfying `accept`; `constraint` completes "must be a finite number ...".
 template <class Accept>
 CLI::Validator finite_real(Accept accept, const std::string& relation) {

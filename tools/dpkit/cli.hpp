@@ -39,9 +39,10 @@ struct numerical_failure : std::runtime_error {
 
 // ---- validators: parse the string themselves, so "nan", "abc", "1.5" for an integer, and
 // out-of-range values all give one line "--flag is <value>, but must be <constraint>".
-CLI::Validator real_in_open_interval(double lo, double hi);  // (lo, hi)
-CLI::Validator real_at_least(double lo);                     // finite, >= lo
-CLI::Validator real_greater_than(double lo);                 // finite, > lo
+CLI::Validator real_in_open_interval(double lo, double hi);       // (lo, hi)
+CLI::Validator real_in_half_open_interval(double lo, double hi);  // [lo, hi)
+CLI::Validator real_at_least(double lo);                          // finite, >= lo
+CLI::Validator real_greater_than(double lo);                      // finite, > lo
 /// 2^53: the largest integer below which every count converts to a double exactly.
 inline constexpr long long kMaxExactInteger = 9007199254740992LL;
 /// An integer in [lo, hi]. The default cap, 1e9, bounds counts whose work or memory grows with

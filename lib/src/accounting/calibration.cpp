@@ -1,7 +1,9 @@
 // Calibration (accountant.hpp): the smallest noise multiplier, or the largest number of steps,
 // within a privacy budget, searched on the accountant's certified side.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,6 +16,14 @@
 #include "dpkit/divergence/gdp.hpp"
 
 namespace dpkit::accounting {
+namespace {
+// A share as a percentage to 3 significant digits ("0.024", "1e-10").
+std::string percent(double share) {
+  std::array<char, 32> b{};
+  std::snprintf(b.data(), b.size(), "%.3g", share * 100);
+  return b.data();
+}
+}  // namespace
 
 noise_calibration calibrate_noise_multiplier(training_run run,
                                              double target_epsilon,
@@ -24,6 +34,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   check_open_probability(kFn, "delta", delta);
   if (!(options.relative_tolerance > 0 && options.relative_tolerance < 1))
     throw_domain_error(kFn, "relative_tolerance", options.relative_tolerance, "in (0, 1)");
+  if (!(options.budget_tolerance >= 1e-12 && options.budget_tolerance < 0.5))
+    throw_domain_error(kFn, "budget_tolerance", options.budget_tolerance, "in [1e-12, 0.5)");
   if (run.phases.empty()) throw_domain_error(kFn, "the number of phases", "0", ">= 1");
   run.validate(kFn);
   options.pld.validate(kFn);
@@ -51,17 +63,32 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   if (options.accountant == accountant_type::pld && options.pld.relative_accuracy < 2e-2)
     levels.push_back(options.pld), levels.back().relative_accuracy = 2e-2;
   levels.push_back(options.pld);
+  const bool truncated = run.has_truncation();
   std::map<double, privacy_estimate> cache;
+  // Evaluations at the requested accuracy (the last level), by log σ: only these may end the
+  // search, so the answer's bracket is as narrow as asked.
+  std::map<double, bool> final_level;
+  // The search ends at the first evaluation whose certified ε uses the budget to within
+  // budget_tolerance: thrown out of find_root (exceptions from f propagate) and caught below.
+  struct budget_met {
+    double log_sigma;
+  };
+  const double enough = (1 - options.budget_tolerance) * target_epsilon;
   auto evaluate = [&](double log_sigma, pld_options& o) {
     ++evaluations;
     privacy_estimate e =
         estimate_epsilon(with_sigma(std::exp(log_sigma)), delta, options.accountant, o);
     if (e.pld.grid_spacing > 0) {
       // Next start: the spacing that would just meet the target here (gap ∝ h²), within a
-      // factor 4 of this one — coarser when this grid was finer than needed.
-      const double gap = e.value > 0 && std::isfinite(e.lower) ? (e.value - e.lower) / e.value : 0;
-      const double factor =
-          gap > 0 ? std::clamp(0.8 * std::sqrt(o.relative_accuracy / gap), 0.25, 4.0) : 4.0;
+      // factor 4 of this one — coarser when this grid was finer than needed. With truncated
+      // batches the bracket's lower side comes from another pair and does not shrink with h
+      // (pld_accountant.hpp): the grid met its accuracy, so it is kept.
+      const double gap =
+          e.value > 0 && std::isfinite(e.lower) && !truncated ? (e.value - e.lower) / e.value : 0;
+      const double factor = truncated ? 1.0
+                            : gap > 0
+                                ? std::clamp(0.8 * std::sqrt(o.relative_accuracy / gap), 0.25, 4.0)
+                                : 4.0;
       o.initial_grid_spacing = e.pld.grid_spacing * factor;
     }
     return e;
@@ -78,7 +105,11 @@ noise_calibration calibrate_noise_multiplier(training_run run,
             levels[0].initial_grid_spacing *
             std::sqrt(levels[i].relative_accuracy / levels[0].relative_accuracy);
       e = evaluate(log_sigma, levels[i]);
-      if (e.value <= target_epsilon || e.lower > target_epsilon) break;  // sign settled
+      final_level[log_sigma] = i + 1 == levels.size();
+      // The sign is settled when ε_lower exceeds the target, or ε_upper is below the window
+      // of accepted answers; an ε_upper inside the window is re-evaluated at the requested
+      // accuracy, since that point may be the answer.
+      if (e.value < enough || e.lower > target_epsilon) break;
     }
     return cache.emplace(log_sigma, std::move(e)).first->second;
   };
@@ -86,6 +117,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // exceeds the target (a coarse evaluation far above the root).
   auto excess = [&](double log_sigma) {
     const privacy_estimate& e = certified(log_sigma);
+    if (e.value <= target_epsilon && e.value >= enough && final_level[log_sigma])
+      throw budget_met{log_sigma};
     return (std::isfinite(e.lower) && e.lower > target_epsilon ? e.lower : e.value) -
            target_epsilon;
   };
@@ -119,54 +152,109 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   auto log_excess = [&](double x) {
     return std::log(std::max(excess(x) + target_epsilon, 1e-300)) - log_target;
   };
-  double y0 = log_excess(x0);
-  // Slope d log ε / d log σ from the CLT model (negative); a safe default if degenerate.
-  double slope = (clt_log_epsilon(x0 + 0.01) - clt_log_epsilon(x0 - 0.01)) / 0.02;
-  if (!(slope < -1e-3)) slope = -1.0;
-  double x1 = x0 - y0 / slope, y1 = log_excess(x1);
-  for (int i = 0; i < 40 && (y0 > 0) == (y1 > 0); ++i) {
-    // Secant in log–log, limited to a factor of 4 per step, moving away from the worse point.
-    double step = (y1 != y0) ? -y1 * (x1 - x0) / (y1 - y0) : (y1 > 0 ? 0.2 : -0.2);
-    if (!std::isfinite(step) || (y1 > 0) != (step > 0)) step = y1 > 0 ? 0.2 : -0.2;
-    step = std::clamp(step, -std::log(4.0), std::log(4.0));
-    x0 = x1, y0 = y1;
-    x1 = x1 + step;
-    y1 = log_excess(x1);
-  }
-  if ((y0 > 0) == (y1 > 0)) {
-    out.termination = termination_type::failure;
-    // Say how far the search went: the last noise multiplier tried and what it certifies.
-    const privacy_estimate& last = certified(x1);
-    out.message = std::string(kFn) +
-                  ": could not bracket the noise multiplier: at noise multiplier " +
-                  format_value(std::exp(x1)) + " the certified epsilon is " +
-                  format_value(last.value) + " (target " + format_value(target_epsilon) +
-                  "; the search moves at most 4x per step and stopped after " +
-                  std::to_string(evaluations) + " evaluations)";
-    out.estimate.message = out.message;
-    out.evaluations = evaluations;
-    return out;
-  }
+  // Bracketing: secant steps in log–log from the CLT start until the sign changes. Returns
+  // false (with out filled) when no bracket is found.
+  double x1 = x0;
+  auto bracket = [&] {
+    double y0 = log_excess(x0);
+    // Slope d log ε / d log σ from the CLT model (negative); a safe default if degenerate.
+    double slope = (clt_log_epsilon(x0 + 0.01) - clt_log_epsilon(x0 - 0.01)) / 0.02;
+    if (!(slope < -1e-3)) slope = -1.0;
+    x1 = x0 - y0 / slope;
+    double y1 = log_excess(x1);
+    for (int i = 0; i < 40 && (y0 > 0) == (y1 > 0); ++i) {
+      // Secant in log–log, limited to a factor of 4 per step, moving away from the worse point.
+      double step = (y1 != y0) ? -y1 * (x1 - x0) / (y1 - y0) : (y1 > 0 ? 0.2 : -0.2);
+      if (!std::isfinite(step) || (y1 > 0) != (step > 0)) step = y1 > 0 ? 0.2 : -0.2;
+      step = std::clamp(step, -std::log(4.0), std::log(4.0));
+      x0 = x1, y0 = y1;
+      x1 = x1 + step;
+      y1 = log_excess(x1);
+    }
+    return (y0 > 0) != (y1 > 0);
+  };
   root_options ro;
   ro.absolute_tolerance = std::log1p(options.relative_tolerance);
   ro.relative_tolerance = 0;
   ro.max_evaluations = 60;
-  const root_result r = find_root(excess, std::min(x0, x1), std::max(x0, x1), ro);
-  // Safe side: the end where the certified ε ≤ target (ε decreases with σ).
-  const double safe = r.f_upper <= 0 ? r.upper : r.lower;
-  const double other = r.f_upper <= 0 ? r.lower : r.upper;
-  out.noise_multiplier = std::exp(safe);
-  out.noise_multiplier_lower = std::exp(other);
-  out.estimate = certified(safe);
-  out.termination = r.termination;
-  out.message = r.message;
-  if (!(out.estimate.value <= target_epsilon)) {
+  root_result r;
+  bool met = false;
+  try {
+    if (!bracket()) {
+      out.termination = termination_type::failure;
+      // Say how far the search went: the last noise multiplier tried and what it certifies.
+      const privacy_estimate& last = certified(x1);
+      out.message = std::string(kFn) +
+                    ": could not bracket the noise multiplier: at noise multiplier " +
+                    format_value(std::exp(x1)) + " the certified epsilon is " +
+                    format_value(last.value) + " (target " + format_value(target_epsilon) +
+                    "; the search moves at most 4x per step and stopped after " +
+                    std::to_string(evaluations) + " evaluations)";
+      out.estimate.message = out.message;
+      out.evaluations = evaluations;
+      return out;
+    }
+    r = find_root(excess, std::min(x0, x1), std::max(x0, x1), ro);
+    // The σ bracket closed with budget unused: ε_upper jumped across the target between two
+    // grids (each evaluation picks its own). On one fixed grid — the finer of the two ends' —
+    // the certified ε is continuous in σ (the cell masses are), so a second search on it can
+    // land within the budget tolerance.
+    if (r.converged() && options.accountant == accountant_type::pld) {
+      const privacy_estimate& a = certified(r.lower);
+      const privacy_estimate& b = certified(r.upper);
+      const double h = std::min(a.pld.grid_spacing, b.pld.grid_spacing);
+      if (h > 0) {
+        pld_options fixed = options.pld;
+        fixed.grid_spacing = h;
+        levels.assign(1, fixed);
+        cache.clear();
+        final_level.clear();
+        // Widen the bracket outward (×2 each time) until the fixed grid's signs differ.
+        double lo = r.lower, hi = r.upper, w = std::max(hi - lo, 1e-6);
+        for (int i = 0; i < 20 && excess(lo) <= 0; ++i) lo -= (w *= 2);
+        w = std::max(hi - lo, 1e-6);
+        for (int i = 0; i < 20 && excess(hi) > 0; ++i) hi += (w *= 2);
+        if (excess(lo) > 0 && excess(hi) <= 0) r = find_root(excess, lo, hi, ro);
+      }
+    }
+  } catch (const budget_met&) {
+    met = true;
+  }
+  // The answer: the smallest σ evaluated whose certified ε is within the budget (preferring
+  // evaluations at the requested accuracy); the other end, the largest σ below it that was
+  // not certified. Every cached value is certified on its own, whatever the search's state.
+  double safe = NAN, other = NAN;
+  for (const bool want_final : {true, false}) {
+    for (const auto& [x, e] : cache)
+      if (e.value <= target_epsilon && (!want_final || final_level[x])) {
+        safe = x;
+        break;
+      }
+    if (!std::isnan(safe)) break;
+  }
+  if (std::isnan(safe)) {
     // The safe end must be certified within the budget; if the search ended anywhere else (a
     // failed or exhausted root search), say so instead of returning an uncertified σ.
     out.termination = termination_type::failure;
     out.message = std::string(kFn) + ": no noise multiplier within the budget was certified" +
                   (r.message.empty() ? std::string() : " (" + r.message + ")");
-    out.noise_multiplier = NAN;
+    out.evaluations = evaluations;
+    return out;
+  }
+  for (const auto& [x, e] : cache)
+    if (x < safe && e.value > target_epsilon) other = x;
+  out.noise_multiplier = std::exp(safe);
+  out.noise_multiplier_lower = std::isnan(other) ? NAN : std::exp(other);
+  out.estimate = certified(safe);
+  const double unused = (target_epsilon - out.estimate.value) / target_epsilon;
+  if (met || unused <= options.budget_tolerance) {
+    out.termination = termination_type::converged;
+  } else {
+    out.termination = termination_type::max_iterations;
+    out.message = std::string(kFn) + ": the certified epsilon at the returned noise multiplier " +
+                  "leaves " + percent(unused) +
+                  " % of the budget unused (asked: " + percent(options.budget_tolerance) + " %)" +
+                  (r.message.empty() ? std::string() : "; " + r.message);
   }
   out.evaluations = evaluations;
   return out;

@@ -340,7 +340,9 @@ correlated_noise pld_route(const correlated_setting& s,
   calibration_options co;
   co.accountant = accountant_type::pld;
   co.pld = o.pld;
-  co.relative_tolerance = o.relative_tolerance;
+  // The noise calibration's own rule (at most budget_tolerance of the budget unused), with a σ
+  // bracket at least as narrow as asked.
+  co.relative_tolerance = std::min(o.relative_tolerance, co.relative_tolerance);
   const noise_calibration c = calibrate_noise_multiplier(run, epsilon, delta, co);
   r.termination = c.termination;
   r.message = c.message;

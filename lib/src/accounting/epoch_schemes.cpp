@@ -178,9 +178,18 @@ noise_calibration calibrate_epoch_scheme(training_run run,
       lo = std::max(0.025, lo / 2);
       if (hi == 0.025) lo = hi;  // the budget holds at the smallest σ the scheme accepts
     }
-    while (hi / lo - 1 > options.relative_tolerance) {
+    // Until the σ bracket closes or the safe end uses the budget to within budget_tolerance.
+    const double enough = (1 - options.budget_tolerance) * target_epsilon;
+    double eps_hi = eps_at(hi);
+    while (hi / lo - 1 > options.relative_tolerance && eps_hi < enough) {
       const double mid = std::sqrt(lo * hi);
-      (eps_at(mid) > target_epsilon ? lo : hi) = mid;
+      const double e = eps_at(mid);
+      if (e > target_epsilon) {
+        lo = mid;
+      } else {
+        hi = mid;
+        eps_hi = e;
+      }
     }
     noise_calibration c;
     c.noise_multiplier = hi;

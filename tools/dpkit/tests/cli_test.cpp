@@ -193,6 +193,28 @@ TEST_CASE("dpkit delta, tradeoff and calibrate match the references", "[cli]") {
   CHECK(cc.at("epsilon").get<double>() <= 2.0);  // achieved budget meets the target
 }
 
+TEST_CASE("dpkit calibrate uses the budget to within --budget-tolerance, or says why not",
+          "[cli]") {
+  const auto c = dpkit_run(
+      "calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --steps 1000 --format json");
+  REQUIRE(c.exit_code == 0);
+  const json j = json::parse(c.out);
+  CHECK(j.at("context").at("parameters").at("budget_tolerance").get<double>() == 2e-4);
+  const double eps = j.at("results")[0].at("epsilon").get<double>();
+  CHECK(eps <= 1.0);
+  CHECK(eps >= 1.0 - 2e-4);
+  CHECK(c.err.empty());
+  // A σ bracket that closes first: still certified, and a note on stderr says how much is unused.
+  const auto wide = dpkit_run(
+      "calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --steps 1000 "
+      "--budget-tolerance 1e-12 --tolerance 0.3 --format json");
+  REQUIRE(wide.exit_code == 0);
+  CHECK(json::parse(wide.out).at("results")[0].at("epsilon").get<double>() <= 1.0);
+  CHECK_THAT(wide.err, Contains("note: the certified epsilon at the returned noise multiplier "
+                                "leaves"));
+  CHECK_THAT(wide.err, Contains("% of the budget unused (asked: 1e-10 %)"));
+}
+
 TEST_CASE("dpkit tradeoff of a composed subsampled run: a certified bracket", "[cli]") {
   const auto t = dpkit_run(
       "tradeoff --noise-multiplier 0.7 --sampling-rate 0.1 --steps 10 --points 11 --format json");
@@ -733,6 +755,8 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"delta --mu 1 --epsilon -2", "--epsilon is -2, but must be a finite number >= 0"},
       {"tradeoff --mu 1 --points 1", "--points is 1, but must be an integer in [2, 10000000]"},
       {"calibrate --epsilon 1", "--delta is required"},
+      {"calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01 --steps 10 --budget-tolerance 0",
+       "--budget-tolerance is 0, but must be a number in [1e-12, 0.5)"},
       {"epsilon --mu 1 --delta 1e-5 --output /nonexistent-dir/x.csv",
        "--output is /nonexistent-dir/x.csv, but the folder /nonexistent-dir does not exist"},
       {"epsilon --mu 1 --delta 1e-5 --output /dev/full", "--output: cannot write /dev/full"},

@@ -86,19 +86,29 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
 struct calibration_options {
   accountant_type accountant = accountant_type::pld;
   pld_options pld;  ///< accuracy of the PLD evaluations
-  /// The search stops when the bracket on the parameter is this narrow (relative). Default 1e-3.
-  double relative_tolerance = 1e-3;
+  /// The noise search also stops when its bracket on σ is this narrow (relative, in (0, 1)):
+  /// where the accountant's certified ε jumps across the target between two noise multipliers
+  /// this close, the budget tolerance cannot be met and the result says so. The steps search
+  /// ignores it. Default 1e-9.
+  double relative_tolerance = 1e-9;
+  /// It stops as soon as the certified ε at a noise multiplier lies within this fraction
+  /// below the target: at most this share of the budget is left unused (in
+  /// [1e-12, 0.5)). Default 2e-4. Not used by calibrate_steps (steps are whole numbers).
+  double budget_tolerance = 2e-4;
 };
 
 struct noise_calibration : solver_status {
   double noise_multiplier = NAN;  ///< safe: the budget holds here
   double noise_multiplier_lower =
-      NAN;                    ///< the other end of the final bracket (budget exceeded there)
+      NAN;  ///< the largest σ evaluated below noise_multiplier whose ε was not certified
   privacy_estimate estimate;  ///< the accountant's answer at noise_multiplier
 };
 
 /// The smallest noise multiplier σ, common to all phases of `run` (their σ are replaced), for
 /// which the accountant's ε at δ is ≤ target_epsilon. target_epsilon > 0, δ ∈ (0, 1).
+/// Converged: the certified ε at noise_multiplier lies in [(1 − budget_tolerance)·target,
+/// target]. Where the σ bracket closes first, the termination is max_iterations and the message
+/// says how much of the budget is left unused (the answer is still certified within it).
 noise_calibration calibrate_noise_multiplier(training_run run,
                                              double target_epsilon,
                                              double delta,

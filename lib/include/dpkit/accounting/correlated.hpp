@@ -124,8 +124,10 @@ std::string_view to_string(neighbouring_relation r) noexcept;
 struct correlated_options {
   /// Accuracy of the PLD evaluations (pld, pld-replace-one).
   pld_options pld;
-  /// Numerical routes that solve for κ (pld, pld-replace-one, d9-eq19) stop when the bracket on κ
-  /// is this narrow (relative); κ is its safe end. Default: 1e-3.
+  /// Numerical routes that solve for κ stop when the bracket on κ is this narrow (relative); κ
+  /// is its safe end. The pld and pld-replace-one routes stop earlier, once the certified ε is
+  /// within calibration_options::budget_tolerance (0.02 %) below the target (accountant.hpp).
+  /// Default: 1e-3.
   double relative_tolerance = 1e-3;
   /// d9-eq19: largest integer Rényi order tried. Default: 10000.
   long long max_order = 10000;
