@@ -9,7 +9,7 @@ the certified upper bound.
 >>> print(r)            # ε ≤ 6.18780 (certified bracket [6.18410, 6.18780]) ...
 >>> dpkit.calibrate_noise(2.0, 1e-5, batch_size=256, dataset_size=60_000, epochs=10)
 
-Functions: :func:`epsilon`, :func:`delta`, :func:`calibrate_noise`, :func:`calibrate_steps`,
+Functions: :func:`epsilon`, :func:`delta`, :func:`calibrate_noise`, :func:`calibrate_steps`, :class:`Accountant` (a training loop's run, accounted as it grows),
 :func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`gdp_mu`, :func:`rdp`. Drop-in layers:
 :mod:`dpkit.opacus` (Opacus's accountant interface) and :mod:`dpkit.dp_accounting` (Google
 dp_accounting's events and accountants). Theory modules: :mod:`dpkit.shifted`,
@@ -20,11 +20,13 @@ docs/python.md in the repository.
 from ._dpkit import __git_hash__, __version__
 from ._core import (ACCOUNTANTS, SAMPLING_SCHEMES, Phase, calibrate_noise, calibrate_steps,
                     delta, delta_curve, epsilon, epsilon_curve, gdp_mu, rdp, tradeoff)
+from ._incremental import Accountant
 from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoCertifiedValueError,
                        NoiseCalibration, PrivacyResult, StepsCalibration, TradeoffCurve)
 
 __all__ = [
     "__version__",
+    "Accountant",
     "Phase",
     "epsilon",
     "delta",

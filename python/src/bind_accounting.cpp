@@ -394,6 +394,34 @@ py::dict rdp_delta_at_orders(const dvec& orders, const dvec& rdp, double eps) {
 }  // namespace
 
 void bind_accounting(py::module_& m) {
+  py::class_<acc::incremental_accountant>(
+      m, "IncrementalAccountant",
+      "Low-level: a run accounted as it grows (use dpkit.Accountant). phases as for epsilon; "
+      "the last phase grows from 0 steps.")
+      .def(py::init([](const std::vector<phase_tuple>& phases, double gaussian_mu,
+                       const py::dict& options) {
+             acc::training_run run = make_run(phases, gaussian_mu, /*edge_values=*/true);
+             run.phases.back().steps = 0;
+             return acc::incremental_accountant(std::move(run), make_pld_options(options));
+           }),
+           py::arg("phases"), py::arg("gaussian_mu"), py::arg("options"))
+      .def("add_steps", &acc::incremental_accountant::add_steps, py::arg("count"))
+      .def_property_readonly("steps", &acc::incremental_accountant::steps)
+      .def_property_readonly("discretisations", &acc::incremental_accountant::discretisations)
+      .def(
+          "epsilon",
+          [](acc::incremental_accountant& a, double delta) {
+            // The GIL stays held: another thread's add_steps must not run during a query.
+            return estimate_tuple(a.epsilon(delta));
+          },
+          py::arg("delta"))
+      .def(
+          "delta",
+          [](acc::incremental_accountant& a, double epsilon) {
+            // The GIL stays held: another thread's add_steps must not run during a query.
+            return estimate_tuple(a.delta(epsilon));
+          },
+          py::arg("epsilon"));
   const char* run_doc =
       "phases: list of (noise_multiplier, sampling_rate, sampling, steps) tuples, sampling "
       "'poisson' or 'without-replacement'; gaussian_mu: an extra mu-GDP factor (0: none).";

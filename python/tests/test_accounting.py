@@ -555,3 +555,45 @@ def test_cli_refuses_incomplete_or_mismatched_sampling(args, says):
                         *args], capture_output=True, text=True)
     assert r.returncode == 2
     assert says in r.stderr
+
+
+def test_accountant_grows_step_by_step_within_the_reference_profiles():
+    # δ_T(ε) of the Poisson-subsampled Gaussian at T = 1, 2, 3 (mpmath, 50 digits; the run's δ
+    # is the larger of the two directions), asked after each step of a growing accountant.
+    ref = defaultdict(float)
+    for r in reference_rows("pld_poisson_delta"):
+        key = (float(r["q"]), float(r["sigma"]), float(r["epsilon"]), int(r["steps"]))
+        ref[key] = max(ref[key], float(r["delta"]))
+    for q, sigma, eps in ((0.01, 1.0, 0.1), (0.5, 0.8, 1.0)):
+        acc = dpkit.Accountant(sigma, q)
+        assert acc.steps == 0 and float(acc.delta(eps)) == 0.0   # nothing released yet
+        for t in (1, 2, 3):
+            acc.step()
+            d = acc.delta(eps)
+            assert acc.steps == t
+            assert d.lower <= ref[(q, sigma, eps, t)] <= d.upper
+            assert d.upper - d.lower <= 1.05e-3 * d.upper
+
+
+def test_accountant_per_epoch_matches_fresh_accounting_and_discretises_rarely():
+    acc = dpkit.Accountant(noise_multiplier=1.0, batch_size=256, dataset_size=60_000)
+    for epoch in range(1, 31):
+        acc.step(235)
+        e = acc.epsilon(1e-5)
+        assert e.upper - e.lower <= 1e-3 * e.upper
+        if epoch % 10 == 0:
+            fresh = dpkit.epsilon(1e-5, noise_multiplier=1.0, batch_size=256,
+                                  dataset_size=60_000, steps=235 * epoch)
+            assert e.lower <= fresh.upper and fresh.lower <= e.upper   # both certified
+    assert acc.steps == 30 * 235
+    assert acc.discretisations <= 15          # horizons 256 … 8192, and a few grid refinements
+
+
+def test_accountant_rejects_bad_input():
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        dpkit.Accountant(-1.0, 0.01)
+    acc = dpkit.Accountant(1.0, 0.01)
+    with pytest.raises(ValueError, match="count is -1"):
+        acc.step(-1)
+    with pytest.raises(ValueError, match="delta"):
+        acc.epsilon(0.0)

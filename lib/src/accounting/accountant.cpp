@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "detail/facade.hpp"
@@ -259,6 +261,65 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
       break;
   }
   return out;
+}
+
+incremental_accountant::incremental_accountant(training_run run, pld_options options)
+    : run_(std::move(run)), options_(options) {
+  constexpr const char* kFn = "incremental_accountant";
+  if (run_.phases.empty())
+    throw_domain_error(kFn, "the number of phases", "0", ">= 1 (the last one grows)");
+  steps_ = run_.phases.back().steps;
+  check_at_least(kFn, "the last phase's steps", steps_, 0);
+  training_run check = run_;
+  check.phases.back().steps = 1;
+  check.validate(kFn, /*edge_values=*/true);
+  options_.validate(kFn);
+}
+
+void incremental_accountant::add_steps(long long count) {
+  check_at_least("incremental_accountant::add_steps", "count", count, 0);
+  if (count > std::numeric_limits<long long>::max() - steps_)
+    throw_domain_error("incremental_accountant::add_steps", "the number of steps",
+                       format_value(static_cast<double>(steps_) + static_cast<double>(count)),
+                       "representable");
+  steps_ += count;
+}
+
+long long incremental_accountant::steps() const {
+  return steps_;
+}
+
+training_run incremental_accountant::run() const {
+  training_run r = run_;
+  if (steps_ == 0) {
+    r.phases.pop_back();  // no step of the growing phase yet
+  } else {
+    r.phases.back().steps = steps_;
+  }
+  return r;
+}
+
+namespace {
+// Runs the PLD engine composes itself (no edge values, no per-epoch sampling): the ones whose
+// queries can reuse a pld_growth_cache.
+bool engine_run(const training_run& r, const char* fn) {
+  return !r.phases.empty() && !detail::has_edge_phase(r, fn) && !r.has_epoch_sampling() &&
+         !r.is_gaussian();
+}
+}  // namespace
+
+privacy_estimate incremental_accountant::epsilon(double delta) {
+  const training_run r = run();
+  if (!engine_run(r, "incremental_accountant::epsilon"))
+    return estimate_epsilon(r, delta, accountant_type::pld, options_);
+  return from_pld(pld_epsilon(r, delta, options_, &cache_), r);
+}
+
+privacy_estimate incremental_accountant::delta(double epsilon) {
+  const training_run r = run();
+  if (!engine_run(r, "incremental_accountant::delta"))
+    return estimate_delta(r, epsilon, accountant_type::pld, options_);
+  return from_pld(pld_delta(r, epsilon, options_, &cache_), r);
 }
 
 }  // namespace dpkit::accounting

@@ -38,6 +38,7 @@ struct pass_result {
 // run: a shorter run then truncates at most T·tail/tail_steps ≤ tail in total, still certified).
 struct discretisation_cache {
   long long tail_steps = 0;
+  long long builds = 0;  // how many times the steps were discretised (pld_growth_cache)
   double h = NAN, step_tail = NAN;
   std::vector<std::vector<std::pair<discrete_pld, discrete_pld>>> steps;  // [direction][factor]
 };
@@ -67,6 +68,7 @@ pass_result evaluate_pass(const directions& dirs,
     steps.h = h;
     steps.step_tail = step_tail;
     steps.steps.assign(dirs.size(), {});
+    ++steps.builds;
   }
   for (std::size_t d = 0; d < dirs.size(); ++d) {
     const std::vector<loss_factor>& factors = dirs[d];
@@ -368,7 +370,73 @@ Result with_attained_lower(const training_run& run, Result r, Again&& again) {
 
 }  // namespace
 
-pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_options& options) {
+struct pld_growth_cache::impl {
+  training_run shape;  // the run queried last, its last phase's steps set to 0
+  bool have_shape = false;
+  double h = 0;  // the last query's grid spacing
+  discretisation_cache steps;
+};
+
+pld_growth_cache::pld_growth_cache() : impl_(std::make_unique<impl>()) {}
+pld_growth_cache::~pld_growth_cache() = default;
+pld_growth_cache::pld_growth_cache(pld_growth_cache&&) noexcept = default;
+pld_growth_cache& pld_growth_cache::operator=(pld_growth_cache&&) noexcept = default;
+long long pld_growth_cache::discretisations() const {
+  return impl_->steps.builds;
+}
+long long pld_growth_cache::horizon() const {
+  return impl_->steps.tail_steps;
+}
+pld_growth_cache::impl& growth_state(pld_growth_cache& c) {
+  return *c.impl_;
+}
+
+namespace {
+
+bool same_phase(const training_phase& a, const training_phase& b) {
+  return a.noise_multiplier == b.noise_multiplier && a.sampling_rate == b.sampling_rate &&
+         a.sampling == b.sampling && a.steps == b.steps && a.neighbours == b.neighbours &&
+         a.dataset_size == b.dataset_size && a.max_batch_size == b.max_batch_size;
+}
+
+// The cache's state for a query of `run`: reset unless the run has the phases of the last query
+// (the last one's steps aside); the horizon grows to the next power of two ≥ the run's steps.
+discretisation_cache* prepare(pld_growth_cache* cache, const training_run& run, pld_options& o) {
+  if (cache == nullptr) return nullptr;
+  pld_growth_cache::impl& s = growth_state(*cache);
+  training_run shape = run;
+  if (!shape.phases.empty()) shape.phases.back().steps = 0;
+  const bool same =
+      s.have_shape && shape.gaussian_mu == s.shape.gaussian_mu &&
+      shape.phases.size() == s.shape.phases.size() &&
+      std::equal(shape.phases.begin(), shape.phases.end(), s.shape.phases.begin(), same_phase);
+  if (!same) {
+    const long long builds = s.steps.builds;
+    s = pld_growth_cache::impl{};
+    s.steps.builds = builds;
+    s.shape = std::move(shape);
+    s.have_shape = true;
+  }
+  const long long total = run.total_steps();
+  if (total > s.steps.tail_steps) {
+    long long horizon = 1;
+    while (horizon < total) horizon *= 2;
+    s.steps.tail_steps = horizon;  // a new per-step truncation: the steps are discretised anew
+  }
+  if (o.grid_spacing == 0 && s.h > 0) o.initial_grid_spacing = s.h;
+  return &s.steps;
+}
+
+void remember_grid(pld_growth_cache* cache, double h) {
+  if (cache != nullptr && h > 0) growth_state(*cache).h = h;
+}
+
+}  // namespace
+
+pld_epsilon_result pld_epsilon(const training_run& run,
+                               double delta,
+                               const pld_options& options,
+                               pld_growth_cache* cache) {
   constexpr const char* kFn = "pld_epsilon";
   run.validate(kFn);
   check_pld_steps(kFn, run);
@@ -383,11 +451,18 @@ pld_epsilon_result pld_epsilon(const training_run& run, double delta, const pld_
         divergence::gdp_epsilon_bounds(mu.lo, mu.hi, delta);
     return r;
   }
-  return with_attained_lower(run, epsilon_of(directions_of(run), delta, options, kFn),
-                             [&](const training_run& r) { return pld_epsilon(r, delta, options); });
+  pld_options o = options;
+  discretisation_cache* steps = prepare(cache, run, o);
+  pld_epsilon_result r = epsilon_of(directions_of(run), delta, o, kFn, steps);
+  remember_grid(cache, r.grid_spacing);
+  return with_attained_lower(
+      run, std::move(r), [&](const training_run& low) { return pld_epsilon(low, delta, options); });
 }
 
-pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_options& options) {
+pld_delta_result pld_delta(const training_run& run,
+                           double epsilon,
+                           const pld_options& options,
+                           pld_growth_cache* cache) {
   constexpr const char* kFn = "pld_delta";
   run.validate(kFn);
   check_pld_steps(kFn, run);
@@ -404,8 +479,12 @@ pld_delta_result pld_delta(const training_run& run, double epsilon, const pld_op
     r.tight = true;
     return r;
   }
-  return with_attained_lower(run, delta_of(directions_of(run), epsilon, options, kFn),
-                             [&](const training_run& r) { return pld_delta(r, epsilon, options); });
+  pld_options o = options;
+  discretisation_cache* steps = prepare(cache, run, o);
+  pld_delta_result r = delta_of(directions_of(run), epsilon, o, kFn, steps);
+  remember_grid(cache, r.grid_spacing);
+  return with_attained_lower(
+      run, std::move(r), [&](const training_run& low) { return pld_delta(low, epsilon, options); });
 }
 
 pld_profile_result pld_delta_profile(const training_run& run,

@@ -83,6 +83,48 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
                                                    const pld_options& options = {},
                                                    const curve_progress& progress = {});
 
+/// A training run as a training loop sees it: steps are added as they are taken, and the
+/// certified PLD bracket of the run so far is asked for as often as wanted (after every step,
+/// every epoch). Adding steps costs nothing; a query composes the run on the grid of the
+/// previous query with the steps it already discretised (pld_growth_cache): one composition per
+/// adjacency direction and side, typically one pass. The steps are discretised anew only when
+/// the grid must be refined or the run outgrows its horizon (a power of two that then doubles):
+/// O(log T) times over a run of T steps however often it is queried — not a fresh accounting
+/// (several grid passes, each discretising every step) per query. Every answer is the same
+/// certified bracket estimate_epsilon gives, within the same relative accuracy.
+///
+/// The run's last phase is the one that grows; earlier phases and the Gaussian factor are
+/// fixed. Runs the PLD engine composes directly (Poisson, without replacement, truncated
+/// Poisson for its upper side) use the cache; shuffled and randomly allocated batches and edge
+/// values are answered by estimate_epsilon / estimate_delta afresh at each query.
+class incremental_accountant {
+ public:
+  /// `run` with its last phase's steps already taken (0 allowed: none yet). Validated.
+  explicit incremental_accountant(training_run run, pld_options options = {});
+
+  /// Adds `count` ≥ 0 steps to the last phase.
+  void add_steps(long long count = 1);
+  /// The last phase's steps so far.
+  [[nodiscard]] long long steps() const;
+  /// The run so far (its last phase with steps()).
+  [[nodiscard]] training_run run() const;
+
+  /// The certified PLD bracket on ε at δ ∈ (0, 1) of the run so far (ε = 0 exactly before any
+  /// step of any phase).
+  privacy_estimate epsilon(double delta);
+  /// The certified PLD bracket on δ at ε ≥ 0 of the run so far.
+  privacy_estimate delta(double epsilon);
+
+  /// How many times the steps were discretised so far (pld_growth_cache::discretisations).
+  [[nodiscard]] long long discretisations() const { return cache_.discretisations(); }
+
+ private:
+  training_run run_;  // the last phase's steps: steps_
+  long long steps_ = 0;
+  pld_options options_;
+  pld_growth_cache cache_;
+};
+
 struct calibration_options {
   accountant_type accountant = accountant_type::pld;
   pld_options pld;  ///< accuracy of the PLD evaluations

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -53,16 +54,49 @@ struct pld_delta_result : divergence::delta_result, pld_diagnostics {
   double upper = NAN;
 };
 
+/// What repeated queries of one growing run keep between them (incremental_accountant,
+/// accountant.hpp): the grid spacing, the discretised steps, and the horizon — a power of two
+/// at least the run's total steps — that their per-step truncation was chosen for. A query of
+/// a run with the same phases (the last one's steps aside) and no more steps than the horizon
+/// starts on the last grid and composes the steps already discretised: one composition per
+/// direction and side when that grid still meets the accuracy. The steps are discretised anew
+/// only when the grid is refined or the run outgrows the horizon (which then doubles), so a
+/// run queried after every step is discretised O(log T) times. Any other run resets it.
+class pld_growth_cache {
+ public:
+  pld_growth_cache();
+  ~pld_growth_cache();
+  pld_growth_cache(pld_growth_cache&&) noexcept;
+  pld_growth_cache& operator=(pld_growth_cache&&) noexcept;
+  pld_growth_cache(const pld_growth_cache&) = delete;
+  pld_growth_cache& operator=(const pld_growth_cache&) = delete;
+
+  /// How many times the steps were discretised (one per grid and horizon; both directions).
+  [[nodiscard]] long long discretisations() const;
+  /// The horizon in steps (0 before the first query).
+  [[nodiscard]] long long horizon() const;
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl> impl_;
+  friend impl& growth_state(pld_growth_cache& c);
+};
+
 /// ε bounds at δ ∈ (0, 1) for the run (validated). Poisson phases: both adjacency directions
-/// are composed and the larger ε is reported (true ε = max over directions).
+/// are composed and the larger ε is reported (true ε = max over directions). With a cache, the
+/// grid and the discretised steps of the previous query are reused where they apply (above);
+/// the bracket is the same certified one either way, within relative_accuracy.
 pld_epsilon_result pld_epsilon(const training_run& run,
                                double delta,
-                               const pld_options& options = {});
+                               const pld_options& options = {},
+                               pld_growth_cache* cache = nullptr);
 
 /// δ bounds at ε ≥ 0 for the run.
 pld_delta_result pld_delta(const training_run& run,
                            double epsilon,
-                           const pld_options& options = {});
+                           const pld_options& options = {},
+                           pld_growth_cache* cache = nullptr);
 
 /// The same brackets as pld_epsilon for the run with its last phase taking each number of
 /// steps in `steps` (each ≥ 1, any order; the earlier phases and the Gaussian factor are kept):
