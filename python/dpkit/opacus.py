@@ -28,6 +28,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _core
+from ._incremental import Accountant
 from ._results import PrivacyResult
 
 __all__ = ["PLDAccountant", "get_noise_multiplier", "opacus_accountant", "MECHANISM"]
@@ -44,6 +45,13 @@ class _AccountantMixin:
         self.history = []
         self._accountant = _core._accountant(accountant)
         self._relative_accuracy = relative_accuracy
+        self._growing = None  # (σ, q, dpkit.Accountant) while the history is one PLD phase
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # Pickling and deepcopy keep the history; the grid cache is rebuilt on the next query.
+        state = self.__dict__.copy()
+        state["_growing"] = None
+        return state
 
     # --- Opacus's IAccountant interface -----------------------------------------------------
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
@@ -64,6 +72,17 @@ class _AccountantMixin:
         """The full labelled result (bracket, method, termination) at δ."""
         if not self.history:
             raise ValueError("the accountant has no steps yet (call step() first)")
+        if self._accountant == "pld" and len(self.history) == 1:
+            # One (σ, q) throughout, as most training loops: a dpkit.Accountant grows with the
+            # history and reuses its grid between queries (docs/accounting.md, "Accounting a
+            # training loop"); the bracket is the one dpkit.epsilon gives.
+            sigma, q, n = self.history[0]
+            g = getattr(self, "_growing", None)
+            if g is None or g[0] != sigma or g[1] != q or g[2].steps > n:
+                g = (sigma, q, Accountant(sigma, q, relative_accuracy=self._relative_accuracy))
+                self._growing = g
+            g[2].step(n - g[2].steps)
+            return g[2].epsilon(delta)
         phases = [_core.Phase(s, q, n, "poisson") for s, q, n in self.history]
         return _core.epsilon(delta, phases=phases, accountant=self._accountant,
                              relative_accuracy=self._relative_accuracy)

@@ -188,3 +188,24 @@ def test_mixed_subsampled_history_brackets_the_two_step_reference():
     lo, hi = a.get_epsilon_bounds(delta)
     eps_ref = float(rows[0]["epsilon"])
     assert lo <= eps_ref * (1 + 1e-9) and eps_ref <= hi * (1 + 1e-9)
+
+
+def test_per_epoch_queries_reuse_the_grid_and_stay_certified():
+    import copy
+    import pickle
+    acc = PLDAccountant()
+    for epoch in range(1, 6):
+        for _ in range(235):
+            acc.step(noise_multiplier=1.1, sample_rate=256 / 60000)
+        lo, hi = acc.get_epsilon_bounds(1e-5)
+        fresh = dpkit.epsilon(1e-5, noise_multiplier=1.1, sample_rate=256 / 60000,
+                              steps=235 * epoch)
+        assert lo <= fresh.upper and fresh.lower <= hi       # both certified
+        assert hi - lo <= 1e-3 * hi
+    # Copies keep the history (the cached grid is rebuilt), and a new σ starts a second phase.
+    assert pickle.loads(pickle.dumps(acc)).get_epsilon_bounds(1e-5) == (lo, hi)
+    other = copy.deepcopy(acc)
+    other.step(noise_multiplier=2.0, sample_rate=256 / 60000)
+    both = dpkit.epsilon(1e-5, phases=[dpkit.Phase(1.1, 256 / 60000, 1175),
+                                       dpkit.Phase(2.0, 256 / 60000, 1)])
+    assert other.get_epsilon(1e-5) == float(both)
