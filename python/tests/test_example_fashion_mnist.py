@@ -137,9 +137,12 @@ def test_one_epoch_on_a_few_hundred_examples_is_within_budget_and_certified(exam
     assert q == b / n
     assert sigma == float(dpkit.calibrate_noise(eps, delta, batch_size=b, dataset_size=n,
                                                 epochs=epochs))
+    # The example's accountant grows with the run and reuses its grid (dpkit.Accountant), so its
+    # bracket may sit on another grid than a fresh accounting's: both are certified, so they
+    # intersect, and both meet the default accuracy.
     ref = dpkit.epsilon(delta, noise_multiplier=sigma, sample_rate=q, steps=steps)
-    assert math.isclose(lo, ref.lower, rel_tol=1e-12)
-    assert math.isclose(hi, ref.upper, rel_tol=1e-12)
+    assert lo <= ref.upper and ref.lower <= hi
+    assert hi - lo <= 1e-3 * hi
     assert lo <= hi <= eps                       # the run is within its budget, certified
     assert float(m.group(3)) == pytest.approx(lo, abs=1e-4)
     assert float(m.group(4)) == pytest.approx(hi, abs=1e-4)

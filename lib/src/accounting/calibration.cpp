@@ -124,7 +124,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   };
   // ε(σ) is smooth and locally close to a power law, so search in (log σ, log ε). Start from
   // the CLT's σ and one Newton step with the CLT's own slope; then secant steps until the
-  // root is bracketed; then TOMS 748 to relative_tolerance (typically 4–6 evaluations).
+  // root is bracketed; then TOMS 748 until an evaluation uses the budget to within
+  // budget_tolerance (median 8 evaluations in all on the benchmark grid, max 19).
   // Phases without a CLT (truncated Poisson, replace-one Poisson) start from a stand-in: Poisson
   // add/remove batches with the same q and the noise scaled by 1/sensitivity — only the start
   // and the first slope come from it.
