@@ -427,8 +427,17 @@ discretisation_cache* prepare(pld_growth_cache* cache, const training_run& run, 
   return &s.steps;
 }
 
-void remember_grid(pld_growth_cache* cache, double h) {
-  if (cache != nullptr && h > 0) growth_state(*cache).h = h;
+// One query through the cache: `query(options, steps)` runs on the cache's grid and discretised
+// steps (none without a cache), and the grid it ends on is kept for the next query.
+template <class Query>
+auto through_cache(pld_growth_cache* cache,
+                   const training_run& run,
+                   const pld_options& options,
+                   Query&& query) {
+  pld_options o = options;
+  auto r = query(o, prepare(cache, run, o));
+  if (cache != nullptr && r.grid_spacing > 0) growth_state(*cache).h = r.grid_spacing;
+  return r;
 }
 
 }  // namespace
@@ -451,10 +460,10 @@ pld_epsilon_result pld_epsilon(const training_run& run,
         divergence::gdp_epsilon_bounds(mu.lo, mu.hi, delta);
     return r;
   }
-  pld_options o = options;
-  discretisation_cache* steps = prepare(cache, run, o);
-  pld_epsilon_result r = epsilon_of(directions_of(run), delta, o, kFn, steps);
-  remember_grid(cache, r.grid_spacing);
+  pld_epsilon_result r =
+      through_cache(cache, run, options, [&](const pld_options& o, discretisation_cache* steps) {
+        return epsilon_of(directions_of(run), delta, o, kFn, steps);
+      });
   return with_attained_lower(
       run, std::move(r), [&](const training_run& low) { return pld_epsilon(low, delta, options); });
 }
@@ -479,10 +488,10 @@ pld_delta_result pld_delta(const training_run& run,
     r.tight = true;
     return r;
   }
-  pld_options o = options;
-  discretisation_cache* steps = prepare(cache, run, o);
-  pld_delta_result r = delta_of(directions_of(run), epsilon, o, kFn, steps);
-  remember_grid(cache, r.grid_spacing);
+  pld_delta_result r =
+      through_cache(cache, run, options, [&](const pld_options& o, discretisation_cache* steps) {
+        return delta_of(directions_of(run), epsilon, o, kFn, steps);
+      });
   return with_attained_lower(
       run, std::move(r), [&](const training_run& low) { return pld_delta(low, epsilon, options); });
 }
