@@ -9,9 +9,13 @@
 //                kept (a mean-preserving spread of X: "connect the dots"). By Jensen, and
 //                because the decreasing-convex order is preserved by products of independent
 //                variables, δ can only increase: an UPPER bound after any number of steps.
-//   optimistic   Each cell centred on a grid point is replaced by its conditional X-mean (a
-//                contraction: δ can only decrease), placed on a lattice shifted by the smallest
-//                such offset θ = O(h²) and rounded down (Y smaller: δ decreases): a LOWER bound.
+//   optimistic   The mass is cut into groups, each replaced by its conditional X-mean (a
+//                contraction: δ can only decrease), and placed on a lattice shifted by θ,
+//                rounded down (Y smaller: δ decreases): a LOWER bound. The groups are built
+//                so that their means land on lattice points (pld_discretize.cpp): rounding
+//                cells one by one would cost O(h²·|(log density)'|) per step, first order
+//                where the density varies within a cell (the bulk of a subsampled Gaussian's
+//                losses at small q is ~q wide).
 //
 // Both are second-order: the composed error is O(T·h²), not the O(T·h) of rounding losses up
 // or down (which is why rounding-based optimistic bounds collapse to 0 for large T). Tails:
