@@ -195,7 +195,59 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       out.evaluations = evaluations;
       return out;
     }
-    r = find_root(excess, std::min(x0, x1), std::max(x0, x1), ro);
+    double left = std::min(x0, x1), right = std::max(x0, x1);
+    // Once bracketed, the search continues on one fixed grid: each PLD evaluation otherwise
+    // picks its own, and ε_upper(σ) jumps by up to the bracket's width (0.1 %) between nearby
+    // σ — five times the budget tolerance — so the root search chased a noisy function (24
+    // evaluations at q = 0.001, T = 1e4). On a fixed grid ε_upper is continuous in σ. The grid
+    // is the one the bracket's ends say meets the accuracy there (gap ∝ h², a 0.8 margin).
+    if (options.accountant == accountant_type::pld && options.pld.grid_spacing == 0 && !truncated) {
+      // Each end says which spacing would just meet the accuracy there (gap ∝ h², a 0.8
+      // margin); the relative gap at a fixed h varies with σ, so the spacing for the root is
+      // interpolated between the ends in (log ε, log h).
+      std::vector<std::pair<double, double>> ends;  // (log ε, log h) per end
+      for (const double x : {left, right}) {
+        const privacy_estimate& e = certified(x);
+        const double gap =
+            e.value > 0 && std::isfinite(e.lower) ? (e.value - e.lower) / e.value : 0.0;
+        if (e.pld.grid_spacing > 0 && gap > 0 && e.value > 0 && std::isfinite(e.value))
+          ends.emplace_back(
+              std::log(e.value),
+              std::log(e.pld.grid_spacing *
+                       std::min(4.0, 0.8 * std::sqrt(options.pld.relative_accuracy / gap))));
+      }
+      double h = INFINITY;
+      if (ends.size() == 1) h = std::exp(ends[0].second);
+      if (ends.size() == 2) {
+        const double span = ends[1].first - ends[0].first;
+        const double t =
+            span != 0 ? std::clamp((log_target - ends[0].first) / span, 0.0, 1.0) : 0.5;
+        h = std::exp(ends[0].second + t * (ends[1].second - ends[0].second));
+      }
+      if (std::isfinite(h)) {
+        pld_options fixed = options.pld;
+        fixed.grid_spacing = h;
+        levels.assign(1, fixed);
+        // The ends keep their evaluations where their side is not in doubt on any grid: a lower
+        // bound above the target, or an upper bound 1 % below it (the fixed grid's upper bound
+        // is within its 0.1 % bracket of the truth); the others are evaluated on the fixed grid.
+        std::map<double, privacy_estimate> kept;
+        for (const double x : {left, right}) {
+          const privacy_estimate& e = certified(x);
+          if ((std::isfinite(e.lower) && e.lower > target_epsilon) ||
+              e.value < (1 - 10 * options.pld.relative_accuracy) * target_epsilon)
+            kept.emplace(x, e);
+        }
+        cache = std::move(kept);
+        final_level.clear();
+        double w = std::max(right - left, 1e-6);
+        for (int i = 0; i < 20 && excess(left) <= 0; ++i) left -= (w *= 2);
+        w = std::max(right - left, 1e-6);
+        for (int i = 0; i < 20 && excess(right) > 0; ++i) right += (w *= 2);
+      }
+    }
+    // In (log σ, log ε), where ε(σ) is close to a power law: a few steps once bracketed.
+    r = find_root(log_excess, left, right, ro);
     // The σ bracket closed with budget unused: ε_upper jumped across the target between two
     // grids (each evaluation picks its own). On one fixed grid — the finer of the two ends' —
     // the certified ε is continuous in σ (the cell masses are), so a second search on it can

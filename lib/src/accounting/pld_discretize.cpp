@@ -371,18 +371,18 @@ discrete_pld build_optimistic(const half_cells& c) {
   // that depends on where the lattice falls: θ is moved until a lattice point sits just below
   // that group's mean. The groups shift with θ, so this is a root search for
   // g(θ) = (mean − lattice point) ∈ [0, h), read as g − h once it passes h/2 (the point went
-  // past the mean), aiming at g = 1e-4·h (a root approached from below would leave the point
+  // past the mean), aiming at g = 1e-6·h (a root approached from below would leave the point
   // just above the mean, and the group a whole cell lower): secant steps, kept inside the
   // bracket once both signs are seen (regula falsi), from the cells' θ and from 0, at most 8
   // sweeps each. The grouping that rounds least is kept.
   const double cells_theta = theta;
-  const double aim = 1e-4 * c.h;
+  const double aim = 1e-6 * c.h;
   const std::vector<double> qm = midpoint_scaled(c);
-  // Rounding below 1e-6·h per step costs at most 1e-6·h·T in ε after T steps: further
-  // candidates are not tried.
-  const double negligible = 1e-6 * c.h;
+  // Once the rounding is below 1e-4·h per step, the other starts and the one-sided sweeps
+  // are not tried (each sweep costs about what the cells' CDFs cost).
+  const double good_enough = 1e-4 * c.h;
   for (const double start : {cells_theta, 0.0}) {
-    if (best.rounding <= negligible) break;
+    if (best.rounding <= good_enough) break;
     double shift = start;
     double a = NAN, ga = NAN, b = NAN, gb = NAN;  // bracket: g(a) ≥ aim > g(b)
     double prev = NAN, gprev = NAN;
@@ -392,7 +392,7 @@ discrete_pld build_optimistic(const half_cells& c) {
       grouping g = two_sided_grouping(c, qm, wrapped, excess);       // same lattice
       if (g.rounding < best.rounding) best = std::move(g), theta = wrapped;
       const double gk = (excess < 0.5 * c.h ? excess : excess - c.h) - aim;
-      if (gk >= 0 && gk <= 10 * aim) break;  // within 1e-3·h of the mean
+      if (gk >= 0 && gk <= 10 * aim) break;  // within 1.1e-5·h of the mean
       if (gk >= 0) {
         a = shift, ga = gk;
       } else {
@@ -412,7 +412,7 @@ discrete_pld build_optimistic(const half_cells& c) {
   // only, a sweep from the other side may round less).
   const double best_theta = theta;
   for (const bool downwards : {true, false}) {
-    if (best.rounding <= negligible) break;
+    if (best.rounding <= good_enough) break;
     grouping g = one_sided_grouping(c, qm, best_theta, downwards);
     if (g.rounding < best.rounding) best = std::move(g), theta = best_theta;
   }
