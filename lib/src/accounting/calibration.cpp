@@ -73,6 +73,12 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   struct budget_met {
     double log_sigma;
   };
+  // On the fixed grid (below), an evaluation near the target whose bracket is wider than asked
+  // says the grid is too coarse there: the search restarts on a finer one.
+  struct regrid {
+    double h;
+  };
+  bool fixed_grid = false;
   const double enough = (1 - options.budget_tolerance) * target_epsilon;
   auto evaluate = [&](double log_sigma, pld_options& o) {
     ++evaluations;
@@ -106,6 +112,15 @@ noise_calibration calibrate_noise_multiplier(training_run run,
             std::sqrt(levels[i].relative_accuracy / levels[0].relative_accuracy);
       e = evaluate(log_sigma, levels[i]);
       final_level[log_sigma] = i + 1 == levels.size();
+      if (fixed_grid && e.value > 0 && std::isfinite(e.lower) &&
+          std::abs(std::log(e.value / target_epsilon)) < 0.05) {
+        const double gap = (e.value - e.lower) / e.value;
+        // At most halved: a wide bracket on one grid is often the optimistic side's lattice
+        // falling badly for that σ (not the h² trend), which a slightly finer grid avoids.
+        if (gap > options.pld.relative_accuracy)
+          throw regrid{levels[i].grid_spacing *
+                       std::max(0.5, 0.8 * std::sqrt(options.pld.relative_accuracy / gap))};
+      }
       // The sign is settled when ε_lower exceeds the target, or ε_upper is below the window
       // of accepted answers; an ε_upper inside the window is re-evaluated at the requested
       // accuracy, since that point may be the answer.
@@ -224,30 +239,50 @@ noise_calibration calibrate_noise_multiplier(training_run run,
             span != 0 ? std::clamp((log_target - ends[0].first) / span, 0.0, 1.0) : 0.5;
         h = std::exp(ends[0].second + t * (ends[1].second - ends[0].second));
       }
-      if (std::isfinite(h)) {
-        pld_options fixed = options.pld;
-        fixed.grid_spacing = h;
-        levels.assign(1, fixed);
-        // The ends keep their evaluations where their side is not in doubt on any grid: a lower
-        // bound above the target, or an upper bound 1 % below it (the fixed grid's upper bound
-        // is within its 0.1 % bracket of the truth); the others are evaluated on the fixed grid.
-        std::map<double, privacy_estimate> kept;
+      // The ends keep their evaluations where their side is not in doubt on any grid: a lower
+      // bound above the target, or an upper bound 1 % below it (the fixed grid's upper bound
+      // is within its 0.1 % bracket of the truth); the others are evaluated on the fixed grid.
+      std::map<double, privacy_estimate> kept;
+      if (std::isfinite(h))
         for (const double x : {left, right}) {
           const privacy_estimate& e = certified(x);
           if ((std::isfinite(e.lower) && e.lower > target_epsilon) ||
               e.value < (1 - 10 * options.pld.relative_accuracy) * target_epsilon)
             kept.emplace(x, e);
         }
-        cache = std::move(kept);
+      const double left0 = left, right0 = right;
+      const std::vector<pld_options> adaptive = levels;
+      bool searched = false;
+      for (int attempt = 0; attempt < 3 && std::isfinite(h) && !searched; ++attempt) {
+        pld_options fixed = options.pld;
+        fixed.grid_spacing = h;
+        levels.assign(1, fixed);
+        fixed_grid = true;
+        cache = kept;
         final_level.clear();
-        double w = std::max(right - left, 1e-6);
-        for (int i = 0; i < 20 && excess(left) <= 0; ++i) left -= (w *= 2);
-        w = std::max(right - left, 1e-6);
-        for (int i = 0; i < 20 && excess(right) > 0; ++i) right += (w *= 2);
+        left = left0, right = right0;
+        try {
+          double w = std::max(right - left, 1e-6);
+          for (int i = 0; i < 20 && excess(left) <= 0; ++i) left -= (w *= 2);
+          w = std::max(right - left, 1e-6);
+          for (int i = 0; i < 20 && excess(right) > 0; ++i) right += (w *= 2);
+          r = find_root(log_excess, left, right, ro);
+          searched = true;
+        } catch (const regrid& g) {
+          h = g.h;
+        }
       }
+      fixed_grid = false;  // later evaluations (the polish below) may not restart the search
+      if (!searched) {     // no fixed grid met the accuracy: each evaluation picks its own
+        levels = adaptive;
+        cache = kept;
+        final_level.clear();
+        left = left0, right = right0;
+        r = find_root(log_excess, left, right, ro);
+      }
+    } else {
+      r = find_root(log_excess, left, right, ro);
     }
-    // In (log σ, log ε), where ε(σ) is close to a power law: a few steps once bracketed.
-    r = find_root(log_excess, left, right, ro);
     // The σ bracket closed with budget unused: ε_upper jumped across the target between two
     // grids (each evaluation picks its own). On one fixed grid — the finer of the two ends' —
     // the certified ε is continuous in σ (the cell masses are), so a second search on it can
