@@ -86,7 +86,7 @@ discrete_pld build_pessimistic(const half_cells& c) {
 
 // The optimistic side (see pld.hpp): a contraction of X = e^{−Y} (each group of mass replaced
 // by its conditional X-mean: E φ(X) can only decrease, φ convex), then Y rounded down onto the
-// lattice ℓ_i = i·h + θ (φ decreasing: δ decreases again). Three groupings are built and the
+// lattice ℓ_i = i·h + θ (φ decreasing: δ decreases again). Several groupings are built and the
 // one that rounds least is kept (each is a valid lower bound; their contraction losses are all
 // second order, the rounding is what can be first order):
 //
@@ -104,7 +104,9 @@ discrete_pld build_pessimistic(const half_cells& c) {
 //              half-cell's conditional law, is still a contraction: G refined by an independent
 //              coin); the rest of that half-cell opens the next group. Groups stay within about
 //              one cell of their target (else they close, rounded down), so the contraction
-//              stays local. Smooth densities: no rounding at all, whatever θ.
+//              stays local. Smooth densities: no rounding at all, whatever θ. One sweep over the
+//              whole axis is tried in each direction at four shifts θ (build_optimistic); where
+//              none is exact, two sweeps meet at the heaviest half-cell and θ is searched for.
 struct grouping {
   std::vector<double> mass;  // at lattice indices first .. first + size − 1
   double rounding = 0;       // Σ (group mass)·(mean loss − placed loss) ≥ 0
