@@ -53,7 +53,28 @@ TEST_CASE("noise calibration leaves at most 0.02 % of the budget unused",
     const auto below =
         acc::estimate_epsilon(dpsgd(c.noise_multiplier * 0.995, 0.01, 1000), 1e-5, a);
     CHECK((a == acc::accountant_type::pld ? below.lower : below.value) > 1.0);
+    // The answer's PLD bracket is as narrow as asked (the search ends on a fixed grid).
+    if (a == acc::accountant_type::pld) CHECK(c.estimate.value - c.estimate.lower <= 1e-3);
   }
+}
+
+TEST_CASE("noise calibration in the small-q corner: the budget and the bracket as asked",
+          "[accounting][calibration]") {
+  // q = 0.001, T = 1e4, the target the RDP accountant gives σ = 1 (≈ 0.787): the fixed grid
+  // interpolated from the bracket's ends once gave a 2 % bracket at one σ near the root there,
+  // and the search must then restart on a finer grid.
+  const auto reference =
+      acc::estimate_epsilon(dpsgd(1.0, 0.001, 10000), 1e-5, acc::accountant_type::rdp);
+  const double target = reference.value;
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.001, 10000), target, 1e-5);
+  CAPTURE(target, c.noise_multiplier, c.evaluations, c.message);
+  REQUIRE(c.converged());
+  CHECK(c.estimate.value <= target);
+  CHECK(c.estimate.value >= target * (1 - 2e-4));
+  CHECK(c.estimate.value - c.estimate.lower <= 1e-3 * c.estimate.value);
+  const auto below = acc::estimate_epsilon(dpsgd(c.noise_multiplier * 0.995, 0.001, 10000), 1e-5,
+                                           acc::accountant_type::pld);
+  CHECK(below.lower > target);
 }
 
 TEST_CASE("noise calibration of Gaussian steps meets the exact budget to 2e-4",
@@ -86,6 +107,7 @@ TEST_CASE("noise calibration on a coarse PLD grid still meets the budget toleran
     REQUIRE(c.converged());
     CHECK(c.estimate.value <= target);
     CHECK(c.estimate.value >= target * (1 - 2e-4));
+    CHECK(c.estimate.value - c.estimate.lower <= 0.05 * c.estimate.value);
   }
 }
 
