@@ -3,9 +3,11 @@
 // Poisson sampling, single-threaded, default accuracy (PLD bracket ≤ 0.1 % of ε).
 // Results and the command that reproduces them: docs/performance.md.
 #include <benchmark/benchmark.h>
+#include <fftw3.h>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "dpkit/accounting/accountant.hpp"
 
@@ -34,6 +36,7 @@ void label(benchmark::State& state, const acc::privacy_estimate& e) {
   state.counters["relative_gap"] =
       std::isfinite(e.lower) && e.value > 0 ? (e.value - e.lower) / e.value : 0;
   state.counters["fft"] = static_cast<double>(e.pld.fft_size);
+  state.counters["passes"] = static_cast<double>(e.pld.passes);
 }
 }  // namespace
 
@@ -49,6 +52,34 @@ BENCHMARK(BM_pld_epsilon)
     ->Iterations(1)
     ->Repetitions(3)
     ->ReportAggregatesOnly(true);
+
+// The physical limit of a certified bracket: the FFTs its final grid needs. A composition of
+// one repeated step is one real-to-complex transform of the discretised step and one
+// complex-to-real transform of the powered spectrum, of the FFT size n the bracket reports; a
+// Poisson run composes both adjacency directions and both sides, so 4 such pairs. This times
+// one pair as the engine runs it (FFTW_ESTIMATE plans, made once; new-array execution);
+// validation/perf/fft_limit.py divides each grid case's time by 4× the pair at its n.
+static void BM_fft_pair(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  struct deleter {
+    void operator()(void* p) const { fftw_free(p); }
+  };
+  std::unique_ptr<double, deleter> real(static_cast<double*>(fftw_malloc(sizeof(double) * n)));
+  std::unique_ptr<fftw_complex, deleter> spectrum(
+      static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * (n / 2 + 1))));
+  const int size = static_cast<int>(n);
+  fftw_plan forward = fftw_plan_dft_r2c_1d(size, real.get(), spectrum.get(), FFTW_ESTIMATE);
+  fftw_plan backward = fftw_plan_dft_c2r_1d(size, spectrum.get(), real.get(), FFTW_ESTIMATE);
+  for (std::size_t k = 0; k < n; ++k) real.get()[k] = 1.0 / static_cast<double>(k + 1);
+  for (auto _ : state) {
+    fftw_execute_dft_r2c(forward, real.get(), spectrum.get());
+    fftw_execute_dft_c2r(backward, spectrum.get(), real.get());
+    benchmark::DoNotOptimize(real.get()[0]);
+  }
+  fftw_destroy_plan(forward);
+  fftw_destroy_plan(backward);
+}
+BENCHMARK(BM_fft_pair)->RangeMultiplier(2)->Range(1 << 10, 1 << 24)->Unit(benchmark::kMillisecond);
 
 static void BM_rdp_epsilon(benchmark::State& state) {
   const acc::training_run run = grid_run(state);
