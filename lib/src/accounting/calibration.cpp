@@ -139,8 +139,9 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   };
   // ε(σ) is smooth and locally close to a power law, so search in (log σ, log ε). Start from
   // the CLT's σ and one Newton step with the CLT's own slope; then secant steps until the
-  // root is bracketed; then TOMS 748 until an evaluation uses the budget to within
-  // budget_tolerance (median 8 evaluations in all on the benchmark grid, max 19).
+  // root is bracketed; then, on one fixed PLD grid, TOMS 748 until an evaluation uses the
+  // budget to within budget_tolerance (median 6 evaluations in all on the benchmark grid,
+  // max 10).
   // Phases without a CLT (truncated Poisson, replace-one Poisson) start from a stand-in: Poisson
   // add/remove batches with the same q and the noise scaled by 1/sensitivity — only the start
   // and the first slope come from it.
@@ -167,6 +168,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   const double log_target = std::log(target_epsilon);
   auto log_excess = [&](double x) {
     return std::log(std::max(excess(x) + target_epsilon, 1e-300)) - log_target;
+  };
+  // Widens [lo, hi] outward (×2 each time, at most 20 times a side) until the signs of excess
+  // differ on the current level's grid.
+  auto widen = [&](double& lo, double& hi) {
+    double w = std::max(hi - lo, 1e-6);
+    for (int i = 0; i < 20 && excess(lo) <= 0; ++i) lo -= (w *= 2);
+    w = std::max(hi - lo, 1e-6);
+    for (int i = 0; i < 20 && excess(hi) > 0; ++i) hi += (w *= 2);
   };
   // Bracketing: secant steps in log–log from the CLT start until the sign changes. Returns
   // false (with out filled) when no bracket is found.
@@ -214,8 +223,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     // Once bracketed, the search continues on one fixed grid: each PLD evaluation otherwise
     // picks its own, and ε_upper(σ) jumps by up to the bracket's width (0.1 %) between nearby
     // σ — five times the budget tolerance — so the root search chased a noisy function (24
-    // evaluations at q = 0.001, T = 1e4). On a fixed grid ε_upper is continuous in σ. The grid
-    // is the one the bracket's ends say meets the accuracy there (gap ∝ h², a 0.8 margin).
+    // evaluations at q = 0.001, T = 1e4). On a fixed grid ε_upper is continuous in σ.
     if (options.accountant == accountant_type::pld && options.pld.grid_spacing == 0 && !truncated) {
       // Each end says which spacing would just meet the accuracy there (gap ∝ h², a 0.8
       // margin); the relative gap at a fixed h varies with σ, so the spacing for the root is
@@ -262,10 +270,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         final_level.clear();
         left = left0, right = right0;
         try {
-          double w = std::max(right - left, 1e-6);
-          for (int i = 0; i < 20 && excess(left) <= 0; ++i) left -= (w *= 2);
-          w = std::max(right - left, 1e-6);
-          for (int i = 0; i < 20 && excess(right) > 0; ++i) right += (w *= 2);
+          widen(left, right);
           r = find_root(log_excess, left, right, ro);
           searched = true;
         } catch (const regrid& g) {
@@ -297,11 +302,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         levels.assign(1, fixed);
         cache.clear();
         final_level.clear();
-        // Widen the bracket outward (×2 each time) until the fixed grid's signs differ.
-        double lo = r.lower, hi = r.upper, w = std::max(hi - lo, 1e-6);
-        for (int i = 0; i < 20 && excess(lo) <= 0; ++i) lo -= (w *= 2);
-        w = std::max(hi - lo, 1e-6);
-        for (int i = 0; i < 20 && excess(hi) > 0; ++i) hi += (w *= 2);
+        double lo = r.lower, hi = r.upper;
+        widen(lo, hi);
         if (excess(lo) > 0 && excess(hi) <= 0) r = find_root(excess, lo, hi, ro);
       }
     }

@@ -165,6 +165,16 @@ grouping cell_grouping(const half_cells& c, double& theta) {
   return g;
 }
 
+// The mean loss of a group of P-mass p and X-mass q: −log of its conditional X-mean.
+double mean_loss(double p, double q) {
+  return q > 0 ? std::log(p / q) : kInf;
+}
+
+// The lower edge of half-cell k, in half-steps h/2 (what group_sweep::add takes).
+long long half_step(const half_cells& c, std::size_t k) {
+  return 2 * c.i_lo - 1 + static_cast<long long>(k);
+}
+
 // The lattice ℓ_i = i·h + θ of the optimistic side, indices first .. top, with the groups
 // placed on it so far.
 class lattice_groups {
@@ -202,6 +212,14 @@ class lattice_groups {
     g_.mass[static_cast<std::size_t>(i - first_)] += p;
     if (std::isfinite(y)) g_.rounding += p * (y - at(i));
   }
+  /// A group of P-mass p and X-mass q at the lattice point at or below its mean loss; returns
+  /// the rounding per unit mass (mean − placed loss; 0 for a mean at +∞).
+  double place_below(double p, double q) {
+    const double y = mean_loss(p, q);
+    const long long i = std::min(floor_of(y), top_);
+    place(i, p, y);
+    return std::isfinite(y) ? y - at(i) : 0.0;
+  }
   grouping& result() { return g_; }
 
  private:
@@ -214,10 +232,6 @@ class lattice_groups {
   std::array<double, 2 * kReach + 1> factors_{};
   grouping g_;
 };
-
-double mean_loss(double p, double q) {
-  return q > 0 ? std::log(p / q) : kInf;
-}
 
 // One direction of the grouping sweep. Downwards, the open group's mean loss stays at or above
 // its target and the half-cells below pull it down onto it; upwards, at or below, pulled up.
@@ -298,8 +312,7 @@ class group_sweep {
 std::vector<double> midpoint_scaled(const half_cells& c) {
   std::vector<double> qm(c.q.size());
   for (std::size_t k = 0; k < qm.size(); ++k) {
-    const double mid =
-        (static_cast<double>(2 * c.i_lo - 1 + static_cast<long long>(k)) + 0.5) * c.h / 2;
+    const double mid = (static_cast<double>(half_step(c, k)) + 0.5) * c.h / 2;
     qm[k] = scale_by_exp(c.q[k], mid);
   }
   return qm;
@@ -318,22 +331,14 @@ grouping two_sided_grouping(const half_cells& c,
   const std::size_t n = c.p.size();
   const std::size_t mode =
       static_cast<std::size_t>(std::max_element(c.p.begin(), c.p.end()) - c.p.begin());
-  const long long s0 = 2 * c.i_lo - 1;  // the first half-cell's lower edge, in half-steps
-  auto at = [&](std::size_t k) { return s0 + static_cast<long long>(k); };
   group_sweep down(lattice, true), up(lattice, false);
   down.add(c.above.p, c.above.q, 0.0, group_sweep::kAbove);
-  for (std::size_t k = n; k-- > mode + 1;) down.add(c.p[k], c.q[k], qm[k], at(k));
-  for (std::size_t k = 0; k < mode; ++k) up.add(c.p[k], c.q[k], qm[k], at(k));
+  for (std::size_t k = n; k-- > mode + 1;) down.add(c.p[k], c.q[k], qm[k], half_step(c, k));
+  for (std::size_t k = 0; k < mode; ++k) up.add(c.p[k], c.q[k], qm[k], half_step(c, k));
   const auto [p1, q1] = down.open_group();
   const auto [p2, q2] = up.open_group();
   const double P = p1 + p2 + c.p[mode], Q = q1 + q2 + c.q[mode];
-  excess = 0;
-  if (P > 0) {
-    const double y = mean_loss(P, Q);
-    const long long i = lattice.floor_of(y);
-    lattice.place(i, P, y);
-    if (std::isfinite(y)) excess = y - lattice.at(i);
-  }
+  excess = P > 0 ? lattice.place_below(P, Q) : 0.0;
   return std::move(lattice.result());
 }
 
@@ -345,21 +350,16 @@ grouping one_sided_grouping(const half_cells& c,
                             bool downwards) {
   lattice_groups lattice(c, theta);
   const std::size_t n = c.p.size();
-  const long long s0 = 2 * c.i_lo - 1;
-  auto at = [&](std::size_t k) { return s0 + static_cast<long long>(k); };
   group_sweep s(lattice, downwards);
   if (downwards) {
     s.add(c.above.p, c.above.q, 0.0, group_sweep::kAbove);
-    for (std::size_t k = n; k-- > 0;) s.add(c.p[k], c.q[k], qm[k], at(k));
+    for (std::size_t k = n; k-- > 0;) s.add(c.p[k], c.q[k], qm[k], half_step(c, k));
   } else {
-    for (std::size_t k = 0; k < n; ++k) s.add(c.p[k], c.q[k], qm[k], at(k));
+    for (std::size_t k = 0; k < n; ++k) s.add(c.p[k], c.q[k], qm[k], half_step(c, k));
     s.add(c.above.p, c.above.q, 0.0, group_sweep::kAbove);
   }
   const auto [P, Q] = s.open_group();
-  if (P > 0) {
-    const double y = mean_loss(P, Q);
-    lattice.place(lattice.floor_of(y), P, y);
-  }
+  if (P > 0) lattice.place_below(P, Q);
   return std::move(lattice.result());
 }
 
@@ -446,24 +446,34 @@ void trim(discrete_pld& d) {
 
 }  // namespace
 
-discrete_pld discretize(const subsampling::privacy_loss& loss,
-                        double h,
-                        pld_side side,
-                        double tail_mass) {
-  auto both = discretize_both(loss, h, tail_mass);
-  return side == pld_side::pessimistic ? std::move(both.first) : std::move(both.second);
-}
+namespace {
 
-std::pair<discrete_pld, discrete_pld> discretize_both(const subsampling::privacy_loss& loss,
-                                                      double h,
-                                                      double tail_mass) {
+half_cells checked_half_cells(const subsampling::privacy_loss& loss, double h, double tail_mass) {
   // Below 1e-10 the rounding of the cells' conditional means (~1e-16 absolute) is no longer
   // small against h, and the two sides stop being bounds (pld_accountant.cpp).
   if (!(h >= 1e-10 && std::isfinite(h)))
     throw_domain_error("discretize", "h", h, ">= 1e-10 and finite");
   if (!(tail_mass > 0 && tail_mass <= 1e-3))
     throw_domain_error("discretize", "tail_mass", tail_mass, "in (0, 1e-3]");
-  const half_cells c = compute_half_cells(loss, h, tail_mass);
+  return compute_half_cells(loss, h, tail_mass);
+}
+
+}  // namespace
+
+discrete_pld discretize(const subsampling::privacy_loss& loss,
+                        double h,
+                        pld_side side,
+                        double tail_mass) {
+  const half_cells c = checked_half_cells(loss, h, tail_mass);
+  discrete_pld d = side == pld_side::pessimistic ? build_pessimistic(c) : build_optimistic(c);
+  trim(d);
+  return d;
+}
+
+std::pair<discrete_pld, discrete_pld> discretize_both(const subsampling::privacy_loss& loss,
+                                                      double h,
+                                                      double tail_mass) {
+  const half_cells c = checked_half_cells(loss, h, tail_mass);
   std::pair<discrete_pld, discrete_pld> out(build_pessimistic(c), build_optimistic(c));
   trim(out.first);
   trim(out.second);
