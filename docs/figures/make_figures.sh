@@ -48,7 +48,8 @@ plot accountants_vs_steps.svg "$here/accountants_vs_steps.csv" \
   --y-label "ε at δ = 10^{-5}"
 
 # Figure: epsilon against epochs for the same noise and batch fraction (sigma = 1, q = 0.01),
-# Poisson sampling against random allocation (certified bracket: epoch maximum, epoch RDP) and
+# Poisson sampling against random allocation (certified bracket: the epoch's likelihood ratio in
+# the convex order, both sides) and
 # shuffled fixed-size batches (certified bracket: Chua et al. 2024's lower bound, upper bound
 # without amplification).
 "$dpkit" epsilon --noise-multiplier 1 --sampling-rate 0.01 --epochs 1,2,3,5,7,10,15,20,30,50 \

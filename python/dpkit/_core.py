@@ -17,8 +17,9 @@ into ⌈1/q⌉ fixed-size batches; zero-out neighbours). No tight accountant is 
 shuffling: the PLD result is a certified bracket whose ``lower`` is the lower bound of Chua et
 al. 2024 (compare it with the Poisson number) and whose ``upper`` assumes no amplification.
 ``"random-allocation"`` (balls in bins: each example in one uniformly chosen step of each epoch
-of ⌈1/q⌉ steps; add/remove neighbours) gives a certified bracket too: ``lower`` from the epoch
-maximum, ``upper`` from the epoch's Rényi DP. ``"truncated-poisson"`` (Poisson batches cut to
+of ⌈1/q⌉ steps; add/remove neighbours) gives a tight certified bracket (the epoch's
+likelihood ratio bounded from both sides in the convex order; ``accountant="rdp"``: the
+epoch's Rényi DP, a looser upper bound). ``"truncated-poisson"`` (Poisson batches cut to
 at most ``max_batch_size`` records, over ``dataset_size`` records; as dp_accounting's truncated
 event) gives ``upper`` from the dominating pair of Ganesh 2025 and ``lower`` from the rate at
 which the differing record stays in the batch (PLD only). ``neighbours="replace-one"`` accounts

@@ -42,8 +42,9 @@ int run(const epsilon_options& o) {
       "pair (Ganesh 2025), epsilon_lower from the rate at which the record stays in the batch.",
       "shuffling: no tight accountant is known; epsilon_lower is a certified lower bound (Chua",
       "et al. 2024), epsilon the upper bound without amplification: compare epsilon_lower with",
-      "the Poisson number (docs/accounting.md, \"Shuffled batches\"). random-allocation:",
-      "epsilon_lower from the epoch maximum, epsilon from the epoch's Renyi DP, both certified."};
+      "the Poisson number (docs/accounting.md, \"Shuffled batches\"). random-allocation: a",
+      "tight certified bracket (the epoch's likelihood ratio bounded from both sides in the",
+      "convex order, Feldman & Shenfeld 2026); with --accountant rdp the epoch's Renyi DP."};
   emit(r, o.output);
   return finish("dpkit epsilon", out, o.app);
 }

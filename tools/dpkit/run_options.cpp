@@ -379,9 +379,10 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
                       "lower bound of Chua et al. 2024, upper bound without "
                       "amplification; no tight accountant is known); random-allocation: each "
                       "example in one uniformly chosen step of each epoch of ceil(1/q) steps "
-                      "(balls in bins), add/remove neighbours (epsilon/delta: a certified "
-                      "bracket, lower bound from the epoch maximum, upper bound from the "
-                      "epoch's RDP); truncated-poisson: Poisson batches cut to at most "
+                      "(balls in bins), add/remove neighbours (epsilon/delta: a tight "
+                      "certified bracket from the epoch's likelihood ratio bounded from both "
+                      "sides, Feldman & Shenfeld 2026; rdp: the epoch's RDP); truncated-poisson: "
+                      "Poisson batches cut to at most "
                       "--max-batch-size records (PLD only: upper bound from Ganesh 2025's "
                       "dominating pair, lower bound from the rate at which a record stays in "
                       "the batch)")

@@ -138,8 +138,8 @@ BENCHMARK(BM_shuffling_epsilon)
     ->Iterations(1)
     ->Repetitions(1);
 
-// Random allocation (balls in bins): the certified bracket (epoch RDP above, epoch maximum below)
-// over the same grid as shuffling.
+// Random allocation (balls in bins): the certified bracket (the epoch's likelihood ratio in the
+// convex order, both sides) over the same grid as shuffling.
 static void BM_allocation_epsilon(benchmark::State& state) {
   epoch_scheme_epsilon(state, acc::sampling_scheme::random_allocation);
 }

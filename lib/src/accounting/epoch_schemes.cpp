@@ -23,8 +23,9 @@ std::string short_spacing(double h) {
 }
 
 // Shuffled epochs (shuffling.hpp) and allocated epochs (random_allocation.hpp) are accounted
-// alone: PLD gives the certified bracket (lower: epoch maximum; upper: no amplification for
-// shuffling, RDP for allocation), RDP the upper bound alone, CLT nothing.
+// alone: PLD gives the certified bracket (shuffling: epoch maximum below, no amplification
+// above; allocation: the epoch's law in the convex order, both sides), RDP the upper bound
+// alone, CLT nothing.
 const training_phase& epoch_phase(const training_run& run, const char* fn) {
   run.validate(fn);
   if (run.phases.size() != 1 || run.gaussian_mu > 0)
@@ -39,15 +40,14 @@ bool allocated(const training_phase& p) {
 }
 
 std::string allocated_method(const allocation_bracket& b) {
-  const std::string head =
-      "random allocation, t = " + format_value(b.steps_per_epoch) + " steps per epoch: ";
-  const std::string upper = "upper bound from the epoch's RDP at orders 2..40 over " +
-                            format_value(b.epochs_begun) + " epoch" +
-                            (b.epochs_begun == 1 ? "" : "s") + " begun";
-  if (b.complete_epochs == 0) return head + "no complete epoch, no lower bound; " + upper;
-  return head + "lower bound from the largest coordinate of " + format_value(b.complete_epochs) +
-         " complete epoch" + (b.complete_epochs == 1 ? "" : "s") +
-         " (PLD/FFT, h = " + short_spacing(b.pld.grid_spacing) + "), " + upper;
+  const long long partial = b.epochs_begun - b.complete_epochs;
+  std::string epochs =
+      format_value(b.complete_epochs) + " complete epoch" + (b.complete_epochs == 1 ? "" : "s");
+  if (partial > 0) epochs += " and a partial one";
+  return "random allocation, t = " + format_value(b.steps_per_epoch) +
+         " steps per epoch: the epoch's likelihood ratio bounded from both sides in the convex "
+         "order on a log-grid (Feldman & Shenfeld 2026; h = " +
+         short_spacing(b.pld.grid_spacing) + "), " + epochs + " composed (PLD/FFT)";
 }
 
 std::string shuffled_method(const shuffling_bracket& b) {
@@ -146,15 +146,129 @@ privacy_estimate epoch_scheme_delta(const training_run& run,
   return {};
 }
 
+namespace {
+
+// Calibration of an allocated run on its certified PLD upper bound (random_allocation.hpp),
+// evaluated on one fixed log-lattice spacing h — the spacing allocation_epsilon would start from
+// at the answer — so that ε_upper(σ) is one smooth decreasing function (per-σ spacings would make
+// it jump by up to the bracket's width). Bracketed from σ = 1 outward by factors of 2, then the
+// Illinois variant of regula falsi on (log σ, log ε), until the safe end uses the budget to within
+// budget_tolerance or the σ bracket closes. The answer's estimate is computed on the same h.
+noise_calibration calibrate_allocation_pld(training_run run,
+                                           double target_epsilon,
+                                           double delta,
+                                           const calibration_options& options) {
+  constexpr const char* kFn = "calibrate_noise_multiplier";
+  training_phase p = run.phases.front();
+  const pld_options& o = options.pld;
+  auto spacing_at = [&](double sigma) {
+    p.noise_multiplier = sigma;
+    return o.grid_spacing > 0 ? o.grid_spacing : allocation_spacing(p, o.relative_accuracy);
+  };
+  // Start next to the Poisson answer at the same q and T (random allocation is within a few
+  // per cent of it on every case measured; a cheap calibration, tens of milliseconds).
+  double guess = 1.0;
+  {
+    training_run poisson = run;
+    poisson.phases.front().sampling = sampling_scheme::poisson;
+    calibration_options po = options;
+    po.accountant = accountant_type::pld;
+    const noise_calibration pc = calibrate_noise_multiplier(poisson, target_epsilon, delta, po);
+    if (std::isfinite(pc.noise_multiplier) && pc.noise_multiplier > 0) guess = pc.noise_multiplier;
+  }
+  constexpr double kSmallest = 0.025;  // the scheme's limit (random_allocation.hpp)
+  guess = std::max(guess, kSmallest);
+  double h = spacing_at(guess);
+  int evaluations = 0;
+  auto eps_at = [&](double sigma) {
+    p.noise_multiplier = sigma;
+    pld_options fixed = o;
+    fixed.grid_spacing = h;
+    ++evaluations;
+    return allocation_epsilon_upper(p, delta, fixed).upper;  // +∞ where it failed: too small
+  };
+  // Bracket outward from the guess by factors 1.03, 1.06, 1.12, … .
+  double lo = guess, hi = guess, e_lo = eps_at(guess), e_hi = e_lo;
+  double step = 1.03;
+  if (e_hi > target_epsilon) {
+    for (int k = 0; e_hi > target_epsilon; ++k) {
+      lo = hi;
+      e_lo = e_hi;
+      hi *= step;
+      step *= step;
+      e_hi = eps_at(hi);
+      if (k > 40)
+        throw_domain_error(kFn, "target_epsilon", target_epsilon,
+                           "reachable with a noise multiplier below 1e24");
+    }
+  } else {
+    while (lo > kSmallest) {
+      const double next = std::max(kSmallest, lo / step);
+      step *= step;
+      const double e = eps_at(next);
+      if (e > target_epsilon) {
+        lo = next;
+        e_lo = e;
+        break;
+      }
+      hi = lo = next;
+      e_hi = e_lo = e;
+    }
+  }
+  const double enough = (1 - options.budget_tolerance) * target_epsilon;
+  const double log_target = std::log(target_epsilon);
+  double f_lo = std::log(e_lo) - log_target, f_hi = std::log(e_hi) - log_target;
+  int side = 0;  // which end moved last (Illinois: halve the other end's value on a repeat)
+  while (hi > lo && hi / lo - 1 > options.relative_tolerance && e_hi < enough) {
+    const double x_lo = std::log(lo), x_hi = std::log(hi), w = x_hi - x_lo;
+    double x = std::isfinite(f_lo) ? (x_lo * f_hi - x_hi * f_lo) / (f_hi - f_lo) : x_lo + w / 2;
+    x = std::clamp(x, x_lo + 0.02 * w, x_hi - 0.02 * w);
+    const double sigma = std::exp(x), e = eps_at(sigma), f = std::log(e) - log_target;
+    if (e > target_epsilon) {
+      lo = sigma;
+      e_lo = e;
+      f_lo = f;
+      if (side == -1) f_hi /= 2;
+      side = -1;
+    } else {
+      hi = sigma;
+      e_hi = e;
+      f_hi = f;
+      if (side == 1) f_lo /= 2;
+      side = 1;
+    }
+    if (evaluations > 200) break;
+  }
+  noise_calibration c;
+  c.noise_multiplier = hi;
+  c.noise_multiplier_lower = lo;
+  run.phases.front().noise_multiplier = hi;
+  pld_options fixed = o;
+  fixed.grid_spacing = h;
+  c.estimate = estimate_epsilon(run, delta, accountant_type::pld, fixed);
+  c.evaluations = evaluations + 1;
+  if (c.estimate.upper < enough && hi > kSmallest) {
+    c.termination = termination_type::max_iterations;
+    c.message = std::string(kFn) + ": the noise bracket closed with " +
+                format_value(100 * (1 - c.estimate.upper / target_epsilon)) +
+                " % of the budget unused";
+  }
+  return c;
+}
+
+}  // namespace
+
 noise_calibration calibrate_epoch_scheme(training_run run,
                                          double target_epsilon,
                                          double delta,
                                          const calibration_options& options) {
   constexpr const char* kFn = "calibrate_noise_multiplier";
   if (options.accountant == accountant_type::clt) no_clt_for_epoch_schemes(kFn);
+  if (allocated(epoch_phase(run, kFn)) && options.accountant == accountant_type::pld)
+    return calibrate_allocation_pld(std::move(run), target_epsilon, delta, options);
   if (allocated(epoch_phase(run, kFn))) {
-    // The certified side of an allocated run is its RDP bound, decreasing in σ: bisect log σ
-    // on it, then report the run's answer (bracket for PLD) at the safe end.
+    // The rdp accountant's answer for an allocated run is its RDP bound, decreasing in σ:
+    // bisect log σ on it, then report it at the safe end.
     auto eps_at = [&](double sigma) {
       training_phase p = run.phases.front();
       p.noise_multiplier = sigma;

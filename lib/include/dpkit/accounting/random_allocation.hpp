@@ -5,23 +5,24 @@
 // neighbours, clipping norm 1, noise multiplier σ, t = ⌈1/q⌉ steps per epoch (q = expected
 // batch size / dataset size: batches have random sizes averaging qN).
 //
-// One epoch compares P = (1/t) Σ_j N(μe_j, I_t) with Q = N(0, I_t), μ = 1/σ
-// (subsampling/allocation_rdp.hpp). A partial last epoch of r < t steps releases the first r
-// coordinates of that epoch: a post-processing of a whole epoch.
+// One epoch compares P = (1/t) Σ_j N(μe_j, I_t) with Q = N(0, I_t), μ = 1/σ; its likelihood ratio
+// is W = S/t, S a sum of t i.i.d. log-normal terms. A partial last epoch of r < t steps releases
+// the first r coordinates, with ratio (S_r + t − r)/t.
 //
-// * **Upper bound (RDP).** The epoch's Rényi divergence in both directions — the remove
+// * **PLD (certified bracket, tight).** Both directions' profiles are expectations of convex
+//   functions of W, composed over epochs. A law of W that dominates the exact one in the convex
+//   order (sums formed on the lattice {e^{kh}}, each split between its two neighbouring points
+//   keeping its mean) bounds every profile from above; one it dominates (groups merged into their
+//   means) from below (subsampling/allocation_pld.hpp; the approach of Feldman & Shenfeld 2026,
+//   arXiv:2602.17284 [FS26], with second-order rounding). The ⌊T/t⌋ complete epochs and the
+//   partial one are composed with the PLD engine on the same lattice (its discretisation is
+//   then exact), both directions, the larger kept. h is chosen from the relative accuracy and
+//   refined (at most three times) until the bracket is as narrow as asked; the floating-point
+//   error of the laws' masses is carried through as a proven allowance.
+// * **RDP (upper bound).** The epoch's Rényi divergence in both directions — the remove
 //   direction exact at integer orders, the add direction by quadrature — composed over the
 //   E = ⌈T/t⌉ epochs begun, at α = 2 … 40, converted to (ε, δ) with the best of the RDP
-//   conversions (the same as for the other schemes). Certified up to the quadrature's
-//   tolerance (a relative allowance of 1e-9 is added).
-// * **Lower bound (epoch maximum).** The sliced largest coordinate of each epoch is a
-//   post-processing (subsampling/epoch_max_loss.hpp, pair `allocated`); composed over the
-//   ⌊T/t⌋ complete epochs with the certified PLD engine, its lower side, both directions, the
-//   larger kept.
-//
-// The upper bound is not tight: RDP conversion loses some, and the orders stop at 40 (the
-// partitions of α grow fast). Feldman & Shenfeld 2026 (arXiv:2602.17284) compute the PLD of
-// random allocation itself; dpkit does not yet.
+//   conversions (the `rdp` accountant's answer; looser than the PLD bracket's upper end).
 #pragma once
 
 #include "dpkit/accounting/pld_accountant.hpp"
@@ -31,14 +32,15 @@
 
 namespace dpkit::accounting {
 
-/// The bracket of an allocated phase: the same fields as a shuffled phase's (`upper` from RDP).
+/// The bracket of an allocated phase: the same fields as a shuffled phase's.
 using allocation_bracket = shuffling_bracket;
 
 /// The RDP curve of one allocated phase (σ ≥ 0.025, q ∈ (0, 1), T ≥ 1) at the orders 2 … 40:
 /// ⌈T/t⌉ times the epoch's RDP (subsampling::allocation_epoch_rdp).
 divergence::rdp_curve allocation_rdp_curve(const training_phase& phase);
 
-/// ε bracket at δ ∈ (0, 1) of one allocated phase; `rdp` the upper bound's RDP answer.
+/// ε bracket at δ ∈ (0, 1) of one allocated phase (certified PLD bracket, both sides).
+/// options.grid_spacing > 0 fixes the log-lattice spacing h (one pass, no refinement).
 allocation_bracket allocation_epsilon(const training_phase& phase,
                                       double delta,
                                       const pld_options& options = {});
@@ -47,5 +49,15 @@ allocation_bracket allocation_epsilon(const training_phase& phase,
 allocation_bracket allocation_delta(const training_phase& phase,
                                     double epsilon,
                                     const pld_options& options = {});
+
+/// The upper end of allocation_epsilon alone (half the cost; lower = 0), on the spacing
+/// options.grid_spacing or, if 0, the first spacing allocation_epsilon would try: calibration's
+/// inner evaluation.
+allocation_bracket allocation_epsilon_upper(const training_phase& phase,
+                                            double delta,
+                                            const pld_options& options = {});
+
+/// The first log-lattice spacing allocation_epsilon tries for this phase and accuracy.
+double allocation_spacing(const training_phase& phase, double relative_accuracy);
 
 }  // namespace dpkit::accounting
