@@ -21,6 +21,7 @@ void register_validate(CLI::App& app, int& exit_code);
 std::optional<int> forward_validate(int argc, char** argv);
 void register_plot(CLI::App& app, int& exit_code);  // any dpkit output as a figure (gnuplot)
 void register_simulate(CLI::App& app, int& exit_code);
+void register_audit(CLI::App& app, int& exit_code);
 void register_shifted(CLI::App& app, int& exit_code);
 void register_hsgd(CLI::App& app, int& exit_code);  // hsgd risk (and privacy)
 void register_bound(CLI::App& app, int& exit_code);  // risk bounds of dpkit::risk

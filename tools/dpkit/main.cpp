@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   register_hsgd(app, exit_code);
   register_bound(app, exit_code);
   register_simulate(app, exit_code);
+  register_audit(app, exit_code);
   register_validate(app, exit_code);
   register_plot(app, exit_code);
 

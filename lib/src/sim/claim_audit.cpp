@@ -1,0 +1,205 @@
+#include "dpkit/sim/claim_audit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dpkit/core/check.hpp"
+#include "dpkit/core/normal.hpp"
+
+namespace dpkit::sim {
+
+privacy_claim privacy_claim::gdp(double mu) {
+  if (!(mu >= 0 && std::isfinite(mu)))
+    throw_domain_error("privacy_claim::gdp", "mu", mu, "finite and >= 0");
+  privacy_claim c;
+  c.kind_ = claim_kind::gdp;
+  c.mu_ = mu;
+  return c;
+}
+
+privacy_claim privacy_claim::epsilon_delta(double epsilon, double delta) {
+  constexpr const char* kFn = "privacy_claim::epsilon_delta";
+  if (!(epsilon >= 0 && std::isfinite(epsilon)))
+    throw_domain_error(kFn, "epsilon", epsilon, "finite and >= 0");
+  if (!(delta >= 0 && delta < 1)) throw_domain_error(kFn, "delta", delta, "in [0, 1)");
+  privacy_claim c;
+  c.kind_ = claim_kind::epsilon_delta;
+  c.epsilon_ = epsilon;
+  c.delta_ = delta;
+  return c;
+}
+
+privacy_claim privacy_claim::tradeoff_curve(std::vector<double> alpha, std::vector<double> beta) {
+  constexpr const char* kFn = "privacy_claim::tradeoff_curve";
+  if (alpha.size() != beta.size())
+    throw_domain_error(
+        kFn, "beta", format_value(static_cast<long long>(beta.size())) + " values",
+        "as many as alpha (" + format_value(static_cast<long long>(alpha.size())) + ")");
+  if (alpha.size() < 2)
+    throw_domain_error(kFn, "alpha", format_value(static_cast<long long>(alpha.size())) + " points",
+                       "at least 2 points");
+  for (std::size_t i = 0; i < alpha.size(); ++i) {
+    const std::string at = "point " + std::to_string(i + 1);
+    if (!(alpha[i] >= 0 && alpha[i] <= 1))
+      throw_domain_error(kFn, "alpha at " + at, alpha[i], "in [0, 1]");
+    if (!(beta[i] >= 0 && beta[i] <= 1))
+      throw_domain_error(kFn, "beta at " + at, beta[i], "in [0, 1]");
+    if (i > 0 && !(alpha[i] > alpha[i - 1]))
+      throw_domain_error(
+          kFn, "alpha at " + at, alpha[i],
+          "above the previous point's (" + format_value(alpha[i - 1]) + "): alpha increasing");
+    if (i > 0 && !(beta[i] <= beta[i - 1]))
+      throw_domain_error(kFn, "beta at " + at, beta[i],
+                         "at most the previous point's (" + format_value(beta[i - 1]) +
+                             "): a tradeoff curve is non-increasing");
+  }
+  privacy_claim c;
+  c.kind_ = claim_kind::tradeoff_curve;
+  c.alpha_ = std::move(alpha);
+  c.beta_ = std::move(beta);
+  return c;
+}
+
+double privacy_claim::operator()(double a) const {
+  a = std::clamp(a, 0.0, 1.0);
+  switch (kind_) {
+    case claim_kind::gdp:
+      if (a <= 0) return 1;
+      if (a >= 1) return 0;
+      return normal_cdf(normal_quantile_complement(a) - mu_);
+    case claim_kind::epsilon_delta: {
+      const double e = std::exp(epsilon_);
+      return std::max({0.0, 1 - delta_ - e * a, (1 - delta_ - a) / e});
+    }
+    case claim_kind::tradeoff_curve: {
+      if (a <= alpha_.front()) return beta_.front();
+      if (a > alpha_.back()) return 0;
+      const auto it = std::lower_bound(alpha_.begin(), alpha_.end(), a);
+      const auto j = static_cast<std::size_t>(it - alpha_.begin());
+      const double w = (a - alpha_[j - 1]) / (alpha_[j] - alpha_[j - 1]);
+      return beta_[j - 1] + w * (beta_[j] - beta_[j - 1]);
+    }
+  }
+  return 0;
+}
+
+std::string privacy_claim::describe() const {
+  switch (kind_) {
+    case claim_kind::gdp:
+      return "mu-GDP with mu = " + format_value(mu_);
+    case claim_kind::epsilon_delta:
+      return "(epsilon, delta)-DP with (epsilon, delta) = (" + format_value(epsilon_) + ", " +
+             format_value(delta_) + ")";
+    case claim_kind::tradeoff_curve:
+      return "a tradeoff curve through " + std::to_string(alpha_.size()) +
+             " points (linear between them)";
+  }
+  return {};
+}
+
+namespace {
+
+std::pair<double, double> mean_variance(std::span<const double> x) {
+  double mean = 0;
+  for (const double v : x) mean += v;
+  mean /= static_cast<double>(x.size());
+  double ss = 0;
+  for (const double v : x) ss += (v - mean) * (v - mean);
+  return {mean, ss / static_cast<double>(x.size() - 1)};
+}
+
+}  // namespace
+
+claim_audit audit_privacy_claim(std::span<const double> samples_d,
+                                std::span<const double> samples_dprime,
+                                const privacy_claim& claim,
+                                const claim_audit_options& options) {
+  constexpr const char* kFn = "audit_privacy_claim";
+  if (!(options.confidence > 0 && options.confidence < 1))
+    throw_domain_error(kFn, "confidence", options.confidence, "in (0, 1)");
+  if (!(options.pilot_fraction > 0 && options.pilot_fraction < 1))
+    throw_domain_error(kFn, "pilot_fraction", options.pilot_fraction, "in (0, 1)");
+  if (options.thresholds < 1)
+    throw_domain_error(kFn, "thresholds", format_value(static_cast<long long>(options.thresholds)),
+                       ">= 1");
+  for (const auto* s : {&samples_d, &samples_dprime})
+    if (s->size() < 20)
+      throw_domain_error(kFn, s == &samples_d ? "samples_d" : "samples_dprime",
+                         format_value(static_cast<long long>(s->size())) + " samples",
+                         "at least 20");
+
+  claim_audit out;
+  out.confidence = options.confidence;
+  tradeoff_options t;
+  t.threshold_count = options.thresholds;
+  t.confidence = options.confidence;
+  t.pilot_fraction = options.pilot_fraction;
+  t.direction = options.direction;
+  out.empirical = estimate_tradeoff(samples_d, samples_dprime, t);
+  const auto f = [&claim](double a) { return claim(a); };
+  out.audit = audit_tradeoff(out.empirical, f);
+  out.verdict = out.audit.verdict;
+  const auto& points = out.empirical.points;
+  switch (out.verdict) {
+    case verdict::violated: {
+      const tradeoff_point& p = points[out.audit.violation_index];
+      out.reason = "the confidence box of the test at threshold " + format_value(p.threshold) +
+                   " (alpha <= " + format_value(p.alpha_hi) +
+                   ", beta <= " + format_value(p.beta_hi) +
+                   ") lies wholly below the claimed curve (by " +
+                   format_value(out.audit.violation_margin) + " in beta)";
+      break;
+    }
+    case verdict::holds:
+      out.reason = "every confidence box lies on or above the claimed curve";
+      break;
+    case verdict::inconclusive:
+    case verdict::refuted:  // not returned by audit_tradeoff
+      out.reason =
+          "no confidence box lies wholly below the claimed curve, but some straddle it (as for "
+          "a tight claim)";
+      break;
+  }
+  double gap = INFINITY, gap_lo = INFINITY, gap_hi = INFINITY;
+  std::vector<double> half;
+  for (const tradeoff_point& p : points) {
+    gap = std::min(gap, p.beta - claim(p.alpha));
+    gap_lo = std::min(gap_lo, p.beta_lo - claim(p.alpha_lo));
+    gap_hi = std::min(gap_hi, p.beta_hi - claim(p.alpha_hi));
+    half.push_back((p.beta_hi - p.beta_lo) / 2);
+  }
+  out.min_gap = gap;
+  out.min_gap_lo = gap_lo;
+  out.min_gap_hi = gap_hi;
+  if (!half.empty()) {
+    std::nth_element(half.begin(), half.begin() + static_cast<std::ptrdiff_t>(half.size() / 2),
+                     half.end());
+    out.resolution = half[half.size() / 2];
+  }
+  const double delta = std::isnan(options.delta)
+                           ? (claim.kind() == claim_kind::epsilon_delta ? claim.delta() : 1e-5)
+                           : options.delta;
+  out.epsilon_lower = epsilon_lower_bound(out.empirical, delta);
+  if (claim.kind() == claim_kind::gdp) {
+    // μ̂ from the two samples' moments; delta method for Gaussian pairs:
+    // Var(μ̂) ≈ 1/n + 1/n′ + μ²/(2(n + n′)).
+    const auto [m0, v0] = mean_variance(samples_d);
+    const auto [m1, v1] = mean_variance(samples_dprime);
+    const auto n0 = static_cast<double>(samples_d.size());
+    const auto n1 = static_cast<double>(samples_dprime.size());
+    const double pooled = std::sqrt(((n0 - 1) * v0 + (n1 - 1) * v1) / (n0 + n1 - 2));
+    const double mu_hat = std::abs(m1 - m0) / pooled;
+    const double se = std::sqrt(1 / n0 + 1 / n1 + mu_hat * mu_hat / (2 * (n0 + n1)));
+    const double z = normal_quantile_complement((1 - options.confidence) / 2);
+    out.mu_estimate = mu_hat;
+    out.mu_lo = std::max(0.0, mu_hat - z * se);
+    out.mu_hi = mu_hat + z * se;
+    out.tightness = claim.mu() / mu_hat;
+  }
+  return out;
+}
+
+}  // namespace dpkit::sim

@@ -1,0 +1,142 @@
+// Auditing a user's privacy claim (claim_audit.hpp) on the Gaussian mechanism N(0, 1) against
+// N(μ, 1), whose exact tradeoff curve is G(μ) and whose exact (ε, δ) profile comes from
+// dpkit::divergence::gdp_epsilon — independent of the code under test.
+//
+// Samples come from dpkit::random_stream with fixed seeds (deterministic). Guaranteed
+// assertions (a true claim not reported violated, the ε lower bound below the truth) fail for a
+// fresh seed with probability ≤ 1 − confidence = 1e-6; power assertions (a wrong claim caught)
+// are argued from the margin in the comment next to them.
+#include "dpkit/sim/claim_audit.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "dpkit/core/normal.hpp"
+#include "dpkit/core/random.hpp"
+#include "dpkit/divergence/gdp.hpp"
+
+namespace sim = dpkit::sim;
+
+namespace {
+
+constexpr double kStrict = 1 - 1e-6;
+
+struct samples {
+  std::vector<double> d, dprime;
+};
+
+samples gaussian_mechanism(double mu, std::size_t n, std::uint64_t seed) {
+  samples s{std::vector<double>(n), std::vector<double>(n)};
+  dpkit::random_stream rd(seed, 0, 0), rdp(seed, 0, 1);
+  for (double& v : s.d) v = rd.normal();
+  for (double& v : s.dprime) v = rdp.normal(mu, 1);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("privacy claims: the claimed curves", "[audit][sim][claim]") {
+  // μ-GDP: G(μ)(α) = Φ(Φ⁻¹(1 − α) − μ); at α = Φ(−1) (Φ⁻¹(1 − α) = 1) it is Φ(1 − μ).
+  const auto g = sim::privacy_claim::gdp(0.7);
+  CHECK(g(dpkit::normal_cdf(-1.0)) == Approx(dpkit::normal_cdf(0.3)).epsilon(1e-13));
+  CHECK(g(0) == 1);
+  CHECK(g(1) == 0);
+  // (ε, δ): the two lines 1 − δ − e^ε α and e^{−ε}(1 − δ − α), cut at 0.
+  const auto ed = sim::privacy_claim::epsilon_delta(std::log(2.0), 0.1);
+  CHECK(ed(0.1) == Approx(0.7));  // 1 − 0.1 − 2·0.1
+  CHECK(ed(0.5) == Approx(0.2));  // (1 − 0.1 − 0.5)/2
+  CHECK(ed(0.95) == 0);           // both lines below 0
+  CHECK(ed(0.3) == Approx(0.3));  // the lines cross at α = (1 − δ)/(1 + e^ε) = 0.3
+  // A curve: linear between the points, β₁ left of the first point, 0 right of the last.
+  const auto c = sim::privacy_claim::tradeoff_curve({0.1, 0.5, 0.9}, {0.8, 0.3, 0.0});
+  CHECK(c(0.0) == 0.8);
+  CHECK(c(0.3) == Approx(0.55));
+  CHECK(c(0.7) == Approx(0.15));
+  CHECK(c(0.95) == 0);
+  CHECK_THAT(c.describe(), Catch::Matchers::Contains("3 points"));
+  // Bad claims name the point.
+  CHECK_THROWS_WITH(sim::privacy_claim::tradeoff_curve({0.1, 0.1}, {0.5, 0.4}),
+                    Catch::Matchers::Contains("point 2"));
+  CHECK_THROWS_WITH(sim::privacy_claim::tradeoff_curve({0.1, 0.2}, {0.5, 0.6}),
+                    Catch::Matchers::Contains("non-increasing"));
+  CHECK_THROWS_AS(sim::privacy_claim::tradeoff_curve({0.1}, {0.5}), std::domain_error);
+  CHECK_THROWS_AS(sim::privacy_claim::tradeoff_curve({0.1, 1.5}, {0.5, 0.1}), std::domain_error);
+  CHECK_THROWS_AS(sim::privacy_claim::gdp(-1), std::domain_error);
+  CHECK_THROWS_AS(sim::privacy_claim::epsilon_delta(1, 1), std::domain_error);
+}
+
+TEST_CASE("privacy claims: true claims stand, wrong ones are caught", "[audit][sim][claim]") {
+  // N(0, 1) vs N(μ, 1), μ = 1, 100 000 samples per side: exactly 1-GDP.
+  const double mu = 1.0;
+  const samples s = gaussian_mechanism(mu, 100000, 20261124);
+  sim::claim_audit_options o;
+  o.confidence = kStrict;
+
+  // The exact claim is not violated (guaranteed), and its boxes straddle it: inconclusive.
+  const auto exact = sim::audit_privacy_claim(s.d, s.dprime, sim::privacy_claim::gdp(mu), o);
+  CHECK(exact.verdict != sim::verdict::violated);
+  CHECK(exact.min_gap_lo <= 0);
+  CHECK(exact.min_gap_hi >= 0);
+  // μ̂ within its interval of the truth, tightness ~1.
+  CHECK(exact.mu_lo <= mu);
+  CHECK(exact.mu_hi >= mu);
+  CHECK(exact.tightness == Approx(1).margin(0.05));
+  // The certified ε lower bound stays below the exact ε(δ) of 1-GDP.
+  CHECK(exact.epsilon_lower.epsilon <= dpkit::divergence::gdp_epsilon(mu, 1e-5).value);
+  CHECK(exact.epsilon_lower.epsilon > 0);
+
+  // A much weaker claim holds: 2-GDP, whose curve G(2) lies up to ~0.2 below G(1), far beyond
+  // the resolution (~0.005 here), so every box lies above it.
+  const auto weak = sim::audit_privacy_claim(s.d, s.dprime, sim::privacy_claim::gdp(2), o);
+  CHECK(weak.verdict == sim::verdict::holds);
+  CHECK(weak.resolution < 0.01);
+
+  // A claim of half the true μ (more privacy than there is) is caught: 1-GDP claimed for a
+  // 2-GDP pair, G(1) − G(2) reaches ~0.2.
+  const samples s_true2 = gaussian_mechanism(2 * mu, 100000, 20261125);
+  const auto halved =
+      sim::audit_privacy_claim(s_true2.d, s_true2.dprime, sim::privacy_claim::gdp(mu), o);
+  CHECK(halved.verdict == sim::verdict::violated);
+  CHECK(halved.audit.violation_margin > 0);
+
+  // (ε, δ): the exact ε of 1-GDP at δ = 1e-3 is not violated; a third of it is.
+  const double eps = dpkit::divergence::gdp_epsilon(mu, 1e-3).value;
+  const auto ed =
+      sim::audit_privacy_claim(s.d, s.dprime, sim::privacy_claim::epsilon_delta(eps, 1e-3), o);
+  CHECK(ed.verdict != sim::verdict::violated);
+  CHECK(ed.epsilon_lower.delta == 1e-3);
+  const auto ed_wrong =
+      sim::audit_privacy_claim(s.d, s.dprime, sim::privacy_claim::epsilon_delta(eps / 3, 1e-3), o);
+  CHECK(ed_wrong.verdict == sim::verdict::violated);
+
+  // A curve through points of the true G(1) is not violated; the same points lifted by 0.05
+  // (well above the resolution) are.
+  std::vector<double> a, b, b_lifted;
+  for (double x = 0.05; x < 0.96; x += 0.1) {
+    a.push_back(x);
+    b.push_back(dpkit::normal_cdf(dpkit::normal_quantile_complement(x) - mu));
+    b_lifted.push_back(std::min(1.0, b.back() + 0.05));
+  }
+  // (keep the lifted curve non-increasing: it is, being the true one plus a constant)
+  const auto curve =
+      sim::audit_privacy_claim(s.d, s.dprime, sim::privacy_claim::tradeoff_curve(a, b), o);
+  CHECK(curve.verdict != sim::verdict::violated);
+  const auto lifted =
+      sim::audit_privacy_claim(s.d, s.dprime, sim::privacy_claim::tradeoff_curve(a, b_lifted), o);
+  CHECK(lifted.verdict == sim::verdict::violated);
+}
+
+TEST_CASE("privacy claims: inputs", "[audit][sim][claim]") {
+  const samples s = gaussian_mechanism(1, 100, 7);
+  const auto c = sim::privacy_claim::gdp(1);
+  sim::claim_audit_options o;
+  o.confidence = 1;
+  CHECK_THROWS_AS(sim::audit_privacy_claim(s.d, s.dprime, c, o), std::domain_error);
+  o = {};
+  o.pilot_fraction = 0;
+  CHECK_THROWS_AS(sim::audit_privacy_claim(s.d, s.dprime, c, o), std::domain_error);
+  const std::vector<double> few(10, 0.0);
+  CHECK_THROWS_AS(sim::audit_privacy_claim(few, s.dprime, c), std::domain_error);
+}

@@ -1,0 +1,367 @@
+// dpkit audit — check a user's privacy claim about a training run against Monte Carlo runs of
+// it, as one line of a CI script: the training setting in the vocabulary of `dpkit simulate`
+// (simulate_setting.hpp), a claim (μ-GDP, (ε, δ), or a tradeoff curve from a CSV file), and
+// the verdict of the threshold tests of sim/claim_audit.hpp — exit 3 when the claim is violated.
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "dpkit/core/random.hpp"
+#include "dpkit/sim/algorithm.hpp"
+#include "dpkit/sim/claim_audit.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
+#include "figure.hpp"
+#include "simulate_setting.hpp"
+
+namespace dpkit::cli {
+namespace {
+
+struct audit_options {
+  simulate_options setting;
+  std::optional<double> mu, epsilon, delta;
+  std::string tradeoff_file;
+  double confidence = 0.95;
+  long long thresholds = 24;
+  long long coordinate = 0;
+  std::string tests_file, figure_file;
+};
+
+// The claim's tradeoff curve from a CSV file with columns alpha and beta (a header row; '#'
+// comments). Bad content is a usage error naming the file and line.
+sim::privacy_claim curve_from_csv(const std::string& path) {
+  const std::vector<csv_record> records = read_csv_records("--tradeoff", path);
+  if (records.empty()) throw usage_error("--tradeoff: " + path + ": no header row");
+  const auto& header = records.front().cells;
+  auto column = [&](const char* name) -> std::size_t {
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (header[c] == name) return c;
+    throw usage_error("--tradeoff: " + path + ":" + std::to_string(records.front().line) +
+                      ": no column '" + name + "' (the header must name alpha and beta)");
+  };
+  const std::size_t ca = column("alpha"), cb = column("beta");
+  std::vector<double> alpha, beta;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const csv_record& rec = records[r];
+    const std::string where = "--tradeoff: " + path + ":" + std::to_string(rec.line) + ": ";
+    auto number = [&](std::size_t c, const char* name) {
+      if (c >= rec.cells.size()) throw usage_error(where + "no " + name + " value");
+      const std::string& s = rec.cells[c];
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
+        throw usage_error(where + name + " is '" + s + "', but must be a number");
+      return v;
+    };
+    alpha.push_back(number(ca, "alpha"));
+    beta.push_back(number(cb, "beta"));
+    const std::size_t i = alpha.size() - 1;
+    if (!(alpha[i] >= 0 && alpha[i] <= 1 && beta[i] >= 0 && beta[i] <= 1))
+      throw usage_error(where + "(alpha, beta) = (" + format_number(alpha[i]) + ", " +
+                        format_number(beta[i]) + "), but both must be in [0, 1]");
+    if (i > 0 && !(alpha[i] > alpha[i - 1]))
+      throw usage_error(where + "alpha = " + format_number(alpha[i]) +
+                        ", but must increase from row to row (previous " +
+                        format_number(alpha[i - 1]) + ")");
+    if (i > 0 && !(beta[i] <= beta[i - 1]))
+      throw usage_error(where + "beta = " + format_number(beta[i]) +
+                        ", but a tradeoff curve is non-increasing (previous " +
+                        format_number(beta[i - 1]) + ")");
+  }
+  if (alpha.size() < 2)
+    throw usage_error("--tradeoff: " + path + ": " + std::to_string(alpha.size()) +
+                      " point(s), but a curve needs at least 2");
+  return sim::privacy_claim::tradeoff_curve(std::move(alpha), std::move(beta));
+}
+
+sim::privacy_claim claim_of(const audit_options& a) {
+  const int given = (a.mu ? 1 : 0) + (a.epsilon ? 1 : 0) + (a.tradeoff_file.empty() ? 0 : 1);
+  if (given != 1)
+    throw usage_error(
+        "the claim: give exactly one of --mu M (mu-GDP), --epsilon E with --delta D, or "
+        "--tradeoff FILE.csv");
+  if (a.delta && !a.epsilon) throw usage_error("--delta goes with --epsilon");
+  if (a.mu) return sim::privacy_claim::gdp(*a.mu);
+  if (a.epsilon) {
+    if (!a.delta) throw usage_error("--epsilon needs --delta");
+    return sim::privacy_claim::epsilon_delta(*a.epsilon, *a.delta);
+  }
+  return curve_from_csv(a.tradeoff_file);
+}
+
+json finite_or_null(double x) {
+  return std::isfinite(x) ? json(x) : json(nullptr);
+}
+
+// The claimed curve and the tests' boxes.
+validation::figure figure_of(const sim::privacy_claim& claim,
+                             const sim::claim_audit& res,
+                             const std::string& setting) {
+  validation::figure f;
+  f.title = "dpkit audit: " + validation::enhanced_escape(claim.describe());
+  f.subtitle = std::string(to_string(res.verdict)) + " at " + format_number(100 * res.confidence) +
+               "% confidence — " + validation::enhanced_escape(setting);
+  f.x_label = "type I error α";
+  f.y_label = "type II error β";
+  f.x_min = 0;
+  f.x_max = 1;
+  f.y_min = 0;
+  f.y_max = 1;
+  f.linear_x = f.linear_y = true;
+  validation::series curve;
+  curve.name = "claimed lower bound";
+  for (int i = 0; i <= 400; ++i) {
+    const double a = i / 400.0;
+    curve.x.push_back(a);
+    curve.y.push_back(claim(a));
+  }
+  validation::series boxes;
+  boxes.name = "threshold tests (simultaneous confidence boxes)";
+  boxes.style = "points";
+  for (const sim::tradeoff_point& p : res.empirical.points) {
+    boxes.x.push_back(p.alpha);
+    boxes.y.push_back(p.beta);
+    boxes.x_lo.push_back(p.alpha_lo);
+    boxes.x_hi.push_back(p.alpha_hi);
+    boxes.y_lo.push_back(p.beta_lo);
+    boxes.y_hi.push_back(p.beta_hi);
+  }
+  f.data = {curve, boxes};
+  return f;
+}
+
+int run_audit(const audit_options& a, const output_options& output) {
+  const simulate_options& o = a.setting;
+  if (o.data != "gaussian" && o.data != "uniform") {
+    check_not_an_input("--output", output.file, "--data", o.data);
+    check_not_an_input("--tests", a.tests_file, "--data", o.data);
+  }
+  if (!a.tradeoff_file.empty()) {
+    check_not_an_input("--output", output.file, "--tradeoff", a.tradeoff_file);
+    check_not_an_input("--tests", a.tests_file, "--tradeoff", a.tradeoff_file);
+  }
+  if (o.neighbour == "none")
+    throw usage_error(
+        "--neighbour: an audit compares runs on D and on a neighbouring D' (replace-one or "
+        "zero-out)");
+  if (o.coupling == "shared")
+    throw usage_error(
+        "--coupling shared: an auditor sees independent runs on D and D' (use independent)");
+  if (o.classes_given && o.model != "softmax")
+    throw usage_error("--classes applies to --model softmax only");
+  if (o.model == "quadratic" && o.data != "gaussian")
+    throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
+  const sim::privacy_claim claim = claim_of(a);
+
+  std::vector<std::string> notes;
+  const models m = make_models(o, notes);
+  const sim::noisy_gradient_options alg = algorithm_options(o, *m.d);
+  const std::size_t p = m.d->dimension();
+  if (static_cast<std::size_t>(a.coordinate) >= p)
+    throw usage_error("--coordinate is " + std::to_string(a.coordinate) +
+                      ", but must be below the dimension " + std::to_string(p));
+  const auto j = static_cast<Eigen::Index>(a.coordinate);
+
+  sim::monte_carlo_options mc;
+  mc.replicates = static_cast<std::uint64_t>(o.replicates);
+  mc.seed = o.seed;
+  mc.threads = o.threads;
+  mc.progress = true;
+  mc.announce = true;  // a run projected beyond 30 s says how long before it goes on
+  mc.label = "dpkit audit";
+  const sim::vector x0_zero = sim::vector::Zero(static_cast<Eigen::Index>(p));
+  auto replicate = [&](std::uint64_t r, std::span<double> out) {
+    for (std::size_t s = 0; s < 2; ++s) {
+      // Streams as in dpkit simulate: base + 1 init, + 2 batches, + 3 noise; D′ uses base 8.
+      const std::uint64_t base = s == 0 ? 0 : 8;
+      sim::vector x0 = x0_zero;
+      if (o.init == "gaussian") {
+        random_stream init(o.seed, r, base + 1);
+        init.fill_normal(std::span<double>(x0.data(), p));
+        x0 *= o.init_scale;
+      }
+      const sim::model& f = s == 0 ? *m.d : *m.dprime;
+      out[s] = sim::run_noisy_gradient(f, alg, x0, {o.seed, r, base})[j];
+    }
+  };
+  const sim::monte_carlo_result mcr =
+      sim::run_monte_carlo({{"D", true}, {"D'", true}}, replicate, mc);
+
+  sim::claim_audit_options ao;
+  ao.confidence = a.confidence;
+  ao.thresholds = static_cast<std::size_t>(a.thresholds);
+  const sim::claim_audit res =
+      sim::audit_privacy_claim(mcr.observables[0].samples, mcr.observables[1].samples, claim, ao);
+
+  const std::string statistic = "coordinate " + std::to_string(a.coordinate) + " of X_T";
+  report rep;
+  rep.tool = "dpkit audit";
+  rep.title = "audit of " + claim.describe() + ": " + o.algorithm + " on " + o.model + ", " +
+              std::to_string(o.steps) + " steps, " + m.neighbour_description + "; statistic " +
+              statistic;
+  rep.parameters = {{"claim", claim.describe()},
+                    {"algorithm", o.algorithm},
+                    {"model", o.model},
+                    {"steps", o.steps},
+                    {"neighbour", m.neighbour_description},
+                    {"statistic", statistic},
+                    {"replicates", o.replicates},
+                    {"seed", o.seed},
+                    {"confidence", a.confidence},
+                    {"thresholds", a.thresholds}};
+  json row = {{"claim", claim.describe()},
+              {"verdict", std::string(to_string(res.verdict))},
+              {"confidence", res.confidence},
+              {"min_gap", finite_or_null(res.min_gap)},
+              {"min_gap_lower", finite_or_null(res.min_gap_lo)},
+              {"min_gap_upper", finite_or_null(res.min_gap_hi)},
+              {"resolution", finite_or_null(res.resolution)},
+              {"epsilon_lower", res.epsilon_lower.epsilon},
+              {"epsilon_lower_delta", res.epsilon_lower.delta},
+              {"mu_estimate", finite_or_null(res.mu_estimate)},
+              {"mu_lower", finite_or_null(res.mu_lo)},
+              {"mu_upper", finite_or_null(res.mu_hi)},
+              {"tightness", finite_or_null(res.tightness)},
+              {"samples_d", res.empirical.n_d},
+              {"samples_dprime", res.empirical.n_dprime},
+              {"reason", res.reason}};
+  rep.columns = {"claim",         "verdict",     "confidence", "min_gap",   "resolution",
+                 "epsilon_lower", "mu_estimate", "tightness",  "samples_d", "samples_dprime"};
+  json tests = json::array();
+  for (const sim::tradeoff_point& t : res.empirical.points)
+    tests.push_back({{"threshold", t.threshold},
+                     {"direction", std::string(to_string(t.direction))},
+                     {"alpha", t.alpha},
+                     {"alpha_lower", t.alpha_lo},
+                     {"alpha_upper", t.alpha_hi},
+                     {"beta", t.beta},
+                     {"beta_lower", t.beta_lo},
+                     {"beta_upper", t.beta_hi},
+                     {"claim_beta", claim(t.alpha)}});
+  row["tests"] = tests;
+  rep.results.push_back(row);
+  rep.notes = notes;
+  rep.notes.push_back("verdict: " + std::string(to_string(res.verdict)) + " — " + res.reason);
+  rep.notes.push_back(
+      "tests: " + std::to_string(res.empirical.points.size()) +
+      " thresholds (both directions) at pooled quantiles of a 10% pilot, Clopper-Pearson boxes "
+      "from the other samples, simultaneous (Bonferroni). resolution: the median half-width of "
+      "the beta boxes — a claim further than about this above the truth at the tested points is "
+      "caught. epsilon_lower: certified at the same confidence for this pair and statistic.");
+  rep.notes.push_back(
+      "holds / inconclusive: the samples do not refute the claim (a tight claim is "
+      "inconclusive: its boxes straddle it); Monte Carlo never proves a claim. violated: exit "
+      "status 3.");
+  emit(rep, output);
+
+  if (!a.tests_file.empty()) {
+    std::string csv =
+        "threshold,direction,alpha,alpha_lower,alpha_upper,beta,beta_lower,"
+        "beta_upper,claim_beta\n";
+    for (const auto& t : tests)
+      csv += format_number(t["threshold"].get<double>()) + "," + t["direction"].get<std::string>() +
+             "," + format_number(t["alpha"].get<double>()) + "," +
+             format_number(t["alpha_lower"].get<double>()) + "," +
+             format_number(t["alpha_upper"].get<double>()) + "," +
+             format_number(t["beta"].get<double>()) + "," +
+             format_number(t["beta_lower"].get<double>()) + "," +
+             format_number(t["beta_upper"].get<double>()) + "," +
+             format_number(t["claim_beta"].get<double>()) + "\n";
+    write_file("--tests", a.tests_file, csv);
+  }
+  if (!a.figure_file.empty() && output_rank()) {
+    std::string error;
+    const std::string setting = o.algorithm + ", " + std::to_string(o.steps) + " steps, " +
+                                std::to_string(o.replicates) + " replicates";
+    if (!validation::render(figure_of(claim, res, setting), a.figure_file, error))
+      throw usage_error("--figure: " + error);
+    std::cerr << "dpkit audit: wrote " << a.figure_file << "\n";
+  }
+  return res.verdict == sim::verdict::violated ? kExitValidationFailed : kExitSuccess;
+}
+
+}  // namespace
+
+void register_audit(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<audit_options>();
+  auto output = std::make_shared<output_options>();
+  a->setting.replicates = 20000;
+  CLI::App* sub = app.add_subcommand(
+      "audit",
+      "Check a privacy claim about a noisy training run against Monte Carlo runs on D and a "
+      "neighbouring D' (threshold tests with simultaneous confidence boxes); exit status 3 when "
+      "the claim is violated — one line of a CI script (docs/audit.md)");
+  const char* ga = "Algorithm (docs/sim.md)";
+  sub->add_option("--algorithm", a->setting.algorithm,
+                  "gd: NoisyGD (full batch); cgd: NoisyCGD (fixed cyclic batches); sgd: NoisySGD "
+                  "(uniform batches without replacement); poisson: DP-SGD (Poisson sampling, "
+                  "with --clip); one-pass: one example per step, each once; lmc: Langevin Monte "
+                  "Carlo")
+      ->check(CLI::IsMember({"gd", "cgd", "sgd", "poisson", "one-pass", "lmc"}))
+      ->capture_default_str()
+      ->group(ga);
+  CLI::Option* classes = add_setting_options(sub, a->setting);
+  const char* gc = "The claim (exactly one)";
+  sub->add_option("--mu", a->mu, "mu-GDP: the tradeoff curve is at least G(mu)")
+      ->check(real_at_least(0))
+      ->type_name("M")
+      ->group(gc);
+  sub->add_option("--epsilon", a->epsilon, "(epsilon, delta)-DP, with --delta")
+      ->check(real_at_least(0))
+      ->type_name("E")
+      ->group(gc);
+  sub->add_option("--delta", a->delta, "delta of an (epsilon, delta) claim, in [0, 1)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->type_name("D")
+      ->group(gc);
+  sub->add_option("--tradeoff", a->tradeoff_file,
+                  "A claimed tradeoff curve: CSV with columns alpha, beta (alpha increasing, "
+                  "beta non-increasing, both in [0, 1]); linear between the points, beta_1 left "
+                  "of the first, 0 right of the last")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->group(gc);
+  const char* gs = "Statistics";
+  sub->add_option("--coordinate", a->coordinate,
+                  "The released statistic: this coordinate of the last iterate X_T")
+      ->check(integer_at_least(0))
+      ->capture_default_str()
+      ->group(gs);
+  sub->add_option("--confidence", a->confidence,
+                  "Simultaneous confidence of the boxes, the verdict and epsilon_lower")
+      ->check(CLI::Range(0.5, 0.999999))
+      ->capture_default_str()
+      ->group(gs);
+  sub->add_option("--thresholds", a->thresholds, "Threshold tests per direction")
+      ->check(integer_at_least(1, 1000))
+      ->capture_default_str()
+      ->group(gs);
+  sub->add_option("--tests", a->tests_file, "Write the tests (alpha, beta, boxes) to FILE.csv")
+      ->check(writable_file_validator())
+      ->type_name("FILE")
+      ->group(gs);
+  sub->add_option("--figure", a->figure_file,
+                  "Draw the claimed curve and the tests' boxes (.svg, .png or .pdf)")
+      ->type_name("FIG")
+      ->group(gs);
+  add_output_options(sub, *output);
+  sub->footer(
+      "Examples (docs/audit.md):\n"
+      "  dpkit audit --model quadratic --dataset-size 10 --dimension 2 --neighbour replace-one "
+      "--perturbation 1 --noise-std 0.5 --learning-rate 0.5 --steps 20 --mu 0.6\n"
+      "  dpkit audit ... --epsilon 1 --delta 1e-5\n"
+      "  dpkit audit ... --tradeoff claimed_curve.csv --figure audit.svg\n"
+      "Exit status: 0 holds or inconclusive, 2 bad input, 3 the claim is violated.");
+  sub->callback([a, output, classes, &exit_code] {
+    a->setting.classes_given = classes->count() > 0;
+    exit_code = run_audit(*a, *output);
+  });
+}
+
+}  // namespace dpkit::cli

@@ -1,0 +1,326 @@
+#include "simulate_setting.hpp"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dpkit/core/random.hpp"
+#include "dpkit/sim/data.hpp"
+#include "dpkit/sim/models.hpp"
+
+namespace dpkit::cli {
+
+/// λ_j of the design's covariance: "flat" (all 1) or "power:A" (λ_j = (j + 1)^(−A)).
+Eigen::VectorXd spectrum_of(const std::string& spec, std::size_t d) {
+  Eigen::VectorXd lambda = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(d));
+  if (spec == "flat") return lambda;
+  if (spec.rfind("power:", 0) == 0) {
+    double a = 0;
+    std::size_t used = 0;
+    try {
+      a = std::stod(spec.substr(6), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == spec.size() - 6 && used > 0 && std::isfinite(a) && a >= 0) {
+      for (std::size_t j = 0; j < d; ++j)
+        lambda[static_cast<Eigen::Index>(j)] = std::pow(static_cast<double>(j + 1), -a);
+      return lambda;
+    }
+  }
+  throw usage_error("--spectrum is " + spec + ", but must be 'flat' or 'power:A' with A >= 0");
+}
+
+/// The dataset models' data: generated (Gaussian or uniform design with GLM labels) or read.
+std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
+                                                 std::vector<std::string>& notes) {
+  auto data = std::make_shared<sim::dataset>();
+  if (o.data != "gaussian" && o.data != "uniform") {
+    try {
+      *data = sim::read_dataset_csv(o.data, o.label_column);
+    } catch (const std::exception& e) {  // I/O, parse and content errors are all bad input
+      std::string why = user_message(e.what(), nullptr);  // no function name
+      if (why.rfind("label_column ", 0) == 0) why.replace(0, 12, "--label-column");
+      throw usage_error("--data is " + o.data +
+                        ", but must be gaussian, uniform or a readable dataset CSV: " + why);
+    }
+    notes.push_back("data: " + o.data + " (n = " + std::to_string(data->size()) +
+                    ", d = " + std::to_string(data->dimension()) + ")");
+    return data;
+  }
+  const auto n = static_cast<std::size_t>(o.examples), d = static_cast<std::size_t>(o.dimension);
+  const std::uint64_t seed = o.data_seed.value_or(o.seed);
+  // Data streams (random.hpp convention): replicate slot 0 of the data seed, stream 0 for the
+  // design, 4 for the labels, 5 for the softmax weights. The algorithm's replicates draw from
+  // streams 1–3 (and 9–11 for an independent D′), so nothing is shared.
+  random_stream design_stream(seed, 0, 0), label_stream(seed, 0, 4);
+  data->features = o.data == "gaussian"
+                       ? sim::gaussian_design(n, spectrum_of(o.spectrum, d), design_stream)
+                       : sim::uniform_design(n, d, design_stream);
+  const Eigen::VectorXd x_star = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(d),
+                                                           1 / std::sqrt(static_cast<double>(d)));
+  if (o.model == "least-squares") {
+    data->labels = sim::linear_labels(data->features, x_star, o.label_noise, label_stream,
+                                      o.label_clamp.value_or(INFINITY));
+  } else if (o.model == "logistic") {
+    data->labels = sim::logistic_labels(data->features, x_star, label_stream);
+  } else {
+    random_stream w_stream(seed, 0, 5);
+    Eigen::MatrixXd w(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(o.classes));
+    for (Eigen::Index k = 0; k < w.cols(); ++k)
+      for (Eigen::Index j = 0; j < w.rows(); ++j)
+        w(j, k) = w_stream.normal() / std::sqrt(static_cast<double>(d));
+    data->labels = sim::softmax_labels(data->features, w, label_stream);
+  }
+  notes.push_back("data: " + o.data + " design (n = " + std::to_string(n) +
+                  ", d = " + std::to_string(d) +
+                  (o.data == "gaussian" ? ", spectrum " + o.spectrum : "") + "), data seed " +
+                  std::to_string(seed) + "; labels from x* = 1/sqrt(d) (1, ..., 1)");
+  return data;
+}
+
+std::shared_ptr<const sim::model> model_on(const simulate_options& o,
+                                           std::shared_ptr<const sim::dataset> data) {
+  if (o.model == "least-squares") return std::make_shared<sim::least_squares>(data, o.ridge);
+  if (o.model == "logistic") return std::make_shared<sim::logistic_regression>(data, o.ridge);
+  return std::make_shared<sim::softmax_regression>(data, static_cast<std::size_t>(o.classes),
+                                                   o.ridge);
+}
+
+models make_models(const simulate_options& o, std::vector<std::string>& notes) {
+  models m;
+  std::shared_ptr<const sim::dataset> data;
+  if (o.model == "quadratic") {
+    m.d = std::make_shared<sim::quadratic>(static_cast<std::size_t>(o.examples),
+                                           static_cast<std::size_t>(o.dimension), o.curvature);
+  } else {
+    data = make_dataset(o, notes);
+    m.d = model_on(o, data);
+  }
+  if (o.neighbour == "none") return m;
+  const auto n = m.d->examples();
+  if (static_cast<std::size_t>(o.index) >= n)
+    throw usage_error("--index is " + std::to_string(o.index) +
+                      ", but must be below n = " + std::to_string(n));
+  const auto i = static_cast<std::size_t>(o.index);
+  if (o.neighbour == "zero-out") {
+    m.dprime = std::make_shared<sim::zeroed_example>(m.d, i);
+    m.neighbour_description = "zero-out: f'_i = 0 for i = " + std::to_string(i);
+  } else if (o.model == "quadratic") {
+    sim::vector w = sim::vector::Zero(static_cast<Eigen::Index>(m.d->dimension()));
+    w[0] = o.perturbation;
+    m.dprime = std::make_shared<sim::linearly_perturbed>(m.d, i, w);
+    m.neighbour_description =
+        "replace-one: grad f'_i = grad f_i - L e_1 with L = " + format_number(o.perturbation) +
+        ", i = " + std::to_string(i) + " (BSA24 W1/W3)";
+  } else {
+    // Keep the features and flip the label: (−a_i, −y_i) would leave least squares and logistic
+    // regression unchanged (both depend on y_i a_i only through products invariant under it).
+    const Eigen::VectorXd a = data->features.row(static_cast<Eigen::Index>(i)).transpose();
+    const double y = data->labels[static_cast<Eigen::Index>(i)];
+    const double y_new =
+        o.model == "softmax" ? std::fmod(y + 1, static_cast<double>(o.classes)) : -y;
+    m.dprime = model_on(o, std::make_shared<sim::dataset>(sim::replace_one(*data, i, a, y_new)));
+    m.neighbour_description =
+        "replace-one: example " + std::to_string(i) + " replaced by (a_i, " +
+        (o.model == "softmax" ? std::string("(y_i + 1) mod K") : std::string("-y_i")) + ")";
+  }
+  return m;
+}
+
+sim::noisy_gradient_options algorithm_options(const simulate_options& o, const sim::model& f) {
+  sim::noisy_gradient_options a;
+  const auto n = f.examples();
+  if (o.algorithm == "lmc") {
+    if (o.noise) throw usage_error("--noise-std: LMC's noise is fixed, sqrt(2 eta) per step");
+    a = sim::lmc_options(o.learning_rate, static_cast<long>(o.steps));
+  } else {
+    a.steps = static_cast<long>(o.steps);
+    a.learning_rate = o.learning_rate;
+    a.noise = o.noise.value_or(0);
+  }
+  if (o.algorithm == "gd" || o.algorithm == "lmc") {
+    a.batches = sim::batch_rule::full;
+  } else if (o.algorithm == "cgd" || o.algorithm == "sgd") {
+    if (!o.batch_size) throw usage_error("--algorithm " + o.algorithm + " needs --batch-size");
+    a.batches = o.algorithm == "cgd" ? sim::batch_rule::cyclic : sim::batch_rule::shuffled;
+    a.batch_size = static_cast<std::size_t>(*o.batch_size);
+  } else if (o.algorithm == "poisson") {
+    if (!o.sampling_rate) throw usage_error("--algorithm poisson needs --sampling-rate");
+    a.batches = sim::batch_rule::poisson;
+    a.sampling_rate = *o.sampling_rate;
+  } else if (o.algorithm == "one-pass") {
+    a.batches = sim::batch_rule::one_pass;
+    if (static_cast<std::size_t>(o.steps) > n)
+      throw usage_error("--steps is " + std::to_string(o.steps) +
+                        ", but one-pass SGD visits each of the n = " + std::to_string(n) +
+                        " examples once: must be <= n");
+  }
+  if (o.batch_size && a.batches != sim::batch_rule::cyclic &&
+      a.batches != sim::batch_rule::shuffled)
+    throw usage_error("--batch-size applies to --algorithm cgd and sgd only");
+  if (o.sampling_rate && a.batches != sim::batch_rule::poisson)
+    throw usage_error("--sampling-rate applies to --algorithm poisson only");
+  if (o.lr_decay) {
+    const double eta = o.learning_rate, tau = *o.lr_decay;
+    a.schedule = [eta, tau](long k) { return eta / (1 + static_cast<double>(k) / tau); };
+  }
+  a.correlation = o.correlation;
+  a.clip = o.clip;
+  if (o.radius)
+    a.constraint = sim::projection::ball(
+        sim::vector::Zero(static_cast<Eigen::Index>(f.dimension())), *o.radius);
+  sim::check_options(a, f);
+  return a;
+}
+
+CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
+  const char* ga = "Algorithm (docs/sim.md)";
+  sub->add_option("--steps", o.steps, "Number of steps T")
+      ->check(integer_at_least(1))
+      ->capture_default_str()
+      ->group(ga);
+  sub->add_option("--learning-rate", o.learning_rate, "Learning rate eta (hsgd-sde: gamma)")
+      ->check(real_greater_than(0))
+      ->capture_default_str()
+      ->group(ga);
+  sub->add_option("--lr-decay", o.lr_decay,
+                  "Schedule eta_k = eta / (1 + k / TAU) (hsgd-sde: in time t) instead of constant")
+      ->check(real_greater_than(0))
+      ->type_name("TAU")
+      ->group(ga);
+  sub->add_option("--noise-std", o.noise,
+                  "Standard deviation sigma of the Gaussian noise added to the averaged gradient, "
+                  "per coordinate (default 0)")
+      ->check(real_at_least(0))
+      ->type_name("SIGMA")
+      ->group(ga);
+  sub->add_option(
+         "--correlation", o.correlation,
+         "lambda in [0, 1): correlated noise sigma (Z_t - lambda Z_{t-1}) of DP-lambda-CGD")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->group(ga);
+  sub->add_option("--clip", o.clip, "Clip per-example gradients to norm C (0: no clipping)")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->type_name("C")
+      ->group(ga);
+  sub->add_option("--radius", o.radius, "Project the iterates onto the ball |x| <= R")
+      ->check(real_greater_than(0))
+      ->type_name("R")
+      ->group(ga);
+  sub->add_option("--batch-size", o.batch_size, "Batch size b (cgd, sgd)")
+      ->check(integer_at_least(1))
+      ->type_name("B")
+      ->group(ga);
+  sub->add_option("--sampling-rate", o.sampling_rate, "Poisson sampling rate q (poisson)")
+      ->check(sampling_rate_validator())
+      ->type_name("Q")
+      ->group(ga);
+  sub->add_option("--dt", o.dt, "Euler-Maruyama time step (hsgd-sde; horizon = steps x dt)")
+      ->check(real_greater_than(0))
+      ->capture_default_str()
+      ->group(ga);
+  sub->add_option("--init", o.init, "Initial point: zero, or gaussian (N(0, s^2 I), per replicate)")
+      ->check(CLI::IsMember({"zero", "gaussian"}))
+      ->capture_default_str()
+      ->group(ga);
+  sub->add_option("--init-scale", o.init_scale, "s of --init gaussian")
+      ->check(real_greater_than(0))
+      ->capture_default_str()
+      ->group(ga);
+
+  const char* gm = "Model and data";
+  sub->add_option("--model", o.model,
+                  "least-squares, logistic (labels +-1), softmax (labels 0..K-1), or quadratic "
+                  "(f_i = (m/2)|x|^2, the base of BSA24's worst-case constructions)")
+      ->check(CLI::IsMember({"least-squares", "logistic", "softmax", "quadratic"}))
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--data", o.data,
+                  "gaussian: N(0, diag(spectrum)) design; uniform: a_ij ~ U(0, 1/sqrt(d)) (LKSP25 "
+                  "Sec 5); or a CSV file (one header row, a label column)")
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--label-column", o.label_column, "Label column of a --data CSV file")
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--dataset-size", o.examples, "n, the number of generated examples")
+      ->check(integer_at_least(1))
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--dimension", o.dimension, "d, the number of generated features")
+      ->check(integer_at_least(1))
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--spectrum", o.spectrum,
+                  "Covariance eigenvalues of the Gaussian design: flat, or power:A for "
+                  "lambda_j = j^(-A)")
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--label-noise", o.label_noise,
+                  "Standard deviation of the label noise of least squares (y = a'x* + noise)")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--label-clamp", o.label_clamp, "Clamp the label noise to [-C, C]")
+      ->check(real_at_least(0))
+      ->type_name("C")
+      ->group(gm);
+  CLI::Option* classes =
+      sub->add_option("--classes", o.classes, "K, the number of classes of softmax")
+          ->check(integer_at_least(2))
+          ->capture_default_str()
+          ->group(gm);
+  sub->add_option("--ridge", o.ridge, "Ridge (L2) penalty delta of the dataset models")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--curvature", o.curvature, "m of the quadratic model")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->group(gm);
+  sub->add_option("--data-seed", o.data_seed, "Seed of the generated data (default: --seed)")
+      ->group(gm);
+
+  const char* gn = "Neighbouring dataset";
+  sub->add_option("--neighbour", o.neighbour,
+                  "none; replace-one: example --index gets the flipped label (a_i, -y_i) "
+                  "(softmax: label "
+                  "(y_i + 1) mod K; quadratic: gradient shifted by -L e_1, BSA24 W1); zero-out: "
+                  "example --index contributes f'_i = 0")
+      ->check(CLI::IsMember({"none", "replace-one", "zero-out"}))
+      ->capture_default_str()
+      ->group(gn);
+  sub->add_option("--index", o.index, "The example that differs (0-based)")
+      ->check(integer_at_least(0))
+      ->capture_default_str()
+      ->group(gn);
+  sub->add_option("--coupling", o.coupling,
+                  "independent: D' uses its own noise (as an auditor sees it); shared: the same "
+                  "noise and batches as D, and the distance |X_T - X'_T| is reported")
+      ->check(CLI::IsMember({"independent", "shared"}))
+      ->capture_default_str()
+      ->group(gn);
+  sub->add_option("--perturbation", o.perturbation, "L of the quadratic model's replace-one")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->group(gn);
+
+  const char* gr = "Monte Carlo and output";
+  sub->add_option("--replicates", o.replicates, "R, independent runs")
+      ->check(integer_at_least(1))
+      ->capture_default_str()
+      ->group(gr);
+  sub->add_option("--seed", o.seed, "Seed of the random streams")->capture_default_str()->group(gr);
+  sub->add_option("--threads", o.threads,
+                  "OpenMP threads (0: all cores); results are identical for any number")
+      ->check(integer_at_least(0, 1024))
+      ->capture_default_str()
+      ->group(gr);
+  return classes;
+}
+
+}  // namespace dpkit::cli

@@ -1,0 +1,90 @@
+// The training setting shared by `dpkit simulate` and `dpkit audit`: the algorithm (noisy GD,
+// CGD, SGD, DP-SGD, one-pass SGD, LMC), the model and its data (generated or a CSV file), and the
+// neighbouring dataset D′, in the flags of docs/cli.md ("dpkit simulate").
+#pragma once
+
+#include <Eigen/Dense>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "dpkit/sim/algorithm.hpp"
+#include "dpkit/sim/dataset.hpp"
+#include "dpkit/sim/model.hpp"
+
+namespace dpkit::cli {
+
+struct simulate_options {
+  // algorithm
+  std::string algorithm = "gd";
+  long long steps = 100;
+  double learning_rate = 0.1;
+  std::optional<double> lr_decay;
+  std::optional<double> noise;
+  double correlation = 0;
+  double clip = 0;
+  std::optional<double> radius;
+  std::optional<long long> batch_size;
+  std::optional<double> sampling_rate;
+  double dt = 0.01;
+  std::string init = "zero";
+  double init_scale = 1;
+  // model and data
+  std::string model = "least-squares";
+  std::string data = "gaussian";
+  std::string label_column = "y";
+  long long examples = 100;
+  long long dimension = 10;
+  std::string spectrum = "flat";
+  double label_noise = 0.5;
+  std::optional<double> label_clamp;
+  long long classes = 3;
+  bool classes_given = false;
+  double ridge = 0;
+  double curvature = 1;
+  // neighbouring dataset
+  std::string neighbour = "none";
+  long long index = 0;
+  std::string coupling = "independent";
+  double perturbation = 1;
+  // observables and Monte Carlo
+  long long record_every = 0;
+  long long replicates = 1000;
+  std::uint64_t seed = 2026;
+  std::optional<std::uint64_t> data_seed;
+  int threads = 0;
+  std::string samples_file;
+  output_options output;
+};
+
+/// λ_j of the design's covariance: "flat" (all 1) or "power:A" (λ_j = (j + 1)^(−A)).
+Eigen::VectorXd spectrum_of(const std::string& spec, std::size_t d);
+
+/// The dataset models' data: generated (Gaussian or uniform design with GLM labels) or read.
+std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
+                                                 std::vector<std::string>& notes);
+
+/// The dataset model of --model on `data`.
+std::shared_ptr<const sim::model> model_on(const simulate_options& o,
+                                           std::shared_ptr<const sim::dataset> data);
+
+struct models {
+  std::shared_ptr<const sim::model> d, dprime;  // dprime null without --neighbour
+  std::string neighbour_description;
+};
+
+/// D, and D′ from --neighbour (null without one); `notes` gets a line on the data.
+models make_models(const simulate_options& o, std::vector<std::string>& notes);
+
+/// The algorithm's options for model f (usage_error where a flag does not fit the algorithm).
+sim::noisy_gradient_options algorithm_options(const simulate_options& o, const sim::model& f);
+
+/// Registers the setting's flags after --algorithm (which the caller registers, with its own
+/// list): the algorithm's parameters, model and data, the neighbouring dataset, and
+/// --replicates, --seed and --threads. Returns the --classes option (to tell whether it was
+/// given).
+CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o);
+
+}  // namespace dpkit::cli
