@@ -70,6 +70,14 @@ plot sampling_schemes_vs_epochs.svg "$here/sampling_schemes_vs_epochs_poisson.cs
   --title "Same σ = 1 and batch fraction 1/100: Poisson, random allocation, shuffled batches" \
   --y-label "ε at δ = 10^{-5}"
 
+# Figures: dpkit audit's worked example (docs/audit.md): the exact 0.3464-GDP claim of NoisyGD
+# on the W1 pair, and the same claim halved (violated: exit 3, expected).
+for claim in 0.3464:tight 0.1732:halved; do
+  "$dpkit" audit --model quadratic --dataset-size 10 --dimension 2 --neighbour replace-one \
+    --perturbation 1 --noise-std 0.5 --learning-rate 0.5 --steps 20 --mu "${claim%%:*}" \
+    --figure "$here/audit_gdp_${claim##*:}.svg" > /dev/null || [[ $? == 3 ]]
+done
+
 # Figure: tradeoff curves of composed DP-SGD runs (q = 0.1, sigma = 0.7; certified bracket)
 # against the CLT's G(mu), mu = q sqrt(T (e^{1/sigma^2} - 1)).
 for t in 3 10 30; do

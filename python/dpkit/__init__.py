@@ -38,6 +38,7 @@ __all__ = [
     "gdp_mu",
     "rdp",
     "validate",
+    "audit",
     "PrivacyResult",
     "NoiseCalibration",
     "StepsCalibration",
@@ -59,6 +60,13 @@ def validate(ids=None, **kwargs):
     the scoreboard as a list of dicts; see :func:`dpkit.validation.validate`."""
     from .validation import validate as _validate
     return _validate(ids, **kwargs)
+
+
+def audit(**kwargs):
+    """Checks a privacy claim (mu=, epsilon= with delta=, or tradeoff=) about a noisy training
+    run against Monte Carlo runs through the dpkit program; see :func:`dpkit.validation.audit`."""
+    from .validation import audit as _audit
+    return _audit(**kwargs)
 
 
 def __getattr__(name: str):

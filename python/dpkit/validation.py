@@ -1,4 +1,5 @@
-"""Running dpkit's validation scenarios (theorem vs Monte Carlo) from Python.
+"""Running dpkit's validation scenarios (theorem vs Monte Carlo), and auditing your own privacy
+claim (:func:`audit`, ``dpkit audit``), from Python.
 
 The reference simulator (OpenMP, optionally MPI) is not part of the extension module, so that
 ``import dpkit`` loads neither runtime; :func:`validate` runs the ``dpkit`` program instead and
@@ -17,7 +18,7 @@ import subprocess
 import tempfile
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-__all__ = ["validate", "find_program", "ValidationError"]
+__all__ = ["validate", "audit", "find_program", "ValidationError"]
 
 
 class ValidationError(RuntimeError):
@@ -98,3 +99,55 @@ def validate(ids: Optional[Sequence[str]] = None,
         raise ValidationError(last)
     data = json.loads(proc.stdout)
     return list(data.get("results", []))
+
+
+def audit(*,
+          mu: Optional[float] = None,
+          epsilon: Optional[float] = None,
+          delta: Optional[float] = None,
+          tradeoff: Optional[Union[str, os.PathLike]] = None,
+          neighbour: str = "replace-one",
+          program: Optional[str] = None,
+          timeout: Optional[float] = None,
+          **setting: Any) -> Dict[str, Any]:
+    """Checks a privacy claim about a noisy training run against Monte Carlo runs on D and a
+    neighbouring D′ (``dpkit audit``, docs/audit.md) and returns its result row: ``verdict``
+    (holds / violated / inconclusive), ``reason``, ``min_gap``, ``resolution``,
+    ``epsilon_lower``, ``mu_estimate`` and ``tightness`` (GDP claims), and ``tests`` (every
+    threshold test with its boxes). A violated claim is a result, not an error.
+
+    The claim, exactly one: ``mu=`` (μ-GDP), ``epsilon=`` with ``delta=``, or ``tradeoff=`` (a CSV
+    file with columns alpha, beta). The run: keyword arguments named as ``dpkit simulate``'s
+    flags with ``_`` for ``-`` (``algorithm="gd"``, ``model="quadratic"``, ``dataset_size=10``,
+    ``noise_std=0.5``, ``learning_rate=0.5``, ``steps=20``, ``perturbation=1``,
+    ``replicates=20000``, ``seed=...``, ``coordinate=0``, ``confidence=0.95`` ...).
+
+    Raises ValidationError (the program's one-line message) on bad input.
+    """
+    exe = find_program(program)
+    cmd = [exe, "audit", "--format", "json", "--neighbour", neighbour]
+    claims = [(mu is not None), (epsilon is not None), (tradeoff is not None)]
+    if sum(claims) != 1:
+        raise ValueError("the claim: give exactly one of mu=, epsilon= (with delta=), tradeoff=")
+    if mu is not None:
+        cmd += ["--mu", repr(float(mu))]
+    if epsilon is not None:
+        if delta is None:
+            raise ValueError("epsilon= needs delta=")
+        cmd += ["--epsilon", repr(float(epsilon)), "--delta", repr(float(delta))]
+    elif delta is not None:
+        raise ValueError("delta= goes with epsilon=")
+    if tradeoff is not None:
+        cmd += ["--tradeoff", os.fspath(tradeoff)]
+    for key, value in setting.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            raise ValueError(f"{key}={value!r}: the run's settings are numbers or names")
+        cmd += ["--" + key.replace("_", "-"), str(value)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    # Exit 0: holds or inconclusive; 3: violated; 2: bad input; 1: numerical failure.
+    if proc.returncode not in (0, 3):
+        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise ValidationError(last)
+    return json.loads(proc.stdout)["results"][0]

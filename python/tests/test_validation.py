@@ -39,3 +39,21 @@ def test_bad_input():
     exe = program_or_skip()
     with pytest.raises(dpkit.validation.ValidationError):
         dpkit.validate(["no-such-scenario"], program=exe)
+
+
+def test_audit_of_a_gdp_claim_from_python():
+    # docs/audit.md's worked example: NoisyGD on the W1 pair is exactly mu-GDP with
+    # mu = Delta/s = 0.34641 (closed form; see tools/dpkit/tests/audit_test.cpp). The exact
+    # claim is not violated, half of it is; both return rows, a bad claim raises.
+    setting = dict(model="quadratic", dataset_size=10, dimension=2, perturbation=1,
+                   noise_std=0.5, learning_rate=0.5, steps=20)
+    exact = dpkit.audit(mu=0.34641, **setting)
+    assert exact["verdict"] in ("holds", "inconclusive")
+    assert exact["mu_lower"] <= 0.34641 <= exact["mu_upper"]
+    halved = dpkit.audit(mu=0.17321, **setting)
+    assert halved["verdict"] == "violated"
+    assert halved["tests"] and "beta_upper" in halved["tests"][0]
+    with pytest.raises(ValueError, match="exactly one"):
+        dpkit.audit(**setting)
+    with pytest.raises(dpkit.validation.ValidationError, match="--neighbour"):
+        dpkit.audit(mu=1, neighbour="none", **setting)

@@ -18,7 +18,7 @@ For every invocation it asserts:
 
 Seeded: the same seed gives the same invocations. Prints every failure with its command line.
 
-usage: fuzz_cli.py DPKIT WORKDIR [--count N] [--bound-count N] [--seed S] [--jobs J] [--timeout T]
+usage: fuzz_cli.py DPKIT WORKDIR [--count N] [--bound-count N] [--audit-count N] [--seed S] [--jobs J] [--timeout T]
 """
 import argparse
 import concurrent.futures
@@ -66,6 +66,11 @@ BOUND_BASES = {
     ("bound", "longtail-thm3-tail"): "",
     ("bound", "mlp-thm13"): "",
     ("bound", "nonconvex-thm1"): "",
+}
+# dpkit audit: on a stream of its own too (--audit-count invocations), for the same reason.
+AUDIT_BASES = {
+    ("audit",): "--model quadratic --dataset-size 10 --dimension 2 --neighbour replace-one "
+                "--noise-std 0.5 --steps 5 --replicates 200 --mu 1",
 }
 # Flags left alone: they ask for legitimately long work (every scenario, the paper-scale tier).
 EXCLUDED = {("validate",): {"--all", "--tier", "--threads"}}
@@ -257,6 +262,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--count", type=int, default=2400)
     ap.add_argument("--bound-count", type=int, default=200)
+    ap.add_argument("--audit-count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=60.0)
@@ -269,7 +275,7 @@ def main():
     rng = random.Random(a.seed)
     t0 = time.time()
 
-    bases = {**BASES, **BOUND_BASES}
+    bases = {**BASES, **BOUND_BASES, **AUDIT_BASES}
     flags = {path: [f for f in flags_of(a.dpkit, path) if f not in EXCLUDED.get(path, set())]
              for path in bases}
     for path, base in bases.items():  # the bases must be valid, or mutations mean little
@@ -292,6 +298,12 @@ def main():
         path = bound_rng.choice(list(BOUND_BASES))
         base = split_base(BOUND_BASES[path], a.work)
         jobs.append(list(path) + mutate(bound_rng, path, base, flags[path], files, a.work))
+
+    audit_rng = random.Random(a.seed + 2)
+    for _ in range(a.audit_count):
+        path = audit_rng.choice(list(AUDIT_BASES))
+        base = split_base(AUDIT_BASES[path], a.work)
+        jobs.append(list(path) + mutate(audit_rng, path, base, flags[path], files, a.work))
 
     failures, codes = [], {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
