@@ -78,6 +78,10 @@ for claim in 0.3464:tight 0.1732:halved; do
     --figure "$here/audit_gdp_${claim##*:}.svg" > /dev/null || [[ $? == 3 ]]
 done
 
+printf 't,bound\n1,0.0625\n2,0.078125\n5,0.083252\n10,0.083333\n20,0.083333\n' > "$tmp/risk.csv"
+"$dpkit" audit --model quadratic --dataset-size 10 --dimension 2 --noise-std 0.5 \
+  --learning-rate 0.5 --steps 20 --risk-bound "$tmp/risk.csv" --figure "$here/audit_risk.svg" > /dev/null
+
 # Figure: tradeoff curves of composed DP-SGD runs (q = 0.1, sigma = 0.7; certified bracket)
 # against the CLT's G(mu), mu = q sqrt(T (e^{1/sigma^2} - 1)).
 for t in 3 10 30; do

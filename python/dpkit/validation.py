@@ -106,7 +106,8 @@ def audit(*,
           epsilon: Optional[float] = None,
           delta: Optional[float] = None,
           tradeoff: Optional[Union[str, os.PathLike]] = None,
-          neighbour: str = "replace-one",
+          risk_bound: Optional[Union[str, os.PathLike]] = None,
+          neighbour: Optional[str] = None,
           program: Optional[str] = None,
           timeout: Optional[float] = None,
           **setting: Any) -> Dict[str, Any]:
@@ -116,8 +117,10 @@ def audit(*,
     ``epsilon_lower``, ``mu_estimate`` and ``tightness`` (GDP claims), and ``tests`` (every
     threshold test with its boxes). A violated claim is a result, not an error.
 
-    The claim, exactly one: ``mu=`` (μ-GDP), ``epsilon=`` with ``delta=``, or ``tradeoff=`` (a CSV
-    file with columns alpha, beta). The run: keyword arguments named as ``dpkit simulate``'s
+    The claim, exactly one: ``mu=`` (μ-GDP), ``epsilon=`` with ``delta=``, ``tradeoff=`` (a CSV
+    file with columns alpha, beta), or ``risk_bound=`` (a CSV file with columns t, bound: the
+    expected risk E F(X_t) on D is at most bound; the row's ``tests`` are then the steps).
+    ``neighbour`` (privacy claims): ``"replace-one"`` (default) or ``"zero-out"``. The run: keyword arguments named as ``dpkit simulate``'s
     flags with ``_`` for ``-`` (``algorithm="gd"``, ``model="quadratic"``, ``dataset_size=10``,
     ``noise_std=0.5``, ``learning_rate=0.5``, ``steps=20``, ``perturbation=1``,
     ``replicates=20000``, ``seed=...``, ``coordinate=0``, ``confidence=0.95`` ...).
@@ -125,10 +128,16 @@ def audit(*,
     Raises ValidationError (the program's one-line message) on bad input.
     """
     exe = find_program(program)
-    cmd = [exe, "audit", "--format", "json", "--neighbour", neighbour]
-    claims = [(mu is not None), (epsilon is not None), (tradeoff is not None)]
+    cmd = [exe, "audit", "--format", "json"]
+    claims = [(mu is not None), (epsilon is not None), (tradeoff is not None),
+              (risk_bound is not None)]
     if sum(claims) != 1:
-        raise ValueError("the claim: give exactly one of mu=, epsilon= (with delta=), tradeoff=")
+        raise ValueError("the claim: give exactly one of mu=, epsilon= (with delta=), tradeoff=, "
+                         "risk_bound=")
+    if risk_bound is None:
+        cmd += ["--neighbour", neighbour or "replace-one"]
+    elif neighbour is not None:
+        cmd += ["--neighbour", neighbour]
     if mu is not None:
         cmd += ["--mu", repr(float(mu))]
     if epsilon is not None:
@@ -139,6 +148,8 @@ def audit(*,
         raise ValueError("delta= goes with epsilon=")
     if tradeoff is not None:
         cmd += ["--tradeoff", os.fspath(tradeoff)]
+    if risk_bound is not None:
+        cmd += ["--risk-bound", os.fspath(risk_bound)]
     for key, value in setting.items():
         if value is None:
             continue

@@ -57,3 +57,20 @@ def test_audit_of_a_gdp_claim_from_python():
         dpkit.audit(**setting)
     with pytest.raises(dpkit.validation.ValidationError, match="--neighbour"):
         dpkit.audit(mu=1, neighbour="none", **setting)
+
+
+def test_audit_of_a_risk_bound_from_python(tmp_path):
+    # E F(X_t) = s_t^2 = eta^2 sigma^2 (1 - c^{2t})/(1 - c^2) on the quadratic (closed form):
+    # the exact bound stands, half of it is violated.
+    eta, sigma, c = 0.5, 0.5, 0.5
+    steps = [1, 5, 20]
+    exact = [eta**2 * sigma**2 * (1 - c**(2 * t)) / (1 - c**2) for t in steps]
+    setting = dict(model="quadratic", dataset_size=10, dimension=2, noise_std=0.5,
+                   learning_rate=0.5, steps=20)
+    for name, scale, expected in (("exact", 1.0, ("holds", "inconclusive")),
+                                  ("half", 0.5, ("violated",))):
+        f = tmp_path / f"{name}.csv"
+        f.write_text("t,bound\n" + "".join(f"{t},{b * scale!r}\n" for t, b in zip(steps, exact)))
+        row = dpkit.audit(risk_bound=f, **setting)
+        assert row["verdict"] in expected
+        assert [r["t"] for r in row["tests"]] == steps

@@ -26,7 +26,7 @@ namespace {
 struct audit_options {
   simulate_options setting;
   std::optional<double> mu, epsilon, delta;
-  std::string tradeoff_file;
+  std::string tradeoff_file, risk_file;
   double confidence = 0.95;
   long long thresholds = 24;
   long long coordinate = 0;
@@ -80,12 +80,56 @@ sim::privacy_claim curve_from_csv(const std::string& path) {
   return sim::privacy_claim::tradeoff_curve(std::move(alpha), std::move(beta));
 }
 
+// A risk bound from a CSV file with columns t (or step) and bound.
+sim::risk_claim risk_from_csv(const std::string& path, long long steps) {
+  const std::vector<csv_record> records = read_csv_records("--risk-bound", path);
+  if (records.empty()) throw usage_error("--risk-bound: " + path + ": no header row");
+  const auto& header = records.front().cells;
+  const std::string head = "--risk-bound: " + path + ":" + std::to_string(records.front().line);
+  std::size_t ct = header.size(), cb = header.size();
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (header[c] == "t" || header[c] == "step") ct = c;
+    if (header[c] == "bound") cb = c;
+  }
+  if (ct == header.size() || cb == header.size())
+    throw usage_error(head + ": the header must name the columns t (or step) and bound");
+  std::vector<long> t;
+  std::vector<double> b;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const csv_record& rec = records[r];
+    const std::string where = "--risk-bound: " + path + ":" + std::to_string(rec.line) + ": ";
+    auto cell = [&](std::size_t c, const char* name) -> const std::string& {
+      if (c >= rec.cells.size()) throw usage_error(where + "no " + name + " value");
+      return rec.cells[c];
+    };
+    const std::string& ts = cell(ct, "t");
+    char* end = nullptr;
+    const long long step = std::strtoll(ts.c_str(), &end, 10);
+    if (ts.empty() || end != ts.c_str() + ts.size() || step < 0)
+      throw usage_error(where + "t is '" + ts + "', but must be a whole number of steps >= 0");
+    if (step > steps)
+      throw usage_error(where + "t is " + ts + ", but the run has --steps " +
+                        std::to_string(steps));
+    if (!t.empty() && step <= t.back())
+      throw usage_error(where + "t is " + ts + ", but must increase from row to row");
+    const std::string& bs = cell(cb, "bound");
+    const double bound = std::strtod(bs.c_str(), &end);
+    if (bs.empty() || end != bs.c_str() + bs.size() || !std::isfinite(bound))
+      throw usage_error(where + "bound is '" + bs + "', but must be a number");
+    t.push_back(static_cast<long>(step));
+    b.push_back(bound);
+  }
+  if (t.empty()) throw usage_error("--risk-bound: " + path + ": no rows");
+  return sim::risk_claim::at_steps(std::move(t), std::move(b));
+}
+
 sim::privacy_claim claim_of(const audit_options& a) {
-  const int given = (a.mu ? 1 : 0) + (a.epsilon ? 1 : 0) + (a.tradeoff_file.empty() ? 0 : 1);
+  const int given = (a.mu ? 1 : 0) + (a.epsilon ? 1 : 0) + (a.tradeoff_file.empty() ? 0 : 1) +
+                    (a.risk_file.empty() ? 0 : 1);
   if (given != 1)
     throw usage_error(
-        "the claim: give exactly one of --mu M (mu-GDP), --epsilon E with --delta D, or "
-        "--tradeoff FILE.csv");
+        "the claim: give exactly one of --mu M (mu-GDP), --epsilon E with --delta D, "
+        "--tradeoff FILE.csv, or --risk-bound FILE.csv");
   if (a.delta && !a.epsilon) throw usage_error("--delta goes with --epsilon");
   if (a.mu) return sim::privacy_claim::gdp(*a.mu);
   if (a.epsilon) {
@@ -140,6 +184,124 @@ validation::figure figure_of(const sim::privacy_claim& claim,
   return f;
 }
 
+// A risk claim: E F(X_t) on D at the claim's steps, from the same replicates, against the
+// bounds (sim::audit_risk_claim).
+int run_risk_audit(const audit_options& a, const output_options& output) {
+  const simulate_options& o = a.setting;
+  const sim::risk_claim claim = risk_from_csv(a.risk_file, o.steps);
+  std::vector<std::string> notes;
+  const models m = make_models(o, notes);
+  const sim::noisy_gradient_options alg = algorithm_options(o, *m.d);
+  const std::size_t p = m.d->dimension();
+  const std::vector<long>& steps = claim.steps();
+
+  sim::monte_carlo_options mc;
+  mc.replicates = static_cast<std::uint64_t>(o.replicates);
+  mc.seed = o.seed;
+  mc.threads = o.threads;
+  mc.progress = true;
+  mc.announce = true;
+  mc.label = "dpkit audit";
+  std::vector<sim::observable> obs;
+  for (const long t : steps) obs.push_back({"risk@" + std::to_string(t), false});
+  const sim::vector x0_zero = sim::vector::Zero(static_cast<Eigen::Index>(p));
+  auto replicate = [&](std::uint64_t r, std::span<double> out) {
+    sim::vector x0 = x0_zero;
+    if (o.init == "gaussian") {
+      random_stream init(o.seed, r, 1);
+      init.fill_normal(std::span<double>(x0.data(), p));
+      x0 *= o.init_scale;
+    }
+    std::size_t next = 0;
+    sim::run_noisy_gradient(*m.d, alg, x0, {o.seed, r, 0}, [&](long k, const sim::vector& x) {
+      if (next < steps.size() && k == steps[next]) out[next++] = m.d->empirical_risk(x);
+    });
+  };
+  const sim::monte_carlo_result mcr = sim::run_monte_carlo(obs, replicate, mc);
+  std::vector<sim::risk_estimate> est;
+  for (const auto& ob : mcr.observables)
+    est.push_back({ob.stats.mean(), std::sqrt(ob.stats.variance()),
+                   static_cast<std::size_t>(ob.stats.count())});
+  const sim::risk_audit res = sim::audit_risk_claim(claim, est, a.confidence);
+
+  report rep;
+  rep.tool = "dpkit audit";
+  const std::string what = "a risk bound at " + std::to_string(steps.size()) + " step(s)";
+  rep.title = "audit of " + what + " on E F(X_t): " + o.algorithm + " on " + o.model + ", " +
+              std::to_string(o.steps) + " steps";
+  rep.parameters = {{"claim", what},    {"claim_file", a.risk_file}, {"algorithm", o.algorithm},
+                    {"model", o.model}, {"steps", o.steps},          {"replicates", o.replicates},
+                    {"seed", o.seed},   {"confidence", a.confidence}};
+  double tight = INFINITY;
+  long tight_step = -1;
+  json rows = json::array();
+  for (const sim::risk_audit_row& r : res.rows) {
+    if (std::isfinite(r.tightness) && r.tightness < tight) {
+      tight = r.tightness;
+      tight_step = r.step;
+    }
+    rows.push_back({{"t", r.step},
+                    {"bound", r.bound},
+                    {"mean", r.mean},
+                    {"lower", r.lower},
+                    {"upper", r.upper},
+                    {"tightness", finite_or_null(r.tightness)}});
+  }
+  rep.results.push_back({{"claim", what},
+                         {"verdict", std::string(to_string(res.verdict))},
+                         {"confidence", res.confidence},
+                         {"resolution", res.resolution},
+                         {"tightest_step", tight_step},
+                         {"tightness", finite_or_null(tight)},
+                         {"replicates", o.replicates},
+                         {"reason", res.reason},
+                         {"tests", rows}});
+  rep.columns = {"claim",         "verdict",   "confidence", "resolution",
+                 "tightest_step", "tightness", "replicates"};
+  rep.notes = notes;
+  rep.notes.push_back("verdict: " + std::string(to_string(res.verdict)) + " — " + res.reason);
+  rep.notes.push_back(
+      "each step: mean of F(X_t) over the replicates with a Student-t interval, simultaneous over "
+      "the steps (Bonferroni; a normal approximation). tightness: bound/mean at the step where it "
+      "is smallest. resolution: the median half-width of the intervals.");
+  emit(rep, output);
+  if (!a.tests_file.empty()) {
+    std::string csv = "t,bound,mean,lower,upper,tightness\n";
+    for (const sim::risk_audit_row& r : res.rows)
+      csv += std::to_string(r.step) + "," + format_number(r.bound) + "," + format_number(r.mean) +
+             "," + format_number(r.lower) + "," + format_number(r.upper) + "," +
+             format_number(r.tightness) + "\n";
+    write_file("--tests", a.tests_file, csv);
+  }
+  if (!a.figure_file.empty() && output_rank()) {
+    validation::figure f;
+    f.title = "dpkit audit: " + validation::enhanced_escape(what);
+    f.subtitle = std::string(to_string(res.verdict)) + " at " +
+                 format_number(100 * res.confidence) + "% simultaneous confidence — " +
+                 o.algorithm + ", " + std::to_string(o.replicates) + " replicates";
+    f.x_label = "step t";
+    f.y_label = "expected risk E F(X_t)";
+    validation::series bound, mean;
+    bound.name = "claimed bound";
+    bound.style = "linespoints";
+    mean.name = "Monte Carlo mean (simultaneous intervals)";
+    mean.style = "points";
+    for (const sim::risk_audit_row& r : res.rows) {
+      bound.x.push_back(static_cast<double>(r.step));
+      bound.y.push_back(r.bound);
+      mean.x.push_back(static_cast<double>(r.step));
+      mean.y.push_back(r.mean);
+      mean.y_lo.push_back(r.lower);
+      mean.y_hi.push_back(r.upper);
+    }
+    f.data = {bound, mean};
+    std::string error;
+    if (!validation::render(f, a.figure_file, error)) throw usage_error("--figure: " + error);
+    std::cerr << "dpkit audit: wrote " << a.figure_file << "\n";
+  }
+  return res.verdict == sim::verdict::violated ? kExitValidationFailed : kExitSuccess;
+}
+
 int run_audit(const audit_options& a, const output_options& output) {
   const simulate_options& o = a.setting;
   if (o.data != "gaussian" && o.data != "uniform") {
@@ -150,17 +312,29 @@ int run_audit(const audit_options& a, const output_options& output) {
     check_not_an_input("--output", output.file, "--tradeoff", a.tradeoff_file);
     check_not_an_input("--tests", a.tests_file, "--tradeoff", a.tradeoff_file);
   }
-  if (o.neighbour == "none")
-    throw usage_error(
-        "--neighbour: an audit compares runs on D and on a neighbouring D' (replace-one or "
-        "zero-out)");
-  if (o.coupling == "shared")
-    throw usage_error(
-        "--coupling shared: an auditor sees independent runs on D and D' (use independent)");
+  if (!a.figure_file.empty() &&
+      !validation::is_figure_extension(std::filesystem::path(a.figure_file).extension().string()))
+    throw usage_error("--figure is " + a.figure_file + ", but must end in .svg, .png or .pdf");
   if (o.classes_given && o.model != "softmax")
     throw usage_error("--classes applies to --model softmax only");
   if (o.model == "quadratic" && o.data != "gaussian")
     throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
+  if (!a.risk_file.empty()) {
+    check_not_an_input("--output", output.file, "--risk-bound", a.risk_file);
+    check_not_an_input("--tests", a.tests_file, "--risk-bound", a.risk_file);
+    if (a.mu || a.epsilon || a.delta || !a.tradeoff_file.empty())
+      throw usage_error(
+          "the claim: give exactly one of --mu M (mu-GDP), --epsilon E with --delta D, "
+          "--tradeoff FILE.csv, or --risk-bound FILE.csv");
+    return run_risk_audit(a, output);
+  }
+  if (o.neighbour == "none")
+    throw usage_error(
+        "--neighbour: a privacy audit compares runs on D and on a neighbouring D' (replace-one "
+        "or zero-out)");
+  if (o.coupling == "shared")
+    throw usage_error(
+        "--coupling shared: an auditor sees independent runs on D and D' (use independent)");
   const sim::privacy_claim claim = claim_of(a);
 
   std::vector<std::string> notes;
@@ -324,6 +498,13 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.0, 1.0))
       ->type_name("D")
       ->group(gc);
+  sub->add_option("--risk-bound", a->risk_file,
+                  "A claimed bound on the expected risk E F(X_t) on D: CSV with columns t (or "
+                  "step) and bound, t increasing and <= --steps (excess risk: add F(x*) to the "
+                  "bound); no --neighbour needed")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->group(gc);
   sub->add_option("--tradeoff", a->tradeoff_file,
                   "A claimed tradeoff curve: CSV with columns alpha, beta (alpha increasing, "
                   "beta non-increasing, both in [0, 1]); linear between the points, beta_1 left "
@@ -361,6 +542,7 @@ void register_audit(CLI::App& app, int& exit_code) {
       "--perturbation 1 --noise-std 0.5 --learning-rate 0.5 --steps 20 --mu 0.6\n"
       "  dpkit audit ... --epsilon 1 --delta 1e-5\n"
       "  dpkit audit ... --tradeoff claimed_curve.csv --figure audit.svg\n"
+      "  dpkit audit --model quadratic --noise-std 0.5 --steps 20 --risk-bound bound.csv\n"
       "Exit status: 0 holds or inconclusive, 2 bad input, 3 the claim is violated.");
   sub->callback([a, output, classes, &exit_code] {
     a->setting.classes_given = classes->count() > 0;

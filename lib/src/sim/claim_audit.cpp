@@ -8,6 +8,7 @@
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/normal.hpp"
+#include "dpkit/sim/statistics.hpp"
 
 namespace dpkit::sim {
 
@@ -199,6 +200,93 @@ claim_audit audit_privacy_claim(std::span<const double> samples_d,
     out.mu_hi = mu_hat + z * se;
     out.tightness = claim.mu() / mu_hat;
   }
+  return out;
+}
+
+risk_claim risk_claim::at_steps(std::vector<long> steps, std::vector<double> bounds) {
+  constexpr const char* kFn = "risk_claim::at_steps";
+  if (steps.size() != bounds.size())
+    throw_domain_error(
+        kFn, "bounds", format_value(static_cast<long long>(bounds.size())) + " values",
+        "as many as steps (" + format_value(static_cast<long long>(steps.size())) + ")");
+  if (steps.empty()) throw_domain_error(kFn, "steps", "none", "at least one step");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string at = "point " + std::to_string(i + 1);
+    if (steps[i] < 0)
+      throw_domain_error(kFn, "step at " + at, format_value(static_cast<long long>(steps[i])),
+                         ">= 0");
+    if (i > 0 && steps[i] <= steps[i - 1])
+      throw_domain_error(kFn, "step at " + at, format_value(static_cast<long long>(steps[i])),
+                         "above the previous point's: steps increasing");
+    if (!std::isfinite(bounds[i])) throw_domain_error(kFn, "bound at " + at, bounds[i], "finite");
+  }
+  risk_claim c;
+  c.steps_ = std::move(steps);
+  c.bounds_ = std::move(bounds);
+  return c;
+}
+
+risk_audit audit_risk_claim(const risk_claim& claim,
+                            std::span<const risk_estimate> estimates,
+                            double confidence) {
+  constexpr const char* kFn = "audit_risk_claim";
+  if (!(confidence > 0 && confidence < 1))
+    throw_domain_error(kFn, "confidence", confidence, "in (0, 1)");
+  const std::size_t k = claim.steps().size();
+  if (estimates.size() != k)
+    throw_domain_error(
+        kFn, "estimates", format_value(static_cast<long long>(estimates.size())),
+        "one per step of the claim (" + format_value(static_cast<long long>(k)) + ")");
+  risk_audit out;
+  out.confidence = confidence;
+  // Simultaneous over the k steps: each interval at 1 − (1 − confidence)/k.
+  const double each = 1 - (1 - confidence) / static_cast<double>(k);
+  std::vector<double> half;
+  std::size_t worst = k, first_straddle = k;
+  double worst_excess = -INFINITY;
+  bool all_below = true;
+  for (std::size_t i = 0; i < k; ++i) {
+    const risk_estimate& e = estimates[i];
+    if (!(e.count >= 2 && std::isfinite(e.mean) && e.sd >= 0 && std::isfinite(e.sd)))
+      throw_domain_error(kFn, "estimate at step " + std::to_string(claim.steps()[i]), e.mean,
+                         "a finite mean with sd >= 0 from at least 2 replicates");
+    const confidence_interval ci = mean_interval(e.mean, e.sd, e.count, each);
+    risk_audit_row r;
+    r.step = claim.steps()[i];
+    r.bound = claim.bounds()[i];
+    r.mean = e.mean;
+    r.lower = ci.lower;
+    r.upper = ci.upper;
+    r.tightness = e.mean != 0 ? r.bound / e.mean : NAN;
+    out.rows.push_back(r);
+    half.push_back((ci.upper - ci.lower) / 2);
+    if (ci.lower - r.bound > worst_excess) {
+      worst_excess = ci.lower - r.bound;
+      worst = i;
+    }
+    if (ci.upper > r.bound) {
+      all_below = false;
+      if (first_straddle == k) first_straddle = i;
+    }
+  }
+  if (worst_excess > 0) {
+    out.verdict = verdict::violated;
+    out.reason = "at step " + std::to_string(out.rows[worst].step) +
+                 " the expected risk is at least " + format_value(out.rows[worst].lower) +
+                 " (simultaneous interval), above the claimed " +
+                 format_value(out.rows[worst].bound);
+  } else if (all_below) {
+    out.verdict = verdict::holds;
+    out.reason = "every step's interval lies at or below the claimed bound";
+  } else {
+    out.verdict = verdict::inconclusive;
+    out.reason = "no interval lies wholly above the claimed bound, but the one at step " +
+                 std::to_string(out.rows[first_straddle].step) +
+                 " straddles it (as for a tight bound)";
+  }
+  std::nth_element(half.begin(), half.begin() + static_cast<std::ptrdiff_t>(half.size() / 2),
+                   half.end());
+  out.resolution = half[half.size() / 2];
   return out;
 }
 

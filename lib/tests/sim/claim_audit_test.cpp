@@ -140,3 +140,36 @@ TEST_CASE("privacy claims: inputs", "[audit][sim][claim]") {
   const std::vector<double> few(10, 0.0);
   CHECK_THROWS_AS(sim::audit_privacy_claim(few, s.dprime, c), std::domain_error);
 }
+
+TEST_CASE("risk claims: verdicts from simultaneous intervals", "[audit][sim][claim]") {
+  // Exact construction: estimates with mean 1, sd 2 from 10 000 replicates at three steps; the
+  // simultaneous 95 % intervals (Bonferroni over 3: each at 1 − 0.05/3, t ≈ 2.394) have
+  // half-width 2.394·2/100 = 0.0479.
+  const std::vector<sim::risk_estimate> e(3, {1.0, 2.0, 10000});
+  const auto verdict_of = [&](double b) {
+    return sim::audit_risk_claim(sim::risk_claim::at_steps({1, 5, 10}, {b, b, b}), e).verdict;
+  };
+  CHECK(verdict_of(1.0) == sim::verdict::inconclusive);    // tight
+  CHECK(verdict_of(1.047) == sim::verdict::inconclusive);  // just inside the half-width
+  CHECK(verdict_of(1.049) == sim::verdict::holds);
+  CHECK(verdict_of(0.953) == sim::verdict::inconclusive);
+  CHECK(verdict_of(0.951) == sim::verdict::violated);
+  const auto r = sim::audit_risk_claim(sim::risk_claim::at_steps({1, 5, 10}, {2, 2, 0.5}), e);
+  CHECK(r.verdict == sim::verdict::violated);
+  CHECK_THAT(r.reason, Catch::Matchers::Contains("step 10"));
+  CHECK(r.rows[0].tightness == Approx(2));
+  CHECK(r.resolution == Approx(0.0479).epsilon(2e-3));
+  // One step alone: the plain 95 % interval (t ≈ 1.960, half-width 0.0392).
+  const std::vector<sim::risk_estimate> one(1, {1.0, 2.0, 10000});
+  CHECK(sim::audit_risk_claim(sim::risk_claim::at_steps({3}, {1.041}), one).verdict ==
+        sim::verdict::holds);
+  // Bad claims and estimates.
+  CHECK_THROWS_WITH(sim::risk_claim::at_steps({5, 5}, {1, 1}),
+                    Catch::Matchers::Contains("point 2"));
+  CHECK_THROWS_AS(sim::risk_claim::at_steps({-1}, {1}), std::domain_error);
+  CHECK_THROWS_AS(sim::risk_claim::at_steps({}, {}), std::domain_error);
+  CHECK_THROWS_AS(sim::audit_risk_claim(sim::risk_claim::at_steps({1}, {1}), e), std::domain_error);
+  const std::vector<sim::risk_estimate> bad(1, {1.0, 2.0, 1});
+  CHECK_THROWS_AS(sim::audit_risk_claim(sim::risk_claim::at_steps({1}, {1}), bad),
+                  std::domain_error);
+}

@@ -113,3 +113,43 @@ TEST_CASE("dpkit audit: bad claims are usage errors naming the file and line", "
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--neighbour"));
 }
+
+TEST_CASE("dpkit audit: a risk bound, exact and halved", "[cli]") {
+  // On D the last iterate is N(0, s_t² I) (see the top of this file), so the expected risk
+  // E F(X_t) = (m/2) d s_t² = s_t² for m = 1, d = 2, with s_t² = η²σ²(1 − c^{2t})/(1 − c²).
+  const double eta = 0.5, sigma = 0.5, c = 0.5;
+  std::string exact = "t,bound\n", halved = "step,bound\n";
+  for (int t : {1, 2, 5, 10, 20}) {
+    const double s2 = eta * eta * sigma * sigma * (1 - std::pow(c, 2 * t)) / (1 - c * c);
+    exact += std::to_string(t) + "," + std::to_string(s2) + "\n";
+    halved += std::to_string(t) + "," + std::to_string(s2 / 2) + "\n";
+  }
+  const std::string setting =
+      "audit --model quadratic --dataset-size 10 --dimension 2 --noise-std 0.5 "
+      "--learning-rate 0.5 --steps 20 --format json --risk-bound ";
+  const auto fe = write_temp("dpkit_audit_risk_exact.csv", exact);
+  const auto r = dpkit_run(setting + fe.string());
+  REQUIRE(r.exit_code == 0);
+  const json row = json::parse(r.out).at("results").at(0);
+  CHECK(row.at("verdict") != "violated");
+  CHECK(row.at("tests").size() == 5);
+  // Each mean within twice its simultaneous half-width (~4.8 standard errors: a chance
+  // failure ~1e-5) of the closed form; the exact claim is never below a whole interval.
+  for (const json& t : row.at("tests")) {
+    const double half = (t.at("upper").get<double>() - t.at("lower").get<double>()) / 2;
+    CHECK(std::abs(t.at("mean").get<double>() - t.at("bound").get<double>()) <= 2 * half);
+    CHECK(t.at("lower").get<double>() <= t.at("bound").get<double>());
+  }
+  const auto fh = write_temp("dpkit_audit_risk_halved.csv", halved);
+  CHECK(dpkit_run(setting + fh.string()).exit_code == 3);
+  // Bad files: steps not increasing, beyond --steps, not numbers.
+  const auto order = write_temp("dpkit_audit_risk_order.csv", "t,bound\n5,0.1\n2,0.1\n");
+  auto bad = dpkit_run(setting + order.string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains(order.string() + ":3"));
+  const auto beyond = write_temp("dpkit_audit_risk_beyond.csv", "t,bound\n50,0.1\n");
+  bad = dpkit_run(setting + beyond.string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("--steps 20"));
+  for (const auto& p : {fe, fh, order, beyond}) std::filesystem::remove(p);
+}

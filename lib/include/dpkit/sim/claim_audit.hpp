@@ -25,6 +25,13 @@
 // are consistent with it. The statistic decides what can be seen: a claim can be violated by
 // the mechanism yet hold for every threshold test of one statistic.
 //
+// A risk claim bounds the expected loss along the run: E F(X_t) ≤ b(t) at given steps t (F the
+// empirical risk on D; for an excess-risk bound add F(x*) to b). audit_risk_claim checks it
+// with Student-t intervals for the mean at each step, simultaneous over the steps (Bonferroni):
+// `violated` when some step's interval lies wholly above its bound, `holds` when every interval
+// lies at or below, `inconclusive` otherwise. These intervals are a normal approximation (CLT),
+// exact for Gaussian risks; the confidence is nominal.
+//
 // Uses only dpkit::core and the sim audit (the simulator does not know the accountants).
 #pragma once
 
@@ -111,5 +118,49 @@ claim_audit audit_privacy_claim(std::span<const double> samples_d,
                                 std::span<const double> samples_dprime,
                                 const privacy_claim& claim,
                                 const claim_audit_options& options = {});
+
+/// A claimed upper bound on the expected risk at steps t_1 < t_2 < … (t ≥ 0).
+class risk_claim {
+ public:
+  /// Steps strictly increasing and ≥ 0, bounds finite, at least one point. Throws
+  /// std::domain_error naming the first offending point.
+  static risk_claim at_steps(std::vector<long> steps, std::vector<double> bounds);
+  [[nodiscard]] const std::vector<long>& steps() const { return steps_; }
+  [[nodiscard]] const std::vector<double>& bounds() const { return bounds_; }
+
+ private:
+  std::vector<long> steps_;
+  std::vector<double> bounds_;
+};
+
+/// The Monte Carlo estimate of the risk at one step: mean, sample sd and count (≥ 2).
+struct risk_estimate {
+  double mean = NAN;
+  double sd = NAN;
+  std::size_t count = 0;
+};
+
+struct risk_audit_row {
+  long step = 0;
+  double bound = NAN;
+  double mean = NAN, lower = NAN, upper = NAN;  ///< simultaneous interval at `confidence`
+  double tightness = NAN;                       ///< bound / mean (1: tight; > 1: room)
+};
+
+struct risk_audit {
+  sim::verdict verdict = sim::verdict::inconclusive;
+  std::string reason;
+  double confidence = NAN;
+  std::vector<risk_audit_row> rows;
+  /// Median over the steps of the intervals' half-widths: a bound more than about this below
+  /// the true expected risk is caught.
+  double resolution = NAN;
+};
+
+/// Audits `claim` on estimates at its steps (estimates[i] at claim.steps()[i]); confidence in
+/// (0, 1). Throws std::domain_error on a size mismatch or a bad estimate.
+risk_audit audit_risk_claim(const risk_claim& claim,
+                            std::span<const risk_estimate> estimates,
+                            double confidence = 0.95);
 
 }  // namespace dpkit::sim
