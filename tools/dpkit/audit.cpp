@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "baseline.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/random.hpp"
@@ -30,8 +32,40 @@ struct audit_options {
   double confidence = 0.95;
   long long thresholds = 24;
   long long coordinate = 0;
-  std::string tests_file, figure_file;
+  std::string tests_file, figure_file, baseline_file;
 };
+
+// ---- regression baselines (baseline.hpp): a stored `dpkit audit --format json` of the same
+// claim kind; its result row.
+json read_baseline(const std::string& path, const char* kind) {
+  const json doc = read_json_output("--baseline", path, "dpkit audit");
+  if (doc["results"].empty() || !doc["results"][0].is_object())
+    throw usage_error("--baseline: " + path + ": no result row");
+  const json& row = doc["results"][0];
+  const bool risk = row.value("claim", "").rfind("a risk bound", 0) == 0;
+  if (risk != (std::string(kind) == "risk"))
+    throw usage_error("--baseline: " + path + " holds a " +
+                      (risk ? std::string("risk") : std::string("privacy")) +
+                      " audit, but this run audits a " + kind + " claim");
+  return row;
+}
+
+double number_at(const json& row, const char* key, const std::string& path) {
+  if (!row.contains(key) || !row[key].is_number())
+    throw usage_error("--baseline: " + path + ": no number '" + key + "' in its result");
+  return row[key].get<double>();
+}
+
+// Adds the drift check to the result row and the notes; true when something drifted.
+bool report_drift(const drift_check& d, const std::string& path, json& row, report& rep) {
+  row["baseline"] = {{"file", path}, {"drift", d.drift}, {"checks", d.rows}};
+  rep.columns.push_back("drift");
+  row["drift"] = d.drift;
+  rep.notes.push_back(d.drift ? "baseline " + path + ": DRIFT — " + d.summary + " (exit 3)"
+                              : "baseline " + path + ": no drift beyond the runs' noise (" +
+                                    std::to_string(d.rows.size()) + " estimate(s) compared)");
+  return d.drift;
+}
 
 // The claim's tradeoff curve from a CSV file with columns alpha and beta (a header row; '#'
 // comments). Bad content is a usage error naming the file and line.
@@ -264,6 +298,25 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
       "each step: mean of F(X_t) over the replicates with a Student-t interval, simultaneous over "
       "the steps (Bonferroni; a normal approximation). tightness: bound/mean at the step where it "
       "is smallest. resolution: the median half-width of the intervals.");
+  bool drifted = false;
+  if (!a.baseline_file.empty()) {
+    const json base = read_baseline(a.baseline_file, "risk");
+    drift_check d;
+    if (!base.contains("tests") || !base["tests"].is_array())
+      throw usage_error("--baseline: " + a.baseline_file + ": no per-step rows ('tests')");
+    for (const sim::risk_audit_row& r : res.rows)
+      for (const json& b : base["tests"])
+        if (b.is_object() && b.value("t", -1L) == r.step) {
+          const double bl = number_at(b, "lower", a.baseline_file);
+          const double bu = number_at(b, "upper", a.baseline_file);
+          d.compare("mean risk at t = " + std::to_string(r.step), r.mean, (r.upper - r.lower) / 2,
+                    number_at(b, "mean", a.baseline_file), (bu - bl) / 2);
+        }
+    if (d.rows.empty())
+      throw usage_error("--baseline: " + a.baseline_file +
+                        ": no step in common with this claim's steps");
+    drifted = report_drift(d, a.baseline_file, rep.results.back(), rep);
+  }
   emit(rep, output);
   if (!a.tests_file.empty()) {
     std::string csv = "t,bound,mean,lower,upper,tightness\n";
@@ -299,7 +352,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
     if (!validation::render(f, a.figure_file, error)) throw usage_error("--figure: " + error);
     std::cerr << "dpkit audit: wrote " << a.figure_file << "\n";
   }
-  return res.verdict == sim::verdict::violated ? kExitValidationFailed : kExitSuccess;
+  return res.verdict == sim::verdict::violated || drifted ? kExitValidationFailed : kExitSuccess;
 }
 
 int run_audit(const audit_options& a, const output_options& output) {
@@ -311,6 +364,10 @@ int run_audit(const audit_options& a, const output_options& output) {
   if (!a.tradeoff_file.empty()) {
     check_not_an_input("--output", output.file, "--tradeoff", a.tradeoff_file);
     check_not_an_input("--tests", a.tests_file, "--tradeoff", a.tradeoff_file);
+  }
+  if (!a.baseline_file.empty()) {
+    check_not_an_input("--output", output.file, "--baseline", a.baseline_file);
+    check_not_an_input("--tests", a.tests_file, "--baseline", a.baseline_file);
   }
   if (!a.figure_file.empty() &&
       !validation::is_figure_extension(std::filesystem::path(a.figure_file).extension().string()))
@@ -436,6 +493,16 @@ int run_audit(const audit_options& a, const output_options& output) {
       "holds / inconclusive: the samples do not refute the claim (a tight claim is "
       "inconclusive: its boxes straddle it); Monte Carlo never proves a claim. violated: exit "
       "status 3.");
+  bool drifted = false;
+  if (!a.baseline_file.empty()) {
+    const json base = read_baseline(a.baseline_file, "privacy");
+    drift_check d;
+    const double bl = number_at(base, "mu_lower", a.baseline_file);
+    const double bu = number_at(base, "mu_upper", a.baseline_file);
+    d.compare("mu estimate", res.mu_estimate, (res.mu_hi - res.mu_lo) / 2,
+              number_at(base, "mu_estimate", a.baseline_file), (bu - bl) / 2);
+    drifted = report_drift(d, a.baseline_file, rep.results.back(), rep);
+  }
   emit(rep, output);
 
   if (!a.tests_file.empty()) {
@@ -461,7 +528,7 @@ int run_audit(const audit_options& a, const output_options& output) {
       throw usage_error("--figure: " + error);
     std::cerr << "dpkit audit: wrote " << a.figure_file << "\n";
   }
-  return res.verdict == sim::verdict::violated ? kExitValidationFailed : kExitSuccess;
+  return res.verdict == sim::verdict::violated || drifted ? kExitValidationFailed : kExitSuccess;
 }
 
 }  // namespace
@@ -535,6 +602,13 @@ void register_audit(CLI::App& app, int& exit_code) {
                   "Draw the claimed curve and the tests' boxes (.svg, .png or .pdf)")
       ->type_name("FIG")
       ->group(gs);
+  sub->add_option("--baseline", a->baseline_file,
+                  "A stored run (dpkit audit --format json --output FILE) of the same claim kind: "
+                  "report drift beyond the two runs' noise (the mu estimate; the mean risk at each "
+                  "common step) and exit 3 when an estimate moved")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->group(gs);
   add_output_options(sub, *output);
   sub->footer(
       "Examples (docs/audit.md):\n"
@@ -543,7 +617,8 @@ void register_audit(CLI::App& app, int& exit_code) {
       "  dpkit audit ... --epsilon 1 --delta 1e-5\n"
       "  dpkit audit ... --tradeoff claimed_curve.csv --figure audit.svg\n"
       "  dpkit audit --model quadratic --noise-std 0.5 --steps 20 --risk-bound bound.csv\n"
-      "Exit status: 0 holds or inconclusive, 2 bad input, 3 the claim is violated.");
+      "Exit status: 0 holds or inconclusive, 2 bad input, 3 the claim is violated (or, with "
+      "--baseline, an estimate drifted).");
   sub->callback([a, output, classes, &exit_code] {
     a->setting.classes_given = classes->count() > 0;
     exit_code = run_audit(*a, *output);

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "baseline.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/csv.hpp"
@@ -38,6 +39,7 @@ struct validate_options {
   bool figures = true;
   double bound_factor = 1;
   bool self_check = false;
+  std::string baseline;
   output_options output;
 };
 
@@ -206,9 +208,20 @@ int run_validate(const validate_options& o) {
       throw usage_error("--output-dir: cannot create the folder " + dir.string() + ": " +
                         (ec ? ec.message() : std::string("a file of that name exists")));
     if (::access(dir.c_str(), W_OK) != 0)
-      throw usage_error("--output-dir: cannot write into " + dir.string() + ": " + std::strerror(errno));
+      throw usage_error("--output-dir: cannot write into " + dir.string() + ": " +
+                        std::strerror(errno));
   }
   if (o.self_check) r.columns.insert(r.columns.begin() + 2, "self_check");
+  // The baseline is read before the scenarios run: a bad file stops nothing half-done.
+  json baseline_rows = json::array();
+  if (!o.baseline.empty()) {
+    check_not_an_input("--output", o.output.file, "--baseline", o.baseline);
+    baseline_rows = read_json_output("--baseline", o.baseline, "dpkit validate")["results"];
+    r.parameters["baseline"] = o.baseline;
+    r.columns.push_back("drift");
+  }
+  std::size_t compared = 0;
+  std::vector<std::string> drifted;
   const std::vector<scenario_result> results = run_scenarios(chosen, c, o, dir);
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const scenario* s = chosen[i];
@@ -237,6 +250,36 @@ int run_validate(const validate_options& o) {
                          {"replicates", res.replicates},
                          {"seconds", res.seconds},
                          {"reason", res.verdict_reason}});
+    // Drift against the baseline's row of the same scenario (same quantity): the estimate
+    // moved beyond the two runs' noise (baseline.hpp).
+    for (const json& b : baseline_rows) {
+      if (!b.is_object() || b.value("id", "") != res.id) continue;
+      if (b.value("quantity", "") != res.quantity || !b.contains("estimate") ||
+          !b["estimate"].is_number())
+        break;
+      const auto half = [](const json& row, double est) {
+        const double lo = row.contains("estimate_lo") && row["estimate_lo"].is_number()
+                              ? row["estimate_lo"].get<double>()
+                              : est;
+        const double hi = row.contains("estimate_hi") && row["estimate_hi"].is_number()
+                              ? row["estimate_hi"].get<double>()
+                              : est;
+        return (hi - lo) / 2;
+      };
+      drift_check d;
+      const double then = b["estimate"].get<double>();
+      d.compare(res.quantity, res.estimate, (res.estimate_hi - res.estimate_lo) / 2, then,
+                half(b, then));
+      ++compared;
+      r.results.back()["drift"] = d.drift;
+      r.results.back()["baseline"] = d.rows[0];
+      if (d.drift) drifted.push_back(res.id + ": " + d.summary);
+      break;
+    }
+  }
+  if (!o.baseline.empty()) {
+    for (const std::string& dft : drifted)
+      failures.push_back(dft + " (baseline " + o.baseline + ")");
   }
   if (!o.self_check)
     for (auto& row : r.results) row.erase("self_check");
@@ -264,6 +307,11 @@ int run_validate(const validate_options& o) {
       r.notes.push_back("  " + id + ": " + (e ? e->claim + " -- " + e->why : "NOT IN THE LIST"));
     }
   }
+  if (!o.baseline.empty())
+    r.notes.push_back("baseline " + o.baseline + ": " + std::to_string(compared) +
+                      " scenario(s) compared, " + std::to_string(drifted.size()) +
+                      " drifted beyond the two runs' noise (|estimate - baseline| > "
+                      "sqrt(h^2 + h_baseline^2), h the intervals' half-widths)");
   emit(r, o.output);
   if (!failures.empty()) {
     for (const std::string& f : failures) std::cerr << "dpkit validate: " << f << "\n";
@@ -314,21 +362,33 @@ void register_validate(CLI::App& app, int& exit_code) {
                 "Audit each scenario's named wrong claim (--list shows it) in place of the real "
                 "one: exit 0 when every wrong claim is rejected (violated), 3 when one is not")
       ->excludes(factor);
+  sub->add_option("--baseline", o->baseline,
+                  "A stored scoreboard (dpkit validate --format json --output FILE): report each "
+                  "scenario whose estimate moved beyond the two runs' noise, and exit 3 if one did")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
   add_output_options(sub, o->output);
   sub->footer(
       "Examples:\n"
       "  dpkit validate --all                      # quick tier, figures in validation-results/\n"
       "  dpkit validate bsa24-thm4.2-tight --tier full --threads 16\n"
-      "  dpkit validate --list                     # ids, titles and each self-check's wrong claim\n"
-      "  dpkit validate zxd26-thm1-memorisation --self-check   # the reversed trend must be rejected\n"
+      "  dpkit validate --list                     # ids, titles and each self-check's wrong "
+      "claim\n"
+      "  dpkit validate zxd26-thm1-memorisation --self-check   # the reversed trend must be "
+      "rejected\n"
       "  dpkit validate gdp-gaussian-1d --bound-factor 0.5   # mu halved: violated, exit 3\n"
+      "  dpkit validate --all --format json --output base.json; dpkit validate --all --baseline "
+      "base.json\n"
       "Exit codes: 0 nothing violated and every refutation the expected one, 3 some scenario "
       "violated, refuted unexpectedly, or an expected refutation no longer reproduces, 2 bad "
-      "input. With --self-check: 0 every wrong claim rejected, 3 some wrong claim not rejected.");
+      "input. With --self-check: 0 every wrong claim rejected, 3 some wrong claim not rejected. "
+      "With --baseline: also 3 when an estimate drifted.");
   sub->callback([o, &exit_code] { exit_code = run_validate(*o); });
 }
 
 // dpkit-validate is the program with the scenarios: nothing to hand on.
-std::optional<int> forward_validate(int /*argc*/, char** /*argv*/) { return std::nullopt; }
+std::optional<int> forward_validate(int /*argc*/, char** /*argv*/) {
+  return std::nullopt;
+}
 
 }  // namespace dpkit::cli

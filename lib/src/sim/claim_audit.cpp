@@ -184,8 +184,9 @@ claim_audit audit_privacy_claim(std::span<const double> samples_d,
                            ? (claim.kind() == claim_kind::epsilon_delta ? claim.delta() : 1e-5)
                            : options.delta;
   out.epsilon_lower = epsilon_lower_bound(out.empirical, delta);
-  if (claim.kind() == claim_kind::gdp) {
-    // μ̂ from the two samples' moments; delta method for Gaussian pairs:
+  {
+    // μ̂ from the two samples' moments (for every claim: the baselines compare it); delta
+    // method for Gaussian pairs:
     // Var(μ̂) ≈ 1/n + 1/n′ + μ²/(2(n + n′)).
     const auto [m0, v0] = mean_variance(samples_d);
     const auto [m1, v1] = mean_variance(samples_dprime);
@@ -198,7 +199,7 @@ claim_audit audit_privacy_claim(std::span<const double> samples_d,
     out.mu_estimate = mu_hat;
     out.mu_lo = std::max(0.0, mu_hat - z * se);
     out.mu_hi = mu_hat + z * se;
-    out.tightness = claim.mu() / mu_hat;
+    if (claim.kind() == claim_kind::gdp) out.tightness = claim.mu() / mu_hat;
   }
   return out;
 }

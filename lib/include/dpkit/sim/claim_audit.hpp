@@ -105,8 +105,9 @@ struct claim_audit {
   double resolution = NAN;
   /// Certified at `confidence`: no (ε, δ)-DP guarantee with a smaller ε holds for this pair.
   epsilon_audit epsilon_lower;
-  /// GDP claims: μ̂ = (mean′ − mean)/pooled sd with a normal-approximation interval (an
-  /// estimate, exact in the limit for Gaussian statistics) and tightness μ_claim/μ̂. NaN else.
+  /// μ̂ = |mean′ − mean|/pooled sd with a normal-approximation interval (an estimate of the
+  /// pair's Gaussian-DP parameter, exact in the limit for Gaussian statistics; computed for
+  /// every claim) and, for GDP claims, the tightness μ_claim/μ̂ (NaN for the others).
   double mu_estimate = NAN, mu_lo = NAN, mu_hi = NAN, tightness = NAN;
   empirical_tradeoff empirical;  ///< the tests, boxes and sample counts
   tradeoff_audit audit;          ///< the margins behind the verdict
