@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -266,7 +267,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
   rep.parameters = {{"claim", what},    {"claim_file", a.risk_file}, {"algorithm", o.algorithm},
                     {"model", o.model}, {"steps", o.steps},          {"replicates", o.replicates},
                     {"seed", o.seed},   {"confidence", a.confidence}};
-  double tight = INFINITY;
+  double tight = std::numeric_limits<double>::infinity();
   long tight_step = -1;
   json rows = json::array();
   for (const sim::risk_audit_row& r : res.rows) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -164,7 +165,8 @@ claim_audit audit_privacy_claim(std::span<const double> samples_d,
           "a tight claim)";
       break;
   }
-  double gap = INFINITY, gap_lo = INFINITY, gap_hi = INFINITY;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double gap = kInf, gap_lo = kInf, gap_hi = kInf;
   std::vector<double> half;
   for (const tradeoff_point& p : points) {
     gap = std::min(gap, p.beta - claim(p.alpha));
@@ -244,7 +246,7 @@ risk_audit audit_risk_claim(const risk_claim& claim,
   const double each = 1 - (1 - confidence) / static_cast<double>(k);
   std::vector<double> half;
   std::size_t worst = k, first_straddle = k;
-  double worst_excess = -INFINITY;
+  double worst_excess = -std::numeric_limits<double>::infinity();
   bool all_below = true;
   for (std::size_t i = 0; i < k; ++i) {
     const risk_estimate& e = estimates[i];
