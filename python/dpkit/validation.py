@@ -107,6 +107,7 @@ def audit(*,
           delta: Optional[float] = None,
           tradeoff: Optional[Union[str, os.PathLike]] = None,
           risk_bound: Optional[Union[str, os.PathLike]] = None,
+          renyi: Optional[Union[str, os.PathLike]] = None,
           neighbour: Optional[str] = None,
           program: Optional[str] = None,
           timeout: Optional[float] = None,
@@ -118,9 +119,12 @@ def audit(*,
     threshold test with its boxes). A violated claim is a result, not an error.
 
     The claim, exactly one: ``mu=`` (μ-GDP), ``epsilon=`` with ``delta=``, ``tradeoff=`` (a CSV
-    file with columns alpha, beta), or ``risk_bound=`` (a CSV file with columns t, bound: the
+    file with columns alpha, beta), ``renyi=`` (a CSV file with columns order, epsilon), or
+    ``risk_bound=`` (a CSV file with columns t, bound: the
     expected risk E F(X_t) on D is at most bound; the row's ``tests`` are then the steps).
-    ``neighbour`` (privacy claims): ``"replace-one"`` (default) or ``"zero-out"``. The run: keyword arguments named as ``dpkit simulate``'s
+    ``neighbour`` (privacy claims): ``"replace-one"`` (default), ``"zero-out"``, or ``"dataset"``
+    with ``neighbour_data=`` (a CSV file: D′ given as a dataset). The statistic: ``coordinate=``
+    or ``direction="v1,v2,..."``. The run: keyword arguments named as ``dpkit simulate``'s
     flags with ``_`` for ``-`` (``algorithm="gd"``, ``model="quadratic"``, ``dataset_size=10``,
     ``noise_std=0.5``, ``learning_rate=0.5``, ``steps=20``, ``perturbation=1``,
     ``replicates=20000``, ``seed=...``, ``coordinate=0``, ``confidence=0.95`` ...).
@@ -130,10 +134,10 @@ def audit(*,
     exe = find_program(program)
     cmd = [exe, "audit", "--format", "json"]
     claims = [(mu is not None), (epsilon is not None), (tradeoff is not None),
-              (risk_bound is not None)]
+              (risk_bound is not None), (renyi is not None)]
     if sum(claims) != 1:
         raise ValueError("the claim: give exactly one of mu=, epsilon= (with delta=), tradeoff=, "
-                         "risk_bound=")
+                         "renyi=, risk_bound=")
     if risk_bound is None:
         cmd += ["--neighbour", neighbour or "replace-one"]
     elif neighbour is not None:
@@ -150,6 +154,8 @@ def audit(*,
         cmd += ["--tradeoff", os.fspath(tradeoff)]
     if risk_bound is not None:
         cmd += ["--risk-bound", os.fspath(risk_bound)]
+    if renyi is not None:
+        cmd += ["--renyi", os.fspath(renyi)]
     for key, value in setting.items():
         if value is None:
             continue

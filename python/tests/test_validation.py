@@ -74,3 +74,17 @@ def test_audit_of_a_risk_bound_from_python(tmp_path):
         row = dpkit.audit(risk_bound=f, **setting)
         assert row["verdict"] in expected
         assert [r["t"] for r in row["tests"]] == steps
+
+
+def test_audit_of_a_renyi_claim_from_python(tmp_path):
+    # The W1 pair is Gaussian (mu = 0.34641): D_a = a mu^2/2 in both orders, exactly; a quarter
+    # of it (the RDP of G(mu/2)) is refuted.
+    mu = 0.34641
+    setting = dict(model="quadratic", dataset_size=10, dimension=2, perturbation=1,
+                   noise_std=0.5, learning_rate=0.5, steps=20)
+    for name, scale, expected in (("exact", 0.5, ("holds", "inconclusive")),
+                                  ("quarter", 0.125, ("violated",))):
+        f = tmp_path / f"{name}.csv"
+        f.write_text("order,epsilon\n" + "".join(f"{a},{a * mu * mu * scale!r}\n"
+                                                 for a in (1.5, 2, 4, 8, 16, 32)))
+        assert dpkit.audit(renyi=f, **setting)["verdict"] in expected

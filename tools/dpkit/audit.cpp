@@ -29,7 +29,8 @@ namespace {
 struct audit_options {
   simulate_options setting;
   std::optional<double> mu, epsilon, delta;
-  std::string tradeoff_file, risk_file;
+  std::string tradeoff_file, risk_file, renyi_file;
+  std::string direction;  // comma-separated v of the statistic <X_T, v> (empty: --coordinate)
   double confidence = 0.95;
   long long thresholds = 24;
   long long coordinate = 0;
@@ -158,19 +159,60 @@ sim::risk_claim risk_from_csv(const std::string& path, long long steps) {
   return sim::risk_claim::at_steps(std::move(t), std::move(b));
 }
 
+// A Rényi-DP claim from a CSV file with columns order (or alpha) and epsilon.
+sim::privacy_claim renyi_from_csv(const std::string& path) {
+  const std::vector<csv_record> records = read_csv_records("--renyi", path);
+  if (records.empty()) throw usage_error("--renyi: " + path + ": no header row");
+  const auto& header = records.front().cells;
+  std::size_t co = header.size(), ce = header.size();
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (header[c] == "order" || header[c] == "alpha") co = c;
+    if (header[c] == "epsilon") ce = c;
+  }
+  if (co == header.size() || ce == header.size())
+    throw usage_error("--renyi: " + path + ":" + std::to_string(records.front().line) +
+                      ": the header must name the columns order (or alpha) and epsilon");
+  std::vector<double> orders, eps;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const csv_record& rec = records[r];
+    const std::string where = "--renyi: " + path + ":" + std::to_string(rec.line) + ": ";
+    auto number = [&](std::size_t c, const char* name) {
+      if (c >= rec.cells.size()) throw usage_error(where + "no " + name + " value");
+      const std::string& s = rec.cells[c];
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
+        throw usage_error(where + name + " is '" + s + "', but must be a number");
+      return v;
+    };
+    const double o = number(co, "order"), e = number(ce, "epsilon");
+    if (!(o > 1)) throw usage_error(where + "order is " + format_number(o) + ", but must be > 1");
+    if (!(e >= 0))
+      throw usage_error(where + "epsilon is " + format_number(e) + ", but must be >= 0");
+    if (!orders.empty() && !(o > orders.back()))
+      throw usage_error(where + "order is " + format_number(o) +
+                        ", but must increase from row to row");
+    orders.push_back(o);
+    eps.push_back(e);
+  }
+  if (orders.empty()) throw usage_error("--renyi: " + path + ": no rows");
+  return sim::privacy_claim::renyi(std::move(orders), std::move(eps));
+}
+
 sim::privacy_claim claim_of(const audit_options& a) {
   const int given = (a.mu ? 1 : 0) + (a.epsilon ? 1 : 0) + (a.tradeoff_file.empty() ? 0 : 1) +
-                    (a.risk_file.empty() ? 0 : 1);
+                    (a.risk_file.empty() ? 0 : 1) + (a.renyi_file.empty() ? 0 : 1);
   if (given != 1)
     throw usage_error(
         "the claim: give exactly one of --mu M (mu-GDP), --epsilon E with --delta D, "
-        "--tradeoff FILE.csv, or --risk-bound FILE.csv");
+        "--tradeoff FILE.csv, --renyi FILE.csv, or --risk-bound FILE.csv");
   if (a.delta && !a.epsilon) throw usage_error("--delta goes with --epsilon");
   if (a.mu) return sim::privacy_claim::gdp(*a.mu);
   if (a.epsilon) {
     if (!a.delta) throw usage_error("--epsilon needs --delta");
     return sim::privacy_claim::epsilon_delta(*a.epsilon, *a.delta);
   }
+  if (!a.renyi_file.empty()) return renyi_from_csv(a.renyi_file);
   return curve_from_csv(a.tradeoff_file);
 }
 
@@ -366,6 +408,10 @@ int run_audit(const audit_options& a, const output_options& output) {
     check_not_an_input("--output", output.file, "--tradeoff", a.tradeoff_file);
     check_not_an_input("--tests", a.tests_file, "--tradeoff", a.tradeoff_file);
   }
+  if (!a.renyi_file.empty()) {
+    check_not_an_input("--output", output.file, "--renyi", a.renyi_file);
+    check_not_an_input("--tests", a.tests_file, "--renyi", a.renyi_file);
+  }
   if (!a.baseline_file.empty()) {
     check_not_an_input("--output", output.file, "--baseline", a.baseline_file);
     check_not_an_input("--tests", a.tests_file, "--baseline", a.baseline_file);
@@ -380,10 +426,10 @@ int run_audit(const audit_options& a, const output_options& output) {
   if (!a.risk_file.empty()) {
     check_not_an_input("--output", output.file, "--risk-bound", a.risk_file);
     check_not_an_input("--tests", a.tests_file, "--risk-bound", a.risk_file);
-    if (a.mu || a.epsilon || a.delta || !a.tradeoff_file.empty())
+    if (a.mu || a.epsilon || a.delta || !a.tradeoff_file.empty() || !a.renyi_file.empty())
       throw usage_error(
           "the claim: give exactly one of --mu M (mu-GDP), --epsilon E with --delta D, "
-          "--tradeoff FILE.csv, or --risk-bound FILE.csv");
+          "--tradeoff FILE.csv, --renyi FILE.csv, or --risk-bound FILE.csv");
     return run_risk_audit(a, output);
   }
   if (o.neighbour == "none")
@@ -399,10 +445,37 @@ int run_audit(const audit_options& a, const output_options& output) {
   const models m = make_models(o, notes);
   const sim::noisy_gradient_options alg = algorithm_options(o, *m.d);
   const std::size_t p = m.d->dimension();
-  if (static_cast<std::size_t>(a.coordinate) >= p)
-    throw usage_error("--coordinate is " + std::to_string(a.coordinate) +
-                      ", but must be below the dimension " + std::to_string(p));
-  const auto j = static_cast<Eigen::Index>(a.coordinate);
+  // The statistic: <X_T, v>, v = --direction or the unit vector of --coordinate.
+  sim::vector v = sim::vector::Zero(static_cast<Eigen::Index>(p));
+  std::string statistic;
+  if (!a.direction.empty()) {
+    std::vector<double> w;
+    std::size_t start = 0;
+    while (start <= a.direction.size()) {
+      const std::size_t comma = a.direction.find(',', start);
+      const std::string cell =
+          a.direction.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      char* end = nullptr;
+      const double x = std::strtod(cell.c_str(), &end);
+      if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(x))
+        throw usage_error("--direction: '" + cell + "' is not a number (give v1,v2,...)");
+      w.push_back(x);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (w.size() != p)
+      throw usage_error("--direction has " + std::to_string(w.size()) +
+                        " entries, but the iterate has dimension " + std::to_string(p));
+    for (std::size_t i = 0; i < p; ++i) v[static_cast<Eigen::Index>(i)] = w[i];
+    if (v.norm() == 0) throw usage_error("--direction is the zero vector");
+    statistic = "<X_T, v>, v = (" + a.direction + ")";
+  } else {
+    if (static_cast<std::size_t>(a.coordinate) >= p)
+      throw usage_error("--coordinate is " + std::to_string(a.coordinate) +
+                        ", but must be below the dimension " + std::to_string(p));
+    v[static_cast<Eigen::Index>(a.coordinate)] = 1;
+    statistic = "coordinate " + std::to_string(a.coordinate) + " of X_T";
+  }
 
   sim::monte_carlo_options mc;
   mc.replicates = static_cast<std::uint64_t>(o.replicates);
@@ -423,7 +496,7 @@ int run_audit(const audit_options& a, const output_options& output) {
         x0 *= o.init_scale;
       }
       const sim::model& f = s == 0 ? *m.d : *m.dprime;
-      out[s] = sim::run_noisy_gradient(f, alg, x0, {o.seed, r, base})[j];
+      out[s] = sim::run_noisy_gradient(f, alg, x0, {o.seed, r, base}).dot(v);
     }
   };
   const sim::monte_carlo_result mcr =
@@ -435,7 +508,6 @@ int run_audit(const audit_options& a, const output_options& output) {
   const sim::claim_audit res =
       sim::audit_privacy_claim(mcr.observables[0].samples, mcr.observables[1].samples, claim, ao);
 
-  const std::string statistic = "coordinate " + std::to_string(a.coordinate) + " of X_T";
   report rep;
   rep.tool = "dpkit audit";
   rep.title = "audit of " + claim.describe() + ": " + o.algorithm + " on " + o.model + ", " +
@@ -573,6 +645,13 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile)
       ->type_name("FILE")
       ->group(gc);
+  sub->add_option("--renyi", a->renyi_file,
+                  "Renyi DP of the pair, both orders: CSV with columns order (or alpha) > 1, "
+                  "increasing, and epsilon >= 0 (the tradeoff curve it implies by data "
+                  "processing is audited)")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->group(gc);
   sub->add_option("--tradeoff", a->tradeoff_file,
                   "A claimed tradeoff curve: CSV with columns alpha, beta (alpha increasing, "
                   "beta non-increasing, both in [0, 1]); linear between the points, beta_1 left "
@@ -581,10 +660,17 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->type_name("FILE")
       ->group(gc);
   const char* gs = "Statistics";
-  sub->add_option("--coordinate", a->coordinate,
-                  "The released statistic: this coordinate of the last iterate X_T")
-      ->check(integer_at_least(0))
-      ->capture_default_str()
+  CLI::Option* coordinate =
+      sub->add_option("--coordinate", a->coordinate,
+                      "The released statistic: this coordinate of the last iterate X_T")
+          ->check(integer_at_least(0))
+          ->capture_default_str()
+          ->group(gs);
+  sub->add_option("--direction", a->direction,
+                  "The released statistic <X_T, v> for v = V1,V2,... (one entry per coordinate) "
+                  "instead of a coordinate")
+      ->type_name("V")
+      ->excludes(coordinate)
       ->group(gs);
   sub->add_option("--confidence", a->confidence,
                   "Simultaneous confidence of the boxes, the verdict and epsilon_lower")

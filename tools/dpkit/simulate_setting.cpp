@@ -98,7 +98,37 @@ models make_models(const simulate_options& o, std::vector<std::string>& notes) {
     data = make_dataset(o, notes);
     m.d = model_on(o, data);
   }
-  if (o.neighbour == "none") return m;
+  if (o.neighbour == "none") {
+    if (!o.neighbour_data.empty())
+      throw usage_error("--neighbour-data goes with --neighbour dataset");
+    return m;
+  }
+  if (o.neighbour == "dataset") {
+    // A user-given D′: any neighbouring relation (one example replaced, removed or added).
+    if (o.neighbour_data.empty())
+      throw usage_error("--neighbour dataset needs --neighbour-data FILE.csv (D')");
+    if (!data || o.data == "gaussian" || o.data == "uniform")
+      throw usage_error("--neighbour dataset needs --data FILE.csv (D) as well");
+    check_not_an_input("--neighbour-data", o.neighbour_data, "--data", o.data);
+    auto other = std::make_shared<sim::dataset>();
+    try {
+      *other = sim::read_dataset_csv(o.neighbour_data, o.label_column);
+    } catch (const std::exception& e) {
+      std::string why = user_message(e.what(), nullptr);
+      if (why.rfind("label_column ", 0) == 0) why.replace(0, 12, "--label-column");
+      throw usage_error("--neighbour-data is " + o.neighbour_data +
+                        ", but must be a readable dataset CSV: " + why);
+    }
+    if (other->dimension() != data->dimension())
+      throw usage_error("--neighbour-data has " + std::to_string(other->dimension()) +
+                        " features, but --data has " + std::to_string(data->dimension()));
+    m.dprime = model_on(o, other);
+    m.neighbour_description =
+        "dataset: D' = " + o.neighbour_data + " (n' = " + std::to_string(other->size()) + ")";
+    return m;
+  }
+  if (!o.neighbour_data.empty())
+    throw usage_error("--neighbour-data goes with --neighbour dataset");
   const auto n = m.d->examples();
   if (static_cast<std::size_t>(o.index) >= n)
     throw usage_error("--index is " + std::to_string(o.index) +
@@ -290,9 +320,15 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
                   "none; replace-one: example --index gets the flipped label (a_i, -y_i) "
                   "(softmax: label "
                   "(y_i + 1) mod K; quadratic: gradient shifted by -L e_1, BSA24 W1); zero-out: "
-                  "example --index contributes f'_i = 0")
-      ->check(CLI::IsMember({"none", "replace-one", "zero-out"}))
+                  "example --index contributes f'_i = 0; dataset: D' read from --neighbour-data "
+                  "(any relation: one example replaced, removed or added)")
+      ->check(CLI::IsMember({"none", "replace-one", "zero-out", "dataset"}))
       ->capture_default_str()
+      ->group(gn);
+  sub->add_option("--neighbour-data", o.neighbour_data,
+                  "D' for --neighbour dataset: a CSV file like --data (same features)")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
       ->group(gn);
   sub->add_option("--index", o.index, "The example that differs (0-based)")
       ->check(integer_at_least(0))

@@ -46,6 +46,7 @@ struct simulate_options {
   double curvature = 1;
   // neighbouring dataset
   std::string neighbour = "none";
+  std::string neighbour_data;  // --neighbour dataset: D′ read from this CSV file
   long long index = 0;
   std::string coupling = "independent";
   double perturbation = 1;

@@ -65,6 +65,65 @@ privacy_claim privacy_claim::tradeoff_curve(std::vector<double> alpha, std::vect
   return c;
 }
 
+privacy_claim privacy_claim::renyi(std::vector<double> orders, std::vector<double> epsilons) {
+  constexpr const char* kFn = "privacy_claim::renyi";
+  if (orders.size() != epsilons.size())
+    throw_domain_error(
+        kFn, "epsilons", format_value(static_cast<long long>(epsilons.size())) + " values",
+        "as many as orders (" + format_value(static_cast<long long>(orders.size())) + ")");
+  if (orders.empty()) throw_domain_error(kFn, "orders", "none", "at least one order");
+  for (std::size_t i = 0; i < orders.size(); ++i) {
+    const std::string at = "point " + std::to_string(i + 1);
+    if (!(orders[i] > 1 && std::isfinite(orders[i])))
+      throw_domain_error(kFn, "order at " + at, orders[i], "finite and > 1");
+    if (i > 0 && !(orders[i] > orders[i - 1]))
+      throw_domain_error(kFn, "order at " + at, orders[i],
+                         "above the previous point's (" + format_value(orders[i - 1]) + ")");
+    if (!(epsilons[i] >= 0 && std::isfinite(epsilons[i])))
+      throw_domain_error(kFn, "epsilon at " + at, epsilons[i], "finite and >= 0");
+  }
+  privacy_claim c;
+  c.kind_ = claim_kind::renyi;
+  c.alpha_ = std::move(orders);   // the orders
+  c.beta_ = std::move(epsilons);  // their ε
+  return c;
+}
+
+namespace {
+
+// The smallest β ∈ [0, 1 − x] with log g(β) ≤ bound, g convex in β with g(1 − x) = 1 ≤ e^bound
+// (decreasing on [0, 1 − x]); rounded down (a lower bound on the exact root).
+template <class LogG>
+double smallest_feasible_beta(double x, double bound, LogG&& log_g) {
+  double lo = 0, hi = 1 - x;
+  if (log_g(lo) <= bound) return 0;
+  for (int i = 0; i < 200 && hi - lo > 1e-13; ++i) {
+    const double mid = (lo + hi) / 2;
+    if (log_g(mid) <= bound)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return lo;  // infeasible at lo: the root lies above, so lo is a lower bound
+}
+
+double log_add(double a, double b) {
+  if (a == -std::numeric_limits<double>::infinity()) return b;
+  if (b == -std::numeric_limits<double>::infinity()) return a;
+  return std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
+}
+
+// a·log(y) with 0·log 0 = 0 and y = 0, a < 0 giving +∞.
+double xlogy(double a, double y) {
+  if (a == 0) return 0;
+  if (y == 0)
+    return a > 0 ? -std::numeric_limits<double>::infinity()
+                 : std::numeric_limits<double>::infinity();
+  return a * std::log(y);
+}
+
+}  // namespace
+
 double privacy_claim::operator()(double a) const {
   a = std::clamp(a, 0.0, 1.0);
   switch (kind_) {
@@ -75,6 +134,23 @@ double privacy_claim::operator()(double a) const {
     case claim_kind::epsilon_delta: {
       const double e = std::exp(epsilon_);
       return std::max({0.0, 1 - delta_ - e * a, (1 - delta_ - a) / e});
+    }
+    case claim_kind::renyi: {
+      if (a >= 1) return 0;
+      double f = 0;
+      for (std::size_t i = 0; i < alpha_.size(); ++i) {
+        const double order = alpha_[i], bound = (order - 1) * beta_[i];
+        // D_a(M(D′)‖M(D)) of the test's Bernoulli pair, and D_a(M(D)‖M(D′)).
+        f = std::max(f, smallest_feasible_beta(a, bound, [&](double b) {
+                       return log_add(xlogy(order, 1 - b) + xlogy(1 - order, a),
+                                      xlogy(order, b) + xlogy(1 - order, 1 - a));
+                     }));
+        f = std::max(f, smallest_feasible_beta(a, bound, [&](double b) {
+                       return log_add(xlogy(order, a) + xlogy(1 - order, 1 - b),
+                                      xlogy(order, 1 - a) + xlogy(1 - order, b));
+                     }));
+      }
+      return f;
     }
     case claim_kind::tradeoff_curve: {
       if (a <= alpha_.front()) return beta_.front();
@@ -98,6 +174,9 @@ std::string privacy_claim::describe() const {
     case claim_kind::tradeoff_curve:
       return "a tradeoff curve through " + std::to_string(alpha_.size()) +
              " points (linear between them)";
+    case claim_kind::renyi:
+      return "Renyi DP at " + std::to_string(alpha_.size()) + " order(s) from " +
+             format_value(alpha_.front()) + " to " + format_value(alpha_.back());
   }
   return {};
 }

@@ -230,3 +230,57 @@ TEST_CASE("dpkit validate --baseline: a moved estimate is reported, exit 3", "[c
   CHECK_THAT(bad.err, Contains("dpkit validate"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("dpkit audit: Renyi claims, projections and a user-given D'", "[cli]") {
+  // The W1 pair is Gaussian with shift mu = 0.3464 in units of its sd: D_a = a mu²/2 both ways.
+  // RDP is audited through the curve it implies, looser than G(mu) (the exact RDP's curve lies
+  // ~0.003 below the tests here): half the RDP is not resolved at 20 000 replicates (its curve
+  // sits ~0.02 above the truth, within two resolutions), a quarter of it (the RDP of G(mu/2)) is.
+  const double mu = exact_mu();
+  std::string exact = "order,epsilon\n", half = "alpha,epsilon\n";
+  for (double a : {1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0}) {
+    exact += std::to_string(a) + "," + std::to_string(a * mu * mu / 2) + "\n";
+    half += std::to_string(a) + "," + std::to_string(a * mu * mu / 8) + "\n";
+  }
+  const auto fe = write_temp("dpkit_audit_rdp_exact.csv", exact);
+  const auto fh = write_temp("dpkit_audit_rdp_half.csv", half);
+  CHECK(dpkit_run(kSetting + "--renyi " + fe.string()).exit_code == 0);
+  CHECK(dpkit_run(kSetting + "--renyi " + fh.string()).exit_code == 3);
+  const auto bad = write_temp("dpkit_audit_rdp_bad.csv", "order,epsilon\n2,0.1\n1,0.1\n");
+  const auto r = dpkit_run(kSetting + "--renyi " + bad.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains(bad.string() + ":3"));
+  // --direction 1,0 is coordinate 0: the same samples, the same estimate.
+  const std::string claim = "--format json --mu " + std::to_string(mu) + " ";
+  const json by_coordinate = json::parse(dpkit_run(kSetting + claim).out).at("results").at(0);
+  const json by_direction =
+      json::parse(dpkit_run(kSetting + claim + "--direction 1,0").out).at("results").at(0);
+  CHECK(by_direction.at("mu_estimate") == by_coordinate.at("mu_estimate"));
+  // The orthogonal direction sees nothing of the neighbour: mu-hat near 0.
+  const json orth =
+      json::parse(dpkit_run(kSetting + claim + "--direction 0,1").out).at("results").at(0);
+  CHECK(orth.at("mu_estimate").get<double>() < 0.05);
+  CHECK(dpkit_run(kSetting + claim + "--direction 1,0,0").exit_code == 2);
+  // A user-given D': the same file as D is 0-GDP (mu-hat ~ 0, the claim mu = 0 stands); a D'
+  // without its last row (a removal) runs and names the relation.
+  std::string rows = "x1,x2,y\n";
+  for (int i = 0; i < 20; ++i)
+    rows += std::to_string(0.1 * i) + "," + std::to_string(1 - 0.05 * i) + "," +
+            std::to_string(i % 3 == 0 ? 1.0 : -0.5) + "\n";
+  const auto d = write_temp("dpkit_audit_D.csv", rows);
+  const auto same = write_temp("dpkit_audit_Dsame.csv", rows);
+  const auto removed =
+      write_temp("dpkit_audit_Dremoved.csv", rows.substr(0, rows.rfind('\n', rows.size() - 2) + 1));
+  const std::string gd =
+      "audit --data " + d.string() +
+      " --noise-std 0.5 --learning-rate 0.2 --steps 10 --replicates 4000 --neighbour dataset "
+      "--format json --neighbour-data ";
+  const auto r_same = dpkit_run(gd + same.string() + " --mu 0");
+  CHECK(r_same.exit_code == 0);
+  CHECK(json::parse(r_same.out).at("results").at(0).at("mu_estimate").get<double>() < 0.15);
+  const auto r_rem = dpkit_run(gd + removed.string() + " --mu 1");
+  CHECK(r_rem.exit_code == 0);
+  CHECK_THAT(r_rem.out, Contains("n' = 19"));
+  CHECK(dpkit_run("audit --model quadratic --neighbour dataset --mu 1").exit_code == 2);
+  for (const auto& p : {fe, fh, bad, d, same, removed}) std::filesystem::remove(p);
+}

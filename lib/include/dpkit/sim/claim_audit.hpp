@@ -8,6 +8,12 @@
 //   a curve      points (α_i, β_i) from the user: linear between them, β_1 left of the first
 //                (a tradeoff curve is non-increasing, so T(α) ≥ T(α_1) ≥ β_1 there), 0 right of
 //                the last (no claim there).
+//   Rényi DP     orders a_i > 1 with ε_i: D_a(M(D)‖M(D′)) ≤ ε_i and D_a(M(D′)‖M(D)) ≤ ε_i. A
+//                test with errors (α, β) post-processes the pair into Bernoulli pairs, so
+//                (1 − β)^a α^{1−a} + β^a (1 − α)^{1−a} ≤ e^{(a−1)ε} and
+//                α^a (1 − β)^{1−a} + (1 − α)^a β^{1−a} ≤ e^{(a−1)ε} (data processing); f(α) is
+//                the smallest β ≤ 1 − α meeting every constraint (each side convex in β with its
+//                minimum 1 at β = 1 − α: found by bisection, to 1e-12 and rounded down).
 //
 // audit_privacy_claim runs the threshold tests of audit.hpp on samples of a scalar statistic
 // of the output under D and under D′ (for a training run, e.g. a projection of the final
@@ -45,7 +51,7 @@
 
 namespace dpkit::sim {
 
-enum class claim_kind { gdp, epsilon_delta, tradeoff_curve };
+enum class claim_kind { gdp, epsilon_delta, tradeoff_curve, renyi };
 
 /// A claimed lower bound on the tradeoff curve of (D, D′).
 class privacy_claim {
@@ -57,6 +63,9 @@ class privacy_claim {
   /// A curve through (α_i, β_i): α strictly increasing in [0, 1], β non-increasing in [0, 1],
   /// at least two points. Throws std::domain_error naming the first offending point (index).
   static privacy_claim tradeoff_curve(std::vector<double> alpha, std::vector<double> beta);
+  /// Rényi DP of both orders of the pair at orders a_i > 1 (finite, increasing) with
+  /// ε_i ≥ 0 finite; at least one order. Throws std::domain_error naming the point.
+  static privacy_claim renyi(std::vector<double> orders, std::vector<double> epsilons);
 
   [[nodiscard]] claim_kind kind() const { return kind_; }
   [[nodiscard]] double mu() const { return mu_; }
