@@ -361,7 +361,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
     drifted = report_drift(d, a.baseline_file, rep.results.back(), rep);
   }
   emit(rep, output);
-  if (!a.tests_file.empty()) {
+  if (!a.tests_file.empty() && output_rank()) {
     std::string csv = "t,bound,mean,lower,upper,tightness\n";
     for (const sim::risk_audit_row& r : res.rows)
       csv += std::to_string(r.step) + "," + format_number(r.bound) + "," + format_number(r.mean) +
@@ -578,7 +578,7 @@ int run_audit(const audit_options& a, const output_options& output) {
   }
   emit(rep, output);
 
-  if (!a.tests_file.empty()) {
+  if (!a.tests_file.empty() && output_rank()) {
     std::string csv =
         "threshold,direction,alpha,alpha_lower,alpha_upper,beta,beta_lower,"
         "beta_upper,claim_beta\n";
