@@ -137,6 +137,23 @@ models make_models(const simulate_options& o, std::vector<std::string>& notes) {
   if (o.neighbour == "zero-out") {
     m.dprime = std::make_shared<sim::zeroed_example>(m.d, i);
     m.neighbour_description = "zero-out: f'_i = 0 for i = " + std::to_string(i);
+  } else if (o.neighbour == "remove") {
+    // Add/remove: D′ = D without example i (n − 1 examples; averaged gradients renormalise).
+    if (!data) throw usage_error("--neighbour remove: the quadratic model has no data to remove");
+    if (n < 2) throw usage_error("--neighbour remove needs at least 2 examples");
+    auto rest = std::make_shared<sim::dataset>();
+    const auto rows = static_cast<Eigen::Index>(n) - 1;
+    rest->features.resize(rows, data->features.cols());
+    rest->labels.resize(rows);
+    for (Eigen::Index r = 0, k = 0; r < static_cast<Eigen::Index>(n); ++r) {
+      if (r == static_cast<Eigen::Index>(i)) continue;
+      rest->features.row(k) = data->features.row(r);
+      rest->labels[k] = data->labels[r];
+      ++k;
+    }
+    m.dprime = model_on(o, rest);
+    m.neighbour_description = "remove: D' = D without example " + std::to_string(i) +
+                              " (n' = " + std::to_string(n - 1) + ")";
   } else if (o.model == "quadratic") {
     sim::vector w = sim::vector::Zero(static_cast<Eigen::Index>(m.d->dimension()));
     w[0] = o.perturbation;
@@ -320,9 +337,10 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
                   "none; replace-one: example --index gets the flipped label (a_i, -y_i) "
                   "(softmax: label "
                   "(y_i + 1) mod K; quadratic: gradient shifted by -L e_1, BSA24 W1); zero-out: "
-                  "example --index contributes f'_i = 0; dataset: D' read from --neighbour-data "
-                  "(any relation: one example replaced, removed or added)")
-      ->check(CLI::IsMember({"none", "replace-one", "zero-out", "dataset"}))
+                  "example --index contributes f'_i = 0; remove: D' = D without example --index "
+                  "(add/remove; n - 1 examples); dataset: D' read from --neighbour-data (any "
+                  "relation: one example replaced, removed or added)")
+      ->check(CLI::IsMember({"none", "replace-one", "zero-out", "remove", "dataset"}))
       ->capture_default_str()
       ->group(gn);
   sub->add_option("--neighbour-data", o.neighbour_data,

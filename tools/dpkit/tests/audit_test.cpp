@@ -284,3 +284,21 @@ TEST_CASE("dpkit audit: Renyi claims, projections and a user-given D'", "[cli]")
   CHECK(dpkit_run("audit --model quadratic --neighbour dataset --mu 1").exit_code == 2);
   for (const auto& p : {fe, fh, bad, d, same, removed}) std::filesystem::remove(p);
 }
+
+TEST_CASE("dpkit audit --neighbour remove: D' is D without one example", "[cli]") {
+  // Least squares on 20 generated examples: D' has n' = 19 (averaged gradients renormalise);
+  // a loose claim (mu = 5) holds, the relation is named, and the quadratic model (no data) is a
+  // usage error.
+  const std::string run =
+      "audit --model least-squares --dataset-size 20 --dimension 3 --neighbour remove --index 4 "
+      "--noise-std 0.3 --learning-rate 0.2 --steps 10 --replicates 4000 --format json --mu 5";
+  const auto r = dpkit_run(run);
+  REQUIRE(r.exit_code == 0);
+  const json doc = json::parse(r.out);
+  CHECK(doc.at("results").at(0).at("verdict") == "holds");
+  CHECK_THAT(doc.at("context").at("parameters").at("neighbour").get<std::string>(),
+             Contains("n' = 19"));
+  const auto bad = dpkit_run("audit --model quadratic --neighbour remove --mu 1");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("no data"));
+}
