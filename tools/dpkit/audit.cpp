@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -69,34 +70,62 @@ bool report_drift(const drift_check& d, const std::string& path, json& row, repo
   return d.drift;
 }
 
-// The claim's tradeoff curve from a CSV file with columns alpha and beta (a header row; '#'
-// comments). Bad content is a usage error naming the file and line.
-sim::privacy_claim curve_from_csv(const std::string& path) {
-  const std::vector<csv_record> records = read_csv_records("--tradeoff", path);
-  if (records.empty()) throw usage_error("--tradeoff: " + path + ": no header row");
-  const auto& header = records.front().cells;
-  auto column = [&](const char* name) -> std::size_t {
-    for (std::size_t c = 0; c < header.size(); ++c)
-      if (header[c] == name) return c;
-    throw usage_error("--tradeoff: " + path + ":" + std::to_string(records.front().line) +
-                      ": no column '" + name + "' (the header must name alpha and beta)");
+// A claim file: a CSV table (a header row; '#' comments) with two named columns, each found
+// under any of its names. Bad content is a usage error "<flag>: PATH[:LINE]: ..." naming the
+// file and the line.
+struct claim_table {
+  std::string flag, path;
+  std::vector<csv_record> rows;  // the data rows (the header removed)
+  std::size_t first = 0, second = 0;
+
+  [[nodiscard]] std::string where(const csv_record& r) const {
+    return flag + ": " + path + ":" + std::to_string(r.line) + ": ";
+  }
+  [[nodiscard]] const std::string& cell(const csv_record& r,
+                                        std::size_t c,
+                                        const char* name) const {
+    if (c >= r.cells.size()) throw usage_error(where(r) + "no " + name + " value");
+    return r.cells[c];
+  }
+  [[nodiscard]] double number(const csv_record& r, std::size_t c, const char* name) const {
+    const std::string& text = cell(r, c, name);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+      throw usage_error(where(r) + name + " is '" + text + "', but must be a number");
+    return v;
+  }
+};
+
+claim_table read_claim_table(const std::string& flag,
+                             const std::string& path,
+                             std::initializer_list<const char*> first,
+                             std::initializer_list<const char*> second,
+                             const std::string& columns_in_words) {
+  claim_table t{flag, path, read_csv_records(flag, path), 0, 0};
+  if (t.rows.empty()) throw usage_error(flag + ": " + path + ": no header row");
+  const csv_record header = t.rows.front();
+  t.rows.erase(t.rows.begin());
+  auto find = [&](std::initializer_list<const char*> names) {
+    for (std::size_t c = 0; c < header.cells.size(); ++c)
+      for (const char* name : names)
+        if (header.cells[c] == name) return c;
+    throw usage_error(flag + ": " + path + ":" + std::to_string(header.line) +
+                      ": the header must name the columns " + columns_in_words);
   };
-  const std::size_t ca = column("alpha"), cb = column("beta");
+  t.first = find(first);
+  t.second = find(second);
+  return t;
+}
+
+// The claim's tradeoff curve: columns alpha and beta.
+sim::privacy_claim curve_from_csv(const std::string& path) {
+  const claim_table t = read_claim_table("--tradeoff", path, {"alpha"}, {"beta"}, "alpha and beta");
   std::vector<double> alpha, beta;
-  for (std::size_t r = 1; r < records.size(); ++r) {
-    const csv_record& rec = records[r];
-    const std::string where = "--tradeoff: " + path + ":" + std::to_string(rec.line) + ": ";
-    auto number = [&](std::size_t c, const char* name) {
-      if (c >= rec.cells.size()) throw usage_error(where + "no " + name + " value");
-      const std::string& s = rec.cells[c];
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
-        throw usage_error(where + name + " is '" + s + "', but must be a number");
-      return v;
-    };
-    alpha.push_back(number(ca, "alpha"));
-    beta.push_back(number(cb, "beta"));
+  for (const csv_record& rec : t.rows) {
+    const std::string where = t.where(rec);
+    alpha.push_back(t.number(rec, t.first, "alpha"));
+    beta.push_back(t.number(rec, t.second, "beta"));
     const std::size_t i = alpha.size() - 1;
     if (!(alpha[i] >= 0 && alpha[i] <= 1 && beta[i] >= 0 && beta[i] <= 1))
       throw usage_error(where + "(alpha, beta) = (" + format_number(alpha[i]) + ", " +
@@ -116,29 +145,15 @@ sim::privacy_claim curve_from_csv(const std::string& path) {
   return sim::privacy_claim::tradeoff_curve(std::move(alpha), std::move(beta));
 }
 
-// A risk bound from a CSV file with columns t (or step) and bound.
+// A risk bound: columns t (or step) and bound.
 sim::risk_claim risk_from_csv(const std::string& path, long long steps) {
-  const std::vector<csv_record> records = read_csv_records("--risk-bound", path);
-  if (records.empty()) throw usage_error("--risk-bound: " + path + ": no header row");
-  const auto& header = records.front().cells;
-  const std::string head = "--risk-bound: " + path + ":" + std::to_string(records.front().line);
-  std::size_t ct = header.size(), cb = header.size();
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    if (header[c] == "t" || header[c] == "step") ct = c;
-    if (header[c] == "bound") cb = c;
-  }
-  if (ct == header.size() || cb == header.size())
-    throw usage_error(head + ": the header must name the columns t (or step) and bound");
+  const claim_table tab =
+      read_claim_table("--risk-bound", path, {"t", "step"}, {"bound"}, "t (or step) and bound");
   std::vector<long> t;
   std::vector<double> b;
-  for (std::size_t r = 1; r < records.size(); ++r) {
-    const csv_record& rec = records[r];
-    const std::string where = "--risk-bound: " + path + ":" + std::to_string(rec.line) + ": ";
-    auto cell = [&](std::size_t c, const char* name) -> const std::string& {
-      if (c >= rec.cells.size()) throw usage_error(where + "no " + name + " value");
-      return rec.cells[c];
-    };
-    const std::string& ts = cell(ct, "t");
+  for (const csv_record& rec : tab.rows) {
+    const std::string where = tab.where(rec);
+    const std::string& ts = tab.cell(rec, tab.first, "t");
     char* end = nullptr;
     const long long step = std::strtoll(ts.c_str(), &end, 10);
     if (ts.empty() || end != ts.c_str() + ts.size() || step < 0)
@@ -148,44 +163,21 @@ sim::risk_claim risk_from_csv(const std::string& path, long long steps) {
                         std::to_string(steps));
     if (!t.empty() && step <= t.back())
       throw usage_error(where + "t is " + ts + ", but must increase from row to row");
-    const std::string& bs = cell(cb, "bound");
-    const double bound = std::strtod(bs.c_str(), &end);
-    if (bs.empty() || end != bs.c_str() + bs.size() || !std::isfinite(bound))
-      throw usage_error(where + "bound is '" + bs + "', but must be a number");
     t.push_back(static_cast<long>(step));
-    b.push_back(bound);
+    b.push_back(tab.number(rec, tab.second, "bound"));
   }
   if (t.empty()) throw usage_error("--risk-bound: " + path + ": no rows");
   return sim::risk_claim::at_steps(std::move(t), std::move(b));
 }
 
-// A Rényi-DP claim from a CSV file with columns order (or alpha) and epsilon.
+// A Rényi-DP claim: columns order (or alpha) and epsilon.
 sim::privacy_claim renyi_from_csv(const std::string& path) {
-  const std::vector<csv_record> records = read_csv_records("--renyi", path);
-  if (records.empty()) throw usage_error("--renyi: " + path + ": no header row");
-  const auto& header = records.front().cells;
-  std::size_t co = header.size(), ce = header.size();
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    if (header[c] == "order" || header[c] == "alpha") co = c;
-    if (header[c] == "epsilon") ce = c;
-  }
-  if (co == header.size() || ce == header.size())
-    throw usage_error("--renyi: " + path + ":" + std::to_string(records.front().line) +
-                      ": the header must name the columns order (or alpha) and epsilon");
+  const claim_table t = read_claim_table("--renyi", path, {"order", "alpha"}, {"epsilon"},
+                                         "order (or alpha) and epsilon");
   std::vector<double> orders, eps;
-  for (std::size_t r = 1; r < records.size(); ++r) {
-    const csv_record& rec = records[r];
-    const std::string where = "--renyi: " + path + ":" + std::to_string(rec.line) + ": ";
-    auto number = [&](std::size_t c, const char* name) {
-      if (c >= rec.cells.size()) throw usage_error(where + "no " + name + " value");
-      const std::string& s = rec.cells[c];
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
-        throw usage_error(where + name + " is '" + s + "', but must be a number");
-      return v;
-    };
-    const double o = number(co, "order"), e = number(ce, "epsilon");
+  for (const csv_record& rec : t.rows) {
+    const std::string where = t.where(rec);
+    const double o = t.number(rec, t.first, "order"), e = t.number(rec, t.second, "epsilon");
     if (!(o > 1)) throw usage_error(where + "order is " + format_number(o) + ", but must be > 1");
     if (!(e >= 0))
       throw usage_error(where + "epsilon is " + format_number(e) + ", but must be >= 0");
@@ -197,6 +189,34 @@ sim::privacy_claim renyi_from_csv(const std::string& path) {
   }
   if (orders.empty()) throw usage_error("--renyi: " + path + ": no rows");
   return sim::privacy_claim::renyi(std::move(orders), std::move(eps));
+}
+
+// The Monte Carlo options of an audit: progress on a terminal, and a run projected beyond 30 s
+// says how long before it goes on.
+sim::monte_carlo_options monte_carlo_of(const simulate_options& o) {
+  sim::monte_carlo_options mc;
+  mc.replicates = static_cast<std::uint64_t>(o.replicates);
+  mc.seed = o.seed;
+  mc.threads = o.threads;
+  mc.progress = true;
+  mc.announce = true;
+  mc.label = "dpkit audit";
+  return mc;
+}
+
+// X_0 of replicate r on the side with stream base `base` (as in dpkit simulate: base + 1 init,
+// + 2 batches, + 3 noise; D′ uses base 8): zero, or N(0, s² I) with --init gaussian.
+sim::vector initial_point(const simulate_options& o,
+                          std::size_t p,
+                          std::uint64_t r,
+                          std::uint64_t base) {
+  sim::vector x0 = sim::vector::Zero(static_cast<Eigen::Index>(p));
+  if (o.init == "gaussian") {
+    random_stream init(o.seed, r, base + 1);
+    init.fill_normal(std::span<double>(x0.data(), p));
+    x0 *= o.init_scale;
+  }
+  return x0;
 }
 
 sim::privacy_claim claim_of(const audit_options& a) {
@@ -272,23 +292,11 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
   const std::size_t p = m.d->dimension();
   const std::vector<long>& steps = claim.steps();
 
-  sim::monte_carlo_options mc;
-  mc.replicates = static_cast<std::uint64_t>(o.replicates);
-  mc.seed = o.seed;
-  mc.threads = o.threads;
-  mc.progress = true;
-  mc.announce = true;
-  mc.label = "dpkit audit";
+  const sim::monte_carlo_options mc = monte_carlo_of(o);
   std::vector<sim::observable> obs;
   for (const long t : steps) obs.push_back({"risk@" + std::to_string(t), false});
-  const sim::vector x0_zero = sim::vector::Zero(static_cast<Eigen::Index>(p));
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
-    sim::vector x0 = x0_zero;
-    if (o.init == "gaussian") {
-      random_stream init(o.seed, r, 1);
-      init.fill_normal(std::span<double>(x0.data(), p));
-      x0 *= o.init_scale;
-    }
+    const sim::vector x0 = initial_point(o, p, r, 0);
     std::size_t next = 0;
     sim::run_noisy_gradient(*m.d, alg, x0, {o.seed, r, 0}, [&](long k, const sim::vector& x) {
       if (next < steps.size() && k == steps[next]) out[next++] = m.d->empirical_risk(x);
@@ -477,24 +485,11 @@ int run_audit(const audit_options& a, const output_options& output) {
     statistic = "coordinate " + std::to_string(a.coordinate) + " of X_T";
   }
 
-  sim::monte_carlo_options mc;
-  mc.replicates = static_cast<std::uint64_t>(o.replicates);
-  mc.seed = o.seed;
-  mc.threads = o.threads;
-  mc.progress = true;
-  mc.announce = true;  // a run projected beyond 30 s says how long before it goes on
-  mc.label = "dpkit audit";
-  const sim::vector x0_zero = sim::vector::Zero(static_cast<Eigen::Index>(p));
+  const sim::monte_carlo_options mc = monte_carlo_of(o);
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     for (std::size_t s = 0; s < 2; ++s) {
-      // Streams as in dpkit simulate: base + 1 init, + 2 batches, + 3 noise; D′ uses base 8.
-      const std::uint64_t base = s == 0 ? 0 : 8;
-      sim::vector x0 = x0_zero;
-      if (o.init == "gaussian") {
-        random_stream init(o.seed, r, base + 1);
-        init.fill_normal(std::span<double>(x0.data(), p));
-        x0 *= o.init_scale;
-      }
+      const std::uint64_t base = s == 0 ? 0 : 8;  // D′ on streams of its own
+      const sim::vector x0 = initial_point(o, p, r, base);
       const sim::model& f = s == 0 ? *m.d : *m.dprime;
       out[s] = sim::run_noisy_gradient(f, alg, x0, {o.seed, r, base}).dot(v);
     }
