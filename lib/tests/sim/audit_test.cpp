@@ -22,6 +22,7 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/sim/statistics.hpp"
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
@@ -37,18 +38,8 @@ double gaussian_tradeoff(double mu, double alpha) {
   return dpkit::normal_cdf(dpkit::normal_quantile_complement(alpha) - mu);
 }
 
-struct samples {
-  std::vector<double> d, dprime;
-};
-
-// n draws of N(0, 1) (the statistic under D) and of N(μ, 1) (under D′), independent streams.
-samples gaussian_mechanism(double mu, std::size_t n, std::uint64_t seed) {
-  samples s{std::vector<double>(n), std::vector<double>(n)};
-  dpkit::random_stream rd(seed, 0, 0), rdp(seed, 0, 1);
-  for (double& v : s.d) v = rd.normal();
-  for (double& v : s.dprime) v = rdp.normal(mu, 1);
-  return s;
-}
+using samples = dpkit::test::pair_samples;
+using dpkit::test::gaussian_mechanism;
 
 std::vector<double> grid(double from, double to, double step) {
   std::vector<double> g;

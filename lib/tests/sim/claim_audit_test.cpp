@@ -16,6 +16,7 @@
 #include "dpkit/core/normal.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/divergence/gdp.hpp"
+#include "support/test_util.hpp"
 
 namespace sim = dpkit::sim;
 
@@ -23,17 +24,8 @@ namespace {
 
 constexpr double kStrict = 1 - 1e-6;
 
-struct samples {
-  std::vector<double> d, dprime;
-};
-
-samples gaussian_mechanism(double mu, std::size_t n, std::uint64_t seed) {
-  samples s{std::vector<double>(n), std::vector<double>(n)};
-  dpkit::random_stream rd(seed, 0, 0), rdp(seed, 0, 1);
-  for (double& v : s.d) v = rd.normal();
-  for (double& v : s.dprime) v = rdp.normal(mu, 1);
-  return s;
-}
+using samples = dpkit::test::pair_samples;
+using dpkit::test::gaussian_mechanism;
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "support/test_util.hpp"
 
+#include "dpkit/core/random.hpp"
+
 #include <algorithm>
 #include <boost/math/special_functions/next.hpp>
 #include <cmath>
@@ -50,6 +52,14 @@ mc_estimate monte_carlo_delta(std::span<const double> losses, double epsilon) {
   e.mean = sum / n;
   e.se = std::sqrt(std::max(0.0, sum2 / n - e.mean * e.mean) / n);
   return e;
+}
+
+pair_samples gaussian_mechanism(double mu, std::size_t n, std::uint64_t seed) {
+  pair_samples s{std::vector<double>(n), std::vector<double>(n)};
+  random_stream rd(seed, 0, 0), rdp(seed, 0, 1);
+  for (double& v : s.d) v = rd.normal();
+  for (double& v : s.dprime) v = rdp.normal(mu, 1);
+  return s;
 }
 
 }  // namespace dpkit::test

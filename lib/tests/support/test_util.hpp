@@ -5,9 +5,11 @@
 // mollified error |e − c|/max(|e|, 1) for quantities that cross zero.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace dpkit::test {
 
@@ -32,5 +34,13 @@ struct mc_estimate {
   double se = 0;
 };
 mc_estimate monte_carlo_delta(std::span<const double> losses, double epsilon);
+
+/// Samples of a scalar statistic under D and under D′.
+struct pair_samples {
+  std::vector<double> d, dprime;
+};
+/// n draws of N(0, 1) (under D) and of N(μ, 1) (under D′) from independent streams
+/// random_stream(seed, 0, 0) and (seed, 0, 1): the Gaussian mechanism, exactly μ-GDP.
+pair_samples gaussian_mechanism(double mu, std::size_t n, std::uint64_t seed);
 
 }  // namespace dpkit::test
