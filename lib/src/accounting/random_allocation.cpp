@@ -117,6 +117,12 @@ pld_options engine_options(const pld_options& options, double h) {
 // * The splits' residual moves δ by at most `moved` (side_run), whatever ε.
 constexpr double kShift = 2.01;
 
+// The engine's diagnostics of one composition, gathered into the bracket's.
+void note_engine(allocation_bracket& b, const pld_diagnostics& r) {
+  b.pld.fft_size = std::max(b.pld.fft_size, r.fft_size);
+  b.pld.passes += r.passes;
+}
+
 // The upper bound at δ from the dominating laws (both directions).
 void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, const pld_options& o) {
   if (!(up.moved <= 1e-4 * delta && up.gamma <= 1e-3)) {  // never met in practice: ~1e-15
@@ -128,8 +134,7 @@ void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, cons
   const double target = delta * (1 - up.gamma) - up.moved;
   b.upper = both_directions(up, b, [&](std::span<const loss_factor> f) {
     const pld_epsilon_result r = pld_epsilon(f, target, o);
-    b.pld.fft_size = std::max(b.pld.fft_size, r.fft_size);
-    b.pld.passes += r.passes;
+    note_engine(b, r);
     return std::pair{r.upper + kShift * up.gamma, static_cast<solver_status>(r)};
   });
 }
@@ -151,8 +156,7 @@ void epsilon_pass(allocation_bracket& b,
   const double target_lo = std::min(0.5, (delta + lo.moved) * (1 + lo.gamma));
   b.lower = both_directions(lo, b, [&](std::span<const loss_factor> f) {
     const pld_epsilon_result r = pld_epsilon(f, target_lo, o);
-    b.pld.fft_size = std::max(b.pld.fft_size, r.fft_size);
-    b.pld.passes += r.passes;
+    note_engine(b, r);
     return std::pair{std::max(0.0, r.lower - kShift * lo.gamma), static_cast<solver_status>(r)};
   });
   b.lower = std::min(b.lower, b.upper);
@@ -171,16 +175,14 @@ void delta_pass(allocation_bracket& b,
   const double shifted = epsilon - kShift * up.gamma;
   b.upper = both_directions(up, b, [&](std::span<const loss_factor> f) {
     const pld_delta_result r = pld_delta(f, std::max(0.0, shifted), o);
-    b.pld.fft_size = std::max(b.pld.fft_size, r.fft_size);
-    b.pld.passes += r.passes;
+    note_engine(b, r);
     // Below ε = 0: δ(ε') ≤ δ(0) + (1 − e^{ε'}).
     const double d = r.upper + (shifted < 0 ? -std::expm1(shifted) : 0.0);
     return std::pair{std::min(1.0, (d + up.moved) / (1 - up.gamma)), static_cast<solver_status>(r)};
   });
   b.lower = both_directions(lo, b, [&](std::span<const loss_factor> f) {
     const pld_delta_result r = pld_delta(f, epsilon + kShift * lo.gamma, o);
-    b.pld.fft_size = std::max(b.pld.fft_size, r.fft_size);
-    b.pld.passes += r.passes;
+    note_engine(b, r);
     return std::pair{std::max(0.0, r.lower / (1 + lo.gamma) - lo.moved),
                      static_cast<solver_status>(r)};
   });
