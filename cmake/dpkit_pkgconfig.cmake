@@ -16,6 +16,8 @@ function(_dpkit_pc_of package out_requires out_libs)
     set(req fftw3)
   elseif(package STREQUAL "MPI")
     set(req mpi-c)
+  elseif(package STREQUAL "ZLIB")
+    set(req zlib)
   elseif(package STREQUAL "OpenMP")
     set(libs -fopenmp)
   endif()  # Boost: headers only, in the compiler's default include path on Debian

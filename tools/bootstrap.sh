@@ -33,7 +33,7 @@ cd "$root"
 packages=(
   cmake ninja-build g++ git
   libeigen3-dev libboost-dev libgsl-dev libfftw3-dev librandom123-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev zlib1g-dev
   python3-dev pybind11-dev python3-numpy
 )
 # test: also Catch2, OpenMPI (the 2-rank check; `mpirun dpkit ...`), gnuplot (figures), Google

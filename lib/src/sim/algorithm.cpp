@@ -157,6 +157,7 @@ void check_options(const noisy_gradient_options& o, const model& f) {
   check_at_least(fn, "steps", o.steps, 1);
   check_nonnegative(fn, "noise", o.noise);
   check_nonnegative(fn, "clip", o.clip);
+  check_nonnegative(fn, "weight_decay", o.weight_decay);
   if (!(o.correlation >= 0 && o.correlation < 1))
     throw_domain_error(fn, "correlation", o.correlation, "in [0, 1)");
   if (!o.schedule) check_positive(fn, "learning_rate", o.learning_rate);
@@ -282,6 +283,7 @@ vector run_noisy_gradient(const model& f,
       g += gi;
     }
     g /= normaliser;
+    if (o.weight_decay > 0) g += o.weight_decay * x;
     if (o.noise > 0) {
       noise_stream.fill_normal({z.data(), static_cast<std::size_t>(p)});
       if (o.correlation > 0) {

@@ -15,6 +15,12 @@ std::string count(std::size_t n) {
   return format_value(static_cast<long long>(n));
 }
 
+void check_parameter_size(const char* fn, const_vector_ref x, std::size_t p) {
+  if (static_cast<std::size_t>(x.size()) != p)
+    throw_domain_error(fn, "x.size()", count(static_cast<std::size_t>(x.size())),
+                       "the number of parameters " + count(p));
+}
+
 std::shared_ptr<const dataset> checked(const char* fn, std::shared_ptr<const dataset> data) {
   if (!data) throw_domain_error(fn, "data", "null", "a dataset");
   check_dataset(fn, *data);
@@ -136,6 +142,13 @@ void logistic_regression::hessian_vector(std::size_t i,
   out.noalias() = (w * a.dot(v)) * a + ridge_ * v;
 }
 
+double logistic_regression::error_rate(const_vector_ref x) const {
+  check_parameter_size("logistic_regression::error_rate", x, dimension());
+  const Eigen::VectorXd margins =
+      data_->labels.cwiseProduct((x.transpose() * by_example_).transpose());
+  return static_cast<double>((margins.array() <= 0).count()) / static_cast<double>(examples());
+}
+
 std::string logistic_regression::describe() const {
   return "logistic regression (" + describe_data(*data_) + ", ridge " + format_value(ridge_) + ")";
 }
@@ -222,6 +235,21 @@ void softmax_regression::hessian_vector(std::size_t i,
   const double pu = pi.dot(u);
   for (Eigen::Index k = 0; k < k_classes; ++k)
     out.segment(k * d, d).noalias() = (pi(k) * (u(k) - pu)) * a + ridge_ * v.segment(k * d, d);
+}
+
+double softmax_regression::error_rate(const_vector_ref x) const {
+  check_parameter_size("softmax_regression::error_rate", x, dimension());
+  const auto d = static_cast<Eigen::Index>(data_->dimension());
+  const auto k = static_cast<Eigen::Index>(classes_);
+  const Eigen::Map<const Eigen::MatrixXd> w(x.data(), d, k);
+  const Eigen::MatrixXd logits = w.transpose() * by_example_;  // K×n
+  std::size_t wrong = 0;
+  for (Eigen::Index i = 0; i < logits.cols(); ++i) {
+    Eigen::Index best = 0;
+    logits.col(i).maxCoeff(&best);  // the first index of the maximum
+    if (static_cast<double>(best) != data_->labels(i)) ++wrong;
+  }
+  return static_cast<double>(wrong) / static_cast<double>(examples());
 }
 
 std::string softmax_regression::describe() const {

@@ -138,6 +138,14 @@ TEST_CASE("deterministic batches: hand-computed iterates", "[algorithm]") {
     const vector x = run_noisy_gradient(f, o, vector::Zero(1), {});
     CHECK(x[0] == Approx(-(1 + 2.0 / 2 + 3.0 / 3)).epsilon(1e-15));
   }
+  SECTION("weight decay ω = 0.4 after clipping at C = 1: x ← (1 − ηω)x − η·1") {
+    o.batches = batch_rule::one_pass;
+    o.clip = 1;
+    o.weight_decay = 0.4;
+    const vector x = run_noisy_gradient(f, o, vector::Constant(1, 10), {});
+    // x₁ = 0.8·10 − 0.5 = 7.5, x₂ = 0.8·7.5 − 0.5 = 5.5, x₃ = 0.8·5.5 − 0.5 = 3.9.
+    CHECK(x[0] == Approx(3.9).epsilon(1e-15));
+  }
   SECTION("projection onto the box [-1, 1] after each step") {
     o.constraint = projection::box(vector::Constant(1, -1), vector::Constant(1, 1));
     const vector x = run_noisy_gradient(f, o, vector::Zero(1), {});
@@ -354,6 +362,10 @@ TEST_CASE("algorithm options are checked", "[algorithm]") {
   o = {};
   o.correlation = 1;
   CHECK_THROWS_AS(run_noisy_gradient(f, o, vector::Zero(2), {}), std::domain_error);
+  o = {};
+  o.weight_decay = -0.1;
+  CHECK_THROWS_WITH(run_noisy_gradient(f, o, vector::Zero(2), {}),
+                    Catch::Matchers::Contains("weight_decay"));
   o = {};
   o.batches = batch_rule::one_pass;
   o.steps = 7;

@@ -287,6 +287,35 @@ TEST_CASE("softmax_regression: spot values and log K at W = 0 and column-major l
   CHECK((gradient_of(m0, 0, x) - expected).cwiseAbs().maxCoeff() <= dpkit::tol::kTol1);
 }
 
+TEST_CASE("error_rate counts misclassified examples, ties included", "[models]") {
+  // Logistic: a = 1, −1, 2, 0 with y = 1, 1, −1, 1 at x = 1: margins 1, −1, −2, 0 → 3 errors
+  // (a zero margin counts as one).
+  auto four = std::make_shared<dataset>();
+  four->features = Eigen::MatrixXd(4, 1);
+  four->features << 1, -1, 2, 0;
+  four->labels = Eigen::Vector4d(1, 1, -1, 1);
+  const dpkit::sim::logistic_regression lr(four, 0);
+  CHECK(lr.error_rate(Eigen::VectorXd::Ones(1)) == 0.75);
+  CHECK(lr.error_rate(-Eigen::VectorXd::Ones(1)) == 0.5);  // margins −1, 1, 2, 0
+  CHECK_THROWS_AS(lr.error_rate(Eigen::VectorXd::Ones(2)), std::domain_error);
+  // Softmax: logits (0, −2, 0) for a = (1, −2) (the spot values above): a tie between classes 0
+  // and 2 predicts class 0.
+  Eigen::VectorXd x(6);
+  x << 0.5, 0.25, -1, 0.5, 2, 1;
+  for (int label : {0, 1, 2}) {
+    const dpkit::sim::softmax_regression m(one_example(Eigen::Vector2d(1, -2), label), 3, 0);
+    CAPTURE(label);
+    CHECK(m.error_rate(x) == (label == 0 ? 0.0 : 1.0));
+  }
+  const dpkit::sim::softmax_regression m(one_example(Eigen::Vector2d(1, -2), 2), 3, 0);
+  Eigen::VectorXd y = x;
+  y(5) = 1.25;  // w2 = (2, 1.25): logit 2 − 2.5 = −0.5 below class 0's 0: class 0 predicted
+  CHECK(m.error_rate(y) == 1.0);
+  y(4) = 3;  // w2 = (3, 1.25): logit 3 − 2.5 = 0.5 above 0 and −2: class 2 predicted
+  CHECK(m.error_rate(y) == 0.0);
+  CHECK_THROWS_AS(m.error_rate(Eigen::VectorXd::Ones(2)), std::domain_error);
+}
+
 TEST_CASE("softmax_regression with K = 2 is logistic regression in w1 - w0", "[models]") {
   // log Σ_k e^{z_k} − z_y with z = (a·w0, a·w1) equals log(1 + e^{−ỹ aᵀ(w1 − w0)}),
   // ỹ = +1 for class 1 and −1 for class 0; ∇_{w1} = ∇_x logistic and ∇_{w0} = −∇_x logistic.

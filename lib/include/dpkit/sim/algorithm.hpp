@@ -2,8 +2,8 @@
 // Noisy first-order algorithms of the reference simulator, all on one template
 // (BSA24 eq. (2.1), WSK+26 Algorithm 1, LKSP25 Algorithm 1):
 //
-//   X_{k+1} = Π_K[ X_k − η_k ( ḡ_k + σ (Z_{k+1} − λ Z_k) ) ],   Z_k ~ N(0, I_p) i.i.d., Z_0 = 0,
-//   ḡ_k = (1/b) Σ_{i ∈ B_k} clip_C(∇f_i(X_k)),   clip_C(g) = g · min(1, C/‖g‖),
+//   X_{k+1} = Π_K[ X_k − η_k ( ḡ_k + ω X_k + σ (Z_{k+1} − λ Z_k) ) ],   Z_k ~ N(0, I_p) i.i.d.,
+//   ḡ_k = (1/b) Σ_{i ∈ B_k} clip_C(∇f_i(X_k)),   clip_C(g) = g · min(1, C/‖g‖),   Z_0 = 0,
 //
 // k = 0, …, T−1. The batch rule picks B_k and the normaliser b:
 //   full        NoisyGD: B_k = [n], b = n;
@@ -15,7 +15,10 @@
 //   one_pass    LKSP25 Algorithm 1: step k uses example order[k] alone (b = 1), T ≤ n.
 // λ = 0 is independent noise; λ ∈ (0, 1) the correlated noise ξ_t = σ(Z_t − λZ_{t−1}) of
 // DP-λCGD (WSK+26 §3.2, with σ = C_clip·κ/B there). Langevin Monte Carlo is NoisyGD with n = 1
-// and σ = √(2/η) (lmc_options). Only the iterates are produced; nothing here knows any bound.
+// and σ = √(2/η) (lmc_options). ω ≥ 0 is weight decay: the gradient of (ω/2)‖x‖² added after
+// the clipping, so X_k is multiplied by 1 − η_k ω before the step, as in BSA24 §D.2's MNIST runs
+// (θ ← (1 − ηλ)θ − η(ḡ + σξ)); a ridge term in the model is clipped with the loss instead.
+// Only the iterates are produced; nothing here knows any bound.
 //
 // Randomness: stream key (seed, replicate) with stream numbers stream_base + 2 (batches) and
 // stream_base + 3 (noise) — random.hpp's convention. Two runs that must be independent (the
@@ -79,6 +82,7 @@ struct noisy_gradient_options {
   double noise = 0;                 // σ: standard deviation per coordinate of Z
   double correlation = 0;           // λ ∈ [0, 1)
   double clip = 0;                  // C > 0 clips per-example gradients; 0: no clipping
+  double weight_decay = 0;          // ω ≥ 0, added after the clipping
   projection constraint;            // K
 };
 

@@ -89,6 +89,9 @@ class logistic_regression final : public dataset_model {
                       vector_ref out) const override;
   /// "logistic regression (n = 100, d = 10, ridge 0.1)".
   std::string describe() const override;
+  /// The fraction of examples misclassified by sign(a_iᵀx): those with y_i·a_iᵀx ≤ 0 (a zero
+  /// margin counts as an error). Throws std::domain_error if x.size() ≠ d.
+  double error_rate(const_vector_ref x) const;
 };
 
 /// Ridge-regularised multinomial logistic (softmax) regression with K classes and labels
@@ -121,6 +124,9 @@ class softmax_regression final : public dataset_model {
   std::string describe() const override;
 
   std::size_t classes() const { return classes_; }
+  /// The fraction of examples whose predicted class — the first k with the largest logit
+  /// a_iᵀw_k — differs from y_i. Throws std::domain_error if x.size() ≠ d·K.
+  double error_rate(const_vector_ref x) const;
 
  private:
   std::size_t classes_;
