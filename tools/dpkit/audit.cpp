@@ -317,6 +317,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
   rep.parameters = {{"claim", what},    {"claim_file", a.risk_file}, {"algorithm", o.algorithm},
                     {"model", o.model}, {"steps", o.steps},          {"replicates", o.replicates},
                     {"seed", o.seed},   {"confidence", a.confidence}};
+  if (!m.data_description.empty()) rep.parameters["data"] = m.data_description;
   double tight = std::numeric_limits<double>::infinity();
   long tight_step = -1;
   json rows = json::array();
@@ -408,7 +409,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
 
 int run_audit(const audit_options& a, const output_options& output) {
   const simulate_options& o = a.setting;
-  if (o.data != "gaussian" && o.data != "uniform") {
+  if (!generated_data(o) && o.data != "fashion-mnist") {
     check_not_an_input("--output", output.file, "--data", o.data);
     check_not_an_input("--tests", a.tests_file, "--data", o.data);
   }
@@ -427,10 +428,6 @@ int run_audit(const audit_options& a, const output_options& output) {
   if (!a.figure_file.empty() &&
       !validation::is_figure_extension(std::filesystem::path(a.figure_file).extension().string()))
     throw usage_error("--figure is " + a.figure_file + ", but must end in .svg, .png or .pdf");
-  if (o.classes_given && o.model != "softmax")
-    throw usage_error("--classes applies to --model softmax only");
-  if (o.model == "quadratic" && o.data != "gaussian")
-    throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
   if (!a.risk_file.empty()) {
     check_not_an_input("--output", output.file, "--risk-bound", a.risk_file);
     check_not_an_input("--tests", a.tests_file, "--risk-bound", a.risk_file);
@@ -518,6 +515,7 @@ int run_audit(const audit_options& a, const output_options& output) {
                     {"seed", o.seed},
                     {"confidence", a.confidence},
                     {"thresholds", a.thresholds}};
+  if (!m.data_description.empty()) rep.parameters["data"] = m.data_description;
   json row = {{"claim", claim.describe()},
               {"verdict", std::string(to_string(res.verdict))},
               {"confidence", res.confidence},
@@ -619,7 +617,7 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"gd", "cgd", "sgd", "poisson", "one-pass", "lmc"}))
       ->capture_default_str()
       ->group(ga);
-  CLI::Option* classes = add_setting_options(sub, a->setting);
+  add_setting_options(sub, a->setting);
   const char* gc = "The claim (exactly one)";
   sub->add_option("--mu", a->mu, "mu-GDP: the tradeoff curve is at least G(mu)")
       ->check(real_at_least(0))
@@ -701,8 +699,8 @@ void register_audit(CLI::App& app, int& exit_code) {
       "  dpkit audit --model quadratic --noise-std 0.5 --steps 20 --risk-bound bound.csv\n"
       "Exit status: 0 holds or inconclusive, 2 bad input, 3 the claim is violated (or, with "
       "--baseline, an estimate drifted).");
-  sub->callback([a, output, classes, &exit_code] {
-    a->setting.classes_given = classes->count() > 0;
+  sub->callback([a, output, sub, &exit_code] {
+    finish_setting(sub, a->setting);
     exit_code = run_audit(*a, *output);
   });
 }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <memory>
 #include <optional>
@@ -42,14 +43,10 @@ json number_or_null(double x) {
 }
 
 int run_simulate(const simulate_options& o) {
-  if (o.data != "gaussian" && o.data != "uniform") {
+  if (!generated_data(o) && o.data != "fashion-mnist") {
     check_not_an_input("--output", o.output.file, "--data", o.data);
     check_not_an_input("--samples", o.samples_file, "--data", o.data);
   }
-  if (o.classes_given && o.model != "softmax")
-    throw usage_error("--classes applies to --model softmax only");
-  if (o.model == "quadratic" && o.data != "gaussian")
-    throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
   const bool sde = o.algorithm == "hsgd-sde";
   if (sde && (o.model != "least-squares" || o.data != "gaussian"))
     throw usage_error(
@@ -109,6 +106,24 @@ int run_simulate(const simulate_options& o) {
     obs.push_back({"distance", true});
     meta.push_back({"distance", "D,D'", static_cast<long>(o.steps)});
   }
+  // Classifiers: the training error of the run on D; with a test set, the test risk (the plain
+  // loss, no ridge) and test error of the same iterate.
+  const auto train_error = sde ? std::function<double(const sim::vector&)>() : error_rate_of(m.d);
+  const auto test_error =
+      m.test ? error_rate_of(m.test) : std::function<double(const sim::vector&)>();
+  const std::size_t extra_offset = obs.size();
+  if (train_error) {
+    obs.push_back({"error/D", true});
+    meta.push_back({"error", "D", static_cast<long>(o.steps)});
+  }
+  if (m.test) {
+    obs.push_back({"test-risk/D", true});
+    meta.push_back({"test-risk", "D", static_cast<long>(o.steps)});
+    if (test_error) {
+      obs.push_back({"test-error/D", true});
+      meta.push_back({"test-error", "D", static_cast<long>(o.steps)});
+    }
+  }
   const std::size_t final_count = obs.size();
   for (const std::string& side : sides)
     for (long k : steps) {
@@ -151,6 +166,14 @@ int run_simulate(const simulate_options& o) {
           sde ? equation.population_risk(x) : (s == 0 ? *m.d : *m.dprime).empirical_risk(x);
       out[s * per_side + 1] = x.norm();
       out[s * per_side + 2] = x[0];
+      if (s == 0) {
+        std::size_t e = extra_offset;
+        if (train_error) out[e++] = train_error(x);
+        if (m.test) {
+          out[e++] = m.test->empirical_risk(x);
+          if (test_error) out[e++] = test_error(x);
+        }
+      }
       finals.push_back(std::move(x));
     }
     if (pair && shared) out[sides.size() * per_side] = (finals[0] - finals[1]).norm();
@@ -178,6 +201,8 @@ int run_simulate(const simulate_options& o) {
                     {"seed", o.seed},
                     {"threads", res.threads},
                     {"mpi_ranks", res.ranks}};
+  if (!m.data_description.empty()) rep.parameters["data"] = m.data_description;
+  if (!m.test_description.empty()) rep.parameters["test_data"] = m.test_description;
   if (o.lr_decay) rep.parameters["lr_decay"] = *o.lr_decay;
   if (!sde) {
     if (alg.batches == sim::batch_rule::cyclic || alg.batches == sim::batch_rule::shuffled)
@@ -186,6 +211,7 @@ int run_simulate(const simulate_options& o) {
       rep.parameters["sampling_rate"] = alg.sampling_rate;
     if (alg.correlation != 0) rep.parameters["correlation"] = alg.correlation;
     if (alg.clip > 0) rep.parameters["clip"] = alg.clip;
+    if (alg.weight_decay > 0) rep.parameters["weight_decay"] = alg.weight_decay;
     if (o.radius) rep.parameters["radius"] = *o.radius;
   } else {
     rep.parameters["dt"] = o.dt;
@@ -227,7 +253,12 @@ int run_simulate(const simulate_options& o) {
             "eigenbasis of Sigma (largest eigenvalue)"
           : "risk: empirical risk of the iterate on the run's own dataset; norm: |X_T|; "
             "projection: <X_T, e_1>" +
-                std::string(pair && shared ? "; distance: |X_T - X'_T| (shared noise)" : ""));
+                std::string(pair && shared ? "; distance: |X_T - X'_T| (shared noise)" : "") +
+                std::string(train_error ? "; error: fraction of D misclassified by X_T" : "") +
+                std::string(m.test ? "; test-risk: mean loss of X_T on the test set (no ridge)"
+                                   : "") +
+                std::string(test_error ? "; test-error: fraction of the test set misclassified"
+                                       : ""));
   rep.notes.push_back(
       "ci95: normal-approximation interval for the mean (an estimate, valid for many "
       "replicates); q05/median/q95: empirical quantiles of the final values");
@@ -281,9 +312,12 @@ paper_common_options paper_common_of(const simulate_options& o, const CLI::App& 
   c.threads = o.threads;
   c.output = o.output;
   for (const char* name :
-       {"--lr-decay", "--correlation", "--dt", "--init", "--init-scale", "--model", "--data",
-        "--label-column", "--spectrum", "--label-clamp", "--ridge", "--curvature", "--data-seed",
-        "--neighbour", "--index", "--coupling", "--perturbation", "--record-every", "--samples"})
+       {"--lr-decay",   "--correlation",  "--dt",           "--init",      "--init-scale",
+        "--model",      "--data",         "--label-column", "--spectrum",  "--label-clamp",
+        "--ridge",      "--curvature",    "--data-seed",    "--neighbour", "--index",
+        "--coupling",   "--perturbation", "--record-every", "--samples",   "--weight-decay",
+        "--idx-labels", "--keep-classes", "--class-sizes",  "--pixels",    "--feature-clip",
+        "--bias",       "--test-data",    "--test-labels",  "--test-size"})
     if (given(name)) c.unsupported_given.emplace_back(name);
   return c;
 }
@@ -321,7 +355,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(algorithm_names()))
       ->capture_default_str()
       ->group(ga);
-  CLI::Option* classes = add_setting_options(sub, *o);
+  add_setting_options(sub, *o);
   const char* gr = "Monte Carlo and output";
   sub->add_option("--record-every", o->record_every,
                   "Also report the risk at steps 0, K, 2K, ..., T (mean and interval)")
@@ -351,13 +385,14 @@ void register_simulate(CLI::App& app, int& exit_code) {
       "--width 20 --epsilon 8 --replicates 10\n"
       "Randomness: replicate r draws from Philox streams keyed by (seed, r); the same seed gives "
       "the same numbers for any --threads (and under mpirun). docs/cli.md, docs/sim.md.");
-  sub->callback([o, paper, sub, classes, &exit_code] {
-    o->classes_given = classes->count() > 0;
+  sub->callback([o, paper, sub, &exit_code] {
     if (is_paper_algorithm(o->algorithm)) {
+      o->classes_given = sub->get_option("--classes")->count() > 0;
       exit_code = run_paper_simulation(paper_common_of(*o, *sub), *paper);
       return;
     }
     reject_paper_options(*o, *sub);
+    finish_setting(sub, *o);
     exit_code = run_simulate(*o);
   });
 }

@@ -1,12 +1,16 @@
 #include "simulate_setting.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/data.hpp"
+#include "dpkit/sim/idx.hpp"
 #include "dpkit/sim/models.hpp"
 
 namespace dpkit::cli {
@@ -32,18 +36,111 @@ Eigen::VectorXd spectrum_of(const std::string& spec, std::size_t d) {
   throw usage_error("--spectrum is " + spec + ", but must be 'flat' or 'power:A' with A >= 0");
 }
 
+bool generated_data(const simulate_options& o) {
+  return o.data == "gaussian" || o.data == "uniform";
+}
+
+namespace {
+
+// An IDX file, plain or gzip (IDX files start with two zero bytes, gzip with 1f 8b; a CSV file
+// does neither).
+bool looks_like_idx(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char b[2] = {0xFF, 0xFF};
+  f.read(reinterpret_cast<char*>(b), 2);
+  return f.gcount() == 2 && ((b[0] == 0 && b[1] == 0) || (b[0] == 0x1F && b[1] == 0x8B));
+}
+
+bool real_idx_data(const simulate_options& o) {
+  return o.data == "fashion-mnist" || (!generated_data(o) && looks_like_idx(o.data));
+}
+
+// What the IDX options select, for the training set (caps included) or the test set (the kept
+// classes and the same feature map; --test-size caps it).
+sim::idx_selection selection_of(const simulate_options& o, bool test) {
+  sim::idx_selection s;
+  s.classes = o.keep_classes;
+  if (!test) {
+    s.per_class = o.class_sizes;
+    if (o.examples_given) s.max_examples = static_cast<std::size_t>(o.examples);
+  } else {
+    s.max_examples = static_cast<std::size_t>(o.test_size);
+  }
+  s.scaling = sim::pixel_scaling_from_string(o.pixels);
+  if (o.feature_clip) s.row_norm_clip = *o.feature_clip;
+  s.bias = o.bias;
+  return s;
+}
+
+// A dataset read from an IDX pair (or Fashion-MNIST's split), with the labels the model needs:
+// class indices (softmax, least squares) or ±1 (logistic: exactly two classes, the first kept
+// one is −1).
+std::shared_ptr<sim::dataset> read_idx_setting(const simulate_options& o,
+                                               const std::string& flag,
+                                               const std::string& images,
+                                               const std::string& labels_flag,
+                                               const std::string& labels,
+                                               bool test,
+                                               std::vector<std::string>& notes) {
+  sim::idx_pair files;
+  if (images == "fashion-mnist") {
+    try {
+      files = sim::fashion_mnist_files(test ? "test" : "train");
+    } catch (const std::runtime_error& e) {
+      throw usage_error(flag + " fashion-mnist: " + user_message(e.what(), nullptr));
+    }
+  } else {
+    if (labels.empty())
+      throw usage_error(flag + " " + images + " is an IDX file: give its labels with " +
+                        labels_flag + " FILE");
+    files = {images, labels};
+  }
+  auto data = std::make_shared<sim::dataset>();
+  try {
+    *data = sim::read_idx_dataset(files.images, files.labels, selection_of(o, test));
+  } catch (const std::exception& e) {
+    std::string why = user_message(e.what(), nullptr);
+    throw usage_error(flag + " is " + images + ", but must be a readable IDX pair: " + why);
+  }
+  const long k = static_cast<long>(data->labels.maxCoeff()) + 1;
+  if (o.model == "logistic") {
+    if (k != 2)
+      throw usage_error("--model logistic needs two classes, but " + flag + " has " +
+                        std::to_string(k) + ": keep two with --keep-classes A,B");
+    data->labels = (2 * data->labels.array() - 1).matrix();
+  }
+  const std::string what = images == "fashion-mnist"
+                               ? std::string("Fashion-MNIST ") + (test ? "test" : "training") +
+                                     " split (" + files.images.string() + ")"
+                               : files.images.string();
+  notes.push_back(std::string(test ? "test data: " : "data: ") + what + " (n = " +
+                  std::to_string(data->size()) + ", d = " + std::to_string(data->dimension()) +
+                  ", " + std::to_string(k) + " classes, pixels " + o.pixels +
+                  (o.feature_clip ? ", rows clipped to norm " + format_number(*o.feature_clip)
+                                  : std::string()) +
+                  (o.bias ? ", bias feature" : "") + ")");
+  return data;
+}
+
+}  // namespace
+
 /// The dataset models' data: generated (Gaussian or uniform design with GLM labels) or read.
 std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
                                                  std::vector<std::string>& notes) {
+  if (real_idx_data(o))
+    return read_idx_setting(o, "--data", o.data, "--idx-labels", o.idx_labels, false, notes);
+  if (!o.idx_labels.empty()) throw usage_error("--idx-labels goes with an IDX file as --data");
   auto data = std::make_shared<sim::dataset>();
-  if (o.data != "gaussian" && o.data != "uniform") {
+  if (!generated_data(o)) {
     try {
       *data = sim::read_dataset_csv(o.data, o.label_column);
     } catch (const std::exception& e) {  // I/O, parse and content errors are all bad input
       std::string why = user_message(e.what(), nullptr);  // no function name
       if (why.rfind("label_column ", 0) == 0) why.replace(0, 12, "--label-column");
       throw usage_error("--data is " + o.data +
-                        ", but must be gaussian, uniform or a readable dataset CSV: " + why);
+                        ", but must be gaussian, uniform, fashion-mnist, an IDX file or a "
+                        "readable dataset CSV: " +
+                        why);
     }
     notes.push_back("data: " + o.data + " (n = " + std::to_string(data->size()) +
                     ", d = " + std::to_string(data->dimension()) + ")");
@@ -61,8 +158,9 @@ std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
   const Eigen::VectorXd x_star = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(d),
                                                            1 / std::sqrt(static_cast<double>(d)));
   if (o.model == "least-squares") {
-    data->labels = sim::linear_labels(data->features, x_star, o.label_noise, label_stream,
-                                      o.label_clamp.value_or(INFINITY));
+    data->labels =
+        sim::linear_labels(data->features, x_star, o.label_noise, label_stream,
+                           o.label_clamp.value_or(std::numeric_limits<double>::infinity()));
   } else if (o.model == "logistic") {
     data->labels = sim::logistic_labels(data->features, x_star, label_stream);
   } else {
@@ -88,7 +186,8 @@ std::shared_ptr<const sim::model> model_on(const simulate_options& o,
                                                    o.ridge);
 }
 
-models make_models(const simulate_options& o, std::vector<std::string>& notes) {
+models make_models(const simulate_options& given, std::vector<std::string>& notes) {
+  simulate_options o = given;
   models m;
   std::shared_ptr<const sim::dataset> data;
   if (o.model == "quadratic") {
@@ -96,7 +195,50 @@ models make_models(const simulate_options& o, std::vector<std::string>& notes) {
                                            static_cast<std::size_t>(o.dimension), o.curvature);
   } else {
     data = make_dataset(o, notes);
+    m.data_description = notes.back().substr(notes.back().find(": ") + 2);
+    // Real data: softmax has as many classes as the data keeps, unless --classes says more.
+    if (real_idx_data(o) && o.model == "softmax" && !o.classes_given)
+      o.classes = static_cast<long long>(data->labels.maxCoeff()) + 1;
     m.d = model_on(o, data);
+  }
+  m.classes = o.classes;
+  // The test set: Fashion-MNIST's test split by default, or --test-data; its model has no ridge
+  // (the test risk is the plain loss).
+  const bool default_test = o.data == "fashion-mnist" && o.test_data.empty();
+  if (o.test_data != "none" && (default_test || !o.test_data.empty())) {
+    if (!data) throw usage_error("--test-data: the quadratic model has no data");
+    const std::string t = default_test ? std::string("fashion-mnist") : o.test_data;
+    std::shared_ptr<sim::dataset> test;
+    if (t == "fashion-mnist" || looks_like_idx(t)) {
+      if (o.pixels == "standard")
+        throw usage_error(
+            "--pixels standard standardises each dataset by its own statistics, so the test set "
+            "would be scaled differently from the training set: use unit or symmetric with a "
+            "test set (or --test-data none)");
+      test = read_idx_setting(o, "--test-data", t, "--test-labels", o.test_labels, true, notes);
+    } else {
+      test = std::make_shared<sim::dataset>();
+      try {
+        *test = sim::read_dataset_csv(t, o.label_column);
+      } catch (const std::exception& e) {
+        throw usage_error("--test-data is " + t +
+                          ", but must be fashion-mnist, none, an IDX file "
+                          "or a readable dataset CSV: " +
+                          user_message(e.what(), nullptr));
+      }
+      notes.push_back("test data: " + t + " (n = " + std::to_string(test->size()) + ")");
+    }
+    m.test_description = notes.back().substr(notes.back().find(": ") + 2);
+    if (test->dimension() != data->dimension())
+      throw usage_error("--test-data has " + std::to_string(test->dimension()) +
+                        " features, but --data has " + std::to_string(data->dimension()));
+    simulate_options plain = o;
+    plain.ridge = 0;
+    try {
+      m.test = model_on(plain, test);
+    } catch (const std::domain_error& e) {
+      throw usage_error("--test-data: " + user_message(e.what(), nullptr));
+    }
   }
   if (o.neighbour == "none") {
     if (!o.neighbour_data.empty())
@@ -176,6 +318,14 @@ models make_models(const simulate_options& o, std::vector<std::string>& notes) {
   return m;
 }
 
+std::function<double(const sim::vector&)> error_rate_of(std::shared_ptr<const sim::model> f) {
+  if (auto lr = std::dynamic_pointer_cast<const sim::logistic_regression>(f))
+    return [lr](const sim::vector& x) { return lr->error_rate(x); };
+  if (auto sm = std::dynamic_pointer_cast<const sim::softmax_regression>(f))
+    return [sm](const sim::vector& x) { return sm->error_rate(x); };
+  return {};
+}
+
 sim::noisy_gradient_options algorithm_options(const simulate_options& o, const sim::model& f) {
   sim::noisy_gradient_options a;
   const auto n = f.examples();
@@ -215,6 +365,7 @@ sim::noisy_gradient_options algorithm_options(const simulate_options& o, const s
   }
   a.correlation = o.correlation;
   a.clip = o.clip;
+  a.weight_decay = o.weight_decay;
   if (o.radius)
     a.constraint = sim::projection::ball(
         sim::vector::Zero(static_cast<Eigen::Index>(f.dimension())), *o.radius);
@@ -222,7 +373,7 @@ sim::noisy_gradient_options algorithm_options(const simulate_options& o, const s
   return a;
 }
 
-CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
+void add_setting_options(CLI::App* sub, simulate_options& o) {
   const char* ga = "Algorithm (docs/sim.md)";
   sub->add_option("--steps", o.steps, "Number of steps T")
       ->check(integer_at_least(1))
@@ -253,6 +404,13 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
       ->check(real_at_least(0))
       ->capture_default_str()
       ->type_name("C")
+      ->group(ga);
+  sub->add_option("--weight-decay", o.weight_decay,
+                  "omega: add omega x to the clipped, averaged gradient (x <- (1 - eta omega) x - "
+                  "eta (g + noise), BSA24 Sec D.2); --ridge is clipped with the loss instead")
+      ->check(real_at_least(0))
+      ->capture_default_str()
+      ->type_name("OMEGA")
       ->group(ga);
   sub->add_option("--radius", o.radius, "Project the iterates onto the ball |x| <= R")
       ->check(real_greater_than(0))
@@ -288,13 +446,18 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
       ->group(gm);
   sub->add_option("--data", o.data,
                   "gaussian: N(0, diag(spectrum)) design; uniform: a_ij ~ U(0, 1/sqrt(d)) (LKSP25 "
-                  "Sec 5); or a CSV file (one header row, a label column)")
+                  "Sec 5); fashion-mnist: Fashion-MNIST's 60000 training images (Debian's "
+                  "dataset-fashion-mnist, or $DPKIT_FASHION_MNIST_DIR; its test split becomes "
+                  "the test set); an IDX images file, plain or gzip (with --idx-labels); or a "
+                  "CSV file (one header row, a label column)")
       ->capture_default_str()
       ->group(gm);
   sub->add_option("--label-column", o.label_column, "Label column of a --data CSV file")
       ->capture_default_str()
       ->group(gm);
-  sub->add_option("--dataset-size", o.examples, "n, the number of generated examples")
+  sub->add_option("--dataset-size", o.examples,
+                  "n, the number of generated examples; with IDX data, at most this many (the "
+                  "first ones)")
       ->check(integer_at_least(1))
       ->capture_default_str()
       ->group(gm);
@@ -316,11 +479,11 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
       ->check(real_at_least(0))
       ->type_name("C")
       ->group(gm);
-  CLI::Option* classes =
-      sub->add_option("--classes", o.classes, "K, the number of classes of softmax")
-          ->check(integer_at_least(2))
-          ->capture_default_str()
-          ->group(gm);
+  sub->add_option("--classes", o.classes,
+                  "K, the number of classes of softmax (IDX data: the classes kept)")
+      ->check(integer_at_least(2))
+      ->capture_default_str()
+      ->group(gm);
   sub->add_option("--ridge", o.ridge, "Ridge (L2) penalty delta of the dataset models")
       ->check(real_at_least(0))
       ->capture_default_str()
@@ -331,6 +494,50 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
       ->group(gm);
   sub->add_option("--data-seed", o.data_seed, "Seed of the generated data (default: --seed)")
       ->group(gm);
+
+  const char* gi = "Real data (IDX, Fashion-MNIST; docs/sim.md)";
+  sub->add_option("--idx-labels", o.idx_labels, "The labels' IDX file of an IDX --data")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->group(gi);
+  sub->add_option("--keep-classes", o.keep_classes,
+                  "Keep these classes (stored labels), renumbered 0, 1, ... in this order; "
+                  "logistic: two, the first becomes -1")
+      ->delimiter(',')
+      ->type_name("A,B,...")
+      ->group(gi);
+  sub->add_option("--class-sizes", o.class_sizes,
+                  "At most this many examples of each kept class (the first ones), one per "
+                  "--keep-classes entry: long-tailed subsets")
+      ->delimiter(',')
+      ->type_name("N1,N2,...")
+      ->group(gi);
+  sub->add_option("--pixels", o.pixels,
+                  "Pixel scaling: unit (x/255), symmetric (x/127.5 - 1), raw, or standard (each "
+                  "feature to mean 0 and sd 1 over the data: a statistic of the data)")
+      ->check(CLI::IsMember({"unit", "symmetric", "raw", "standard"}))
+      ->capture_default_str()
+      ->group(gi);
+  sub->add_option("--feature-clip", o.feature_clip,
+                  "Scale each example's features to norm at most C (BSA24 clips MNIST at 8)")
+      ->check(real_greater_than(0))
+      ->type_name("C")
+      ->group(gi);
+  sub->add_flag("--bias", o.bias, "Append a constant feature 1 (an intercept), after the clip")
+      ->group(gi);
+  sub->add_option("--test-data", o.test_data,
+                  "The test set for test-risk and test-error: fashion-mnist (its test split, the "
+                  "default with --data fashion-mnist), none, an IDX file (with --test-labels) or "
+                  "a CSV file; same classes and feature map as --data")
+      ->type_name("DATA")
+      ->group(gi);
+  sub->add_option("--test-labels", o.test_labels, "The labels' IDX file of an IDX --test-data")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE")
+      ->group(gi);
+  sub->add_option("--test-size", o.test_size, "At most this many test examples (the first ones)")
+      ->check(integer_at_least(1))
+      ->group(gi);
 
   const char* gn = "Neighbouring dataset";
   sub->add_option("--neighbour", o.neighbour,
@@ -374,7 +581,36 @@ CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o) {
       ->check(integer_at_least(0, 1024))
       ->capture_default_str()
       ->group(gr);
-  return classes;
+}
+
+void finish_setting(CLI::App* sub, simulate_options& o) {
+  auto given = [&](const char* name) { return sub->get_option(name)->count() > 0; };
+  o.classes_given = given("--classes");
+  o.examples_given = given("--dataset-size");
+  if (o.classes_given && o.model != "softmax")
+    throw usage_error("--classes applies to --model softmax only");
+  if (o.model == "quadratic" && !(o.data == "gaussian" && !given("--data")))
+    throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
+  const bool exists = o.data == "fashion-mnist" || std::filesystem::exists(o.data);
+  if (generated_data(o) || (exists && !real_idx_data(o))) {
+    for (const char* name : {"--idx-labels", "--keep-classes", "--class-sizes", "--pixels",
+                             "--feature-clip", "--bias"})
+      if (given(name))
+        throw usage_error(std::string(name) +
+                          " applies to IDX data (--data fashion-mnist or an IDX images file)");
+  }
+  if (!o.class_sizes.empty() && o.class_sizes.size() != o.keep_classes.size())
+    throw usage_error("--class-sizes has " + std::to_string(o.class_sizes.size()) +
+                      (o.class_sizes.size() == 1 ? " entry" : " entries") +
+                      ", but must have one per --keep-classes entry (" +
+                      std::to_string(o.keep_classes.size()) + ")");
+  if (o.test_data.empty() || o.test_data == "none") {
+    if (given("--test-labels") || given("--test-size")) {
+      if (o.data != "fashion-mnist" || given("--test-labels"))
+        throw usage_error(std::string(given("--test-labels") ? "--test-labels" : "--test-size") +
+                          " goes with --test-data");
+    }
+  }
 }
 
 }  // namespace dpkit::cli

@@ -1,9 +1,11 @@
 // The training setting shared by `dpkit simulate` and `dpkit audit`: the algorithm (noisy GD,
-// CGD, SGD, DP-SGD, one-pass SGD, LMC), the model and its data (generated or a CSV file), and the
-// neighbouring dataset D′, in the flags of docs/cli.md ("dpkit simulate").
+// CGD, SGD, DP-SGD, one-pass SGD, LMC), the model and its data (generated, a CSV file, an IDX
+// pair or Fashion-MNIST, with an optional test set), and the neighbouring dataset D′, in the
+// flags of docs/cli.md ("dpkit simulate").
 #pragma once
 
 #include <Eigen/Dense>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +27,7 @@ struct simulate_options {
   std::optional<double> noise;
   double correlation = 0;
   double clip = 0;
+  double weight_decay = 0;
   std::optional<double> radius;
   std::optional<long long> batch_size;
   std::optional<double> sampling_rate;
@@ -35,6 +38,17 @@ struct simulate_options {
   std::string model = "least-squares";
   std::string data = "gaussian";
   std::string label_column = "y";
+  // real data (IDX or Fashion-MNIST)
+  std::string idx_labels;                // the labels' IDX file of an IDX --data
+  std::vector<long> keep_classes;        // stored labels kept (empty: all)
+  std::vector<std::size_t> class_sizes;  // at most this many of each kept class
+  std::string pixels = "unit";
+  std::optional<double> feature_clip;
+  bool bias = false;
+  std::string test_data;        // "" (Fashion-MNIST: its test split), "none", or a file
+  std::string test_labels;      // the labels' IDX file of an IDX --test-data
+  long long test_size = 0;      // 0: every test example
+  bool examples_given = false;  // --dataset-size given (a cap on real data)
   long long examples = 100;
   long long dimension = 10;
   std::string spectrum = "flat";
@@ -63,7 +77,11 @@ struct simulate_options {
 /// λ_j of the design's covariance: "flat" (all 1) or "power:A" (λ_j = (j + 1)^(−A)).
 Eigen::VectorXd spectrum_of(const std::string& spec, std::size_t d);
 
-/// The dataset models' data: generated (Gaussian or uniform design with GLM labels) or read.
+/// --data names generated data (gaussian, uniform) rather than a file or Fashion-MNIST.
+bool generated_data(const simulate_options& o);
+
+/// The dataset models' data: generated (Gaussian or uniform design with GLM labels) or read
+/// (CSV, IDX, Fashion-MNIST's training split).
 std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
                                                  std::vector<std::string>& notes);
 
@@ -73,19 +91,30 @@ std::shared_ptr<const sim::model> model_on(const simulate_options& o,
 
 struct models {
   std::shared_ptr<const sim::model> d, dprime;  // dprime null without --neighbour
+  std::shared_ptr<const sim::model> test;       // the model on the test set (no ridge), or null
   std::string neighbour_description;
+  std::string data_description, test_description;  // what was read or generated
+  long long classes = 0;                           // K of softmax (resolved from real data)
 };
 
-/// D, and D′ from --neighbour (null without one); `notes` gets a line on the data.
+/// D, and D′ from --neighbour (null without one), and the test set's model where there is one;
+/// `notes` gets a line on the data.
 models make_models(const simulate_options& o, std::vector<std::string>& notes);
+
+/// The fraction of examples a classifier (logistic or softmax model) gets wrong at x; empty for
+/// the other models.
+std::function<double(const sim::vector&)> error_rate_of(std::shared_ptr<const sim::model> f);
 
 /// The algorithm's options for model f (usage_error where a flag does not fit the algorithm).
 sim::noisy_gradient_options algorithm_options(const simulate_options& o, const sim::model& f);
 
 /// Registers the setting's flags after --algorithm (which the caller registers, with its own
 /// list): the algorithm's parameters, model and data, the neighbouring dataset, and
-/// --replicates, --seed and --threads. Returns the --classes option (to tell whether it was
-/// given).
-CLI::Option* add_setting_options(CLI::App* sub, simulate_options& o);
+/// --replicates, --seed and --threads.
+void add_setting_options(CLI::App* sub, simulate_options& o);
+
+/// Records which of the setting's flags were given (--classes, --dataset-size) and checks the
+/// combinations of model and data; call in the subcommand's callback.
+void finish_setting(CLI::App* sub, simulate_options& o);
 
 }  // namespace dpkit::cli
