@@ -287,7 +287,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
   const simulate_options& o = a.setting;
   const sim::risk_claim claim = risk_from_csv(a.risk_file, o.steps);
   std::vector<std::string> notes;
-  const models m = make_models(o, notes);
+  const models m = make_models(o, notes, /*with_test=*/false);
   const sim::noisy_gradient_options alg = algorithm_options(o, *m.d);
   const std::size_t p = m.d->dimension();
   const std::vector<long>& steps = claim.steps();
@@ -413,6 +413,10 @@ int run_audit(const audit_options& a, const output_options& output) {
     check_not_an_input("--output", output.file, "--data", o.data);
     check_not_an_input("--tests", a.tests_file, "--data", o.data);
   }
+  if (!o.test_data.empty() || !o.test_labels.empty() || o.test_size > 0)
+    throw usage_error(
+        "--test-data, --test-labels and --test-size apply to dpkit simulate (an "
+        "audit looks at the runs on D and D' only)");
   if (!a.tradeoff_file.empty()) {
     check_not_an_input("--output", output.file, "--tradeoff", a.tradeoff_file);
     check_not_an_input("--tests", a.tests_file, "--tradeoff", a.tradeoff_file);
@@ -447,7 +451,7 @@ int run_audit(const audit_options& a, const output_options& output) {
   const sim::privacy_claim claim = claim_of(a);
 
   std::vector<std::string> notes;
-  const models m = make_models(o, notes);
+  const models m = make_models(o, notes, /*with_test=*/false);
   const sim::noisy_gradient_options alg = algorithm_options(o, *m.d);
   const std::size_t p = m.d->dimension();
   // The statistic: <X_T, v>, v = --direction or the unit vector of --coordinate.

@@ -186,7 +186,7 @@ std::shared_ptr<const sim::model> model_on(const simulate_options& o,
                                                    o.ridge);
 }
 
-models make_models(const simulate_options& given, std::vector<std::string>& notes) {
+models make_models(const simulate_options& given, std::vector<std::string>& notes, bool with_test) {
   simulate_options o = given;
   models m;
   std::shared_ptr<const sim::dataset> data;
@@ -205,7 +205,7 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
   // The test set: Fashion-MNIST's test split by default, or --test-data; its model has no ridge
   // (the test risk is the plain loss).
   const bool default_test = o.data == "fashion-mnist" && o.test_data.empty();
-  if (o.test_data != "none" && (default_test || !o.test_data.empty())) {
+  if (with_test && o.test_data != "none" && (default_test || !o.test_data.empty())) {
     if (!data) throw usage_error("--test-data: the quadratic model has no data");
     const std::string t = default_test ? std::string("fashion-mnist") : o.test_data;
     std::shared_ptr<sim::dataset> test;

@@ -97,9 +97,11 @@ struct models {
   long long classes = 0;                           // K of softmax (resolved from real data)
 };
 
-/// D, and D′ from --neighbour (null without one), and the test set's model where there is one;
-/// `notes` gets a line on the data.
-models make_models(const simulate_options& o, std::vector<std::string>& notes);
+/// D, and D′ from --neighbour (null without one), and (with `with_test`) the test set's model
+/// where there is one; `notes` gets a line on the data.
+models make_models(const simulate_options& o,
+                   std::vector<std::string>& notes,
+                   bool with_test = true);
 
 /// The fraction of examples a classifier (logistic or softmax model) gets wrong at x; empty for
 /// the other models.
