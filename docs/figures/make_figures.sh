@@ -239,6 +239,28 @@ validation swx23-thm1-rate:validation_nonconvex_rate swx23-thm1-phase-sum:valida
   zxd26-fig-synthetic:validation_longtail_fig_synthetic swx23-thm2-alg3-rate:validation_nonconvex_alg3_rate \
   swx23-thm7-alg8-dimension:validation_nonconvex_alg8_dimension swx23-fig1-ntrf:validation_mlp_ntrf
 
+# Figure: WSK+26 Figure 1 (right): correlated noise xi_t = kappa (Z_t - lambda Z_{t-1}) partially
+# cancels, so the cumulative noise sum_{s<=t} xi_s = kappa (Z_t + (1 - lambda) sum_{s<t} Z_s) grows
+# like kappa sqrt(1 + (1 - lambda)^2 (t - 1)) instead of kappa sqrt(t). Closed form (lines) and
+# the simulator (points: the sd of X_T = -sum xi for a zero gradient, 4000 runs, with the
+# interval sd (1 +- 1.96/sqrt(2(R - 1))) of a normal sample's sd).
+echo "t,lambda,sd,lo,hi" > "$tmp/cum_closed.csv"
+echo "t,lambda,sd,lo,hi" > "$tmp/cum_mc.csv"
+for lam in 0 0.5 0.9 0.99; do
+  awk -v l="$lam" 'BEGIN{for(i=0;i<=60;i++){t=exp(i/60*log(1000)); s=sqrt(1+(1-l)^2*(t-1)); printf "%.6g,%s,%.6g,%.6g,%.6g\n", t, l, s, s, s}}' >> "$tmp/cum_closed.csv"
+  for t in 1 3 10 30 100 300 1000; do
+    "$dpkit" simulate --model quadratic --dataset-size 1 --dimension 1 --curvature 0 --correlation "$lam" \
+      --noise-std 1 --learning-rate 1 --steps "$t" --replicates 4000 --format csv |
+      awk -F, -v t="$t" -v l="$lam" '$1=="projection"{s=$7; h=1.96/sqrt(2*3999); printf "%s,%s,%.17g,%.17g,%.17g\n", t, l, s, s*(1-h), s*(1+h)}' >> "$tmp/cum_mc.csv"
+  done
+done
+cp "$tmp/cum_mc.csv" "$here/kan_cumulative_noise.csv"
+plot kan_cumulative_noise.svg "$tmp/cum_closed.csv" "$here/kan_cumulative_noise.csv" --x t --y sd \
+  --y-lower lo --y-upper hi --group lambda --style lines --style points --log-x --log-y \
+  --label "closed form" --label "simulator" \
+  --title "Correlated noise ξ_t = κ(Z_t − λZ_{t−1}) cancels: sd of Σ_{s≤t} ξ_s (κ = 1)" \
+  --x-label "steps t" --y-label "sd of the cumulative noise per coordinate"
+
 # Figure: DP-SGD on Fashion-MNIST (examples/fashion_mnist_dpsgd.py, the default run; its CSV is
 # committed, regenerate it as docs/python-example.md says): the certified epsilon bracket and the
 # test accuracy after every epoch.

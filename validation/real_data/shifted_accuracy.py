@@ -37,7 +37,7 @@ Run (full tier, ~1 h on 2 cores for the defaults; --quick is the CI smoke run, s
     validation/real_data/shifted_accuracy.py build/ci/tools/dpkit/dpkit --quick
 
 Exit status: 0 (every verdict holds or is inconclusive), 3 (a verdict is violated), 2 (bad input
-or a failed run).
+or a failed run), 77 (Fashion-MNIST is not installed: skipped).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ import csv
 import io
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -175,6 +176,12 @@ def main() -> int:
     if a.quick:
         a.targets, a.epochs, a.batch_size, a.replicates = "4", 2, 300, 1
         a.train_size, a.test_size = 3000, 1000
+    data_dir = os.environ.get("DPKIT_FASHION_MNIST_DIR") or "/usr/share/datasets/fashion-mnist"
+    if not any(os.path.exists(os.path.join(data_dir, "train-images-idx3-ubyte" + z))
+               for z in (".gz", "")):
+        print(f"shifted_accuracy: Fashion-MNIST is not in {data_dir} (apt-get install "
+              "dataset-fashion-mnist, or set DPKIT_FASHION_MNIST_DIR): skipped", file=sys.stderr)
+        return 77
     n = a.train_size or 60000
     if n % a.batch_size:
         p.error(f"the batch size {a.batch_size} must divide the {n} training images")
