@@ -311,13 +311,17 @@ paper_common_options paper_common_of(const simulate_options& o, const CLI::App& 
   c.seed = o.seed;
   c.threads = o.threads;
   c.output = o.output;
+  // Real data (mlp-dp-sgd only; the dispatcher rejects them for the other paper algorithms).
+  if (given("--data")) c.data = o.data;
+  c.keep_classes = o.keep_classes;
+  c.examples_given = given("--dataset-size");
   for (const char* name :
-       {"--lr-decay",   "--correlation",  "--dt",           "--init",      "--init-scale",
-        "--model",      "--data",         "--label-column", "--spectrum",  "--label-clamp",
-        "--ridge",      "--curvature",    "--data-seed",    "--neighbour", "--index",
-        "--coupling",   "--perturbation", "--record-every", "--samples",   "--weight-decay",
-        "--idx-labels", "--keep-classes", "--class-sizes",  "--pixels",    "--feature-clip",
-        "--bias",       "--test-data",    "--test-labels",  "--test-size"})
+       {"--lr-decay",     "--correlation",  "--dt",           "--init",         "--init-scale",
+        "--model",        "--label-column", "--spectrum",     "--label-clamp",  "--ridge",
+        "--curvature",    "--data-seed",    "--neighbour",    "--index",        "--coupling",
+        "--perturbation", "--record-every", "--samples",      "--weight-decay", "--idx-labels",
+        "--class-sizes",  "--pixels",       "--feature-clip", "--bias",         "--test-data",
+        "--test-labels",  "--test-size"})
     if (given(name)) c.unsupported_given.emplace_back(name);
   return c;
 }

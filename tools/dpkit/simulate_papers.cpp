@@ -13,12 +13,14 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/sim/glm.hpp"
+#include "dpkit/sim/idx.hpp"
 #include "dpkit/sim/longtail.hpp"
 #include "dpkit/sim/mlp.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
@@ -187,8 +189,8 @@ void add_privacy_note(report& rep, const json& privacy) {
 int run_glm(const paper_common_options& c, const paper_options& o) {
   const auto& info = info_of(c.algorithm);
   reject_unsupported(c,
-                     {"--steps", "--noise-std", "--clip", "--radius", "--batch-size", "--sampling-rate",
-                      "--classes", "--label-noise"},
+                     {"--steps", "--noise-std", "--clip", "--radius", "--batch-size",
+                      "--sampling-rate", "--classes", "--label-noise"},
                      given_of(c));
   const sim::glm_link link = link_of(o.link);
   if (link == sim::glm_link::relu)
@@ -519,12 +521,58 @@ double pld_calibrate(double epsilon, double delta, double q, long long steps, bo
 // ---- SWX+23 Alg 10
 // -------------------------------------------------------------------------------
 
+// Fashion-MNIST for Algorithm 10: two classes (labels ±1, the first kept class −1), pixels in
+// [0, 1] scaled to norm at most 1 (SWX+23's inputs lie in the unit ball; an image of norm below
+// 1 keeps its norm), the training set capped by --dataset-size, the test set by
+// --test-examples (both the first ones in file order).
+std::pair<std::shared_ptr<const sim::dataset>, std::shared_ptr<const sim::dataset>> mlp_real_data(
+    const paper_common_options& c, std::size_t n_test) {
+  if (c.data != "fashion-mnist")
+    throw usage_error("--data is " + c.data +
+                      ", but mlp-dp-sgd takes fashion-mnist (or no --data: the paper's "
+                      "synthetic task)");
+  if (c.keep_classes.size() != 2)
+    throw usage_error(
+        "mlp-dp-sgd on Fashion-MNIST is binary (logistic loss, labels +-1): give two classes "
+        "with --keep-classes A,B");
+  auto read = [&](const char* split, std::size_t cap) {
+    sim::idx_pair files;
+    try {
+      files = sim::fashion_mnist_files(split);
+    } catch (const std::runtime_error& e) {
+      throw usage_error("--data fashion-mnist: " + user_message(e.what(), nullptr));
+    }
+    sim::idx_selection s;
+    s.classes = c.keep_classes;
+    s.max_examples = cap;
+    s.scaling = sim::pixel_scaling::unit;
+    s.row_norm_clip = 1;
+    auto data = std::make_shared<sim::dataset>();
+    try {
+      *data = sim::read_idx_dataset(files.images, files.labels, s);
+    } catch (const std::domain_error& e) {
+      throw usage_error("--data fashion-mnist: " + user_message(e.what(), nullptr));
+    }
+    data->labels = (2 * data->labels.array() - 1).matrix();
+    return std::shared_ptr<const sim::dataset>(std::move(data));
+  };
+  return {read("train", c.examples_given ? static_cast<std::size_t>(c.examples) : 0),
+          read("test", n_test)};
+}
+
 int run_mlp(const paper_common_options& c, const paper_options& o) {
   const auto& info = info_of(c.algorithm);
   reject_unsupported(c, {"--batch-size", "--classes"}, given_of(c));
-  const auto n = static_cast<std::size_t>(c.examples);
-  const auto d = static_cast<std::size_t>(c.dimension);
-  const auto n_test = static_cast<std::size_t>(o.test_examples);
+  const auto n_test_given = static_cast<std::size_t>(o.test_examples);
+  const bool real = !c.data.empty() || !c.keep_classes.empty();
+  std::shared_ptr<const sim::dataset> real_train, real_test;
+  if (real) {
+    if (c.data.empty()) throw usage_error("--keep-classes goes with --data fashion-mnist");
+    std::tie(real_train, real_test) = mlp_real_data(c, n_test_given);
+  }
+  const auto n = real ? real_train->size() : static_cast<std::size_t>(c.examples);
+  const auto d = real ? real_train->dimension() : static_cast<std::size_t>(c.dimension);
+  const auto n_test = real ? real_test->size() : n_test_given;
   sim::mlp_architecture arch;
   arch.input_dimension = d;
   arch.width = static_cast<std::size_t>(o.width);
@@ -564,8 +612,8 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   const double z_used = sim::alg10_noise_multiplier(sigma, C, q, n);
 
   random_stream ts(c.seed, 0, kInit + 100);
-  const sim::sphere_teacher teacher =
-      sim::random_sphere_teacher(d, static_cast<std::size_t>(o.teacher_hidden), ts);
+  const sim::sphere_teacher teacher = sim::random_sphere_teacher(
+      d, static_cast<std::size_t>(o.teacher_hidden), ts);  // unused on real data
   sim::alg10_options a;
   a.sampling_rate = q;
   a.steps = static_cast<long>(T);
@@ -579,8 +627,10 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
       {"test_loss"},       {"test_error"}, {"train_loss"},        {"train_error"},
       {"test_error_last"}, {"min_batch"},  {"max_layer_distance"}};
   const std::vector<std::string> meaning = {
-      "logistic loss of the averaged iterate on fresh test data",
-      "0/1 error of the averaged iterate on fresh test data",
+      real ? "logistic loss of the averaged iterate on the test set"
+           : "logistic loss of the averaged iterate on fresh test data",
+      real ? "0/1 error of the averaged iterate on the test set"
+           : "0/1 error of the averaged iterate on fresh test data",
       "logistic loss of the averaged iterate on the training set",
       "0/1 error of the averaged iterate on the training set",
       "0/1 test error of the last iterate",
@@ -588,9 +638,13 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
       "max_t max_l |W_l - W0_l|_F sqrt(m) (compare with R for around-init)"};
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     random_stream fs(c.seed, r, kFeatures), tst(c.seed, r, kTest), is(c.seed, r, kInit);
-    auto train =
-        std::make_shared<const sim::dataset>(sim::sphere_teacher_data(n, teacher, label_noise, fs));
-    const sim::dataset test = sim::sphere_teacher_data(n_test, teacher, label_noise, tst);
+    // The paper's task: fresh data per replicate; real data: the same images, fresh runs.
+    auto train = real ? real_train
+                      : std::make_shared<const sim::dataset>(
+                            sim::sphere_teacher_data(n, teacher, label_noise, fs));
+    const sim::dataset fresh_test =
+        real ? sim::dataset{} : sim::sphere_teacher_data(n_test, teacher, label_noise, tst);
+    const sim::dataset& test = real ? *real_test : fresh_test;
     const sim::mlp_model f(train, arch);
     const sim::vector w0 = sim::mlp_initial_weights(arch, is);
     const sim::alg10_result res = sim::run_alg10(f, a, w0, sim::random_key{c.seed, r, 0}, &test);
@@ -630,6 +684,12 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
                     {"calibration", calibration},
                     {"replicates", c.replicates},
                     {"seed", c.seed}};
+  if (real) {
+    rep.parameters["data"] = "Fashion-MNIST, classes " + std::to_string(c.keep_classes[0]) +
+                             " (-1) and " + std::to_string(c.keep_classes[1]) +
+                             " (+1), pixels in [0, 1] scaled to norm <= 1";
+    rep.parameters.erase("label_noise");
+  }
   summarise(mc, meaning, rep);
   const double eps_used = pld_epsilon(z_used, q, T, true, o.delta);
   const double eps_paper = pld_epsilon(z_paper, q, T, true, o.delta);
@@ -650,11 +710,19 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
       format_number(o.delta), format_number(q), T, format_number(o.epsilon), format_number(z_tight),
       format_number(z_paper), format_number(eps_paper));
   add_privacy_note(rep, privacy);
-  rep.notes.push_back(fmt::format(
-      "data: x uniform on the unit sphere of R^{}, labels sign of a random two-layer ReLU teacher "
-      "({} hidden units) flipped with probability {}; fresh train/test data and He "
-      "initialisation per replicate; eta = {} (Thm 13: sqrt(L) R/(C sqrt(m T)) unless given)",
-      d, o.teacher_hidden, format_number(label_noise), format_number(eta)));
+  if (real)
+    rep.notes.push_back(fmt::format(
+        "data: Fashion-MNIST (Xiao, Rasul & Vollgraf 2017), classes {} (label -1) and {} (+1): "
+        "{} training and {} test images (the first ones in file order), pixels in [0, 1] scaled "
+        "to norm <= 1; the same images in every replicate, fresh He initialisation, batches and "
+        "noise; eta = {} (Thm 13: sqrt(L) R/(C sqrt(m T)) unless given)",
+        c.keep_classes[0], c.keep_classes[1], n, n_test, format_number(eta)));
+  else
+    rep.notes.push_back(fmt::format(
+        "data: x uniform on the unit sphere of R^{}, labels sign of a random two-layer ReLU "
+        "teacher ({} hidden units) flipped with probability {}; fresh train/test data and He "
+        "initialisation per replicate; eta = {} (Thm 13: sqrt(L) R/(C sqrt(m T)) unless given)",
+        d, o.teacher_hidden, format_number(label_noise), format_number(eta)));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
   emit(rep, c.output);
@@ -1010,6 +1078,10 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
 
 int run_paper_simulation(const paper_common_options& c, const paper_options& o) {
   const std::string family = info_of(c.algorithm).family;
+  if (family != "mlp" && (!c.data.empty() || !c.keep_classes.empty()))
+    throw usage_error(std::string(!c.data.empty() ? "--data" : "--keep-classes") +
+                      " does not apply to --algorithm " + c.algorithm +
+                      " (its data come from the paper's model; real data: mlp-dp-sgd)");
   if (family == "glm") return run_glm(c, o);
   if (family == "relu-pgd" || family == "adaptive") return run_relu(c, o);
   if (family == "mlp") return run_mlp(c, o);

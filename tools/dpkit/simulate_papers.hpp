@@ -38,6 +38,11 @@ struct paper_common_options {
   std::uint64_t seed = 2026;
   int threads = 0;
   output_options output;
+  /// Real data for mlp-dp-sgd: "fashion-mnist" (empty: the paper's synthetic task), the two
+  /// classes kept, and whether --dataset-size (a cap on the real data) was given.
+  std::string data;
+  std::vector<long> keep_classes;
+  bool examples_given = false;
   /// Generic options given on the command line that no paper algorithm uses (usage error).
   std::vector<std::string> unsupported_given;
 };
