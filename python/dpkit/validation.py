@@ -127,7 +127,10 @@ def audit(*,
     or ``direction="v1,v2,..."``. The run: keyword arguments named as ``dpkit simulate``'s
     flags with ``_`` for ``-`` (``algorithm="gd"``, ``model="quadratic"``, ``dataset_size=10``,
     ``noise_std=0.5``, ``learning_rate=0.5``, ``steps=20``, ``perturbation=1``,
-    ``replicates=20000``, ``seed=...``, ``coordinate=0``, ``confidence=0.95`` ...).
+    ``replicates=20000``, ``seed=...``, ``coordinate=0``, ``confidence=0.95`` ...). Real data:
+    ``data="fashion-mnist"`` or ``data=IMAGES`` with ``idx_labels=LABELS`` (IDX files, plain or
+    gzip), ``keep_classes=[0, 6]``, ``dataset_size=1000``, ``bias=True`` (a switch: the flag
+    alone) ... (docs/sim.md, "Real data").
 
     Raises ValidationError (the program's one-line message) on bad input.
     """
@@ -159,9 +162,15 @@ def audit(*,
     for key, value in setting.items():
         if value is None:
             continue
-        if isinstance(value, bool):
-            raise ValueError(f"{key}={value!r}: the run's settings are numbers or names")
-        cmd += ["--" + key.replace("_", "-"), str(value)]
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, bool):  # a switch (bias=True): the flag alone
+            if value:
+                cmd.append(flag)
+            continue
+        if isinstance(value, (list, tuple)):  # keep_classes=[0, 6] -> --keep-classes 0,6
+            cmd += [flag, ",".join(str(v) for v in value)]
+            continue
+        cmd += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     # Exit 0: holds or inconclusive; 3: violated; 2: bad input; 1: numerical failure.
     if proc.returncode not in (0, 3):

@@ -59,6 +59,42 @@ def test_audit_of_a_gdp_claim_from_python():
         dpkit.audit(mu=1, neighbour="none", **setting)
 
 
+def _write_idx(path, array, compress):
+    """An IDX file (two zero bytes, type 0x08, the rank, big-endian sizes, the bytes)."""
+    import gzip
+    import struct
+    header = bytes([0, 0, 0x08, array.ndim]) + struct.pack(">" + "I" * array.ndim, *array.shape)
+    data = header + array.astype("uint8").tobytes()
+    with (gzip.open if compress else open)(path, "wb") as f:
+        f.write(data)
+
+
+def test_audit_on_idx_data_from_python(tmp_path):
+    # One noisy GD step from 0 on logistic regression over an IDX pair written here: replace-one
+    # flips y_0, whose image is (255, 0), so coordinate 0 of X_1 moves by exactly eta/n against
+    # noise of sd eta*sigma: exactly mu-GDP with mu = 1/(n sigma) = 2 (n = 40, sigma = 0.0125),
+    # the construction of tools/dpkit/tests/real_data_test.cpp. Labels 3 and 8, kept as a list.
+    import numpy as np
+    images = np.zeros((40, 1, 2))
+    labels = np.zeros(40)
+    for i in range(40):
+        hi, lo = (255, 0) if (i // 2) % 2 == 0 else (230, 20)
+        images[i, 0] = (hi, lo) if i % 2 == 0 else (lo, hi)
+        labels[i] = 3 if i % 2 == 0 else 8
+    _write_idx(tmp_path / "images.gz", images, True)
+    _write_idx(tmp_path / "labels.idx", labels, False)
+    setting = dict(data=tmp_path / "images.gz", idx_labels=tmp_path / "labels.idx",
+                   keep_classes=[3, 8], model="logistic", algorithm="gd", steps=1,
+                   learning_rate=1, noise_std=0.0125, index=0, replicates=20000)
+    exact = dpkit.audit(mu=2, **setting)
+    assert exact["verdict"] in ("holds", "inconclusive")
+    assert exact["mu_lower"] <= 2 <= exact["mu_upper"]
+    assert dpkit.audit(mu=1, **setting)["verdict"] == "violated"
+    # A switch is the flag alone: bias=True appends the constant feature (d = 3), so coordinate
+    # 2 moves by exactly eta/n as well.
+    assert dpkit.audit(mu=1, bias=True, coordinate=2, **setting)["verdict"] == "violated"
+
+
 def test_audit_of_a_risk_bound_from_python(tmp_path):
     # E F(X_t) = s_t^2 = eta^2 sigma^2 (1 - c^{2t})/(1 - c^2) on the quadratic (closed form):
     # the exact bound stands, half of it is violated.
