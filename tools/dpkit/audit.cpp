@@ -191,17 +191,8 @@ sim::privacy_claim renyi_from_csv(const std::string& path) {
   return sim::privacy_claim::renyi(std::move(orders), std::move(eps));
 }
 
-// The Monte Carlo options of an audit: progress on a terminal, and a run projected beyond 30 s
-// says how long before it goes on.
 sim::monte_carlo_options monte_carlo_of(const simulate_options& o) {
-  sim::monte_carlo_options mc;
-  mc.replicates = static_cast<std::uint64_t>(o.replicates);
-  mc.seed = o.seed;
-  mc.threads = o.threads;
-  mc.progress = true;
-  mc.announce = true;
-  mc.label = "dpkit audit";
-  return mc;
+  return cli_monte_carlo(o.replicates, o.seed, o.threads, "dpkit audit");
 }
 
 // X_0 of replicate r on the side with stream base `base` (as in dpkit simulate: base + 1 init,

@@ -179,14 +179,8 @@ int run_simulate(const simulate_options& o) {
     if (pair && shared) out[sides.size() * per_side] = (finals[0] - finals[1]).norm();
   };
 
-  sim::monte_carlo_options mc;
-  mc.replicates = static_cast<std::uint64_t>(o.replicates);
-  mc.seed = o.seed;
-  mc.threads = o.threads;
-  mc.progress = true;
-  mc.announce = true;  // a run projected beyond 30 s says how long, terminal or not
-  mc.label = "dpkit simulate";
-  const sim::monte_carlo_result res = sim::run_monte_carlo(obs, replicate, mc);
+  const sim::monte_carlo_result res = sim::run_monte_carlo(
+      obs, replicate, cli_monte_carlo(o.replicates, o.seed, o.threads, "dpkit simulate"));
 
   report rep;
   rep.tool = "dpkit simulate";

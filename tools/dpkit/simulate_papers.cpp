@@ -24,6 +24,7 @@
 #include "dpkit/sim/longtail.hpp"
 #include "dpkit/sim/mlp.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
+#include "simulate_setting.hpp"
 
 namespace dpkit::cli {
 namespace {
@@ -92,15 +93,7 @@ void summarise(const sim::monte_carlo_result& res,
 }
 
 sim::monte_carlo_options mc_of(const paper_common_options& c) {
-  sim::monte_carlo_options mc;
-  mc.replicates = static_cast<std::uint64_t>(c.replicates);
-  mc.seed = c.seed;
-  mc.threads = c.threads;
-  mc.progress = true;
-  mc.announce = true;  // a run projected beyond 30 s says how long, terminal or not
-  mc.label = "dpkit simulate " + c.algorithm;
-  mc.chunk = 4;  // replicates are expensive: small chunks keep every thread busy
-  return mc;
+  return cli_monte_carlo(c.replicates, c.seed, c.threads, "dpkit simulate " + c.algorithm);
 }
 
 /// ε certified for `compositions` Gaussian releases of noise multiplier z (exact GDP:
@@ -535,29 +528,18 @@ std::pair<std::shared_ptr<const sim::dataset>, std::shared_ptr<const sim::datase
     throw usage_error(
         "mlp-dp-sgd on Fashion-MNIST is binary (logistic loss, labels +-1): give two classes "
         "with --keep-classes A,B");
-  auto read = [&](const char* split, std::size_t cap) {
-    sim::idx_pair files;
-    try {
-      files = sim::fashion_mnist_files(split);
-    } catch (const std::runtime_error& e) {
-      throw usage_error("--data fashion-mnist: " + user_message(e.what(), nullptr));
-    }
+  auto read = [&](bool test, std::size_t cap) {
     sim::idx_selection s;
     s.classes = c.keep_classes;
     s.max_examples = cap;
     s.scaling = sim::pixel_scaling::unit;
     s.row_norm_clip = 1;
-    auto data = std::make_shared<sim::dataset>();
-    try {
-      *data = sim::read_idx_dataset(files.images, files.labels, s);
-    } catch (const std::domain_error& e) {
-      throw usage_error("--data fashion-mnist: " + user_message(e.what(), nullptr));
-    }
+    std::shared_ptr<sim::dataset> data = read_idx_data("--data", "fashion-mnist", "", test, s);
     data->labels = (2 * data->labels.array() - 1).matrix();
     return std::shared_ptr<const sim::dataset>(std::move(data));
   };
-  return {read("train", c.examples_given ? static_cast<std::size_t>(c.examples) : 0),
-          read("test", n_test)};
+  return {read(false, c.examples_given ? static_cast<std::size_t>(c.examples) : 0),
+          read(true, n_test)};
 }
 
 int run_mlp(const paper_common_options& c, const paper_options& o) {

@@ -82,26 +82,11 @@ std::shared_ptr<sim::dataset> read_idx_setting(const simulate_options& o,
                                                const std::string& labels,
                                                bool test,
                                                std::vector<std::string>& notes) {
-  sim::idx_pair files;
-  if (images == "fashion-mnist") {
-    try {
-      files = sim::fashion_mnist_files(test ? "test" : "train");
-    } catch (const std::runtime_error& e) {
-      throw usage_error(flag + " fashion-mnist: " + user_message(e.what(), nullptr));
-    }
-  } else {
-    if (labels.empty())
-      throw usage_error(flag + " " + images + " is an IDX file: give its labels with " +
-                        labels_flag + " FILE");
-    files = {images, labels};
-  }
-  auto data = std::make_shared<sim::dataset>();
-  try {
-    *data = sim::read_idx_dataset(files.images, files.labels, selection_of(o, test));
-  } catch (const std::exception& e) {
-    std::string why = user_message(e.what(), nullptr);
-    throw usage_error(flag + " is " + images + ", but must be a readable IDX pair: " + why);
-  }
+  if (images != "fashion-mnist" && labels.empty())
+    throw usage_error(flag + " " + images + " is an IDX file: give its labels with " + labels_flag +
+                      " FILE");
+  std::shared_ptr<sim::dataset> data =
+      read_idx_data(flag, images, labels, test, selection_of(o, test));
   const long k = static_cast<long>(data->labels.maxCoeff()) + 1;
   if (o.model == "logistic") {
     if (k != 2)
@@ -109,10 +94,11 @@ std::shared_ptr<sim::dataset> read_idx_setting(const simulate_options& o,
                         std::to_string(k) + ": keep two with --keep-classes A,B");
     data->labels = (2 * data->labels.array() - 1).matrix();
   }
-  const std::string what = images == "fashion-mnist"
-                               ? std::string("Fashion-MNIST ") + (test ? "test" : "training") +
-                                     " split (" + files.images.string() + ")"
-                               : files.images.string();
+  const std::string what =
+      images == "fashion-mnist"
+          ? std::string("Fashion-MNIST ") + (test ? "test" : "training") + " split (" +
+                sim::fashion_mnist_files(test ? "test" : "train").images.string() + ")"
+          : images;
   notes.push_back(std::string(test ? "test data: " : "data: ") + what + " (n = " +
                   std::to_string(data->size()) + ", d = " + std::to_string(data->dimension()) +
                   ", " + std::to_string(k) + " classes, pixels " + o.pixels +
@@ -123,6 +109,45 @@ std::shared_ptr<sim::dataset> read_idx_setting(const simulate_options& o,
 }
 
 }  // namespace
+
+sim::monte_carlo_options cli_monte_carlo(long long replicates,
+                                         std::uint64_t seed,
+                                         int threads,
+                                         std::string label) {
+  sim::monte_carlo_options mc;
+  mc.replicates = static_cast<std::uint64_t>(replicates);
+  mc.seed = seed;
+  mc.threads = threads;
+  mc.progress = true;
+  mc.announce = true;
+  mc.label = std::move(label);
+  return mc;
+}
+
+std::shared_ptr<sim::dataset> read_idx_data(const std::string& flag,
+                                            const std::string& images,
+                                            const std::string& labels,
+                                            bool test,
+                                            const sim::idx_selection& selection) {
+  sim::idx_pair files;
+  if (images == "fashion-mnist") {
+    try {
+      files = sim::fashion_mnist_files(test ? "test" : "train");
+    } catch (const std::runtime_error& e) {
+      throw usage_error(flag + " fashion-mnist: " + user_message(e.what(), nullptr));
+    }
+  } else {
+    files = {images, labels};
+  }
+  auto data = std::make_shared<sim::dataset>();
+  try {
+    *data = sim::read_idx_dataset(files.images, files.labels, selection);
+  } catch (const std::exception& e) {
+    throw usage_error(flag + " is " + images +
+                      ", but must be a readable IDX pair: " + user_message(e.what(), nullptr));
+  }
+  return data;
+}
 
 /// The dataset models' data: generated (Gaussian or uniform design with GLM labels) or read.
 std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,

@@ -14,7 +14,9 @@
 #include "cli.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/dataset.hpp"
+#include "dpkit/sim/idx.hpp"
 #include "dpkit/sim/model.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::cli {
 
@@ -109,6 +111,22 @@ std::function<double(const sim::vector&)> error_rate_of(std::shared_ptr<const si
 
 /// The algorithm's options for model f (usage_error where a flag does not fit the algorithm).
 sim::noisy_gradient_options algorithm_options(const simulate_options& o, const sim::model& f);
+
+/// The Monte Carlo options of a command-line run: a progress bar on a terminal, and a run
+/// projected beyond 30 s says how long before it goes on (terminal or not).
+sim::monte_carlo_options cli_monte_carlo(long long replicates,
+                                         std::uint64_t seed,
+                                         int threads,
+                                         std::string label);
+
+/// An IDX pair — or Fashion-MNIST's split ("train" or "test" as `test` says) when `images` is
+/// "fashion-mnist" — read with `selection`; a usage error naming `flag` on any failure (a
+/// missing file says how to install the data).
+std::shared_ptr<sim::dataset> read_idx_data(const std::string& flag,
+                                            const std::string& images,
+                                            const std::string& labels,
+                                            bool test,
+                                            const sim::idx_selection& selection);
 
 /// Registers the setting's flags after --algorithm (which the caller registers, with its own
 /// list): the algorithm's parameters, model and data, the neighbouring dataset, and

@@ -55,6 +55,13 @@ struct idx_files {
   }
 };
 
+// Debian's dataset-fashion-mnist, where the program looks for it by default.
+bool fashion_mnist_installed() {
+  if (fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) return true;
+  WARN("dataset-fashion-mnist is not installed: the real-data run is skipped");
+  return false;
+}
+
 // The row of observable `name` in a simulate JSON report.
 json row_of(const json& doc, const std::string& name) {
   for (const json& r : doc.at("results"))
@@ -123,10 +130,7 @@ TEST_CASE("dpkit audit on an IDX pair: one noisy step is exactly mu-GDP with mu 
 
 TEST_CASE("dpkit simulate --data fashion-mnist trains softmax regression on the real images",
           "[cli]") {
-  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
-    WARN("dataset-fashion-mnist is not installed: the real-data run is skipped");
-    return;
-  }
+  if (!fashion_mnist_installed()) return;
   // 2000 training images, 30 cyclic batches of 500: far from converged, but a scrambled
   // reading (labels misaligned with their images) would stay near the chance error 0.9.
   const auto r = dpkit_run(
@@ -141,8 +145,7 @@ TEST_CASE("dpkit simulate --data fashion-mnist trains softmax regression on the 
   CHECK_THAT(p.at("test_data").get<std::string>(), Contains("n = 1000, d = 784, 10 classes"));
 }
 
-TEST_CASE("dpkit simulate --algorithm mlp-dp-sgd on Fashion-MNIST (SWX+23 Algorithm 10)",
-          "[cli]") {
+TEST_CASE("dpkit simulate --algorithm mlp-dp-sgd on Fashion-MNIST (SWX+23 Algorithm 10)", "[cli]") {
   // Without the dataset only the usage errors are checked.
   auto bad = dpkit_run("simulate --algorithm mlp-dp-sgd --keep-classes 0,1");
   CHECK(bad.exit_code == 2);
@@ -150,10 +153,7 @@ TEST_CASE("dpkit simulate --algorithm mlp-dp-sgd on Fashion-MNIST (SWX+23 Algori
   bad = dpkit_run("simulate --algorithm phased-sgd --data fashion-mnist");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("--data does not apply to --algorithm phased-sgd"));
-  if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
-    WARN("dataset-fashion-mnist is not installed: the real-data run is skipped");
-    return;
-  }
+  if (!fashion_mnist_installed()) return;
   bad = dpkit_run("simulate --algorithm mlp-dp-sgd --data fashion-mnist --keep-classes 0,1,2");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("give two classes"));
