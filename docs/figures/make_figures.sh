@@ -219,6 +219,38 @@ plot hsgd_rdp.svg "$tmp/rdp_paper-design.csv" "$tmp/rdp_paper-code.csv" --y eps_
   --title "Rényi DP (α = 2) of noisy HSGD's last iterate: rise, peak, decay, plateau" \
   --y-label "ε_2(t), last iterate"
 
+# Figure: LKSP25 Figure 1(b): each pair's own Renyi DP (alpha = 2) at t = T/2 over 1000 random
+# pairs, against the exact mean gap |r a - r' a'| at s = 0 and against the paper's g(theta) (with
+# x0 for 1_d, as the released code computes it), at the risk curves' rate gamma = 50 and at the
+# released privacy code's gamma = 0.05 (the code's Sigma = I/(12d), sigma = 1.5).
+for rate in 50 0.05; do
+  "$dpkit" hsgd privacy --spectrum paper-code --noise-std 1.5 --orders 2 --times 0.75 \
+    --pairs random:1000 --learning-rate "$rate" --per-pair "$tmp/pairs_$rate.csv" > /dev/null 2>&1
+done
+{ echo "gamma,first,second,g_ones,g_x0,gap_exact,eps_alpha=2"
+  for rate in 50 0.05; do
+    awk -F, -v g="$rate" 'NR>1{print g "," $2 "," $3 "," $6 "," $7 "," $8 "," $9}' "$tmp/pairs_$rate.csv"
+  done; } > "$here/hsgd_pair_scatter.csv"
+plot hsgd_pair_scatter.svg "$tmp/pairs_50.csv" "$tmp/pairs_0.05.csv" --x gap_exact --y eps_alpha=2 \
+  --style points --log-y --label "γ = 50 (the risk curves' rate)" --label "γ = 0.05 (the released privacy code's)" \
+  --title "Each pair's own ε_2 at t = T/2 (1000 random pairs) against its mean gap at s = 0" \
+  --x-label "exact mean gap ‖r a − r′a′‖ at s = 0 (r = b − a^T x_0)" --y-label "ε_2(T/2) of the pair alone"
+plot hsgd_pair_scatter_g.svg "$tmp/pairs_50.csv" "$tmp/pairs_0.05.csv" --x g_x0 --y eps_alpha=2 \
+  --style points --log-y --label "γ = 50 (the risk curves' rate)" --label "γ = 0.05 (the released privacy code's)" \
+  --title "The same pairs against LKSP25's g(θ) with x_0 for 1_d (the released code's x-axis)" \
+  --x-label "‖g(θ)‖ = ‖(b a − b′a′) − (a a^T − a′a′^T + δI) x_0‖" --y-label "ε_2(T/2) of the pair alone"
+
+# Figure: LKSP25 Figure 3(b): the HSGD Renyi DP of unclipped noisy SGD (sigma = 1.5, 900
+# extreme-label pairs) beside Ye & Shokri's last-iterate bound for the same pass clipped at
+# c = 3, 5, 7 (YS22 as their released code evaluates it; docs/hsgd.md gives the mapping).
+"$dpkit" hsgd privacy --noise-std 1.5 --orders 2 --times "$ptimes" --ys22-clip 3,5,7 --format csv |
+  awk '$1 !~ /^#/' > "$here/hsgd_ys22.csv"
+plot hsgd_ys22.svg "$here/hsgd_ys22.csv" --x t --y eps_alpha=2,ys22_c=3,ys22_c=5,ys22_c=7 --log-x --log-y \
+  --name "HSGD, unclipped (approximation, this dataset)" --name "YS22 bound, clip c = 3" \
+  --name "YS22 bound, c = 5" --name "YS22 bound, c = 7" --key below \
+  --title "Last-iterate Rényi DP (α = 2, σ = 1.5, γ = 50): HSGD against Ye and Shokri's bound" \
+  --x-label "t = k/d" --y-label "ε_2(t)"
+
 # Validation figures of LKSP25: SGD's mean risk against the exact moment recursion and the
 # Volterra P_t, the Mahalanobis QQ of the last iterate, clipped SGD, the paper's risk curves.
 validation lksp25-risk-sgd:validation_risk_sgd lksp25-fig1a-mahalanobis:validation_mahalanobis \

@@ -21,6 +21,7 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/hsgd/law.hpp"
 #include "dpkit/hsgd/privacy.hpp"
+#include "dpkit/hsgd/ys22.hpp"
 #include "dpkit/sim/data.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/volterra/risk.hpp"
@@ -298,9 +299,10 @@ int run_risk(const hsgd_options& o) {
                           ", R_inf = " + format_number(pl.R_inf) +
                           ", K_inf = " + format_number(pl.kernel_norm) + " < 1 (stable)");
     } else {
-      rep.notes.push_back("DIVERGES: K_inf = " + format_number(pl.kernel_norm) +
-                          " >= 1, so P_t grows without bound (docs/volterra.md); lower gamma below " +
-                          format_number(gamma / pl.kernel_norm));
+      rep.notes.push_back(
+          "DIVERGES: K_inf = " + format_number(pl.kernel_norm) +
+          " >= 1, so P_t grows without bound (docs/volterra.md); lower gamma below " +
+          format_number(gamma / pl.kernel_norm));
     }
   }
   emit(rep, o.output);
@@ -324,10 +326,58 @@ struct privacy_options {
   std::string times;
   long long points = 0;
   std::string pairs = "extreme:30";
+  std::string per_pair_file;
+  std::vector<double> ys22_clips;
   double delta = 1e-5;
   double tolerance = 1e-6;
   output_options output;
 };
+
+// `count` distinct unordered pairs {i, j}, i < j < n, uniformly at random (stream 3 of the
+// instance's seed; streams 0-2 draw the instance), in increasing order of (i, j).
+std::vector<hsgd::record_pair> random_pairs(long long n, long long count, std::uint64_t seed) {
+  const auto total = static_cast<std::size_t>(n) * static_cast<std::size_t>(n - 1) / 2;
+  if (count < 1 || static_cast<std::size_t>(count) > total)
+    throw usage_error("--pairs random:" + std::to_string(count) +
+                      " needs 1 <= K <= n(n-1)/2 = " + std::to_string(total));
+  random_stream rng(seed, 0, 3);
+  std::vector<std::size_t> picks = rng.sample_without_replacement(total, std::size_t(count));
+  std::sort(picks.begin(), picks.end());
+  std::vector<hsgd::record_pair> out;
+  out.reserve(picks.size());
+  std::size_t row_start = 0;  // linear index of the pair (i, i + 1)
+  long long i = 0;
+  for (const std::size_t k : picks) {
+    while (k >= row_start + static_cast<std::size_t>(n - 1 - i)) {
+      row_start += static_cast<std::size_t>(n - 1 - i);
+      ++i;
+    }
+    out.push_back({i, i + 1 + static_cast<long long>(k - row_start)});
+  }
+  return out;
+}
+
+// LKSP25 §5's worst-pair heuristic g(θ) = (b a − b′a′) − (a aᵀ − a′a′ᵀ + δI) v for a pair, with
+// v = 𝟏_d (as printed) or v = x0 (the released code's mean at s = 0), and the exact mean gap
+// ‖r a − r′a′‖ at s = 0 (r = b − aᵀx0; m₁(0⁺) − m₂(0⁺) over the step h, where δI cancels).
+struct pair_gaps {
+  double g_ones = 0, g_x0 = 0, exact = 0;
+};
+
+pair_gaps gaps_of(const hsgd::dataset& data,
+                  const Eigen::VectorXd& x0,
+                  double ridge,
+                  const hsgd::record_pair& p) {
+  const auto a = data.features.row(p.first).transpose();
+  const auto a2 = data.features.row(p.second).transpose();
+  const double b = data.labels[p.first], b2 = data.labels[p.second];
+  const Eigen::VectorXd ones = Eigen::VectorXd::Ones(x0.size());
+  const auto g = [&](const Eigen::VectorXd& v) {
+    return ((b * a - b2 * a2) - (a * a.dot(v) - a2 * a2.dot(v) + ridge * v)).norm();
+  };
+  const double r = b - a.dot(x0), r2 = b2 - a2.dot(x0);
+  return {g(ones), g(x0), (r * a - r2 * a2).norm()};
+}
 
 // LKSP25 §5's instance (as its released code draws it): x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) from the
 // stream (seed, 0, 0) in that order (as volterra::lksp25_experiment), then n records a_ij iid
@@ -423,18 +473,18 @@ void announce_privacy_cost(const privacy_options& o,
   if (o.release == "last") {
     share = 0;
     for (double t : times) share += t / t_max;
-    const double parallel =
-        std::min<double>(double(times.size()), double(std::max(1, sim::monte_carlo_default_threads())));
+    const double parallel = std::min<double>(
+        double(times.size()), double(std::max(1, sim::monte_carlo_default_threads())));
     share = std::max(1.0, share / parallel);
   }
   const double projected =
       (fixed + per_pair * double(pairs.size())) * double(o.orders.size()) * share;
   if (projected <= 30) return;
-  std::cerr << "dpkit hsgd privacy: about " << duration_text(projected) << " for "
-            << pairs.size() << " candidate pairs x " << times.size() << " release time"
+  std::cerr << "dpkit hsgd privacy: about " << duration_text(projected) << " for " << pairs.size()
+            << " candidate pairs x " << times.size() << " release time"
             << (times.size() == 1 ? "" : "s") << " x " << o.orders.size() << " order"
-            << (o.orders.size() == 1 ? "" : "s") << " (projected from pilot integrals of 1 and 4 pairs: "
-            << duration_text(p1 + p4)
+            << (o.orders.size() == 1 ? "" : "s")
+            << " (projected from pilot integrals of 1 and 4 pairs: " << duration_text(p1 + p4)
             << "; the horizon T = n/d = " << format_number(law.horizon())
             << " sets the cost: fewer --pairs, --points or orders, or --mixture discrete, "
                "are faster)\n";
@@ -444,6 +494,9 @@ int run_privacy(const privacy_options& o) {
   report rep;
   rep.tool = "dpkit hsgd privacy";
   check_not_an_input("--output", o.output.file, "--data", o.dataset_file);
+  check_not_an_input("--per-pair", o.per_pair_file, "--data", o.dataset_file);
+  if (!o.ys22_clips.empty() && o.release != "last")
+    throw usage_error("--ys22-clip goes with --release last (the bound is for the last iterate)");
   const volterra::problem_parameters par{o.ridge, o.label_noise, o.noise};
   if (!(o.noise > 0))
     throw usage_error("--noise-std is " + format_number(o.noise) + ", but must be > 0");
@@ -456,6 +509,26 @@ int run_privacy(const privacy_options& o) {
   }
   const long long n = inst.data.features.rows();
   const double horizon = double(n) / double(o.dim);  // one pass: T = n/d
+  // --ys22-clip: [YS22]'s bound for the same pass with clipping at each c (hsgd/ys22.hpp):
+  // b = 1, m = n batches, η = γ/d, λ = δ (each record's ridge loss is δ-strongly convex),
+  // σ as given; the step condition η < 2/(δ + β), β = max‖a‖² + δ, checked on the data.
+  hsgd::ys22_setting ys;
+  if (!o.ys22_clips.empty()) {
+    if (o.orders.size() != 1)
+      throw usage_error("--ys22-clip needs exactly one --orders value (the bound is per order)");
+    ys.alpha = o.orders.front();
+    ys.noise = o.noise;
+    ys.step = o.learning_rate / double(o.dim);
+    ys.strong_convexity = o.ridge;
+    ys.batches = n;
+    const double beta = inst.data.features.rowwise().squaredNorm().maxCoeff() + o.ridge;
+    if (!(o.ridge > 0) || !hsgd::ys22_step_ok(ys.step, o.ridge, beta))
+      throw usage_error(
+          "--ys22-clip: Ye & Shokri's bound needs ridge > 0 and the SGD step eta "
+          "= gamma/d = " +
+          format_number(ys.step) + " < 2/(ridge + beta) = " + format_number(2 / (o.ridge + beta)) +
+          " (beta = max |a|^2 + ridge)");
+  }
   const volterra::schedule gamma = volterra::schedule::constant(o.learning_rate);
   hsgd::gaussian_law law = [&] {
     if (o.spectrum == "paper-design")
@@ -482,9 +555,11 @@ int run_privacy(const privacy_options& o) {
                                      static_cast<long long>(v[0]));
   } else if (kind == "pair" && v.size() == 2) {
     pairs = {{static_cast<long long>(v[0]), static_cast<long long>(v[1])}};
+  } else if (kind == "random" && v.size() == 1) {
+    pairs = random_pairs(n, static_cast<long long>(v[0]), o.seed);
   } else {
     throw usage_error("--pairs is '" + o.pairs +
-                      "', but must be extreme:K, proxy:K, all or pair:I,J");
+                      "', but must be extreme:K, proxy:K, random:K, all or pair:I,J");
   }
   // release times
   std::vector<double> times;
@@ -498,6 +573,27 @@ int run_privacy(const privacy_options& o) {
   mo.relative_tolerance = o.tolerance;
   mo.positions = o.mixture == "discrete" ? hsgd::position_mixture::discrete
                                          : hsgd::position_mixture::continuous;
+  mo.per_pair = !o.per_pair_file.empty();
+  // --per-pair: one row per (release, pair) with each order's ε_α of the pair alone
+  std::ostringstream per_pair_csv;
+  per_pair_csv << "t,first,second,b_first,b_second,g_ones,g_x0,gap_exact";
+  for (double a : o.orders) per_pair_csv << ",eps_alpha=" << format_number(a);
+  per_pair_csv << "\n";
+  std::vector<pair_gaps> gaps;
+  if (mo.per_pair)
+    for (const auto& p : pairs) gaps.push_back(gaps_of(inst.data, inst.x0, o.ridge, p));
+  const auto add_per_pair_rows = [&](double t, const std::vector<const hsgd::rdp_value*>& vals) {
+    for (std::size_t q = 0; q < pairs.size(); ++q) {
+      per_pair_csv << format_number(t) << ',' << pairs[q].first << ',' << pairs[q].second << ','
+                   << format_number(inst.data.labels[pairs[q].first]) << ','
+                   << format_number(inst.data.labels[pairs[q].second]) << ','
+                   << format_number(gaps[q].g_ones) << ',' << format_number(gaps[q].g_x0) << ','
+                   << format_number(gaps[q].exact);
+      for (const hsgd::rdp_value* val : vals)
+        per_pair_csv << ',' << format_number(val->pair_epsilons[q]);
+      per_pair_csv << "\n";
+    }
+  };
   rep.parameters = {{"spectrum", o.spectrum},
                     {"d", o.dim},
                     {"n", n},
@@ -520,17 +616,31 @@ int run_privacy(const privacy_options& o) {
                               " candidate pairs");
   if (o.release == "last") {
     std::vector<std::vector<double>> eps(o.orders.size());
+    std::vector<hsgd::rdp_trajectory> trajectories;
     for (std::size_t k = 0; k < o.orders.size(); ++k) {
-      const hsgd::rdp_trajectory tr =
+      hsgd::rdp_trajectory tr =
           hsgd::last_iterate_rdp(law, inst.data, pairs, times, o.orders[k], mo);
       if (tr.termination == termination_type::failure) throw numerical_failure(tr.message);
       for (const auto& val : tr.values) eps[k].push_back(val.epsilon);
+      trajectories.push_back(std::move(tr));
     }
+    if (mo.per_pair)
+      for (std::size_t i = 0; i < times.size(); ++i) {
+        std::vector<const hsgd::rdp_value*> vals;
+        for (const auto& tr : trajectories) vals.push_back(&tr.values[i]);
+        add_per_pair_rows(times[i], vals);
+      }
     rep.columns = {"t", "k"};
     rep.columns.insert(rep.columns.end(), order_cols.begin(), order_cols.end());
     rep.columns.push_back("epsilon");
+    for (double c : o.ys22_clips) rep.columns.push_back("ys22_c=" + format_number(c));
     for (std::size_t i = 0; i < times.size(); ++i) {
       json row = {{"t", times[i]}, {"k", std::llround(times[i] * double(o.dim))}};
+      for (double c : o.ys22_clips) {
+        ys.clip = c;
+        const long long k = std::min(n, std::llround(times[i] * double(o.dim)));
+        row["ys22_c=" + format_number(c)] = hsgd::ys22_one_pass_rdp(ys, k);
+      }
       std::vector<double> at;
       for (std::size_t k = 0; k < o.orders.size(); ++k) {
         row[order_cols[k]] = std::isfinite(eps[k][i]) ? json(eps[k][i]) : json(nullptr);
@@ -546,18 +656,41 @@ int run_privacy(const privacy_options& o) {
     rep.columns.push_back("epsilon");
     json row = {{"release", o.release}, {"t_J", times.back()}};
     std::vector<double> at;
+    std::vector<hsgd::rdp_value> values;
     for (std::size_t k = 0; k < o.orders.size(); ++k) {
-      const hsgd::rdp_value val =
-          o.release == "iterates"
-              ? hsgd::iterates_rdp(law, inst.data, pairs, times, o.orders[k], mo)
-              : hsgd::average_rdp(law, inst.data, pairs, times, o.orders[k], mo);
+      hsgd::rdp_value val = o.release == "iterates"
+                                ? hsgd::iterates_rdp(law, inst.data, pairs, times, o.orders[k], mo)
+                                : hsgd::average_rdp(law, inst.data, pairs, times, o.orders[k], mo);
       if (val.termination == termination_type::failure) throw numerical_failure(val.message);
       row[order_cols[k]] = std::isfinite(val.epsilon) ? json(val.epsilon) : json(nullptr);
       at.push_back(val.epsilon);
+      values.push_back(std::move(val));
+    }
+    if (mo.per_pair) {
+      std::vector<const hsgd::rdp_value*> vals;
+      for (const auto& val : values) vals.push_back(&val);
+      add_per_pair_rows(times.back(), vals);
     }
     const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
     row["epsilon"] = std::isfinite(e.value) ? json(e.value) : json(nullptr);
     rep.results.push_back(row);
+  }
+  if (!o.ys22_clips.empty())
+    rep.notes.push_back(
+        "ys22_c=C: Ye & Shokri's (YS22) Renyi DP bound of order alpha for the same one pass of "
+        "noisy SGD with per-example gradients clipped at C (b = 1, eta = gamma/d, "
+        "lambda = ridge; sensitivity 2C, their noise sqrt(2 eta sigma_YS^2) = eta sigma), as "
+        "their released code evaluates it: a worst-case BOUND for clipped SGD (the ridge "
+        "outside the clipping), beside the data-dependent approximation for unclipped SGD");
+  if (mo.per_pair) {
+    write_file("--per-pair", o.per_pair_file, per_pair_csv.str());
+    std::cerr << "dpkit hsgd privacy: wrote " << pairs.size() << " pairs' own eps_alpha to "
+              << o.per_pair_file << "\n";
+    rep.notes.push_back(
+        "--per-pair " + o.per_pair_file +
+        ": each candidate pair's own eps_alpha (the larger of its two orders), with LKSP25's "
+        "g(theta) at v = 1_d (g_ones, as printed) and v = x0 (g_x0, the released code's), and "
+        "the exact mean gap |r a - r' a'| at s = 0 (gap_exact)");
   }
   rep.title = "Renyi DP of noisy HSGD (LKSP25 Thm " +
               std::string(o.release == "last"       ? "4.3"
@@ -565,20 +698,21 @@ int run_privacy(const privacy_options& o) {
                                                     : "4.5") +
               "), " + o.release + " release, " + std::to_string(pairs.size()) +
               " candidate pairs, d = " + std::to_string(o.dim) + ", n = " + std::to_string(n);
-  rep.notes = {
-      std::string(
-          o.mixture == "discrete"
-              ? "eps_alpha: Renyi DP of order alpha with the record at SGD step l ~ U{1..n} "
-                "(entering at s = (l-1)/d, an exact sum)"
-              : "eps_alpha: Renyi DP of order alpha with the record position s ~ U(0, T), "
-                "T = n/d") +
-          ", sup over the candidate pairs (both orders); epsilon: at delta = " +
-          format_number(o.delta) + " by the best RDP conversion",
-      "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
-      "these candidate pairs only; the transfer to noisy SGD rests on LKSP25's unproven "
-      "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee.",
-      "argument order of the Renyi divergence and the pre-s blocks of Thms 4.4/4.5 are the "
-      "corrected ones (docs/findings.md)"};
+  rep.notes.insert(
+      rep.notes.begin(),
+      {std::string(
+           o.mixture == "discrete"
+               ? "eps_alpha: Renyi DP of order alpha with the record at SGD step l ~ U{1..n} "
+                 "(entering at s = (l-1)/d, an exact sum)"
+               : "eps_alpha: Renyi DP of order alpha with the record position s ~ U(0, T), "
+                 "T = n/d") +
+           ", sup over the candidate pairs (both orders); epsilon: at delta = " +
+           format_number(o.delta) + " by the best RDP conversion",
+       "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
+       "these candidate pairs only; the transfer to noisy SGD rests on LKSP25's unproven "
+       "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee.",
+       "argument order of the Renyi divergence and the pre-s blocks of Thms 4.4/4.5 are the "
+       "corrected ones (docs/findings.md)"});
   emit(rep, o.output);
   return kExitSuccess;
 }
@@ -681,7 +815,8 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   priv->add_option("--dimension", q->dim, "Dimension d")
       ->check(integer_at_least(2))
       ->capture_default_str();
-  priv->add_option("--dataset-size", q->n, "Records of the generated dataset (LKSP25 §5's design; one pass: T = n/d)")
+  priv->add_option("--dataset-size", q->n,
+                   "Records of the generated dataset (LKSP25 §5's design; one pass: T = n/d)")
       ->check(integer_at_least(2))
       ->capture_default_str();
   priv->add_option("--data", q->dataset_file,
@@ -719,9 +854,22 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->check(integer_at_least(1));
   priv->add_option("--pairs", q->pairs,
                    "Candidate neighbouring pairs: extreme:K (K largest x K smallest labels, the "
-                   "released code's screen), proxy:K (top K by the mean-gap proxy), all, or "
-                   "pair:I,J")
+                   "released code's screen), proxy:K (top K by the mean-gap proxy), random:K (K "
+                   "distinct pairs drawn with --seed; the released code's Fig. 1(b) sample), all, "
+                   "or pair:I,J")
       ->capture_default_str();
+  priv->add_option("--ys22-clip", q->ys22_clips,
+                   "Also give Ye & Shokri's last-iterate RDP bound for the same pass with "
+                   "gradients clipped at each C (LKSP25 Fig. 3(b); one --orders value; release "
+                   "last)")
+      ->delimiter(',')
+      ->check(real_greater_than(0))
+      ->type_name("C1,C2,...");
+  priv->add_option("--per-pair", q->per_pair_file,
+                   "Also write each candidate pair's own eps_alpha to this CSV (one row per "
+                   "release time and pair, with LKSP25's g(theta) and the exact mean gap: "
+                   "Fig. 1(b)'s scatter; docs/hsgd.md)")
+      ->type_name("FILE");
   priv->add_option("--seed", q->seed, "Seed of the generated instance")->capture_default_str();
   priv->add_option("--x0-scale", q->x0_scale, "x0 ~ N(0, s^2 I) (2 in the code, 1 in the paper)")
       ->check(real_at_least(0))
@@ -735,6 +883,9 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       "Example (LKSP25 Fig. 2(b): d = 1000, n = 1500, 900 candidate pairs, 30 times):\n"
       "  dpkit hsgd privacy --noise-std 1.5 --orders 2\n"
       "  dpkit hsgd privacy --spectrum paper-code --noise-std 1 --orders 2,4,8 --delta 1e-5\n"
+      "Fig. 1(b), each pair's own loss at t = T/2, and Fig. 3(b), Ye & Shokri's bound beside:\n"
+      "  dpkit hsgd privacy --times 0.75 --pairs random:1000 --per-pair pairs.csv\n"
+      "  dpkit hsgd privacy --noise-std 1.5 --orders 2 --ys22-clip 3,5,7\n"
       "docs/hsgd.md says what these numbers are (and are not).");
   priv->callback([q, &exit_code] { exit_code = run_privacy(*q); });
 }
