@@ -302,6 +302,17 @@ plot shifted_accuracy_fashion_mnist.svg "$here/shifted_accuracy_fashion_mnist.cs
   --title "NoisyCGD on Fashion-MNIST: test accuracy at the noise each analysis certifies" \
   --x-label "target ε at δ = 10^{-5} (E = 50 epochs)" --y-label "test accuracy (mean ± sd, 4 runs)"
 
+# Figure: ZXD+26 Figure 2(a) on real data (validation/real_data/longtail_memorisation.py, full
+# tier, about 1.5 min on 2 cores; its CSV is committed, regenerate it with the command in
+# docs/longtail.md): clean against DP-SGD test error on all data and on two rare classes, and the
+# tail's memorisation (tail test error - tail training error), against the target epsilon.
+awk -F, '$1 ~ /^#/ || $3 !~ /tail-train/' "$here/longtail_fashion_mnist.csv" > "$tmp/longtail.csv"
+plot longtail_fashion_mnist.svg "$tmp/longtail.csv" --x epsilon --y mean --y-error half_width \
+  --group series --style linespoints --log-x --key below \
+  --title "Long-tailed Fashion-MNIST (2 rare classes): DP costs the tail and stops memorisation" \
+  --x-label "target ε of DP-SGD at δ = 10^{-5} (clean runs repeated at each ε)" \
+  --y-label "test error / memorisation (mean, 95 % interval)"
+
 # Figure: DP-SGD on Fashion-MNIST (examples/fashion_mnist_dpsgd.py, the default run; its CSV is
 # committed, regenerate it as docs/python-example.md says): the certified epsilon bracket and the
 # test accuracy after every epoch.

@@ -404,9 +404,9 @@ int run_audit(const audit_options& a, const output_options& output) {
     check_not_an_input("--output", output.file, "--data", o.data);
     check_not_an_input("--tests", a.tests_file, "--data", o.data);
   }
-  if (!o.test_data.empty() || !o.test_labels.empty() || o.test_size > 0)
+  if (!o.test_data.empty() || !o.test_labels.empty() || o.test_size > 0 || !o.tail_classes.empty())
     throw usage_error(
-        "--test-data, --test-labels and --test-size apply to dpkit simulate (an "
+        "--test-data, --test-labels, --test-size and --tail-classes apply to dpkit simulate (an "
         "audit looks at the runs on D and D' only)");
   if (!a.tradeoff_file.empty()) {
     check_not_an_input("--output", output.file, "--tradeoff", a.tradeoff_file);

@@ -111,6 +111,10 @@ int run_simulate(const simulate_options& o) {
   const auto train_error = sde ? std::function<double(const sim::vector&)>() : error_rate_of(m.d);
   const auto test_error =
       m.test ? error_rate_of(m.test) : std::function<double(const sim::vector&)>();
+  const auto tail_error =
+      m.tail ? error_rate_of(m.tail) : std::function<double(const sim::vector&)>();
+  const auto tail_test_error =
+      m.test_tail ? error_rate_of(m.test_tail) : std::function<double(const sim::vector&)>();
   const std::size_t extra_offset = obs.size();
   if (train_error) {
     obs.push_back({"error/D", true});
@@ -123,6 +127,14 @@ int run_simulate(const simulate_options& o) {
       obs.push_back({"test-error/D", true});
       meta.push_back({"test-error", "D", static_cast<long>(o.steps)});
     }
+  }
+  if (tail_error) {
+    obs.push_back({"tail-error/D", true});
+    meta.push_back({"tail-error", "D", static_cast<long>(o.steps)});
+  }
+  if (tail_test_error) {
+    obs.push_back({"tail-test-error/D", true});
+    meta.push_back({"tail-test-error", "D", static_cast<long>(o.steps)});
   }
   const std::size_t final_count = obs.size();
   for (const std::string& side : sides)
@@ -173,6 +185,8 @@ int run_simulate(const simulate_options& o) {
           out[e++] = m.test->empirical_risk(x);
           if (test_error) out[e++] = test_error(x);
         }
+        if (tail_error) out[e++] = tail_error(x);
+        if (tail_test_error) out[e++] = tail_test_error(x);
       }
       finals.push_back(std::move(x));
     }
@@ -252,6 +266,9 @@ int run_simulate(const simulate_options& o) {
                 std::string(m.test ? "; test-risk: mean loss of X_T on the test set (no ridge)"
                                    : "") +
                 std::string(test_error ? "; test-error: fraction of the test set misclassified"
+                                       : "") +
+                std::string(tail_error ? "; tail-error, tail-test-error: the same on the "
+                                         "training and test examples of --tail-classes"
                                        : ""));
   rep.notes.push_back(
       "ci95: normal-approximation interval for the mean (an estimate, valid for many "
@@ -315,7 +332,7 @@ paper_common_options paper_common_of(const simulate_options& o, const CLI::App& 
         "--curvature",    "--data-seed",    "--neighbour",    "--index",        "--coupling",
         "--perturbation", "--record-every", "--samples",      "--weight-decay", "--idx-labels",
         "--class-sizes",  "--pixels",       "--feature-clip", "--bias",         "--test-data",
-        "--test-labels",  "--test-size"})
+        "--test-labels",  "--test-size",    "--tail-classes"})
     if (given(name)) c.unsupported_given.emplace_back(name);
   return c;
 }

@@ -1,5 +1,6 @@
 #include "simulate_setting.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,40 @@ std::shared_ptr<sim::dataset> read_idx_setting(const simulate_options& o,
                                   : std::string()) +
                   (o.bias ? ", bias feature" : "") + ")");
   return data;
+}
+
+// The examples of `data` whose label is one of `labels` (labels as the model sees them).
+std::shared_ptr<sim::dataset> examples_labelled(const sim::dataset& data,
+                                                const std::vector<double>& labels) {
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index r = 0; r < data.labels.size(); ++r)
+    if (std::find(labels.begin(), labels.end(), data.labels[r]) != labels.end()) rows.push_back(r);
+  auto out = std::make_shared<sim::dataset>();
+  out->features.resize(static_cast<Eigen::Index>(rows.size()), data.features.cols());
+  out->labels.resize(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    out->features.row(static_cast<Eigen::Index>(k)) = data.features.row(rows[k]);
+    out->labels[static_cast<Eigen::Index>(k)] = data.labels[rows[k]];
+  }
+  return out;
+}
+
+// --tail-classes (stored labels) as the labels the model sees: the position in --keep-classes
+// (all classes kept: the stored label), and ±1 for logistic regression (the first kept is −1).
+std::vector<double> tail_labels(const simulate_options& o) {
+  std::vector<double> out;
+  for (const long c : o.tail_classes) {
+    long index = c;
+    if (!o.keep_classes.empty()) {
+      const auto it = std::find(o.keep_classes.begin(), o.keep_classes.end(), c);
+      if (it == o.keep_classes.end())
+        throw usage_error("--tail-classes: class " + std::to_string(c) +
+                          " is not among --keep-classes");
+      index = static_cast<long>(it - o.keep_classes.begin());
+    }
+    out.push_back(o.model == "logistic" ? (index == 0 ? -1.0 : 1.0) : static_cast<double>(index));
+  }
+  return out;
 }
 
 }  // namespace
@@ -230,6 +265,7 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
   // The test set: Fashion-MNIST's test split by default, or --test-data; its model has no ridge
   // (the test risk is the plain loss).
   const bool default_test = o.data == "fashion-mnist" && o.test_data.empty();
+  std::shared_ptr<const sim::dataset> test_set;
   if (with_test && o.test_data != "none" && (default_test || !o.test_data.empty())) {
     if (!data) throw usage_error("--test-data: the quadratic model has no data");
     const std::string t = default_test ? std::string("fashion-mnist") : o.test_data;
@@ -261,8 +297,25 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
     plain.ridge = 0;
     try {
       m.test = model_on(plain, test);
+      test_set = test;
     } catch (const std::domain_error& e) {
       throw usage_error("--test-data: " + user_message(e.what(), nullptr));
+    }
+  }
+  if (!o.tail_classes.empty()) {
+    // The tail's own error rates: the same iterate scored on the tail classes' examples.
+    const std::vector<double> labels = tail_labels(o);
+    const auto train_tail = examples_labelled(*data, labels);
+    if (train_tail->size() == 0)
+      throw usage_error("--tail-classes: the training data have no example of these classes");
+    m.tail = model_on(o, train_tail);
+    if (m.test) {
+      const auto test_tail = examples_labelled(*test_set, labels);
+      if (test_tail->size() == 0)
+        throw usage_error("--tail-classes: the test data have no example of these classes");
+      simulate_options plain = o;
+      plain.ridge = 0;
+      m.test_tail = model_on(plain, test_tail);
     }
   }
   if (o.neighbour == "none") {
@@ -537,6 +590,13 @@ void add_setting_options(CLI::App* sub, simulate_options& o) {
       ->delimiter(',')
       ->type_name("N1,N2,...")
       ->group(gi);
+  sub->add_option("--tail-classes", o.tail_classes,
+                  "Classes (stored labels, among the kept ones) whose examples form the tail: "
+                  "dpkit simulate also reports tail-error and tail-test-error, the error rates on "
+                  "their training and test examples (long-tailed subsets with --class-sizes)")
+      ->delimiter(',')
+      ->type_name("A,B,...")
+      ->group(gi);
   sub->add_option("--pixels", o.pixels,
                   "Pixel scaling: unit (x/255), symmetric (x/127.5 - 1), raw, or standard (each "
                   "feature to mean 0 and sd 1 over the data: a statistic of the data)")
@@ -618,8 +678,8 @@ void finish_setting(CLI::App* sub, simulate_options& o) {
     throw usage_error("--data: the quadratic model has no data (use --dataset-size, --dimension)");
   const bool exists = o.data == "fashion-mnist" || std::filesystem::exists(o.data);
   if (generated_data(o) || (exists && !real_idx_data(o))) {
-    for (const char* name : {"--idx-labels", "--keep-classes", "--class-sizes", "--pixels",
-                             "--feature-clip", "--bias"})
+    for (const char* name : {"--idx-labels", "--keep-classes", "--class-sizes", "--tail-classes",
+                             "--pixels", "--feature-clip", "--bias"})
       if (given(name))
         throw usage_error(std::string(name) +
                           " applies to IDX data (--data fashion-mnist or an IDX images file)");
@@ -629,6 +689,8 @@ void finish_setting(CLI::App* sub, simulate_options& o) {
                       (o.class_sizes.size() == 1 ? " entry" : " entries") +
                       ", but must have one per --keep-classes entry (" +
                       std::to_string(o.keep_classes.size()) + ")");
+  if (!o.tail_classes.empty() && o.model != "logistic" && o.model != "softmax")
+    throw usage_error("--tail-classes needs a classifier: --model logistic or softmax");
   if (o.test_data.empty() || o.test_data == "none") {
     if (given("--test-labels") || given("--test-size")) {
       if (o.data != "fashion-mnist" || given("--test-labels"))

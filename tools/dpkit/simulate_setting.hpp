@@ -44,6 +44,7 @@ struct simulate_options {
   std::string idx_labels;                // the labels' IDX file of an IDX --data
   std::vector<long> keep_classes;        // stored labels kept (empty: all)
   std::vector<std::size_t> class_sizes;  // at most this many of each kept class
+  std::vector<long> tail_classes;        // stored labels whose examples form "the tail"
   std::string pixels = "unit";
   std::optional<double> feature_clip;
   bool bias = false;
@@ -94,6 +95,9 @@ std::shared_ptr<const sim::model> model_on(const simulate_options& o,
 struct models {
   std::shared_ptr<const sim::model> d, dprime;  // dprime null without --neighbour
   std::shared_ptr<const sim::model> test;       // the model on the test set (no ridge), or null
+  /// With --tail-classes: the models on the training and test examples of those classes (the
+  /// test one without ridge; null without a test set).
+  std::shared_ptr<const sim::model> tail, test_tail;
   std::string neighbour_description;
   std::string data_description, test_description;  // what was read or generated
   long long classes = 0;                           // K of softmax (resolved from real data)

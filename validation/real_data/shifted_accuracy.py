@@ -49,35 +49,21 @@ import io
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 from typing import Dict, List, Tuple
+
+from real_data_common import fashion_mnist_installed, run as run_dpkit, t975
+
+def run(cmd: List[str]) -> str:
+    return run_dpkit(cmd, "shifted_accuracy")
+
 
 METHODS = [
     ("shifted-interpolation", "shifted interpolation (BSA24 Thm 4.5)"),
     ("rdp-ys22", "RDP (YS22 Thm 3.3 as in BSA24's code)"),
     ("composition", "GDP composition (BSA24 Thm 4.4)"),
 ]
-
-# Two-sided 97.5% quantiles of Student's t for 1..10 degrees of freedom (then the normal's).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
-
-
-def t975(df: float) -> float:
-    if df < 1:
-        return T975[0]
-    k = int(math.floor(df))
-    return T975[k - 1] if k <= len(T975) else 1.96
-
-
-def run(cmd: List[str]) -> str:
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write("shifted_accuracy: failed: " + " ".join(cmd) + "\n" + p.stderr)
-        sys.exit(2)
-    return p.stdout
-
 
 def epsilons(dpkit: str, a, sigma: float) -> Dict[str, float]:
     out = run([dpkit, "shifted", "noisy-cgd", "--sensitivity", repr(a.sensitivity),
@@ -175,11 +161,7 @@ def main() -> int:
     if a.quick:
         a.targets, a.epochs, a.batch_size, a.replicates = "4", 2, 300, 1
         a.train_size, a.test_size = 3000, 1000
-    data_dir = os.environ.get("DPKIT_FASHION_MNIST_DIR") or "/usr/share/datasets/fashion-mnist"
-    if not any(os.path.exists(os.path.join(data_dir, "train-images-idx3-ubyte" + z))
-               for z in (".gz", "")):
-        print(f"shifted_accuracy: Fashion-MNIST is not in {data_dir} (apt-get install "
-              "dataset-fashion-mnist, or set DPKIT_FASHION_MNIST_DIR): skipped", file=sys.stderr)
+    if not fashion_mnist_installed("shifted_accuracy"):
         return 77
     n = a.train_size or 60000
     if n % a.batch_size:

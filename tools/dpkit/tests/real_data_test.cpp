@@ -110,6 +110,52 @@ TEST_CASE("dpkit simulate on an IDX pair: classes, the classifier observables, a
   CHECK_THAT(p.at("model").get<std::string>(), Contains("K = 2"));
 }
 
+TEST_CASE("dpkit simulate --tail-classes: the tail's error rates split the overall ones", "[cli]") {
+  const idx_files f;
+  // 10 images of class 3 and 2 of class 8 (test set: all 40, 20 of each), noisy SGD so that the
+  // errors are far from 0 and 1. The same seed gives the same iterates whichever classes form
+  // the tail, so the training error is exactly (10 e_3 + 2 e_8)/12 and the test error
+  // (20 t_3 + 20 t_8)/40 in every replicate, hence in the means.
+  const std::string run = "simulate " + f.data() +
+                          "--model softmax --keep-classes 3,8 --class-sizes 10,2 --algorithm sgd "
+                          "--batch-size 4 --steps 5 --learning-rate 1 --noise-std 3 "
+                          "--replicates 50 --test-data '" +
+                          f.images.string() + "' --test-labels '" + f.labels.string() +
+                          "' --format json --tail-classes ";
+  const auto a = dpkit_run(run + "3"), b = dpkit_run(run + "8");
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  const json da = json::parse(a.out), db = json::parse(b.out);
+  const auto mean = [](const json& doc, const char* name) {
+    return row_of(doc, name).at("mean").get<double>();
+  };
+  CHECK(mean(da, "error") == mean(db, "error"));
+  const double e3 = mean(da, "tail-error"), e8 = mean(db, "tail-error");
+  CHECK(mean(da, "error") > 0.1);
+  CHECK(mean(da, "error") == Approx((10 * e3 + 2 * e8) / 12).epsilon(1e-12));
+  const double t3 = mean(da, "tail-test-error"), t8 = mean(db, "tail-test-error");
+  CHECK(mean(da, "test-error") == Approx((t3 + t8) / 2).epsilon(1e-12));
+  // Misuse: a class not kept, a model that is not a classifier, and audit (no test set there).
+  const auto not_kept = dpkit_run("simulate " + f.data() +
+                                  "--model softmax --keep-classes 3,8 --tail-classes 5 --steps 1 "
+                                  "--replicates 2");
+  CHECK(not_kept.exit_code == 2);
+  CHECK_THAT(not_kept.err, Contains("--tail-classes"));
+  const auto regression = dpkit_run("simulate " + f.data() +
+                                    "--model least-squares --tail-classes 3 --steps 1 "
+                                    "--replicates 2");
+  CHECK(regression.exit_code == 2);
+  CHECK_THAT(regression.err, Contains("--tail-classes needs a classifier"));
+  const auto audit = dpkit_run("audit " + f.data() +
+                               "--model softmax --keep-classes 3,8 --tail-classes 8 --mu 1 "
+                               "--neighbour replace-one --replicates 100");
+  CHECK(audit.exit_code == 2);
+  CHECK_THAT(audit.err, Contains("--tail-classes"));
+  const auto generated = dpkit_run("simulate --model softmax --tail-classes 1 --steps 1");
+  CHECK(generated.exit_code == 2);
+  CHECK_THAT(generated.err, Contains("--tail-classes applies to IDX data"));
+}
+
 TEST_CASE("dpkit audit on an IDX pair: one noisy step is exactly mu-GDP with mu = |a_0|/(n sigma)",
           "[cli]") {
   const idx_files f;
