@@ -313,6 +313,19 @@ plot longtail_fashion_mnist.svg "$tmp/longtail.csv" --x epsilon --y mean --y-err
   --x-label "target ε of DP-SGD at δ = 10^{-5} (clean runs repeated at each ε)" \
   --y-label "test error / memorisation (mean, 95 % interval)"
 
+# Figures: SWX+23 Figures 2-5 on Fashion-MNIST (validation/real_data/nonconvex_sweeps.py, full
+# tier, about 8 min on 2 cores; its CSV is committed, regenerate it with the command in
+# docs/nonconvex.md): Algorithm 10's test loss against C, m, T, and n (DP and non-private).
+for fig in fig2:clip:"clipping norm C (η = 0.2 fixed)" fig3:width:"width m" fig4:steps:"steps T (ε = 4 fixed)" \
+  fig5:n:"training images n (T = ⌈50 n^{2/5}⌉)"; do
+  IFS=: read -r name param label <<< "$fig"
+  awk -F, -v f="$name" '$1 ~ /^#/ || NR == 2 || $1 == f' "$here/nonconvex_fashion_mnist.csv" > "$tmp/$name.csv"
+  plot "nonconvex_fashion_mnist_$name.svg" "$tmp/$name.csv" --x value --y test_loss --y-error half_width \
+    --group run --style linespoints --log-x \
+    --title "Algorithm 10 on Fashion-MNIST (T-shirt/top against shirt): SWX+23 ${name/fig/Fig }" \
+    --x-label "$label" --y-label "test loss of the averaged iterate (mean, 95 % interval)"
+done
+
 # Figure: DP-SGD on Fashion-MNIST (examples/fashion_mnist_dpsgd.py, the default run; its CSV is
 # committed, regenerate it as docs/python-example.md says): the certified epsilon bracket and the
 # test accuracy after every epoch.

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""SWX+23's Figures 2–5 on Fashion-MNIST: DP-SGD for a ReLU network (Algorithm 10) swept over the
+clipping norm, the width, the number of steps and the sample size, with a verdict per figure.
+
+Shen et al. [SWX+23] train their Algorithm 10 (DP-SGD with Poisson sampling on an L-layer ReLU
+network, averaged iterate) on MNIST and read four claims off Figures 2–5 (Remark 15):
+
+  Fig 2  the test loss is flat in the clipping norm C;
+  Fig 3  it is U-shaped in the width m (an interior minimum);
+  Fig 4  it is U-shaped in the number of steps T at a fixed privacy level;
+  Fig 5  DP-SGD approaches non-private SGD as n grows (their gap falls).
+
+This script runs the same sweeps with `dpkit simulate --algorithm mlp-dp-sgd --data
+fashion-mnist` (docs/nonconvex.md): two classes (default T-shirt/top 0 against shirt 6, a hard
+pair: labels −1/+1 for the paper's logistic loss), pixels in [0, 1] scaled to norm ≤ 1, the first
+n training and 2 000 test images, L = 3 layers, Poisson rate q = 0.1, noise calibrated by the PLD
+accountant to (ε, δ) = (4, 10⁻⁵) after T steps (`--calibration tight`), no projection
+(`--constraint none`), a fixed step η = 0.2 (as the paper fixes η = 0.01). Base point: n = 2 000,
+m = 16, T = 300, C = 4. Each point averages R replicates (fresh initialisation, batches and
+noise on the same images).
+
+  * Fig 2: C ∈ {1, 2, 4, …, 64} (the paper's range) at the fixed η.
+    holds: every C's mean test loss is within ±5 % of the sweep's mean, interval included;
+    refuted: some C is outside the band beyond its interval; else inconclusive.
+  * Fig 3: m ∈ {2, 4, 8, 16, 64, 256};  Fig 4: T ∈ {30, 100, 300, 1 000, 3 000}.
+    holds: the smallest mean is at an interior point and both ends exceed it beyond the
+    interval of the difference; refuted: the smallest mean is at an end and that end is below
+    its neighbour beyond the interval (no interior minimum on the grid); else inconclusive.
+  * Fig 5: n ∈ {250, 500, 1 000, 2 000, 4 000, 8 000} with T = ⌈50 n^{2/5}⌉ and
+    m = max(4, ⌈n^{1/4}/2⌉) (the paper's, its garbled width read as n^{1/4}/2), DP against
+    non-private SGD (no noise, no clipping; same η and batches).
+    holds: the gap DP − non-private at the smallest n exceeds that at the largest beyond the
+    interval; refuted: it is smaller beyond it; else inconclusive.
+
+Intervals: 95 %, Student t with R − 1 degrees of freedom on the difference of two independent
+means (Welch's standard error). The metric is the logistic test loss of the averaged iterate (the
+paper's); the test error is reported beside it.
+
+What differs from the paper: Fashion-MNIST instead of MNIST (not packaged in Debian), two
+classes and n ≤ 8 000 images (the paper: 10-class MNIST, n = 60 000 for Figs 2 and 4), ε = 4 and
+δ = 10⁻⁵ (the paper: ε = 1, δ = 1/n² — at n ≤ 8 000 that noise leaves the network at chance),
+η = 0.2 and C = 4 (the paper: 0.01 and 20, over 200 epochs), widths up to 256, R replicates on
+the same images.
+
+The quick run (--quick) checks that every path runs and prints its verdicts; its grids (three
+points, 3 replicates) are too coarse for verdicts, so it exits 0 whatever they say.
+
+Run (full tier: about 12 min on 2 cores; it prints its own estimate first; --quick is the CI
+smoke run, seconds):
+
+    validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --output sweeps.csv
+    validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --quick
+
+Exit status: 0 (no claim refuted), 3 (a claim refuted), 2 (bad input or a failed run), 77
+(Fashion-MNIST is not installed: skipped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+import time
+from typing import Dict, List, Tuple
+
+from real_data_common import fashion_mnist_installed, run, t975
+
+WHO = "nonconvex_sweeps"
+BAND = 0.05  # Fig 2: "flat" = within ±5 % of the sweep's mean test loss
+
+
+def point(a, n: int, width: int, steps: int, clip: float, rate: float,
+          private: bool = True) -> Dict[str, float]:
+    """Mean, sd and count of the test loss (and the mean test error) at one configuration."""
+    cmd = [a.dpkit, "simulate", "--algorithm", "mlp-dp-sgd", "--data", "fashion-mnist",
+           "--keep-classes", a.classes, "--dataset-size", str(n), "--test-examples",
+           str(a.test_size), "--width", str(width), "--steps", str(steps), "--sampling-rate",
+           repr(a.sampling_rate), "--constraint", "none", "--learning-rate", repr(rate),
+           "--replicates", str(a.replicates), "--seed", str(a.seed), "--threads", str(a.threads),
+           "--format", "json"]
+    if private:
+        cmd += ["--clip", repr(clip), "--epsilon", repr(a.epsilon), "--delta", repr(a.delta),
+                "--calibration", "tight"]
+    else:  # non-private SGD: no noise, and a clipping norm no gradient reaches
+        cmd += ["--clip", "1e12", "--noise-std", "0"]
+    doc = json.loads(run(cmd, WHO))
+    obs = {r["observable"]: r for r in doc["results"]}
+    loss = obs["test_loss"]
+    return {"mean": loss["mean"], "sd": loss["sd"], "count": loss.get("count", a.replicates),
+            "error": obs["test_error"]["mean"]}
+
+
+def difference(p: Dict[str, float], q: Dict[str, float]) -> Tuple[float, float]:
+    """p − q for two independent means, and the half-width of its 95 % t interval."""
+    se = math.sqrt(p["sd"] ** 2 / p["count"] + q["sd"] ** 2 / q["count"])
+    return p["mean"] - q["mean"], t975(min(p["count"], q["count"]) - 1) * se
+
+
+def ushape(points: List[Dict[str, float]]) -> Tuple[str, str]:
+    means = [p["mean"] for p in points]
+    k = means.index(min(means))
+    if 0 < k < len(points) - 1:
+        d0, h0 = difference(points[0], points[k])
+        d1, h1 = difference(points[-1], points[k])
+        v = "holds" if d0 > h0 and d1 > h1 else "inconclusive"
+        return v, (f"minimum at point {k + 1} of {len(points)}; ends above it by "
+                   f"{d0:+.4f} ± {h0:.4f} and {d1:+.4f} ± {h1:.4f}")
+    nb = 1 if k == 0 else len(points) - 2
+    d, h = difference(points[nb], points[k])
+    v = "refuted" if d > h else "inconclusive"
+    return v, (f"minimum at the {'first' if k == 0 else 'last'} point; its neighbour is above it "
+               f"by {d:+.4f} ± {h:.4f}")
+
+
+def flat(points: List[Dict[str, float]]) -> Tuple[str, str]:
+    centre = sum(p["mean"] for p in points) / len(points)
+    band = BAND * centre
+    worst_in, worst_out = 0.0, 0.0
+    for p in points:
+        d = abs(p["mean"] - centre)
+        h = t975(p["count"] - 1) * p["sd"] / math.sqrt(p["count"])
+        worst_in = max(worst_in, d + h)
+        worst_out = max(worst_out, d - h)
+    v = "holds" if worst_in < band else ("refuted" if worst_out > band else "inconclusive")
+    return v, (f"band ±{band:.4f} (5 % of {centre:.4f}); largest deviation with its interval "
+               f"{worst_in:.4f}, without {worst_out + 0:.4f}")
+
+
+def width_of(n: int) -> int:
+    """Fig 5's width: the garbled "m=(n^14/2)" read as n^{1/4}/2, at least 4."""
+    return max(4, math.ceil(n ** 0.25 / 2))
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dpkit", help="the dpkit program")
+    p.add_argument("--classes", default="0,6", help="the two classes (first: label −1)")
+    p.add_argument("--epsilon", type=float, default=4.0)
+    p.add_argument("--delta", type=float, default=1e-5)
+    p.add_argument("--sampling-rate", type=float, default=0.1)
+    p.add_argument("--test-size", type=int, default=2000)
+    p.add_argument("--replicates", type=int, default=8)
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--output", help="write the table to this CSV file")
+    p.add_argument("--quick", action="store_true",
+                   help="CI smoke run: n = 500, 500 test images, three points per sweep, "
+                        "3 replicates")
+    a = p.parse_args()
+    if not fashion_mnist_installed(WHO):
+        return 77
+    if a.replicates < 2:
+        p.error("--replicates: at least 2 (the verdicts need intervals)")
+    base_n, base_m, base_t, base_c, rate = 2000, 16, 300, 4.0, 0.2
+    clips = [1, 2, 4, 8, 16, 32, 64]
+    widths = [2, 4, 8, 16, 64, 256]
+    steps = [30, 100, 300, 1000, 3000]
+    sizes = [250, 500, 1000, 2000, 4000, 8000]
+    if a.quick:
+        base_n, a.test_size, a.replicates = 500, 500, 3
+        clips, widths, steps, sizes = [1, 4, 64], [2, 16, 64], [30, 300, 1000], [250, 500]
+
+    # Cost estimate before the work: a step costs about 0.9 us per (batch example × hidden unit)
+    # on one core at m ≥ 16 (measured: 2.7 s for 4 replicates of n = 2 000, m = 16, T = 300),
+    # plus scoring the test set.
+    threads = a.threads or os.cpu_count() or 1
+    rounds = math.ceil(a.replicates / min(threads, a.replicates))
+
+    def cost(n: int, m: int, t: int) -> float:
+        return rounds * (t * a.sampling_rate * n * max(m, 16) * 0.9e-6 + 0.3)
+
+    seconds = (sum(cost(base_n, base_m, base_t) for _ in clips)
+               + sum(cost(base_n, m, base_t) for m in widths)
+               + sum(cost(base_n, base_m, t) for t in steps)
+               + 2 * sum(cost(n, width_of(n), math.ceil(50 * n ** 0.4)) for n in sizes))
+    print(f"# Algorithm 10 on Fashion-MNIST classes {a.classes}: eps = {a.epsilon}, delta = "
+          f"{a.delta}, q = {a.sampling_rate}, {a.replicates} replicates per point; "
+          f"{len(clips) + len(widths) + len(steps) + 2 * len(sizes)} points, about "
+          f"{seconds / 60:.1f} min on {threads} thread(s)"
+          + (" (long: more than an hour)" if seconds > 3600 else ""), flush=True)
+
+    rows: List[Dict[str, object]] = []
+    verdicts: Dict[str, str] = {}
+    t0 = time.time()
+
+    def record(fig: str, x_name: str, x: float, pt: Dict[str, float], run_name: str = "dp"):
+        rows.append({"figure": fig, "parameter": x_name, "value": x, "run": run_name,
+                     "test_loss": pt["mean"], "test_loss_sd": pt["sd"],
+                     "half_width": t975(pt["count"] - 1) * pt["sd"] / math.sqrt(pt["count"]),
+                     "test_error": pt["error"], "replicates": pt["count"]})
+        print(f"  {fig} {x_name} = {x:g} ({run_name}): test loss {pt['mean']:.4f} "
+              f"(sd {pt['sd']:.4f}), test error {pt['error']:.4f}", flush=True)
+
+    # Fig 2: the clipping norm at the fixed η
+    pts = []
+    for c in clips:
+        pts.append(point(a, base_n, base_m, base_t, c, rate))
+        record("fig2", "clip", c, pts[-1])
+    verdicts["fig2"], why = flat(pts)
+    print(f"Fig 2 (flat in C): {verdicts['fig2']}: {why}", flush=True)
+    # Fig 3: the width
+    pts = []
+    for m in widths:
+        pts.append(point(a, base_n, m, base_t, base_c, rate))
+        record("fig3", "width", m, pts[-1])
+    verdicts["fig3"], why = ushape(pts)
+    print(f"Fig 3 (U-shape in m): {verdicts['fig3']}: {why}", flush=True)
+    # Fig 4: the number of steps at fixed (ε, δ)
+    pts = []
+    for t in steps:
+        pts.append(point(a, base_n, base_m, t, base_c, rate))
+        record("fig4", "steps", t, pts[-1])
+    verdicts["fig4"], why = ushape(pts)
+    print(f"Fig 4 (U-shape in T): {verdicts['fig4']}: {why}", flush=True)
+    # Fig 5: the sample size, DP against non-private
+    gaps = []
+    for n in sizes:
+        t = math.ceil(50 * n ** 0.4)
+        dp = point(a, n, width_of(n), t, base_c, rate)
+        clean = point(a, n, width_of(n), t, base_c, rate, private=False)
+        record("fig5", "n", n, dp, "dp")
+        record("fig5", "n", n, clean, "non-private")
+        gaps.append(difference(dp, clean))
+    d = gaps[0][0] - gaps[-1][0]
+    h = math.hypot(gaps[0][1], gaps[-1][1])
+    verdicts["fig5"] = "holds" if d > h else ("refuted" if d < -h else "inconclusive")
+    print(f"Fig 5 (the DP gap falls with n): {verdicts['fig5']}: gap {gaps[0][0]:+.4f} at n = "
+          f"{sizes[0]}, {gaps[-1][0]:+.4f} at n = {sizes[-1]}; difference {d:+.4f} ± {h:.4f}",
+          flush=True)
+    print(f"# {time.time() - t0:.0f} s; verdicts: 95 % Student t intervals (Welch standard "
+          "errors) over the replicates", flush=True)
+
+    if a.output:
+        with open(a.output, "w", newline="") as f:
+            f.write(f"# dpkit validation/real_data/nonconvex_sweeps.py: Fashion-MNIST classes "
+                    f"{a.classes}, eps = {a.epsilon}, delta = {a.delta}, q = {a.sampling_rate}, "
+                    f"{a.replicates} replicates, seed {a.seed}; verdicts: "
+                    + ", ".join(f"{k} {v}" for k, v in verdicts.items()) + "\n")
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+    if a.quick:
+        return 0
+    return 3 if "refuted" in verdicts.values() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
