@@ -171,8 +171,7 @@ gdp_bound noisy_gd_constrained_convex_at(const noisy_gradient_setting& s, long l
   steps(fn, s);
   if (tau < 0 || tau >= s.steps)
     throw_domain_error(fn, "tau", format_value(tau), "in {0, ..., t - 1}");
-  gdp_bound g =
-      make(gd_constrained_mu(fn, s, s.steps - tau), "BSA24 Thm C.7 / 4.3 (general tau)");
+  gdp_bound g = make(gd_constrained_mu(fn, s, s.steps - tau), "BSA24 Thm C.7 / 4.3 (general tau)");
   g.tau = tau;
   return g;
 }
@@ -347,8 +346,7 @@ gdp_bound noisy_cgd_shifted(const noisy_gradient_setting& s) {
   if (!(s.diameter > 0)) throw_domain_error(fn, "diameter", s.diameter, "> 0 (inf: none)");
   const cyclic cy = cyclic_layout(fn, s);
   const double last = L / (cy.b * sigma);  // the last sensitive step, Lemma 3.1
-  gdp_bound worst =
-      make(0, "BSA24 Thm C.3 for cyclic batches (proof of Thm 4.5), solved exactly");
+  gdp_bound worst = make(0, "BSA24 Thm C.3 for cyclic batches (proof of Thm 4.5), solved exactly");
   // Step k → k+1 uses batch r(k) = (k mod l) + 1 (BSA24 §2.3, Prop C.9). For j*, the last sensitive
   // step is k = t* = t + j* − l − 1; the steps after it use other batches (post-processing).
   bool searched = false;
@@ -400,8 +398,8 @@ gdp_bound lmc_at(double L, double m, double eta, long long t) {
   const double c = 1 - eta * m, tt = static_cast<double>(t);
   // Thm 4.2 with n = 1, σ = √(2/η) (derived; BSA24 proves Prop 5.1 this way)
   const double v = one_minus_power(c, tt) / (1 + power(c, tt)) * (2 - eta * m) / (eta * m);
-  gdp_bound g = make(std::sqrt(v) * L * std::sqrt(eta / 2),
-                     "BSA24 Thm 4.2 with n = 1, sigma = sqrt(2/eta)");
+  gdp_bound g =
+      make(std::sqrt(v) * L * std::sqrt(eta / 2), "BSA24 Thm 4.2 with n = 1, sigma = sqrt(2/eta)");
   g.note = "finite-t form of Prop 5.1 (derived from BSA24 Thm 4.2)";
   return g;
 }
@@ -453,14 +451,24 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
                c = strict_contraction(fn, s);
   check_at_least(fn, "batch_size", s.batch_size, 1);
   const double b = static_cast<double>(s.batch_size);
-  const double k1 = clt_k(2 * L / (b * sigma));
+  const double x = 2 * L / (b * sigma);
+  const double k1 = clt_k(x);
   const double log_inv_c = -std::log(c);
-  // BSA24 Prop C.14: t − τ = −log(b²σ(1 − c)√K₁/(2√2 nL√log(1/c)))/log(1/c) − 1
-  const double steps_after = -std::log(b * b * sigma * (1 - c) * std::sqrt(k1) /
-                                       (2 * std::sqrt(2.0) * n * L * std::sqrt(log_inv_c))) /
-                                 log_inv_c -
-                             1;
-  // (C.6): μ = √(8(L/(bσ)·c^{k+1}/(1 − c))² + 2b²/n²·k·K₁)
+  // BSA24 Prop C.14: t − τ = −log(b²σ(1 − c)√K₁/(2√2 nL√log(1/c)))/log(1/c) − 1, with log √K₁
+  // taken as x²/2 + log Φ(1.5x)/2 where K₁ overflows (x ≳ 26: the other terms of K are −2 + o(1)
+  // against e^{x²}). The real optimum falls below 1 when L/(bσ) is large (the CLT term
+  // dominates); t − τ ≥ 1 (τ ≤ t − 1), so the choice is then 1 (a minimiser of the convex (C.6)
+  // over k ≥ 1).
+  const double log_sqrt_k1 =
+      std::isfinite(k1) ? 0.5 * std::log(k1) : 0.5 * (x * x + normal_lcdf(1.5 * x));
+  const double steps_after = std::max(
+      1.0,
+      -(std::log(b * b * sigma * (1 - c) / (2 * std::sqrt(2.0) * n * L * std::sqrt(log_inv_c))) +
+        log_sqrt_k1) /
+              log_inv_c -
+          1);
+  // (C.6): μ = √(8(L/(bσ)·c^{k+1}/(1 − c))² + 2b²/n²·k·K₁); +∞ where K₁ overflows (the CLT
+  // approximation is vacuous there)
   const double k = steps_after;
   const double first = L / (b * sigma) * power(c, k + 1) / (1 - c);
   clt_choice out;
@@ -478,8 +486,9 @@ clt_choice noisy_sgd_constrained_convex_clt(const noisy_gradient_setting& s) {
   check_at_least(fn, "batch_size", s.batch_size, 1);
   const double b = static_cast<double>(s.batch_size);
   const double k2 = clt_k(2 * std::sqrt(2.0) * L / (b * sigma));
-  // BSA24 Prop C.15: t − τ = Dn/(bησ√K₂); (C.7) μ = √(2D²/(η²σ²k) + 2b²kK₂/n²)
-  const double k = D * n / (b * eta * sigma * std::sqrt(k2));
+  // BSA24 Prop C.15: t − τ = Dn/(bησ√K₂), at least 1 (τ ≤ t − 1); (C.7) μ = √(2D²/(η²σ²k) +
+  // 2b²kK₂/n²), +∞ where K₂ overflows a double (the CLT approximation is vacuous there)
+  const double k = std::max(1.0, D * n / (b * eta * sigma * std::sqrt(k2)));
   clt_choice out;
   out.steps_after_tau = k;
   out.bound =

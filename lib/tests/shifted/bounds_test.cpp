@@ -282,6 +282,40 @@ TEST_CASE("CLT choices of t - tau (Props C.14 and C.15) are the minimisers of (C
   CHECK(sh::clt_k(0) == Approx(0).margin(1e-15));
 }
 
+TEST_CASE("CLT choices at large L/(b sigma): t - tau at least 1, an infinite mu, never NaN",
+          "[shifted][bounds]") {
+  // BSA24 D.2's NoisySGD (L = 10, b = 1500, n = 60000, c = 0.9999) at small σ, where the
+  // formula of Prop C.14 gives a negative t − τ (σ = 1e-3: x = 2L/(bσ) = 13.3, K₁ ≈ e^{178}).
+  // (C.6) is convex in k and increasing for k ≥ 1 there, so the choice is k = 1 and μ is (C.6)
+  // at k = 1, computed here from its definition.
+  sh::noisy_gradient_setting s = gd(10, 60000, 1e-3, 0.05, 2000, 0.9999);
+  s.batch_size = 1500;
+  const auto sc = sh::noisy_sgd_strongly_convex_clt(s);
+  CHECK(sc.steps_after_tau == 1);
+  const double first = 10 / (1500 * 1e-3) * std::pow(0.9999, 2) / (1 - 0.9999);
+  const double c6 = std::sqrt(8 * first * first +
+                              2 * std::pow(1500.0 / 60000, 2) * sh::clt_k(2 * 10 / (1500 * 1e-3)));
+  CHECK(relative_error(sc.bound.mu, c6) < 1e-12);
+  // σ = 2e-4: x = 66.7, K₁ = e^{4444} overflows: μ = +∞ (the approximation is vacuous), k = 1.
+  s.noise = 2e-4;
+  const auto big = sh::noisy_sgd_strongly_convex_clt(s);
+  CHECK(big.steps_after_tau == 1);
+  CHECK(std::isinf(big.bound.mu));
+  CHECK(big.bound.mu > 0);
+  // Prop C.15 likewise: Dn/(bησ√K₂) < 1 gives k = 1; K₂ overflowing gives μ = +∞.
+  s.diameter = 1;
+  s.noise = 1e-2;  // x = 2√2·L/(bσ) = 1.89, K₂ ≈ 35: Dn/(bησ√K₂) ≈ 1.4e4
+  CHECK(sh::noisy_sgd_constrained_convex_clt(s).steps_after_tau > 1);
+  s.noise = 2e-3;  // x = 9.4, K₂ ≈ e^{89}: the formula gives ≈ 2e-14, so k = 1
+  const auto cc = sh::noisy_sgd_constrained_convex_clt(s);
+  CHECK(cc.steps_after_tau == 1);
+  const double k2 = sh::clt_k(2 * std::sqrt(2.0) * 10 / (1500 * 2e-3));
+  CHECK(relative_error(cc.bound.mu, std::sqrt(2 / (0.05 * 0.05 * 2e-3 * 2e-3) +
+                                              2 * std::pow(1500.0 / 60000, 2) * k2)) < 1e-12);
+  s.noise = 2e-4;
+  CHECK(std::isinf(sh::noisy_sgd_constrained_convex_clt(s).bound.mu));
+}
+
 TEST_CASE("YS22 RDP rates: twice ours as t grows (Fig. 1) and Tables 1/4's NoisyCGD form",
           "[shifted][bounds]") {
   // Figure 1: c = 0.95, c_ys = 0.975; as t → ∞ YS22's ρ is 2× ours (½μ²_{4.2}).

@@ -151,15 +151,18 @@ double exponential_mechanism_threshold();
 /// K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (BSA24 Lemma A.5): C_p(G(μ))^{⊗t} → G(√2·p√t·√K(μ)).
 double clt_k(double mu);
 
-/// Prop C.14 (strongly convex NoisySGD, Thm 4.9): the real-valued CLT-optimal t − τ and the
-/// CLT μ (C.6) there. An approximation, not a bound (BSA24 §D.5 says so).
+/// Prop C.14 (strongly convex NoisySGD, Thm 4.9): the real-valued CLT-optimal t − τ (at least 1:
+/// where the formula gives less, as it does for large L/(bσ), the choice is 1) and the CLT μ (C.6)
+/// there, +∞ where K(2L/(bσ)) overflows a double. An approximation, not a bound (BSA24 §D.5 says
+/// so).
 struct clt_choice {
   double steps_after_tau = NAN;  ///< the optimal t − τ (real)
   gdp_bound bound;               ///< μ of (C.6)/(C.7) at that t − τ; kind approximation
 };
 clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s);
 
-/// Prop C.15 (constrained convex NoisySGD, Thm 4.10): t − τ = Dn/(bησ√K₂), μ (C.7).
+/// Prop C.15 (constrained convex NoisySGD, Thm 4.10): t − τ = Dn/(bησ√K₂) (at least 1), μ (C.7)
+/// there (+∞ where K₂ overflows).
 clt_choice noisy_sgd_constrained_convex_clt(const noisy_gradient_setting& s);
 
 // ---- Rényi-DP bounds the paper compares with (BSA24 Fig. 1, Tables 1, 4) -------------------
