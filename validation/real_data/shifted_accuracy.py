@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Accuracy against ε on Fashion-MNIST for NoisyCGD accounted three ways (BSA24 Tables 2, 5, 6).
+"""Accuracy against ε on Fashion-MNIST for NoisyCGD accounted three ways, and NoisySGD (BSA24 Tables 2,
+5, 6).
 
 Bok, Su & Altschuler 2024 [BSA24, arXiv:2403.00278] train regularised softmax regression with
 NoisyCGD on MNIST and report test accuracy at the privacy levels of their Tables 1, 3, 4. The
@@ -10,19 +11,23 @@ that σ and measures the test accuracy:
 
   * shifted interpolation: BSA24 Thm 4.5 (NoisyCGD, contraction c = 1 − ηλ);
   * RDP: Ye & Shokri 2022 Thm 3.3 as BSA24's code evaluates it (`rdp-ys22`);
-  * GDP composition: BSA24 Thm 4.4, μ = (L/(bσ))·√E.
+  * GDP composition: BSA24 Thm 4.4, μ = (L/(bσ))·√E;
+  * and, as the paper's NoisySGD columns: NoisySGD (batches drawn uniformly without replacement,
+    the same b and number of steps) with the σ that its composition bound allows (BSA24 Thm 4.8,
+    the subsampled Gaussian composed over the E·l steps, certified by the PLD accountant).
 
-All three from `dpkit shifted noisy-cgd` (docs/shifted-noisy-cgd.md); σ is found by bisection
-in log σ to a relative 1e-6 (ε is decreasing in σ). Training is `dpkit simulate --data
+The first three from `dpkit shifted noisy-cgd`, the fourth from `dpkit shifted noisy-sgd`
+(docs/shifted-noisy-cgd.md); σ is found by bisection in log σ to a relative 1e-6 (ε is
+decreasing in σ). --methods picks a subset (the comparisons need shifted-interpolation). Training is `dpkit simulate --data
 fashion-mnist` with the protocol of BSA24 §D.2 (docs/figures/gallery and docs/sim.md say what
 differs): softmax regression on 784 pixels scaled to [0, 1], each image clipped to norm 8, a bias
 feature; batches of b = 1500 in dataset order (l = 40 per epoch); η = 0.05; per-example
 gradients clipped to norm L/2 = 5 (sensitivity L = 10 of a batch sum under replace-one); weight
 decay λ after the clipping; E epochs; the final iterate.
 
-Verdict, per target ε and pair of methods (ours vs RDP, ours vs composition): "holds" when the
+Verdict, per target ε and pair of methods (ours vs RDP, vs composition, vs NoisySGD): "holds" when the
 mean test accuracy with our σ exceeds the other's by more than the 95% interval of the
-difference, "violated" when it falls below by as much, else "inconclusive". Replicate r of each
+difference, "refuted" when it falls below by as much, else "inconclusive". Replicate r of each
 method draws the same noise Z (same seed), scaled by its σ, so the interval is a paired t
 interval over the replicates; with one replicate the binomial error of the test set stands in
 (it omits the training randomness, so the output says so).
@@ -37,8 +42,9 @@ estimate before the work; --quick is the CI smoke run, seconds):
     validation/real_data/shifted_accuracy.py build/ci/tools/dpkit/dpkit --output acc.csv
     validation/real_data/shifted_accuracy.py build/ci/tools/dpkit/dpkit --quick
 
-Exit status: 0 (every verdict holds or is inconclusive), 3 (a verdict is violated), 2 (bad input
-or a failed run), 77 (Fashion-MNIST is not installed: skipped).
+Exit status: 0 (every verdict holds or is inconclusive), 3 (a verdict is refuted: the other
+method's σ trains a more accurate model), 2 (bad input or a failed run), 77 (Fashion-MNIST is not
+installed: skipped).
 """
 
 from __future__ import annotations
@@ -63,9 +69,19 @@ METHODS = [
     ("shifted-interpolation", "shifted interpolation (BSA24 Thm 4.5)"),
     ("rdp-ys22", "RDP (YS22 Thm 3.3 as in BSA24's code)"),
     ("composition", "GDP composition (BSA24 Thm 4.4)"),
+    ("noisysgd-composition", "NoisySGD, composition (BSA24 Thm 4.8, PLD)"),
 ]
 
-def epsilons(dpkit: str, a, sigma: float) -> Dict[str, float]:
+def epsilons(dpkit: str, a, sigma: float, method: str) -> Dict[str, float]:
+    if method == "noisysgd-composition":
+        out = run([dpkit, "shifted", "noisy-sgd", "--sensitivity", repr(a.sensitivity),
+                   "--batch-size", str(a.batch_size), "--dataset-size",
+                   str(a.batch_size * a.batches), "--noise-std", repr(sigma), "--contraction",
+                   repr(1 - a.learning_rate * a.weight_decay), "--steps",
+                   str(a.epochs * a.batches), "--learning-rate", repr(a.learning_rate),
+                   "--delta", repr(a.delta), "--format", "csv"])
+        rows = {r["bound"]: float(r["epsilon"]) for r in csv.DictReader(io.StringIO(out))}
+        return {"noisysgd-composition": rows["composition"]}
     out = run([dpkit, "shifted", "noisy-cgd", "--sensitivity", repr(a.sensitivity),
                "--batch-size", str(a.batch_size), "--batches-per-epoch", str(a.batches),
                "--noise-std", repr(sigma), "--contraction", repr(1 - a.learning_rate * a.weight_decay),
@@ -78,23 +94,24 @@ def epsilons(dpkit: str, a, sigma: float) -> Dict[str, float]:
 def calibrate(dpkit: str, a, method: str, target: float) -> float:
     """The smallest σ with ε_method(σ) ≤ target (bisection in log σ, relative 1e-6)."""
     lo, hi = 1e-6, 1e3
-    if epsilons(dpkit, a, hi)[method] > target:
+    if epsilons(dpkit, a, hi, method)[method] > target:
         sys.stderr.write(f"shifted_accuracy: {method} cannot reach ε = {target} with σ ≤ {hi}\n")
         sys.exit(2)
     while hi / lo > 1 + 1e-6:
         mid = math.sqrt(lo * hi)
-        if epsilons(dpkit, a, mid)[method] <= target:
+        if epsilons(dpkit, a, mid, method)[method] <= target:
             hi = mid
         else:
             lo = mid
     return hi
 
 
-def train(dpkit: str, a, sigma: float) -> Tuple[List[float], float]:
+def train(dpkit: str, a, sigma: float, method: str) -> Tuple[List[float], float]:
     """Test accuracies of the replicates, and the run's seconds."""
     steps = a.epochs * a.batches
+    algorithm = "sgd" if method == "noisysgd-composition" else "cgd"
     cmd = [dpkit, "simulate", "--data", "fashion-mnist", "--model", "softmax", "--bias",
-           "--feature-clip", "8", "--algorithm", "cgd", "--batch-size", str(a.batch_size),
+           "--feature-clip", "8", "--algorithm", algorithm, "--batch-size", str(a.batch_size),
            "--steps", str(steps), "--learning-rate", repr(a.learning_rate),
            "--noise-std", repr(sigma), "--clip", repr(a.sensitivity / 2),
            "--weight-decay", repr(a.weight_decay), "--replicates", str(a.replicates),
@@ -132,7 +149,7 @@ def compare(ours: List[float], other: List[float], test_n: int) -> Tuple[str, fl
         half = 1.96 * math.sqrt(p * (1 - p) / test_n + q * (1 - q) / test_n)
     # Accuracies are multiples of 1/test_n: an interval narrower than one example is no wider.
     half = max(half, 1.0 / test_n)
-    verdict = "holds" if diff > half else ("violated" if diff < -half else "inconclusive")
+    verdict = "holds" if diff > half else ("refuted" if diff < -half else "inconclusive")
     return verdict, diff, half
 
 
@@ -141,6 +158,9 @@ def main() -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dpkit", help="the dpkit program")
     p.add_argument("--targets", default="0.5,1,2,4", help="target ε values (comma-separated)")
+    p.add_argument("--methods", default=",".join(k for k, _ in METHODS),
+                   help="accounting methods to run (comma-separated; shifted-interpolation "
+                        "first, the others are compared with it)")
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--epochs", type=int, default=50, help="E (BSA24: 50, 100, 200)")
     p.add_argument("--batch-size", type=int, default=1500)
@@ -177,7 +197,12 @@ def main() -> int:
           f"{a.sensitivity}, delta = {a.delta}, {a.replicates} replicate(s)", flush=True)
     # Cost estimate before the work: one step of softmax regression on a batch of b images costs
     # about 27 us per image on one core (measured: 40 ms at b = 1 500), plus the final evaluation.
-    cells = len(targets) * len(METHODS)
+    keys = [k.strip() for k in a.methods.split(",")]
+    known = [k for k, _ in METHODS]
+    if not keys or keys[0] != "shifted-interpolation" or any(k not in known for k in keys):
+        p.error("--methods: shifted-interpolation first, then any of " + ", ".join(known[1:]))
+    methods = [(k, l) for k, l in METHODS if k in keys]
+    cells = len(targets) * len(methods)
     threads = a.threads or os.cpu_count() or 1
     rounds = math.ceil(a.replicates / min(threads, a.replicates))
     seconds = cells * rounds * (a.epochs * a.batches * a.batch_size * 27e-6 + 1.5)
@@ -187,12 +212,12 @@ def main() -> int:
     for eps in targets:
         acc: Dict[str, List[float]] = {}
         sig: Dict[str, float] = {}
-        for key, _ in METHODS:
+        for key, _ in methods:
             sig[key] = calibrate(a.dpkit, a, key, eps)
-            acc[key], sec = train(a.dpkit, a, sig[key])
+            acc[key], sec = train(a.dpkit, a, sig[key], key)
             print(f"eps {eps:g}: {key:22s} sigma {sig[key]:.6g}  test accuracy "
                   f"{statistics.fmean(acc[key]):.4f}  ({sec:.0f} s)", flush=True)
-        for key, label in METHODS:
+        for key, label in methods:
             row = {"epsilon": eps, "method": key, "sigma": sig[key],
                    "accuracy_mean": statistics.fmean(acc[key]),
                    "accuracy_sd": statistics.stdev(acc[key]) if len(acc[key]) > 1 else 0.0,
@@ -201,7 +226,7 @@ def main() -> int:
             if key != "shifted-interpolation":
                 v, d, h = compare(acc["shifted-interpolation"], acc[key], test_n)
                 row.update(verdict_vs_ours=v, difference=d, half_width=h)
-                failed |= v == "violated"
+                failed |= v == "refuted"
                 print(f"  ours vs {key}: accuracy {d:+.4f} +- {h:.4f}: {v}", flush=True)
             rows.append(row)
     print("# verdict: 'holds' = shifted interpolation's sigma gives a higher mean test accuracy "
