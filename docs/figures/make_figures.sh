@@ -327,6 +327,15 @@ for fig in fig2:clip:"clipping norm C (η = 0.2 fixed)" fig3:width:"width m" fig
     --x-label "$label" --y-label "test loss of the averaged iterate (mean, 95 % interval)"
 done
 
+# Figure: WSK+26 Figure 1 (left) on Fashion-MNIST (validation/real_data/correlated_accuracy.py,
+# full tier, about 6 min on 2 cores; its CSV is committed, regenerate it with the command in
+# docs/kan.md): DP-lambdaCGD's test accuracy against epsilon per lambda, at the certified kappa
+# (pld for lambda = 0, f9-exact) and at the lower-bound kappa (no valid calibration uses less).
+plot kan_correlated_accuracy.svg "$here/kan_correlated_accuracy.csv" --x epsilon \
+  --y accuracy_mean --y-error accuracy_sd --group series --style linespoints --log-x --key below \
+  --title "DP-λCGD on Fashion-MNIST: test accuracy at the certified and the lower-bound noise" \
+  --x-label "target ε at δ = 10^{-5} (r = 0.01, T = 1000)" --y-label "test accuracy (mean ± sd, 4 runs)"
+
 # Figure: DP-SGD on Fashion-MNIST (examples/fashion_mnist_dpsgd.py, the default run; its CSV is
 # committed, regenerate it as docs/python-example.md says): the certified epsilon bracket and the
 # test accuracy after every epoch.
