@@ -310,7 +310,7 @@ plot shifted_accuracy_fashion_mnist.svg "$here/shifted_accuracy_fashion_mnist.cs
 awk -F, '$1 ~ /^#/ || $3 !~ /tail-train/' "$here/longtail_fashion_mnist.csv" > "$tmp/longtail.csv"
 plot longtail_fashion_mnist.svg "$tmp/longtail.csv" --x epsilon --y mean --y-error half_width \
   --group series --style linespoints --log-x --key below \
-  --title "Long-tailed Fashion-MNIST (2 rare classes): DP costs the tail and stops memorisation" \
+  --title "Long-tailed Fashion-MNIST (2 rare classes): DP costs the tail and curbs memorisation" \
   --x-label "target ε of DP-SGD at δ = 10^{-5} (clean runs repeated at each ε)" \
   --y-label "test error / memorisation (mean, 95 % interval)"
 

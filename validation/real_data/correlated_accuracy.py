@@ -42,8 +42,9 @@ run, seconds):
     validation/real_data/correlated_accuracy.py build/ci/tools/dpkit/dpkit --output corr.csv
     validation/real_data/correlated_accuracy.py build/ci/tools/dpkit/dpkit --quick
 
-Exit status: 0 (no claim refuted), 3 (a claim refuted), 2 (bad input or a failed run), 77
-(Fashion-MNIST is not installed: skipped).
+Exit status: 0 (no claim refuted; and always with --quick, a smoke run whose coarse verdicts are
+printed, not judged), 3 (a claim refuted), 2 (bad input or a failed run), 77 (Fashion-MNIST is
+not installed: skipped).
 """
 
 from __future__ import annotations

@@ -32,8 +32,10 @@ noise on the same images).
     holds: the gap DP − non-private at the smallest n exceeds that at the largest beyond the
     interval; refuted: it is smaller beyond it; else inconclusive.
 
-Intervals: 95 %, Student t with R − 1 degrees of freedom on the difference of two independent
-means (Welch's standard error). The metric is the logistic test loss of the averaged iterate (the
+Intervals: 95 %, Student t with R − 1 degrees of freedom on the difference of two means with
+Welch's standard error. Every point runs with the same seed (common random numbers), so two
+points' runs are positively correlated; the Welch interval, which treats them as independent, is
+then conservative (wider than a paired one). The metric is the logistic test loss of the averaged iterate (the
 paper's); the test error is reported beside it.
 
 What differs from the paper: Fashion-MNIST instead of MNIST (not packaged in Debian), two
@@ -45,14 +47,14 @@ the same images.
 The quick run (--quick) checks that every path runs and prints its verdicts; its grids (three
 points, 3 replicates) are too coarse for verdicts, so it exits 0 whatever they say.
 
-Run (full tier: about 12 min on 2 cores; it prints its own estimate first; --quick is the CI
+Run (full tier: about 7 min on 2 cores; it prints its own estimate first; --quick is the CI
 smoke run, seconds):
 
     validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --output sweeps.csv
     validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --quick
 
-Exit status: 0 (no claim refuted), 3 (a claim refuted), 2 (bad input or a failed run), 77
-(Fashion-MNIST is not installed: skipped).
+Exit status: 0 (no claim refuted; and always with --quick), 3 (a claim refuted), 2 (bad input or
+a failed run), 77 (Fashion-MNIST is not installed: skipped).
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ def point(a, n: int, width: int, steps: int, clip: float, rate: float,
 
 
 def difference(p: Dict[str, float], q: Dict[str, float]) -> Tuple[float, float]:
-    """p − q for two independent means, and the half-width of its 95 % t interval."""
+    """p − q for two means, and the half-width of its 95 % t interval (Welch's standard error:
+    conservative for the positively correlated runs of a common seed)."""
     se = math.sqrt(p["sd"] ** 2 / p["count"] + q["sd"] ** 2 / q["count"])
     return p["mean"] - q["mean"], t975(min(p["count"], q["count"]) - 1) * se
 
@@ -232,7 +235,7 @@ def main() -> int:
           f"{sizes[0]}, {gaps[-1][0]:+.4f} at n = {sizes[-1]}; difference {d:+.4f} ± {h:.4f}",
           flush=True)
     print(f"# {time.time() - t0:.0f} s; verdicts: 95 % Student t intervals (Welch standard "
-          "errors) over the replicates", flush=True)
+          "errors, conservative under the common seed) over the replicates", flush=True)
 
     if a.output:
         with open(a.output, "w", newline="") as f:

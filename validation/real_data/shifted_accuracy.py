@@ -25,7 +25,7 @@ feature; batches of b = 1500 in dataset order (l = 40 per epoch); η = 0.05; per
 gradients clipped to norm L/2 = 5 (sensitivity L = 10 of a batch sum under replace-one); weight
 decay λ after the clipping; E epochs; the final iterate.
 
-Verdict, per target ε and pair of methods (ours vs RDP, vs composition, vs NoisySGD): "holds" when the
+Verdict, per target ε and pair of methods (ours vs RDP, vs composition): "holds" when the
 mean test accuracy with our σ exceeds the other's by more than the 95% interval of the
 difference, "refuted" when it falls below by as much, else "inconclusive". Replicate r of each
 method draws the same noise Z (same seed), scaled by its σ, so the interval is a paired t
@@ -42,9 +42,13 @@ estimate before the work; --quick is the CI smoke run, seconds):
     validation/real_data/shifted_accuracy.py build/ci/tools/dpkit/dpkit --output acc.csv
     validation/real_data/shifted_accuracy.py build/ci/tools/dpkit/dpkit --quick
 
-Exit status: 0 (every verdict holds or is inconclusive), 3 (a verdict is refuted: the other
-method's σ trains a more accurate model), 2 (bad input or a failed run), 77 (Fashion-MNIST is not
-installed: skipped).
+Against NoisySGD the paper makes no claim; the comparison is reported as "ours better",
+"NoisySGD better" or "inconclusive" by the same rule and never sets the exit status.
+
+Exit status: 0 (every verdict holds or is inconclusive; and always with --quick, a smoke run whose
+coarse verdicts are printed, not judged), 3 (a verdict is refuted: the other method's σ trains a
+more accurate model), 2 (bad input or a failed run), 77 (Fashion-MNIST is not installed:
+skipped).
 """
 
 from __future__ import annotations
@@ -80,8 +84,9 @@ def epsilons(dpkit: str, a, sigma: float, method: str) -> Dict[str, float]:
                    repr(1 - a.learning_rate * a.weight_decay), "--steps",
                    str(a.epochs * a.batches), "--learning-rate", repr(a.learning_rate),
                    "--delta", repr(a.delta), "--format", "csv"])
-        rows = {r["bound"]: float(r["epsilon"]) for r in csv.DictReader(io.StringIO(out))}
-        return {"noisysgd-composition": rows["composition"]}
+        # only the composition row (another row's epsilon may be empty: infinite)
+        comp = [r for r in csv.DictReader(io.StringIO(out)) if r["bound"] == "composition"]
+        return {"noisysgd-composition": float(comp[0]["epsilon"])}
     out = run([dpkit, "shifted", "noisy-cgd", "--sensitivity", repr(a.sensitivity),
                "--batch-size", str(a.batch_size), "--batches-per-epoch", str(a.batches),
                "--noise-std", repr(sigma), "--contraction", repr(1 - a.learning_rate * a.weight_decay),
@@ -225,6 +230,9 @@ def main() -> int:
                    "verdict_vs_ours": "", "difference": "", "half_width": ""}
             if key != "shifted-interpolation":
                 v, d, h = compare(acc["shifted-interpolation"], acc[key], test_n)
+                if key == "noisysgd-composition":
+                    # a measured comparison, not a claim of the paper: no "refuted"
+                    v = {"holds": "ours better", "refuted": "NoisySGD better"}.get(v, v)
                 row.update(verdict_vs_ours=v, difference=d, half_width=h)
                 failed |= v == "refuted"
                 print(f"  ours vs {key}: accuracy {d:+.4f} +- {h:.4f}: {v}", flush=True)
@@ -244,7 +252,7 @@ def main() -> int:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
             w.writerows(rows)
-    return 3 if failed else 0
+    return 3 if failed and not a.quick else 0
 
 
 if __name__ == "__main__":

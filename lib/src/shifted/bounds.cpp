@@ -445,6 +445,18 @@ double clt_k(double mu) {
   return std::exp(mu * mu) * normal_cdf(1.5 * mu) + 3 * normal_cdf(-0.5 * mu) - 2;
 }
 
+namespace {
+
+// K(x) for the CLT choices: where the sum e^{x²}Φ(1.5x) + 3Φ(−x/2) − 2 cancels to ≤ 0 in double
+// (x ≲ 1e-8), its leading term x²/2 (K(x) = x²/2 + O(x³), checked against 40-digit values at
+// x = 1e-3 … 1e-9: K/x² = 0.5004, 0.5000004, 0.5000000004).
+double clt_k_positive(double x) {
+  const double k = clt_k(x);
+  return k > 0 ? k : 0.5 * x * x;
+}
+
+}  // namespace
+
 clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   constexpr const char* fn = "noisy_sgd_strongly_convex_clt";
   const double L = sensitivity(fn, s), n = examples(fn, s), sigma = noise(fn, s),
@@ -452,7 +464,7 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   check_at_least(fn, "batch_size", s.batch_size, 1);
   const double b = static_cast<double>(s.batch_size);
   const double x = 2 * L / (b * sigma);
-  const double k1 = clt_k(x);
+  const double k1 = clt_k_positive(x);
   const double log_inv_c = -std::log(c);
   // BSA24 Prop C.14: t − τ = −log(b²σ(1 − c)√K₁/(2√2 nL√log(1/c)))/log(1/c) − 1, with log √K₁
   // taken as x²/2 + log Φ(1.5x)/2 where K₁ overflows (x ≳ 26: the other terms of K are −2 + o(1)
@@ -485,7 +497,7 @@ clt_choice noisy_sgd_constrained_convex_clt(const noisy_gradient_setting& s) {
                eta = learning_rate(fn, s), D = diameter(fn, s);
   check_at_least(fn, "batch_size", s.batch_size, 1);
   const double b = static_cast<double>(s.batch_size);
-  const double k2 = clt_k(2 * std::sqrt(2.0) * L / (b * sigma));
+  const double k2 = clt_k_positive(2 * std::sqrt(2.0) * L / (b * sigma));
   // BSA24 Prop C.15: t − τ = Dn/(bησ√K₂), at least 1 (τ ≤ t − 1); (C.7) μ = √(2D²/(η²σ²k) +
   // 2b²kK₂/n²), +∞ where K₂ overflows a double (the CLT approximation is vacuous there)
   const double k = std::max(1.0, D * n / (b * eta * sigma * std::sqrt(k2)));

@@ -314,6 +314,13 @@ TEST_CASE("CLT choices at large L/(b sigma): t - tau at least 1, an infinite mu,
                                               2 * std::pow(1500.0 / 60000, 2) * k2)) < 1e-12);
   s.noise = 2e-4;
   CHECK(std::isinf(sh::noisy_sgd_constrained_convex_clt(s).bound.mu));
+  // The other end, L/(bσ) → 0 (σ = 1e12: x = 1.3e-14, where K's sum cancels to ≤ 0 in double):
+  // K(x) = x²/2 + O(x³) stands in, so both choices stay finite (no 0·∞).
+  s.noise = 1e12;
+  const auto flat = sh::noisy_sgd_strongly_convex_clt(s);
+  CHECK(std::isfinite(flat.steps_after_tau));
+  CHECK(std::isfinite(flat.bound.mu));
+  CHECK(std::isfinite(sh::noisy_sgd_constrained_convex_clt(s).bound.mu));
 }
 
 TEST_CASE("YS22 RDP rates: twice ours as t grows (Fig. 1) and Tables 1/4's NoisyCGD form",
