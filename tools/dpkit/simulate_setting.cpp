@@ -109,20 +109,22 @@ std::shared_ptr<sim::dataset> read_idx_setting(const simulate_options& o,
   return data;
 }
 
+// The examples of `data` in `rows` (in that order).
+std::shared_ptr<sim::dataset> examples_at(const sim::dataset& data,
+                                          const std::vector<Eigen::Index>& rows) {
+  auto out = std::make_shared<sim::dataset>();
+  out->features = data.features(rows, Eigen::all);
+  out->labels = data.labels(rows);
+  return out;
+}
+
 // The examples of `data` whose label is one of `labels` (labels as the model sees them).
 std::shared_ptr<sim::dataset> examples_labelled(const sim::dataset& data,
                                                 const std::vector<double>& labels) {
   std::vector<Eigen::Index> rows;
   for (Eigen::Index r = 0; r < data.labels.size(); ++r)
     if (std::find(labels.begin(), labels.end(), data.labels[r]) != labels.end()) rows.push_back(r);
-  auto out = std::make_shared<sim::dataset>();
-  out->features.resize(static_cast<Eigen::Index>(rows.size()), data.features.cols());
-  out->labels.resize(static_cast<Eigen::Index>(rows.size()));
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    out->features.row(static_cast<Eigen::Index>(k)) = data.features.row(rows[k]);
-    out->labels[static_cast<Eigen::Index>(k)] = data.labels[rows[k]];
-  }
-  return out;
+  return examples_at(data, rows);
 }
 
 // --tail-classes (stored labels) as the labels the model sees: the position in --keep-classes
@@ -361,17 +363,10 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
     // Add/remove: D′ = D without example i (n − 1 examples; averaged gradients renormalise).
     if (!data) throw usage_error("--neighbour remove: the quadratic model has no data to remove");
     if (n < 2) throw usage_error("--neighbour remove needs at least 2 examples");
-    auto rest = std::make_shared<sim::dataset>();
-    const auto rows = static_cast<Eigen::Index>(n) - 1;
-    rest->features.resize(rows, data->features.cols());
-    rest->labels.resize(rows);
-    for (Eigen::Index r = 0, k = 0; r < static_cast<Eigen::Index>(n); ++r) {
-      if (r == static_cast<Eigen::Index>(i)) continue;
-      rest->features.row(k) = data->features.row(r);
-      rest->labels[k] = data->labels[r];
-      ++k;
-    }
-    m.dprime = model_on(o, rest);
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index r = 0; r < static_cast<Eigen::Index>(n); ++r)
+      if (r != static_cast<Eigen::Index>(i)) rows.push_back(r);
+    m.dprime = model_on(o, examples_at(*data, rows));
     m.neighbour_description = "remove: D' = D without example " + std::to_string(i) +
                               " (n' = " + std::to_string(n - 1) + ")";
   } else if (o.model == "quadratic") {

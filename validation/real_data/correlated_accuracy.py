@@ -49,17 +49,16 @@ not installed: skipped).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import math
 import os
 import statistics
 import sys
-import time
 from typing import Dict, List, Tuple
 
-from real_data_common import fashion_mnist_installed, run, t975
+from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser, run,
+                              simulate_samples, t975, write_table)
 
 WHO = "correlated_accuracy"
 
@@ -85,20 +84,13 @@ def train(a, n: int, lam: float, k: float, tag: str) -> Tuple[List[float], float
            repr(a.sampling_rate), "--correlation", repr(lam), "--clip", repr(a.clip),
            "--noise-std", repr(sigma), "--steps", str(a.steps), "--learning-rate",
            repr(a.learning_rate), "--replicates", str(a.replicates), "--seed", str(a.seed),
-           "--threads", str(a.threads), "--samples", samples]
+           "--threads", str(a.threads)]
     if a.train_size:
         cmd += ["--dataset-size", str(a.train_size)]
     if a.test_size:
         cmd += ["--test-size", str(a.test_size)]
-    t0 = time.time()
-    run(cmd, WHO)
-    seconds = time.time() - t0
-    with open(samples, newline="") as f:
-        errs = [float(r["test-error/D"]) for r in csv.DictReader(f)]
-    if len(errs) != a.replicates:
-        sys.stderr.write(f"{WHO}: unexpected samples file {samples}\n")
-        sys.exit(2)
-    return [1 - e for e in errs], seconds
+    out, seconds = simulate_samples(cmd, samples, ["test-error/D"], a.replicates, WHO)
+    return [1 - e for e in out["test-error/D"]], seconds
 
 
 def paired(x: List[float], y: List[float]) -> Tuple[float, float]:
@@ -108,9 +100,7 @@ def paired(x: List[float], y: List[float]) -> Tuple[float, float]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dpkit", help="the dpkit program")
+    p = parser(__doc__)
     p.add_argument("--targets", default="1,2,4", help="target ε values (comma-separated)")
     p.add_argument("--correlations", default="0.5,0.9", help="λ > 0 values (comma-separated)")
     p.add_argument("--delta", type=float, default=1e-5)
@@ -118,13 +108,7 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--clip", type=float, default=5.0)
     p.add_argument("--learning-rate", type=float, default=0.5)
-    p.add_argument("--replicates", type=int, default=4)
-    p.add_argument("--train-size", type=int, default=0, help="first N training images (0: all)")
-    p.add_argument("--test-size", type=int, default=0, help="first N test images (0: all)")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--output", help="write the table to this CSV file")
-    p.add_argument("--work", default="/tmp", help="directory for the runs' sample files")
+    add_run_options(p, replicates=4)
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: 3000 training and 1000 test images, r = 0.05, T = 100, "
                         "one ε = 4, one λ = 0.5, 2 replicates")
@@ -151,11 +135,10 @@ def main() -> int:
     # about 17 us per image and step on one core (measured: 20 s for 4 replicates on 2 cores at
     # r n = 600, T = 1000), plus reading and scoring
     seconds = len(targets) * runs_per_eps * rounds * (a.steps * a.sampling_rate * n * 17e-6 + 1.0)
-    print(f"# DP-lambdaCGD on Fashion-MNIST, softmax regression: n = {n}, r = {a.sampling_rate}, "
-          f"T = {a.steps}, C = {a.clip}, eta = {a.learning_rate}, delta = {a.delta}, "
-          f"{a.replicates} replicates; {len(targets) * runs_per_eps} training runs, about "
-          f"{seconds / 60:.1f} min on {threads} thread(s)"
-          + (" (long: more than an hour)" if seconds > 3600 else ""), flush=True)
+    announce(f"# DP-lambdaCGD on Fashion-MNIST, softmax regression: n = {n}, r = "
+             f"{a.sampling_rate}, T = {a.steps}, C = {a.clip}, eta = {a.learning_rate}, delta = "
+             f"{a.delta}, {a.replicates} replicates; {len(targets) * runs_per_eps} training runs",
+             seconds, threads)
 
     rows: List[Dict[str, object]] = []
     refuted = False
@@ -195,14 +178,9 @@ def main() -> int:
           "certified kappa; refuted = even at the lower-bound kappa it does not; paired 95% t "
           "intervals over the replicates", flush=True)
     if a.output:
-        with open(a.output, "w", newline="") as f:
-            f.write(f"# dpkit validation/real_data/correlated_accuracy.py: Fashion-MNIST, n = {n}, "
-                    f"r = {a.sampling_rate}, T = {a.steps}, C = {a.clip}, eta = "
-                    f"{a.learning_rate}, delta = {a.delta}, {a.replicates} replicates, seed "
-                    f"{a.seed}\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        write_table(a.output, f"correlated_accuracy.py: Fashion-MNIST, n = {n}, r = "
+                    f"{a.sampling_rate}, T = {a.steps}, C = {a.clip}, eta = {a.learning_rate}, "
+                    f"delta = {a.delta}, {a.replicates} replicates, seed {a.seed}", rows)
     return 3 if refuted and not a.quick else 0
 
 

@@ -47,17 +47,16 @@ is not installed: skipped).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import math
 import os
 import statistics
 import sys
-import time
 from typing import Dict, List, Tuple
 
-from real_data_common import fashion_mnist_installed, run, t975
+from real_data_common import (add_run_options, fashion_mnist_installed, parser, run,
+                              simulate_samples, t975, write_table)
 
 WHO = "longtail_memorisation"
 CLASSES = 10
@@ -80,18 +79,10 @@ def train(a, sizes: List[int], extra: List[str], tag: str) -> Tuple[Dict[str, Li
            "--class-sizes", ",".join(str(s) for s in sizes),
            "--tail-classes", ",".join(str(k) for k in a.tail),
            "--steps", str(a.steps), "--replicates", str(a.replicates), "--seed", str(a.seed),
-           "--threads", str(a.threads), "--samples", samples] + extra
+           "--threads", str(a.threads)] + extra
     if a.test_size:
         cmd += ["--test-size", str(a.test_size)]
-    t0 = time.time()
-    run(cmd, WHO)
-    seconds = time.time() - t0
-    with open(samples, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if len(rows) != a.replicates:
-        sys.stderr.write(f"{WHO}: unexpected samples file {samples}\n")
-        sys.exit(2)
-    out = {c: [float(r[c]) for r in rows] for c in COLUMNS}
+    out, seconds = simulate_samples(cmd, samples, COLUMNS, a.replicates, WHO)
     out["memorisation"] = [t - e for t, e in zip(out["tail-test-error/D"], out["tail-error/D"])]
     return out, seconds
 
@@ -110,9 +101,7 @@ def verdict(mean: float, half: float) -> str:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dpkit", help="the dpkit program")
+    p = parser(__doc__)
     p.add_argument("--targets", default="1,2,4,8", help="target ε values (comma-separated)")
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--tail-classes", default="1,8", help="the rare classes (stored labels)")
@@ -123,12 +112,7 @@ def main() -> int:
     p.add_argument("--clean-learning-rate", type=float, default=0.2)
     p.add_argument("--dp-learning-rate", type=float, default=0.5)
     p.add_argument("--clip", type=float, default=1.0, help="DP-SGD's clipping norm C")
-    p.add_argument("--replicates", type=int, default=10)
-    p.add_argument("--test-size", type=int, default=0, help="first N test images (0: all)")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--output", help="write the table to this CSV file")
-    p.add_argument("--work", default="/tmp", help="directory for the runs' sample files")
+    add_run_options(p, replicates=10, train_size=False)
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: 150 images per head class, 10 per tail class, T = 400, "
                         "one target ε = 4, 3 replicates, 2000 test images")
@@ -205,14 +189,10 @@ def main() -> int:
     print("# an analogue of ZXD+26 Fig 2(a): softmax regression, rare classes as the tail, "
           "Fashion-MNIST; memorisation = tail test error - tail training error")
     if a.output:
-        with open(a.output, "w", newline="") as f:
-            f.write(f"# dpkit validation/real_data/longtail_memorisation.py: Fashion-MNIST, n = "
-                    f"{n}, tail classes {a.tail_classes} ({a.tail_size} each), head {a.head_size} "
-                    f"each, T = {a.steps}, b = {a.batch_size}, clip {a.clip}, delta = {a.delta}, "
-                    f"{a.replicates} replicates, seed {a.seed}\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        write_table(a.output, f"longtail_memorisation.py: Fashion-MNIST, n = {n}, tail classes "
+                    f"{a.tail_classes} ({a.tail_size} each), head {a.head_size} each, T = "
+                    f"{a.steps}, b = {a.batch_size}, clip {a.clip}, delta = {a.delta}, "
+                    f"{a.replicates} replicates, seed {a.seed}", rows)
     return 3 if refuted and not a.quick else 0
 
 

@@ -59,8 +59,6 @@ a failed run), 77 (Fashion-MNIST is not installed: skipped).
 
 from __future__ import annotations
 
-import argparse
-import csv
 import json
 import math
 import os
@@ -68,7 +66,8 @@ import sys
 import time
 from typing import Dict, List, Tuple
 
-from real_data_common import fashion_mnist_installed, run, t975
+from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser, run,
+                              t975, write_table)
 
 WHO = "nonconvex_sweeps"
 BAND = 0.05  # Fig 2: "flat" = within ±5 % of the sweep's mean test loss
@@ -138,18 +137,12 @@ def width_of(n: int) -> int:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dpkit", help="the dpkit program")
+    p = parser(__doc__)
     p.add_argument("--classes", default="0,6", help="the two classes (first: label −1)")
     p.add_argument("--epsilon", type=float, default=4.0)
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--sampling-rate", type=float, default=0.1)
-    p.add_argument("--test-size", type=int, default=2000)
-    p.add_argument("--replicates", type=int, default=8)
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--output", help="write the table to this CSV file")
+    add_run_options(p, replicates=8, test_size=2000, train_size=False, work=False)
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: n = 500, 500 test images, three points per sweep, "
                         "3 replicates")
@@ -180,11 +173,9 @@ def main() -> int:
                + sum(cost(base_n, m, base_t) for m in widths)
                + sum(cost(base_n, base_m, t) for t in steps)
                + 2 * sum(cost(n, width_of(n), math.ceil(50 * n ** 0.4)) for n in sizes))
-    print(f"# Algorithm 10 on Fashion-MNIST classes {a.classes}: eps = {a.epsilon}, delta = "
-          f"{a.delta}, q = {a.sampling_rate}, {a.replicates} replicates per point; "
-          f"{len(clips) + len(widths) + len(steps) + 2 * len(sizes)} points, about "
-          f"{seconds / 60:.1f} min on {threads} thread(s)"
-          + (" (long: more than an hour)" if seconds > 3600 else ""), flush=True)
+    announce(f"# Algorithm 10 on Fashion-MNIST classes {a.classes}: eps = {a.epsilon}, delta = "
+             f"{a.delta}, q = {a.sampling_rate}, {a.replicates} replicates per point; "
+             f"{len(clips) + len(widths) + len(steps) + 2 * len(sizes)} points", seconds, threads)
 
     rows: List[Dict[str, object]] = []
     verdicts: Dict[str, str] = {}
@@ -198,27 +189,21 @@ def main() -> int:
         print(f"  {fig} {x_name} = {x:g} ({run_name}): test loss {pt['mean']:.4f} "
               f"(sd {pt['sd']:.4f}), test error {pt['error']:.4f}", flush=True)
 
-    # Fig 2: the clipping norm at the fixed η
-    pts = []
-    for c in clips:
-        pts.append(point(a, base_n, base_m, base_t, c, rate))
-        record("fig2", "clip", c, pts[-1])
-    verdicts["fig2"], why = flat(pts)
-    print(f"Fig 2 (flat in C): {verdicts['fig2']}: {why}", flush=True)
-    # Fig 3: the width
-    pts = []
-    for m in widths:
-        pts.append(point(a, base_n, m, base_t, base_c, rate))
-        record("fig3", "width", m, pts[-1])
-    verdicts["fig3"], why = ushape(pts)
-    print(f"Fig 3 (U-shape in m): {verdicts['fig3']}: {why}", flush=True)
-    # Fig 4: the number of steps at fixed (ε, δ)
-    pts = []
-    for t in steps:
-        pts.append(point(a, base_n, base_m, t, base_c, rate))
-        record("fig4", "steps", t, pts[-1])
-    verdicts["fig4"], why = ushape(pts)
-    print(f"Fig 4 (U-shape in T): {verdicts['fig4']}: {why}", flush=True)
+    def sweep(fig: str, claim: str, name: str, values, at, rule) -> None:
+        """One of Figs 2-4: a point per value (`at` gives point()'s arguments), then the verdict."""
+        pts = []
+        for x in values:
+            pts.append(point(a, *at(x)))
+            record(fig, name, x, pts[-1])
+        verdicts[fig], why = rule(pts)
+        print(f"{fig.replace('fig', 'Fig ')} ({claim}): {verdicts[fig]}: {why}", flush=True)
+
+    # Fig 2: the clipping norm at the fixed η; Fig 3: the width; Fig 4: the steps at fixed (ε, δ)
+    sweep("fig2", "flat in C", "clip", clips, lambda c: (base_n, base_m, base_t, c, rate), flat)
+    sweep("fig3", "U-shape in m", "width", widths,
+          lambda m: (base_n, m, base_t, base_c, rate), ushape)
+    sweep("fig4", "U-shape in T", "steps", steps,
+          lambda t: (base_n, base_m, t, base_c, rate), ushape)
     # Fig 5: the sample size, DP against non-private
     gaps = []
     for n in sizes:
@@ -238,14 +223,10 @@ def main() -> int:
           "errors, conservative under the common seed) over the replicates", flush=True)
 
     if a.output:
-        with open(a.output, "w", newline="") as f:
-            f.write(f"# dpkit validation/real_data/nonconvex_sweeps.py: Fashion-MNIST classes "
-                    f"{a.classes}, eps = {a.epsilon}, delta = {a.delta}, q = {a.sampling_rate}, "
-                    f"{a.replicates} replicates, seed {a.seed}; verdicts: "
-                    + ", ".join(f"{k} {v}" for k, v in verdicts.items()) + "\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        write_table(a.output, f"nonconvex_sweeps.py: Fashion-MNIST classes {a.classes}, eps = "
+                    f"{a.epsilon}, delta = {a.delta}, q = {a.sampling_rate}, {a.replicates} "
+                    f"replicates, seed {a.seed}; verdicts: "
+                    + ", ".join(f"{k} {v}" for k, v in verdicts.items()), rows)
     if a.quick:
         return 0
     return 3 if "refuted" in verdicts.values() else 0

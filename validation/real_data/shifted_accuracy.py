@@ -53,17 +53,16 @@ skipped).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import math
 import os
 import statistics
 import sys
-import time
 from typing import Dict, List, Tuple
 
-from real_data_common import fashion_mnist_installed, run as run_dpkit, t975
+from real_data_common import (add_run_options, fashion_mnist_installed, parser, run as run_dpkit,
+                              simulate_samples, t975, write_table)
 
 def run(cmd: List[str]) -> str:
     return run_dpkit(cmd, "shifted_accuracy")
@@ -125,17 +124,9 @@ def train(dpkit: str, a, sigma: float, method: str) -> Tuple[List[float], float]
         cmd += ["--dataset-size", str(a.train_size)]
     if a.test_size:
         cmd += ["--test-size", str(a.test_size)]
-    samples = f"{a.work}/samples.csv"
-    cmd += ["--samples", samples]
-    t0 = time.time()
-    run(cmd)
-    seconds = time.time() - t0
-    with open(samples, newline="") as f:
-        errs = [float(r["test-error/D"]) for r in csv.DictReader(f)]
-    if len(errs) != a.replicates:
-        sys.stderr.write("shifted_accuracy: unexpected samples file\n")
-        sys.exit(2)
-    return [1 - e for e in errs], seconds
+    out, seconds = simulate_samples(cmd, f"{a.work}/samples.csv", ["test-error/D"], a.replicates,
+                                    "shifted_accuracy")
+    return [1 - e for e in out["test-error/D"]], seconds
 
 
 def compare(ours: List[float], other: List[float], test_n: int) -> Tuple[str, float, float]:
@@ -159,9 +150,7 @@ def compare(ours: List[float], other: List[float], test_n: int) -> Tuple[str, fl
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dpkit", help="the dpkit program")
+    p = parser(__doc__)
     p.add_argument("--targets", default="0.5,1,2,4", help="target ε values (comma-separated)")
     p.add_argument("--methods", default=",".join(k for k, _ in METHODS),
                    help="accounting methods to run (comma-separated; shifted-interpolation "
@@ -172,13 +161,7 @@ def main() -> int:
     p.add_argument("--learning-rate", type=float, default=0.05)
     p.add_argument("--weight-decay", type=float, default=0.002, help="λ (BSA24: 0.002, 0.004)")
     p.add_argument("--sensitivity", type=float, default=10.0, help="L (gradients clipped at L/2)")
-    p.add_argument("--replicates", type=int, default=4)
-    p.add_argument("--train-size", type=int, default=0, help="first N training images (0: all)")
-    p.add_argument("--test-size", type=int, default=0, help="first N test images (0: all)")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--output", help="write the table to this CSV file")
-    p.add_argument("--work", default="/tmp", help="directory for the runs' sample files")
+    add_run_options(p, replicates=4)
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: 3000 training and 1000 test images, b = 300, 2 epochs, "
                         "one target ε = 4, one replicate")
@@ -245,13 +228,9 @@ def main() -> int:
           "apply them to the clipped logistic gradient (not shown to be such a gradient). "
           "Composition (Thm 4.4) needs only the sensitivity L.")
     if a.output:
-        with open(a.output, "w", newline="") as f:
-            f.write(f"# dpkit validation/real_data/shifted_accuracy.py: Fashion-MNIST, n = {n}, "
-                    f"b = {a.batch_size}, E = {a.epochs}, eta = {a.learning_rate}, lambda = "
-                    f"{a.weight_decay}, L = {a.sensitivity}, delta = {a.delta}, seed {a.seed}\n")
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        write_table(a.output, f"shifted_accuracy.py: Fashion-MNIST, n = {n}, b = {a.batch_size}, "
+                    f"E = {a.epochs}, eta = {a.learning_rate}, lambda = {a.weight_decay}, L = "
+                    f"{a.sensitivity}, delta = {a.delta}, seed {a.seed}", rows)
     return 3 if failed and not a.quick else 0
 
 
