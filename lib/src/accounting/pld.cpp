@@ -147,6 +147,14 @@ constexpr double kTiltBelow = 1e-9;
 constexpr double kLogLambdaMin = -9.210340371976182;  // log 1e-4
 constexpr double kLogLambdaMax = 9.210340371976182;   // log 1e4
 
+// The largest λ·|ℓ| any exponent may reach. Tilts and Chernoff bounds form differences such as
+// K(λ) − λℓ, each term up to λ·|ℓ|, rounded to 1.1e-16 of that: at 1e6 the difference errs by
+// ~1e-10, inside the floating slack. The λ range [1e-4, 1e4] is cut down to it for losses
+// beyond 100: at σ = 3e-10 the losses reach 5.6e20, and with λ ≥ 1e-4 the tilted masses were
+// rescaled by e^{K − λℓ} with both terms ~5e16 — wrong by factors e^{±8} — and the certified
+// lower bound came out 14 times the exact ε.
+constexpr double kMaxExponent = 1e6;
+
 }  // namespace
 
 composed_pld compose(std::span<const pld_factor> factors,
@@ -188,6 +196,10 @@ composed_pld compose(std::span<const pld_factor> factors,
     mean += total > 0 ? c * m / total : 0.0;
   }
   out.infinity_mass = -std::expm1(log_no_infinity);
+  // The λ range of every search below (kMaxExponent): λ·|ℓ| ≤ 1e6 on the composed losses.
+  const double span = std::max({std::abs(smallest), std::abs(largest), 1.0});
+  const double log_lambda_max = std::min(kLogLambdaMax, std::log(kMaxExponent / span));
+  const double log_lambda_min = std::min(kLogLambdaMin, log_lambda_max - 18.420680743952367);
   double steps = 0;
   for (const pld_factor& f : factors) steps += static_cast<double>(f.count);
   out.floating_slack = std::max(kFloatingSlack, kFloatingSlackPerStep * steps);
@@ -226,7 +238,7 @@ composed_pld compose(std::span<const pld_factor> factors,
           const double lambda = std::exp(t), k = cumulant(lambda);
           return std::isfinite(k) ? (k + log_c(lambda) - log_delta) / lambda : kInf;
         },
-        kLogLambdaMin, kLogLambdaMax));
+        log_lambda_min, log_lambda_max));
   };
   auto epsilon_focus_tilt = [&] {
     // δ(ε) ≤ min_λ C_λ e^{K(λ) − λε}; the minimiser tilts the law onto the losses above ε
@@ -236,7 +248,7 @@ composed_pld compose(std::span<const pld_factor> factors,
           const double lambda = std::exp(t), k = cumulant(lambda);
           return std::isfinite(k) ? k + log_c(lambda) - lambda * focus.epsilon : kInf;
         },
-        kLogLambdaMin, kLogLambdaMax));
+        log_lambda_min, log_lambda_max));
   };
   auto build = [&](double tilt, composed_pld result) {
     const double k_tilt = tilt > 0 ? cumulant(tilt) : 0.0;
@@ -252,13 +264,13 @@ composed_pld compose(std::span<const pld_factor> factors,
           const double lambda = std::exp(t), k = tilted_cumulant(lambda);
           return std::isfinite(k) ? (k - log_tau) / lambda : kInf;
         },
-        kLogLambdaMin, kLogLambdaMax));
+        log_lambda_min, log_lambda_max));
     const double lambda_lo = std::exp(golden_min(
         [&](double t) {  // negated, so that golden_min minimises
           const double lambda = std::exp(t), k = tilted_cumulant(-lambda);
           return std::isfinite(k) ? -(log_tau - k) / lambda : kInf;
         },
-        kLogLambdaMin, kLogLambdaMax));
+        log_lambda_min, log_lambda_max));
     const double k_plus = tilted_cumulant(lambda_hi), k_minus = tilted_cumulant(-lambda_lo);
     double a_hi = largest, a_lo = smallest;
     if (std::isfinite(k_plus)) a_hi = std::min(a_hi, (k_plus - log_tau) / lambda_hi);
@@ -307,7 +319,7 @@ composed_pld compose(std::span<const pld_factor> factors,
             const double lambda = std::exp(t), k = cumulant(-lambda);
             return std::isfinite(k) ? k + lambda * bottom : kInf;
           },
-          kLogLambdaMin, kLogLambdaMax));
+          log_lambda_min, log_lambda_max));
       const double k = cumulant(-mu);
       result.below_bound = std::isfinite(k) ? std::exp(std::min(0.0, k + mu * bottom)) : 1.0;
     }

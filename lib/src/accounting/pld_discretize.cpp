@@ -58,6 +58,21 @@ double scale_by_exp(double s, double l) {
   return s > 0 ? std::exp(std::log(s) + l) : 0.0;
 }
 
+// Below this, a mass computed from normal tails has lost its relative accuracy: erfc returns
+// subnormal numbers (or 0) once the tail passes 2.2e-308. A half-cell's X-mass E_P[e^{−Y}; cell]
+// = P(cell)·e^{−mean loss} underflows far in the upper tail whatever P(cell) is — at σ = 0.03
+// the loss reaches 700 at δ = 1e-10, and the Gaussian tail behind the X-mass is ~e^{−780} — so
+// there the cell's mean loss, log(p/q), is not known. It is known to lie in the half-cell
+// (b_k, b_{k+1}] (every loss in it does): each side then takes the end that is safe for it —
+// the optimistic side the lower edge, the pessimistic side the upper edge. (Read as 0, such an
+// X-mass once put the mean at +∞, and the optimistic side placed the mass above its true mean:
+// lower bounds up to 2.7e-4 above the exact ε at one step, σ ≤ 0.03.)
+constexpr double kKnownMass = 1e-290;
+
+bool x_mass_known(double q) {
+  return q >= kKnownMass;
+}
+
 discrete_pld build_pessimistic(const half_cells& c) {
   discrete_pld d;
   d.side = pld_side::pessimistic;
@@ -67,15 +82,23 @@ discrete_pld build_pessimistic(const half_cells& c) {
   // Below ℓ_lo (plus the half-cell (ℓ_lo − h/2, ℓ_lo]): rounded up onto ℓ_lo.
   d.mass[0] = c.below.p + c.p[0];
   const double one_minus_e = -std::expm1(-c.h);  // 1 − e^{−h}
+  // e^{ℓ_i}·(X-mass) of the half-cells (ℓ_i, ℓ_i + h/2] and (ℓ_i + h/2, ℓ_i + h]; where the
+  // X-mass is not known (x_mass_known), its smallest value p·e^{−(upper edge)}: less X-mass
+  // moves more of m to ℓ_{i+1}, so the split still dominates the cell's law.
+  const double half_down = std::exp(-0.5 * c.h), full_down = std::exp(-c.h);
+  auto scaled_x_mass = [&](std::size_t k, double li, double down) {
+    return x_mass_known(c.q[k]) ? scale_by_exp(c.q[k], li) : c.p[k] * down;
+  };
   for (long long i = c.i_lo; i < c.i_hi; ++i) {
     const std::size_t j = static_cast<std::size_t>(i - c.i_lo);
     const double m = c.p[2 * j + 1] + c.p[2 * j + 2];
-    const double s = c.q[2 * j + 1] + c.q[2 * j + 2];
     if (m == 0) continue;
     // Split m between ℓ_i and ℓ_{i+1} keeping E[e^{−Y}] = s: top·e^{−ℓ_{i+1}} + (m − top)e^{−ℓ_i} =
     // s.
     const double li = static_cast<double>(i) * c.h;
-    const double top = std::clamp((m - scale_by_exp(s, li)) / one_minus_e, 0.0, m);
+    const double s_scaled =
+        scaled_x_mass(2 * j + 1, li, half_down) + scaled_x_mass(2 * j + 2, li, full_down);
+    const double top = std::clamp((m - s_scaled) / one_minus_e, 0.0, m);
     d.mass[j] += m - top;
     d.mass[j + 1] += top;
   }
@@ -363,7 +386,61 @@ grouping one_sided_grouping(const half_cells& c,
   return std::move(lattice.result());
 }
 
-discrete_pld build_optimistic(const half_cells& c) {
+// A half-cell (or the mass above the window) whose X-mass is not known (x_mass_known): its
+// P-mass and the lower edge of its losses.
+struct unknown_mean {
+  double p = 0;
+  double edge = 0;
+};
+
+// The half-cells whose means are not known, taken out of c (their masses set to 0): the
+// groupings cannot use them. So are half-cells whose P-mass has lost its relative accuracy
+// (below kKnownMass): they are left out, i.e. sent to −∞ (`dropped`), which only lowers δ.
+std::vector<unknown_mean> take_unknown_means(half_cells& c, double& dropped) {
+  std::vector<unknown_mean> out;
+  for (std::size_t k = 0; k < c.p.size(); ++k) {
+    if (c.p[k] == 0 || (x_mass_known(c.q[k]) && c.p[k] >= kKnownMass)) continue;
+    if (c.p[k] < kKnownMass) {
+      dropped += c.p[k];
+    } else {
+      out.push_back({c.p[k], static_cast<double>(half_step(c, k)) * c.h / 2});
+    }
+    c.p[k] = 0, c.q[k] = 0;
+  }
+  if (c.above.p > 0 && !x_mass_known(c.above.q)) {
+    // Above the window: every loss is above its upper edge.
+    out.push_back({c.above.p, static_cast<double>(half_step(c, c.p.size())) * c.h / 2});
+    c.above = {};
+  }
+  return out;
+}
+
+discrete_pld build_optimistic_known(const half_cells& c);
+
+// The optimistic side: the half-cells whose means are known are grouped (build_optimistic_known);
+// each of the others is a group on its own, placed at the lattice point at or below the lower
+// edge of its losses — at or below its mean, as every group must be.
+discrete_pld build_optimistic(const half_cells& cells) {
+  half_cells c = cells;
+  double dropped = 0;
+  const std::vector<unknown_mean> unknown = take_unknown_means(c, dropped);
+  discrete_pld d = build_optimistic_known(c);
+  d.dropped_mass += dropped;
+  for (const unknown_mean& u : unknown) {
+    const double index = std::floor((u.edge - placement_margin(u.edge) - d.offset) / d.h);
+    const double v = index - static_cast<double>(d.first);
+    if (v < 0) {
+      d.dropped_mass += u.p;
+      continue;
+    }
+    const auto slot = static_cast<std::size_t>(v);
+    if (slot >= d.mass.size()) d.mass.resize(slot + 1, 0.0);
+    d.mass[slot] += u.p;
+  }
+  return d;
+}
+
+discrete_pld build_optimistic_known(const half_cells& c) {
   discrete_pld d;
   d.side = pld_side::optimistic;
   d.h = c.h;

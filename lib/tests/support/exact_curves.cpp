@@ -1,0 +1,194 @@
+#include "support/exact_curves.hpp"
+
+#include <boost/math/constants/constants.hpp>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/math/tools/roots.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace dpkit::test {
+namespace {
+
+using boost::multiprecision::exp;
+using boost::multiprecision::expm1;
+using boost::multiprecision::log;
+using boost::multiprecision::log1p;
+using boost::multiprecision::sqrt;
+
+const real50 kHalf = real50(1) / 2;
+const real50 kMinusInf = -std::numeric_limits<real50>::infinity();
+
+// log Φ̄(x) = log P(Z > x): erfc at 50 digits while it is far from underflow, then the
+// asymptotic series log Φ̄(x) = −x²/2 − log(x√(2π)) + log Σ_n (−1)^n (2n − 1)!!/x^{2n}, whose
+// first 25 terms at x ≥ 1000 leave less than 1e-100.
+real50 log_normal_sf(const real50& x) {
+  if (x < 1000) {
+    const real50 v = kHalf * boost::math::erfc(x / boost::math::constants::root_two<real50>());
+    return v > 0 ? log(v) : kMinusInf;
+  }
+  const real50 x2 = x * x;
+  real50 term = 1, sum = 1;
+  for (int n = 1; n <= 25; ++n) {
+    term *= -real50(2 * n - 1) / x2;
+    sum += term;
+  }
+  return -x2 / 2 - log(x * boost::math::constants::root_two_pi<real50>()) + log(sum);
+}
+real50 log_normal_cdf(const real50& x) {
+  return log_normal_sf(-x);
+}
+
+// log(e^a + e^b) and log(e^a − e^b) (−∞ where e^b ≥ e^a).
+real50 log_add(const real50& a, const real50& b) {
+  if (a == kMinusInf) return b;
+  if (b == kMinusInf) return a;
+  return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+real50 log_sub(const real50& a, const real50& b) {
+  if (b == kMinusInf) return a;
+  if (!(a > b)) return kMinusInf;
+  return a + log(-expm1(b - a));
+}
+
+// log(e^ε − 1 + q) for ε ≥ 0, q ∈ (0, 1].
+real50 log_expm1_plus(const real50& e, const real50& q) {
+  if (e > 1) return e + log1p(-(1 - q) * exp(-e));
+  return log(expm1(e) + q);
+}
+
+// log δ(ε) of an N(m, v) privacy loss (its law under P): log E_P[(1 − e^{ε − L})₊].
+real50 log_gaussian_loss_delta(const real50& e, const real50& m, const real50& v) {
+  const real50 sd = sqrt(v);
+  const real50 a = (e - m) / sd;
+  return log_sub(log_normal_sf(a), e - m + v / 2 + log_normal_sf(a + sd));
+}
+
+// log C(n, k) at 50 digits.
+real50 log_binomial(long long n, long long k) {
+  using boost::multiprecision::lgamma;
+  return lgamma(real50(n + 1)) - lgamma(real50(k + 1)) - lgamma(real50(n - k + 1));
+}
+
+}  // namespace
+
+delta_curve gaussian_curve(const real50& mu) {
+  return [mu](const real50& e) {
+    if (mu == 0) return kMinusInf;
+    return log_sub(log_normal_cdf(-e / mu + mu / 2), e + log_normal_cdf(-e / mu - mu / 2));
+  };
+}
+
+delta_curve poisson_one_step_curve(double sigma_d, double q_d) {
+  const real50 s = sigma_d, q = q_d;
+  return [s, q](const real50& e) {
+    const real50 log_shift = log_expm1_plus(e, q);  // log(e^ε − 1 + q)
+    const real50 xs = s * s * (log_shift - log(q)) + kHalf;
+    const real50 remove =
+        log_sub(log(q) + log_normal_sf((xs - 1) / s), log_shift + log_normal_sf(xs / s));
+    real50 add = kMinusInf;
+    const real50 a = exp(-e) - (1 - q);
+    if (a > 0) {
+      const real50 xa = s * s * log(a / q) + kHalf;
+      add = log_sub(log(1 - exp(e) * (1 - q)) + log_normal_cdf(xa / s),
+                    e + log(q) + log_normal_cdf((xa - 1) / s));
+    }
+    return remove > add ? remove : add;
+  };
+}
+
+delta_curve poisson_replace_one_one_step_curve(double sigma_d, double q_d) {
+  const real50 s = sigma_d, q = q_d;
+  return [s, q](const real50& e) {
+    const real50 c = 1 / (2 * s * s);
+    const real50 log_1mq = q < 1 ? log1p(-q) : kMinusInf;
+    // log P(x)/Q(x), increasing in x, 0 at x = 0, unbounded above (the N(1) component).
+    auto log_ratio = [&](const real50& x) {
+      return log_add(log_1mq, log(q) + (2 * x - 1) * c) -
+             log_add(log_1mq, log(q) + (-2 * x - 1) * c);
+    };
+    real50 lo = 0, hi = 1;
+    while (log_ratio(hi) < e) hi *= 2;
+    for (int i = 0; i < 400 && hi - lo > real50("1e-48") * hi; ++i) {
+      const real50 mid = (lo + hi) / 2;
+      (log_ratio(mid) < e ? lo : hi) = mid;
+    }
+    const real50 x = (lo + hi) / 2;
+    const real50 p_tail =
+        log_add(log_1mq + log_normal_sf(x / s), log(q) + log_normal_sf((x - 1) / s));
+    const real50 q_tail =
+        log_add(log_1mq + log_normal_sf(x / s), log(q) + log_normal_sf((x + 1) / s));
+    return log_sub(p_tail, e + q_tail);
+  };
+}
+
+delta_curve wor_one_step_curve(double sigma_d, double q_d) {
+  const real50 q = q_d;
+  const delta_curve g = gaussian_curve(2 / real50(sigma_d));
+  return [q, g](const real50& e) { return log(q) + g(log_expm1_plus(e, q) - log(q)); };
+}
+
+std::optional<delta_curve> poisson_small_sigma_curve(double sigma_d, double q_d, long long steps) {
+  if (!(sigma_d <= 0.005) || steps < 1) return std::nullopt;
+  const real50 s = sigma_d, q = q_d;
+  const real50 log_q = log(q), log_1mq = q_d < 1 ? real50(log1p(-q)) : kMinusInf;
+  auto log_weight = [&](long long k) {
+    real50 lw = log_binomial(steps, k) + real50(k) * log_q;
+    if (k < steps) lw += real50(steps - k) * log_1mq;
+    return lw;
+  };
+  // The binomial weights that matter: within 130 nats of the largest (e^{−130} < 1e-56). The
+  // mode is ⌊(T + 1)q⌋; the weights fall off on both sides of it.
+  const long long mode =
+      std::min(steps, static_cast<long long>(std::floor((static_cast<double>(steps) + 1) * q_d)));
+  const real50 log_peak = log_weight(mode);
+  std::vector<std::pair<long long, real50>> terms;  // (k, log weight), k ≥ 1 (k = 0: δ = 0)
+  for (long long k = steps; k >= 1; --k) {
+    const real50 lw = log_weight(k);
+    if (lw < log_peak - 130) {
+      if (k <= mode) break;
+      if (steps - k > 100000) return std::nullopt;  // a long way above the mode: too long
+      continue;
+    }
+    terms.emplace_back(k, lw);
+    if (terms.size() > 4000) return std::nullopt;
+  }
+  const real50 t = steps;
+  return [s, log_q, log_1mq, t, terms](const real50& e) {
+    real50 remove = kMinusInf;
+    for (const auto& [k, lw] : terms) {
+      const real50 kk = k;
+      real50 m = kk * (log_q + 1 / (2 * s * s));
+      if (kk < t) m += (t - kk) * log_1mq;
+      remove = log_add(remove, lw + log_gaussian_loss_delta(e, m, kk / (s * s)));
+    }
+    // add: δ = 1 − (1 − q)^T e^ε where positive.
+    const real50 x = t * log_1mq + e;
+    const real50 add = x < 0 ? log(-expm1(x)) : kMinusInf;
+    return remove > add ? remove : add;
+  };
+}
+
+real50 exact_epsilon(const delta_curve& curve, double delta_d) {
+  const real50 target = log(real50(delta_d));
+  // −∞ (δ = 0) replaced by a finite floor, so that the root finder sees a sign.
+  auto f = [&](const real50& e) {
+    const real50 v = curve(e);
+    return (v == kMinusInf ? real50(-1e40) : v) - target;
+  };
+  if (f(0) <= 0) return 0;
+  real50 lo = 0, hi = 1;
+  while (f(hi) > 0) {
+    lo = hi;
+    hi *= 2;
+  }
+  // log δ(ε) is decreasing: TOMS 748 to ~150 bits.
+  std::uintmax_t iterations = 300;
+  const auto r = boost::math::tools::toms748_solve(
+      f, lo, hi, boost::math::tools::eps_tolerance<real50>(150), iterations);
+  return (r.first + r.second) / 2;
+}
+
+}  // namespace dpkit::test
