@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <span>
 #include <string>
@@ -18,7 +19,10 @@ namespace {
 
 std::string pld_method(const pld_diagnostics& d, const training_run& run) {
   if (run.is_gaussian()) return "exact: the run is a composition of Gaussian mechanisms";
-  const std::string h = "h = " + format_value(std::round(d.grid_spacing * 1e6) / 1e6);
+  // 4 significant digits (h was once rounded to 6 decimals: the floor 1e-10 read "h = 0").
+  char spacing[32];
+  std::snprintf(spacing, sizeof spacing, "%.4g", d.grid_spacing);
+  const std::string h = std::string("h = ") + spacing;
   const std::string passes = std::to_string(d.passes) + " pass" + (d.passes == 1 ? "" : "es");
   std::string m = d.fft_size == 0
                       ? "PLD (one step, no FFT), " + h + ", " + passes

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,12 +80,25 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   struct regrid {
     double h;
   };
+  // A target below what any grid resolves near it: no grid meets the accuracy there because the
+  // certified lower end is 0 (ε(σ) falls to exactly 0 at the σ where δ(0) = δ, and a target such
+  // as 1e-9 lies within the last cell of that fall). Finer grids there cost minutes each (once
+  // > 5 min for one calibration); the answer is then the smallest σ with ε = 0 (below).
+  bool unresolved_zero = false;
+  struct tiny_target {};
   bool fixed_grid = false;
   const double enough = (1 - options.budget_tolerance) * target_epsilon;
+  double last_sigma = NAN;  // the noise multiplier evaluated last (named when one cannot be)
+  // Every evaluation's certified ε, by log σ, whatever its grid (each is certified on its own):
+  // where the search gives up on a grid, the ε = 0 answer below starts from these.
+  std::map<double, double> seen;
   auto evaluate = [&](double log_sigma, pld_options& o) {
     ++evaluations;
-    privacy_estimate e =
-        estimate_epsilon(with_sigma(std::exp(log_sigma)), delta, options.accountant, o);
+    // Never below the smallest noise multiplier the accountants take (a large budget's search
+    // may step past it): there ε exceeds 1e200 per step, above any budget.
+    last_sigma = std::max(std::exp(log_sigma), kSmallestNoiseMultiplier);
+    privacy_estimate e = estimate_epsilon(with_sigma(last_sigma), delta, options.accountant, o);
+    seen[log_sigma] = e.value;
     if (e.pld.grid_spacing > 0) {
       // Next start: the spacing that would just meet the target here (gap ∝ h²), within a
       // factor 4 of this one — coarser when this grid was finer than needed. With truncated
@@ -117,9 +132,11 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         const double gap = (e.value - e.lower) / e.value;
         // At most halved: a wide bracket on one grid is often the optimistic side's lattice
         // falling badly for that σ (not the h² trend), which a slightly finer grid avoids.
-        if (gap > options.pld.relative_accuracy)
+        if (gap > options.pld.relative_accuracy) {
+          unresolved_zero = e.lower == 0;
           throw regrid{levels[i].grid_spacing *
                        std::max(0.5, 0.8 * std::sqrt(options.pld.relative_accuracy / gap))};
+        }
       }
       // The sign is settled when ε_lower exceeds the target, or ε_upper is below the window
       // of accepted answers; an ε_upper inside the window is re-evaluated at the requested
@@ -197,6 +214,70 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       y1 = log_excess(x1);
     }
     return (y0 > 0) != (y1 > 0);
+  };
+  // The ε = 0 answer, where the target lies below what the accountant resolves: ε(σ) falls to
+  // exactly 0 at the σ where δ(0) = δ, and a target such as 1e-9 sits inside the last grid cell
+  // of that fall (the grid cannot go below 1e-10). The search may then stop anywhere on the flat
+  // part beyond (once at 15 times the smallest σ with ε = 0), or find no grid that meets the
+  // accuracy near the target (tiny_target). The answer is the smallest σ at which ε = 0 is
+  // certified, by bisection in log σ from `hi` (ε = 0 there, or found above by doubling) down
+  // towards `lo`, to the relative tolerance or 1e-4, whichever is wider. Near the threshold
+  // ε(σ) is linear in σ* − σ, so σ for any positive target lies within a few of the ε scale's
+  // relative units of σ*; the message says which σ it is.
+  auto zero_answer = [&](double hi, double lo) {
+    // Whether ε = 0 is certified needs no narrow bracket, and just below the threshold a narrow
+    // one is what costs (its width must shrink with ε → 0: grids down to the floor, FFTs at the
+    // limit — a single evaluation once took minutes): at most 3 grid passes and 2^20 points
+    // each, and an evaluation that cannot fit counts as "not certified" (the answer can only
+    // move up, where ε = 0 is certified).
+    pld_options zero_options = options.pld;
+    zero_options.grid_spacing = 0;
+    zero_options.max_refinements = std::min(zero_options.max_refinements, 2);
+    zero_options.max_fft_size = std::min(zero_options.max_fft_size, std::size_t{1} << 20);
+    auto zero_at = [&](double x) {
+      ++evaluations;
+      try {
+        privacy_estimate e =
+            estimate_epsilon(with_sigma(std::exp(x)), delta, options.accountant, zero_options);
+        return std::pair{e.value == 0, std::move(e)};
+      } catch (const std::length_error&) {
+        return std::pair{false, privacy_estimate{}};
+      }
+    };
+    auto at_hi = zero_at(hi);
+    for (int i = 0; i < 60 && !at_hi.first; ++i) lo = hi, hi += std::log(2.0), at_hi = zero_at(hi);
+    if (!at_hi.first) {
+      out.termination = termination_type::failure;
+      out.message = std::string(kFn) + ": no noise multiplier within the budget was certified";
+      out.evaluations = evaluations;
+      return out;
+    }
+    for (int i = 0; i < 60; ++i) {
+      auto at_lo = zero_at(lo);
+      if (!at_lo.first) break;
+      hi = lo, at_hi = std::move(at_lo), lo -= std::log(2.0);
+    }
+    while (hi - lo > std::log1p(std::max(options.relative_tolerance, 1e-4))) {
+      const double mid = 0.5 * (lo + hi);
+      auto at_mid = zero_at(mid);
+      if (at_mid.first) {
+        hi = mid, at_hi = std::move(at_mid);
+      } else {
+        lo = mid;
+      }
+    }
+    out.noise_multiplier = std::exp(hi);
+    out.noise_multiplier_lower = std::exp(lo);
+    out.estimate = std::move(at_hi.second);
+    out.termination = termination_type::converged;
+    out.message = std::string(kFn) + ": epsilon = 0 is certified from noise multiplier " +
+                  format_value(out.noise_multiplier) + " on (delta(0) <= delta): the target " +
+                  format_value(target_epsilon) +
+                  " is below what the accountant resolves there, and this is the smallest "
+                  "noise multiplier at which it certifies epsilon = 0 (below " +
+                  format_value(out.noise_multiplier_lower) + " it is not certified)";
+    out.evaluations = evaluations;
+    return out;
   };
   root_options ro;
   ro.absolute_tolerance = std::log1p(options.relative_tolerance);
@@ -278,7 +359,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         }
       }
       fixed_grid = false;  // later evaluations (the polish below) may not restart the search
-      if (!searched) {     // no fixed grid met the accuracy: each evaluation picks its own
+      if (!searched && unresolved_zero) throw tiny_target{};
+      if (!searched) {  // no fixed grid met the accuracy: each evaluation picks its own
         levels = adaptive;
         cache = kept;
         final_level.clear();
@@ -309,6 +391,26 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     }
   } catch (const budget_met&) {
     met = true;
+  } catch (const tiny_target&) {
+    // From the evaluations so far: the smallest σ certified at ε = 0 and the largest below it
+    // certified above 0 (each, if none, found by the answer's own search).
+    double hi = NAN, lo = NAN;
+    for (const auto& [x, value] : seen)
+      if (value == 0) {
+        hi = x;
+        break;
+      }
+    if (std::isnan(hi)) hi = seen.rbegin()->first;
+    for (const auto& [x, value] : seen)
+      if (x < hi && value > 0) lo = x;
+    return zero_answer(hi, std::isnan(lo) ? hi - std::log(2.0) : lo);
+  } catch (const std::length_error& e) {
+    // The PLD accountant cannot evaluate the run at a noise multiplier the search needs (large
+    // budgets ask for small σ, whose losses need FFTs beyond the limit): say where, and which
+    // accountant answers instead.
+    throw std::length_error("calibration needs the accountant at noise multiplier " +
+                            format_value(last_sigma) + ", where " + e.what() +
+                            "; the RDP accountant calibrates such budgets");
   }
   // The answer: the smallest σ evaluated whose certified ε is within the budget (preferring
   // evaluations at the requested accuracy); the other end, the largest σ below it that was
@@ -336,6 +438,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   out.noise_multiplier = std::exp(safe);
   out.noise_multiplier_lower = std::isnan(other) ? NAN : std::exp(other);
   out.estimate = certified(safe);
+  if (out.estimate.value == 0 && options.accountant != accountant_type::clt)
+    return zero_answer(safe, std::isnan(other) ? safe - std::log(2.0) : other);
   const double unused = (target_epsilon - out.estimate.value) / target_epsilon;
   if (met || unused <= options.budget_tolerance) {
     out.termination = termination_type::converged;

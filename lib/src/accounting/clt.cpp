@@ -4,10 +4,15 @@
 
 #include "dpkit/accounting/pld_accountant.hpp"
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/log_space.hpp"
 #include "dpkit/core/normal.hpp"
 #include "dpkit/divergence/gdp.hpp"
 
 namespace dpkit::accounting {
+
+namespace {
+constexpr double kInfinity = INFINITY;
+}  // namespace
 
 double clt_mu(const training_run& run) {
   run.validate("clt_mu");
@@ -35,11 +40,15 @@ double clt_mu(const training_run& run) {
       const double mu1 = sensitivity(p) / s;
       mu2 = t * mu1 * mu1;
     } else if (p.sampling == sampling_scheme::poisson) {
-      mu2 = q * q * t * std::expm1(1 / (s * s));  // Bu et al. (2020)
+      // Bu et al. (2020): q²·T·(e^{1/σ²} − 1), in logs (q² underflows below q = 1e-154 while
+      // e^{1/σ²} overflows: 0·∞ was NaN).
+      mu2 = q * q * t * std::expm1(1 / (s * s));
+      if (!std::isfinite(mu2) || (mu2 == 0 && q > 0))
+        mu2 = std::exp(2 * std::log(q) + std::log(t) + log_expm1(1 / (s * s)));
     } else {
       const double mu1 = 2 / s;  // BSA24 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
       const double k = std::exp(mu1 * mu1) * normal_cdf(1.5 * mu1) + 3 * normal_cdf(-0.5 * mu1) - 2;
-      mu2 = 2 * q * q * t * k;
+      mu2 = std::isinf(k) ? kInfinity : 2 * q * q * t * k;
     }
     sum += mu2;
   }

@@ -16,6 +16,11 @@ namespace dpkit::accounting::detail {
 namespace {
 
 // A grid spacing for a method string: three significant digits.
+// " (random allocation, orders 2..K)": the integer orders the epoch's RDP reached (up to 40).
+std::string orders_text(const divergence::rdp_curve& curve) {
+  return " (random allocation, orders 2.." + std::to_string(curve.orders().size() + 1) + ")";
+}
+
 std::string short_spacing(double h) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", h);
@@ -94,8 +99,9 @@ privacy_estimate epoch_scheme_epsilon(const training_run& run,
     if (accountant == accountant_type::clt) no_clt_for_epoch_schemes(kFn);
     if (accountant == accountant_type::pld)
       return from_shuffled(allocation_epsilon(p, delta, options), true);
-    privacy_estimate e = from_rdp(divergence::rdp_epsilon(allocation_rdp_curve(p), delta));
-    e.method += " (random allocation, orders 2..40)";
+    const divergence::rdp_curve curve = allocation_rdp_curve(p);
+    privacy_estimate e = from_rdp(divergence::rdp_epsilon(curve, delta));
+    e.method += orders_text(curve);
     return e;
   }
   switch (accountant) {
@@ -125,8 +131,9 @@ privacy_estimate epoch_scheme_delta(const training_run& run,
       e.log_value = std::log(e.value);
       return e;
     }
-    privacy_estimate e = from_rdp(divergence::rdp_delta(allocation_rdp_curve(p), epsilon));
-    e.method += " (random allocation, orders 2..40)";
+    const divergence::rdp_curve curve = allocation_rdp_curve(p);
+    privacy_estimate e = from_rdp(divergence::rdp_delta(curve, epsilon));
+    e.method += orders_text(curve);
     return e;
   }
   switch (accountant) {

@@ -82,10 +82,11 @@ pass_result evaluate_pass(const directions& dirs,
         const double cells =
             (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
         if (cells > static_cast<double>(max_fft))
-          throw std::length_error("discretize: one step needs " +
-                                  format_value(static_cast<long long>(std::ceil(cells))) +
-                                  " grid cells at h = " + format_value(h) +
-                                  ", more than the limit " + std::to_string(max_fft));
+          throw std::length_error(
+              "pld: one step of this run needs " + format_value(std::ceil(cells)) +
+              " grid cells at grid spacing " + format_value(h) + ", more than the FFT limit " +
+              std::to_string(max_fft) +
+              " (a coarser accuracy, a larger FFT limit or the RDP accountant answers it)");
         both.push_back(discretize_both(*f.loss, h, step_tail));
       }
     }

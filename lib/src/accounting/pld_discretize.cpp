@@ -69,6 +69,10 @@ double scale_by_exp(double s, double l) {
 // lower bounds up to 2.7e-4 above the exact ε at one step, σ ≤ 0.03.)
 constexpr double kKnownMass = 1e-290;
 
+// The relative error of a cell's P- and X-masses (differences of normal CDFs, in the tails
+// ~1e-13: subsampling/detail/normal_cells.hpp), with a factor 10 of room.
+constexpr double kSplitRounding = 1e-12;
+
 bool x_mass_known(double q) {
   return q >= kKnownMass;
 }
@@ -98,7 +102,14 @@ discrete_pld build_pessimistic(const half_cells& c) {
     const double li = static_cast<double>(i) * c.h;
     const double s_scaled =
         scaled_x_mass(2 * j + 1, li, half_down) + scaled_x_mass(2 * j + 2, li, full_down);
-    const double top = std::clamp((m - s_scaled) / one_minus_e, 0.0, m);
+    // m − s_scaled = E_P[1 − e^{ℓ_i − Y}; cell] is a difference of two nearly equal masses
+    // where the losses are far below the cell (|Y| ≲ 1e-13: sampling rates near 1e-80, whose
+    // δ(0) ~ q is far below the cell's mass): it is computed with the masses' relative error,
+    // ≤ kSplitRounding of each, and rounded up by that much, so that the split still dominates
+    // (the tiny losses' δ once vanished: upper bound 0 for an exact ε of 1.2e-81). Elsewhere the
+    // shift is ≤ 1e-12 of each cell's mass, moved one cell up: ~1e-12 of δ, within the slack.
+    const double top =
+        std::clamp((m - s_scaled + kSplitRounding * (m + s_scaled)) / one_minus_e, 0.0, m);
     d.mass[j] += m - top;
     d.mass[j + 1] += top;
   }

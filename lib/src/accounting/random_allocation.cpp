@@ -125,10 +125,18 @@ void note_engine(allocation_bracket& b, const pld_diagnostics& r) {
 
 // The upper bound at δ from the dominating laws (both directions).
 void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, const pld_options& o) {
-  if (!(up.moved <= 1e-4 * delta && up.gamma <= 1e-3)) {  // never met in practice: ~1e-15
+  // The laws' splits move δ by an absolute ~1e-15 (`moved`): below δ ≈ 1e-11 that allowance
+  // would swamp the answer, and the bracket is refused in terms of δ.
+  if (!(up.moved <= 1e-4 * delta && up.gamma <= 1e-3)) {
     b.upper = std::numeric_limits<double>::infinity();
     b.termination = termination_type::failure;
-    b.message = "the rounding allowances exceed 1e-4 of delta";
+    b.message = "delta is " + format_value(delta) +
+                ", but must be >= " + format_value(1e4 * up.moved) +
+                " for random allocation (10^4 times the certified rounding allowance of its "
+                "laws, " +
+                format_value(up.moved) +
+                " here; the RDP accountant answers smaller "
+                "delta)";
     return;
   }
   const double target = delta * (1 - up.gamma) - up.moved;

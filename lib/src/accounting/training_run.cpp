@@ -91,10 +91,13 @@ void training_run::validate(std::string_view function, bool edge_values) const {
   check_nonnegative(function, "gaussian_mu", gaussian_mu);
   for (const training_phase& p : phases) {
     if (edge_values) {
-      if (std::isnan(p.noise_multiplier) || p.noise_multiplier < 0)
-        throw_domain_error(function, "noise_multiplier", p.noise_multiplier, "in [0, +inf]");
-      if (!(p.sampling_rate >= 0 && p.sampling_rate <= 1))
-        throw_domain_error(function, "sampling_rate", p.sampling_rate, "in [0, 1]");
+      if (!(p.noise_multiplier == 0 || p.noise_multiplier >= kSmallestNoiseMultiplier))
+        throw_domain_error(function, "noise_multiplier", p.noise_multiplier,
+                           "0 (no noise), +inf (nothing released) or in [1e-100, +inf)");
+      if (!(p.sampling_rate == 0 ||
+            (p.sampling_rate >= kSmallestSamplingRate && p.sampling_rate <= 1)))
+        throw_domain_error(function, "sampling_rate", p.sampling_rate,
+                           "0 (never sampled) or in [2.2e-308, 1]");
     } else {
       // The edge values have exact answers only where ε or δ is asked for: say where.
       const bool edge = p.noise_multiplier == 0 || p.sampling_rate == 0 ||
@@ -102,12 +105,12 @@ void training_run::validate(std::string_view function, bool edge_values) const {
       const char* where = edge ? " (noise multiplier 0 or inf and sampling rate 0 are edge "
                                  "values that only the epsilon and delta queries answer)"
                                : "";
-      if (!(p.noise_multiplier > 0 && std::isfinite(p.noise_multiplier)))
+      if (!(p.noise_multiplier >= kSmallestNoiseMultiplier && std::isfinite(p.noise_multiplier)))
         throw_domain_error(function, "noise_multiplier", p.noise_multiplier,
-                           std::string("finite and > 0") + where);
-      if (!(p.sampling_rate > 0 && p.sampling_rate <= 1))
+                           std::string("finite and >= 1e-100") + where);
+      if (!(p.sampling_rate >= kSmallestSamplingRate && p.sampling_rate <= 1))
         throw_domain_error(function, "sampling_rate", p.sampling_rate,
-                           std::string("in (0, 1]") + where);
+                           std::string("in [2.2e-308, 1]") + where);
     }
     check_at_least(function, "steps", p.steps, 1);
     const neighbouring r = relation(p);

@@ -1,5 +1,6 @@
 #include "dpkit/accounting/accountant.hpp"
 
+#include <boost/math/distributions/normal.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -144,6 +145,61 @@ TEST_CASE("a failed calibration says which accountant failed, and returns no sig
   // The message says where the search stopped and that the budget was still exceeded there.
   CHECK_THAT(c.message, Contains("could not bracket the noise multiplier: at noise multiplier"));
   CHECK_THAT(c.message, Contains("(target 1e-04;"));
+}
+
+TEST_CASE("a target below the accountant's resolution: the smallest sigma with epsilon = 0",
+          "[accounting][calibration]") {
+  // ε = 1e-9 lies inside the last grid cell of ε(σ)'s fall to 0 (at δ(0) = δ). The search once
+  // stopped anywhere on the flat part (σ = 39 641 where 3 990 suffices at q = 0.01, T = 100),
+  // called it converged-ish with "100 % of the budget unused"; now it is the smallest σ at
+  // which ε = 0 is certified, to 1e-4, and says so.
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.1, 10), 1e-9, 0.1, o);
+  REQUIRE(c.converged());
+  CHECK(c.estimate.value == 0);
+  CHECK_THAT(c.message, Contains("epsilon = 0 is certified from noise multiplier"));
+  REQUIRE(std::isfinite(c.noise_multiplier_lower));
+  CHECK(c.noise_multiplier_lower < c.noise_multiplier);
+  CHECK(c.noise_multiplier_lower > c.noise_multiplier * (1 - 1.01e-4));
+  // Below, ε = 0 is not certified: the run at noise_multiplier_lower has ε_upper > 0.
+  const auto below = acc::estimate_epsilon(dpsgd(c.noise_multiplier_lower, 0.1, 10), 0.1,
+                                           acc::accountant_type::pld, o.pld);
+  CHECK(below.value > 0);
+}
+
+TEST_CASE("where no grid resolves the target: the epsilon = 0 threshold, against its closed form",
+          "[accounting][calibration]") {
+  // One Poisson step: δ(0) is the total variation between N(0, σ²) and (1 − q)N(0, σ²) +
+  // qN(1, σ²), q·(2Φ(1/(2σ)) − 1), so ε = 0 holds exactly from σ* = 1/(2Φ⁻¹((1 + δ/q)/2)).
+  // A certified ε = 0 can only hold at or above σ*; the answer must also be close to it.
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  const double q = 0.5, delta = 0.01;
+  const double star = 1 / (2 * quantile(boost::math::normal(), (1 + delta / q) / 2));
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 1), 1e-9, delta, o);
+  REQUIRE(c.converged());
+  CHECK(c.estimate.value == 0);
+  CHECK(c.noise_multiplier >= star);
+  CHECK(c.noise_multiplier <= star * 1.01);
+  // At q = 0.01, T = 10, δ = 0.01 no fixed grid near the target has a positive lower end; the
+  // search then went on to the finest grids, over 5 minutes for this one calibration. Now it
+  // takes the ε = 0 answer at once (~0.5 s).
+  const auto ten = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 10), 1e-9, 0.01, o);
+  REQUIRE(ten.converged());
+  CHECK(ten.estimate.value == 0);
+  CHECK_THAT(ten.message, Contains("epsilon = 0 is certified from noise multiplier"));
+}
+
+TEST_CASE("a budget whose sigma the PLD engine cannot evaluate names it and the RDP accountant",
+          "[accounting][calibration]") {
+  // ε = 5000 needs σ ≈ 0.04, whose composed losses need an FFT of 16384 points: beyond a limit
+  // of 1024 the refusal says where the search was and which accountant answers.
+  acc::calibration_options o;
+  o.pld.max_fft_size = 1024;
+  REQUIRE_THROWS_WITH(acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 1000), 5000, 1e-7, o),
+                      Contains("calibration needs the accountant at noise multiplier") &&
+                          Contains("the RDP accountant calibrates such budgets"));
 }
 
 TEST_CASE("steps calibration finds the largest number of steps", "[accounting][calibration]") {

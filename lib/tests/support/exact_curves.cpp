@@ -139,15 +139,18 @@ std::optional<delta_curve> poisson_small_sigma_curve(double sigma_d, double q_d,
     if (k < steps) lw += real50(steps - k) * log_1mq;
     return lw;
   };
-  // The binomial weights that matter: within 130 nats of the largest (e^{−130} < 1e-56). The
-  // mode is ⌊(T + 1)q⌋; the weights fall off on both sides of it.
+  // The binomial weights that matter: a term of weight w adds at most w to δ, and the curve is
+  // asked for δ ≥ 1e-300 (e^{−690.8}) only, so weights below e^{−830} — less than e^{−139} of
+  // any δ asked for — are left out (not weights far below the largest: at δ = 1e-238 the
+  // crossing sits among weights of e^{−550}). The mode is ⌊(T + 1)q⌋; the weights fall off on
+  // both sides of it.
   const long long mode =
       std::min(steps, static_cast<long long>(std::floor((static_cast<double>(steps) + 1) * q_d)));
-  const real50 log_peak = log_weight(mode);
+  const real50 floor = -830;
   std::vector<std::pair<long long, real50>> terms;  // (k, log weight), k ≥ 1 (k = 0: δ = 0)
   for (long long k = steps; k >= 1; --k) {
     const real50 lw = log_weight(k);
-    if (lw < log_peak - 130) {
+    if (lw < floor) {
       if (k <= mode) break;
       if (steps - k > 100000) return std::nullopt;  // a long way above the mode: too long
       continue;

@@ -28,7 +28,8 @@
 //                       δ_remove(ε) = Σ_k Bin(k) [Φ̄(a_k) − e^{ε − m_k + v_k/2} Φ̄(a_k + √v_k)],
 //                       a_k = (ε − m_k)/√v_k; the add direction's loss is −T log(1 − q) to the same
 //                       precision: δ_add(ε) = (1 − (1 − q)^T e^ε)₊. The worse of the two.
-//                       Leaves out (nullopt) runs whose sum would need more than 4000 terms.
+//                       For δ ≥ 1e-300 (terms of weight below e^{−830} are left out); runs whose
+//                       sum would need more than 4000 terms are left out (nullopt).
 #pragma once
 
 #include <boost/multiprecision/cpp_bin_float.hpp>

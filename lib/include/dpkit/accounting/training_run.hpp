@@ -71,6 +71,14 @@ enum class neighbouring { standard, add_remove, replace_one, zero_out };
 /// "standard", "add-remove", "replace-one" or "zero-out" (the CLI spelling).
 std::string_view to_string(neighbouring n) noexcept;
 
+/// The smallest positive noise multiplier the accountants take: below it one step's ε exceeds
+/// 1e200 (the privacy loss is ~1/(2σ²)), and with up to 2^53 steps the composed losses would leave
+/// the double range. 0 (no noise) is an edge value (accountant.hpp).
+inline constexpr double kSmallestNoiseMultiplier = 1e-100;
+/// The smallest positive sampling rate: the smallest normal double (a subnormal rate's square and
+/// logarithm lose their precision). 0 (never sampled) is an edge value.
+inline constexpr double kSmallestSamplingRate = 2.2250738585072014e-308;
+
 struct training_phase {
   double noise_multiplier = 1.0;  ///< σ > 0
   double sampling_rate = 1.0;     ///< q ∈ (0, 1]
@@ -108,14 +116,14 @@ struct training_run {
   std::vector<training_phase> phases;
   double gaussian_mu = 0.0;  ///< an extra G(μ₀) factor; 0 for none
 
-  /// Throws std::domain_error (check_* message) unless every phase has σ > 0 finite,
-  /// q ∈ (0, 1], steps ≥ 1, and μ₀ ≥ 0 finite. (A run without phases and μ₀ = 0 is
-  /// perfectly private: ε = 0.) With edge_values, σ ∈ [0, +inf] and q ∈ [0, 1] are accepted:
-  /// the edge values that estimate_epsilon and estimate_delta answer (accountant.hpp).
-  /// Also: each phase's neighbours are ones its scheme takes (replace-one or add/remove for
-  /// Poisson and truncated Poisson; replace-one without replacement; add/remove for random
-  /// allocation; zero-out for shuffling); truncated Poisson has n ≥ 1, B ≥ 1, and q < 1 unless
-  /// B ≥ n (with q = 1 and B < n every batch is B records drawn without replacement).
+  /// Throws std::domain_error (check_* message) unless every phase has σ finite and ≥
+  /// kSmallestNoiseMultiplier, q ∈ [kSmallestSamplingRate, 1], steps ≥ 1, and μ₀ ≥ 0 finite. (A run
+  /// without phases and μ₀ = 0 is perfectly private: ε = 0.) With edge_values, σ ∈ [0, +inf] and q
+  /// ∈ [0, 1] are accepted: the edge values that estimate_epsilon and estimate_delta answer
+  /// (accountant.hpp). Also: each phase's neighbours are ones its scheme takes (replace-one or
+  /// add/remove for Poisson and truncated Poisson; replace-one without replacement; add/remove for
+  /// random allocation; zero-out for shuffling); truncated Poisson has n ≥ 1, B ≥ 1, and q < 1
+  /// unless B ≥ n (with q = 1 and B < n every batch is B records drawn without replacement).
   void validate(std::string_view function, bool edge_values = false) const;
 
   /// Total number of steps (Σ steps; +1 for the Gaussian factor).

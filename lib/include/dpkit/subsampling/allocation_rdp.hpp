@@ -48,6 +48,9 @@ double allocation_add_log_moment(double alpha, double mu, long long t);
 /// orders: the outer integral by the trapezoid rule in log v (step 0.02, exponentially
 /// convergent for this analytic, rapidly decaying integrand) and φ by the trapezoid rule in x
 /// (step ≤ 0.025/max(1, μ)); agreement with the adaptive allocation_add_log_moment is tested.
+/// The returned list may end below alpha_max: at an order whose add-direction moment is out of
+/// numerical reach (small noise, high orders) the orders from there on are left out (any set of
+/// orders gives a valid bound); where order 2 is, it throws naming the noise multiplier 1/μ.
 std::vector<double> allocation_epoch_rdp(double mu, long long t, long long alpha_max = 40);
 
 }  // namespace dpkit::subsampling
