@@ -75,11 +75,16 @@ def _real(name: str, value: Any, ok, constraint: str, allow_inf: bool = False) -
         raise _bad(name, value, constraint)
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond 1.8e308
         raise _bad(name, value, constraint) from None
     if not ((math.isfinite(x) or (allow_inf and x == math.inf)) and ok(x)):
         raise _bad(name, value, constraint)
     return x
+
+
+# The largest count the extension takes: 2^53, as the CLI (counts beyond are not exact doubles,
+# and beyond 2^63 pybind11 would raise its own TypeError).
+_MAX_COUNT = 2**53
 
 
 def _integer(name: str, value: Any, lo: int, constraint: str) -> int:
@@ -99,6 +104,8 @@ def _integer(name: str, value: Any, lo: int, constraint: str) -> int:
             raise _bad(name, value, constraint) from None
     if i < lo:
         raise _bad(name, value, constraint)
+    if i > _MAX_COUNT:
+        raise _bad(name, value, constraint + " and <= 2^53")
     return i
 
 
@@ -190,12 +197,29 @@ class Phase(Record):
 def _sigma_arg(value: Any, edge: bool) -> float:
     """σ > 0 finite; with edge, also 0 (no noise) and inf (nothing released)."""
     if edge:
-        x = _real("noise_multiplier", value, lambda v: v >= 0, "a number >= 0 or inf",
-                  allow_inf=True)
-        return x
-    return _real("noise_multiplier", value, lambda v: v > 0,
-                 "a finite number > 0 (0 and inf are edge values that only epsilon and delta "
-                 "answer)" if _is_edge_number(value) else "a finite number > 0")
+        return _real("noise_multiplier", value, _sigma_or_edge, "a number >= 1e-100, 0 or inf",
+                     allow_inf=True)
+    return _real("noise_multiplier", value, lambda v: v >= _SMALLEST_SIGMA,
+                 "a finite number >= 1e-100 (0 and inf are edge values that only epsilon and "
+                 "delta answer)" if _is_edge_number(value) else "a finite number >= 1e-100")
+
+
+# The smallest positive noise multiplier the accountants take (the library's
+# accounting::kSmallestNoiseMultiplier, checked by the library too).
+_SMALLEST_SIGMA = 1e-100
+
+
+def _sigma_or_edge(v: float) -> bool:
+    return v == 0 or v >= _SMALLEST_SIGMA
+
+
+# The smallest positive sampling rate: the smallest normal double (the library's
+# accounting::kSmallestSamplingRate; subnormal rates lose their precision).
+_SMALLEST_RATE = 2.2250738585072014e-308
+
+
+def _rate_or_edge(v: float) -> bool:
+    return v == 0 or _SMALLEST_RATE <= v <= 1
 
 
 def _is_edge_number(value: Any) -> bool:
@@ -209,8 +233,9 @@ def _is_edge_number(value: Any) -> bool:
 def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
     # The edge values (σ = 0 or inf, q = 0) pass here; the functions that cannot answer them
     # refuse them with the library's message (only epsilon and delta do).
-    _real("noise_multiplier", sigma, lambda v: v >= 0, "a number >= 0 or inf", allow_inf=True)
-    _real("sample_rate", q, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+    _real("noise_multiplier", sigma, _sigma_or_edge, "a number >= 1e-100, 0 or inf",
+          allow_inf=True)
+    _real("sample_rate", q, _rate_or_edge, "a number in [2.2e-308, 1] or 0")
     _integer("steps", steps, 1, "an integer >= 1")
     _sampling(sampling)
 
@@ -279,11 +304,11 @@ def _resolve_run(noise_multiplier: Any = None,
         if batch_size is not None or (dataset_size is not None and not truncated):
             raise ValueError("sample_rate must not be given together with batch_size and "
                              "dataset_size (it is batch_size / dataset_size)")
-        q = (_real("sample_rate", sample_rate, lambda v: 0 <= v <= 1, "a number in [0, 1]")
+        q = (_real("sample_rate", sample_rate, _rate_or_edge, "a number in [2.2e-308, 1] or 0")
              if edge else
-             _real("sample_rate", sample_rate, lambda v: 0 < v <= 1,
-                   "a number in (0, 1] (0 is an edge value that only epsilon and delta answer)"
-                   if _is_edge_number(sample_rate) else "a number in (0, 1]"))
+             _real("sample_rate", sample_rate, lambda v: _SMALLEST_RATE <= v <= 1,
+                   "a number in [2.2e-308, 1] (0 is an edge value that only epsilon and delta "
+                   "answer)" if _is_edge_number(sample_rate) else "a number in [2.2e-308, 1]"))
         q_frac = None  # Fraction(q), made only when epochs need it (it costs microseconds)
     elif batch_size is not None or dataset_size is not None:
         if batch_size is None or dataset_size is None:

@@ -49,6 +49,16 @@ def find_program(program: Optional[str] = None) -> str:
         "build/release/tools/dpkit/dpkit)")
 
 
+def _program_message(stderr: str) -> str:
+    """The program's last message, whole: from its last line that starts with "dpkit" to the
+    end (a message may span lines — the one that says what to build does), in one line."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    if not lines:
+        return "(no message)"
+    starts = [i for i, line in enumerate(lines) if line.startswith("dpkit")]
+    return " ".join(lines[starts[-1] if starts else len(lines) - 1:])
+
+
 def validate(ids: Optional[Sequence[str]] = None,
              *,
              tier: str = "quick",
@@ -95,8 +105,7 @@ def validate(ids: Optional[Sequence[str]] = None,
     # Exit 0: all as expected; 3: a verdict is violated (the scoreboard says which); 2: bad
     # input; 1: numerical failure.
     if proc.returncode not in (0, 3):
-        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise ValidationError(last)
+        raise ValidationError(_program_message(proc.stderr))
     data = json.loads(proc.stdout)
     return list(data.get("results", []))
 
@@ -174,6 +183,5 @@ def audit(*,
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     # Exit 0: holds or inconclusive; 3: violated; 2: bad input; 1: numerical failure.
     if proc.returncode not in (0, 3):
-        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise ValidationError(last)
+        raise ValidationError(_program_message(proc.stderr))
     return json.loads(proc.stdout)["results"][0]

@@ -124,3 +124,23 @@ def test_audit_of_a_renyi_claim_from_python(tmp_path):
         f.write_text("order,epsilon\n" + "".join(f"{a},{a * mu * mu * scale!r}\n"
                                                  for a in (1.5, 2, 4, 8, 16, 32)))
         assert dpkit.audit(renyi=f, **setting)["verdict"] in expected
+
+
+def test_a_program_message_reaches_the_user_whole(tmp_path):
+    # dpkit validate without the scenarios says what to build on its second and third lines;
+    # the error must carry all of it, not its last line alone.
+    fake = tmp_path / "dpkit"
+    fake.write_text("#!/bin/sh\n"
+                    "echo 'progress line' >&2\n"
+                    "echo 'dpkit validate: the validation scenarios are not part of this build. "
+                    "Build them once with' >&2\n"
+                    "echo '  cmake --build build/release --target dpkit-validate' >&2\n"
+                    "echo '(tools/bootstrap.sh test builds them too).' >&2\n"
+                    "exit 2\n")
+    fake.chmod(0o755)
+    with pytest.raises(dpkit.validation.ValidationError) as e:
+        dpkit.validate(["gdp-gaussian-1d"], program=str(fake))
+    msg = str(e.value)
+    assert msg.startswith("dpkit validate: the validation scenarios are not part"), msg
+    assert "cmake --build build/release --target dpkit-validate" in msg, msg
+    assert "progress line" not in msg and "\n" not in msg, msg

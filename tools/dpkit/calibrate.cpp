@@ -76,7 +76,14 @@ int run(const calibrate_options& o) {
     r.columns = {"accountant", "noise_multiplier", "epsilon", "kind", "epsilon_lower", "method"};
     r.title = "smallest noise multiplier for " + budget + ": " + describe_run(m.run, false, true);
     for (const std::string& line : m.derivation) r.title += "\n" + line;
-    if (c.termination != termination_type::failure)
+    if (!c.message.empty()) row["message"] = user_message(c.message, o.app);
+    r.results.back() = row;
+    if (c.termination != termination_type::failure && c.estimate.value == 0)
+      r.notes = {
+          "noise_multiplier: the smallest value at which the accountant certifies epsilon = 0",
+          "(delta(0) <= delta): the target is below what it resolves there. At",
+          "noise_multiplier_lower it does not certify epsilon = 0."};
+    else if (c.termination != termination_type::failure)
       r.notes = {
           "noise_multiplier: the budget holds at this value (epsilon is what the accountant",
           "certifies there: <= the target, and within --budget-tolerance of it). At",
@@ -84,8 +91,8 @@ int run(const calibrate_options& o) {
           "certify the budget (with PLD it is exceeded for certain only where epsilon_lower",
           "there is above the target)."};
     if (c.termination == termination_type::failure) failure = c.message;
-    if (c.termination == termination_type::max_iterations)
-      note = c.message;  // certified, with more of the budget unused than asked
+    // Certified, with more of the budget unused than asked, or ε = 0 at the answer: said.
+    if (c.termination != termination_type::failure) note = c.message;
   } else {
     r.parameters["max_steps"] = o.max_steps;
     const accounting::steps_calibration c = [&] {

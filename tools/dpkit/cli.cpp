@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 
+#include "dpkit/accounting/training_run.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
 #include "dpkit/core/version.hpp"
@@ -45,6 +46,21 @@ std::optional<long long> parse_integer(const std::string& s) {
 // The message after the flag name; main() joins "--flag" and this into one line.
 std::string invalid(const std::string& value, const std::string& constraint) {
   return "is " + value + ", but must be " + constraint;
+}
+
+// A number that strtod reads only by leaving the range of normal doubles: 1e400 overflows to
+// inf (it is not infinity: inf is written inf), 1e-400 underflows to 0 and 1e-320 to a
+// subnormal that keeps a few digits at most. Such text is refused, never read as inf or 0.
+std::string out_of_range(const std::string& s, const std::string& constraint) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || errno != ERANGE) return "";
+  if (std::isinf(v))
+    return "is " + s + ", which overflows double precision (largest 1.8e308), but must be " +
+           constraint;
+  return invalid(s, constraint) + " (" + s +
+         " underflows double precision: the smallest normal double is 2.2e-308)";
 }
 
 std::string utc_now() {
@@ -110,6 +126,10 @@ void write_table(std::ostream& out, const report& r) {
 
 }  // namespace
 
+bool out_of_double_range(const std::string& s) {
+  return !out_of_range(s, "").empty();
+}
+
 std::string format_number(double x) {
   return fmt::format("{:.10g}", x);
 }
@@ -118,6 +138,7 @@ CLI::Validator real_in_open_interval(double lo, double hi) {
   const std::string constraint = "a number in (" + format_value(lo) + ", " + format_value(hi) + ")";
   return CLI::Validator(
       [=](std::string& s) -> std::string {
+        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
         const auto v = parse_real(s);
         return v && *v > lo && *v < hi ? std::string() : invalid(s, constraint);
       },
@@ -128,6 +149,7 @@ CLI::Validator real_in_half_open_interval(double lo, double hi) {
   const std::string constraint = "a number in [" + format_value(lo) + ", " + format_value(hi) + ")";
   return CLI::Validator(
       [=](std::string& s) -> std::string {
+        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
         const auto v = parse_real(s);
         return v && *v >= lo && *v < hi ? std::string() : invalid(s, constraint);
       },
@@ -141,6 +163,7 @@ CLI::Validator finite_real(Accept accept, const std::string& relation) {
       relation.rfind("in ", 0) == 0 ? "a number " + relation : "a finite number " + relation;
   return CLI::Validator(
       [=](std::string& s) -> std::string {
+        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
         const auto v = parse_real(s);
         return v && std::isfinite(*v) && accept(*v) ? std::string() : invalid(s, constraint);
       },
@@ -170,14 +193,22 @@ CLI::Validator sampling_rate_validator() {
                      "in [2.2e-308, 1] (normal doubles; 1 = full batch)");
 }
 
+CLI::Validator noise_multiplier_validator() {
+  return real_at_least(accounting::kSmallestNoiseMultiplier);
+}
+
 CLI::Validator noise_multiplier_edge_validator() {
-  const std::string constraint = "a number >= 0 or inf";
+  const std::string constraint = "a number >= 1e-100, 0 or inf";
   return CLI::Validator(
       [=](std::string& s) -> std::string {
+        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
         const auto v = parse_real(s);
-        return v && *v >= 0 ? std::string() : invalid(s, constraint);  // NaN fails >= 0
+        // NaN fails both comparisons.
+        return v && (*v == 0 || *v >= accounting::kSmallestNoiseMultiplier)
+                   ? std::string()
+                   : invalid(s, constraint);
       },
-      ">= 0 or inf (0: no noise, inf: nothing released)", "noise_multiplier_edge");
+      ">= 1e-100, 0 or inf (0: no noise, inf: nothing released)", "noise_multiplier_edge");
 }
 
 CLI::Validator sampling_rate_edge_validator() {

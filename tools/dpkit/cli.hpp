@@ -42,7 +42,10 @@ struct numerical_failure : std::runtime_error {
 CLI::Validator real_in_open_interval(double lo, double hi);       // (lo, hi)
 CLI::Validator real_in_half_open_interval(double lo, double hi);  // [lo, hi)
 CLI::Validator real_at_least(double lo);                          // finite, >= lo
-CLI::Validator real_greater_than(double lo);                      // finite, > lo
+/// Whether strtod reads the text only by overflowing (1e400) or underflowing (1e-400, 1e-320):
+/// such numbers are refused, never read as inf or 0.
+bool out_of_double_range(const std::string& s);
+CLI::Validator real_greater_than(double lo);  // finite, > lo
 /// 2^53: the largest integer below which every count converts to a double exactly.
 inline constexpr long long kMaxExactInteger = 9007199254740992LL;
 /// An integer in [lo, hi]. The default cap, 1e9, bounds counts whose work or memory grows with
@@ -50,7 +53,9 @@ inline constexpr long long kMaxExactInteger = 9007199254740992LL;
 /// running out of memory or time.
 CLI::Validator integer_at_least(long long lo, long long hi = 1000000000LL);
 CLI::Validator sampling_rate_validator();  // [2.2e-308, 1]
-/// The edge values accepted as well: noise multiplier in [0, inf], sampling rate 0 or in
+/// A noise multiplier: finite and >= 1e-100 (accounting::kSmallestNoiseMultiplier).
+CLI::Validator noise_multiplier_validator();
+/// The edge values accepted as well: noise multiplier 0, inf or >= 1e-100, sampling rate 0 or in
 /// [2.2e-308, 1].
 CLI::Validator noise_multiplier_edge_validator();
 CLI::Validator sampling_rate_edge_validator();

@@ -326,6 +326,7 @@ struct privacy_options {
   std::string times;
   long long points = 0;
   std::string pairs = "extreme:30";
+  bool pairs_given = false;  // --pairs on the command line (else the default, fitted to n)
   std::string per_pair_file;
   std::vector<double> ys22_clips;
   double delta = 1e-5;
@@ -549,7 +550,16 @@ int run_privacy(const privacy_options& o) {
   if (kind == "all") {
     pairs = hsgd::all_pairs(n);
   } else if (kind == "extreme" && v.size() == 1) {
-    pairs = hsgd::extreme_label_pairs(inst.data, static_cast<long long>(v[0]));
+    // The default screen, extreme:30, takes at most half the dataset at each end (a smaller
+    // dataset is a valid input, not the user's error); a K the user gave must fit.
+    long long k = static_cast<long long>(v[0]);
+    if (!o.pairs_given) k = std::min(k, n / 2);
+    if (2 * k > n)
+      throw usage_error("--pairs is extreme:" + std::to_string(k) + ", which takes " +
+                        std::to_string(k) + " records at each end of the labels, but the " +
+                        "dataset has " + std::to_string(n) +
+                        " (K must be <= " + std::to_string(n / 2) + ")");
+    pairs = hsgd::extreme_label_pairs(inst.data, k);
   } else if (kind == "proxy" && v.size() == 1) {
     pairs = hsgd::top_pairs_by_proxy(law, inst.data, hsgd::all_pairs(n), 0.0,
                                      static_cast<long long>(v[0]));
@@ -854,10 +864,11 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->check(integer_at_least(1));
   priv->add_option("--pairs", q->pairs,
                    "Candidate neighbouring pairs: extreme:K (K largest x K smallest labels, the "
-                   "released code's screen), proxy:K (top K by the mean-gap proxy), random:K (K "
-                   "distinct pairs drawn with --seed; the released code's Fig. 1(b) sample), all, "
-                   "or pair:I,J")
-      ->capture_default_str();
+                   "released code's screen; the default takes K = min(30, n/2)), proxy:K (top K "
+                   "by the mean-gap proxy), random:K (K distinct pairs drawn with --seed; the "
+                   "released code's Fig. 1(b) sample), all, or pair:I,J")
+      ->capture_default_str()
+      ->each([q](const std::string&) { q->pairs_given = true; });
   priv->add_option("--ys22-clip", q->ys22_clips,
                    "Also give Ye & Shokri's last-iterate RDP bound for the same pass with "
                    "gradients clipped at each C (LKSP25 Fig. 3(b); one --orders value; release "

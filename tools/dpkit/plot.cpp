@@ -717,6 +717,30 @@ std::size_t need_column(const table& t, const std::string& name, const std::stri
   return *c;
 }
 
+// A column drawn as numbers: every cell empty (no point) or a number. A cell that is neither
+// would otherwise be dropped from the figure without a word (a malformed row drawn, exit 0).
+void need_numbers(const table& t, std::size_t c, const std::string& flag) {
+  for (std::size_t r = 0; r < t.text.size(); ++r) {
+    const std::string& cell = t.text[r][c];
+    const std::optional<double> v = parse_number(cell);
+    if (!cell.empty() && (!v || std::isnan(*v)))
+      throw usage_error(flag + ": " + t.path + ", data row " + std::to_string(r + 1) +
+                        ": column '" + t.columns[c] + "' is '" + cell +
+                        "', but must be a number (or empty for no point)");
+  }
+}
+
+// The x column: numbers (checked as above), or text throughout (a category axis); a column that
+// mixes the two is a malformed file, not a category axis.
+void need_x(const table& t, std::size_t c) {
+  bool number = false, text = false;
+  for (const auto& row : t.text) {
+    if (row[c].empty()) continue;
+    (parse_number(row[c]) ? number : text) = true;
+  }
+  if (number && text) need_numbers(t, c, "--x");
+}
+
 // The legend word of a category value of the x column.
 std::string category_words(const std::string& column, const std::string& value) {
   if (column == "accountant") return accountant_words(value);
@@ -758,11 +782,14 @@ std::string group_words(const std::string& column, const std::string& value) {
 // text x column (shared by every file drawn together).
 std::vector<series> draw(const table& t, const plan& p, std::vector<std::string>& categories) {
   const std::size_t xc = need_column(t, p.x, "--x");
+  need_x(t, xc);
   const bool categorical = !t.numeric(xc);
   const auto opt = [&](const std::string& name,
                        const std::string& flag) -> std::optional<std::size_t> {
     if (name.empty()) return std::nullopt;
-    return need_column(t, name, flag);
+    const std::size_t c = need_column(t, name, flag);
+    need_numbers(t, c, flag);
+    return c;
   };
   const auto xl = opt(p.x_lower, "--x-lower"), xh = opt(p.x_upper, "--x-upper");
   std::vector<std::size_t> gc;
@@ -785,6 +812,7 @@ std::vector<series> draw(const table& t, const plan& p, std::vector<std::string>
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (const y_spec& y : p.y) {
       const std::size_t yc = need_column(t, y.column, "--y");
+      need_numbers(t, yc, "--y");
       const auto lo = opt(y.lower, "--y-lower"), hi = opt(y.upper, "--y-upper"),
                  err = opt(y.error, "--y-error");
       series s;
@@ -1180,7 +1208,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
     }
   }
   if (pooled) f.subtitle.clear();  // the first file's run, not the sweep's
-  if (!categories.empty()) {  // a text x column (a validation result brings its own)
+  if (!categories.empty()) {       // a text x column (a validation result brings its own)
     f.x_categories = categories;
     f.linear_x = true;
   }

@@ -170,12 +170,16 @@ phase_spec parse_phase(const std::string& text) {
       // Zero and inf are edge values, accepted here and checked with the run (resolve_run):
       // only epsilon and delta answer them.
       char* end = nullptr;
-      const double x = std::strtod(value.c_str(), &end);
-      const std::optional<double> v =
-          end == value.c_str() + value.size() ? std::optional<double>(x) : std::nullopt;
-      if (!v || !(*v >= 0) || (k == "sampling-rate" && *v > 1))
-        throw bad(k + " must be " + (k == "sampling-rate" ? "in [0, 1]" : "a number >= 0"));
-      (k == "noise-multiplier" ? p.noise_multiplier : p.sampling_rate) = *v;
+      const double v = std::strtod(value.c_str(), &end);
+      const bool read = end == value.c_str() + value.size();
+      const bool sigma = k == "noise-multiplier";
+      const std::string range = sigma ? "0, inf or a number >= 1e-100" : "0 or in [2.2e-308, 1]";
+      if (read && out_of_double_range(value))
+        throw bad(k + " must be " + range + " (" + value + " leaves double precision)");
+      if (!read || !(sigma ? v == 0 || v >= accounting::kSmallestNoiseMultiplier
+                           : v == 0 || (v >= accounting::kSmallestSamplingRate && v <= 1)))
+        throw bad(k + " must be " + range + " (it is " + value + ")");
+      (sigma ? p.noise_multiplier : p.sampling_rate) = v;
     } else if (k == "batch-size" || k == "max-batch-size") {
       const auto v = parse_double(value);
       if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e15)
@@ -340,15 +344,15 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
              ->check(real_at_least(0))
              ->type_name("M")
              ->group(group);
-  auto* sigma =
-      app->add_option("-s,--noise-multiplier", o.noise_multiplier,
-                      needs.noise ? "Noise multiplier sigma: noise standard deviation / "
-                                    "clipping norm (required)"
-                                  : "Noise multiplier sigma: given, calibrate solves "
-                                    "for the number of steps instead")
-          ->check(needs.edge_values ? noise_multiplier_edge_validator() : real_greater_than(0))
-          ->type_name("S")
-          ->group(group);
+  auto* sigma = app->add_option("-s,--noise-multiplier", o.noise_multiplier,
+                                needs.noise ? "Noise multiplier sigma: noise standard deviation / "
+                                              "clipping norm (required)"
+                                            : "Noise multiplier sigma: given, calibrate solves "
+                                              "for the number of steps instead")
+                    ->check(needs.edge_values ? noise_multiplier_edge_validator()
+                                              : noise_multiplier_validator())
+                    ->type_name("S")
+                    ->group(group);
   auto* q =
       app->add_option("-p,--sampling-rate", o.sampling_rate,
                       "Probability q that an example is in a batch (Poisson), or batch "
@@ -571,8 +575,12 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
                                    : std::string("only the last phase may have several "
                                                  "lengths")));
     if (values == 0 && (needs.length || !last))
-      throw usage_error(at + "the length of the run is not given: use --steps T or --epochs E" +
-                        std::string(specs.size() == 1 ? "" : " (steps=T or epochs=E)"));
+      // With --phase the length is a key of the phase (--steps would be refused beside it).
+      throw usage_error(at + (o.phases.empty()
+                                  ? std::string("the length of the run is not given: use "
+                                                "--steps T or --epochs E")
+                                  : std::string("the length of the phase is not given: add "
+                                                "steps=T or epochs=E to its --phase")));
     if (s.q == 0 && !epochs_list.empty())
       throw usage_error(at + "with sampling rate 0 no epoch ends: give the length in steps");
     const double per_epoch = steps_per_epoch(s, o.dataset_size);

@@ -480,9 +480,20 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--replicates is 9223372036854775807, but must be an integer in [1, 1e9]"},
       {"hsgd risk --spectrum-file /dev/null --learning-rate 1 --times 1", "--spectrum-file"},
       {"epsilon --noise-multiplier -0.5 --delta 1e-5",
-       "--noise-multiplier is -0.5, but must be a number >= 0 or inf"},
+       "--noise-multiplier is -0.5, but must be a number >= 1e-100, 0 or inf"},
       {"rdp --noise-multiplier 0 --sampling-rate 0.1 --steps 10",
-       "--noise-multiplier is 0, but must be a finite number > 0"},
+       "--noise-multiplier is 0, but must be a finite number >= 1e-100"},
+      // Text beyond the double range is refused, never read as inf (no noise) or 0.
+      {"epsilon --noise-multiplier 1e400 --sampling-rate 0.1 --steps 10 --delta 1e-5",
+       "--noise-multiplier is 1e400, which overflows double precision (largest 1.8e308), but "
+       "must be a number >= 1e-100, 0 or inf"},
+      {"epsilon --noise-multiplier 1e-200 --sampling-rate 0.1 --steps 10 --delta 1e-5",
+       "--noise-multiplier is 1e-200, but must be a number >= 1e-100, 0 or inf"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --delta 1e-400",
+       "--delta is 1e-400, but must be a number in [1e-290, 1) (1e-400 underflows double "
+       "precision"},
+      {"epsilon --phase noise-multiplier=1e400,sampling-rate=0.1,steps=10 --delta 1e-5",
+       "noise-multiplier must be 0, inf or a number >= 1e-100 (1e400 leaves double precision)"},
       {"epsilon --mu inf --delta 1e-5", "--mu is inf, but must be a finite number >= 0"},
       {"epsilon --mu abc --delta 1e-5", "--mu is abc"},
       {"epsilon --mu 1 --delta 1e-5 --accountant magic", "--accountant"},

@@ -43,8 +43,8 @@ std::string script_of(const std::string& inputs,
                       const std::string& name = "fig") {
   const auto svg = scratch(name + ".svg"), gp = scratch(name + ".gp");
   std::filesystem::remove(gp);
-  const auto r = dpkit_run("plot " + inputs + " --output " + quoted(svg) + " --script " + quoted(gp) +
-                           " " + flags);
+  const auto r = dpkit_run("plot " + inputs + " --output " + quoted(svg) + " --script " +
+                           quoted(gp) + " " + flags);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   REQUIRE(std::filesystem::file_size(svg) > 0);
@@ -207,12 +207,15 @@ TEST_CASE("dpkit plot recognises each dpkit output by its columns or context", "
       "delta --noise-multiplier 1 --sampling-rate 0.01 --steps 100 --epsilon 1 --accountant all "
       "--format json --output " +
           quoted(delta),
-      "hsgd risk --spectrum isotropic:1 --dimension 10 --learning-rate 1 --times 0.5,1,2 --format csv "
+      "hsgd risk --spectrum isotropic:1 --dimension 10 --learning-rate 1 --times 0.5,1,2 --format "
+      "csv "
       "--output " +
           quoted(risk),
-      "hsgd privacy --dimension 20 --dataset-size 100 --noise-std 1.5 --orders 2 --points 3 --format json --output " +
+      "hsgd privacy --dimension 20 --dataset-size 100 --noise-std 1.5 --orders 2 --points 3 "
+      "--format json --output " +
           quoted(privacy),
-      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100 "
+      "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps "
+      "100 "
       "--format csv --output " +
           quoted(shifted),
       "simulate --algorithm sgd --batch-size 10 --noise-std 0.5 --steps 20 --record-every 5 "
@@ -403,6 +406,12 @@ TEST_CASE("dpkit plot rejects bad input with exit 2 and one line", "[cli][plot]"
              binary = scratch("binary.csv"), nojson = scratch("nojson.json"),
              scoreboard = scratch("scoreboard.json");
   write(other, "a,b\n1,2\n");
+  // Malformed rows: a text cell in a number column, a NaN, a column mixing numbers and text.
+  const auto text_y = scratch("text_y.csv"), nan_y = scratch("nan_y.csv"),
+             mixed_x = scratch("mixed_x.csv");
+  write(text_y, "a,b\n1,2\n2,abc\n3,4\n");
+  write(nan_y, "a,b\n1,2\n2,nan\n");
+  write(mixed_x, "a,b\n1,2\nabc,3\n3,4\n");
   write(empty, "");
   write(binary, std::string("\0\1\2\3", 4));
   write(nojson, "{\"context\": {\"tool\": \"dpkit epsilon\"}}");
@@ -418,6 +427,10 @@ TEST_CASE("dpkit plot rejects bad input with exit 2 and one line", "[cli][plot]"
       {"plot " + quoted(scoreboard) + " --output " + svg, "scoreboard"},
       {"plot " + quoted(other) + " --y nosuch --output " + svg, "no column 'nosuch'"},
       {"plot " + quoted(other) + " --x nosuch --y b --output " + svg, "--x"},
+      {"plot " + quoted(text_y) + " --x a --y b --output " + svg,
+       "data row 2: column 'b' is 'abc', but must be a number (or empty for no point)"},
+      {"plot " + quoted(nan_y) + " --x a --y b --output " + svg, "column 'b' is 'nan'"},
+      {"plot " + quoted(mixed_x) + " --x a --y b --output " + svg, "column 'a' is 'abc'"},
       {"plot " + quoted(csv) + " --label a --label b --output " + svg, "--label"},
       {"plot " + quoted(csv) + " --output " + quoted(csv), "--output"},
       {"plot " + quoted(scratch("missing.csv")) + " --output " + svg, "missing.csv"},

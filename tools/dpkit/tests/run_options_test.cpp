@@ -131,6 +131,12 @@ TEST_CASE("a run that is not fully given is an error naming what is missing", "[
       {"tradeoff --mu 1 --alpha 0.1 --points 5", "--points and --alpha both give the alpha grid"},
       {"calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0.01",
        "the length of the run is not given"},
+      // With --phase the hint names the phase's key: --steps beside --phase is refused.
+      {"epsilon --phase noise-multiplier=1.1,sampling-rate=0.01 --delta 1e-5",
+       "the length of the phase is not given: add steps=T or epochs=E to its --phase"},
+      {"epsilon --phase noise-multiplier=1.1,sampling-rate=0.01 --phase "
+       "noise-multiplier=1,sampling-rate=0.1 --delta 1e-5",
+       "--phase 1: the length of the phase is not given: add steps=T or epochs=E to its --phase"},
       {"rdp --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --orders 1",
        "--orders has 1, but every order must be in (1, 1e6]"},
       {"rdp --noise-multiplier 1 --sampling-rate 0.1 --steps 10", "--orders is required"},
