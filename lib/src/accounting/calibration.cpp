@@ -344,7 +344,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       bool searched = false;
       for (int attempt = 0; attempt < 3 && std::isfinite(h) && !searched; ++attempt) {
         pld_options fixed = options.pld;
-        fixed.grid_spacing = h;
+        fixed.grid_spacing = std::max(h, kSmallestGridSpacing);
         levels.assign(1, fixed);
         fixed_grid = true;
         cache = kept;
@@ -380,7 +380,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       const double h = std::min(a.pld.grid_spacing, b.pld.grid_spacing);
       if (h > 0) {
         pld_options fixed = options.pld;
-        fixed.grid_spacing = h;
+        fixed.grid_spacing = std::max(h, kSmallestGridSpacing);
         levels.assign(1, fixed);
         cache.clear();
         final_level.clear();

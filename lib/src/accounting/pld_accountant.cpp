@@ -115,22 +115,28 @@ pass_result evaluate_pass(const directions& dirs,
 double initial_spacing(const directions& dirs) {
   double widest = 0, bulk = 0;
   for (const auto& factors : dirs) {
-    double variance = 0;
+    // The composed loss's standard deviation, accumulated by hypot: at σ ~ 1e-79 one step's
+    // losses reach 1e156, whose squares overflow (the spacing came out inf).
+    double sd = 0;
     for (const loss_factor& f : factors) {
       const double lo = f.loss->lower_tail_point(1e-12), hi = f.loss->upper_tail_point(1e-12);
       widest = std::max(widest, hi - lo);
       // Below the finest grid (1e-10), the step's variance is negligible anyway.
       if (!((hi - lo) / 256 >= 1e-10)) continue;
       const discrete_pld d = discretize(*f.loss, (hi - lo) / 256, pld_side::pessimistic, 1e-12);
+      // Moments of the loss in units of the step's range (finite whatever the range).
+      const double unit = hi - lo;
       double m0 = 0, m1 = 0, m2 = 0;
       for (std::size_t k = 0; k < d.mass.size(); ++k) {
-        const double y = d.loss(k);
+        const double y = d.loss(k) / unit;
         m0 += d.mass[k], m1 += d.mass[k] * y, m2 += d.mass[k] * y * y;
       }
       if (m0 > 0)
-        variance += static_cast<double>(f.count) * std::max(0.0, m2 / m0 - (m1 / m0) * (m1 / m0));
+        sd = std::hypot(sd, std::sqrt(static_cast<double>(f.count) *
+                                      std::max(0.0, m2 / m0 - (m1 / m0) * (m1 / m0))) *
+                                unit);
     }
-    bulk = std::max(bulk, 20 * std::sqrt(variance));
+    bulk = std::max(bulk, 20 * sd);
   }
   if (!(widest > 0)) return 1e-3;
   return std::max(widest / 2000, bulk / 65536);
@@ -143,7 +149,7 @@ double initial_spacing(const directions& dirs) {
 // discretisation error behind the floating-point slack no longer applies. Runs whose losses are
 // that small (sampling rates below ~1e-9) get a wide but valid bracket at h = 1e-10, and say
 // that the accuracy was not reached.
-constexpr double kMinGridSpacing = 1e-10;
+constexpr double kMinGridSpacing = kSmallestGridSpacing;
 
 // Next spacing from the measured relative gap: gap ∝ h², with a 0.8 safety factor, between
 // 1/8 and 1/1.5 of the current spacing.

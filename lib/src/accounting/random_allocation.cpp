@@ -127,6 +127,17 @@ void note_engine(allocation_bracket& b, const pld_diagnostics& r) {
 void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, const pld_options& o) {
   // The laws' splits move δ by an absolute ~1e-15 (`moved`): below δ ≈ 1e-11 that allowance
   // would swamp the answer, and the bracket is refused in terms of δ.
+  if (!std::isfinite(up.moved) || !std::isfinite(up.gamma)) {
+    // The laws' own rounding allowance could not be formed (its terms overflow at this noise
+    // and epoch length; "must be >= nan" was printed): refused in the run's own terms.
+    b.upper = std::numeric_limits<double>::infinity();
+    b.termination = termination_type::failure;
+    b.message =
+        "the run (random allocation at this noise multiplier and sampling rate) is beyond what "
+        "the PLD accountant bounds: the rounding allowance of its laws is not finite; the RDP "
+        "accountant answers";
+    return;
+  }
   if (!(up.moved <= 1e-4 * delta && up.gamma <= 1e-3)) {
     b.upper = std::numeric_limits<double>::infinity();
     b.termination = termination_type::failure;

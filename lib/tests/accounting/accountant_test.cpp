@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace acc = dpkit::accounting;
@@ -189,6 +190,36 @@ TEST_CASE("where no grid resolves the target: the epsilon = 0 threshold, against
   REQUIRE(ten.converged());
   CHECK(ten.estimate.value == 0);
   CHECK_THAT(ten.message, Contains("epsilon = 0 is certified from noise multiplier"));
+}
+
+TEST_CASE("found by the domain sweep: corners answered, certified, in the user's terms",
+          "[accounting][sweep]") {
+  // RDP at q = 3.3e-299: Boost's tanh-sinh refused an integrand overflowing between its
+  // breakpoints, and "internal error: Error in function tanh_sinh" reached the user (case 3056).
+  const auto run = dpsgd(0.12849241197253158, 3.3485454483364038e-299, 7);
+  const double delta = 7.168340357914288e-14;
+  const auto rdp = acc::estimate_epsilon(run, delta, acc::accountant_type::rdp);
+  const auto pld = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
+  CHECK(std::isfinite(rdp.value));
+  CHECK(rdp.value >= pld.lower);
+  // A replace-one calibration at δ = 2.5e-104 handed the engine a fixed grid finer than its
+  // floor, refused as "pld_epsilon: grid_spacing is 6.49e-11" (case 1922): it is clamped.
+  acc::training_run replace = dpsgd(1.0, 0.010687112756555171, 33);
+  replace.phases.front().neighbours = acc::neighbouring::replace_one;
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  o.pld.max_fft_size = 65536;
+  for (const double target : {1.0, 10.0, 100.0}) {
+    INFO("target " << target);
+    acc::noise_calibration c;
+    try {
+      c = acc::calibrate_noise_multiplier(replace, target, 2.4658100776588952e-104, o);
+    } catch (const std::exception& e) {
+      CHECK_THAT(std::string(e.what()), !Contains("grid_spacing is"));
+      continue;
+    }
+    if (c.termination != dpkit::termination_type::failure) CHECK(c.estimate.value <= target);
+  }
 }
 
 TEST_CASE("a budget whose sigma the PLD engine cannot evaluate names it and the RDP accountant",

@@ -430,8 +430,9 @@ TEST_CASE("Thm D.9 closed form by hand, and eq. (19) against 50-digit references
   }
 }
 
-TEST_CASE("eq. (19) has a floor: at (0.1, 1000) and (0.01, 5000) it certifies epsilon = 1 at no kappa",
-          "[accounting][correlated]") {
+TEST_CASE(
+    "eq. (19) has a floor: at (0.1, 1000) and (0.01, 5000) it certifies epsilon = 1 at no kappa",
+    "[accounting][correlated]") {
   // As κ → ∞, eq. (19)'s j = 2 term vanishes but its j ≥ 3 terms tend to 2q^j·C(α, j), so
   // ε_∞ = min_α [T·log(1 + 2Σ_{j≥3} q^j C(α, j))/(α − 1) + log(1/δ)/(α − 1)] > 0. By hand,
   // with lgamma binomials, over α = 2..200.

@@ -186,8 +186,8 @@ TEST_CASE("a steps curve brackets the high-precision profiles of T <= 3 steps",
       const auto it = ref.find({qs.first, qs.second, eps, steps[i]});
       REQUIRE(it != ref.end());
       INFO("q = " << qs.first << ", sigma = " << qs.second << ", T = " << steps[i]
-                  << ", eps = " << eps << ": reference " << it->second << " in ["
-                  << curve[i].lower << ", " << curve[i].upper << "]");
+                  << ", eps = " << eps << ": reference " << it->second << " in [" << curve[i].lower
+                  << ", " << curve[i].upper << "]");
       CHECK(curve[i].lower <= it->second);
       CHECK(it->second <= curve[i].upper);
       CHECK(curve[i].upper - curve[i].lower <= 1.05e-3 * curve[i].upper);
@@ -210,9 +210,8 @@ TEST_CASE("a steps curve agrees with separate runs and reuses its grid",
     acc::training_run one = run;
     one.phases.back().steps = steps[i];
     const auto single = acc::pld_epsilon(one, 1e-5);
-    INFO("T = " << steps[i] << ": curve [" << curve[i].lower << ", "
-                << curve[i].upper << "], alone [" << single.lower << ", "
-                << single.upper << "]");
+    INFO("T = " << steps[i] << ": curve [" << curve[i].lower << ", " << curve[i].upper
+                << "], alone [" << single.lower << ", " << single.upper << "]");
     CHECK(curve[i].converged());
     CHECK(curve[i].value == curve[i].upper);
     CHECK(curve[i].lower <= single.upper);

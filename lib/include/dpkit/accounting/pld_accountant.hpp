@@ -20,6 +20,10 @@
 
 namespace dpkit::accounting {
 
+/// The finest grid spacing the PLD engine takes (pld_options::grid_spacing): below it the
+/// rounding of the cell masses, not the grid, would set the bracket (pld_accountant.cpp).
+inline constexpr double kSmallestGridSpacing = 1e-10;
+
 struct pld_options {
   /// Target relative width (ε_upper − ε_lower)/ε_upper (or of the δ bracket). Default: 1e-3.
   double relative_accuracy = 1e-3;
