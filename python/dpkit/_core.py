@@ -5,7 +5,8 @@ A run is given in one of three ways (keyword arguments, never defaults for the r
 * ``noise_multiplier, sample_rate, steps`` — the accountants' own units;
 * ``noise_multiplier, batch_size, dataset_size, epochs`` — a training loop's units:
   sample_rate = batch_size / dataset_size and steps = ⌈epochs · dataset_size / batch_size⌉ (as
-  TensorFlow Privacy's ``compute_dp_sgd_privacy``; rounding up never understates ε).
+  TensorFlow Privacy's ``compute_dp_sgd_privacy``; rounding up never understates ε), exact on the
+  numbers as written (2.2 epochs of 1000/100 are 22 steps) and the same rule as the CLI's.
   ``sample_rate`` with ``epochs``, or ``batch_size`` and ``dataset_size`` with ``steps``, work too;
 * ``phases=[Phase(...), ...]`` — a heterogeneous run, each phase with its own σ, q, steps and
   sampling scheme.
@@ -59,10 +60,10 @@ __all__ = [
     "SAMPLING_SCHEMES",
 ]
 
-ACCOUNTANTS = ("pld", "rdp", "clt")
-SAMPLING_SCHEMES = ("poisson", "truncated-poisson", "without-replacement", "shuffling",
-                    "random-allocation")
-NEIGHBOURS = ("add-remove", "replace-one")
+# The library's names (accounting/training_run.hpp and accountant.hpp), not a copy.
+ACCOUNTANTS = _dpkit.ACCOUNTANTS
+SAMPLING_SCHEMES = _dpkit.SAMPLING_SCHEMES
+NEIGHBOURS = _dpkit.NEIGHBOURS
 
 def _bad(name: str, value: Any, constraint: str) -> ValueError:
     return ValueError(f"{name} is {value!r}, but must be {constraint}")
@@ -206,7 +207,7 @@ def _sigma_arg(value: Any, edge: bool) -> float:
 
 # The smallest positive noise multiplier the accountants take (the library's
 # accounting::kSmallestNoiseMultiplier, checked by the library too).
-_SMALLEST_SIGMA = 1e-100
+_SMALLEST_SIGMA = _dpkit.SMALLEST_NOISE_MULTIPLIER
 
 
 def _sigma_or_edge(v: float) -> bool:
@@ -215,7 +216,7 @@ def _sigma_or_edge(v: float) -> bool:
 
 # The smallest positive sampling rate: the smallest normal double (the library's
 # accounting::kSmallestSamplingRate; subnormal rates lose their precision).
-_SMALLEST_RATE = 2.2250738585072014e-308
+_SMALLEST_RATE = _dpkit.SMALLEST_SAMPLING_RATE
 
 
 def _rate_or_edge(v: float) -> bool:
@@ -240,10 +241,13 @@ def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
     _sampling(sampling)
 
 
-def _steps_from_epochs(epochs: Any, sample_rate_fraction: Fraction) -> int:
-    from fractions import Fraction
+def _steps_from_epochs(epochs: Any, units: Dict[str, Any]) -> int:
+    """T for ``epochs`` epochs of the run ``units`` describes: the library's one rule,
+    ⌈E·N/B⌉ or ⌈E/q⌉, exact on the numbers as written (accounting/run_units.hpp)."""
     e = _real("epochs", epochs, lambda v: v > 0, "a finite number > 0")
-    return max(1, math.ceil(Fraction(e) / sample_rate_fraction))
+    if units.get("in_batches"):
+        return _dpkit.steps_for_epochs(e, None, units["batch_size"], units["dataset_size"])
+    return _dpkit.steps_for_epochs(e, units["sample_rate"], None, None)
 
 
 def _resolve_run(noise_multiplier: Any = None,
@@ -261,7 +265,6 @@ def _resolve_run(noise_multiplier: Any = None,
                  need_steps: bool = True,
                  edge: bool = False) -> Tuple[List[Tuple[float, float, str, int]], Dict[str, Any]]:
     """The run as a list of phase tuples, and the units it was given in (for reporting)."""
-    from fractions import Fraction
     units: Dict[str, Any] = {}
     if phases is not None:
         given = [n for n, v in (("noise_multiplier", noise_multiplier), ("sample_rate", sample_rate),
@@ -289,73 +292,52 @@ def _resolve_run(noise_multiplier: Any = None,
             raise ValueError("phases is empty, but must hold at least one phase")
         return out, units
 
-    truncated = _sampling(sampling) == "truncated-poisson"
-    sampling = _scheme_spec(sampling, neighbours, dataset_size, max_batch_size)
+    # The arguments' types here; their combination, ranges, q and T in the library
+    # (dpkit._dpkit.derive_phase: accounting/run_units.hpp, the rule the CLI uses too).
+    scheme = _sampling(sampling)
+    relation = None
+    if neighbours is not None:
+        relation = str(neighbours).replace("_", "-")
+        if relation not in NEIGHBOURS:
+            raise _bad("neighbours", neighbours, "'add-remove' or 'replace-one'")
     if need_sigma:
         if noise_multiplier is None:
             raise ValueError("noise_multiplier is required (noise standard deviation / clipping "
                              "norm)")
-        sigma = _sigma_arg(noise_multiplier, edge)
+        sigma: Optional[float] = _sigma_arg(noise_multiplier, edge)
     else:
-        sigma = 1.0 if noise_multiplier is None else _real(
+        sigma = None if noise_multiplier is None else _real(
             "noise_multiplier", noise_multiplier, lambda v: v > 0, "a finite number > 0")
-
+    q: Optional[float] = None
     if sample_rate is not None:
-        if batch_size is not None or (dataset_size is not None and not truncated):
-            raise ValueError("sample_rate must not be given together with batch_size and "
-                             "dataset_size (it is batch_size / dataset_size)")
         q = (_real("sample_rate", sample_rate, _rate_or_edge, "a number in [2.2e-308, 1] or 0")
              if edge else
              _real("sample_rate", sample_rate, lambda v: _SMALLEST_RATE <= v <= 1,
                    "a number in [2.2e-308, 1] (0 is an edge value that only epsilon and delta "
                    "answer)" if _is_edge_number(sample_rate) else "a number in [2.2e-308, 1]"))
-        q_frac = None  # Fraction(q), made only when epochs need it (it costs microseconds)
-    elif batch_size is not None or dataset_size is not None:
-        if batch_size is None or dataset_size is None:
-            missing = "batch_size" if batch_size is None else "dataset_size"
-            raise ValueError(f"{missing} is required with "
-                             f"{'dataset_size' if batch_size is None else 'batch_size'}")
-        n = _integer("dataset_size", dataset_size, 1, "an integer >= 1")
-        b = _integer("batch_size", batch_size, 1, "an integer >= 1")
-        if b > n:
-            raise ValueError(f"batch_size is {b}, but must be at most dataset_size ({n})")
-        q = b / n
-        q_frac = None  # Fraction(b, n), made when needed
-        units.update(batch_size=b, dataset_size=n)
-    else:
-        raise ValueError("sample_rate is required (or batch_size and dataset_size)")
-
-    if steps is not None and epochs is not None:
-        raise ValueError("steps must not be given together with epochs")
-    if steps is not None:
-        t = _integer("steps", steps, 1, "an integer >= 1")
-    elif epochs is not None:
-        if q == 0:
-            raise ValueError("epochs: with sample_rate 0 no epoch ends; give steps")
-        if q_frac is None:
-            q_frac = Fraction(b, n) if batch_size is not None else Fraction(q)
-        t = _steps_from_epochs(epochs, q_frac)
-        units["epochs"] = float(epochs)
-    elif need_steps:
+    n = None if dataset_size is None else _integer("dataset_size", dataset_size, 1,
+                                                   "an integer >= 1")
+    b = None if batch_size is None else _integer("batch_size", batch_size, 1, "an integer >= 1")
+    mb = None if max_batch_size is None else _integer("max_batch_size", max_batch_size, 1,
+                                                      "an integer >= 1")
+    t = None if steps is None else _integer("steps", steps, 1, "an integer >= 1")
+    e = None if epochs is None else _real("epochs", epochs, lambda v: v > 0,
+                                          "a finite number > 0")
+    if t is None and e is None and need_steps:
+        if q is None and b is None and n is None:
+            raise ValueError("sample_rate is required (or batch_size and dataset_size)")
         raise ValueError("steps is required (or epochs)")
-    else:
-        t = 1
+    d = _dpkit.derive_phase(sigma, q, b, n, t, e, scheme, relation, mb, edge)
+    sigma = d["noise_multiplier"]
+    q = d["sample_rate"]
+    t = d["steps"]
     units["sample_rate"] = q
-    if q_frac is not None:
-        units["sample_rate_fraction"] = q_frac
+    if d["in_batches"]:
+        units.update(batch_size=d["batch_size"], dataset_size=d["dataset_size"], in_batches=True)
+    if e is not None:
+        units["epochs"] = e
+    sampling = _scheme_spec(scheme, relation, n, mb)
     return [(sigma, q, sampling, t)], units
-
-
-def _q_fraction(units: Dict[str, Any]):
-    """The sampling rate as an exact fraction (b/n when given so), or None."""
-    from fractions import Fraction
-    if "sample_rate_fraction" in units:
-        return units["sample_rate_fraction"]
-    if "batch_size" in units:
-        return Fraction(units["batch_size"], units["dataset_size"])
-    if "sample_rate" in units:
-        return Fraction(units["sample_rate"])
-    return None
 
 
 def _options(relative_accuracy: Any, max_fft_size: Any) -> Dict[str, Any]:
@@ -550,10 +532,10 @@ def calibrate_steps(target_epsilon: float,
                               neighbours=neighbours, max_batch_size=max_batch_size, phases=phases,
                               need_steps=False)
     if max_epochs is not None:
-        if _q_fraction(units) is None:
+        if "sample_rate" not in units:
             raise ValueError("max_epochs needs sample_rate or batch_size and dataset_size "
                              "(use max_steps with phases)")
-        cap = _steps_from_epochs(max_epochs, _q_fraction(units))
+        cap = _steps_from_epochs(max_epochs, units)
     elif max_steps is not None:
         cap = _integer("max_steps", max_steps, 1, "an integer >= 1")
     else:
@@ -562,8 +544,10 @@ def calibrate_steps(target_epsilon: float,
     res = _call(_dpkit.calibrate_steps, run, _gaussian_mu(gaussian_mu), t, d, cap, a,
                 _options(relative_accuracy, max_fft_size))
     steps = int(res["steps"])
-    q = _q_fraction(units)
-    epochs = float(steps * q) if (q is not None and ("batch_size" in units)) else math.nan
+    # The epochs the steps stand for, exact: T·B/N (a training loop's unit only).
+    from fractions import Fraction
+    epochs = (float(Fraction(steps * units["batch_size"], units["dataset_size"]))
+              if units.get("in_batches") else math.nan)
     est = PrivacyResult._from_dict(res["estimate"], "epsilon", d) if "estimate" in res else None
     return StepsCalibration(steps=steps, epochs=epochs, epsilon=est,
                             termination=str(res["termination"]),
@@ -608,9 +592,8 @@ def epsilon_curve(delta: float,
                                   dataset_size=dataset_size, sampling=sampling,
                                   neighbours=neighbours, max_batch_size=max_batch_size)
     if epochs is not None:
-        q = _q_fraction(units)
         e_arr = np.atleast_1d(np.asarray(epochs, dtype=float))
-        s_list = [_steps_from_epochs(e, q) for e in e_arr]
+        s_list = [_steps_from_epochs(e, units) for e in e_arr]
     else:
         s_arr = np.atleast_1d(np.asarray(steps))
         if s_arr.ndim != 1 or s_arr.size == 0:

@@ -29,14 +29,7 @@ namespace acc = dpkit::accounting;
 namespace dpkit::python {
 
 acc::sampling_scheme parse_sampling(const std::string& s) {
-  if (s == "poisson") return acc::sampling_scheme::poisson;
-  if (s == "truncated-poisson" || s == "truncated_poisson")
-    return acc::sampling_scheme::truncated_poisson;
-  if (s == "without-replacement" || s == "without_replacement")
-    return acc::sampling_scheme::without_replacement;
-  if (s == "shuffling") return acc::sampling_scheme::shuffling;
-  if (s == "random-allocation" || s == "random_allocation")
-    return acc::sampling_scheme::random_allocation;
+  if (const auto scheme = acc::parse_sampling_scheme(s)) return *scheme;
   throw std::invalid_argument(
       "sampling: must be 'poisson', 'truncated-poisson', 'without-replacement', 'shuffling' or "
       "'random-allocation', got '" +
@@ -60,10 +53,8 @@ void apply_scheme_spec(const std::string& spec, acc::training_phase& p) {
       const std::string key = item.substr(0, eq);
       const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
       if (key == "neighbours") {
-        if (value == "replace-one")
-          p.neighbours = acc::neighbouring::replace_one;
-        else if (value == "add-remove")
-          p.neighbours = acc::neighbouring::add_remove;
+        if (const auto relation = acc::parse_neighbouring(value))
+          p.neighbours = *relation;
         else
           throw std::invalid_argument("neighbours: must be 'add-remove' or 'replace-one', got '" +
                                       value + "'");
@@ -81,9 +72,7 @@ void apply_scheme_spec(const std::string& spec, acc::training_phase& p) {
 }  // namespace
 
 acc::accountant_type parse_accountant(const std::string& s) {
-  if (s == "pld") return acc::accountant_type::pld;
-  if (s == "rdp") return acc::accountant_type::rdp;
-  if (s == "clt") return acc::accountant_type::clt;
+  if (const auto a = acc::parse_accountant(s)) return *a;
   throw std::invalid_argument("accountant: must be 'pld', 'rdp' or 'clt', got '" + s + "'");
 }
 

@@ -58,6 +58,7 @@ volterra::schedule volterra_schedule(const std::string& kind,
 volterra::problem_parameters volterra_parameters(const pybind11::dict& d);
 
 void bind_accounting(pybind11::module_& m);
+void bind_run_units(pybind11::module_& m);
 void bind_shifted(pybind11::module_& m);
 void bind_volterra(pybind11::module_& m);
 void bind_hsgd(pybind11::module_& m);

@@ -12,6 +12,7 @@ PYBIND11_MODULE(_dpkit, m) {
   m.attr("__version__") = std::string(dpkit::version());
   m.attr("__git_hash__") = std::string(dpkit::git_hash());
   dpkit::python::bind_accounting(m);
+  dpkit::python::bind_run_units(m);
   dpkit::python::bind_shifted(m);
   dpkit::python::bind_volterra(m);
   dpkit::python::bind_hsgd(m);

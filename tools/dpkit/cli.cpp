@@ -368,6 +368,15 @@ std::string user_message(std::string message, const CLI::App* app) {
   return message;
 }
 
+std::string argument_message(const argument_error& e, const CLI::App* app) {
+  std::string name = e.name();
+  std::string flag = "--" + name;
+  for (char& c : flag)
+    if (c == '_') c = '-';
+  if (app != nullptr && app->get_option_no_throw(flag) != nullptr) name = flag;
+  return name + " is " + e.value() + ", but must be " + e.constraint();
+}
+
 CLI::Validator delta_validator() {
   // Below 1e-290 the accountants' certified tail corrections (at least 1e-300) swamp delta.
   return finite_real([](double v) { return v >= 1e-290 && v < 1; }, "in [1e-290, 1)");
@@ -435,7 +444,8 @@ void emit(const report& r, const output_options& options) {
 }
 
 void add_accountant_options(CLI::App* app, accountant_options& options, bool with_all) {
-  std::vector<std::string> names = {"pld", "rdp", "clt"};
+  std::vector<std::string> names(accounting::kAccountantNames.begin(),
+                                 accounting::kAccountantNames.end());
   if (with_all) names.push_back("all");
   app->add_option("--accountant", options.accountant,
                   std::string("pld: certified upper and lower bounds by privacy-loss distributions "
@@ -464,11 +474,14 @@ void add_max_fft_size_option(CLI::App* app, long long& max_fft_size) {
 
 std::vector<accounting::accountant_type> selected_accountants(const accountant_options& options) {
   using accounting::accountant_type;
-  if (options.accountant == "all")
-    return {accountant_type::pld, accountant_type::rdp, accountant_type::clt};
-  if (options.accountant == "rdp") return {accountant_type::rdp};
-  if (options.accountant == "clt") return {accountant_type::clt};
-  return {accountant_type::pld};
+  if (options.accountant == "all") {
+    std::vector<accountant_type> all;
+    for (std::string_view name : accounting::kAccountantNames)
+      all.push_back(*accounting::parse_accountant(name));
+    return all;
+  }
+  // --accountant was checked against the names (CLI::IsMember).
+  return {accounting::parse_accountant(options.accountant).value()};
 }
 
 accounting::pld_options pld_options_of(const accountant_options& options) {

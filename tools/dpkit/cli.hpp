@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
 
 namespace dpkit::cli {
@@ -96,6 +97,11 @@ std::vector<csv_record> read_csv_records(const std::string& label, const std::st
 /// A library message "<function>: <name> is <value>, but must be <constraint>" in the user's
 /// terms: the function name dropped, a parameter that is a flag of `app` written as the flag.
 std::string user_message(std::string message, const CLI::App* app);
+
+/// A library argument_error in the user's terms, from its fields: "<name> is <value>, but must
+/// be <constraint>", the name written as the flag where `app` has one (--noise-multiplier for
+/// noise_multiplier).
+std::string argument_message(const argument_error& e, const CLI::App* app);
 
 // ---- options shared by several subcommands (same flag, same constraint everywhere)
 /// -d/--delta D in [1e-290, 1); required unless a default is already in `delta`.

@@ -187,8 +187,14 @@ int main(int argc, char** argv) {
   } catch (const usage_error& e) {
     std::cerr << subcommand_path(app) << ": " << one_line(e.what()) << "\n";
     return kExitUsage;
+  } catch (const dpkit::argument_error& e) {
+    // Bad input that passed the flag validators but not a library check_*: in the user's terms,
+    // from the error's fields (the argument's name as the flag where there is one).
+    std::cerr << subcommand_path(app) << ": "
+              << one_line(argument_message(e, active_subcommand(app))) << "\n";
+    return kExitUsage;
   } catch (const std::domain_error& e) {
-    // Bad input that passed the flag validators but not a library check_*: in the user's terms.
+    // Other bad input the library refused (its message, without the function's name).
     std::cerr << subcommand_path(app) << ": "
               << one_line(user_message(e.what(), active_subcommand(app))) << "\n";
     return kExitUsage;

@@ -203,70 +203,72 @@ phase_spec parse_phase(const std::string& text) {
   return p;
 }
 
-// The sampling rate of one phase from its flags, with the derivation line; q exact as B/N.
-struct sampling_of {
-  double q = 0;
-  std::optional<long long> batch;  ///< when given as a batch size
-  std::string line;
-};
-
-sampling_of resolve_sampling(const std::optional<double>& rate,
-                             const std::optional<long long>& batch,
-                             bool full_batch,
-                             const std::optional<long long>& dataset,
-                             const std::string& where) {
-  const int given = (rate ? 1 : 0) + (batch ? 1 : 0) + (full_batch ? 1 : 0);
-  if (given == 0)
-    throw usage_error(where +
-                      "the sampling is not given: use --sampling-rate Q, or --batch-size B "
-                      "with --dataset-size N, or --full-batch (every example in every "
-                      "step)");
-  if (given > 1)
-    throw usage_error(where +
-                      "the sampling is given twice: use one of --sampling-rate, "
-                      "--batch-size (with --dataset-size) and --full-batch");
-  sampling_of s;
-  if (full_batch) {
-    s.q = 1;
-    return s;
-  }
-  if (rate) {
-    s.q = *rate;
-    return s;
-  }
-  if (!dataset)
-    throw usage_error(where +
-                      "--batch-size needs --dataset-size (the sampling rate is batch size "
-                      "/ dataset size)");
-  if (*batch > *dataset)
-    throw usage_error("--batch-size is " + std::to_string(*batch) +
-                      ", but must be <= --dataset-size (" + std::to_string(*dataset) + ")");
-  s.batch = *batch;
-  s.q = static_cast<double>(*batch) / static_cast<double>(*dataset);
-  s.line = "sampling rate q = batch size / dataset size = " + ratio_text(*batch, *dataset) + " = " +
-           format_number(s.q);
-  return s;
-}
-
-// Steps per epoch of a phase, as the exact ratio N/B where a batch size was given.
-double steps_per_epoch(const sampling_of& s, const std::optional<long long>& dataset) {
-  if (s.batch && dataset) return static_cast<double>(*dataset) / static_cast<double>(*s.batch);
-  return 1.0 / s.q;
-}
-
-std::string steps_line(double epochs,
-                       const sampling_of& s,
-                       const std::optional<long long>& dataset,
-                       long long steps) {
-  if (s.q == 1)
+std::string steps_line(double epochs, const accounting::phase_derivation& d, long long steps) {
+  if (d.phase.sampling_rate == 1 && !d.in_batches)
     return "steps T = ceil(epochs) = ceil(" + format_number(epochs) +
            ") = " + std::to_string(steps) + " (full batch: one step per epoch)";
-  if (s.batch && dataset)
+  if (d.in_batches)
     return "steps T = ceil(epochs * dataset size / batch size) = ceil(" + format_number(epochs) +
-           " * " + std::to_string(*dataset) + "/" + std::to_string(*s.batch) +
+           " * " + std::to_string(d.dataset_size) + "/" + std::to_string(d.batch_size) +
            ") = " + std::to_string(steps);
   return "steps T = ceil(epochs / sampling rate) = ceil(" + format_number(epochs) + " / " +
-         format_number(s.q) + ") = " + std::to_string(steps);
+         format_number(d.phase.sampling_rate) + ") = " + std::to_string(steps);
+}
+
+// A units rule the library refused, in the flags' words (`at` names the --phase).
+usage_error units_usage_error(const accounting::units_error& e,
+                              const std::string& at,
+                              const accounting::phase_units& u,
+                              const std::string& scheme,
+                              const std::string& neighbours) {
+  using accounting::units_rule;
+  auto flag = [](std::string name) {
+    for (char& c : name)
+      if (c == '_') c = '-';
+    return "--" + name;
+  };
+  switch (e.rule()) {
+    case units_rule::sampling_missing:
+      return usage_error(at +
+                         "the sampling is not given: use --sampling-rate Q, or --batch-size B "
+                         "with --dataset-size N, or --full-batch (every example in every step)");
+    case units_rule::sampling_twice:
+      return usage_error(at +
+                         "the sampling is given twice: use one of --sampling-rate, --batch-size "
+                         "(with --dataset-size) and --full-batch");
+    case units_rule::dataset_missing:
+      return usage_error(at +
+                         "--batch-size needs --dataset-size (the sampling rate is batch size / "
+                         "dataset size)");
+    case units_rule::length_twice:
+      return usage_error(at + "give the length once: --steps or --epochs, not both");
+    case units_rule::epochs_never_end:
+      return usage_error(at + "with sampling rate 0 no epoch ends: give the length in steps");
+    case units_rule::truncation_missing:
+      return usage_error(
+          at + (e.name() == "max_batch_size"
+                    ? "--sampling truncated-poisson needs --max-batch-size B (the largest batch; "
+                      "larger Poisson batches keep a random B of their records)"
+                    : "--sampling truncated-poisson needs --dataset-size N (the number of "
+                      "records, which sets how often a batch is truncated)"));
+    case units_rule::max_batch_unused:
+      return usage_error(at + "--max-batch-size is only used with --sampling truncated-poisson");
+    case units_rule::neighbours_fixed: {
+      const auto own = accounting::standard_relation(*accounting::parse_sampling_scheme(scheme));
+      return usage_error(at + "--sampling " + scheme + " takes its own neighbours only (" +
+                         std::string(accounting::to_string(own)) + "), not " + neighbours +
+                         "; --neighbours applies to poisson and truncated-poisson");
+    }
+    case units_rule::batch_too_large:
+      return usage_error("--batch-size is " + std::to_string(*u.batch_size) +
+                         ", but must be <= --dataset-size (" + std::to_string(*u.dataset_size) +
+                         ")");
+    case units_rule::dataset_unused:  // resolve_run passes --dataset-size only where it is used
+    case units_rule::too_many_steps:
+    case units_rule::out_of_range:
+      break;
+  }
+  return usage_error(at + flag(e.name()) + " is " + e.value() + ", but must be " + e.constraint());
 }
 
 constexpr std::size_t kMaxCurvePoints = 10000;
@@ -303,18 +305,6 @@ std::string describe_run(const accounting::training_run& run,
     out += (out.empty() ? "" : "; plus ") + std::string("a G(") + format_number(run.gaussian_mu) +
            ") factor";
   return out;
-}
-
-long long steps_for_epochs(double epochs, double per_epoch) {
-  const double x = epochs * per_epoch;
-  // A whole number of steps computed with rounding noise (60 epochs of 60000/250 examples is
-  // 14400, not 14400.000000000002) is not rounded up to the next step.
-  const double r = std::round(x);
-  const double t = std::abs(x - r) <= 1e-9 * std::max(1.0, x) ? r : std::ceil(x);
-  if (!(t <= static_cast<double>(kMaxExactInteger)))
-    throw usage_error("--epochs gives " + format_number(t) +
-                      " steps, but at most 2^53 can be counted");
-  return std::max(1LL, static_cast<long long>(t));
 }
 
 std::vector<double> parse_number_list(const std::string& flag,
@@ -494,7 +484,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
           "truncated-poisson; with --sampling-rate or --full-batch leave it out");
   }
   json phases_json = json::array();
-  std::vector<sampling_of> samplings;
+  std::vector<accounting::phase_derivation> derivations;
   for (std::size_t k = 0; k < specs.size(); ++k) {
     const phase_spec& p = specs[k];
     const bool last = k + 1 == specs.size();
@@ -528,47 +518,46 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
       epochs_list = parse_number_list("--epochs", p.epochs, number_kind::positive, kMaxCurvePoints);
     if (!p.steps.empty())
       steps_list = parse_number_list("--steps", p.steps, number_kind::count, kMaxCurvePoints);
-    if (!epochs_list.empty() && !steps_list.empty())
-      throw usage_error(at + "give the length once: --steps or --epochs, not both");
-    const sampling_of s =
-        resolve_sampling(p.sampling_rate, p.batch_size, p.full_batch, o.dataset_size, at);
-    if (!s.line.empty()) r.derivation.push_back(at + s.line);
-    ph.sampling_rate = s.q;
+    // ---- the units: the library derives q and T (accounting/run_units.hpp)
     const std::string scheme = p.sampling.empty() ? o.sampling : p.sampling;
-    ph.sampling = scheme == "poisson"             ? accounting::sampling_scheme::poisson
-                  : scheme == "shuffling"         ? accounting::sampling_scheme::shuffling
-                  : scheme == "random-allocation" ? accounting::sampling_scheme::random_allocation
-                  : scheme == "truncated-poisson"
-                      ? accounting::sampling_scheme::truncated_poisson
-                      : accounting::sampling_scheme::without_replacement;
     const std::string neighbours = p.neighbours.empty() ? o.neighbours : p.neighbours;
-    if (!neighbours.empty()) {
-      ph.neighbours = neighbours == "replace-one" ? accounting::neighbouring::replace_one
-                                                  : accounting::neighbouring::add_remove;
-      const bool poisson_like = ph.sampling == accounting::sampling_scheme::poisson ||
-                                ph.sampling == accounting::sampling_scheme::truncated_poisson;
-      const accounting::neighbouring own = accounting::standard_relation(ph.sampling);
-      if (!poisson_like && accounting::relation(ph) != own)
-        throw usage_error(at + "--sampling " + scheme + " takes its own neighbours only (" +
-                          std::string(accounting::to_string(own)) + "), not " + neighbours +
-                          "; --neighbours applies to poisson and truncated-poisson");
+    accounting::phase_units u;
+    if (p.noise_multiplier) u.noise_multiplier = ph.noise_multiplier;
+    u.sampling_rate = p.sampling_rate;
+    u.batch_size = p.batch_size;
+    u.full_batch = p.full_batch;
+    // The flags' names were checked when parsed (CLI::IsMember, parse_phase).
+    u.sampling = accounting::parse_sampling_scheme(scheme).value();
+    if (!neighbours.empty()) u.neighbours = accounting::parse_neighbouring(neighbours).value();
+    u.max_batch_size = p.max_batch_size ? p.max_batch_size : o.max_batch_size;
+    // --dataset-size is shared by the phases; a phase uses it for q = B/N or a truncation.
+    if (p.batch_size || u.sampling == accounting::sampling_scheme::truncated_poisson)
+      u.dataset_size = o.dataset_size;
+    if (!steps_list.empty()) u.steps = static_cast<long long>(steps_list.front());
+    if (!epochs_list.empty()) u.epochs = epochs_list.front();
+    accounting::phase_derivation d;
+    try {
+      d = accounting::derive_phase(u, needs.edge_values);
+    } catch (const accounting::units_error& e) {
+      throw units_usage_error(e, at, u, scheme, neighbours);
     }
-    const std::optional<long long> max_batch =
-        p.max_batch_size ? p.max_batch_size : o.max_batch_size;
-    if (ph.sampling == accounting::sampling_scheme::truncated_poisson) {
-      if (!max_batch)
-        throw usage_error(at +
-                          "--sampling truncated-poisson needs --max-batch-size B (the largest "
-                          "batch; larger Poisson batches keep a random B of their records)");
-      if (!o.dataset_size)
-        throw usage_error(at +
-                          "--sampling truncated-poisson needs --dataset-size N (the number of "
-                          "records, which sets how often a batch is truncated)");
-      ph.max_batch_size = *max_batch;
-      ph.dataset_size = *o.dataset_size;
-    } else if (max_batch) {
-      throw usage_error(at + "--max-batch-size is only used with --sampling truncated-poisson");
-    }
+    // The first length is the library's; the others of a curve (and --per-epoch's) alike.
+    auto steps_of = [&](double epochs) {
+      try {
+        return accounting::steps_for_epochs(epochs, d);
+      } catch (const accounting::units_error& e) {
+        throw units_usage_error(e, at, u, scheme, neighbours);
+      }
+    };
+    if (d.in_batches)
+      r.derivation.push_back(at + "sampling rate q = batch size / dataset size = " +
+                             ratio_text(d.batch_size, d.dataset_size) + " = " +
+                             format_number(d.phase.sampling_rate));
+    ph.sampling_rate = d.phase.sampling_rate;
+    ph.sampling = d.phase.sampling;
+    ph.neighbours = d.phase.neighbours;
+    ph.max_batch_size = d.phase.max_batch_size;
+    ph.dataset_size = d.phase.dataset_size;
     const std::size_t values = epochs_list.size() + steps_list.size();
     if (values > 1 && !range_ok)
       throw usage_error(at + (last ? std::string("this subcommand takes one length, not a list")
@@ -581,9 +570,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
                                                 "--steps T or --epochs E")
                                   : std::string("the length of the phase is not given: add "
                                                 "steps=T or epochs=E to its --phase")));
-    if (s.q == 0 && !epochs_list.empty())
-      throw usage_error(at + "with sampling rate 0 no epoch ends: give the length in steps");
-    const double per_epoch = steps_per_epoch(s, o.dataset_size);
+    const double per_epoch = d.steps_per_epoch;
     std::vector<long long> counts;
     std::vector<double> epochs_of;
     if (!epochs_list.empty()) {
@@ -597,24 +584,23 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
         if (e.empty() || e.back() < end * (1 - 1e-12)) e.push_back(end);
       }
       for (double x : e) {
-        counts.push_back(steps_for_epochs(x, per_epoch));
+        counts.push_back(steps_of(x));
         epochs_of.push_back(x);
       }
-      if (e.size() == 1)
-        r.derivation.push_back(at + steps_line(e[0], s, o.dataset_size, counts[0]));
+      if (e.size() == 1) r.derivation.push_back(at + steps_line(e[0], d, counts[0]));
     } else if (!steps_list.empty()) {
       for (double x : steps_list) counts.push_back(static_cast<long long>(x));
       if (o.per_epoch && last) {
         if (counts.size() != 1)
           throw usage_error("--per-epoch takes one --steps value (the last step)");
-        if (s.q == 1 && !s.batch)
+        if (d.phase.sampling_rate == 1 && !d.in_batches)
           throw usage_error(
               "--per-epoch with --full-batch: every step is an epoch (use a range "
               "of --steps instead)");
         const long long end = counts[0];
         counts.clear();
         for (double k2 = 1;; ++k2) {
-          const long long t = steps_for_epochs(k2, per_epoch);
+          const long long t = steps_of(k2);
           if (t >= end) break;
           counts.push_back(t);
           epochs_of.push_back(k2);
@@ -627,14 +613,14 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     }
     ph.steps = counts.front();
     r.run.phases.push_back(ph);
-    samplings.push_back(s);
+    derivations.push_back(d);
     json pj = {{"noise_multiplier", p.noise_multiplier ? json(ph.noise_multiplier) : json()},
                {"sampling_rate", ph.sampling_rate},
                {"sampling", scheme},
                {"neighbours", std::string(accounting::to_string(accounting::relation(ph)))}};
     if (ph.sampling == accounting::sampling_scheme::truncated_poisson)
       pj["max_batch_size"] = ph.max_batch_size;
-    if (s.batch) pj["batch_size"] = *s.batch;
+    if (d.in_batches) pj["batch_size"] = d.batch_size;
     if (p.full_batch) pj["full_batch"] = true;
     if (values > 0) {
       pj["steps"] = counts.size() == 1 ? json(counts[0]) : json(counts);
@@ -644,14 +630,13 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     phases_json.push_back(pj);
     if (last) {
       r.steps_per_epoch = per_epoch;
-      r.in_batches = s.batch.has_value();
+      r.in_batches = d.in_batches;
       if (values > 0) r.steps = counts;
       if (!epochs_of.empty()) {
         // The run's epochs: the last phase's plus the earlier phases' (each T/(steps per epoch)).
         double before = 0;
         for (std::size_t j = 0; j + 1 < specs.size(); ++j)
-          before += static_cast<double>(r.run.phases[j].steps) /
-                    steps_per_epoch(samplings[j], o.dataset_size);
+          before += static_cast<double>(r.run.phases[j].steps) / derivations[j].steps_per_epoch;
         for (double e : epochs_of) r.epochs.push_back(before + e);
       }
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "dpkit/accounting/run_units.hpp"
 #include "dpkit/accounting/training_run.hpp"
 
 namespace dpkit::cli {
@@ -98,9 +99,5 @@ std::vector<double> parse_number_list(const std::string& flag,
                                       const std::vector<std::string>& items,
                                       number_kind kind,
                                       std::size_t max_count);
-
-/// T = ⌈epochs · N / B⌉ (TensorFlow Privacy's convention; exact multiples are not rounded up by
-/// floating-point noise), and its derivation in words.
-long long steps_for_epochs(double epochs, double steps_per_epoch);
 
 }  // namespace dpkit::cli

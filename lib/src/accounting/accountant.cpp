@@ -54,6 +54,12 @@ std::string_view to_string(accountant_type a) noexcept {
   return "?";
 }
 
+std::optional<accountant_type> parse_accountant(std::string_view name) noexcept {
+  for (accountant_type a : {accountant_type::pld, accountant_type::rdp, accountant_type::clt})
+    if (name == to_string(a)) return a;
+  return std::nullopt;
+}
+
 namespace {
 
 privacy_estimate from_pld(const pld_epsilon_result& r, const training_run& run) {

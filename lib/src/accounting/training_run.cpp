@@ -41,6 +41,31 @@ std::string_view to_string(neighbouring n) noexcept {
   return "unknown";
 }
 
+namespace {
+// `name` with '_' read as '-' equals `spelling`.
+bool same_name(std::string_view name, std::string_view spelling) noexcept {
+  if (name.size() != spelling.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if ((name[i] == '_' ? '-' : name[i]) != spelling[i]) return false;
+  return true;
+}
+}  // namespace
+
+std::optional<sampling_scheme> parse_sampling_scheme(std::string_view name) noexcept {
+  for (sampling_scheme s :
+       {sampling_scheme::poisson, sampling_scheme::truncated_poisson,
+        sampling_scheme::without_replacement, sampling_scheme::shuffling,
+        sampling_scheme::random_allocation})
+    if (same_name(name, to_string(s))) return s;
+  return std::nullopt;
+}
+
+std::optional<neighbouring> parse_neighbouring(std::string_view name) noexcept {
+  for (neighbouring n : {neighbouring::add_remove, neighbouring::replace_one})
+    if (same_name(name, to_string(n))) return n;
+  return std::nullopt;
+}
+
 neighbouring standard_relation(sampling_scheme s) noexcept {
   switch (s) {
     case sampling_scheme::without_replacement:

@@ -19,15 +19,34 @@ std::string format_value(long long value) {
   return std::to_string(value);
 }
 
-void throw_domain_error(std::string_view function,
-                        std::string_view name,
-                        std::string_view value,
-                        std::string_view constraint) {
+namespace {
+std::string argument_message(std::string_view function,
+                             std::string_view name,
+                             std::string_view value,
+                             std::string_view constraint) {
   std::string message;
   message.reserve(function.size() + name.size() + value.size() + constraint.size() + 24);
   message.append(function).append(": ").append(name).append(" is ").append(value);
   message.append(", but must be ").append(constraint);
-  throw std::domain_error(message);
+  return message;
+}
+}  // namespace
+
+argument_error::argument_error(std::string_view function,
+                               std::string_view name,
+                               std::string_view value,
+                               std::string_view constraint)
+    : std::domain_error(argument_message(function, name, value, constraint)),
+      function_(function),
+      name_(name),
+      value_(value),
+      constraint_(constraint) {}
+
+void throw_domain_error(std::string_view function,
+                        std::string_view name,
+                        std::string_view value,
+                        std::string_view constraint) {
+  throw argument_error(function, name, value, constraint);
 }
 
 void throw_domain_error(std::string_view function,

@@ -1,28 +1,25 @@
 #include "dpkit/hsgd/ys22.hpp"
 
 #include <cmath>
-#include <stdexcept>
 #include <string>
+
+#include "dpkit/core/check.hpp"
 
 namespace dpkit::hsgd {
 
 namespace {
 
 void check(const ys22_setting& s) {
-  const char* f = "dpkit::hsgd::ys22";
-  if (!(s.alpha > 1) || !std::isfinite(s.alpha))
-    throw std::domain_error(std::string(f) + ": alpha must be finite and > 1");
-  if (!(s.clip > 0) || !std::isfinite(s.clip))
-    throw std::domain_error(std::string(f) + ": clip must be finite and > 0");
-  if (!(s.noise > 0) || !std::isfinite(s.noise))
-    throw std::domain_error(std::string(f) + ": noise must be finite and > 0");
-  if (!(s.step > 0) || !std::isfinite(s.step))
-    throw std::domain_error(std::string(f) + ": step must be finite and > 0");
-  if (!(s.strong_convexity >= 0) || !(s.step * s.strong_convexity < 1))
-    throw std::domain_error(std::string(f) +
-                            ": strong_convexity must be >= 0 with step * strong_convexity < 1");
-  if (s.batch_size < 1 || s.batches < 1)
-    throw std::domain_error(std::string(f) + ": batch_size and batches must be >= 1");
+  const char* f = "ys22";
+  check_greater(f, "alpha", s.alpha, 1);
+  check_positive(f, "clip", s.clip);
+  check_positive(f, "noise", s.noise);
+  check_positive(f, "step", s.step);
+  check_nonnegative(f, "strong_convexity", s.strong_convexity);
+  if (!(s.step * s.strong_convexity < 1))
+    throw_domain_error(f, "step * strong_convexity", s.step * s.strong_convexity, "< 1");
+  check_at_least(f, "batch_size", s.batch_size, 1);
+  check_at_least(f, "batches", s.batches, 1);
 }
 
 // ε_j for a checked setting: A·e^{−u(j−1)}·expm1(−u)/expm1(−uj), u = −2 log1p(−ηλ); A/j at λ = 0.
@@ -43,14 +40,16 @@ double ys22_scale(const ys22_setting& s) {
 
 double ys22_position_rdp(const ys22_setting& s, long long j) {
   const double a = ys22_scale(s);
-  if (j < 1) throw std::domain_error("dpkit::hsgd::ys22_position_rdp: j must be >= 1");
+  check_at_least("ys22_position_rdp", "j", j, 1);
   return position(s, a, j);
 }
 
 double ys22_one_pass_rdp(const ys22_setting& s, long long k) {
   const double a = ys22_scale(s);
   if (k < 0 || k > s.batches)
-    throw std::domain_error("dpkit::hsgd::ys22_one_pass_rdp: k must be in [0, batches]");
+    throw_domain_error("ys22_one_pass_rdp", "k", format_value(k),
+                       "in [0, batches] = [0, " + format_value(static_cast<long long>(s.batches)) +
+                           "]");
   if (k == 0) return 0;
   // ε_j decreases in j, so (α−1)ε_1 is the largest exponent. Below 700 the log1p/expm1 form
   // (1/(α−1))·log1p((1/m)Σ expm1((α−1)ε_j)) keeps full relative accuracy for small bounds;

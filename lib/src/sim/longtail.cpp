@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/decimal.hpp"
 #include "dpkit/core/normal.hpp"
 
 namespace dpkit::sim {
@@ -566,11 +567,16 @@ long training_steps(const longtail_training& t, std::size_t n) {
   if (t.steps > 0) return t.steps;
   check_positive(fn, "epochs", t.epochs);
   check_at_least(fn, "examples", static_cast<long long>(n), 1);
-  if (t.batches == batch_rule::full) return static_cast<long>(std::ceil(t.epochs));
-  if (t.batch_size < 1) throw_domain_error(fn, "batch_size", "0", ">= 1");
-  // T = ⌈epochs·n/B⌉ (ZXD+26 §5.1: 20 epochs, n = 500, B = 256 → T = 40).
-  const double exact = t.epochs * static_cast<double>(n) / static_cast<double>(t.batch_size);
-  return static_cast<long>(std::ceil(exact * (1 - 1e-15)));
+  if (t.batches != batch_rule::full && t.batch_size < 1)
+    throw_domain_error(fn, "batch_size", "0", ">= 1");
+  // T = ⌈epochs·n/B⌉ (ZXD+26 §5.1: 20 epochs, n = 500, B = 256 → T = 40), ⌈epochs⌉ with the full
+  // batch; exact on the epochs as written (core/decimal.hpp, the rule of accounting/run_units).
+  const auto steps = t.batches == batch_rule::full
+                         ? ceil_as_written(t.epochs, 1, 1)
+                         : ceil_as_written(t.epochs, static_cast<long long>(n),
+                                           static_cast<long long>(t.batch_size));
+  if (!steps) throw_domain_error(fn, "epochs", t.epochs, "at most 2^53 steps");
+  return static_cast<long>(*steps);
 }
 
 noisy_gradient_options to_noisy_gradient_options(const longtail_training& t, std::size_t n) {

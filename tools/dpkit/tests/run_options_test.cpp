@@ -69,6 +69,16 @@ TEST_CASE("epsilon in a training loop's units is the same run as in steps and ra
   const json q = run_json(
       "epsilon --sampling-rate 0.01 --epochs 3 --noise-multiplier 1 --delta 1e-5 --accountant rdp");
   CHECK(q.at("context").at("parameters").at("steps") == 300);
+  // The decimals as typed, exactly (accounting/run_units.hpp): ⌈2.2·1000/100⌉ = 22, ⌈3/0.3⌉ = 10,
+  // and 1.0000000001 epochs of 100/10 are not a whole 10 steps but 11.
+  for (const auto& [args, steps] :
+       {std::pair<std::string, long long>{"--batch-size 100 --dataset-size 1000 --epochs 2.2", 22},
+        {"--sampling-rate 0.3 --epochs 3", 10},
+        {"--batch-size 10 --dataset-size 100 --epochs 1.0000000001", 11}}) {
+    const json j =
+        run_json("epsilon " + args + " --noise-multiplier 1 --delta 1e-5 --accountant rdp");
+    CHECK(j.at("context").at("parameters").at("steps") == steps);
+  }
   // The short flags of prv_accountant: -p -s -i -d.
   const json shortj = run_json("epsilon -p 0.01 -s 1 -i 1000 -d 1e-5");
   const json longj =

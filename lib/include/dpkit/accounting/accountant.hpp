@@ -10,7 +10,9 @@
 // the safe side, so the budget holds at it (for PLD: certified).
 #pragma once
 
+#include <array>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -25,6 +27,12 @@ enum class accountant_type { pld, rdp, clt };
 
 /// "pld", "rdp", "clt".
 std::string_view to_string(accountant_type a) noexcept;
+
+/// Every accountant's name, as to_string spells it.
+inline constexpr std::array<std::string_view, 3> kAccountantNames = {"pld", "rdp", "clt"};
+
+/// The accountant to_string names `name`; std::nullopt for any other text.
+std::optional<accountant_type> parse_accountant(std::string_view name) noexcept;
 
 /// One accountant's answer, in the shape the CLI reports (docs/architecture.md, "The command
 /// line").

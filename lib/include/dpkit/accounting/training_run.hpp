@@ -42,9 +42,11 @@
 // without replacement it is G(2/σ) (replace-one).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,11 +67,27 @@ enum class sampling_scheme {
 /// (the CLI spelling).
 std::string_view to_string(sampling_scheme s) noexcept;
 
+/// Every scheme's name, as to_string spells it, in the order users are shown them.
+inline constexpr std::array<std::string_view, 5> kSamplingSchemeNames = {
+    "poisson", "truncated-poisson", "without-replacement", "shuffling", "random-allocation"};
+
+/// The scheme to_string names `name` ('_' read as '-', so Python's "without_replacement" too);
+/// std::nullopt for any other text.
+std::optional<sampling_scheme> parse_sampling_scheme(std::string_view name) noexcept;
+
 /// The neighbouring relation of a phase; `standard` is the scheme's own (header comment).
 enum class neighbouring { standard, add_remove, replace_one, zero_out };
 
 /// "standard", "add-remove", "replace-one" or "zero-out" (the CLI spelling).
 std::string_view to_string(neighbouring n) noexcept;
+
+/// The relations a user may ask for (the others are a scheme's own: `standard`, and zero-out for
+/// shuffling).
+inline constexpr std::array<std::string_view, 2> kNeighbouringNames = {"add-remove",
+                                                                        "replace-one"};
+
+/// add_remove or replace_one from their names ('_' read as '-'); std::nullopt otherwise.
+std::optional<neighbouring> parse_neighbouring(std::string_view name) noexcept;
 
 /// The smallest positive noise multiplier the accountants take: below it one step's ε exceeds
 /// 1e200 (the privacy loss is ~1/(2σ²)), and with up to 2^53 steps the composed losses would leave

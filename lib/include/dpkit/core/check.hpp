@@ -1,9 +1,12 @@
 // dpkit/core/check.hpp — argument checks at the public API boundary.
 //
 // Every public dpkit function rejects bad input through this vocabulary. A failed check
-// throws std::domain_error with the message
+// throws dpkit::argument_error (a std::domain_error) with the message
 //
 //     "<function>: <name> is <value>, but must be <constraint>"
+//
+// and the four parts as fields, so that a front end names the argument in its own words (the
+// CLI's flag, Python's keyword) without reading the message back.
 //
 // (docs/architecture.md, "Bad input and non-convergence"; Stan's check_positive / Boost.Math's
 // check_probability). NaN and ±inf are bad input unless a function documents otherwise. Checks are
@@ -12,16 +15,36 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace dpkit {
 
+/// A rejected argument: what() is "<function>: <name> is <value>, but must be <constraint>".
+class argument_error : public std::domain_error {
+ public:
+  argument_error(std::string_view function,
+                 std::string_view name,
+                 std::string_view value,
+                 std::string_view constraint);
+  const std::string& function() const noexcept { return function_; }
+  /// The argument's name as the library spells it ("sampling_rate", "steps").
+  const std::string& name() const noexcept { return name_; }
+  /// The value as text (format_value: shortest round-trip).
+  const std::string& value() const noexcept { return value_; }
+  /// What it must be ("finite and > 0", "in [0, 1]").
+  const std::string& constraint() const noexcept { return constraint_; }
+
+ private:
+  std::string function_, name_, value_, constraint_;
+};
+
 /// Shortest round-trip text for a double: "0.1", "1e-300", "nan", "inf", "-inf".
 std::string format_value(double value);
 std::string format_value(long long value);
 
-/// Throws std::domain_error("<function>: <name> is <value>, but must be <constraint>").
+/// Throws argument_error("<function>: <name> is <value>, but must be <constraint>").
 [[noreturn]] void throw_domain_error(std::string_view function,
                                      std::string_view name,
                                      std::string_view value,

@@ -1,0 +1,181 @@
+#include "dpkit/accounting/run_units.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "dpkit/core/decimal.hpp"
+
+namespace dpkit::accounting {
+
+units_error::units_error(units_rule rule,
+                         std::string_view function,
+                         std::string_view name,
+                         std::string_view value,
+                         std::string_view constraint,
+                         std::string_view other)
+    : argument_error(function, name, value, constraint), rule_(rule), other_(other) {}
+
+namespace {
+
+// T from the exact ceiling, or the refusal beyond kMaxSteps.
+long long checked_steps(std::optional<long long> t, const char* function, double epochs) {
+  if (!t)
+    throw units_error(units_rule::too_many_steps, function, "epochs", format_value(epochs),
+                      "a length of at most 2^53 steps");
+  return *t;
+}
+
+void check_epochs(const char* function, double epochs) {
+  if (!(std::isfinite(epochs) && epochs > 0))
+    throw units_error(units_rule::out_of_range, function, "epochs", format_value(epochs),
+                      "finite and > 0");
+}
+
+// Range checks of the library's vocabulary (core/check, training_run::validate) as units_error.
+template <class Check>
+void as_units_error(Check check) {
+  try {
+    check();
+  } catch (const units_error&) {
+    throw;
+  } catch (const argument_error& e) {
+    throw units_error(units_rule::out_of_range, e.function(), e.name(), e.value(), e.constraint());
+  }
+}
+
+}  // namespace
+
+long long steps_for_epochs(double epochs, long long batch_size, long long dataset_size) {
+  constexpr const char* kFn = "steps_for_epochs";
+  check_epochs(kFn, epochs);
+  as_units_error([&] {
+    check_at_least(kFn, "batch_size", batch_size, 1);
+    check_at_least(kFn, "dataset_size", dataset_size, 1);
+  });
+  if (batch_size > dataset_size)
+    throw units_error(units_rule::batch_too_large, kFn, "batch_size", format_value(batch_size),
+                      "<= dataset_size (" + format_value(dataset_size) + ")", "dataset_size");
+  return checked_steps(ceil_as_written(epochs, dataset_size, batch_size), kFn, epochs);
+}
+
+long long steps_for_epochs(double epochs, double sampling_rate) {
+  constexpr const char* kFn = "steps_for_epochs";
+  check_epochs(kFn, epochs);
+  if (sampling_rate == 0)
+    throw units_error(units_rule::epochs_never_end, kFn, "epochs", format_value(epochs),
+                      "left out at sampling rate 0 (no epoch ends): give steps");
+  if (!(sampling_rate > 0 && sampling_rate <= 1))
+    throw units_error(units_rule::out_of_range, kFn, "sampling_rate", format_value(sampling_rate),
+                      "in (0, 1]");
+  return checked_steps(ceil_quotient_as_written(epochs, sampling_rate), kFn, epochs);
+}
+
+long long steps_for_epochs(double epochs, const phase_derivation& phase) {
+  return phase.in_batches ? steps_for_epochs(epochs, phase.batch_size, phase.dataset_size)
+                          : steps_for_epochs(epochs, phase.phase.sampling_rate);
+}
+
+phase_derivation derive_phase(const phase_units& u, bool edge_values) {
+  constexpr const char* kFn = "derive_phase";
+  phase_derivation d;
+  training_phase& p = d.phase;
+  p.sampling = u.sampling;
+  p.neighbours = u.neighbours;
+
+  // ---- the sampling rate: exactly one of q, B of N, the full batch
+  const char* given[3];
+  int count = 0;
+  if (u.sampling_rate) given[count++] = "sampling_rate";
+  if (u.batch_size) given[count++] = "batch_size";
+  if (u.full_batch) given[count++] = "full_batch";
+  if (count == 0)
+    throw units_error(units_rule::sampling_missing, kFn, "sampling_rate", "not given",
+                      "given, or batch_size with dataset_size, or full_batch");
+  if (count > 1)
+    throw units_error(units_rule::sampling_twice, kFn, given[1], "given",
+                      std::string("left out when ") + given[0] + " is given", given[0]);
+  const bool truncated = u.sampling == sampling_scheme::truncated_poisson;
+  if (u.batch_size) {
+    if (!u.dataset_size)
+      throw units_error(units_rule::dataset_missing, kFn, "batch_size",
+                        format_value(*u.batch_size),
+                        "given with dataset_size (q = batch_size / dataset_size)",
+                        "dataset_size");
+    as_units_error([&] {
+      check_at_least(kFn, "batch_size", *u.batch_size, 1);
+      check_at_least(kFn, "dataset_size", *u.dataset_size, 1);
+    });
+    if (*u.batch_size > *u.dataset_size)
+      throw units_error(units_rule::batch_too_large, kFn, "batch_size",
+                        format_value(*u.batch_size),
+                        "<= dataset_size (" + format_value(*u.dataset_size) + ")",
+                        "dataset_size");
+    d.in_batches = true;
+    d.batch_size = *u.batch_size;
+    d.dataset_size = *u.dataset_size;
+    // The quotient of the two counts, correctly rounded (counts up to 2^53 are exact doubles).
+    p.sampling_rate = static_cast<double>(d.batch_size) / static_cast<double>(d.dataset_size);
+    d.steps_per_epoch = static_cast<double>(d.dataset_size) / static_cast<double>(d.batch_size);
+  } else if (u.full_batch) {
+    p.sampling_rate = 1;
+    d.steps_per_epoch = 1;
+  } else {
+    p.sampling_rate = *u.sampling_rate;
+    d.steps_per_epoch = p.sampling_rate > 0 ? 1 / p.sampling_rate
+                                            : std::numeric_limits<double>::infinity();
+  }
+  if (u.dataset_size && !u.batch_size && !truncated)
+    throw units_error(units_rule::dataset_unused, kFn, "dataset_size",
+                      format_value(*u.dataset_size),
+                      "left out unless batch_size is given or the sampling is truncated-poisson",
+                      "batch_size");
+
+  // ---- the scheme's own numbers and neighbours
+  if (truncated) {
+    if (!u.max_batch_size)
+      throw units_error(units_rule::truncation_missing, kFn, "max_batch_size", "not given",
+                        "given with truncated-poisson sampling (the largest batch)", "sampling");
+    if (!u.dataset_size)
+      throw units_error(units_rule::truncation_missing, kFn, "dataset_size", "not given",
+                        "given with truncated-poisson sampling (the number of records)",
+                        "sampling");
+    p.max_batch_size = *u.max_batch_size;
+    p.dataset_size = *u.dataset_size;
+  } else if (u.max_batch_size) {
+    throw units_error(units_rule::max_batch_unused, kFn, "max_batch_size",
+                      format_value(*u.max_batch_size),
+                      "left out unless the sampling is truncated-poisson", "sampling");
+  }
+  const bool poisson_like = u.sampling == sampling_scheme::poisson || truncated;
+  if (u.neighbours != neighbouring::standard && !poisson_like &&
+      u.neighbours != standard_relation(u.sampling))
+    throw units_error(units_rule::neighbours_fixed, kFn, "neighbours", to_string(u.neighbours),
+                      std::string(to_string(standard_relation(u.sampling))) + " (" +
+                          std::string(to_string(u.sampling)) + " sampling fixes them)",
+                      "sampling");
+
+  // ---- σ and the ranges, before a length is derived from q
+  d.noise_given = u.noise_multiplier.has_value();
+  p.noise_multiplier = u.noise_multiplier.value_or(1.0);
+  p.steps = 1;
+  as_units_error([&] { training_run{{p}, 0.0}.validate(kFn, edge_values); });
+
+  // ---- the length: T, or E epochs
+  if (u.steps && u.epochs)
+    throw units_error(units_rule::length_twice, kFn, "epochs", format_value(*u.epochs),
+                      "left out when steps is given", "steps");
+  if (u.steps) {
+    if (!(*u.steps >= 1 && *u.steps <= kMaxSteps))
+      throw units_error(units_rule::out_of_range, kFn, "steps", format_value(*u.steps),
+                        "an integer in [1, 2^53]");
+    p.steps = *u.steps;
+  } else if (u.epochs) {
+    p.steps = steps_for_epochs(*u.epochs, d);
+  } else {
+    d.length_given = false;
+  }
+  return d;
+}
+
+}  // namespace dpkit::accounting

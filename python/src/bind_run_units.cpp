@@ -1,0 +1,161 @@
+// Python bindings: a phase from a training loop's units (dpkit/accounting/run_units.hpp), the
+// one rule for q = B/N and T = ⌈E·N/B⌉ that the CLI uses too. dpkit/_core.py converts the
+// arguments' types; the library checks their combination and ranges, and its units_error is
+// worded here with the Python package's keyword names (sample_rate for the library's
+// sampling_rate), from the error's fields, never from its text.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/run_units.hpp"
+#include "dpkit/accounting/training_run.hpp"
+
+namespace py = pybind11;
+namespace acc = dpkit::accounting;
+
+namespace dpkit::python {
+namespace {
+
+std::string keyword(const std::string& name) {
+  return name == "sampling_rate" ? std::string("sample_rate") : name;
+}
+
+std::string python_message(const acc::units_error& e, const acc::phase_units& u) {
+  using acc::units_rule;
+  switch (e.rule()) {
+    case units_rule::sampling_missing:
+      return "sample_rate is required (or batch_size and dataset_size)";
+    case units_rule::sampling_twice:
+      return "sample_rate must not be given together with batch_size and dataset_size (it is "
+             "batch_size / dataset_size)";
+    case units_rule::dataset_missing:
+      return "dataset_size is required with batch_size";
+    case units_rule::dataset_unused:
+      return "dataset_size is only used with batch_size (sample_rate = batch_size / "
+             "dataset_size) or sampling='truncated-poisson'";
+    case units_rule::batch_too_large:
+      return "batch_size is " + std::to_string(*u.batch_size) + ", but must be at most "
+             "dataset_size (" + std::to_string(*u.dataset_size) + ")";
+    case units_rule::length_twice:
+      return "steps must not be given together with epochs";
+    case units_rule::epochs_never_end:
+      return "epochs: with sample_rate 0 no epoch ends; give steps";
+    case units_rule::truncation_missing:
+      return e.name() == "max_batch_size"
+                 ? "max_batch_size is required with sampling='truncated-poisson' (the largest "
+                   "batch; a larger Poisson batch keeps a random max_batch_size of its records)"
+                 : "dataset_size is required with sampling='truncated-poisson' (the number of "
+                   "records, which sets how often a batch is truncated)";
+    case units_rule::max_batch_unused:
+      return "max_batch_size is only used with sampling='truncated-poisson'";
+    case units_rule::neighbours_fixed:
+    case units_rule::too_many_steps:
+    case units_rule::out_of_range:
+      break;
+  }
+  return keyword(e.name()) + " is " + e.value() + ", but must be " + e.constraint();
+}
+
+acc::phase_units units_of(std::optional<double> noise_multiplier,
+                          std::optional<double> sample_rate,
+                          std::optional<long long> batch_size,
+                          std::optional<long long> dataset_size,
+                          std::optional<long long> steps,
+                          std::optional<double> epochs,
+                          const std::string& sampling,
+                          const std::optional<std::string>& neighbours,
+                          std::optional<long long> max_batch_size) {
+  acc::phase_units u;
+  u.noise_multiplier = noise_multiplier;
+  u.sampling_rate = sample_rate;
+  u.batch_size = batch_size;
+  u.dataset_size = dataset_size;
+  u.steps = steps;
+  u.epochs = epochs;
+  const auto scheme = acc::parse_sampling_scheme(sampling);
+  if (!scheme) throw py::value_error("sampling is '" + sampling + "', but must be a scheme name");
+  u.sampling = *scheme;
+  if (neighbours) {
+    const auto relation = acc::parse_neighbouring(*neighbours);
+    if (!relation)
+      throw py::value_error("neighbours is '" + *neighbours +
+                            "', but must be 'add-remove' or 'replace-one'");
+    u.neighbours = *relation;
+  }
+  u.max_batch_size = max_batch_size;
+  return u;
+}
+
+}  // namespace
+
+void bind_run_units(py::module_& m) {
+  m.attr("SMALLEST_NOISE_MULTIPLIER") = acc::kSmallestNoiseMultiplier;
+  m.attr("SMALLEST_SAMPLING_RATE") = acc::kSmallestSamplingRate;
+  m.attr("MAX_STEPS") = acc::kMaxSteps;
+  // The names, as the library spells them (the Python layer's SAMPLING_SCHEMES and ACCOUNTANTS).
+  auto names = [](const auto& array) {
+    py::tuple t(array.size());
+    for (std::size_t i = 0; i < array.size(); ++i) t[i] = std::string(array[i]);
+    return t;
+  };
+  m.attr("SAMPLING_SCHEMES") = names(acc::kSamplingSchemeNames);
+  m.attr("NEIGHBOURS") = names(acc::kNeighbouringNames);
+  m.attr("ACCOUNTANTS") = names(acc::kAccountantNames);
+  m.def(
+      "derive_phase",
+      [](std::optional<double> noise_multiplier, std::optional<double> sample_rate,
+         std::optional<long long> batch_size, std::optional<long long> dataset_size,
+         std::optional<long long> steps, std::optional<double> epochs, const std::string& sampling,
+         const std::optional<std::string>& neighbours, std::optional<long long> max_batch_size,
+         bool edge_values) {
+        const acc::phase_units u =
+            units_of(noise_multiplier, sample_rate, batch_size, dataset_size, steps, epochs,
+                     sampling, neighbours, max_batch_size);
+        acc::phase_derivation d;
+        try {
+          d = acc::derive_phase(u, edge_values);
+        } catch (const acc::units_error& e) {
+          throw py::value_error(python_message(e, u));
+        }
+        py::dict out;
+        out["noise_multiplier"] = d.phase.noise_multiplier;
+        out["sample_rate"] = d.phase.sampling_rate;
+        out["steps"] = d.phase.steps;
+        out["length_given"] = d.length_given;
+        out["in_batches"] = d.in_batches;
+        out["batch_size"] = d.batch_size;
+        out["dataset_size"] = d.dataset_size;
+        out["steps_per_epoch"] = d.steps_per_epoch;
+        return out;
+      },
+      py::arg("noise_multiplier"), py::arg("sample_rate"), py::arg("batch_size"),
+      py::arg("dataset_size"), py::arg("steps"), py::arg("epochs"), py::arg("sampling"),
+      py::arg("neighbours"), py::arg("max_batch_size"), py::arg("edge_values"),
+      "Low-level: the phase a training loop's units describe (accounting/run_units.hpp): a dict "
+      "of noise_multiplier, sample_rate, steps, length_given, in_batches, batch_size, "
+      "dataset_size and steps_per_epoch.");
+  m.def(
+      "steps_for_epochs",
+      [](double epochs, std::optional<double> sample_rate, std::optional<long long> batch_size,
+         std::optional<long long> dataset_size) {
+        acc::phase_units u;
+        u.sampling_rate = sample_rate;
+        u.batch_size = batch_size;
+        u.dataset_size = dataset_size;
+        try {
+          return batch_size ? acc::steps_for_epochs(epochs, *batch_size, dataset_size.value_or(0))
+                            : acc::steps_for_epochs(epochs, sample_rate.value_or(1.0));
+        } catch (const acc::units_error& e) {
+          throw py::value_error(python_message(e, u));
+        }
+      },
+      py::arg("epochs"), py::arg("sample_rate"), py::arg("batch_size"), py::arg("dataset_size"),
+      "Low-level: T = ceil(epochs * dataset_size / batch_size), or ceil(epochs / sample_rate), "
+      "exact on the numbers as written (accounting/run_units.hpp).");
+}
+
+}  // namespace dpkit::python

@@ -1,0 +1,89 @@
+"""A training loop's units — batch size, dataset size, sampling rate, epochs — give the same run
+from Python and from the CLI: one rule in the library (accounting/run_units.hpp), T = ⌈E·N/B⌉ or
+⌈E/q⌉ exact on the numbers as written, checked here against Python's own exact decimals."""
+
+import math
+import random
+from fractions import Fraction
+
+import pytest
+
+import dpkit
+from conftest import cli_json
+
+
+def _decimal(rng):
+    """A number as a user types it: up to 4 significant digits, 0 to 4 decimals."""
+    return repr(rng.randint(1, 9999) / 10 ** rng.randint(0, 4))
+
+
+def _expected_steps(epochs_text, q_fraction):
+    # The decimal as written, exactly (Fraction of the text, not of the binary double).
+    return max(1, math.ceil(Fraction(epochs_text) / q_fraction))
+
+
+def test_the_cases_the_front_ends_disagreed_on():
+    # 2.2 epochs of 1 000 examples in batches of 100 are 22 steps (Python's binary reading of 2.2
+    # made 23); 3 epochs at q = 0.3 are 10 (11 before); 1.0000000001 epochs of N/B = 10 are 11
+    # (the CLI's tolerance made 10).
+    for kwargs, steps in ((dict(batch_size=100, dataset_size=1000, epochs=2.2), 22),
+                          (dict(sample_rate=0.3, epochs=3), 10),
+                          (dict(batch_size=10, dataset_size=100, epochs=1.0000000001), 11)):
+        r = dpkit.epsilon_curve(1e-5, noise_multiplier=1.1, accountant="rdp",
+                                **{k: ([v] if k == "epochs" else v) for k, v in kwargs.items()})
+        assert list(r.steps) == [steps], kwargs
+
+
+def test_too_many_steps_refused_in_the_arguments_words():
+    with pytest.raises(ValueError, match=r"^epochs is 1e\+300, but must be a length of at most "
+                                         r"2\^53 steps"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.1, epochs=1e300)
+    with pytest.raises(ValueError, match="at most dataset_size"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.0, batch_size=11, dataset_size=10, epochs=1)
+
+
+def test_python_and_cli_derive_the_same_runs_on_a_seeded_grid_of_units():
+    # 3 000 unit combinations: 150 runs (batch size of a dataset, or a sampling rate), each at 20
+    # epoch counts (one CLI curve per run). For each: the same q, the same T — the exact ceiling
+    # of the decimals as typed — and the same epsilon to the last bit.
+    rng = random.Random(20261125)
+    combinations = 0
+    for k in range(150):
+        sigma = repr(round(10 ** rng.uniform(-0.3, 1), 3))
+        epochs = [_decimal(rng) for _ in range(20)]
+        if k % 2 == 0:
+            n = rng.choice([rng.randint(1, 100), rng.randint(100, 10**6)])
+            b = rng.randint(1, n)
+            run = ["--batch-size", str(b), "--dataset-size", str(n)]
+            kwargs = dict(batch_size=b, dataset_size=n)
+            q_exact = Fraction(b, n)
+            q = b / n
+        else:
+            digits = rng.randint(1, 4)
+            q_text = repr(rng.randint(1, 10**digits) / 10**digits)
+            run = ["--sampling-rate", q_text]
+            kwargs = dict(sample_rate=float(q_text))
+            q_exact = Fraction(q_text)
+            q = float(q_text)
+        # Keep T within a curve the RDP accountant answers at once (≤ 10^7 steps).
+        epochs = [e for e in epochs if Fraction(e) / q_exact <= 10**7]
+        if not epochs:
+            continue
+        out = cli_json("epsilon", "--noise-multiplier", sigma, *run, "--epochs", ",".join(epochs),
+                       "--delta", "1e-5", "--accountant", "rdp")
+        assert out["context"]["parameters"]["sampling_rate"] == q
+        rows = out["results"]
+        curve = dpkit.epsilon_curve(1e-5, noise_multiplier=float(sigma), accountant="rdp",
+                                    epochs=[float(e) for e in epochs], **kwargs)
+        assert len(rows) == len(epochs) == len(curve.steps)
+        for e, row, t, upper in zip(epochs, rows, curve.steps, curve.upper):
+            where = f"{run} --epochs {e}"
+            want = _expected_steps(e, q_exact)
+            assert row["steps"] == want, where
+            assert int(t) == want, where
+            assert row["epsilon_upper"] == upper, where
+            single = dpkit.epsilon(1e-5, noise_multiplier=float(sigma), accountant="rdp",
+                                   epochs=float(e), **kwargs)
+            assert single.upper == upper, where
+            combinations += 1
+    assert combinations >= 2500
