@@ -119,15 +119,23 @@ def _sampling(value: Any) -> str:
     return s
 
 
+def _neighbours(value: Any) -> Optional[str]:
+    """The relation's name as the library spells it, or None for the scheme's own."""
+    if value is None:
+        return None
+    r = str(value).replace("_", "-")
+    if r not in NEIGHBOURS:
+        raise _bad("neighbours", value, "'add-remove' or 'replace-one'")
+    return r
+
+
 def _scheme_spec(sampling: Any, neighbours: Any, dataset_size: Any, max_batch_size: Any) -> str:
     """The scheme as the extension reads it:
     "name[;neighbours=R][;dataset_size=N;max_batch_size=B]"."""
     s = _sampling(sampling)
     spec = s
-    if neighbours is not None:
-        r = str(neighbours).replace("_", "-")
-        if r not in NEIGHBOURS:
-            raise _bad("neighbours", neighbours, "'add-remove' or 'replace-one'")
+    r = _neighbours(neighbours)
+    if r is not None:
         spec += ";neighbours=" + r
     if s == "truncated-poisson":
         if max_batch_size is None:
@@ -295,11 +303,7 @@ def _resolve_run(noise_multiplier: Any = None,
     # The arguments' types here; their combination, ranges, q and T in the library
     # (dpkit._dpkit.derive_phase: accounting/run_units.hpp, the rule the CLI uses too).
     scheme = _sampling(sampling)
-    relation = None
-    if neighbours is not None:
-        relation = str(neighbours).replace("_", "-")
-        if relation not in NEIGHBOURS:
-            raise _bad("neighbours", neighbours, "'add-remove' or 'replace-one'")
+    relation = _neighbours(neighbours)
     if need_sigma:
         if noise_multiplier is None:
             raise ValueError("noise_multiplier is required (noise standard deviation / clipping "
