@@ -35,10 +35,10 @@ import numbers
 import operator
 from typing import TYPE_CHECKING
 
-from . import _dpkit
+from . import _dpkit, _errors
 from ._record import Record
 from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoiseCalibration, PrivacyResult,
-                       StepsCalibration, TradeoffCurve, _user_message)
+                       StepsCalibration, TradeoffCurve)
 
 if TYPE_CHECKING:  # annotations only (numpy, typing and fractions load on first use: fast import)
     from fractions import Fraction
@@ -129,28 +129,19 @@ def _neighbours(value: Any) -> Optional[str]:
     return r
 
 
-def _scheme_spec(sampling: Any, neighbours: Any, dataset_size: Any, max_batch_size: Any) -> str:
-    """The scheme as the extension reads it:
-    "name[;neighbours=R][;dataset_size=N;max_batch_size=B]"."""
-    s = _sampling(sampling)
-    spec = s
-    r = _neighbours(neighbours)
-    if r is not None:
-        spec += ";neighbours=" + r
-    if s == "truncated-poisson":
-        if max_batch_size is None:
-            raise ValueError("max_batch_size is required with sampling='truncated-poisson' (the "
-                             "largest batch; a larger Poisson batch keeps a random max_batch_size "
-                             "of its records)")
-        if dataset_size is None:
-            raise ValueError("dataset_size is required with sampling='truncated-poisson' (the "
-                             "number of records, which sets how often a batch is truncated)")
-        n = _integer("dataset_size", dataset_size, 1, "an integer >= 1")
-        b = _integer("max_batch_size", max_batch_size, 1, "an integer >= 1")
-        spec += f";dataset_size={n};max_batch_size={b}"
-    elif max_batch_size is not None:
-        raise ValueError("max_batch_size is only used with sampling='truncated-poisson'")
-    return spec
+# The library's enums by the names users type (bind_types.cpp: member names are to_string's).
+_SCHEME = _dpkit.SamplingScheme.__members__
+_RELATION = _dpkit.Neighbouring.__members__
+_ACCOUNTANT = _dpkit.Accountant.__members__
+
+
+def _derive(sigma: Optional[float], q: Optional[float], b: Optional[int], n: Optional[int],
+            t: Optional[int], e: Optional[float], scheme: str, relation: Optional[str],
+            mb: Optional[int], edge: bool) -> Any:
+    """The library's derivation of one phase from checked units (accounting/run_units.hpp: the
+    combination rules, q and T, the rule the CLI uses too): a _dpkit.PhaseDerivation."""
+    return _dpkit.derive_phase(sigma, q, b, n, t, e, _SCHEME[scheme],
+                               None if relation is None else _RELATION[relation], mb, edge)
 
 
 def _accountant(value: Any, allowed: Sequence[str] = ACCOUNTANTS) -> str:
@@ -194,13 +185,25 @@ class Phase(Record):
 
     def __post_init__(self) -> None:
         _check_phase(self.noise_multiplier, self.sample_rate, self.steps, self.sampling)
-        _scheme_spec(self.sampling, self.neighbours, self.dataset_size, self.max_batch_size)
+        self._native()
 
-    def _tuple(self) -> Tuple[float, float, str, int]:
-        return (float(self.noise_multiplier), float(self.sample_rate),
-                _scheme_spec(self.sampling, self.neighbours, self.dataset_size,
-                             self.max_batch_size),
-                int(self.steps))
+    def _native(self) -> Any:
+        """The phase as the library's type (_dpkit.TrainingPhase), checked by the library."""
+        n = None if self.dataset_size is None else _integer("dataset_size", self.dataset_size, 1,
+                                                            "an integer >= 1")
+        mb = None if self.max_batch_size is None else _integer(
+            "max_batch_size", self.max_batch_size, 1, "an integer >= 1")
+        return _derive(float(self.noise_multiplier), float(self.sample_rate), None, n,
+                       int(self.steps), None, _sampling(self.sampling),
+                       _neighbours(self.neighbours), mb, True).phase
+
+    @classmethod
+    def _of(cls, p: Any) -> "Phase":
+        """The Phase of a _dpkit.TrainingPhase."""
+        relation = p.neighbours.name
+        return cls(p.noise_multiplier, p.sampling_rate, p.steps, p.sampling.name,
+                   None if relation == "standard" else relation, p.dataset_size or None,
+                   p.max_batch_size or None)
 
 
 def _sigma_arg(value: Any, edge: bool) -> float:
@@ -271,8 +274,8 @@ def _resolve_run(noise_multiplier: Any = None,
                  phases: Optional[Iterable[Phase]] = None,
                  need_sigma: bool = True,
                  need_steps: bool = True,
-                 edge: bool = False) -> Tuple[List[Tuple[float, float, str, int]], Dict[str, Any]]:
-    """The run as a list of phase tuples, and the units it was given in (for reporting)."""
+                 edge: bool = False) -> Tuple[List[Any], Dict[str, Any]]:
+    """The run as a list of _dpkit.TrainingPhase, and the units it was given in (for reporting)."""
     units: Dict[str, Any] = {}
     if phases is not None:
         given = [n for n, v in (("noise_multiplier", noise_multiplier), ("sample_rate", sample_rate),
@@ -295,7 +298,7 @@ def _resolve_run(noise_multiplier: Any = None,
                         raise ValueError(f"phases[{i}] is {p!r}, but must be a dpkit.Phase, a dict "
                                          f"or a (noise_multiplier, sample_rate, steps[, sampling]) "
                                          f"tuple") from None
-            out.append(p._tuple())
+            out.append(p._native())
         if not out:
             raise ValueError("phases is empty, but must hold at least one phase")
         return out, units
@@ -331,17 +334,13 @@ def _resolve_run(noise_multiplier: Any = None,
         if q is None and b is None and n is None:
             raise ValueError("sample_rate is required (or batch_size and dataset_size)")
         raise ValueError("steps is required (or epochs)")
-    d = _dpkit.derive_phase(sigma, q, b, n, t, e, scheme, relation, mb, edge)
-    sigma = d["noise_multiplier"]
-    q = d["sample_rate"]
-    t = d["steps"]
-    units["sample_rate"] = q
-    if d["in_batches"]:
-        units.update(batch_size=d["batch_size"], dataset_size=d["dataset_size"], in_batches=True)
+    d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge)
+    units["sample_rate"] = d.phase.sampling_rate
+    if d.in_batches:
+        units.update(batch_size=d.batch_size, dataset_size=d.dataset_size, in_batches=True)
     if e is not None:
         units["epochs"] = e
-    sampling = _scheme_spec(scheme, relation, n, mb)
-    return [(sigma, q, sampling, t)], units
+    return [d.phase], units
 
 
 def _options(relative_accuracy: Any, max_fft_size: Any) -> Dict[str, Any]:
@@ -360,10 +359,7 @@ def _gaussian_mu(value: Any) -> float:
 
 def _call(fn, *args):
     """Call the extension; the library's own argument errors become one-line ValueErrors."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        raise ValueError(_user_message(str(e))) from None
+    return _errors.call(fn, *args)
 
 
 def epsilon(delta: float,
@@ -418,9 +414,9 @@ def epsilon(delta: float,
                           neighbours=neighbours, max_batch_size=max_batch_size,
                           phases=phases, edge=True)
     a = _accountant(accountant)
-    res = _call(_dpkit.epsilon, run, _gaussian_mu(gaussian_mu), d, a,
+    res = _call(_dpkit.epsilon, run, _gaussian_mu(gaussian_mu), d, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
-    return PrivacyResult._from_tuple(res, "epsilon", d)
+    return PrivacyResult._from_estimate(res, "epsilon", d)
 
 
 def delta(epsilon: float,
@@ -450,9 +446,9 @@ def delta(epsilon: float,
                           neighbours=neighbours, max_batch_size=max_batch_size,
                           phases=phases, edge=True)
     a = _accountant(accountant)
-    res = _call(_dpkit.delta, run, _gaussian_mu(gaussian_mu), e, a,
+    res = _call(_dpkit.delta, run, _gaussian_mu(gaussian_mu), e, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
-    return PrivacyResult._from_tuple(res, "delta", e)
+    return PrivacyResult._from_estimate(res, "delta", e)
 
 
 def calibrate_noise(target_epsilon: float,
@@ -495,14 +491,14 @@ def calibrate_noise(target_epsilon: float,
                 "a number in [1e-12, 1)")
     budget = _real("budget_tolerance", budget_tolerance, lambda v: 1e-12 <= v < 0.5,
                    "a number in [1e-12, 0.5)")
-    res = _call(_dpkit.calibrate_noise, run, _gaussian_mu(gaussian_mu), t, d, a, tol, budget,
+    res = _call(_dpkit.calibrate_noise, run, _gaussian_mu(gaussian_mu), t, d, _ACCOUNTANT[a], tol, budget,
                 _options(relative_accuracy, max_fft_size))
     return NoiseCalibration(
         noise_multiplier=float(res["noise_multiplier"]),
         noise_multiplier_lower=float(res["noise_multiplier_lower"]),
-        epsilon=PrivacyResult._from_dict(res["estimate"], "epsilon", d),
+        epsilon=PrivacyResult._from_estimate(res["estimate"], "epsilon", d),
         termination=str(res["termination"]),
-        message=_user_message(str(res["message"])))
+        message=str(res["message"]))
 
 
 def calibrate_steps(target_epsilon: float,
@@ -545,17 +541,17 @@ def calibrate_steps(target_epsilon: float,
     else:
         cap = 10_000_000
     a = _accountant(accountant)
-    res = _call(_dpkit.calibrate_steps, run, _gaussian_mu(gaussian_mu), t, d, cap, a,
+    res = _call(_dpkit.calibrate_steps, run, _gaussian_mu(gaussian_mu), t, d, cap, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     steps = int(res["steps"])
     # The epochs the steps stand for, exact: T·B/N (a training loop's unit only).
     from fractions import Fraction
     epochs = (float(Fraction(steps * units["batch_size"], units["dataset_size"]))
               if units.get("in_batches") else math.nan)
-    est = PrivacyResult._from_dict(res["estimate"], "epsilon", d) if "estimate" in res else None
+    est = PrivacyResult._from_estimate(res["estimate"], "epsilon", d) if "estimate" in res else None
     return StepsCalibration(steps=steps, epochs=epochs, epsilon=est,
                             termination=str(res["termination"]),
-                            message=_user_message(str(res["message"])))
+                            message=str(res["message"]))
 
 
 def epsilon_curve(delta: float,
@@ -604,7 +600,7 @@ def epsilon_curve(delta: float,
             raise ValueError("steps must be a non-empty one-dimensional array of integers >= 1")
         s_list = [_integer("steps", s, 1, "integers >= 1") for s in s_arr.tolist()]
     a = _accountant(accountant)
-    res = _call(_dpkit.epsilon_curve, run, _gaussian_mu(gaussian_mu), s_list, d, a,
+    res = _call(_dpkit.epsilon_curve, run, _gaussian_mu(gaussian_mu), s_list, d, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     return EpsilonCurve(
         steps=np.asarray(s_list, dtype=np.int64),
@@ -613,7 +609,7 @@ def epsilon_curve(delta: float,
         upper=np.asarray(res["upper"]),
         kind=tuple(res["kind"]),
         termination=tuple(res["termination"]),
-        delta=d, accountant=a, message=_user_message(str(res["message"])))
+        delta=d, accountant=a, message=str(res["message"]))
 
 
 def delta_curve(epsilons: Sequence[float],
@@ -655,7 +651,7 @@ def delta_curve(epsilons: Sequence[float],
     upper[order] = up_sorted
     return DeltaCurve(epsilon=e, lower=lower, upper=upper, tight=bool(res["tight"]),
                       termination=str(res["termination"]),
-                      message=_user_message(str(res["message"])))
+                      message=str(res["message"]))
 
 
 def tradeoff(alpha: Sequence[float],
@@ -690,7 +686,7 @@ def tradeoff(alpha: Sequence[float],
     return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]), upper=np.asarray(res["upper"]),
                          exact=bool(res["exact"]), method=str(res["method"]),
                          termination=str(res["termination"]),
-                         message=_user_message(str(res["message"])))
+                         message=str(res["message"]))
 
 
 def gdp_mu(noise_multiplier: Optional[float] = None,
@@ -727,7 +723,7 @@ def gdp_mu(noise_multiplier: Optional[float] = None,
     return GdpMu(lower=float(res["mu_lower"]), upper=float(res["mu_upper"]),
                  fpr_min=float(res["alpha_min"]), fpr_at_max=float(res["alpha_at_max"]),
                  exact=bool(res["exact"]), method=str(res["method"]),
-                 termination=str(res["termination"]), message=_user_message(str(res["message"])))
+                 termination=str(res["termination"]), message=str(res["message"]))
 
 
 def rdp(orders: Sequence[float],

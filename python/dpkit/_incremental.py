@@ -79,12 +79,12 @@ class Accountant:
     def epsilon(self, delta: float) -> PrivacyResult:
         """The certified bracket on ε at δ ∈ (0, 1) of the run so far (0 before any step)."""
         d = _delta_arg(delta)
-        return PrivacyResult._from_tuple(_call(self._acc.epsilon, d), "epsilon", d)
+        return PrivacyResult._from_estimate(_call(self._acc.epsilon, d), "epsilon", d)
 
     def delta(self, epsilon: float) -> PrivacyResult:
         """The certified bracket on δ at ε ≥ 0 of the run so far (0 before any step)."""
         e = _epsilon_arg(epsilon)
-        return PrivacyResult._from_tuple(_call(self._acc.delta, e), "delta", e)
+        return PrivacyResult._from_estimate(_call(self._acc.delta, e), "delta", e)
 
     def __repr__(self) -> str:
         return f"dpkit.Accountant(steps={self.steps})"

@@ -67,14 +67,17 @@ class PrivacyResult(Record):
         at: the δ (for ε) or ε (for δ) the question was asked at.
         log_value: log δ for δ queries (finite where δ underflows), else NaN.
         details: accountant diagnostics (PLD: grid_spacing, fft_size, passes; evaluations).
+        edge_value: an edge value's exact answer (noise multiplier 0, or nothing released):
+            ``value`` may be ``inf`` and is still the answer (docs/accounting.md, "Edge values").
 
     ``float(result)`` is the certified upper value; it raises :class:`NoCertifiedValueError`
     for approximations and failures instead of returning a number that certifies nothing.
     """
 
     __slots__ = _fields = ("quantity", "value", "lower", "upper", "kind", "accountant", "method",
-                           "tight", "termination", "message", "at", "log_value", "details")
-    _defaults = {"log_value": math.nan, "details": dict}
+                           "tight", "termination", "message", "at", "log_value", "details",
+                           "edge_value")
+    _defaults = {"log_value": math.nan, "details": dict, "edge_value": False}
     _no_compare = ("details",)
     quantity: str
     value: float
@@ -89,26 +92,16 @@ class PrivacyResult(Record):
     at: float
     log_value: float
     details: Dict[str, Any]
+    edge_value: bool
 
     @classmethod
-    def _from_dict(cls, d: Dict[str, Any], quantity: str, at: float) -> "PrivacyResult":
-        details = {k: d[k] for k in ("grid_spacing", "fft_size", "passes", "evaluations") if k in d}
-        message = d["message"]
-        return cls._make((quantity, d["value"], d["lower"], d["upper"], d["kind"],
-                          d["accountant"], d["method"], d["tight"], d["termination"],
-                          _user_message(message) if message else message, at,
-                          d.get("log_value", math.nan), details))
-
-    @classmethod
-    def _from_tuple(cls, t: tuple, quantity: str, at: float) -> "PrivacyResult":
-        # t: (value, lower, upper, kind, accountant, method, tight, termination, message,
-        #     log_value, (grid_spacing, fft_size, passes, evaluations) or None)
-        d = t[10]
-        details = ({"grid_spacing": d[0], "fft_size": d[1], "passes": d[2], "evaluations": d[3]}
-                   if d is not None else {})
-        message = t[8]
-        return cls._make((quantity, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7],
-                          _user_message(message) if message else message, at, t[9], details))
+    def _from_estimate(cls, e: Any, quantity: str, at: float) -> "PrivacyResult":
+        """The result of one accountant's answer (a _dpkit.PrivacyEstimate)."""
+        pld = e.pld
+        details = (dict(pld, evaluations=e.evaluations) if pld is not None else {})
+        return cls._make((quantity, e.value, e.lower, e.upper, e.kind, e.accountant,
+                          e.method, e.tight, e.termination, e.message, at, e.log_value,
+                          details, e.edge_value))
 
     @property
     def converged(self) -> bool:
@@ -119,8 +112,7 @@ class PrivacyResult(Record):
     def certified(self) -> bool:
         """True when ``upper`` is a certified upper bound: finite, or the edge value inf
         (noise multiplier 0: no finite ε holds, exactly)."""
-        return self.kind == "upper-bound" and (math.isfinite(self.upper) or
-                                               self.method.startswith("edge value"))
+        return self.kind == "upper-bound" and (math.isfinite(self.upper) or self.edge_value)
 
     def __float__(self) -> float:
         if self.certified:
@@ -282,13 +274,3 @@ class GdpMu(Record):
             return f"μ = {self.upper:.10g} (exact: a Gaussian run)"
         return (f"μ ∈ [{self.lower:.10g}, {self.upper:.10g}] (certified; the smallest μ-GDP "
                 f"curve below the run's at false-positive rates in [{self.fpr_min:g}, 0.5])")
-
-
-def _user_message(message: str) -> str:
-    """The library's message without its leading ``function: `` (as the CLI prints it)."""
-    i = 0
-    while i < len(message) and (message[i].islower() or message[i].isdigit() or message[i] in "_:"):
-        i += 1
-    if 0 < i and i + 1 < len(message) and message[i - 1:i + 1] == ": ":
-        return message[i + 1:]
-    return message

@@ -35,8 +35,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
-from . import _core, _dpkit
-from ._results import NoCertifiedValueError, _user_message
+from . import _core, _dpkit, _errors
+from ._results import NoCertifiedValueError
 
 __all__ = [
     "CorrelatedNoise",
@@ -67,13 +67,7 @@ VALIDITIES = ("valid-upper-bound", "conjecture-dependent", "heuristic", "outside
 
 
 def _call(fn, *args):
-    try:
-        return fn(*args)
-    except ValueError as e:
-        msg = _user_message(str(e))
-        if msg.startswith("sampling_rate"):
-            msg = "sample_rate" + msg[len("sampling_rate"):]
-        raise ValueError(msg) from None
+    return _errors.call(fn, *args)
 
 
 def _setting(correlation: Any, sample_rate: Any, steps: Any) -> Tuple[float, float, int]:
@@ -252,7 +246,7 @@ def _noise(d: Dict[str, Any], eps: float, delta: float, lam: float, r: float,
         certified_epsilon=float(d["certified_epsilon"]),
         certified_delta=float(d["certified_delta"]), epsilon=eps, delta=delta, correlation=lam,
         sample_rate=r, steps=t, termination=str(d["termination"]),
-        message=_user_message(str(d["message"])))
+        message=str(d["message"]))
 
 
 def calibrate(method: str, *,
@@ -308,7 +302,7 @@ def lower_bound(*, correlation: float, sample_rate: float, steps: int, epsilon: 
                            projection_norm=float(res["projection_norm"]),
                            projected_delta=float(res["projected_delta"]), validity="lower-bound",
                            epsilon=e, delta=d, termination=str(res["termination"]),
-                           message=_user_message(str(res["message"])))
+                           message=str(res["message"]))
 
 
 def calibrate_all(*, correlation: float, sample_rate: float, steps: int, epsilon: float,
@@ -351,7 +345,7 @@ def spectral_norm(correlation: float, steps: int) -> SpectralNorm:
     lam, _, t = _setting(correlation, 1.0, steps)
     r = _call(_dpkit.correlated_spectral_norm, lam, t)
     return SpectralNorm(value=float(r["value"]), lower=float(r["lower"]),
-                        termination=str(r["termination"]), message=_user_message(str(r["message"])))
+                        termination=str(r["termination"]), message=str(r["message"]))
 
 
 def leading_block_norm(correlation: float, steps: int, k: int) -> float:

@@ -285,10 +285,14 @@ class PrivacyAccountant:
         self._events.append(event if count == 1 else SelfComposedDpEvent(event, int(count)))
         return self
 
+    def _run(self) -> List[_core.Phase]:
+        """The composed events as dpkit phases (σ, q, steps, sampling)."""
+        return [_core.Phase(p[0], p[1], p[3], p[2]) for p in self._phases]
+
     def _result(self, quantity: str, at: float) -> Optional[PrivacyResult]:
         if self._non_private or not self._phases:
             return None
-        phases = [_core.Phase(*p[:2], p[3], p[2]) for p in self._phases]
+        phases = self._run()
         fn = _core.epsilon if quantity == "epsilon" else _core.delta
         return fn(at, phases=phases, accountant=self._supported_accountant)
 
@@ -374,10 +378,10 @@ class RdpAccountant(PrivacyAccountant):
         if not self._phases:
             return (0.0, math.nan)
         if self._orders is not None:
-            rdp = _core._call(_dpkit.rdp, self._phases, 0.0, self._orders)
+            rdp = _core._call(_dpkit.rdp, [p._native() for p in self._run()], 0.0, self._orders)
             res = _core._call(_dpkit.rdp_epsilon_at_orders, self._orders, np.asarray(rdp), d)
             return (float(res["epsilon"]), float(res["alpha"]))
-        res = _core._call(_dpkit.rdp_epsilon_run, self._phases, 0.0, d)
+        res = _core._call(_dpkit.rdp_epsilon_run, [p._native() for p in self._run()], 0.0, d)
         return (float(res["epsilon"]), float(res["alpha"]))
 
     def get_epsilon(self, target_delta: float) -> float:
@@ -393,7 +397,7 @@ class RdpAccountant(PrivacyAccountant):
             return 1.0
         if not self._phases:
             return 0.0
-        rdp = _core._call(_dpkit.rdp, self._phases, 0.0, self._orders)
+        rdp = _core._call(_dpkit.rdp, [p._native() for p in self._run()], 0.0, self._orders)
         res = _core._call(_dpkit.rdp_delta_at_orders, self._orders, np.asarray(rdp), e)
         return float(res["delta"])
 

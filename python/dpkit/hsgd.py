@@ -34,9 +34,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core, _dpkit
+from . import _core, _dpkit, _errors
 from ._checks import nonneg as _nonneg, pos as _pos, vector as _vector, choice as _choice
-from ._results import _user_message
 from .volterra import Schedule, Spectrum, _check_symmetric, _gamma
 
 __all__ = [
@@ -70,17 +69,10 @@ Array = Union[Sequence[float], np.ndarray]
 
 
 def _call(fn, *args):
-    try:
-        return fn(*args)
-    except ValueError as e:
-        msg = _user_message(str(e))
-        for lib, py in (("params.sigma", "noise"), ("params.", ""), ("data.features", "features"),
-                        ("data.labels", "labels"), ("law.problem().sigma", "noise"),
-                        ("sigma_matrix", "covariance")):
-            if msg.startswith(lib):
-                msg = py + msg[len(lib):]
-                break
-        raise ValueError(msg) from None
+    return _errors.call(fn, *args, names={"params.sigma": "noise", "data.features": "features",
+                                          "data.labels": "labels",
+                                          "law.problem().sigma": "noise",
+                                          "sigma_matrix": "covariance"}, strip=("params.",))
 
 
 # ---- the law ----------------------------------------------------------------------------------
@@ -112,7 +104,7 @@ class Law:
 
     @property
     def message(self) -> str:
-        return _user_message(str(self._h.message))
+        return str(self._h.message)
 
     @property
     def interpolation_error(self) -> float:
@@ -394,7 +386,7 @@ def epsilon_delta(alphas: Array, rdp: Array, delta: float) -> EpsilonDelta:
     return EpsilonDelta(epsilon=float(r["epsilon"]), delta=d, alpha=float(r["alpha"]),
                         conversion=str(r["conversion"]), kind="approximation",
                         termination=str(r["termination"]),
-                        message=_user_message(str(r["message"])))
+                        message=str(r["message"]))
 
 
 @dataclass(frozen=True)
@@ -520,11 +512,11 @@ def rdp(law: Law, features: Any, labels: Array, *,
             if _SEVERITY.get(v["termination"], 2) > _SEVERITY[worst]:
                 worst = str(v["termination"])
             if not message and v["message"]:
-                message = f"alpha {a:g}, t {v['time']:g}: {_user_message(str(v['message']))}"
+                message = f"alpha {a:g}, t {v['time']:g}: {str(v['message'])}"
         if _SEVERITY.get(r["termination"], 2) > _SEVERITY[worst]:
             worst = str(r["termination"])
         if not message and r["message"]:
-            message = f"alpha {a:g}: {_user_message(str(r['message']))}"
+            message = f"alpha {a:g}: {str(r['message'])}"
     epsilon = used = None
     if d is not None:
         epsilon = np.full(cols, np.nan)

@@ -47,9 +47,9 @@ from typing import Any, Dict, Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core, _dpkit
+from . import _core, _dpkit, _errors
 from ._checks import pos as _pos
-from ._results import NoCertifiedValueError, TradeoffCurve, _user_message
+from ._results import NoCertifiedValueError, TradeoffCurve
 
 __all__ = [
     "ShiftedBound",
@@ -132,7 +132,7 @@ class ShiftedBound:
             ``rho``: the RDP slope; ``evaluations``: PLD evaluations; ``exhaustive``: every τ
             was tried).
         phases, gaussian_mu: the bound's tradeoff function as a composition (a run of
-            :mod:`dpkit`): G(gaussian_mu) ⊗ the phases. None for RDP and pure-DP bounds.
+            :mod:`dpkit`, :class:`dpkit.Phase` objects): G(gaussian_mu) ⊗ the phases. None for RDP and pure-DP bounds.
 
     ``float(b)`` is the certified ε upper bound; it raises :class:`dpkit.NoCertifiedValueError`
     for lower bounds, approximations and failures.
@@ -151,8 +151,7 @@ class ShiftedBound:
     termination: str = "converged"
     message: str = ""
     details: Dict[str, Any] = field(default_factory=dict, compare=False)
-    phases: Optional[Tuple[Tuple[float, float, str, int], ...]] = field(default=None,
-                                                                         compare=False)
+    phases: Optional[Tuple[_core.Phase, ...]] = field(default=None, compare=False)
     gaussian_mu: float = field(default=0.0, compare=False)
 
     @property
@@ -185,12 +184,12 @@ class ShiftedBound:
         a = np.atleast_1d(np.asarray(alpha, dtype=float))
         if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
             raise ValueError("alpha must be a non-empty one-dimensional array of numbers in [0, 1]")
-        res = _call(_dpkit.tradeoff, list(self.phases), float(self.gaussian_mu), a,
+        res = _call(_dpkit.tradeoff, [p._native() for p in self.phases], float(self.gaussian_mu), a,
                     _core._options(relative_accuracy, None))
         return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]),
                              upper=np.asarray(res["upper"]), exact=bool(res["exact"]),
                              method=str(res["method"]), termination=str(res["termination"]),
-                             message=_user_message(str(res["message"])))
+                             message=str(res["message"]))
 
     def __str__(self) -> str:
         tau = "-" if self.tau is None else str(self.tau)
@@ -281,15 +280,8 @@ class Interpolation:
 def _call(fn, *args):
     """The extension, with the library's argument errors as one-line ValueErrors naming the
     Python argument."""
-    try:
-        return fn(*args)
-    except ValueError as e:
-        msg = _user_message(str(e))
-        for lib, py in (("examples", "dataset_size"), ("t ", "steps "), ("learning_rates.size()",
-                                                                          "len(learning_rates)")):
-            if msg.startswith(lib):
-                msg = py + msg[len(lib):]
-        raise ValueError(msg) from None
+    return _errors.call(fn, *args, names={"examples": "dataset_size", "t": "steps",
+                                          "learning_rates.size()": "len(learning_rates)"})
 
 
 def _opt_pos(name: str, v: Any) -> Optional[float]:
@@ -347,7 +339,7 @@ def _gdp_row(name: str, d: Dict[str, Any], delta: float) -> ShiftedBound:
     return ShiftedBound(bound=name, kind=kind, value=value, lower=lo, upper=up, mu=mu,
                         delta=delta, tau=_tau(d["tau"]), method=str(d["source"]),
                         note=str(d["note"]), termination=str(d["termination"]),
-                        message=_user_message(str(d["message"])), details=details,
+                        message=str(d["message"]), details=details,
                         phases=(), gaussian_mu=mu)
 
 
@@ -357,7 +349,7 @@ def _rdp_row(name: str, source: str, d: Dict[str, Any], delta: float,
     return ShiftedBound(bound=name, kind="upper-bound", value=eps, lower=_NAN, upper=eps, mu=_NAN,
                         delta=delta, tau=None, method=source, note=note,
                         termination=str(d["termination"]),
-                        message=_user_message(str(d["message"])),
+                        message=str(d["message"]),
                         details={"rho": float(d["rho"]), "alpha": float(d["alpha"]),
                                  "conversion": str(d["conversion"])})
 
@@ -378,8 +370,8 @@ def _sgd_row(name: str, d: Dict[str, Any], delta: float,
                         lower=float(e["lower"]), upper=float(e["upper"]), mu=_NAN, delta=delta,
                         tau=_tau(d["tau"]), method=str(d["source"]), note=note,
                         termination=str(e["termination"]),
-                        message=_user_message(str(e["message"])), details=details,
-                        phases=tuple(tuple(p) for p in run["phases"]),
+                        message=str(e["message"]), details=details,
+                        phases=tuple(_core.Phase._of(p) for p in run["phases"]),
                         gaussian_mu=float(run["gaussian_mu"]))
 
 
@@ -644,7 +636,7 @@ def interpolation(sensitivities: Sequence[float], *,
     return Interpolation(value=float(r["value"]), a=np.asarray(r["a"]), z=np.asarray(r["z"]),
                          lambda_=np.asarray(r["lambda"]), tau=tau, start_shift=start,
                          exhaustive=exh, termination=str(r["termination"]),
-                         message=_user_message(str(r["message"])))
+                         message=str(r["message"]))
 
 
 # The tables of `dpkit shifted` live in _shifted_tables.py (imported last: it uses the names above).

@@ -38,9 +38,8 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _core, _dpkit
+from . import _core, _dpkit, _errors
 from ._checks import nonneg as _nonneg, pos as _pos, vector as _vector
-from ._results import _user_message
 
 __all__ = [
     "Spectrum",
@@ -75,17 +74,8 @@ Array = Union[Sequence[float], np.ndarray]
 
 
 def _call(fn, *args):
-    try:
-        return fn(*args)
-    except ValueError as e:
-        msg = _user_message(str(e))
-        if msg.startswith("params.sigma"):
-            msg = "noise" + msg[len("params.sigma"):]
-        elif msg.startswith("params."):
-            msg = msg[len("params."):]
-        elif msg.startswith("sigma "):
-            msg = "noise " + msg[len("sigma "):]
-        raise ValueError(msg) from None
+    return _errors.call(fn, *args, names={"params.sigma": "noise", "sigma": "noise"},
+                        strip=("params.",))
 
 
 def _params(ridge: Any, label_noise: Any, noise: Any) -> Dict[str, float]:
@@ -341,9 +331,9 @@ def read_spectrum(path: str, *, ridge: Optional[float] = None,
     try:
         d = _dpkit.volterra_read_csv(str(path), over)
     except RuntimeError as e:  # file-format errors
-        raise ValueError(f"path: {_user_message(str(e))}") from None
+        raise ValueError(f"path: {str(e)}") from None
     except ValueError as e:
-        raise ValueError(_user_message(str(e))) from None
+        raise ValueError(str(e)) from None
     d.update(over)
     return Spectrum._from(_call(_dpkit.volterra_from_groups, d))
 
@@ -578,7 +568,7 @@ def risk(spectrum: Spectrum, *,
                      variances=None if w is None else np.asarray(w), method=str(r["method"]),
                      steps=int(r["steps"]), max_kernel_norm=float(r["max_kernel_norm"]),
                      termination=str(r["termination"]),
-                     message=_user_message(str(r["message"])))
+                     message=str(r["message"]))
 
 
 def plateau(spectrum: Spectrum, *, learning_rate: Optional[float] = None,
@@ -592,7 +582,7 @@ def plateau(spectrum: Spectrum, *, learning_rate: Optional[float] = None,
                    kernel_norm=float(r["kernel_norm"]), noise_forcing=float(r["noise_forcing"]),
                    P_xstar=float(r["P_xstar"]), R_xstar=float(r["R_xstar"]),
                    variances=np.asarray(r["variances"]), stable=bool(r["stable"]),
-                   termination=str(r["termination"]), message=_user_message(str(r["message"])),
+                   termination=str(r["termination"]), message=str(r["message"]),
                    learning_rate=float(g.params[0]))
 
 

@@ -1,6 +1,7 @@
 // Python bindings: the accountants (dpkit/accounting), as plain functions over a run given as a
-// list of phases. Results come back as dicts; dpkit/_results.py turns them into the labelled
-// result objects users see. Argument checking with user-facing names happens in the Python
+// list of TrainingPhase objects (bind_types.cpp). An accountant's answer comes back as a
+// PrivacyEstimate, the rest as dicts; dpkit/_results.py turns them into the labelled result
+// objects users see. Argument checking with user-facing names happens in the Python
 // layer; what the library still rejects arrives as ValueError (std::domain_error and
 // std::invalid_argument are mapped by pybind11) with the library's message.
 #include <pybind11/numpy.h>
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "bindings.hpp"
@@ -28,64 +28,12 @@ namespace acc = dpkit::accounting;
 
 namespace dpkit::python {
 
-acc::sampling_scheme parse_sampling(const std::string& s) {
-  if (const auto scheme = acc::parse_sampling_scheme(s)) return *scheme;
-  throw std::invalid_argument(
-      "sampling: must be 'poisson', 'truncated-poisson', 'without-replacement', 'shuffling' or "
-      "'random-allocation', got '" +
-      s + "'");
-}
-
-namespace {
-// A phase's scheme as dpkit/_core.py writes it: "name[;neighbours=R][;dataset_size=N;
-// max_batch_size=B]" (the Python layer has checked the values and names them to the user).
-void apply_scheme_spec(const std::string& spec, acc::training_phase& p) {
-  std::size_t start = 0;
-  bool first = true;
-  while (start <= spec.size()) {
-    const std::size_t end = std::min(spec.find(';', start), spec.size());
-    const std::string item = spec.substr(start, end - start);
-    if (first) {
-      p.sampling = parse_sampling(item);
-      first = false;
-    } else {
-      const std::size_t eq = item.find('=');
-      const std::string key = item.substr(0, eq);
-      const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-      if (key == "neighbours") {
-        if (const auto relation = acc::parse_neighbouring(value))
-          p.neighbours = *relation;
-        else
-          throw std::invalid_argument("neighbours: must be 'add-remove' or 'replace-one', got '" +
-                                      value + "'");
-      } else if (key == "dataset_size") {
-        p.dataset_size = std::stoll(value);
-      } else if (key == "max_batch_size") {
-        p.max_batch_size = std::stoll(value);
-      } else {
-        throw std::invalid_argument("sampling: unknown attribute '" + key + "'");
-      }
-    }
-    start = end + 1;
-  }
-}
-}  // namespace
-
-acc::accountant_type parse_accountant(const std::string& s) {
-  if (const auto a = acc::parse_accountant(s)) return *a;
-  throw std::invalid_argument("accountant: must be 'pld', 'rdp' or 'clt', got '" + s + "'");
-}
-
-acc::training_run make_run(const std::vector<phase_tuple>& phases,
+acc::training_run make_run(const std::vector<acc::training_phase>& phases,
                            double gaussian_mu,
                            bool edge_values) {
   acc::training_run run;
   run.gaussian_mu = gaussian_mu;
-  for (const auto& [sigma, q, scheme, steps] : phases) {
-    acc::training_phase p{sigma, q, acc::sampling_scheme::poisson, steps};
-    apply_scheme_spec(scheme, p);
-    run.phases.push_back(p);
-  }
+  run.phases = phases;
   run.validate("dpkit", edge_values);
   return run;
 }
@@ -111,78 +59,49 @@ py::dict status_dict(const solver_status& s) {
 
 namespace {
 
-py::dict estimate_dict(const acc::privacy_estimate& e) {
-  py::dict d = status_dict(e);
-  d["accountant"] = std::string(acc::to_string(e.accountant));
-  d["value"] = e.value;
-  d["lower"] = e.lower;
-  d["upper"] = e.upper;
-  d["kind"] = std::string(to_string(e.kind));
-  d["tight"] = e.tight;
-  d["method"] = e.method;
-  d["log_value"] = e.log_value;
-  if (e.accountant == acc::accountant_type::pld && e.pld.passes > 0) {
-    d["grid_spacing"] = e.pld.grid_spacing;
-    d["fft_size"] = e.pld.fft_size;
-    d["passes"] = e.pld.passes;
-  }
-  return d;
-}
-
-// The fields of dpkit.PrivacyResult in its order (quantity and `at` are added in Python), as a
-// tuple: building a dict of 14 entries costs more than the closed-form ε itself.
-py::tuple estimate_tuple(const acc::privacy_estimate& e) {
-  py::object details = py::none();
-  if (e.accountant == acc::accountant_type::pld && e.pld.passes > 0)
-    details = py::make_tuple(e.pld.grid_spacing, e.pld.fft_size, e.pld.passes, e.evaluations);
-  return py::make_tuple(e.value, e.lower, e.upper, to_string(e.kind), acc::to_string(e.accountant),
-                        e.method, e.tight, to_string(e.termination), e.message, e.log_value,
-                        details);
-}
-
-py::tuple epsilon(const std::vector<phase_tuple>& phases,
-                  double gaussian_mu,
-                  double delta,
-                  const std::string& accountant,
-                  const py::dict& options) {
+acc::privacy_estimate epsilon(const std::vector<acc::training_phase>& phases,
+                              double gaussian_mu,
+                              double delta,
+                              acc::accountant_type accountant,
+                              const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu, /*edge_values=*/true);
   const acc::pld_options o = make_pld_options(options);
-  const acc::accountant_type a = parse_accountant(accountant);
+  const acc::accountant_type a = accountant;
   acc::privacy_estimate e;
   {
     py::gil_scoped_release release;
     e = acc::estimate_epsilon(run, delta, a, o);
   }
-  return estimate_tuple(e);
+  return e;
 }
 
-py::tuple delta(const std::vector<phase_tuple>& phases,
-                double gaussian_mu,
-                double eps,
-                const std::string& accountant,
-                const py::dict& options) {
+acc::privacy_estimate delta(const std::vector<acc::training_phase>& phases,
+                            double gaussian_mu,
+                            double eps,
+                            acc::accountant_type accountant,
+                            const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu, /*edge_values=*/true);
   const acc::pld_options o = make_pld_options(options);
-  const acc::accountant_type a = parse_accountant(accountant);
+  const acc::accountant_type a = accountant;
   acc::privacy_estimate e;
   {
     py::gil_scoped_release release;
     e = acc::estimate_delta(run, eps, a, o);
   }
-  return estimate_tuple(e);
+  return e;
 }
 
-py::dict calibrate_noise(const std::vector<phase_tuple>& phases,
+py::dict calibrate_noise(const std::vector<acc::training_phase>& phases,
                          double gaussian_mu,
                          double target_epsilon,
                          double delta,
-                         const std::string& accountant,
+                         acc::accountant_type accountant,
                          double relative_tolerance,
                          double budget_tolerance,
                          const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu, false);
   acc::calibration_options c;
-  c.accountant = parse_accountant(accountant);
+  c.accountant = accountant;
   c.pld = make_pld_options(options);
   c.relative_tolerance = relative_tolerance;
   c.budget_tolerance = budget_tolerance;
@@ -194,20 +113,20 @@ py::dict calibrate_noise(const std::vector<phase_tuple>& phases,
   py::dict d = status_dict(r);
   d["noise_multiplier"] = r.noise_multiplier;
   d["noise_multiplier_lower"] = r.noise_multiplier_lower;
-  d["estimate"] = estimate_dict(r.estimate);
+  d["estimate"] = r.estimate;
   return d;
 }
 
-py::dict calibrate_steps(const std::vector<phase_tuple>& phases,
+py::dict calibrate_steps(const std::vector<acc::training_phase>& phases,
                          double gaussian_mu,
                          double target_epsilon,
                          double delta,
                          long long max_steps,
-                         const std::string& accountant,
+                         acc::accountant_type accountant,
                          const py::dict& options) {
   const acc::training_run run = make_run(phases, gaussian_mu, false);
   acc::calibration_options c;
-  c.accountant = parse_accountant(accountant);
+  c.accountant = accountant;
   c.pld = make_pld_options(options);
   acc::steps_calibration r;
   {
@@ -216,23 +135,23 @@ py::dict calibrate_steps(const std::vector<phase_tuple>& phases,
   }
   py::dict d = status_dict(r);
   d["steps"] = r.steps;
-  if (r.steps >= 1) d["estimate"] = estimate_dict(r.estimate);
+  if (r.steps >= 1) d["estimate"] = r.estimate;
   return d;
 }
 
 // ε at δ for the last phase run for each of `steps` (≥ 1, any order): the library's curve
 // (accounting::estimate_epsilon_curve) — PLD from one grid and one discretisation where the
 // accuracy allows, each point certified from both sides; RDP equal to separate calls.
-py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
+py::dict epsilon_curve(const std::vector<acc::training_phase>& phases,
                        double gaussian_mu,
                        const std::vector<long long>& steps,
                        double delta,
-                       const std::string& accountant,
+                       acc::accountant_type accountant,
                        const py::dict& options) {
   if (phases.empty()) throw std::invalid_argument("phases: the run needs at least one phase");
   const acc::training_run run = make_run(phases, gaussian_mu, false);
   const acc::pld_options o = make_pld_options(options);
-  const acc::accountant_type a = parse_accountant(accountant);
+  const acc::accountant_type a = accountant;
   const std::size_t n = steps.size();
   std::vector<double> value(n), lower(n), upper(n);
   std::vector<std::string> termination(n), kind(n);
@@ -262,7 +181,7 @@ py::dict epsilon_curve(const std::vector<phase_tuple>& phases,
   return d;
 }
 
-py::dict delta_profile(const std::vector<phase_tuple>& phases,
+py::dict delta_profile(const std::vector<acc::training_phase>& phases,
                        double gaussian_mu,
                        const py::array_t<double, py::array::c_style | py::array::forcecast>& eps,
                        const py::dict& options) {
@@ -284,7 +203,7 @@ py::dict delta_profile(const std::vector<phase_tuple>& phases,
   return d;
 }
 
-py::dict tradeoff(const std::vector<phase_tuple>& phases,
+py::dict tradeoff(const std::vector<acc::training_phase>& phases,
                   double gaussian_mu,
                   const py::array_t<double, py::array::c_style | py::array::forcecast>& alpha,
                   const py::dict& options) {
@@ -304,7 +223,7 @@ py::dict tradeoff(const std::vector<phase_tuple>& phases,
   return d;
 }
 
-py::dict gdp_mu(const std::vector<phase_tuple>& phases,
+py::dict gdp_mu(const std::vector<acc::training_phase>& phases,
                 double gaussian_mu,
                 double alpha_min,
                 std::size_t points,
@@ -328,7 +247,7 @@ py::dict gdp_mu(const std::vector<phase_tuple>& phases,
 }
 
 py::array_t<double> rdp(
-    const std::vector<phase_tuple>& phases,
+    const std::vector<acc::training_phase>& phases,
     double gaussian_mu,
     const py::array_t<double, py::array::c_style | py::array::forcecast>& orders) {
   const acc::training_run run = make_run(phases, gaussian_mu, false);
@@ -349,7 +268,9 @@ py::dict rdp_result_dict(const dpkit::divergence::epsilon_result& r,
   return d;
 }
 
-py::dict rdp_epsilon_run(const std::vector<phase_tuple>& phases, double gaussian_mu, double delta) {
+py::dict rdp_epsilon_run(const std::vector<acc::training_phase>& phases,
+                         double gaussian_mu,
+                         double delta) {
   const acc::training_run run = make_run(phases, gaussian_mu, false);
   const auto r = acc::rdp_epsilon(run, delta);
   return rdp_result_dict(r, r.alpha, r.conversion);
@@ -387,7 +308,7 @@ void bind_accounting(py::module_& m) {
       m, "IncrementalAccountant",
       "Low-level: a run accounted as it grows (use dpkit.Accountant). phases as for epsilon; "
       "the last phase grows from 0 steps.")
-      .def(py::init([](const std::vector<phase_tuple>& phases, double gaussian_mu,
+      .def(py::init([](const std::vector<acc::training_phase>& phases, double gaussian_mu,
                        const py::dict& options) {
              acc::training_run run = make_run(phases, gaussian_mu, /*edge_values=*/true);
              run.phases.back().steps = 0;
@@ -401,26 +322,27 @@ void bind_accounting(py::module_& m) {
           "epsilon",
           [](acc::incremental_accountant& a, double delta) {
             // The GIL stays held: another thread's add_steps must not run during a query.
-            return estimate_tuple(a.epsilon(delta));
+            return a.epsilon(delta);
           },
           py::arg("delta"))
       .def(
           "delta",
           [](acc::incremental_accountant& a, double epsilon) {
             // The GIL stays held: another thread's add_steps must not run during a query.
-            return estimate_tuple(a.delta(epsilon));
+            return a.delta(epsilon);
           },
           py::arg("epsilon"));
   const char* run_doc =
-      "phases: list of (noise_multiplier, sampling_rate, sampling, steps) tuples, sampling "
-      "'poisson' or 'without-replacement'; gaussian_mu: an extra mu-GDP factor (0: none).";
+      "phases: list of TrainingPhase (derive_phase(...).phase); gaussian_mu: an extra mu-GDP "
+      "factor (0: none).";
   m.def("epsilon", &epsilon, py::arg("phases"), py::arg("gaussian_mu"), py::arg("delta"),
         py::arg("accountant"), py::arg("options"),
-        (std::string("Low-level: epsilon at delta as a tuple (use dpkit.epsilon). ") + run_doc)
+        (std::string("Low-level: epsilon at delta as a PrivacyEstimate (use dpkit.epsilon). ") +
+         run_doc)
             .c_str());
   m.def("delta", &delta, py::arg("phases"), py::arg("gaussian_mu"), py::arg("epsilon"),
         py::arg("accountant"), py::arg("options"),
-        "Low-level: delta at epsilon as a tuple (use dpkit.delta).");
+        "Low-level: delta at epsilon as a PrivacyEstimate (use dpkit.delta).");
   m.def("calibrate_noise", &calibrate_noise, py::arg("phases"), py::arg("gaussian_mu"),
         py::arg("target_epsilon"), py::arg("delta"), py::arg("accountant"),
         py::arg("relative_tolerance"), py::arg("budget_tolerance"), py::arg("options"),

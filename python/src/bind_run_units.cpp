@@ -1,8 +1,9 @@
 // Python bindings: a phase from a training loop's units (dpkit/accounting/run_units.hpp), the
 // one rule for q = B/N and T = ⌈E·N/B⌉ that the CLI uses too. dpkit/_core.py converts the
-// arguments' types; the library checks their combination and ranges, and its units_error is
-// worded here with the Python package's keyword names (sample_rate for the library's
-// sampling_rate), from the error's fields, never from its text.
+// arguments' types (the scheme and relation to the enums of bind_types.cpp); the library checks
+// their combination and ranges, and its units_error is worded here with the Python package's
+// keyword names (sample_rate for the library's sampling_rate), from the error's fields, never from
+// its text.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -38,8 +39,10 @@ std::string python_message(const acc::units_error& e, const acc::phase_units& u)
       return "dataset_size is only used with batch_size (sample_rate = batch_size / "
              "dataset_size) or sampling='truncated-poisson'";
     case units_rule::batch_too_large:
-      return "batch_size is " + std::to_string(*u.batch_size) + ", but must be at most "
-             "dataset_size (" + std::to_string(*u.dataset_size) + ")";
+      return "batch_size is " + std::to_string(*u.batch_size) +
+             ", but must be at most "
+             "dataset_size (" +
+             std::to_string(*u.dataset_size) + ")";
     case units_rule::length_twice:
       return "steps must not be given together with epochs";
     case units_rule::epochs_never_end:
@@ -66,8 +69,8 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
                           std::optional<long long> dataset_size,
                           std::optional<long long> steps,
                           std::optional<double> epochs,
-                          const std::string& sampling,
-                          const std::optional<std::string>& neighbours,
+                          acc::sampling_scheme sampling,
+                          std::optional<acc::neighbouring> neighbours,
                           std::optional<long long> max_batch_size) {
   acc::phase_units u;
   u.noise_multiplier = noise_multiplier;
@@ -76,16 +79,8 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
   u.dataset_size = dataset_size;
   u.steps = steps;
   u.epochs = epochs;
-  const auto scheme = acc::parse_sampling_scheme(sampling);
-  if (!scheme) throw py::value_error("sampling is '" + sampling + "', but must be a scheme name");
-  u.sampling = *scheme;
-  if (neighbours) {
-    const auto relation = acc::parse_neighbouring(*neighbours);
-    if (!relation)
-      throw py::value_error("neighbours is '" + *neighbours +
-                            "', but must be 'add-remove' or 'replace-one'");
-    u.neighbours = *relation;
-  }
+  u.sampling = sampling;
+  if (neighbours) u.neighbours = *neighbours;
   u.max_batch_size = max_batch_size;
   return u;
 }
@@ -109,35 +104,22 @@ void bind_run_units(py::module_& m) {
       "derive_phase",
       [](std::optional<double> noise_multiplier, std::optional<double> sample_rate,
          std::optional<long long> batch_size, std::optional<long long> dataset_size,
-         std::optional<long long> steps, std::optional<double> epochs, const std::string& sampling,
-         const std::optional<std::string>& neighbours, std::optional<long long> max_batch_size,
-         bool edge_values) {
-        const acc::phase_units u =
-            units_of(noise_multiplier, sample_rate, batch_size, dataset_size, steps, epochs,
-                     sampling, neighbours, max_batch_size);
-        acc::phase_derivation d;
+         std::optional<long long> steps, std::optional<double> epochs,
+         acc::sampling_scheme sampling, std::optional<acc::neighbouring> neighbours,
+         std::optional<long long> max_batch_size, bool edge_values) {
+        const acc::phase_units u = units_of(noise_multiplier, sample_rate, batch_size, dataset_size,
+                                            steps, epochs, sampling, neighbours, max_batch_size);
         try {
-          d = acc::derive_phase(u, edge_values);
+          return acc::derive_phase(u, edge_values);
         } catch (const acc::units_error& e) {
           throw py::value_error(python_message(e, u));
         }
-        py::dict out;
-        out["noise_multiplier"] = d.phase.noise_multiplier;
-        out["sample_rate"] = d.phase.sampling_rate;
-        out["steps"] = d.phase.steps;
-        out["length_given"] = d.length_given;
-        out["in_batches"] = d.in_batches;
-        out["batch_size"] = d.batch_size;
-        out["dataset_size"] = d.dataset_size;
-        out["steps_per_epoch"] = d.steps_per_epoch;
-        return out;
       },
       py::arg("noise_multiplier"), py::arg("sample_rate"), py::arg("batch_size"),
       py::arg("dataset_size"), py::arg("steps"), py::arg("epochs"), py::arg("sampling"),
       py::arg("neighbours"), py::arg("max_batch_size"), py::arg("edge_values"),
-      "Low-level: the phase a training loop's units describe (accounting/run_units.hpp): a dict "
-      "of noise_multiplier, sample_rate, steps, length_given, in_batches, batch_size, "
-      "dataset_size and steps_per_epoch.");
+      "Low-level: the phase a training loop's units describe (accounting/run_units.hpp), as a "
+      "PhaseDerivation: the TrainingPhase and the numbers it came from.");
   m.def(
       "steps_for_epochs",
       [](double epochs, std::optional<double> sample_rate, std::optional<long long> batch_size,

@@ -87,14 +87,6 @@ py::dict gdp_dict(const sh::gdp_bound& g, double delta) {
   return d;
 }
 
-std::vector<phase_tuple> run_phases(const acc::training_run& run) {
-  std::vector<phase_tuple> out;
-  for (const acc::training_phase& p : run.phases)
-    out.emplace_back(p.noise_multiplier, p.sampling_rate, std::string(acc::to_string(p.sampling)),
-                     p.steps);
-  return out;
-}
-
 py::dict estimate_into(const acc::privacy_estimate& e) {
   py::dict d = status_dict(e);
   d["value"] = e.value;
@@ -107,7 +99,7 @@ py::dict estimate_into(const acc::privacy_estimate& e) {
 
 py::dict run_dict(const acc::training_run& run) {
   py::dict d;
-  d["phases"] = run_phases(run);
+  d["phases"] = run.phases;  // TrainingPhase objects (bind_types.cpp)
   d["gaussian_mu"] = run.gaussian_mu;
   d["description"] = run.describe();
   return d;

@@ -8,7 +8,6 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <Eigen/Core>
@@ -21,15 +20,9 @@
 
 namespace dpkit::python {
 
-/// (noise_multiplier, sampling_rate, sampling scheme name, steps): one phase of a run.
-using phase_tuple = std::tuple<double, double, std::string, long long>;
-
-accounting::sampling_scheme parse_sampling(const std::string& s);
-accounting::accountant_type parse_accountant(const std::string& s);
-/// The run of `phases` plus a μ₀-GDP factor, validated (std::domain_error naming the field).
-/// The run of the phase tuples, validated; edge_values: σ ∈ [0, inf] and q ∈ [0, 1] accepted
-/// (epsilon and delta answer them exactly).
-accounting::training_run make_run(const std::vector<phase_tuple>& phases,
+/// The run of `phases` plus a μ₀-GDP factor, validated (argument_error naming the field);
+/// edge_values: σ ∈ [0, inf] and q ∈ [0, 1] accepted (epsilon and delta answer them exactly).
+accounting::training_run make_run(const std::vector<accounting::training_phase>& phases,
                                   double gaussian_mu,
                                   bool edge_values = false);
 /// pld_options from a dict with any of relative_accuracy, max_fft_size, grid_spacing,
@@ -57,6 +50,7 @@ volterra::schedule volterra_schedule(const std::string& kind,
                                      const std::vector<double>& rates);
 volterra::problem_parameters volterra_parameters(const pybind11::dict& d);
 
+void bind_types(pybind11::module_& m);
 void bind_accounting(pybind11::module_& m);
 void bind_run_units(pybind11::module_& m);
 void bind_shifted(pybind11::module_& m);

@@ -10,7 +10,7 @@
 // bound_nonconvex.cpp): a parameter is declared once (flag, help, default, validator) and read
 // back by key, so a bound costs a table entry and an evaluation function. Flags carry the
 // library's field names ('batch_size' -> --batch-size), so a library message about a field
-// reaches the user as a message about the flag (main.cpp's user_message). Unknown bound names
+// reaches the user as a message about the flag (main.cpp's library_reason). Unknown bound names
 // and misspelt flags get a "did you mean" suggestion (vocabulary.hpp), which CLI11 2.1 lacks.
 //
 // Sources name the papers by the keys of docs/references.md (e.g. "WSK+26, Thm C.13"), as the
@@ -29,15 +29,15 @@
 #include <utility>
 #include <vector>
 
+#include "bound_catalogue.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
-#include "vocabulary.hpp"
 #include "dpkit/risk/kan_bounds.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
 #include "dpkit/sim/longtail.hpp"
-#include "bound_catalogue.hpp"
+#include "vocabulary.hpp"
 
 namespace dpkit::cli {
 namespace bound_catalogue {
@@ -65,10 +65,8 @@ constexpr paper_info kPapers[] = {
      "Dynamics of Noisy Stochastic Gradient Descent on Least Squares\", arXiv:2510.16687"},
 };
 
-
-// ---- parameters -----------------------------------------------------------------------------------
-
-
+// ---- parameters
+// -----------------------------------------------------------------------------------
 
 std::optional<double> parse_number(const std::string& s) {
   if (s.empty()) return std::nullopt;
@@ -130,7 +128,8 @@ CLI::Validator count_list() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
         const std::string bad =
-            "is " + s + ", but must be two or more integers >= 1 separated by commas (e.g. 50,50,5)";
+            "is " + s +
+            ", but must be two or more integers >= 1 separated by commas (e.g. 50,50,5)";
         std::size_t n = 0, start = 0;
         while (start <= s.size()) {
           const std::size_t comma = std::min(s.find(',', start), s.size());
@@ -155,18 +154,27 @@ std::vector<double> parse_list(const std::string& s) {
   return out;
 }
 
-param integer(std::string key, std::string help, long long def, long long lo,
-              long long hi) {
-  return {std::move(key), param_type::integer, std::move(help), std::to_string(def),
-          integer_at_least(lo, hi), {}, ""};
-}
-param real(std::string key, std::string help, std::string def, CLI::Validator check) {
-  return {std::move(key), param_type::real, std::move(help), std::move(def), std::move(check), {},
+param integer(std::string key, std::string help, long long def, long long lo, long long hi) {
+  return {std::move(key),
+          param_type::integer,
+          std::move(help),
+          std::to_string(def),
+          integer_at_least(lo, hi),
+          {},
           ""};
 }
+param real(std::string key, std::string help, std::string def, CLI::Validator check) {
+  return {
+      std::move(key), param_type::real, std::move(help), std::move(def), std::move(check), {}, ""};
+}
 param choice(std::string key, std::string help, std::string def, std::vector<std::string> values) {
-  return {std::move(key), param_type::choice, std::move(help), std::move(def), CLI::Validator(),
-          std::move(values), ""};
+  return {std::move(key),
+          param_type::choice,
+          std::move(help),
+          std::move(def),
+          CLI::Validator(),
+          std::move(values),
+          ""};
 }
 param flag(std::string key, std::string help) {
   return {std::move(key), param_type::flag, std::move(help), "false", CLI::Validator(), {}, ""};
@@ -183,9 +191,8 @@ std::vector<param> join(std::initializer_list<std::vector<param>> parts) {
   return out;
 }
 
-
-// ---- evaluations and the catalogue ---------------------------------------------------------------
-
+// ---- evaluations and the catalogue
+// ---------------------------------------------------------------
 
 evaluation single(const risk::risk_bound& r) {
   evaluation e;
@@ -193,8 +200,6 @@ evaluation single(const risk::risk_bound& r) {
   e.conditions = r.conditions;
   return e;
 }
-
-
 
 }  // namespace bound_catalogue
 
@@ -222,7 +227,8 @@ const std::vector<bound_spec>& catalogue() {
   return all;
 }
 
-// ---- output --------------------------------------------------------------------------------------
+// ---- output
+// --------------------------------------------------------------------------------------
 
 json number_or_null(double x) {
   return std::isfinite(x) ? json(x) : json(nullptr);
@@ -323,8 +329,8 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   for (const auto& item : values.items()) rep.parameters[item.key()] = item.value();
   rep.parameters["inputs"] = parameter_values(spec, a);
 
-  rep.title = spec.name + ": " + spec.quantity + "\n" + std::string(pp.short_name) + ", " +
-              spec.theorem;
+  rep.title =
+      spec.name + ": " + spec.quantity + "\n" + std::string(pp.short_name) + ", " + spec.theorem;
   auto conditions = [](std::size_t k) {
     return std::to_string(k) + (k == 1 ? " condition" : " conditions");
   };
@@ -342,8 +348,7 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
                            "ratios, not absolute values.")));
   } else {
     rep.notes.push_back("HYPOTHESIS FAILS: " + std::to_string(n_failed) + " of " +
-                        conditions(e.conditions.size()) +
-                        (n_failed == 1 ? " does" : " do") +
+                        conditions(e.conditions.size()) + (n_failed == 1 ? " does" : " do") +
                         " not hold (the rows marked FAILS). The value is the formula evaluated "
                         "at the inputs, NOT a bound.");
     rep.notes.push_back("label: " + label);
@@ -366,7 +371,8 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   return rep;
 }
 
-// ---- --list and suggestions ----------------------------------------------------------------------
+// ---- --list and suggestions
+// ----------------------------------------------------------------------
 
 /// " (did you mean X?)" for the closest candidate (vocabulary.hpp), or "".
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
@@ -476,10 +482,13 @@ void register_bound(CLI::App& app, int& exit_code) {
   for (const bound_spec& s : catalogue()) names += (names.empty() ? "" : ", ") + s.name;
   top->footer(
       "Usage: dpkit bound NAME [--parameter VALUE ...] [--format table|json|csv]\n"
-      "Bounds: " + names + ".\n"
+      "Bounds: " +
+      names +
+      ".\n"
       "Examples:\n"
       "  dpkit bound --list\n"
-      "  dpkit bound mlp-thm13 --dataset-size 60000 --width 256 --delta 1e-10 --approximation 0.05\n"
+      "  dpkit bound mlp-thm13 --dataset-size 60000 --width 256 --delta 1e-10 --approximation "
+      "0.05\n"
       "  dpkit bound kan-thm4.1 --kappa 2 --lambda 0.9 --format json\n"
       "  dpkit bound longtail-thm3-tail --class-counts 50,50,5 --class 2 --tail-threshold 3\n"
       "  dpkit bound nonconvex-thm1 --dataset-size 100000 --epsilon 0.1\n"
@@ -506,7 +515,9 @@ void register_bound(CLI::App& app, int& exit_code) {
           o->check(CLI::IsMember(p.choices));
         } else {
           o->check(p.check);
-          o->type_name(p.type == param_type::integer ? "N" : p.type == param_type::list ? "LIST" : "X");
+          o->type_name(p.type == param_type::integer ? "N"
+                       : p.type == param_type::list  ? "LIST"
+                                                     : "X");
         }
       }
       if (!p.group.empty()) o->group(p.group);
@@ -514,9 +525,9 @@ void register_bound(CLI::App& app, int& exit_code) {
     add_output_options(sub, state->output);
     sub->allow_extras();
     const std::string where = "dpkit bound " + spec.name;
-    sub->footer(std::string(paper(spec.paper_id).short_name) + ", " + spec.theorem + ". Bounds: " +
-                spec.quantity + ".\n" + spec.formula + "\nExample:\n  " + where + " " +
-                spec.example + "\n" + kStatusHelp);
+    sub->footer(std::string(paper(spec.paper_id).short_name) + ", " + spec.theorem +
+                ". Bounds: " + spec.quantity + ".\n" + spec.formula + "\nExample:\n  " + where +
+                " " + spec.example + "\n" + kStatusHelp);
     const bound_spec* sp = &spec;
     sub->callback([state, sp, sub, top, list, where, &exit_code] {
       check_extras(*top, "dpkit bound");

@@ -76,7 +76,7 @@ int run(const calibrate_options& o) {
     r.columns = {"accountant", "noise_multiplier", "epsilon", "kind", "epsilon_lower", "method"};
     r.title = "smallest noise multiplier for " + budget + ": " + describe_run(m.run, false, true);
     for (const std::string& line : m.derivation) r.title += "\n" + line;
-    if (!c.message.empty()) row["message"] = user_message(c.message, o.app);
+    if (!c.message.empty()) row["message"] = c.message;
     r.results.back() = row;
     if (c.termination != termination_type::failure && c.estimate.value == 0)
       r.notes = {
@@ -120,9 +120,9 @@ int run(const calibrate_options& o) {
     if (c.steps == 0) r.notes.push_back(c.message);
   }
   emit(r, o.output);
-  if (!note.empty()) std::cerr << "dpkit calibrate: note: " << user_message(note, o.app) << "\n";
+  if (!note.empty()) std::cerr << "dpkit calibrate: note: " << note << "\n";
   if (!failure.empty()) {
-    std::cerr << "dpkit calibrate: " << user_message(failure, o.app) << "\n";
+    std::cerr << "dpkit calibrate: " << failure << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;

@@ -343,31 +343,6 @@ std::vector<csv_record> read_csv_records(const std::string& label, const std::st
   }
 }
 
-std::string user_message(std::string message, const CLI::App* app) {
-  // Drop a leading "function: " or "namespace::function: " (library names are lower case).
-  std::size_t i = 0;
-  while (i < message.size() && (std::islower(static_cast<unsigned char>(message[i])) ||
-                                std::isdigit(static_cast<unsigned char>(message[i])) ||
-                                message[i] == '_' || message[i] == ':'))
-    ++i;
-  if (i > 0 && i + 1 < message.size() && message.compare(i - 1, 2, ": ") == 0 &&
-      message.compare(i, 2, "--") != 0) {
-    message.erase(0, i + 1);
-  }
-  // A leading parameter name that is a flag of this subcommand: write it as the flag.
-  std::size_t j = 0;
-  while (j < message.size() &&
-         (std::islower(static_cast<unsigned char>(message[j])) || message[j] == '_'))
-    ++j;
-  if (j > 0 && message.compare(j, 4, " is ") == 0 && app != nullptr) {
-    std::string flag = "--" + message.substr(0, j);
-    for (char& c : flag)
-      if (c == '_') c = '-';
-    if (app->get_option_no_throw(flag) != nullptr) message.replace(0, j, flag);
-  }
-  return message;
-}
-
 std::string argument_message(const argument_error& e, const CLI::App* app) {
   std::string name = e.name();
   std::string flag = "--" + name;
@@ -375,6 +350,18 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
     if (c == '_') c = '-';
   if (app != nullptr && app->get_option_no_throw(flag) != nullptr) name = flag;
   return name + " is " + e.value() + ", but must be " + e.constraint();
+}
+
+std::string library_reason(
+    const std::exception& e,
+    const CLI::App* app,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> flags) {
+  const auto* a = dynamic_cast<const argument_error*>(&e);
+  if (a == nullptr) return e.what();
+  for (const auto& [name, flag] : flags)
+    if (a->name() == name)
+      return std::string(flag) + " is " + a->value() + ", but must be " + a->constraint();
+  return argument_message(*a, app);
 }
 
 CLI::Validator delta_validator() {
@@ -508,13 +495,13 @@ json unavailable_row(accounting::accountant_type a,
               {quantity + "_upper", nullptr},
               {"method", ""},
               {"termination", "failure"},
-              {"message", user_message(reason, nullptr)}};
+              {"message", reason}};
 }
 
 json estimate_row(const accounting::privacy_estimate& e, const std::string& quantity) {
   // Edge values (noise multiplier 0 or inf, sampling rate 0) are exact answers, and may be
   // infinite: epsilon = inf is written as the string "inf" (JSON has no infinity).
-  const bool edge = e.method.rfind("edge value", 0) == 0;
+  const bool edge = e.edge_value;
   const auto number = [edge](double x) {
     return edge && std::isinf(x) && x > 0 ? json("inf") : number_or_null(x);
   };
@@ -541,7 +528,7 @@ json estimate_row(const accounting::privacy_estimate& e, const std::string& quan
     row["pld"] = {{"grid_spacing", e.pld.grid_spacing},
                   {"fft_size", e.pld.fft_size},
                   {"passes", e.pld.passes}};
-  if (!e.message.empty()) row["message"] = user_message(e.message, nullptr);
+  if (!e.message.empty()) row["message"] = e.message;
   return row;
 }
 

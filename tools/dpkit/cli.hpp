@@ -8,11 +8,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/check.hpp"
@@ -94,14 +97,18 @@ void write_file(const std::string& flag, const std::string& path, const std::str
 /// read or parsed is a usage_error "<label>: PATH[:LINE]: <reason>".
 std::vector<csv_record> read_csv_records(const std::string& label, const std::string& path);
 
-/// A library message "<function>: <name> is <value>, but must be <constraint>" in the user's
-/// terms: the function name dropped, a parameter that is a flag of `app` written as the flag.
-std::string user_message(std::string message, const CLI::App* app);
-
 /// A library argument_error in the user's terms, from its fields: "<name> is <value>, but must
 /// be <constraint>", the name written as the flag where `app` has one (--noise-multiplier for
 /// noise_multiplier).
 std::string argument_message(const argument_error& e, const CLI::App* app);
+
+/// Why the library refused, in the user's terms, by the exception's type: an argument_error
+/// from its fields (argument_message; `flags` maps library names to flags where `app` is
+/// null), any other exception's own text (the library's messages carry no function name).
+std::string library_reason(
+    const std::exception& e,
+    const CLI::App* app,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> flags = {});
 
 // ---- options shared by several subcommands (same flag, same constraint everywhere)
 /// -d/--delta D in [1e-290, 1); required unless a default is already in `delta`.

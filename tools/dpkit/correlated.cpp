@@ -189,7 +189,7 @@ int run(const correlated_cli_options& o) {
   for (const std::string& line : remarks) r.notes.push_back(line);
   emit(r, o.output);
   if (!failure.empty()) {
-    std::cerr << "dpkit correlated: " << user_message(failure, nullptr) << "\n";
+    std::cerr << "dpkit correlated: " << failure << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;

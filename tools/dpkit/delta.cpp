@@ -35,7 +35,7 @@ int run(const delta_options& o) {
   r.notes = {"upper-bound: the run is (epsilon, delta)-DP with this delta; delta_lower (pld): no",
              "smaller delta holds. log_delta stays finite where delta underflows."};
   emit(r, o.output);
-  return finish("dpkit delta", out, o.app);
+  return finish("dpkit delta", out);
 }
 
 }  // namespace

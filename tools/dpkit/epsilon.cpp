@@ -46,7 +46,7 @@ int run(const epsilon_options& o) {
       "tight certified bracket (the epoch's likelihood ratio bounded from both sides in the",
       "convex order, Feldman & Shenfeld 2026); with --accountant rdp the epoch's Renyi DP."};
   emit(r, o.output);
-  return finish("dpkit epsilon", out, o.app);
+  return finish("dpkit epsilon", out);
 }
 
 }  // namespace

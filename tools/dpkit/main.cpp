@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
       "  dpkit epsilon --noise-multiplier 20 --full-batch --steps 400 --delta 1e-5 --accountant "
       "all\n"
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 10000\n"
-      "  dpkit shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps 100\n"
+      "  dpkit shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 "
+      "--steps 100\n"
       "  dpkit bound --list\n"
       "  dpkit bound mlp-thm13 --dataset-size 60000 --width 256\n"
       "  dpkit simulate --algorithm sgd --batch-size 10 --noise-std 0.5 --steps 200\n"
@@ -195,14 +196,14 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const std::domain_error& e) {
     // Other bad input the library refused (its message, without the function's name).
-    std::cerr << subcommand_path(app) << ": "
-              << one_line(user_message(e.what(), active_subcommand(app))) << "\n";
+    std::cerr << subcommand_path(app) << ": " << one_line(library_reason(e, active_subcommand(app)))
+              << "\n";
     return kExitUsage;
   } catch (const std::length_error& e) {
     // A size the input asks for that cannot be allocated (an FFT beyond --max-fft-size, a
     // vector beyond the address space): the input's limit, not an internal error.
     std::cerr << subcommand_path(app) << ": the input asks for more memory than can be used: "
-              << one_line(user_message(e.what(), active_subcommand(app)))
+              << one_line(library_reason(e, active_subcommand(app)))
               << " (see --help for the limits)\n";
     return kExitUsage;
   } catch (const std::bad_alloc&) {

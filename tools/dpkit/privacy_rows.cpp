@@ -90,7 +90,7 @@ query_outcome privacy_rows(const resolved_run& m,
       // One accountant out of its range (the CLT's μ beyond 1e6, an FFT beyond the memory
       // limit): with --accountant all it gets rows that say so, and the others still answer.
       if (accountants.size() == 1) throw;
-      const json row = unavailable_row(acc, q.quantity, user_message(error.what(), app));
+      const json row = unavailable_row(acc, q.quantity, library_reason(error, app));
       answers[k].assign(m.steps.size(), row);
       continue;
     }
@@ -100,7 +100,7 @@ query_outcome privacy_rows(const resolved_run& m,
       if (e.termination == termination_type::failure && out.failure.empty())
         out.failure = e.message;
       // An edge value's message is its derivation (why epsilon is 0 or inf): said below.
-      const bool edge = e.method.rfind("edge value", 0) == 0;
+      const bool edge = e.edge_value;
       if ((edge || e.termination == termination_type::max_iterations) && !e.message.empty() &&
           std::find(out.notes.begin(), out.notes.end(), e.message) == out.notes.end())
         out.notes.push_back(e.message);
@@ -144,12 +144,10 @@ query_outcome privacy_rows(const resolved_run& m,
   return out;
 }
 
-int finish(const std::string& tool, const query_outcome& out, const CLI::App* app) {
-  for (const std::string& n : out.notes)
-    std::cerr << tool << ": note: " << user_message(n, app) << "\n";
+int finish(const std::string& tool, const query_outcome& out) {
+  for (const std::string& n : out.notes) std::cerr << tool << ": note: " << n << "\n";
   if (!out.failure.empty()) {
-    std::cerr << tool << ": " << (out.answered > 0 ? "note: " : "")
-              << user_message(out.failure, app) << "\n";
+    std::cerr << tool << ": " << (out.answered > 0 ? "note: " : "") << out.failure << "\n";
     // With --accountant all, one failed accountant leaves the others' answers valid.
     if (out.answered == 0) return kExitNumericalFailure;
   }

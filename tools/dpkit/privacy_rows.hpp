@@ -38,6 +38,6 @@ query_outcome privacy_rows(const resolved_run& run,
 
 /// After the output is written: the notes and the failure on stderr, one line each, and the
 /// exit code (1 when no row could answer).
-int finish(const std::string& tool, const query_outcome& outcome, const CLI::App* app);
+int finish(const std::string& tool, const query_outcome& outcome);
 
 }  // namespace dpkit::cli

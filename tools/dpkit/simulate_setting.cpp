@@ -171,7 +171,7 @@ std::shared_ptr<sim::dataset> read_idx_data(const std::string& flag,
     try {
       files = sim::fashion_mnist_files(test ? "test" : "train");
     } catch (const std::runtime_error& e) {
-      throw usage_error(flag + " fashion-mnist: " + user_message(e.what(), nullptr));
+      throw usage_error(flag + " fashion-mnist: " + library_reason(e, nullptr));
     }
   } else {
     files = {images, labels};
@@ -181,7 +181,7 @@ std::shared_ptr<sim::dataset> read_idx_data(const std::string& flag,
     *data = sim::read_idx_dataset(files.images, files.labels, selection);
   } catch (const std::exception& e) {
     throw usage_error(flag + " is " + images +
-                      ", but must be a readable IDX pair: " + user_message(e.what(), nullptr));
+                      ", but must be a readable IDX pair: " + library_reason(e, nullptr));
   }
   return data;
 }
@@ -197,8 +197,7 @@ std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
     try {
       *data = sim::read_dataset_csv(o.data, o.label_column);
     } catch (const std::exception& e) {  // I/O, parse and content errors are all bad input
-      std::string why = user_message(e.what(), nullptr);  // no function name
-      if (why.rfind("label_column ", 0) == 0) why.replace(0, 12, "--label-column");
+      const std::string why = library_reason(e, nullptr, {{"label_column", "--label-column"}});
       throw usage_error("--data is " + o.data +
                         ", but must be gaussian, uniform, fashion-mnist, an IDX file or a "
                         "readable dataset CSV: " +
@@ -287,7 +286,7 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
         throw usage_error("--test-data is " + t +
                           ", but must be fashion-mnist, none, an IDX file "
                           "or a readable dataset CSV: " +
-                          user_message(e.what(), nullptr));
+                          library_reason(e, nullptr));
       }
       notes.push_back("test data: " + t + " (n = " + std::to_string(test->size()) + ")");
     }
@@ -301,7 +300,7 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
       m.test = model_on(plain, test);
       test_set = test;
     } catch (const std::domain_error& e) {
-      throw usage_error("--test-data: " + user_message(e.what(), nullptr));
+      throw usage_error("--test-data: " + library_reason(e, nullptr));
     }
   }
   if (!o.tail_classes.empty()) {
@@ -336,8 +335,7 @@ models make_models(const simulate_options& given, std::vector<std::string>& note
     try {
       *other = sim::read_dataset_csv(o.neighbour_data, o.label_column);
     } catch (const std::exception& e) {
-      std::string why = user_message(e.what(), nullptr);
-      if (why.rfind("label_column ", 0) == 0) why.replace(0, 12, "--label-column");
+      const std::string why = library_reason(e, nullptr, {{"label_column", "--label-column"}});
       throw usage_error("--neighbour-data is " + o.neighbour_data +
                         ", but must be a readable dataset CSV: " + why);
     }

@@ -72,9 +72,9 @@ int run_gdp_mu(const tradeoff_options& o,
       "G(mu), so the range is part of the answer."};
   emit(r, o.output);
   if (g.termination == termination_type::max_iterations)
-    std::cerr << "dpkit tradeoff: note: " << user_message(g.message, o.app) << "\n";
+    std::cerr << "dpkit tradeoff: note: " << g.message << "\n";
   if (g.termination == termination_type::failure) {
-    std::cerr << "dpkit tradeoff: " << user_message(g.message, o.app) << "\n";
+    std::cerr << "dpkit tradeoff: " << g.message << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;
@@ -149,9 +149,9 @@ int run(const tradeoff_options& o) {
   }
   emit(r, o.output);
   if (t.termination == termination_type::max_iterations)
-    std::cerr << "dpkit tradeoff: note: " << user_message(t.message, o.app) << "\n";
+    std::cerr << "dpkit tradeoff: note: " << t.message << "\n";
   if (t.termination == termination_type::failure) {
-    std::cerr << "dpkit tradeoff: " << user_message(t.message, o.app) << "\n";
+    std::cerr << "dpkit tradeoff: " << t.message << "\n";
     return kExitNumericalFailure;
   }
   return kExitSuccess;

@@ -248,7 +248,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     for (int i = 0; i < 60 && !at_hi.first; ++i) lo = hi, hi += std::log(2.0), at_hi = zero_at(hi);
     if (!at_hi.first) {
       out.termination = termination_type::failure;
-      out.message = std::string(kFn) + ": no noise multiplier within the budget was certified";
+      out.message = std::string("no noise multiplier within the budget was certified");
       out.evaluations = evaluations;
       return out;
     }
@@ -270,7 +270,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     out.noise_multiplier_lower = std::exp(lo);
     out.estimate = std::move(at_hi.second);
     out.termination = termination_type::converged;
-    out.message = std::string(kFn) + ": epsilon = 0 is certified from noise multiplier " +
+    out.message = "epsilon = 0 is certified from noise multiplier " +
                   format_value(out.noise_multiplier) + " on (delta(0) <= delta): the target " +
                   format_value(target_epsilon) +
                   " is below what the accountant resolves there, and this is the smallest "
@@ -290,8 +290,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       out.termination = termination_type::failure;
       // Say how far the search went: the last noise multiplier tried and what it certifies.
       const privacy_estimate& last = certified(x1);
-      out.message = std::string(kFn) +
-                    ": could not bracket the noise multiplier: at noise multiplier " +
+      out.message = "could not bracket the noise multiplier: at noise multiplier " +
                     format_value(std::exp(x1)) + " the certified epsilon is " +
                     format_value(last.value) + " (target " + format_value(target_epsilon) +
                     "; the search moves at most 4x per step and stopped after " +
@@ -428,7 +427,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     // The safe end must be certified within the budget; if the search ended anywhere else (a
     // failed or exhausted root search), say so instead of returning an uncertified σ.
     out.termination = termination_type::failure;
-    out.message = std::string(kFn) + ": no noise multiplier within the budget was certified" +
+    out.message = std::string("no noise multiplier within the budget was certified") +
                   (r.message.empty() ? std::string() : " (" + r.message + ")");
     out.evaluations = evaluations;
     return out;
@@ -445,8 +444,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     out.termination = termination_type::converged;
   } else {
     out.termination = termination_type::max_iterations;
-    out.message = std::string(kFn) + ": the certified epsilon at the returned noise multiplier " +
-                  "leaves " + percent(unused) +
+    out.message = "the certified epsilon at the returned noise multiplier leaves " +
+                  percent(unused) +
                   " % of the budget unused (asked: " + percent(options.budget_tolerance) + " %)" +
                   (r.message.empty() ? std::string() : "; " + r.message);
   }
@@ -496,7 +495,7 @@ steps_calibration calibrate_steps(training_run run,
   out.steps = good;
   out.estimate = best;
   out.evaluations = evaluations;
-  if (good == 0) out.message = std::string(kFn) + ": even one step exceeds the budget";
+  if (good == 0) out.message = "even one step exceeds the budget";
   return out;
 }
 

@@ -588,7 +588,7 @@ spectral_norm_result correlation_spectral_norm(double correlation, long long ste
   r.lower = std::min((1 - 2 * tol::kMachineEps) / (hi * (1 + pad)), r.value);
   if (iterations >= 200) {
     r.termination = termination_type::max_iterations;
-    r.message = "correlation_spectral_norm: bisection stopped after 200 steps";
+    r.message = "bisection stopped after 200 steps";
   }
   return r;
 }

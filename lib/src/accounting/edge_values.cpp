@@ -87,6 +87,7 @@ privacy_estimate edge_estimate(accountant_type a,
   e.tight = tight;
   e.method = std::move(method);
   e.message = std::move(message);
+  e.edge_value = true;
   return e;
 }
 

@@ -256,7 +256,7 @@ noise_calibration calibrate_allocation_pld(training_run run,
   c.evaluations = evaluations + 1;
   if (c.estimate.upper < enough && hi > kSmallest) {
     c.termination = termination_type::max_iterations;
-    c.message = std::string(kFn) + ": the noise bracket closed with " +
+    c.message = "the noise bracket closed with " +
                 format_value(100 * (1 - c.estimate.upper / target_epsilon)) +
                 " % of the budget unused";
   }

@@ -83,7 +83,7 @@ pass_result evaluate_pass(const directions& dirs,
             (f.loss->upper_tail_point(step_tail) - f.loss->lower_tail_point(step_tail)) / h;
         if (cells > static_cast<double>(max_fft))
           throw std::length_error(
-              "pld: one step of this run needs " + format_value(std::ceil(cells)) +
+              "one step of this run needs " + format_value(std::ceil(cells)) +
               " grid cells at grid spacing " + format_value(h) + ", more than the FFT limit " +
               std::to_string(max_fft) +
               " (a coarser accuracy, a larger FFT limit or the RDP accountant answers it)");
@@ -167,7 +167,6 @@ void bracket(const directions& dirs,
              const pld_options& options,
              double tail,
              const compose_focus& focus,
-             const char* function,
              Result& r,
              Query&& query,
              std::vector<double>& lower,
@@ -216,8 +215,7 @@ void bracket(const directions& dirs,
       }
       if (!have) throw;
       r.termination = termination_type::max_iterations;
-      r.message = std::string(function) + ": relative accuracy " +
-                  format_value(options.relative_accuracy) +
+      r.message = "relative accuracy " + format_value(options.relative_accuracy) +
                   " not reached within max_fft_size; the tightest certified bracket is kept (" +
                   e.what() + ")";
       return;
@@ -246,7 +244,7 @@ void bracket(const directions& dirs,
     have = true;
     if (!finite) {
       r.termination = termination_type::failure;
-      r.message = std::string(function) + ": the truncation corrections alone exceed the target";
+      r.message = "the truncation corrections alone exceed the target";
       return;
     }
     if (options.grid_spacing > 0 || scale == 0 || gap <= options.relative_accuracy * scale) {
@@ -255,9 +253,9 @@ void bracket(const directions& dirs,
       return;
     }
     r.termination = termination_type::max_iterations;
-    r.message = std::string(function) + ": relative gap " + format_value(gap / scale) +
-                " above the target " + format_value(options.relative_accuracy) + " after " +
-                std::to_string(pass) + " grid passes";
+    r.message = "relative gap " + format_value(gap / scale) + " above the target " +
+                format_value(options.relative_accuracy) + " after " + std::to_string(pass) +
+                " grid passes";
     if (scale <= 100 * tail) {
       // The upper bound is the certified truncation mass itself (δ queries far in the tail,
       // where δ is below `tail`): no grid makes it smaller, so refining would only cost time
@@ -287,7 +285,6 @@ void check_factors(std::span<const loss_factor> factors, const char* function) {
 pld_epsilon_result epsilon_of(const directions& dirs,
                               double delta,
                               const pld_options& options,
-                              const char* fn,
                               discretisation_cache* cache = nullptr) {
   pld_epsilon_result r;
   r.kind = bound_kind::upper_bound;
@@ -299,7 +296,7 @@ pld_epsilon_result epsilon_of(const directions& dirs,
   focus.delta = delta;
   focus.tolerance = 0.1 * options.relative_accuracy;
   bracket(
-      dirs, options, tail, focus, fn, r,
+      dirs, options, tail, focus, r,
       [&](const composed_pld& c) { return std::vector<double>{c.epsilon(delta)}; }, lower, upper,
       cache);
   r.value = r.upper = upper[0];
@@ -310,7 +307,6 @@ pld_epsilon_result epsilon_of(const directions& dirs,
 pld_delta_result delta_of(const directions& dirs,
                           double epsilon,
                           const pld_options& options,
-                          const char* fn,
                           discretisation_cache* cache = nullptr) {
   pld_delta_result r;
   r.kind = bound_kind::upper_bound;
@@ -320,7 +316,7 @@ pld_delta_result delta_of(const directions& dirs,
   focus.epsilon = epsilon;
   focus.tolerance = 0.1 * options.relative_accuracy;
   bracket(
-      dirs, options, tail, focus, fn, r,
+      dirs, options, tail, focus, r,
       [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper,
       cache);
   r.value = r.upper = upper[0];
@@ -489,7 +485,7 @@ pld_epsilon_result pld_epsilon(const training_run& run,
   }
   pld_epsilon_result r =
       through_cache(cache, run, options, [&](const pld_options& o, discretisation_cache* steps) {
-        return epsilon_of(directions_of(run), delta, o, kFn, steps);
+        return epsilon_of(directions_of(run), delta, o, steps);
       });
   return with_attained_lower(
       run, std::move(r), [&](const training_run& low) { return pld_epsilon(low, delta, options); });
@@ -517,7 +513,7 @@ pld_delta_result pld_delta(const training_run& run,
   }
   pld_delta_result r =
       through_cache(cache, run, options, [&](const pld_options& o, discretisation_cache* steps) {
-        return delta_of(directions_of(run), epsilon, o, kFn, steps);
+        return delta_of(directions_of(run), epsilon, o, steps);
       });
   return with_attained_lower(
       run, std::move(r), [&](const training_run& low) { return pld_delta(low, epsilon, options); });
@@ -550,7 +546,7 @@ pld_profile_result pld_delta_profile(const training_run& run,
   }
   const double tail = 1e-20;  // absolute, as for single δ queries
   bracket(
-      directions_of(run), options, tail, compose_focus{}, kFn, r,
+      directions_of(run), options, tail, compose_focus{}, r,
       [&](const composed_pld& c) { return c.delta(eps); }, r.lower, r.upper);
   if (run.has_truncation()) {  // the attained lower side (with_attained_lower)
     const pld_profile_result low = pld_delta_profile(run.lower_bound_run(), eps, options);
@@ -647,7 +643,7 @@ std::vector<pld_epsilon_result> pld_epsilon_curve(const training_run& run,
   return steps_curve<pld_epsilon_result>(
       run, steps, options, kFn, progress,
       [&](const directions& dirs, const pld_options& o, discretisation_cache* cache) {
-        return epsilon_of(dirs, delta, o, kFn, cache);
+        return epsilon_of(dirs, delta, o, cache);
       },
       [&](const training_run& r) { return pld_epsilon(r, delta, options); });
 }
@@ -666,7 +662,7 @@ std::vector<pld_delta_result> pld_delta_curve(const training_run& run,
   return steps_curve<pld_delta_result>(
       run, steps, options, kFn, progress,
       [&](const directions& dirs, const pld_options& o, discretisation_cache* cache) {
-        return delta_of(dirs, epsilon, o, kFn, cache);
+        return delta_of(dirs, epsilon, o, cache);
       },
       [&](const training_run& r) { return pld_delta(r, epsilon, options); });
 }
@@ -678,8 +674,7 @@ pld_epsilon_result pld_epsilon(std::span<const loss_factor> factors,
   check_factors(factors, kFn);
   check_open_probability(kFn, "delta", delta);
   options.validate(kFn);
-  return epsilon_of({std::vector<loss_factor>(factors.begin(), factors.end())}, delta, options,
-                    kFn);
+  return epsilon_of({std::vector<loss_factor>(factors.begin(), factors.end())}, delta, options);
 }
 
 pld_delta_result pld_delta(std::span<const loss_factor> factors,
@@ -689,8 +684,7 @@ pld_delta_result pld_delta(std::span<const loss_factor> factors,
   check_factors(factors, kFn);
   check_nonnegative(kFn, "epsilon", epsilon);
   options.validate(kFn);
-  return delta_of({std::vector<loss_factor>(factors.begin(), factors.end())}, epsilon, options,
-                  kFn);
+  return delta_of({std::vector<loss_factor>(factors.begin(), factors.end())}, epsilon, options);
 }
 
 }  // namespace dpkit::accounting

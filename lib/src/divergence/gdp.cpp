@@ -274,7 +274,7 @@ epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta) {
     evaluations += up.evaluations;
     if (!(up.f_upper <= 0)) {
       r.termination = termination_type::failure;
-      r.message = "gdp_epsilon: no epsilon with a certified delta(epsilon) <= delta was found" +
+      r.message = "no epsilon with a certified delta(epsilon) <= delta was found" +
                   (up.message.empty() ? std::string() : " (" + up.message + ")");
       r.evaluations = evaluations;
       return r;
@@ -342,7 +342,7 @@ calibration_result gdp_mu(double epsilon, double delta) {
     r.value = root.lower;
   } else {
     r.termination = termination_type::failure;
-    if (r.message.empty()) r.message = "gdp_mu: no mu with a certified delta <= target was found";
+    if (r.message.empty()) r.message = "no mu with a certified delta <= target was found";
   }
   return r;
 }

@@ -234,7 +234,7 @@ rdp_epsilon_result rdp_epsilon(const rdp_curve& curve, double delta) {
   r.lower = best;
   if (!std::isfinite(best)) {
     r.termination = termination_type::failure;
-    r.message = "rdp_epsilon: no conversion gave a finite epsilon";
+    r.message = "no conversion gave a finite epsilon";
   }
   return r;
 }

@@ -50,9 +50,9 @@ class gz_reader {
   explicit gz_reader(const std::filesystem::path& path) : path_(path.string()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
-      throw std::runtime_error("read_idx: cannot open " + path_ + " (no such file)");
+      throw std::runtime_error("cannot open " + path_ + " (no such file)");
     file_.reset(gzopen(path_.c_str(), "rb"));
-    if (!file_) throw std::runtime_error("read_idx: cannot open " + path_);
+    if (!file_) throw std::runtime_error("cannot open " + path_);
     gzbuffer(file_.get(), 1U << 17);
   }
 
@@ -67,7 +67,7 @@ class gz_reader {
       if (got < 0) {
         int code = 0;
         const char* what = gzerror(file_.get(), &code);
-        throw std::runtime_error("read_idx: " + path_ + " is not a readable IDX or gzip file (" +
+        throw std::runtime_error(path_ + " is not a readable IDX or gzip file (" +
                                  (what != nullptr ? what : "zlib error") + ")");
       }
       if (got == 0) break;
@@ -148,7 +148,7 @@ idx_array read_idx(const std::filesystem::path& path) {
   if (in.read(magic.data(), magic.size()) != magic.size() || magic[0] != 0 || magic[1] != 0 ||
       !known_type(magic[2]) || magic[3] == 0 || magic[3] > kMaxDimensions)
     throw std::runtime_error(
-        "read_idx: " + name +
+        name +
         " is not an IDX file (it must start with two zero bytes, a type code 0x08, 0x09, 0x0B, "
         "0x0C, 0x0D or 0x0E, and 1 to 8 dimensions)");
   idx_array a;
@@ -156,28 +156,26 @@ idx_array read_idx(const std::filesystem::path& path) {
   const std::size_t rank = magic[3];
   std::array<unsigned char, 4 * kMaxDimensions> sizes{};
   if (in.read(sizes.data(), 4 * rank) != 4 * rank)
-    throw std::runtime_error("read_idx: " + name + " ends inside its header (the " + count(rank) +
+    throw std::runtime_error(name + " ends inside its header (the " + count(rank) +
                              " dimension sizes)");
   std::uint64_t total = idx_element_size(a.type);
   for (std::size_t k = 0; k < rank; ++k) {
     const std::uint32_t s = big_endian_u32(sizes.data() + 4 * k);
     if (s == 0)
-      throw std::runtime_error("read_idx: " + name + " has dimension " + count(k) +
-                               " of size 0 (an empty array)");
+      throw std::runtime_error(name + " has dimension " + count(k) + " of size 0 (an empty array)");
     total *= s;  // ≤ 2^40 · 2^32 before the check below: no overflow of 64 bits
     if (total > kMaxBytes)
-      throw std::runtime_error("read_idx: " + name + " declares more than 2^40 bytes of data");
+      throw std::runtime_error(name + " declares more than 2^40 bytes of data");
     a.shape.push_back(s);
   }
   a.bytes.resize(static_cast<std::size_t>(total));
   const std::size_t got = in.read(a.bytes.data(), a.bytes.size());
   if (got != a.bytes.size())
-    throw std::runtime_error("read_idx: " + name + " is truncated: its header declares " +
-                             count(a.bytes.size()) + " bytes of data, the file holds " +
-                             count(got));
+    throw std::runtime_error(name + " is truncated: its header declares " + count(a.bytes.size()) +
+                             " bytes of data, the file holds " + count(got));
   unsigned char extra = 0;
   if (in.read(&extra, 1) != 0)
-    throw std::runtime_error("read_idx: " + name + " has bytes after the " + count(a.bytes.size()) +
+    throw std::runtime_error(name + " has bytes after the " + count(a.bytes.size()) +
                              " bytes of data its header declares");
   return a;
 }
@@ -200,20 +198,20 @@ void write_idx(const idx_array& array, const std::filesystem::path& path, bool g
       header.push_back(static_cast<char>((s >> shift) & 0xFFU));
   const std::string name = path.string();
   gz_handle f(gzopen(name.c_str(), gzip ? "wb" : "wbT"));  // "T": plain, no compression
-  if (!f) throw std::runtime_error("write_idx: cannot write " + name);
+  if (!f) throw std::runtime_error("cannot write " + name);
   auto put = [&](const void* data, std::size_t size) {
     const auto* p = static_cast<const unsigned char*>(data);
     while (size > 0) {
       const auto chunk = static_cast<unsigned>(std::min<std::size_t>(size, 1U << 30));
       if (gzwrite(f.get(), p, chunk) != static_cast<int>(chunk))
-        throw std::runtime_error("write_idx: cannot write " + name);
+        throw std::runtime_error("cannot write " + name);
       p += chunk;
       size -= chunk;
     }
   };
   put(header.data(), header.size());
   put(array.bytes.data(), array.bytes.size());
-  if (gzclose(f.release()) != Z_OK) throw std::runtime_error("write_idx: cannot write " + name);
+  if (gzclose(f.release()) != Z_OK) throw std::runtime_error("cannot write " + name);
 }
 
 std::string_view to_string(pixel_scaling s) noexcept {

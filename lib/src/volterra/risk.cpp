@@ -292,10 +292,10 @@ lift_run run_lift(const groups_data& G,
                   " (overflow of a diverging solution)";
   } catch (const odeint::no_progress_error& e) {
     out.termination = termination_type::max_iterations;
-    out.message = std::string("odeint: ") + e.what() + " (max_steps between two output times)";
+    out.message = std::string(e.what()) + " (max_steps between two output times)";
   } catch (const odeint::odeint_error& e) {
     out.termination = termination_type::failure;
-    out.message = std::string("odeint: ") + e.what();
+    out.message = e.what();
   }
   if (out.termination != termination_type::converged) {
     // Values recorded before the stop are trustworthy; the rest stay NaN.
@@ -902,8 +902,8 @@ risk_curve isotropic_constant_rate(const problem& p, double gamma, std::span<con
     }
   }
   if (rho <= 0)
-    append(c.message, "rho = 2c - gamma^2 lambda^2 = " + format_value(rho) + " <= 0 (K_inf = " +
-                          format_value(K) + " >= 1): P_t grows without bound");
+    append(c.message, "rho = 2c - gamma^2 lambda^2 = " + format_value(rho) +
+                          " <= 0 (K_inf = " + format_value(K) + " >= 1): P_t grows without bound");
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -247,6 +248,33 @@ TEST_CASE("steps calibration finds the largest number of steps", "[accounting][c
   REQUIRE_THROWS_AS(acc::calibrate_steps(dpsgd(1.0, 0.01, 10), 1.0, 1e-5, 0), std::domain_error);
 }
 
+TEST_CASE("a result's message is written for the user: no function name in front",
+          "[accounting][messages]") {
+  // The front ends print these messages as they are (no text is read back): a leading
+  // "pld_epsilon: " or "calibrate_steps: " would reach the user.
+  const auto function_first = [](const std::string& m) {
+    std::size_t i = 0;
+    while (i < m.size() && (std::islower(static_cast<unsigned char>(m[i])) ||
+                            std::isdigit(static_cast<unsigned char>(m[i])) || m[i] == '_' ||
+                            m[i] == ':'))
+      ++i;
+    return i > 0 && i < m.size() && m.compare(i - 1, 2, ": ") == 0;
+  };
+  const auto none = acc::calibrate_steps(dpsgd(0.1, 1.0, 1), 0.01, 1e-5, 100);
+  CHECK(none.message == "even one step exceeds the budget");
+  acc::pld_options small;
+  small.max_fft_size = 1024;
+  small.relative_accuracy = 1e-6;
+  const auto capped =
+      acc::estimate_epsilon(dpsgd(1.0, 0.01, 10000), 1e-5, acc::accountant_type::pld, small);
+  REQUIRE(capped.termination != dpkit::termination_type::converged);
+  REQUIRE_FALSE(capped.message.empty());
+  for (const std::string& m : {none.message, capped.message}) {
+    INFO(m);
+    CHECK_FALSE(function_first(m));
+  }
+}
+
 TEST_CASE("curves over the steps answer as the accountants do alone", "[accounting][curve]") {
   const auto run = dpsgd(1.1, 256.0 / 60000.0, 1);
   const std::vector<long long> steps = {235, 2344, 14063};
@@ -295,8 +323,10 @@ TEST_CASE("edge values: nothing released gives epsilon = delta = 0 exactly", "[a
       CHECK(e.tight);
       CHECK(e.kind == dpkit::bound_kind::upper_bound);
       CHECK_THAT(e.method, Contains("edge value"));
+      CHECK(e.edge_value);
       const auto d = acc::estimate_delta(run, 0.0, accountant);
       CHECK(d.value == 0);
+      CHECK(d.edge_value);
       CHECK(d.log_value == -inf);
     }
   }
@@ -312,6 +342,8 @@ TEST_CASE("edge values: left-out phases leave the rest of the run's answer uncha
     const auto alone = acc::estimate_epsilon(dpsgd(1.0, 0.01, 1000), 1e-5, accountant);
     const auto with = acc::estimate_epsilon(run, 1e-5, accountant);
     CHECK(with.value == alone.value);
+    CHECK_FALSE(with.edge_value);  // the rest's bound, not an edge's exact answer
+    CHECK_FALSE(alone.edge_value);
     CHECK((with.lower == alone.lower || (std::isnan(with.lower) && std::isnan(alone.lower))));
     CHECK_THAT(with.message, Contains("2 phases"));
   }
@@ -325,6 +357,7 @@ TEST_CASE("edge values: noise multiplier 0 gives epsilon = inf below delta = p, 
   for (const auto accountant : {acc::accountant_type::pld, acc::accountant_type::clt}) {
     // δ < p: no finite ε holds.
     const auto below = acc::estimate_epsilon(run, 1e-5, accountant);
+    CHECK(below.edge_value);
     CHECK(below.value == inf);
     CHECK(below.lower == inf);
     CHECK(below.tight);

@@ -46,6 +46,9 @@ struct privacy_estimate : solver_status {
   std::string method;      ///< e.g. "PLD/FFT, h = 1.6e-4, FFT 131072" or "BBG20 at alpha = 12.3"
   pld_diagnostics pld;     ///< PLD only
   double log_value = NAN;  ///< log δ for δ queries (finite where δ underflows)
+  /// An edge value's exact answer (noise multiplier 0, or only phases that release nothing):
+  /// `value` may be +inf and is still the answer; `method` says which edge ("edge value: …").
+  bool edge_value = false;
 };
 
 /// ε at δ ∈ (0, 1).
@@ -55,8 +58,8 @@ struct privacy_estimate : solver_status {
 /// is left out — or noise multiplier 0. With p = 1 − Π (1 − q)^T over the noise-free phases
 /// (the chance that the differing example is in a noiseless batch): ε = +inf exactly for δ < p;
 /// for δ ≥ p, ε = 0 exactly when nothing else is released, else the trivial bracket [0, +inf]
-/// (tight = false). A run of left-out phases only has ε = 0 exactly. `method` starts with
-/// "edge value" for these answers, whatever the accountant.
+/// (tight = false). A run of left-out phases only has ε = 0 exactly. These answers have
+/// edge_value = true (and `method` "edge value: …"), whatever the accountant.
 privacy_estimate estimate_epsilon(const training_run& run,
                                   double delta,
                                   accountant_type accountant,
