@@ -267,10 +267,10 @@ TEST_CASE("longtail training: the recorded DP-noise memorisation is the noise ac
 
 TEST_CASE("longtail training: the structured trainer equals run_noisy_gradient", "[longtail]") {
   // train_longtail runs its own loop from the gradient's block structure where it can reproduce
-  // Eigen's SSE2 reductions (lib/src/sim/longtail.cpp); the generic template with the network's
-  // dense per-example gradient is the independent reference. Equal to rounding (bit-identical
-  // in the SSE2 builds it is used in; the same function elsewhere). Cases: every batch rule,
-  // d mod 4 = 0…3, clipping active, inactive and off, noise on and off.
+  // Eigen's SSE2 reductions (lib/src/sim/longtail_training.cpp); the generic template with the
+  // network's dense per-example gradient is the independent reference. Equal to rounding
+  // (bit-identical in the SSE2 builds it is used in; the same function elsewhere). Cases: every
+  // batch rule, d mod 4 = 0…3, clipping active, inactive and off, noise on and off.
   struct case_t {
     std::size_t d;
     batch_rule rule;

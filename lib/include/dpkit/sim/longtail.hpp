@@ -365,7 +365,7 @@ longtail_record measure(const longtail_network& network,
 /// Runs eq. (4) from w0 with randomness `key` (batches stream_base + 2, noise stream_base + 3).
 /// The result is run_noisy_gradient's on this network with to_noisy_gradient_options(options,
 /// n). In SSE2 builds (x86-64 without AVX/FMA, the default) a structured loop that never forms a
-/// dense per-example gradient computes it bit for bit, about 2× faster (longtail.cpp,
+/// dense per-example gradient computes it bit for bit, about 2× faster (longtail_training.cpp,
 /// docs/performance.md); elsewhere run_noisy_gradient itself runs.
 /// Throws std::domain_error on invalid options (η ≤ 0, B outside [1, n], record_every < 1,
 /// negative clip or noise, a batch rule other than shuffled/poisson/full, w0 of wrong size).
