@@ -1,8 +1,8 @@
-"""Last-iterate privacy of noisy gradient methods by shifted interpolation (Bok: Bok, Su &
+"""Last-iterate privacy of noisy gradient methods by shifted interpolation (BSA24: Bok, Su &
 Altschuler, *Shifted Interpolation for Differential Privacy*, 2024) — the Python face of
 ``dpkit shifted``.
 
-The algorithm is Bok et al. eq. (2.1)::
+The algorithm is BSA24 eq. (2.1)::
 
     X_{k+1} = Π_K[X_k − η((1/b) Σ_{i∈B_k} ∇f_i(X_k) + Z_{k+1})],   Z ~ N(0, σ² I)
 
@@ -73,7 +73,7 @@ __all__ = [
 
 SETTINGS = ("strongly-convex", "convex", "constrained-convex")
 
-#: The GDP bounds of :func:`bound`: name → (what it is, Bok et al. source).
+#: The GDP bounds of :func:`bound`: name → (what it is, BSA24 source).
 BOUNDS: Dict[str, str] = {
     "noisy_gd_composition": "NoisyGD, composition: mu = (L/(n sigma)) sqrt(t) (Thm 4.1)",
     "noisy_gd_strongly_convex": "NoisyGD, strongly convex, c in (0, 1) (Thm 4.2, exact)",
@@ -92,7 +92,7 @@ BOUNDS: Dict[str, str] = {
     "noisy_cgd_shifted": "NoisyCGD, the optimisation problem solved exactly (any c, D)",
 }
 
-#: The mechanisms of :func:`mechanism` (Bok et al. §5).
+#: The mechanisms of :func:`mechanism` (BSA24 §5).
 MECHANISMS = ("lmc", "lmc_at", "exponential_mechanism", "log_concave_mechanism", "projected_lmc")
 
 _SQRT2 = math.sqrt(2.0)
@@ -343,17 +343,6 @@ def _gdp_row(name: str, d: Dict[str, Any], delta: float) -> ShiftedBound:
                         phases=(), gaussian_mu=mu)
 
 
-def _rdp_row(name: str, source: str, d: Dict[str, Any], delta: float,
-             note: str = "") -> ShiftedBound:
-    eps = float(d["epsilon"])
-    return ShiftedBound(bound=name, kind="upper-bound", value=eps, lower=_NAN, upper=eps, mu=_NAN,
-                        delta=delta, tau=None, method=source, note=note,
-                        termination=str(d["termination"]),
-                        message=str(d["message"]),
-                        details={"rho": float(d["rho"]), "alpha": float(d["alpha"]),
-                                 "conversion": str(d["conversion"])})
-
-
 def _sgd_row(name: str, d: Dict[str, Any], delta: float,
              exhaustive: Optional[bool] = None) -> ShiftedBound:
     e = d["estimate"]
@@ -382,7 +371,7 @@ def _setting_dict(**kw: Any) -> Dict[str, Any]:
 # ---- single bounds -------------------------------------------------------------------------
 
 def contraction(learning_rate: float, strong_convexity: float, smoothness: float) -> float:
-    """c = max{|1 − ηm|, |1 − ηM|} (Bok et al. Lemma 2.8): the Lipschitz constant of a gradient
+    """c = max{|1 − ηm|, |1 − ηM|} (BSA24 Lemma 2.8): the Lipschitz constant of a gradient
     step of size η on an m-strongly convex, M-smooth loss. Needs 0 ≤ m ≤ M and 0 < η ≤ 2/M."""
     eta = _pos("learning_rate", learning_rate)
     m = _core._real("strong_convexity", strong_convexity, lambda x: x >= 0, "a finite number >= 0")
@@ -391,14 +380,14 @@ def contraction(learning_rate: float, strong_convexity: float, smoothness: float
 
 
 def clt_k(mu: float) -> float:
-    """K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (Bok et al. Lemma A.5), μ ≥ 0: the CLT constant of
+    """K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (BSA24 Lemma A.5), μ ≥ 0: the CLT constant of
     C_p(G(μ))^{⊗t} → G(√2·p√t·√K(μ))."""
     m = _core._real("mu", mu, lambda x: x >= 0, "a finite number >= 0")
     return float(_call(_dpkit.shifted_clt_k, m))
 
 
 def exponential_mechanism_threshold() -> float:
-    """c* ≈ 0.676390 (Bok et al. §D.4): G(2√(LD)) of Cor 5.4 is not implied by the standard
+    """c* ≈ 0.676390 (BSA24 §D.4): G(2√(LD)) of Cor 5.4 is not implied by the standard
     (2LD, 0)-DP of the exponential mechanism exactly when LD > c*."""
     return float(_dpkit.shifted_exponential_mechanism_threshold())
 
@@ -463,7 +452,7 @@ def mechanism(name: str, *,
               steps: Optional[int] = None,
               diameter: Optional[float] = None,
               delta: float = 1e-5) -> ShiftedBound:
-    """One bound of Bok et al. §5 by name (:data:`MECHANISMS`), with ε at ``delta``:
+    """One bound of BSA24 §5 by name (:data:`MECHANISMS`), with ε at ``delta``:
 
     ``lmc``                   Prop 5.1 / Cor 5.2: LMC, every t, η ≤ 2/(M + m):
                               μ = √((2 − ηm)/2)·L/√m (tight). Needs strong_convexity, learning_rate.
@@ -592,7 +581,7 @@ def interpolation(sensitivities: Sequence[float], *,
                   noise: Optional[Sequence[float]] = None,
                   diameter: Optional[float] = None,
                   exhaustive_limit: int = 4000) -> Interpolation:
-    """The shifted-interpolation optimisation problem of Bok et al. Thm C.3, solved exactly:
+    """The shifted-interpolation optimisation problem of BSA24 Thm C.3, solved exactly:
 
         minimise Σ a_k²/σ_k²  s.t.  a ≥ 0, z ≥ 0, z_t = 0,  z_k = c_k z_{k−1} + s_k − a_k.
 
@@ -639,5 +628,221 @@ def interpolation(sensitivities: Sequence[float], *,
                          message=str(r["message"]))
 
 
-# The tables of `dpkit shifted` live in _shifted_tables.py (imported last: it uses the names above).
-from ._shifted_tables import lmc, noisy_cgd, noisy_gd, noisy_sgd  # noqa: E402
+# ---- the tables of `dpkit shifted` ------------------------------------------------------------
+# The decision tree (which bounds apply to the inputs, what each needs) is the library's
+# (shifted/report.hpp, _dpkit.shifted_report), the one `dpkit shifted` uses; here the inputs'
+# types are checked and the rows become ShiftedBounds.
+
+def _report_row(d: Dict[str, Any], delta: float) -> ShiftedBound:
+    run = d["run"]
+    details: Dict[str, Any] = {}
+    phases: Optional[Tuple[_core.Phase, ...]] = None
+    mu = float(d["mu"])
+    if d["pld_method"]:
+        details = {"alpha": float(d["noise_split"]), "evaluations": int(d["evaluations"]),
+                   "pld_method": str(d["pld_method"])}
+        if d["exhaustive"] is not None:
+            details["exhaustive"] = bool(d["exhaustive"])
+    elif d["conversion"]:
+        details = {"rho": float(d["rho"]), "alpha": float(d["rdp_order"]),
+                   "conversion": str(d["conversion"])}
+    elif math.isfinite(float(d["steps_after_tau"])):
+        details = {"steps_after_tau": float(d["steps_after_tau"])}
+    if run is not None:
+        phases = tuple(_core.Phase._of(p) for p in run["phases"])
+    return ShiftedBound(bound=str(d["bound"]), kind=str(d["kind"]), value=float(d["epsilon"]),
+                        lower=float(d["epsilon_lower"]), upper=float(d["epsilon_upper"]), mu=mu,
+                        delta=delta, tau=_tau(d["tau"]), method=str(d["source"]),
+                        note=str(d["note"]), termination=str(d["termination"]),
+                        message=str(d["message"]), details=details, phases=phases,
+                        gaussian_mu=float(run["gaussian_mu"]) if run is not None else 0.0)
+
+
+def _report(algorithm: str, setting: Any, inputs: Dict[str, Any], delta: Any) -> ShiftedReport:
+    s, d = _setting(setting), _delta(delta)
+    res = _call(_dpkit.shifted_report, algorithm, s, inputs, d)
+    return ShiftedReport("LMC" if algorithm == "lmc" else algorithm, s, d,
+                         tuple(_report_row(r, d) for r in res["rows"]), tuple(res["notes"]))
+
+
+def _common(sensitivity: Any, noise: Any, dataset_size: Any, batch_size: Any, steps: Any,
+            learning_rate: Any, contraction: Any, strong_convexity: Any, smoothness: Any,
+            diameter: Any) -> Dict[str, Any]:
+    """The inputs' types and ranges; how they combine is the library's (shifted/report.hpp)."""
+    return dict(
+        sensitivity=_pos("sensitivity", sensitivity),
+        noise=None if noise is None else _pos("noise", noise),
+        dataset_size=_opt_int("dataset_size", dataset_size),
+        batch_size=_opt_int("batch_size", batch_size),
+        steps=_opt_int("steps", steps),
+        learning_rate=_opt_pos("learning_rate", learning_rate),
+        contraction=_contraction_arg(contraction),
+        strong_convexity=_opt_pos("strong_convexity", strong_convexity),
+        smoothness=_opt_pos("smoothness", smoothness),
+        diameter=_opt_pos("diameter", diameter),
+    )
+
+
+def noisy_gd(*,
+             sensitivity: float,
+             dataset_size: int,
+             noise: float,
+             steps: int,
+             setting: str = "strongly-convex",
+             learning_rate: Optional[float] = None,
+             contraction: Optional[float] = None,
+             strong_convexity: Optional[float] = None,
+             smoothness: Optional[float] = None,
+             diameter: Optional[float] = None,
+             learning_rates: Optional[Sequence[float]] = None,
+             lr_decay: Optional[float] = None,
+             delta: float = 1e-5) -> ShiftedReport:
+    """NoisyGD (full batch, one step's sensitivity ηL/n): the bounds of ``dpkit shifted
+    noisy-gd``, each with μ and ε at ``delta``.
+
+    Rows by setting: ``strongly-convex`` — shifted-interpolation (Thm 4.2, exact), rdp-shifted
+    (the same as RDP, Lemma A.4), shifted-interpolation (with diameter) when a diameter is
+    given, rdp-ys22 (YS22 with c_ys = 1 − ηm/2) when η and m are given; ``constrained-convex``
+    — shifted-interpolation (the optimisation problem with z_τ = D), Thm 4.3 (when t ≥
+    Dn/(ηL)), Thm C.7 at the best τ; always composition (Thm 4.1).
+
+    Args:
+        sensitivity: L > 0. dataset_size: n ≥ 1. noise: σ > 0 (noise rate). steps: t ≥ 1.
+        setting: ``"strongly-convex"`` (needs ``contraction``, or ``learning_rate`` with
+            ``strong_convexity`` and ``smoothness``), ``"convex"`` or ``"constrained-convex"``
+            (needs ``diameter`` and ``learning_rate``).
+        learning_rates: a schedule η_1..η_t (length ``steps``; needs strong_convexity and
+            smoothness): adds "shifted-interpolation (schedule)", Thm C.3 with per-step
+            contractions (not in the paper). ``lr_decay`` τ₀ builds η_k = η/(1 + k/τ₀).
+        delta: δ ∈ [1e-290, 1).
+
+    Example:
+        >>> r = dpkit.shifted.noisy_gd(sensitivity=0.1, dataset_size=1, noise=1, steps=160,
+        ...                            contraction=0.95, learning_rate=0.05, strong_convexity=1)
+        >>> r["shifted-interpolation"].mu, float(r["composition"])   # 0.6243..., 5.7594...
+    """
+    inputs = _common(sensitivity, _pos("noise", noise), dataset_size, None, steps, learning_rate,
+                     contraction, strong_convexity, smoothness, diameter)
+    if lr_decay is not None:
+        inputs["lr_decay"] = _pos("lr_decay", lr_decay)
+    if learning_rates is not None:
+        x = np.atleast_1d(np.asarray(learning_rates, dtype=float))
+        if x.ndim != 1 or not np.all(np.isfinite(x)) or np.any(x <= 0):
+            raise ValueError("learning_rates must be a one-dimensional array of finite numbers "
+                             "> 0")
+        inputs["learning_rates"] = [float(v) for v in x]
+    return _report("noisy-gd", setting, inputs, delta)
+
+
+def noisy_cgd(*,
+              sensitivity: float,
+              batch_size: int,
+              noise: float,
+              dataset_size: Optional[int] = None,
+              batches_per_epoch: Optional[int] = None,
+              steps: Optional[int] = None,
+              epochs: Optional[int] = None,
+              setting: str = "strongly-convex",
+              learning_rate: Optional[float] = None,
+              contraction: Optional[float] = None,
+              strong_convexity: Optional[float] = None,
+              smoothness: Optional[float] = None,
+              diameter: Optional[float] = None,
+              delta: float = 1e-5) -> ShiftedReport:
+    """NoisyCGD (cyclic batches: l = n/b per epoch in a fixed order, one step's sensitivity
+    ηL/b): the bounds of ``dpkit shifted noisy-cgd``.
+
+    Rows: ``strongly-convex`` — shifted-interpolation (Thm 4.5), lower-bound (Thm C.17: no
+    better μ can hold), rdp-ys22 (YS22 Thm 3.3); ``convex`` — shifted-interpolation (derived
+    c = 1); ``constrained-convex`` — the optimisation problem, the derived c = 1 bound, Thm 4.6
+    (when E ≥ Db/(ηL)) and Thm 4.6 at the best τ (τ in epochs); always composition (Thm 4.4).
+
+    Args:
+        batch_size: b; ``dataset_size`` n a multiple of b, or ``batches_per_epoch`` l (n = l·b).
+        steps: t, a multiple of l — or ``epochs`` E (t = E·l). Other arguments as
+            :func:`noisy_gd`.
+
+    Example:
+        >>> r = dpkit.shifted.noisy_cgd(sensitivity=1, batch_size=10, batches_per_epoch=20,
+        ...                             noise=1, learning_rate=0.1, contraction=0.99, epochs=50)
+    """
+    inputs = _common(sensitivity, _pos("noise", noise), dataset_size, batch_size, steps,
+                     learning_rate, contraction, strong_convexity, smoothness, diameter)
+    inputs["epochs"] = _opt_int("epochs", epochs)
+    inputs["batches_per_epoch"] = _opt_int("batches_per_epoch", batches_per_epoch)
+    return _report("noisy-cgd", setting, inputs, delta)
+
+
+def noisy_sgd(*,
+              sensitivity: float,
+              dataset_size: int,
+              batch_size: int,
+              noise: float,
+              steps: int,
+              setting: str = "strongly-convex",
+              learning_rate: Optional[float] = None,
+              contraction: Optional[float] = None,
+              strong_convexity: Optional[float] = None,
+              smoothness: Optional[float] = None,
+              diameter: Optional[float] = None,
+              shifts: Optional[Sequence[float]] = None,
+              optimise_split: bool = False,
+              exhaustive_tau: bool = False,
+              relative_accuracy: float = 1e-3,
+              delta: float = 1e-5) -> ShiftedReport:
+    """NoisySGD (batches of b drawn uniformly from n, sampling rate b/n): the bounds of
+    ``dpkit shifted noisy-sgd``, certified by the PLD accountant (``lower``/``upper`` are its
+    bracket).
+
+    Rows: shifted-interpolation (C.13 shifts) with ``shifts``; ``strongly-convex`` —
+    shifted-interpolation (Thm 4.9, τ optimised; needs t ≥ 2) and its CLT choice (Prop C.14,
+    an approximation); ``constrained-convex`` — Thm 4.10 and Prop C.15 (CLT); always
+    composition (Thm 4.8). τ is optimised exhaustively for t ≤ 64 (or with ``exhaustive_tau``:
+    one PLD evaluation per τ), else by golden-section search (a valid bound either way;
+    ``details["exhaustive"]`` says which). ``optimise_split`` also searches the noise split α.
+
+    Args:
+        shifts: Thm C.13 with your shifts a_k/(ηL/b) ∈ [0, 1], t − 1 of them (strongly convex).
+        relative_accuracy: PLD bracket width (upper − lower)/upper, default 1e-3.
+        Other arguments as :func:`noisy_gd`.
+
+    Example:
+        >>> r = dpkit.shifted.noisy_sgd(sensitivity=1, dataset_size=1000, batch_size=100,
+        ...                             noise=0.5, learning_rate=0.5, contraction=0.9, steps=400)
+        >>> float(r["shifted-interpolation"]), r["shifted-interpolation"].tau
+    """
+    inputs = _common(sensitivity, _pos("noise", noise), dataset_size, batch_size, steps,
+                     learning_rate, contraction, strong_convexity, smoothness, diameter)
+    inputs["relative_accuracy"] = _core._real("relative_accuracy", relative_accuracy,
+                                              lambda v: 1e-8 <= v < 1, "a number in [1e-8, 1)")
+    inputs["optimise_split"] = bool(optimise_split)
+    inputs["exhaustive_tau"] = bool(exhaustive_tau)
+    if shifts is not None:
+        inputs["shifts"] = [float(v) for v in np.asarray(shifts, dtype=float).ravel()]
+    return _report("noisy-sgd", setting, inputs, delta)
+
+
+def lmc(*,
+        sensitivity: float,
+        setting: str = "strongly-convex",
+        strong_convexity: Optional[float] = None,
+        learning_rate: Optional[float] = None,
+        steps: Optional[int] = None,
+        diameter: Optional[float] = None,
+        delta: float = 1e-5) -> ShiftedReport:
+    """Langevin Monte Carlo and exponential mechanisms (BSA24 §5): the bounds of ``dpkit
+    shifted lmc``. ``sensitivity`` L: F − F′ is L-Lipschitz.
+
+    Rows: ``strongly-convex`` (needs strong_convexity m and learning_rate η ≤ 2/(M + m)) —
+    shifted-interpolation (Prop 5.1, every t, tight), shifted-interpolation (t steps) when
+    ``steps`` is given, exponential-mechanism (Cor 5.2); ``constrained-convex`` (needs
+    ``diameter`` D) — log-concave-mechanism (Cor 5.4), projected-lmc (with learning_rate),
+    pure-dp (MT07): the standard (2LD, 0)-DP for comparison.
+
+    Example:
+        >>> r = dpkit.shifted.lmc(sensitivity=2, strong_convexity=1, learning_rate=0.1)
+        >>> r["shifted-interpolation"].mu       # √(1.9/2)·2 = 1.9493...
+    """
+    inputs = _common(sensitivity, None, None, None, steps, learning_rate, None, strong_convexity,
+                     None, diameter)
+    return _report("lmc", setting, inputs, delta)

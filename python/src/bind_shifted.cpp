@@ -1,7 +1,8 @@
 // Python bindings: dpkit/shifted (BSA24, shifted interpolation) — the GDP bounds of NoisyGD,
 // NoisyCGD and LMC, the PLD-certified NoisySGD bounds, the CLT choices, the YS22 RDP bounds and
 // the optimisation problem itself. Results come back as dicts; python/dpkit/shifted.py turns
-// them into labelled result objects and assembles the same tables as `dpkit shifted`. Argument
+// them into labelled result objects; the tables of `dpkit shifted` come from the library's
+// decision tree (shifted_report). Argument
 // checking with user-facing names happens in the Python layer; what the library still rejects
 // arrives as ValueError (std::domain_error) with the library's message.
 #include <pybind11/numpy.h>
@@ -10,9 +11,12 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bindings.hpp"
@@ -23,6 +27,7 @@
 #include "dpkit/shifted/bounds.hpp"
 #include "dpkit/shifted/interpolation.hpp"
 #include "dpkit/shifted/noisy_sgd.hpp"
+#include "dpkit/shifted/report.hpp"
 
 namespace py = pybind11;
 namespace acc = dpkit::accounting;
@@ -153,21 +158,6 @@ py::dict gdp(const std::string& name, const py::dict& setting, long long tau, do
   return gdp_dict(g, delta);
 }
 
-py::dict gd_schedule(const py::dict& setting,
-                     const dvec& learning_rates,
-                     double strong_convexity,
-                     double smoothness,
-                     double delta) {
-  const sh::noisy_gradient_setting s = make_setting(setting);
-  const std::vector<double> etas = to_vector(learning_rates);
-  sh::gdp_bound g;
-  {
-    py::gil_scoped_release release;
-    g = sh::noisy_gd_shifted_schedule(s, etas, strong_convexity, smoothness);
-  }
-  return gdp_dict(g, delta);
-}
-
 // LMC and the exponential mechanisms (BSA24 §5).
 py::dict mechanism(
     const std::string& name, double L, double m, double eta, long long t, double D, double delta) {
@@ -185,44 +175,6 @@ py::dict mechanism(
   else
     throw std::invalid_argument("bound: unknown mechanism '" + name + "'");
   return gdp_dict(g, delta);
-}
-
-py::dict clt(const std::string& name, const py::dict& setting, double delta) {
-  const sh::noisy_gradient_setting s = make_setting(setting);
-  sh::clt_choice c;
-  if (name == "strongly_convex")
-    c = sh::noisy_sgd_strongly_convex_clt(s);
-  else if (name == "constrained_convex")
-    c = sh::noisy_sgd_constrained_convex_clt(s);
-  else
-    throw std::invalid_argument("setting: unknown CLT choice '" + name + "'");
-  py::dict d = gdp_dict(c.bound, delta);
-  d["steps_after_tau"] = c.steps_after_tau;
-  return d;
-}
-
-// ε at δ of (α, ρα)-RDP for all α (the best of the four conversions).
-py::dict rdp_linear(double rho, double delta) {
-  const divergence::rdp_epsilon_result r =
-      divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta);
-  py::dict d = status_dict(r);
-  d["rho"] = rho;
-  d["epsilon"] = r.value;
-  d["alpha"] = r.alpha;
-  d["conversion"] = std::string(divergence::to_string(r.conversion));
-  return d;
-}
-
-py::dict ys22(const std::string& name, const py::dict& setting, double c_ys, double delta) {
-  const sh::noisy_gradient_setting s = make_setting(setting);
-  double rho = NAN;
-  if (name == "noisy_gd")
-    rho = sh::ys22_noisy_gd_rho(s, c_ys);
-  else if (name == "noisy_cgd")
-    rho = sh::ys22_noisy_cgd_rho(s);
-  else
-    throw std::invalid_argument("algorithm: unknown YS22 bound '" + name + "'");
-  return rdp_linear(rho, delta);
 }
 
 // ---- NoisySGD (PLD) -------------------------------------------------------------------------
@@ -301,6 +253,89 @@ py::dict sgd_at(const std::string& name,
   return sgd_dict(b);
 }
 
+// ---- the tables of `dpkit shifted` (the library's decision tree) ------------------------------
+
+// report_error's placeholders as this package's keywords: noise=, setting='strongly-convex'.
+std::string keyword_of(std::string_view name, std::string_view value) {
+  return value.empty() ? std::string(name) : std::string(name) + "='" + std::string(value) + "'";
+}
+
+template <class T>
+std::optional<T> optional_of(const py::dict& d, const char* key) {
+  if (!d.contains(key) || d[key].is_none()) return std::nullopt;
+  return d[key].cast<T>();
+}
+
+py::dict report_row_dict(const sh::report_row& r) {
+  py::dict d;
+  d["bound"] = r.bound;
+  d["source"] = r.source;
+  d["note"] = r.note;
+  d["kind"] = std::string(to_string(r.kind));
+  d["mu"] = r.mu;
+  d["epsilon"] = r.epsilon;
+  d["epsilon_lower"] = r.epsilon_lower;
+  d["epsilon_upper"] = r.epsilon_upper;
+  d["tau"] = r.tau;
+  d["termination"] = std::string(to_string(r.termination));
+  d["message"] = r.message;
+  d["run"] = r.run ? py::object(run_dict(*r.run)) : py::none();
+  d["rho"] = r.rho;
+  d["rdp_order"] = r.rdp_order;
+  d["conversion"] = r.conversion;
+  d["noise_split"] = r.noise_split;
+  d["evaluations"] = r.evaluations;
+  d["pld_method"] = r.pld_method;
+  d["exhaustive"] = r.exhaustive ? py::object(py::bool_(*r.exhaustive)) : py::none();
+  d["steps_after_tau"] = r.steps_after_tau;
+  return d;
+}
+
+// inputs: the keys of report_inputs (absent or None: not given), plus relative_accuracy,
+// exhaustive_tau and optimise_split for NoisySGD's search.
+py::dict report(const std::string& algorithm,
+                const std::string& setting,
+                const py::dict& inputs,
+                double delta) {
+  const auto a = sh::parse_algorithm(algorithm);
+  const auto c = sh::parse_convexity(setting);
+  if (!a || !c) throw std::invalid_argument("unknown algorithm or setting");  // checked in Python
+  sh::report_inputs in;
+  in.sensitivity = optional_of<double>(inputs, "sensitivity");
+  in.noise = optional_of<double>(inputs, "noise");
+  in.dataset_size = optional_of<long long>(inputs, "dataset_size");
+  in.batch_size = optional_of<long long>(inputs, "batch_size");
+  in.steps = optional_of<long long>(inputs, "steps");
+  in.epochs = optional_of<long long>(inputs, "epochs");
+  in.batches_per_epoch = optional_of<long long>(inputs, "batches_per_epoch");
+  in.learning_rate = optional_of<double>(inputs, "learning_rate");
+  in.contraction = optional_of<double>(inputs, "contraction");
+  in.strong_convexity = optional_of<double>(inputs, "strong_convexity");
+  in.smoothness = optional_of<double>(inputs, "smoothness");
+  in.diameter = optional_of<double>(inputs, "diameter");
+  in.lr_decay = optional_of<double>(inputs, "lr_decay");
+  in.learning_rates = optional_of<std::vector<double>>(inputs, "learning_rates");
+  in.shifts = optional_of<std::vector<double>>(inputs, "shifts");
+  if (const auto acc = optional_of<double>(inputs, "relative_accuracy"))
+    in.sgd.pld.relative_accuracy = *acc;
+  if (optional_of<bool>(inputs, "exhaustive_tau").value_or(false))
+    in.sgd.exhaustive_limit = std::numeric_limits<long long>::max();
+  in.sgd.optimise_split = optional_of<bool>(inputs, "optimise_split").value_or(false);
+  sh::report_result r;
+  try {
+    py::gil_scoped_release release;
+    r = sh::report(*a, *c, in, delta);
+  } catch (const sh::report_error& e) {
+    throw py::value_error(e.render(keyword_of));
+  }
+  py::list rows;
+  for (const sh::report_row& row : r.rows) rows.append(report_row_dict(row));
+  py::dict d;
+  d["rows"] = rows;
+  d["notes"] = r.notes;
+  return d;
+}
+
 // ---- the optimisation problem ---------------------------------------------------------------
 
 sh::interpolation_problem make_problem(double contraction,
@@ -373,20 +408,10 @@ void bind_shifted(py::module_& m) {
                      "(mu, kind, tau, source, note, epsilon at delta); use dpkit.shifted.") +
          setting_doc)
             .c_str());
-  m.def("shifted_gd_schedule", &gd_schedule, py::arg("setting"), py::arg("learning_rates"),
-        py::arg("strong_convexity"), py::arg("smoothness"), py::arg("delta"),
-        "Low-level: NoisyGD with a learning-rate schedule (noisy_gd_shifted_schedule).");
   m.def("shifted_mechanism", &mechanism, py::arg("name"), py::arg("sensitivity"),
         py::arg("strong_convexity"), py::arg("learning_rate"), py::arg("steps"),
         py::arg("diameter"), py::arg("delta"),
         "Low-level: lmc, lmc_at, exponential_mechanism, log_concave_mechanism, projected_lmc.");
-  m.def("shifted_clt", &clt, py::arg("setting_name"), py::arg("setting"), py::arg("delta"),
-        "Low-level: Props C.14 (strongly_convex) / C.15 (constrained_convex): CLT t - tau and mu "
-        "(an approximation).");
-  m.def("shifted_rdp_linear", &rdp_linear, py::arg("rho"), py::arg("delta"),
-        "Low-level: epsilon at delta of (alpha, rho alpha)-RDP, best of four conversions.");
-  m.def("shifted_ys22", &ys22, py::arg("algorithm"), py::arg("setting"), py::arg("c_ys"),
-        py::arg("delta"), "Low-level: YS22's RDP rho (noisy_gd, noisy_cgd) and its epsilon.");
   m.def("shifted_sgd", &sgd, py::arg("name"), py::arg("setting"), py::arg("delta"),
         py::arg("options"),
         "Low-level: NoisySGD bound (composition, strongly_convex, constrained_convex) certified "
@@ -396,6 +421,10 @@ void bind_shifted(py::module_& m) {
         py::arg("alpha"), py::arg("shifts"), py::arg("delta"), py::arg("options"),
         "Low-level: NoisySGD bound at one tau (strongly_convex, constrained_convex) or with "
         "given absolute shifts a_1..a_{t-1} (shifts, Thm C.13), certified by PLD.");
+  m.def("shifted_report", &report, py::arg("algorithm"), py::arg("setting"), py::arg("inputs"),
+        py::arg("delta"),
+        "Low-level: every bound of `dpkit shifted ALGORITHM` (shifted/report.hpp) as row dicts "
+        "and notes (use dpkit.shifted.noisy_gd, noisy_cgd, noisy_sgd, lmc).");
   m.def("shifted_contraction", &sh::contraction, py::arg("learning_rate"),
         py::arg("strong_convexity"), py::arg("smoothness"),
         "c = max{|1 - eta m|, |1 - eta M|} (BSA24 Lemma 2.8).");

@@ -1,5 +1,7 @@
 // dpkit shifted — last-iterate privacy of noisy gradient methods by shifted interpolation
-// (BSA24), beside the composition bound and the RDP bound the paper compares with.
+// (BSA24), beside the composition bound and the RDP bound the paper compares with. The rows
+// come from the library's decision tree (shifted/report.hpp); this file reads the flags and
+// renders the rows.
 #include <unistd.h>
 
 #include <cmath>
@@ -17,10 +19,9 @@
 #include "commands.hpp"
 #include "dpkit/accounting/run_tradeoff.hpp"
 #include "dpkit/core/grid.hpp"
-#include "dpkit/divergence/gdp.hpp"
-#include "dpkit/divergence/rdp.hpp"
 #include "dpkit/shifted/bounds.hpp"
 #include "dpkit/shifted/noisy_sgd.hpp"
+#include "dpkit/shifted/report.hpp"
 
 namespace dpkit::cli {
 namespace {
@@ -80,316 +81,77 @@ std::vector<double> read_shifts(const std::string& arg) {
   return out;
 }
 
-template <class T>
-T need(const std::optional<T>& v, const std::string& flag, const std::string& why) {
-  if (!v) throw usage_error(flag + " is required " + why);
-  return *v;
+// The library's name for an input as this command's flag (report_error's placeholders).
+std::string flag_of(std::string_view name, std::string_view value) {
+  std::string flag = name == "noise" ? std::string("--noise-std") : "--" + std::string(name);
+  for (char& ch : flag)
+    if (ch == '_') ch = '-';
+  return value.empty() ? flag : flag + " " + std::string(value);
 }
 
-// One result row: a bound with its μ (where GDP), ε at δ, label and optimal τ; the run it
-// corresponds to (for --tradeoff-points).
-struct row {
-  std::string bound, source;
-  double mu = NAN, epsilon = NAN, epsilon_lower = NAN;
-  bound_kind kind = bound_kind::upper_bound;
-  long long tau = -1;
-  std::string note;
-  std::optional<accounting::training_run> run;
-};
-
-row gdp_row(const std::string& bound, const shifted::gdp_bound& g, double delta) {
-  row r;
-  r.bound = bound;
-  r.source = g.source;
-  r.mu = g.mu;
-  r.kind = g.kind;
-  r.tau = g.tau;
-  r.note = g.note;
-  r.epsilon = divergence::gdp_epsilon(g.mu, delta).value;
-  accounting::training_run run;
-  run.gaussian_mu = g.mu;
-  r.run = run;
-  return r;
-}
-
-row rdp_row(const std::string& source, double rho, double delta, const std::string& note) {
-  row r;
-  r.bound = "rdp-ys22";
-  r.source = source;
-  r.epsilon = divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta).value;
-  r.note = note;
-  return r;
-}
-
-// The CLT approximation of Props C.14/C.15 as a row, or, where its μ is beyond 1e6 or infinite
-// (K(μ) grows like e^{μ²} and overflows a double for large L/(bσ)), a note instead: ε would be
-// beyond 5e11, and the approximation says nothing there.
-void add_clt_row(std::vector<row>& rows,
-                 report& rep,
-                 const shifted::clt_choice& clt,
-                 double delta) {
-  if (!(clt.bound.mu <= 1e6)) {
-    rep.notes.push_back(
-        "shifted-interpolation (CLT): not shown, the CLT approximation's mu is " +
-        format_number(clt.bound.mu) +
-        " (beyond 1e6: K(2L/(b sigma)) grows like exp((2L/(b sigma))^2)); the certified rows "
-        "stand");
-    return;
-  }
-  row r = gdp_row("shifted-interpolation (CLT)", clt.bound, delta);
-  r.note = "CLT choice t - tau = " + format_number(clt.steps_after_tau) + "; an approximation";
-  rows.push_back(r);
-}
-
-row sgd_row(const std::string& bound, const shifted::sgd_bound& b) {
-  row r;
-  r.bound = bound;
-  r.source = b.source;
-  r.epsilon = b.estimate.value;
-  r.epsilon_lower = b.estimate.lower;
-  r.kind = b.estimate.kind;
-  r.tau = b.tau;
-  r.note = b.run.describe();
-  if (std::isfinite(b.alpha) && std::abs(b.alpha - std::sqrt(2.0)) > 1e-12)
-    r.note += "; noise split alpha = " + format_number(b.alpha);
-  r.run = b.run;
-  return r;
+json number_or_null(double x) {
+  return std::isfinite(x) ? json(x) : json(nullptr);
 }
 
 int run_shifted(const shifted_options& o) {
-  const std::string& a = o.algorithm;
-  const bool cyclic = a == "noisy-cgd", stochastic = a == "noisy-sgd", lmc = a == "lmc";
-  const std::string& setting = o.setting;
-  const bool strongly = setting == "strongly-convex", constrained = setting == "constrained-convex";
-
-  // ---- contraction from (η, m, M) or given
-  std::optional<double> c = o.contraction;
-  if (!c && strongly && !lmc) {
-    if (!o.strong_convexity || !o.smoothness || !o.learning_rate)
-      throw usage_error(
-          "--setting strongly-convex needs --contraction, or --learning-rate with "
-          "--strong-convexity and --smoothness (c = max{|1 - eta m|, |1 - eta M|})");
-    c = shifted::contraction(*o.learning_rate, *o.strong_convexity, *o.smoothness);
+  const auto algorithm = shifted::parse_algorithm(o.algorithm);
+  const auto setting = shifted::parse_convexity(o.setting);
+  if (!algorithm || !setting) throw usage_error("unknown algorithm or setting");  // CLI11 checks
+  shifted::report_inputs in;
+  in.sensitivity = o.sensitivity;
+  in.noise = o.noise;
+  in.dataset_size = o.n;
+  in.batch_size = o.batch_size;
+  in.steps = o.steps;
+  in.epochs = o.epochs;
+  in.batches_per_epoch = o.batches_per_epoch;
+  in.learning_rate = o.learning_rate;
+  in.contraction = o.contraction;
+  in.strong_convexity = o.strong_convexity;
+  in.smoothness = o.smoothness;
+  in.diameter = o.diameter;
+  in.lr_decay = o.lr_decay;
+  if (!o.shifts.empty()) in.shifts = read_shifts(o.shifts);
+  in.sgd.pld.relative_accuracy = o.accuracy;
+  in.sgd.optimise_split = o.optimise_split;
+  if (o.exhaustive_tau) {
+    in.sgd.exhaustive_limit = std::numeric_limits<long long>::max();
+    if (isatty(2))
+      in.sgd.progress = [](long long done, long long total) {
+        if (done % 16 == 0 || done == total)
+          std::cerr << "\rdpkit shifted: tau candidate " << done << "/" << total
+                    << (done == total ? "\n" : "") << std::flush;
+      };
   }
-  if (!c) c = 1.0;
-  if (strongly && !lmc && !(*c < 1))
-    throw usage_error("--contraction is " + format_number(*c) +
-                      ", but must be < 1 for --setting strongly-convex");
-  if (constrained && !o.diameter)
-    throw usage_error("--setting constrained-convex needs --diameter D");
+  shifted::report_result result;
+  try {
+    result = shifted::report(*algorithm, *setting, in, o.delta);
+  } catch (const shifted::report_error& e) {
+    throw usage_error(e.render(flag_of));
+  }
 
   report rep;
   rep.tool = "dpkit shifted";
-  rep.parameters = {{"algorithm", a}, {"setting", setting}, {"delta", o.delta}};
-  std::vector<row> rows;
-  const double delta = o.delta;
-
-  if (lmc) {
-    const double L = need(o.sensitivity, "--sensitivity", "(F - F' is L-Lipschitz)");
-    if (strongly) {
-      const double m = need(o.strong_convexity, "--strong-convexity", "for LMC");
-      const double eta = need(o.learning_rate, "--learning-rate", "for LMC");
-      rows.push_back(gdp_row("shifted-interpolation", shifted::lmc(L, m, eta), delta));
-      if (o.steps)
-        rows.push_back(gdp_row("shifted-interpolation (t steps)",
-                               shifted::lmc_at(L, m, eta, *o.steps), delta));
-      rows.push_back(gdp_row("exponential-mechanism", shifted::exponential_mechanism(L, m), delta));
-    } else if (constrained) {
-      rows.push_back(
-          gdp_row("log-concave-mechanism", shifted::log_concave_mechanism(L, *o.diameter), delta));
-      if (o.learning_rate)
-        rows.push_back(gdp_row("projected-lmc",
-                               shifted::projected_lmc(L, *o.diameter, *o.learning_rate), delta));
-      row ref;
-      ref.bound = "pure-dp (MT07)";
-      ref.source = "exponential mechanism, standard analysis";
-      ref.epsilon = 2 * L * *o.diameter;
-      ref.note =
-          "(2LD, 0)-DP. As tradeoff curves, G(2 sqrt(LD)) is not implied by it exactly "
-          "when LD > " +
-          format_number(shifted::exponential_mechanism_threshold()) +
-          " (BSA24 D.4); at one delta either epsilon can be the smaller";
-      rows.push_back(ref);
-    } else {
-      throw usage_error(
-          "--setting convex: BSA24 has no LMC bound without strong convexity or a "
-          "diameter (use strongly-convex or constrained-convex)");
-    }
-  } else {
-    shifted::noisy_gradient_setting s;
-    s.sensitivity = need(o.sensitivity, "--sensitivity", "(gradient sensitivity L)");
-    s.noise = need(o.noise, "--noise-std", "(the noise rate sigma of BSA24 (2.1))");
-    s.learning_rate = o.learning_rate.value_or(NAN);
-    s.contraction = *c;
-    s.diameter = o.diameter.value_or(INFINITY);
-    if (cyclic || stochastic) s.batch_size = need(o.batch_size, "--batch-size", "for " + a);
-    if (o.batches_per_epoch && !cyclic)
-      throw usage_error("--batches-per-epoch applies to noisy-cgd only");
-    if (cyclic && o.batches_per_epoch && !o.n)
-      s.examples = *o.batches_per_epoch * s.batch_size;
-    else
-      s.examples = need(o.n, "--dataset-size", "(the number of examples)");
-    if (cyclic && o.batches_per_epoch && *o.batches_per_epoch * s.batch_size != s.examples)
-      throw usage_error(
-          "--batches-per-epoch is " + std::to_string(*o.batches_per_epoch) +
-          ", but must be n/b = " + format_number(double(s.examples) / double(s.batch_size)));
-    if (o.epochs && o.steps) throw usage_error("give --steps or --epochs, not both");
-    if (o.epochs) {
-      if (!cyclic) throw usage_error("--epochs applies to noisy-cgd (use --steps)");
-      if (s.examples % s.batch_size != 0)
-        throw usage_error("--dataset-size is " + std::to_string(s.examples) +
-                          ", but must be a multiple of --batch-size");
-      s.steps = *o.epochs * (s.examples / s.batch_size);
-    } else {
-      s.steps = need(o.steps, "--steps", "(or --epochs for noisy-cgd)");
-    }
+  rep.parameters = {{"algorithm", o.algorithm}, {"setting", o.setting}, {"delta", o.delta}};
+  const shifted::noisy_gradient_setting& s = result.setting;
+  if (*algorithm != shifted::algorithm::lmc) {
     rep.parameters["n"] = s.examples;
     rep.parameters["steps"] = s.steps;
     rep.parameters["contraction"] = s.contraction;
     if (s.batch_size > 0) rep.parameters["batch_size"] = s.batch_size;
-    if (constrained || strongly) {
-      if (!o.learning_rate && (constrained || stochastic || cyclic || !o.contraction))
-        throw usage_error("--learning-rate is required for --setting " + setting);
-    }
-
-    if (o.lr_decay && (a != "noisy-gd" || !o.strong_convexity || !o.smoothness || !o.learning_rate))
-      throw usage_error(
-          "--lr-decay applies to noisy-gd and needs --learning-rate, "
-          "--strong-convexity and --smoothness (per-step contractions)");
-    if (a == "noisy-gd" && o.lr_decay) {
-      // A schedule η_k = η/(1 + k/τ): the optimisation problem with per-step contractions.
-      std::vector<double> etas;
-      for (long long k = 0; k < s.steps; ++k)
-        etas.push_back(*o.learning_rate / (1 + static_cast<double>(k) / *o.lr_decay));
-      rows.push_back(gdp_row(
-          "shifted-interpolation (schedule)",
-          shifted::noisy_gd_shifted_schedule(s, etas, *o.strong_convexity, *o.smoothness), delta));
-      rep.parameters["lr_decay"] = *o.lr_decay;
-    }
-    if (a == "noisy-gd") {
-      if (strongly && o.lr_decay) {
-        // the constant-η closed forms do not apply to a schedule
-      } else if (strongly) {
-        const shifted::gdp_bound ours = shifted::noisy_gd_strongly_convex(s);
-        rows.push_back(gdp_row("shifted-interpolation", ours, delta));
-        rows.push_back(rdp_row("BSA24 Thm 4.2 + Lemma A.4 (RDP, as in its Figure 1)",
-                               ours.mu * ours.mu / 2, delta, ""));
-        rows.back().bound = "rdp-shifted";
-        if (std::isfinite(s.diameter))
-          rows.push_back(gdp_row("shifted-interpolation (with diameter)",
-                                 shifted::noisy_gd_shifted(s), delta));
-        if (o.strong_convexity && o.learning_rate) {
-          const double c_ys = 1 - *o.learning_rate * *o.strong_convexity / 2;
-          rows.push_back(rdp_row("YS22 Thm D.6 (as in the paper's code)",
-                                 shifted::ys22_noisy_gd_rho(s, c_ys), delta,
-                                 "c_ys = 1 - eta m/2 (inferred; BSA24 Fig. 1 uses 0.975)"));
-        }
-      } else if (constrained) {
-        const double k = s.diameter * double(s.examples) / (s.learning_rate * s.sensitivity);
-        rows.push_back(gdp_row("shifted-interpolation", shifted::noisy_gd_shifted(s), delta));
-        if (double(s.steps) >= k)
-          rows.push_back(gdp_row("shifted-interpolation (Thm 4.3)",
-                                 shifted::noisy_gd_constrained_convex(s), delta));
-        rows.push_back(gdp_row("shifted-interpolation (Thm C.7 at best tau)",
-                               shifted::noisy_gd_constrained_convex_best_tau(s), delta));
-      }
-      rows.push_back(gdp_row("composition", shifted::noisy_gd_composition(s), delta));
-    } else if (cyclic) {
-      if (strongly) {
-        rows.push_back(
-            gdp_row("shifted-interpolation", shifted::noisy_cgd_strongly_convex(s), delta));
-        rows.push_back(gdp_row("lower-bound", shifted::noisy_cgd_strongly_convex_lower(s), delta));
-        rows.push_back(rdp_row("YS22 Thm 3.3 (as in the paper's code)",
-                               shifted::ys22_noisy_cgd_rho(s), delta, ""));
-      } else {
-        if (constrained)
-          rows.push_back(gdp_row("shifted-interpolation", shifted::noisy_cgd_shifted(s), delta));
-        rows.push_back(
-            gdp_row("shifted-interpolation (derived c = 1)", shifted::noisy_cgd_convex(s), delta));
-        if (constrained) {
-          const double k = s.diameter * double(s.batch_size) / (s.learning_rate * s.sensitivity);
-          const double E = double(s.steps) / double(s.examples / s.batch_size);
-          if (E >= k)
-            rows.push_back(gdp_row("shifted-interpolation (Thm 4.6)",
-                                   shifted::noisy_cgd_constrained_convex(s), delta));
-          rows.push_back(gdp_row("shifted-interpolation (Thm 4.6 at best tau)",
-                                 shifted::noisy_cgd_constrained_convex_best_tau(s), delta));
-        }
-      }
-      rows.push_back(gdp_row("composition", shifted::noisy_cgd_composition(s), delta));
-    } else {  // noisy-sgd
-      shifted::sgd_search_options so;
-      so.pld.relative_accuracy = o.accuracy;
-      so.optimise_split = o.optimise_split;
-      if (o.exhaustive_tau) {
-        so.exhaustive_limit = std::numeric_limits<long long>::max();
-        if (isatty(2))
-          so.progress = [](long long done, long long total) {
-            if (done % 16 == 0 || done == total)
-              std::cerr << "\rdpkit shifted: tau candidate " << done << "/" << total
-                        << (done == total ? "\n" : "") << std::flush;
-          };
-      }
-      if (s.batch_size > s.examples)
-        throw usage_error("--batch-size is " + std::to_string(s.batch_size) +
-                          ", but must be <= --dataset-size = " + std::to_string(s.examples));
-      if (!o.shifts.empty()) {
-        if (!strongly)
-          throw usage_error("--shifts applies to --setting strongly-convex (Thm C.13)");
-        std::vector<double> shifts = read_shifts(o.shifts);
-        if (static_cast<long long>(shifts.size()) != s.steps - 1)
-          throw usage_error("--shifts has " + std::to_string(shifts.size()) +
-                            " values, but must have steps - 1 = " + std::to_string(s.steps - 1));
-        const double step = s.learning_rate * s.sensitivity / double(s.batch_size);
-        for (double& x : shifts) {
-          if (!(x >= 0 && x <= 1))
-            throw usage_error("--shifts: each value is a_k/(eta L/b) and must be in [0, 1], not " +
-                              format_number(x));
-          x *= step;
-        }
-        shifted::sgd_bound g;
-        g.source = "BSA24 Thm C.13 (the given shifts, PLD)";
-        g.alpha = std::sqrt(2.0);
-        try {
-          g.run = shifted::noisy_sgd_general_run(s, shifts);
-        } catch (const std::domain_error& e) {
-          throw usage_error(std::string("--shifts: ") + e.what());
-        }
-        g.estimate =
-            accounting::estimate_epsilon(g.run, delta, accounting::accountant_type::pld, so.pld);
-        rows.push_back(sgd_row("shifted-interpolation (C.13 shifts)", g));
-      }
-      if (strongly && s.steps < 2) {
-        rep.notes.push_back(
-            "Thm 4.9 needs t >= 2 (tau in 1..t-1); at t = 1 composition is exact "
-            "(BSA24 §C.4.1)");
-      } else if (strongly) {
-        rows.push_back(
-            sgd_row("shifted-interpolation", shifted::noisy_sgd_strongly_convex(s, delta, so)));
-        add_clt_row(rows, rep, shifted::noisy_sgd_strongly_convex_clt(s), delta);
-      } else if (constrained) {
-        rows.push_back(
-            sgd_row("shifted-interpolation", shifted::noisy_sgd_constrained_convex(s, delta, so)));
-        add_clt_row(rows, rep, shifted::noisy_sgd_constrained_convex_clt(s), delta);
-      }
-      rows.push_back(sgd_row("composition", shifted::noisy_sgd_composition(s, delta, so)));
-    }
+    if (o.lr_decay) rep.parameters["lr_decay"] = *o.lr_decay;
   }
-
-  if (!strongly && !constrained)
-    rep.notes.push_back("convex without a diameter: BSA24 gives no convergent bound here" +
-                        std::string(cyclic ? " except the derived c = 1 bound for cyclic batches"
-                                           : "; composition is the bound"));
-  const std::string title_alg = lmc ? "LMC" : a;
-  rep.title = "privacy of the last iterate of " + title_alg + " (" + setting +
-              "), epsilon at delta = " + format_number(delta);
+  rep.notes = result.notes;
+  const std::string title_alg = *algorithm == shifted::algorithm::lmc ? "LMC" : o.algorithm;
+  rep.title = "privacy of the last iterate of " + title_alg + " (" + o.setting +
+              "), epsilon at delta = " + format_number(o.delta);
   if (o.tradeoff_points >= 2) {
     const std::vector<double> alphas =
         linspace(0.0, 1.0, static_cast<std::size_t>(o.tradeoff_points));
     accounting::pld_options pld;
     pld.relative_accuracy = o.accuracy;
     rep.columns = {"bound", "alpha", "beta", "beta_upper"};
-    for (const row& r : rows) {
+    for (const shifted::report_row& r : result.rows) {
       if (!r.run) continue;
       const auto t = accounting::run_tradeoff(*r.run, alphas, pld);
       for (std::size_t i = 0; i < alphas.size(); ++i)
@@ -405,11 +167,13 @@ int run_shifted(const shifted_options& o) {
                      "certified other side for PLD-composed ones");
   } else {
     rep.columns = {"bound", "mu", "epsilon", "kind", "tau", "source"};
-    for (const row& r : rows) {
+    for (const shifted::report_row& r : result.rows) {
       json j = {{"bound", r.bound}, {"source", r.source}};
-      j["mu"] = std::isfinite(r.mu) ? json(r.mu) : json(nullptr);
-      j["epsilon"] = std::isfinite(r.epsilon) ? json(r.epsilon) : json(nullptr);
-      if (std::isfinite(r.epsilon_lower)) j["epsilon_lower"] = r.epsilon_lower;
+      j["mu"] = number_or_null(r.mu);
+      j["epsilon"] = number_or_null(r.epsilon);
+      // The PLD bracket's other end (NoisySGD rows); GDP rows are exact to rounding.
+      if (!r.pld_method.empty() && std::isfinite(r.epsilon_lower))
+        j["epsilon_lower"] = r.epsilon_lower;
       j["kind"] = std::string(to_string(r.kind));
       j["tau"] = r.tau >= 0 ? json(r.tau) : json(nullptr);
       if (!r.note.empty()) j["note"] = r.note;
@@ -422,7 +186,7 @@ int run_shifted(const shifted_options& o) {
          "kind: upper-bound = a guarantee; lower-bound = no better guarantee can hold; "
          "approximation = CLT, no guarantee",
          "tau: where the shifted interpolation starts (noisy-cgd Thm 4.6: in epochs)"});
-    for (const row& r : rows)
+    for (const shifted::report_row& r : result.rows)
       if (!r.note.empty()) rep.notes.push_back(r.bound + ": " + r.note);
   }
   emit(rep, o.output);
