@@ -11,12 +11,15 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "baseline.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "dpkit/core/csv.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/claim_audit.hpp"
@@ -89,11 +92,9 @@ struct claim_table {
   }
   [[nodiscard]] double number(const csv_record& r, std::size_t c, const char* name) const {
     const std::string& text = cell(r, c, name);
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
-      throw usage_error(where(r) + name + " is '" + text + "', but must be a number");
-    return v;
+    const std::optional<double> v = parse_finite(text);
+    if (!v) throw usage_error(where(r) + name + " is '" + text + "', but must be a number");
+    return *v;
   }
 };
 
@@ -154,9 +155,8 @@ sim::risk_claim risk_from_csv(const std::string& path, long long steps) {
   for (const csv_record& rec : tab.rows) {
     const std::string where = tab.where(rec);
     const std::string& ts = tab.cell(rec, tab.first, "t");
-    char* end = nullptr;
-    const long long step = std::strtoll(ts.c_str(), &end, 10);
-    if (ts.empty() || end != ts.c_str() + ts.size() || step < 0)
+    const long long step = parse_integer(ts).value_or(-1);
+    if (step < 0)
       throw usage_error(where + "t is '" + ts + "', but must be a whole number of steps >= 0");
     if (step > steps)
       throw usage_error(where + "t is " + ts + ", but the run has --steps " +
@@ -362,12 +362,13 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
   }
   emit(rep, output);
   if (!a.tests_file.empty() && output_rank()) {
-    std::string csv = "t,bound,mean,lower,upper,tightness\n";
+    std::vector<std::vector<double>> tested;
     for (const sim::risk_audit_row& r : res.rows)
-      csv += std::to_string(r.step) + "," + format_number(r.bound) + "," + format_number(r.mean) +
-             "," + format_number(r.lower) + "," + format_number(r.upper) + "," +
-             format_number(r.tightness) + "\n";
-    write_file("--tests", a.tests_file, csv);
+      tested.push_back(
+          {static_cast<double>(r.step), r.bound, r.mean, r.lower, r.upper, r.tightness});
+    std::ostringstream csv;
+    write_csv(csv, {"t", "bound", "mean", "lower", "upper", "tightness"}, tested);
+    write_file("--tests", a.tests_file, csv.str());
   }
   if (!a.figure_file.empty() && output_rank()) {
     validation::figure f;
@@ -455,11 +456,9 @@ int run_audit(const audit_options& a, const output_options& output) {
       const std::size_t comma = a.direction.find(',', start);
       const std::string cell =
           a.direction.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      char* end = nullptr;
-      const double x = std::strtod(cell.c_str(), &end);
-      if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(x))
-        throw usage_error("--direction: '" + cell + "' is not a number (give v1,v2,...)");
-      w.push_back(x);
+      const std::optional<double> x = parse_finite(cell);
+      if (!x) throw usage_error("--direction: '" + cell + "' is not a number (give v1,v2,...)");
+      w.push_back(*x);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
@@ -567,18 +566,16 @@ int run_audit(const audit_options& a, const output_options& output) {
   emit(rep, output);
 
   if (!a.tests_file.empty() && output_rank()) {
-    std::string csv =
-        "threshold,direction,alpha,alpha_lower,alpha_upper,beta,beta_lower,"
-        "beta_upper,claim_beta\n";
+    std::string csv = csv_row({"threshold", "direction", "alpha", "alpha_lower", "alpha_upper",
+                               "beta", "beta_lower", "beta_upper", "claim_beta"}) +
+                      "\n";
+    auto number = [](const json& t, const char* key) { return csv_number(t[key].get<double>()); };
     for (const auto& t : tests)
-      csv += format_number(t["threshold"].get<double>()) + "," + t["direction"].get<std::string>() +
-             "," + format_number(t["alpha"].get<double>()) + "," +
-             format_number(t["alpha_lower"].get<double>()) + "," +
-             format_number(t["alpha_upper"].get<double>()) + "," +
-             format_number(t["beta"].get<double>()) + "," +
-             format_number(t["beta_lower"].get<double>()) + "," +
-             format_number(t["beta_upper"].get<double>()) + "," +
-             format_number(t["claim_beta"].get<double>()) + "\n";
+      csv += csv_row({number(t, "threshold"), t["direction"].get<std::string>(),
+                      number(t, "alpha"), number(t, "alpha_lower"), number(t, "alpha_upper"),
+                      number(t, "beta"), number(t, "beta_lower"), number(t, "beta_upper"),
+                      number(t, "claim_beta")}) +
+             "\n";
     write_file("--tests", a.tests_file, csv);
   }
   if (!a.figure_file.empty() && output_rank()) {

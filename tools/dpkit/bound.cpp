@@ -32,6 +32,7 @@
 #include "bound_catalogue.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/risk/kan_bounds.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
@@ -68,15 +69,6 @@ constexpr paper_info kPapers[] = {
 // ---- parameters
 // -----------------------------------------------------------------------------------
 
-std::optional<double> parse_number(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 }  // namespace
 
 const paper_info& paper(std::string_view id) {
@@ -99,7 +91,7 @@ CLI::Validator number(std::function<bool(double)> ok,
       [ok, words, full](std::string& s) -> std::string {
         for (const std::string& w : words)
           if (s == w) return {};
-        const auto v = parse_number(s);
+        const auto v = parse_finite(s);
         return v && ok(*v) ? std::string() : "is " + s + ", but must be " + full;
       },
       relation + also, "number");
@@ -133,7 +125,7 @@ CLI::Validator count_list() {
         std::size_t n = 0, start = 0;
         while (start <= s.size()) {
           const std::size_t comma = std::min(s.find(',', start), s.size());
-          const auto v = parse_number(s.substr(start, comma - start));
+          const auto v = parse_finite(s.substr(start, comma - start));
           if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e9) return bad;
           ++n;
           start = comma + 1;
@@ -148,7 +140,7 @@ std::vector<double> parse_list(const std::string& s) {
   std::size_t start = 0;
   while (start <= s.size()) {
     const std::size_t comma = std::min(s.find(',', start), s.size());
-    out.push_back(std::strtod(s.substr(start, comma - start).c_str(), nullptr));
+    out.push_back(parse_double(s.substr(start, comma - start)).value());  // checked by count_list
     start = comma + 1;
   }
   return out;
@@ -245,7 +237,7 @@ json parameter_values(const bound_spec& spec, const args& a) {
       out[p.key] = a.flag(p.key);
     } else if (p.type == param_type::integer) {
       out[p.key] = a.integer(p.key);
-    } else if (const auto v = parse_number(a.text(p.key)); v && p.type == param_type::real) {
+    } else if (const auto v = parse_finite(a.text(p.key)); v && p.type == param_type::real) {
       out[p.key] = *v;
     } else {
       out[p.key] = a.text(p.key);
@@ -421,9 +413,9 @@ report list_report(bool table) {
         continue;
       }
       text += (text.empty() ? "" : " ") + ("--" + p.key + " " + p.def);
-      const auto number_default = parse_number(p.def);
+      const auto number_default = parse_finite(p.def);
       if (p.type == param_type::integer)
-        defaults[p.key] = std::stoll(p.def);
+        defaults[p.key] = parse_integer(p.def).value();
       else if (p.type == param_type::real && number_default)
         defaults[p.key] = *number_default;
       else

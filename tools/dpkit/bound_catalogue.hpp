@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/risk/kan_bounds.hpp"  // risk::risk_bound, condition, bound_status
 
 namespace dpkit::cli::bound_catalogue {
@@ -83,9 +84,9 @@ class args {
     const std::string& s = text(key);
     if (s == "inf") return INFINITY;
     if (s == "auto" || s == "none") return NAN;
-    return std::strtod(s.c_str(), nullptr);
+    return parse_double(s).value();  // checked by the flag's validator
   }
-  long long integer(const std::string& key) const { return std::strtoll(text(key).c_str(), nullptr, 10); }
+  long long integer(const std::string& key) const { return parse_integer(text(key)).value(); }
   bool flag(const std::string& key) const { return flags_.at(key); }
   /// Sets `field` from the parameter when the bound has it.
   void maybe(const std::string& key, double& field) const {

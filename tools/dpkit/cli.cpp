@@ -19,29 +19,11 @@
 #include "dpkit/accounting/training_run.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/core/version.hpp"
 
 namespace dpkit::cli {
 namespace {
-
-// Parses a whole string as a double (strtod syntax). Returns nullopt on any trailing text.
-std::optional<double> parse_real(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<long long> parse_integer(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (end != s.c_str() + s.size() || errno == ERANGE) return std::nullopt;
-  return v;
-}
 
 // The message after the flag name; main() joins "--flag" and this into one line.
 std::string invalid(const std::string& value, const std::string& constraint) {
@@ -52,13 +34,11 @@ std::string invalid(const std::string& value, const std::string& constraint) {
 // inf (it is not infinity: inf is written inf), 1e-400 underflows to 0 and 1e-320 to a
 // subnormal that keeps a few digits at most. Such text is refused, never read as inf or 0.
 std::string out_of_range(const std::string& s, const std::string& constraint) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || errno != ERANGE) return "";
-  if (std::isinf(v))
+  const parsed_number p = parse_number(s);
+  if (p.status == number_status::overflow)
     return "is " + s + ", which overflows double precision (largest 1.8e308), but must be " +
            constraint;
+  if (p.status != number_status::underflow) return "";
   return invalid(s, constraint) + " (" + s +
          " underflows double precision: the smallest normal double is 2.2e-308)";
 }
@@ -74,7 +54,7 @@ std::string utc_now() {
 
 std::string csv_cell(const json& v) {
   if (v.is_null()) return "";
-  if (v.is_number_float()) return fmt::format("{:.17g}", v.get<double>());
+  if (v.is_number_float()) return csv_number(v.get<double>());
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }
@@ -126,10 +106,6 @@ void write_table(std::ostream& out, const report& r) {
 
 }  // namespace
 
-bool out_of_double_range(const std::string& s) {
-  return !out_of_range(s, "").empty();
-}
-
 std::string format_number(double x) {
   return fmt::format("{:.10g}", x);
 }
@@ -139,7 +115,7 @@ CLI::Validator real_in_open_interval(double lo, double hi) {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_real(s);
+        const auto v = parse_double(s);
         return v && *v > lo && *v < hi ? std::string() : invalid(s, constraint);
       },
       "in (" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_open_interval");
@@ -150,7 +126,7 @@ CLI::Validator real_in_half_open_interval(double lo, double hi) {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_real(s);
+        const auto v = parse_double(s);
         return v && *v >= lo && *v < hi ? std::string() : invalid(s, constraint);
       },
       "in [" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_half_open_interval");
@@ -164,7 +140,7 @@ CLI::Validator finite_real(Accept accept, const std::string& relation) {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_real(s);
+        const auto v = parse_double(s);
         return v && std::isfinite(*v) && accept(*v) ? std::string() : invalid(s, constraint);
       },
       relation, "finite_real");
@@ -202,7 +178,7 @@ CLI::Validator noise_multiplier_edge_validator() {
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_real(s);
+        const auto v = parse_double(s);
         // NaN fails both comparisons.
         return v && (*v == 0 || *v >= accounting::kSmallestNoiseMultiplier)
                    ? std::string()

@@ -46,9 +46,6 @@ struct numerical_failure : std::runtime_error {
 CLI::Validator real_in_open_interval(double lo, double hi);       // (lo, hi)
 CLI::Validator real_in_half_open_interval(double lo, double hi);  // [lo, hi)
 CLI::Validator real_at_least(double lo);                          // finite, >= lo
-/// Whether strtod reads the text only by overflowing (1e400) or underflowing (1e-400, 1e-320):
-/// such numbers are refused, never read as inf or 0.
-bool out_of_double_range(const std::string& s);
 CLI::Validator real_greater_than(double lo);  // finite, > lo
 /// 2^53: the largest integer below which every count converts to a double exactly.
 inline constexpr long long kMaxExactInteger = 9007199254740992LL;

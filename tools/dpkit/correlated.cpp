@@ -12,6 +12,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/accounting/correlated.hpp"
+#include "dpkit/core/parse.hpp"
 
 namespace dpkit::cli {
 namespace {
@@ -34,10 +35,8 @@ struct correlated_cli_options {
 CLI::Validator correlation_validator() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        char* end = nullptr;
-        errno = 0;
-        const double v = s.empty() ? NAN : std::strtod(s.c_str(), &end);
-        const bool ok = !s.empty() && end == s.c_str() + s.size() && v >= 0 && v < 1;
+        const std::optional<double> v = parse_double(s);
+        const bool ok = v && *v >= 0 && *v < 1;
         return ok ? std::string() : "is " + s + ", but must be a number in [0, 1)";
       },
       "in [0, 1)", "correlation");

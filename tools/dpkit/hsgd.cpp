@@ -16,6 +16,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/csv.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/core/grid.hpp"
 #include "dpkit/core/progress.hpp"
 #include "dpkit/core/random.hpp"
@@ -68,16 +69,9 @@ std::pair<std::string, std::vector<double>> parse_spec(const std::string& flag,
     std::stringstream rest(text.substr(colon + 1));
     std::string cell;
     while (std::getline(rest, cell, ',')) {
-      std::size_t used = 0;
-      double v = NAN;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != cell.size() || !std::isfinite(v))
-        throw usage_error(flag + ": '" + cell + "' in '" + text + "' is not a number");
-      values.push_back(v);
+      const std::optional<double> v = parse_finite(trim(cell));
+      if (!v) throw usage_error(flag + ": '" + cell + "' in '" + text + "' is not a number");
+      values.push_back(*v);
     }
   }
   return {name, values};
@@ -408,11 +402,9 @@ hsgd::dataset read_dataset(const std::string& path) {
     const std::string where = "--data: " + path + ":" + std::to_string(rec.line);
     std::vector<double> row;
     for (const std::string& cell : rec.cells) {
-      char* end = nullptr;
-      const double v = std::strtod(cell.c_str(), &end);
-      if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(v))
-        throw usage_error(where + ": '" + cell + "' is not a finite number");
-      row.push_back(v);
+      const std::optional<double> v = parse_finite(cell);
+      if (!v) throw usage_error(where + ": '" + cell + "' is not a finite number");
+      row.push_back(*v);
     }
     if (row.size() < 2 || (!rows.empty() && row.size() != rows.front().size()))
       throw usage_error(
@@ -594,14 +586,16 @@ int run_privacy(const privacy_options& o) {
     for (const auto& p : pairs) gaps.push_back(gaps_of(inst.data, inst.x0, o.ridge, p));
   const auto add_per_pair_rows = [&](double t, const std::vector<const hsgd::rdp_value*>& vals) {
     for (std::size_t q = 0; q < pairs.size(); ++q) {
-      per_pair_csv << format_number(t) << ',' << pairs[q].first << ',' << pairs[q].second << ','
-                   << format_number(inst.data.labels[pairs[q].first]) << ','
-                   << format_number(inst.data.labels[pairs[q].second]) << ','
-                   << format_number(gaps[q].g_ones) << ',' << format_number(gaps[q].g_x0) << ','
-                   << format_number(gaps[q].exact);
-      for (const hsgd::rdp_value* val : vals)
-        per_pair_csv << ',' << format_number(val->pair_epsilons[q]);
-      per_pair_csv << "\n";
+      std::vector<std::string> cells = {csv_number(t),
+                                        std::to_string(pairs[q].first),
+                                        std::to_string(pairs[q].second),
+                                        csv_number(inst.data.labels[pairs[q].first]),
+                                        csv_number(inst.data.labels[pairs[q].second]),
+                                        csv_number(gaps[q].g_ones),
+                                        csv_number(gaps[q].g_x0),
+                                        csv_number(gaps[q].exact)};
+      for (const hsgd::rdp_value* val : vals) cells.push_back(csv_number(val->pair_epsilons[q]));
+      per_pair_csv << csv_row(cells) << "\n";
     }
   };
   rep.parameters = {{"spectrum", o.spectrum},

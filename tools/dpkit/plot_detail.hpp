@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "dpkit/core/parse.hpp"
 #include "figure.hpp"
 
 namespace dpkit::cli::detail::plot {
@@ -22,7 +23,6 @@ using validation::enhanced_escape;
 using validation::figure;
 using validation::series;
 
-std::optional<double> parse_number(const std::string& s);
 
 // ---- one input file as a table of cells ------------------------------------------------
 
@@ -42,7 +42,7 @@ struct table {
   }
   bool has(const std::string& name) const { return column(name).has_value(); }
   double number(std::size_t row, std::size_t c) const {
-    const auto v = parse_number(text[row][c]);
+    const auto v = parse_double(text[row][c]);
     return v ? *v : std::nan("");
   }
   // Whether a column holds numbers (every non-empty cell parses, at least one does).
@@ -50,7 +50,7 @@ struct table {
     bool any = false;
     for (const auto& row : text) {
       if (row[c].empty()) continue;
-      if (!parse_number(row[c])) return false;
+      if (!parse_double(row[c])) return false;
       any = true;
     }
     return any;

@@ -13,14 +13,6 @@
 
 namespace dpkit::cli::detail::plot {
 
-std::optional<double> parse_number(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return std::nullopt;
-  return v;
-}
-
 std::string json_cell(const json& v) {
   if (v.is_null()) return "";
   if (v.is_number()) {

@@ -457,7 +457,7 @@ std::size_t need_column(const table& t, const std::string& name, const std::stri
 void need_numbers(const table& t, std::size_t c, const std::string& flag) {
   for (std::size_t r = 0; r < t.text.size(); ++r) {
     const std::string& cell = t.text[r][c];
-    const std::optional<double> v = parse_number(cell);
+    const std::optional<double> v = parse_double(cell);
     if (!cell.empty() && (!v || std::isnan(*v)))
       throw usage_error(flag + ": " + t.path + ", data row " + std::to_string(r + 1) +
                         ": column '" + t.columns[c] + "' is '" + cell +
@@ -471,7 +471,7 @@ void need_x(const table& t, std::size_t c) {
   bool number = false, text = false;
   for (const auto& row : t.text) {
     if (row[c].empty()) continue;
-    (parse_number(row[c]) ? number : text) = true;
+    (parse_double(row[c]) ? number : text) = true;
   }
   if (number && text) need_numbers(t, c, "--x");
 }
@@ -492,7 +492,7 @@ std::string category_words(const std::string& column, const std::string& value) 
 // One value of a --group column in the legend: a number as "T = 100" (the column's symbol), a
 // text as itself (a dpkit code in words).
 std::string group_words(const std::string& column, const std::string& value) {
-  if (!parse_number(value)) return category_words(column, value);
+  if (!parse_double(value)) return category_words(column, value);
   static const std::map<std::string, std::string> symbols = {{"steps", "T"},
                                                              {"epochs", "E"},
                                                              {"sigma", "σ"},
@@ -649,7 +649,7 @@ std::vector<series> draw_validation_csv(const table& t) {
       if (!cols[k]) continue;
       const std::string& cell = t.text[r][*cols[k]];
       if (cell.empty()) continue;
-      const auto x = parse_number(cell);
+      const auto x = parse_double(cell);
       if (!x)
         throw usage_error(t.path + ": row " + std::to_string(r + 2) + ": the " + names[k] +
                           " cell '" + cell + "' is not a number");

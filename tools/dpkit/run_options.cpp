@@ -8,17 +8,10 @@
 #include <cstdlib>
 #include <map>
 
+#include "dpkit/core/parse.hpp"
+
 namespace dpkit::cli {
 namespace {
-
-std::optional<double> parse_double(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -36,10 +29,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
+  return std::string(dpkit::trim(s));
 }
 
 // One item: a number, START:STOP:STEP or START:STOP:logK.
@@ -65,12 +55,11 @@ void parse_item(const std::string& flag,
   // Counts written out in digits are read exactly (2^53 + 1 must not round to 2^53).
   auto number = [&](const std::string& text) -> std::optional<double> {
     if (integers && !text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-      if (text.size() > 16) return std::nullopt;
-      const long long v = std::stoll(text);
-      if (v > kMaxExactInteger) return std::nullopt;
-      return static_cast<double>(v);
+      const std::optional<long long> v = parse_integer(text);
+      if (!v || *v > kMaxExactInteger) return std::nullopt;
+      return static_cast<double>(*v);
     }
-    return parse_double(text);
+    return parse_finite(text);
   };
   const std::vector<std::string> parts = split(item, ':');
   if (parts.size() == 1) {
@@ -86,7 +75,7 @@ void parse_item(const std::string& flag,
   const std::string step = trim(parts[2]);
   if (step.rfind("log", 0) == 0) {
     if (!(*a > 0)) throw bad(" (a log range starts above 0)");
-    const auto k = parse_double(step.substr(3));
+    const auto k = parse_finite(step.substr(3));
     if (!k || *k < 2 || *k != std::floor(*k) || *k > static_cast<double>(max_count))
       throw bad(" (logK: K an integer in [2, " + std::to_string(max_count) + "])");
     const auto n = static_cast<std::size_t>(*k);
@@ -102,7 +91,7 @@ void parse_item(const std::string& flag,
     }
     return;
   }
-  const auto s = parse_double(step);
+  const auto s = parse_finite(step);
   if (!s || !(*s > 0) || (integers && *s != std::floor(*s))) throw bad(" (STEP > 0)");
   const double count = std::floor((*b - *a) / *s * (1 + 1e-12)) + 1;
   if (count > static_cast<double>(max_count))
@@ -169,19 +158,19 @@ phase_spec parse_phase(const std::string& text) {
     if (k == "noise-multiplier" || k == "sampling-rate") {
       // Zero and inf are edge values, accepted here and checked with the run (resolve_run):
       // only epsilon and delta answer them.
-      char* end = nullptr;
-      const double v = std::strtod(value.c_str(), &end);
-      const bool read = end == value.c_str() + value.size();
+      const parsed_number typed = parse_number(value);
+      const bool read = typed.read();
+      const double v = typed.value;
       const bool sigma = k == "noise-multiplier";
       const std::string range = sigma ? "0, inf or a number >= 1e-100" : "0 or in [2.2e-308, 1]";
-      if (read && out_of_double_range(value))
+      if (read && typed.status != number_status::ok)
         throw bad(k + " must be " + range + " (" + value + " leaves double precision)");
       if (!read || !(sigma ? v == 0 || v >= accounting::kSmallestNoiseMultiplier
                            : v == 0 || (v >= accounting::kSmallestSamplingRate && v <= 1)))
         throw bad(k + " must be " + range + " (it is " + value + ")");
       (sigma ? p.noise_multiplier : p.sampling_rate) = v;
     } else if (k == "batch-size" || k == "max-batch-size") {
-      const auto v = parse_double(value);
+      const auto v = parse_finite(value);
       if (!v || *v < 1 || *v != std::floor(*v) || *v > 1e15)
         throw bad(k + " must be an integer >= 1");
       (k == "batch-size" ? p.batch_size : p.max_batch_size) = static_cast<long long>(*v);

@@ -19,6 +19,7 @@
 #include "commands.hpp"
 #include "dpkit/accounting/run_tradeoff.hpp"
 #include "dpkit/core/grid.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/shifted/bounds.hpp"
 #include "dpkit/shifted/noisy_sgd.hpp"
 #include "dpkit/shifted/report.hpp"
@@ -66,17 +67,11 @@ std::vector<double> read_shifts(const std::string& arg) {
   std::vector<double> out;
   std::string cell;
   while (in >> cell) {
-    std::size_t used = 0;
-    double v = NAN;
-    try {
-      v = std::stod(cell, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != cell.size() || !std::isfinite(v))
+    const std::optional<double> v = parse_finite(cell);
+    if (!v)
       throw usage_error("--shifts: '" + cell +
                         "' is not a number (give a file or a list like 0,0,1,1)");
-    out.push_back(v);
+    out.push_back(*v);
   }
   return out;
 }

@@ -282,12 +282,13 @@ int run_simulate(const simulate_options& o) {
     std::ostringstream f;
     std::vector<std::string> header = {"replicate"};
     for (std::size_t j = 0; j < final_count; ++j) header.push_back(res.observables[j].name);
-    f << csv_row(header) << "\n" << std::setprecision(17);
+    std::vector<std::vector<double>> rows(res.replicates);
     for (std::uint64_t r = 0; r < res.replicates; ++r) {
-      f << r;
-      for (std::size_t j = 0; j < final_count; ++j) f << "," << res.observables[j].samples[r];
-      f << "\n";
+      rows[r].push_back(static_cast<double>(r));  // exact: fewer than 2^53 replicates
+      for (std::size_t j = 0; j < final_count; ++j)
+        rows[r].push_back(res.observables[j].samples[r]);
     }
+    write_csv(f, header, rows);
     write_file("--samples", o.samples_file, f.str());  // whole or not at all
   }
   return kExitSuccess;

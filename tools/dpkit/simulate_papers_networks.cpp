@@ -16,6 +16,7 @@
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/random.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/sim/idx.hpp"
 #include "dpkit/sim/longtail.hpp"
 #include "dpkit/sim/mlp.hpp"
@@ -265,15 +266,11 @@ std::vector<double> parse_frequencies(const std::string& s) {
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ',')) {
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(item, &used);
-      if (used != item.size() || !std::isfinite(v) || v <= 0) throw std::invalid_argument(item);
-      f.push_back(v);
-    } catch (const std::exception&) {
+    const std::optional<double> v = parse_finite(trim(item));
+    if (!v || *v <= 0)
       throw usage_error("--class-frequencies is " + s +
                         ", but must be a comma-separated list of positive numbers");
-    }
+    f.push_back(*v);
   }
   return f;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dpkit/core/random.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/sim/data.hpp"
 #include "dpkit/sim/idx.hpp"
 #include "dpkit/sim/models.hpp"
@@ -21,16 +22,10 @@ Eigen::VectorXd spectrum_of(const std::string& spec, std::size_t d) {
   Eigen::VectorXd lambda = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(d));
   if (spec == "flat") return lambda;
   if (spec.rfind("power:", 0) == 0) {
-    double a = 0;
-    std::size_t used = 0;
-    try {
-      a = std::stod(spec.substr(6), &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == spec.size() - 6 && used > 0 && std::isfinite(a) && a >= 0) {
+    const std::optional<double> a = parse_finite(trim(std::string_view(spec).substr(6)));
+    if (a && *a >= 0) {
       for (std::size_t j = 0; j < d; ++j)
-        lambda[static_cast<Eigen::Index>(j)] = std::pow(static_cast<double>(j + 1), -a);
+        lambda[static_cast<Eigen::Index>(j)] = std::pow(static_cast<double>(j + 1), -*a);
       return lambda;
     }
   }

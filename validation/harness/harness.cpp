@@ -201,14 +201,12 @@ void write_result(const scenario_result& r, const std::filesystem::path& dir) {
   }
   std::ofstream csv(dir / (r.id + ".csv"));
   if (!csv) throw std::runtime_error("cannot write " + (dir / (r.id + ".csv")).string());
-  csv << "series,x,y,x_lo,x_hi,y_lo,y_hi\n" << std::setprecision(17);
+  csv << "series,x,y,x_lo,x_hi,y_lo,y_hi\n";
   for (const series& s : r.figure.data) {
     for (std::size_t i = 0; i < s.x.size(); ++i) {
+      // An empty cell where there is no finite value (docs/validation.md).
       auto at = [&](const std::vector<double>& v) {
-        std::ostringstream o;
-        o << std::setprecision(17);
-        if (i < v.size() && std::isfinite(v[i])) o << v[i];
-        return o.str();
+        return i < v.size() && std::isfinite(v[i]) ? csv_number(v[i]) : std::string();
       };
       // RFC 4180 through the one writer (a series name may hold a comma or a quote).
       csv << csv_row({s.name, at(s.x), at(s.y), at(s.x_lo), at(s.x_hi), at(s.y_lo), at(s.y_hi)})

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/core/csv.hpp"
 #include "sweep_cases.hpp"
 
 namespace {
@@ -482,7 +483,7 @@ int main(int argc, char** argv) {
     f << "case,property,where,detail\n";
     for (const case_result& r : results)
       for (const failure& x : r.failures)
-        f << x.index << "," << x.property << ",\"" << x.where << "\",\"" << x.detail << "\"\n";
+        f << dpkit::csv_row({std::to_string(x.index), x.property, x.where, x.detail}) << "\n";
   }
   return failed_cases == 0 ? 0 : 3;
 }

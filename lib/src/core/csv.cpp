@@ -1,23 +1,18 @@
 #include "dpkit/core/csv.hpp"
 
+#include "dpkit/core/parse.hpp"
+
+#include <array>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 
 namespace dpkit {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 std::size_t csv_table::column(std::string_view name) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
@@ -72,14 +67,12 @@ csv_table read_csv(const std::filesystem::path& path) {
     row.reserve(rec.cells.size());
     for (const std::string& raw : rec.cells) {
       const std::string cell(trim(raw));
-      char* end = nullptr;
-      errno = 0;
-      const double v = std::strtod(cell.c_str(), &end);  // ERANGE on underflow is accepted
-      if (cell.empty() || end != cell.c_str() + cell.size()) {
+      const std::optional<double> v = parse_double(cell);  // underflow is accepted
+      if (!v) {
         throw std::runtime_error(path.string() + ":" + std::to_string(rec.line) + ": '" + cell +
                                  "' is not a number");
       }
-      row.push_back(v);
+      row.push_back(*v);
     }
     table.rows.push_back(std::move(row));
     table.line_numbers.push_back(rec.line);
@@ -183,6 +176,43 @@ std::string csv_row(const std::vector<std::string>& cells) {
     out += csv_quote(cells[i]);
   }
   return out;
+}
+
+std::string csv_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  // to_chars with precision 17 in general format is printf's %.17g without its locale.
+  std::array<char, 32> buffer{};
+  const auto r = std::to_chars(buffer.data(), buffer.data() + buffer.size(), x,
+                               std::chars_format::general, 17);
+  return std::string(buffer.data(), r.ptr);
+}
+
+void write_csv(std::ostream& out,
+               const std::vector<std::string>& columns,
+               const std::vector<std::vector<double>>& rows,
+               const std::vector<std::string>& comments) {
+  for (const std::string& c : comments)
+    if (c.find_first_of("\r\n") != std::string::npos)
+      throw std::domain_error("write_csv: a comment must be a single line, not '" + c + "'");
+  for (const std::vector<double>& row : rows)
+    if (row.size() != columns.size())
+      throw std::domain_error("write_csv: a row has " + std::to_string(row.size()) +
+                              " numbers, but the table has " + std::to_string(columns.size()) +
+                              " columns");
+  for (const std::string& c : comments) out << "# " << c << '\n';
+  out << csv_row(columns) << '\n';
+  std::string line;
+  for (const std::vector<double>& row : rows) {
+    line.clear();
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      if (j) line += ',';
+      line += csv_number(row[j]);
+    }
+    line += '\n';
+    out << line;
+  }
+  if (!out) throw std::runtime_error("write_csv: write failed");
 }
 
 }  // namespace dpkit

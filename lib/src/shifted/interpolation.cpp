@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/integer_search.hpp"
 
 namespace dpkit::shifted {
 namespace {
@@ -178,21 +179,10 @@ interpolation_scan scan(const steps_view& st,
   }
   // Golden section on τ ∈ [1, t − 1]: O(t log t) instead of O(t²) for long runs.
   best.exhaustive = false;
-  constexpr double invphi = 0.6180339887498949;
-  auto step = [&](std::size_t lo, std::size_t hi) {
-    return static_cast<std::size_t>(std::llround(invphi * static_cast<double>(hi - lo)));
-  };
-  std::size_t a = 1, b = t - 1;
-  while (b - a > 4) {
-    const std::size_t c = b - step(a, b);
-    std::size_t d = a + step(a, b);
-    if (c >= d) d = c + 1;
-    if (consider(c) <= consider(d))
-      b = d;
-    else
-      a = c;
-  }
-  for (std::size_t tau = a; tau <= b; ++tau) consider(tau);
+  const auto [a, b] = golden_section_bracket(
+      [&](long long tau) { return consider(static_cast<std::size_t>(tau)); }, 1,
+      static_cast<long long>(t) - 1);
+  for (long long tau = a; tau <= b; ++tau) consider(static_cast<std::size_t>(tau));
   return best;
 }
 

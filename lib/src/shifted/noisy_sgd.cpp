@@ -5,6 +5,7 @@
 #include <map>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/integer_search.hpp"
 
 namespace dpkit::shifted {
 namespace {
@@ -62,20 +63,7 @@ std::pair<long long, double> minimise_over_k(
       if (progress) progress(k - lo + 1, hi - lo + 1);
     }
   } else {
-    constexpr double invphi = 0.6180339887498949;
-    long long a = lo, b = hi;
-    long long c = b - static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
-    long long d = a + static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
-    while (b - a > 4) {
-      if (c >= d) d = c + 1;
-      if (f(c) <= f(d)) {
-        b = d;
-      } else {
-        a = c;
-      }
-      c = b - static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
-      d = a + static_cast<long long>(std::llround(invphi * static_cast<double>(b - a)));
-    }
+    const auto [a, b] = golden_section_bracket(f, lo, hi);
     for (long long k = a; k <= b; ++k) f(k);
     f(lo);
     f(hi);

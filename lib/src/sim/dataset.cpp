@@ -17,14 +17,6 @@ std::string count(std::size_t n) {
   return format_value(static_cast<long long>(n));
 }
 
-// "%.17g": 17 significant digits are enough for any binary64 to read back exactly
-// (IEEE 754-2008 §5.12.2, max_digits10 of double).
-std::string seventeen_digits(double x) {
-  char buffer[40];
-  const int written = std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return std::string(buffer, static_cast<std::size_t>(written));
-}
-
 }  // namespace
 
 void check_dataset(std::string_view function, const dataset& data) {
@@ -105,19 +97,19 @@ void write_dataset_csv(const dataset& data,
     if (c.find_first_of("\r\n") != std::string::npos)
       throw_domain_error(fn, "comment", c, "a single line");
 
+  const Eigen::Index n = data.features.rows(), d = data.features.cols();
+  std::vector<std::string> columns;
+  for (Eigen::Index j = 0; j < d; ++j) columns.push_back("x" + std::to_string(j));
+  columns.emplace_back("y");
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    std::vector<double>& row = rows[static_cast<std::size_t>(i)];
+    for (Eigen::Index j = 0; j < d; ++j) row.push_back(data.features(i, j));
+    row.push_back(data.labels(i));
+  }
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path.string() + ": cannot open for writing");
-  for (const std::string& c : comments) out << "# " << c << '\n';
-  const Eigen::Index n = data.features.rows(), d = data.features.cols();
-  for (Eigen::Index j = 0; j < d; ++j) out << 'x' << j << ',';
-  out << "y\n";
-  std::string line;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    line.clear();
-    for (Eigen::Index j = 0; j < d; ++j) line.append(seventeen_digits(data.features(i, j))) += ',';
-    line.append(seventeen_digits(data.labels(i))) += '\n';
-    out << line;
-  }
+  write_csv(out, columns, rows, std::vector<std::string>(comments.begin(), comments.end()));
   out.flush();
   if (!out) throw std::runtime_error(path.string() + ": write failed");
 }

@@ -14,6 +14,7 @@
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/core/roots.hpp"
 
@@ -505,13 +506,11 @@ void write_problem_csv(const problem& p, std::ostream& out) {
       << "# d: " << p.d << "\n"
       << "# ridge: " << format_value(p.ridge) << "\n"
       << "# label_noise: " << format_value(p.label_noise) << "\n"
-      << "# sigma: " << format_value(p.sigma) << "\n"
-      << "eigenvalue,multiplicity,e0_sq,xstar_sq,e0_xstar\n";
+      << "# sigma: " << format_value(p.sigma) << "\n";
+  std::vector<std::vector<double>> rows;
   for (const eigen_group& g : p.groups)
-    out << format_value(g.eigenvalue) << ',' << format_value(g.multiplicity) << ','
-        << format_value(g.e0_sq) << ',' << format_value(g.xstar_sq) << ','
-        << format_value(g.e0_xstar) << '\n';
-  if (!out) throw std::runtime_error("write_problem_csv: write failed");
+    rows.push_back({g.eigenvalue, g.multiplicity, g.e0_sq, g.xstar_sq, g.e0_xstar});
+  write_csv(out, {"eigenvalue", "multiplicity", "e0_sq", "xstar_sq", "e0_xstar"}, rows);
 }
 
 void write_problem_csv(const problem& p, const std::filesystem::path& path) {
@@ -536,13 +535,11 @@ problem read_problem_csv(const std::filesystem::path& path, const problem_file_d
       throw std::runtime_error(path.string() + ": missing header line '# " + name +
                                ": ...' (and no default given for it)");
     }
-    char* end = nullptr;
-    errno = 0;
-    const double x = std::strtod(v.c_str(), &end);
-    if (end != v.c_str() + v.size())
+    const std::optional<double> x = parse_double(v);
+    if (!x)
       throw std::runtime_error(path.string() + ": header '" + name + "' is '" + v +
                                "', not a number");
-    return x;
+    return *x;
   };
   auto column = [&](const char* name) {
     try {
@@ -564,12 +561,9 @@ problem read_problem_csv(const std::filesystem::path& path, const problem_file_d
     for (const auto& g : p.groups) total += g.multiplicity;
     p.d = total >= 1 && total < 9.2e18 ? static_cast<long long>(total) : 0;
   } else {
-    char* end = nullptr;
-    errno = 0;
-    const long long d = std::strtoll(dv.c_str(), &end, 10);
-    if (end != dv.c_str() + dv.size() || errno == ERANGE)
-      throw std::runtime_error(path.string() + ": header 'd' is '" + dv + "', not an integer");
-    p.d = d;
+    const std::optional<long long> d = parse_integer(dv);
+    if (!d) throw std::runtime_error(path.string() + ": header 'd' is '" + dv + "', not an integer");
+    p.d = *d;
   }
   p.ridge = number_or("ridge", defaults.ridge);
   p.label_noise = number_or("label_noise", defaults.label_noise);

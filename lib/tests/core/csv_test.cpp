@@ -2,8 +2,15 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
 #include <stdexcept>
 
 using Catch::Matchers::Contains;
@@ -92,4 +99,47 @@ TEST_CASE("read_csv accepts a quoted header and quoted numbers", "[core][csv]") 
   CHECK(t.at(0, "x") == 1);
   CHECK(t.at(1, "y") == 4);
   CHECK(t.where(1) == path.string() + ":4");
+}
+
+TEST_CASE("csv_number is printf's %.17g, and every double reads back to its own bits",
+          "[core][csv]") {
+  std::mt19937_64 rng(20261125);
+  char expected[40];
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t bits = rng();
+    double x = 0;
+    std::memcpy(&x, &bits, sizeof x);
+    if (!std::isfinite(x)) continue;
+    std::snprintf(expected, sizeof expected, "%.17g", x);
+    const std::string text = dpkit::csv_number(x);
+    REQUIRE(text == expected);
+    const double back = std::strtod(text.c_str(), nullptr);
+    REQUIRE(std::memcmp(&back, &x, sizeof x) == 0);
+  }
+  CHECK(dpkit::csv_number(0.5) == "0.5");
+  CHECK(dpkit::csv_number(0.1) == "0.10000000000000001");
+  CHECK(dpkit::csv_number(-0.0) == "-0");
+  CHECK(dpkit::csv_number(5e-324) == "4.9406564584124654e-324");
+  CHECK(dpkit::csv_number(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(dpkit::csv_number(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(dpkit::csv_number(std::nan("")) == "nan");
+}
+
+TEST_CASE("write_csv writes what read_csv reads, bit for bit", "[core][csv]") {
+  const auto path = std::filesystem::temp_directory_path() / "dpkit_write_csv_test.csv";
+  const std::vector<std::vector<double>> rows = {{1, 0.1, -2.5e-300}, {1e300, 5e-324, 3}};
+  {
+    std::ofstream out(path);
+    dpkit::write_csv(out, {"a", "b,c", "d"}, rows, {"what: a test", "source: none"});
+  }
+  const dpkit::csv_table t = dpkit::read_csv(path);
+  std::filesystem::remove(path);
+  CHECK(t.comments == std::vector<std::string>{"what: a test", "source: none"});
+  CHECK(t.columns == std::vector<std::string>{"a", "b,c", "d"});
+  REQUIRE(t.rows.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j) CHECK(t.rows[i][j] == rows[i][j]);
+  std::ostringstream sink;
+  CHECK_THROWS_AS(dpkit::write_csv(sink, {"a"}, {{1, 2}}), std::domain_error);
+  CHECK_THROWS_AS(dpkit::write_csv(sink, {"a"}, {{1}}, {"two\nlines"}), std::domain_error);
 }

@@ -6,7 +6,7 @@
 //   full-batch phases:          α/(2σ²) (Poisson convention) or 2α/σ² (replace-one),
 // and converts to (ε, δ) with the best of the four conversions of divergence/rdp.hpp. The
 // orders are adaptive: 32 integer orders from 2 to 10⁴ (exact sums) and 1.1, 1.25, 1.5,
-// 1.75, then a golden-section refinement over fractional α (quadrature) around the best one.
+// 1.75, then a Brent refinement (boost::math::tools::brent_find_minima) over fractional α (quadrature) around the best one.
 // The result is a valid upper bound (kind upper_bound, tight = false).
 #pragma once
 

@@ -69,4 +69,17 @@ std::string csv_quote(std::string_view cell);
 /// Cells joined by commas, each quoted as needed (no line end).
 std::string csv_row(const std::vector<std::string>& cells);
 
+/// A number as every CSV dpkit writes holds it: 17 significant digits (printf's "%.17g"), enough
+/// for any double to read back exactly (max_digits10); "nan", "inf" and "-inf" for the others.
+std::string csv_number(double x);
+
+/// A numeric table as read_csv reads it: a "# " line for each comment (one line each), the
+/// header row (csv_row), then each row's numbers (csv_number). Throws std::domain_error for a
+/// comment that spans lines or a row not columns.size() wide, std::runtime_error when the
+/// stream fails.
+void write_csv(std::ostream& out,
+               const std::vector<std::string>& columns,
+               const std::vector<std::vector<double>>& rows,
+               const std::vector<std::string>& comments = {});
+
 }  // namespace dpkit

@@ -221,8 +221,9 @@ double trace(const problem& p);
 ///   eigenvalue,multiplicity,e0_sq,xstar_sq,e0_xstar
 ///   0.25008333333333332,1,...
 ///
-/// Doubles are written as the shortest text that reads back exactly, so a round trip is
-/// bit-identical. Validates first.
+/// The table's numbers are written as every dpkit CSV writes them (core/csv.hpp csv_number:
+/// 17 significant digits), the header values d, ridge, label_noise and sigma as the shortest
+/// text that reads back exactly; either way a round trip is bit-identical. Validates first.
 void write_problem_csv(const problem& p, std::ostream& out);
 void write_problem_csv(const problem& p, const std::filesystem::path& path);
 
