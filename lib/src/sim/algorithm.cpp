@@ -266,22 +266,16 @@ vector run_noisy_gradient(const model& f,
         break;
       case batch_rule::poisson:
         batch = batch_stream.poisson_sample(n, o.sampling_rate);
-        normaliser = o.sampling_rate * static_cast<double>(n);
+        normaliser = !o.realised_batch_mean ? o.sampling_rate * static_cast<double>(n)
+                     : batch.empty()        ? 1.0
+                                            : static_cast<double>(batch.size());
         break;
       case batch_rule::one_pass:
         batch.assign(1, order[static_cast<std::size_t>(k)]);
         normaliser = 1;
         break;
     }
-    g.setZero();
-    for (std::size_t i : *current) {
-      f.gradient(i, x, gi);
-      if (o.clip > 0) {
-        const double norm = gi.norm();
-        if (norm > o.clip) gi *= o.clip / norm;
-      }
-      g += gi;
-    }
+    f.clipped_gradient_sum(*current, x, o.clip, g, gi);
     g /= normaliser;
     if (o.weight_decay > 0) g += o.weight_decay * x;
     if (o.noise > 0) {

@@ -1,7 +1,7 @@
 // ZXD+26's DP-SGD (sim/longtail.hpp, eq. (4)): the step count and the noisy-gradient options of
 // a training configuration, its accounting request and noise scales (Remark 4), the per-step
-// record (the §5.2 metrics), and the structured trainer, which runs run_noisy_gradient's
-// iteration from the gradient's scalars with the same bits at a fraction of the cost.
+// record (the §5.2 metrics), and the network's batch gradient for run_noisy_gradient, computed
+// from the gradient's scalars with the same bits at a fraction of the cost.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -180,14 +180,15 @@ longtail_record measure(const longtail_network& net,
 
 namespace {
 
-// ---- the structured trainer ---------------------------------------------------------------------
+// ---- the structured batch gradient -------------------------------------------------------------
 //
 // run_noisy_gradient materialises every per-example gradient (K·m·d doubles), takes its norm,
 // scales it and adds it to the batch sum: about six passes over 4 MB per example at the paper's
 // size, which made one 40-step run take ~10 s. The gradient of example i is structured:
 // block (k, r) is c_k ξ_i if ⟨w_{k,r}, ξ_i⟩ > 0 and 0 otherwise, plus c_k‖u_y‖ at
-// coordinate y if ⟨w_{k,r}, u_y⟩ > 0, with c_k = (p_k − 1[y=k])/m. `structured_descent` runs
-// the same iteration from these scalars and produces the SAME bits as run_noisy_gradient with
+// coordinate y if ⟨w_{k,r}, u_y⟩ > 0, with c_k = (p_k − 1[y=k])/m.
+// longtail_network::clipped_gradient_sum (the engine's hook, model.hpp) computes the batch sum
+// from these scalars and produces the SAME bits as model's default, example by example through
 // model::gradient (the contract that keeps every result unchanged):
 //   * the inner products are the same Eigen expressions as in longtail_network::gradient, and
 //     F_k, p_k, c_k the same scalar code;
@@ -200,10 +201,10 @@ namespace {
 //     in the same batch order, zeros skipped (the running sum starts at +0 and so is never
 //     −0, and x + (±0) = x for such x); blocks of filters are visited tile by tile so that the
 //     partial sums stay in cache;
-//   * averaging, noise, the step and the observer are run_noisy_gradient's own expressions.
+//   * averaging, noise and the step are run_noisy_gradient's, which calls the hook.
 // It is used only where the emulated reductions are Eigen's SSE2 ones (packets of two doubles,
-// no FMA contraction possible); elsewhere (AVX, NEON, EIGEN_DONT_VECTORIZE) train_longtail
-// calls run_noisy_gradient itself.
+// no FMA contraction possible); elsewhere (AVX, NEON, EIGEN_DONT_VECTORIZE) the override calls
+// the default.
 #if defined(EIGEN_VECTORIZE_SSE2) && !defined(EIGEN_VECTORIZE_AVX) && !defined(__FMA__)
 constexpr bool structured_trainer_exact = true;
 
@@ -301,50 +302,30 @@ class packet2_sum_of_squares {
   double tail_[3] = {0, 0, 0};
 };
 
-// The iteration of run_noisy_gradient (batch rules shuffled, poisson, full; constant η; no
-// correlation, no constraint — what to_noisy_gradient_options produces) for the network's loss.
-vector structured_descent(const longtail_network& net,
-                          const noisy_gradient_options& o,
-                          const_vector_ref x0,
-                          const random_key& key,
-                          const step_observer& observe) {
-  check_options(o, net);
-  const longtail_data& data = net.data();
-  const std::size_t n = net.examples();
-  const index K = idx(net.classes()), m = idx(net.width()), d = idx(net.input_dimension());
-  const index p = K * m * d, filters = K * m;
-  const double inv_m = 1 / static_cast<double>(m);
-  random_stream batch_stream(key.seed, key.replicate, key.stream_base + 2);
-  random_stream noise_stream(key.seed, key.replicate, key.stream_base + 3);
-  std::vector<std::size_t> order(n), batch;
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  vector x = x0, g(p), z(p), t(d), sq(d);
-  Eigen::MatrixXd sx, coef;  // (Km) × b inner products ⟨w_{k,r}, ξ_i⟩; K × b coefficients c_k
-  Eigen::VectorXd scale;     // per example: C/‖∇L_i‖ where clipped, else 1
-  std::vector<char> clipped;
-  constexpr index tile = 16;  // filters per cache tile (16·d doubles)
-  if (observe) observe(0, x);
-  for (long step = 0; step < o.steps; ++step) {
-    double normaliser = 1;
-    const std::vector<std::size_t>* current = &batch;
-    switch (o.batches) {
-      case batch_rule::full:
-        current = &order;
-        normaliser = static_cast<double>(n);
-        break;
-      case batch_rule::shuffled:
-        batch = batch_stream.sample_without_replacement(n, o.batch_size);
-        normaliser = static_cast<double>(o.batch_size);
-        break;
-      case batch_rule::poisson:
-        batch = batch_stream.poisson_sample(n, o.sampling_rate);
-        normaliser = o.sampling_rate * static_cast<double>(n);
-        break;
-      default:
-        throw_domain_error("train_longtail", "batches", to_string(o.batches),
-                           "shuffled, poisson or full");
-    }
-    const std::vector<std::size_t>& b = *current;
+}  // namespace
+
+void longtail_network::clipped_gradient_sum(std::span<const std::size_t> b,
+                                            const_vector_ref x,
+                                            double clip,
+                                            vector& g,
+                                            vector& work) const {
+  if constexpr (!structured_trainer_exact) {
+    model::clipped_gradient_sum(b, x, clip, g, work);
+  } else {
+    const longtail_data& data = *data_;
+    const index K = idx(classes()), m = idx(width()), d = idx(input_dimension());
+    const index p = K * m * d, filters = K * m;
+    const double inv_m = 1 / static_cast<double>(m);
+    // Work buffers kept across calls (one call a step), one set per thread: Monte Carlo threads
+    // train their own replicates on one network.
+    thread_local vector t, sq;
+    thread_local Eigen::MatrixXd sx, coef;  // (Km) × b inner products ⟨w_{k,r}, ξ_i⟩; K × b c_k
+    thread_local Eigen::VectorXd scale;     // per example: C/‖∇L_i‖ where clipped, else 1
+    thread_local std::vector<char> clipped;
+    constexpr index tile = 16;  // filters per cache tile (16·d doubles)
+    t.resize(d);
+    sq.resize(d);
+    g.resize(p);
     const auto nb = idx(b.size());
     const_vector_ref w = x;
     // Inner products, filter tile by tile (the tile stays in cache across the batch); the same
@@ -382,7 +363,7 @@ vector structured_descent(const longtail_network& net,
         const double pk = std::exp(coef(k, c) - log_z);
         coef(k, c) = (pk - (k == y ? 1.0 : 0.0)) * inv_m;
       }
-      if (o.clip > 0) {
+      if (clip > 0) {
         // ‖∇L_i‖ with gi.norm()'s rounding (see packet2_sum_of_squares).
         const auto xi = data.noise.col(idx(i));
         packet2_sum_of_squares acc(p);
@@ -412,8 +393,8 @@ vector structured_descent(const longtail_network& net,
           }
         }
         const double norm = std::sqrt(acc.value());
-        if (norm > o.clip) {
-          scale[c] = o.clip / norm;
+        if (norm > clip) {
+          scale[c] = clip / norm;
           clipped[static_cast<std::size_t>(c)] = 1;
         }
       }
@@ -455,20 +436,8 @@ vector structured_descent(const longtail_network& net,
           }
         }
       }
-    // run_noisy_gradient's own expressions from here on.
-    g /= normaliser;
-    if (o.noise > 0) {
-      noise_stream.fill_normal({z.data(), static_cast<std::size_t>(p)});
-      g += o.noise * z;
-    }
-    x -= o.learning_rate * g;
-    o.constraint.apply(x);
-    if (observe) observe(step + 1, x);
   }
-  return x;
 }
-
-}  // namespace
 
 longtail_run train_longtail(const longtail_network& net,
                             const longtail_training& t,
@@ -511,8 +480,7 @@ longtail_run train_longtail(const longtail_network& net,
       run.records.push_back(r);
     }
   };
-  run.weights = structured_trainer_exact ? structured_descent(net, o, w0, key, observe)
-                                         : run_noisy_gradient(net, o, w0, key, observe);
+  run.weights = run_noisy_gradient(net, o, w0, key, observe);
   return run;
 }
 

@@ -450,35 +450,11 @@ alg10_result run_alg10(const mlp_model& f,
           r.max_layer_distance, (w.segment(off, size) - w0.segment(off, size)).norm() * sqrt_m);
     }
   };
-  const noisy_gradient_options opts = alg10_noisy_gradient_options(f, o, w0);
-  if (o.normaliser == alg10_normaliser::expected_batch) {
-    r.last = run_noisy_gradient(f, opts, w0, key, observe);
-  } else {
-    // Algorithm 10 as printed: the mean over the realised batch, (1/|B_t|) Σ_{j∈B_t}; the same
-    // streams and draws as run_noisy_gradient (batches stream_base + 2, noise stream_base + 3).
-    random_stream batch_stream(key.seed, key.replicate, key.stream_base + 2);
-    random_stream noise_stream(key.seed, key.replicate, key.stream_base + 3);
-    vector x = w0, g(p), gi(p), z(p);
-    for (long t = 0; t < o.steps; ++t) {
-      const std::vector<std::size_t> batch = batch_stream.poisson_sample(n, o.sampling_rate);
-      g.setZero();
-      for (std::size_t i : batch) {
-        f.gradient(i, x, gi);
-        const double norm = gi.norm();
-        if (norm > o.clip) gi *= o.clip / norm;
-        g += gi;
-      }
-      if (!batch.empty()) g /= static_cast<double>(batch.size());  // empty batch: noise only
-      if (o.noise > 0) {
-        noise_stream.fill_normal({z.data(), static_cast<std::size_t>(p)});
-        g += o.noise * z;
-      }
-      x -= o.learning_rate * g;
-      opts.constraint.apply(x);
-      observe(t + 1, x);
-    }
-    r.last = x;
-  }
+  // Algorithm 10 as printed divides by the realised batch, (1/|B_t|) Σ_{j∈B_t}; the engine's
+  // option (an empty batch: noise only).
+  noisy_gradient_options opts = alg10_noisy_gradient_options(f, o, w0);
+  opts.realised_batch_mean = o.normaliser == alg10_normaliser::realised_batch;
+  r.last = run_noisy_gradient(f, opts, w0, key, observe);
   r.average = sum / static_cast<double>(o.steps);
   // The realised batch sizes, replayed from the batch stream (it serves only the batches).
   random_stream replay(key.seed, key.replicate, key.stream_base + 2);

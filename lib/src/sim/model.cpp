@@ -10,6 +10,22 @@ void model::hessian_vector(std::size_t, const_vector_ref, const_vector_ref, vect
   throw std::logic_error(describe() + ": Hessian-vector products are not implemented");
 }
 
+void model::clipped_gradient_sum(std::span<const std::size_t> batch,
+                                 const_vector_ref x,
+                                 double clip,
+                                 vector& sum,
+                                 vector& work) const {
+  sum.setZero();
+  for (std::size_t i : batch) {
+    gradient(i, x, work);
+    if (clip > 0) {
+      const double norm = work.norm();
+      if (norm > clip) work *= clip / norm;
+    }
+    sum += work;
+  }
+}
+
 double model::empirical_risk(const_vector_ref x) const {
   double s = 0;
   const std::size_t n = examples();

@@ -349,6 +349,29 @@ TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "
     CHECK(e.min_batch == 100);
   }
 
+  SECTION("the realised-batch step is the mean over the batch drawn, an empty batch no step") {
+    // One step built by hand: the batch replayed from its stream (stream_base + 2), each
+    // gradient clipped to C, their mean over |B|, one step of size eta, no noise or projection.
+    o.steps = 1;
+    o.noise = 0;
+    o.constraint = mlp_constraint::none;
+    o.normaliser = alg10_normaliser::realised_batch;
+    const auto r = dpkit::sim::run_alg10(f, o, w0, key);
+    dpkit::random_stream replay(key.seed, key.replicate, key.stream_base + 2);
+    const std::vector<std::size_t> batch = replay.poisson_sample(f.examples(), o.sampling_rate);
+    REQUIRE(batch.size() > 1);
+    vector g = vector::Zero(w0.size()), gi(w0.size());
+    for (std::size_t i : batch) {
+      f.gradient(i, w0, gi);
+      if (gi.norm() > o.clip) gi *= o.clip / gi.norm();
+      g += gi;
+    }
+    const vector expected = w0 - o.learning_rate * (g / static_cast<double>(batch.size()));
+    CHECK((r.last - expected).norm() <= 1e-14 * expected.norm());
+    o.sampling_rate = 1e-300;  // every batch empty: the mean of nothing is not taken
+    CHECK(dpkit::sim::run_alg10(f, o, w0, key).last == w0);
+  }
+
   SECTION("the realised-batch run sees the same batches and noise draws") {
     o.noise = 0;
     o.normaliser = alg10_normaliser::realised_batch;

@@ -75,6 +75,9 @@ struct noisy_gradient_options {
   batch_rule batches = batch_rule::full;
   std::size_t batch_size = 0;       // b for cyclic and shuffled
   double sampling_rate = 0;         // q for poisson
+  /// poisson: divide the clipped sum by the realised batch size |B_k| (an empty batch: by 1, so
+  /// the step is noise only) instead of the expected qn — SWX+23 Algorithm 10 as printed.
+  bool realised_batch_mean = false;
   std::vector<std::size_t> order;   // cyclic partition / one-pass order (default 0..n−1)
   long steps = 1;                   // T
   double learning_rate = 0.1;       // η (constant)

@@ -225,6 +225,14 @@ class longtail_network final : public model {
   std::size_t examples() const override { return data_->size(); }
   double loss(std::size_t i, const_vector_ref w) const override;
   void gradient(std::size_t i, const_vector_ref w, vector_ref g) const override;
+  /// The batch's clipped gradient sum from the gradient's block structure (K·m filters, each
+  /// active on ξ_i and on u_y's one coordinate): bit-identical to the per-example default where
+  /// it reproduces Eigen's reductions (SSE2 builds without AVX or FMA), the default elsewhere.
+  void clipped_gradient_sum(std::span<const std::size_t> batch,
+                            const_vector_ref w,
+                            double clip,
+                            vector& sum,
+                            vector& work) const override;
   /// "two-layer ReLU CNN (ZXD+26): K = 5, m = 100, d = 1000, n = 500 (gaussian zeta)".
   std::string describe() const override;
   /// (1/n) Σ loss, through one matrix product for all examples.

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
 namespace dpkit::sim {
@@ -41,6 +42,17 @@ class model {
 
   /// F(x) = (1/n) Σ f_i(x), the empirical risk (a plain loop; override where cheaper).
   virtual double empirical_risk(const_vector_ref x) const;
+
+  /// sum ← Σ_{i∈batch} clip_C(∇f_i(x)) in batch order, each gradient scaled to norm C where it is
+  /// longer (C = 0: no clipping): the batch gradient of run_noisy_gradient. `work` is a p-vector
+  /// the default uses for ∇f_i. The default calls gradient(i) example by example; a model
+  /// overrides it only with an evaluation that gives the same sums (longtail_network: its
+  /// block-structured kernel, bit-identical).
+  virtual void clipped_gradient_sum(std::span<const std::size_t> batch,
+                                    const_vector_ref x,
+                                    double clip,
+                                    vector& sum,
+                                    vector& work) const;
 };
 
 /// f′_i = f_i for i ≠ i*, and f′_{i*}(x) = f_{i*}(x) − wᵀx: the neighbour whose one example's

@@ -1,6 +1,6 @@
 // Internal: what the translation units of ZXD+26's long-tail model (sim/longtail.hpp) share
 // (longtail.cpp: the data model, the network and the long-tail protocol; longtail_training.cpp:
-// DP-SGD training, its per-step records and the structured trainer).
+// DP-SGD training, its per-step records and the structured batch gradient).
 #pragma once
 
 #include <Eigen/Core>
