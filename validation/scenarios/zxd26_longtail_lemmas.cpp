@@ -66,7 +66,7 @@ struct ledger {
                                      : (must_resolve ? "not resolved" : "not resolved (tie)")));
   }
   // E[x] > 0 for paired differences x (Student t interval at the coverage of the normal
-  // quantile z, t_multiplier in longtail_common.hpp). The self-check (`reversed`) audits the
+  // quantile z, t_multiplier in zxd26_longtail_common.hpp). The self-check (`reversed`) audits the
   // reversed ordering E[x] < 0 through the same interval, as audit_positive there.
   void positive(std::string name,
                 std::vector<double> x,
@@ -124,7 +124,7 @@ struct ledger {
   }
 };
 
-// Configuration shared by the three scenarios: the quick tier is longtail_003.cpp's scaled-down
+// Configuration shared by the three scenarios: the quick tier is zxd26_longtail.cpp's scaled-down
 // synthetic setting, the full tier the paper's (ZXD+26 §5.1).
 struct lt_config {
   std::size_t K = 3, d = 150, m = 20;
@@ -555,7 +555,7 @@ scenario_result init_lemmas(const scenario_context& c) {
 // ------------------------------------------------------------------------
 
 // The noise multiplier the PLD accountant certifies for (ε, δ) = (8, 1e-5) for this run (as
-// longtail_003.cpp).
+// zxd26_longtail.cpp).
 double calibrated_multiplier(const sim::longtail_training& t, std::size_t n) {
   const sim::privacy_request req = sim::accounting_request(t, n);
   accounting::training_run run;
@@ -660,7 +660,7 @@ std::vector<dyn_config> dynamics_configs(const scenario_context& c) {
   a.full_batch = true;
   a.init.type = sim::initialisation::kind::gaussian;
   a.init.sigma0 = 0.01;
-  // B: the paper's configuration (quick: longtail_003.cpp's scaled-down version).
+  // B: the paper's configuration (quick: zxd26_longtail.cpp's scaled-down version).
   dyn_config b;
   b.name = "paper";
   b.init.type = sim::initialisation::kind::pytorch_uniform;

@@ -1,6 +1,6 @@
 // SWX+23 §6, more validation of Algorithm 10 and its App C lemmas (Figs 1 and 5),
 // on the reference simulator (dpkit::sim mlp) and the common task
-// of scenarios/mlp_001.cpp (inputs uniform on S^{d−1}, d = 8, a random two-layer ReLU teacher
+// of scenarios/swx23_mlp.cpp (inputs uniform on S^{d−1}, d = 8, a random two-layer ReLU teacher
 // with K = 4 units and 5% label noise, a fresh task per replicate, the L = 3 network with He
 // initialisation and the logistic loss, S = 1):
 //
@@ -42,12 +42,12 @@
 #include "dpkit/sim/mlp.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/sim/statistics.hpp"
-#include "mlp_common.hpp"
+#include "swx23_mlp_common.hpp"
 
 namespace dpkit::validation {
 namespace {
 
-// The common task of scenarios/mlp_001.cpp (mlp_common.hpp).
+// The common task of scenarios/swx23_mlp.cpp (swx23_mlp_common.hpp).
 using mlp_detail::calibrated_z;
 using mlp_detail::kDepth;
 using mlp_detail::kDim;

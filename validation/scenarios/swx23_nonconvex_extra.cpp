@@ -1,4 +1,4 @@
-// SWX+23 scenarios beyond the first set (nonconvex_001.cpp), checked against the reference
+// SWX+23 scenarios beyond the first set (swx23_nonconvex.cpp), checked against the reference
 // simulator (dpkit/sim/glm.hpp), with the bounds from dpkit/risk/nonconvex_bounds.hpp:
 //
 //  * swx23-thm2-jl-ushape [trend]  Alg 3's excess risk against the JL dimension m is U-shaped

@@ -1,4 +1,4 @@
-// Pieces shared by the SWX+23 §6 scenarios (mlp_001.cpp, mlp_extra_001.cpp): the common
+// Pieces shared by the SWX+23 §6 scenarios (swx23_mlp.cpp, swx23_mlp_extra.cpp): the common
 // synthetic task and the accountant's noise multiplier for Algorithm 10.
 #pragma once
 

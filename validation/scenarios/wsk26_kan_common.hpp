@@ -1,4 +1,4 @@
-// Helpers shared by the WSK+26 KAN scenarios (kan_000.cpp, kan_scaling_000.cpp): the model's
+// Helpers shared by the WSK+26 KAN scenarios (wsk26_kan.cpp, wsk26_kan_scaling.cpp): the model's
 // Assumption 3.2 constants, Thm 4.1's localisation radius, Algorithm 1's options and the paired
 // statistics of the trend checks.
 #pragma once
