@@ -24,14 +24,18 @@ void register_hsgd_scenarios(std::vector<scenario>& out);              // lksp25
 void register_hsgd_law_scenarios(std::vector<scenario>& out);          // lksp25_hsgd_law.cpp
 void register_hsgd_privacy_scenarios(std::vector<scenario>& out);      // lksp25_hsgd_privacy.cpp
 void register_kan_scenarios(std::vector<scenario>& out);               // wsk26_kan.cpp
+void register_kan_trend_scenarios(std::vector<scenario>& out);         // wsk26_kan_trends.cpp
 void register_kan_scaling_scenarios(std::vector<scenario>& out);       // wsk26_kan_scaling.cpp
 void register_correlated_scenarios(std::vector<scenario>& out);        // wsk26_correlated.cpp
 void register_nonconvex_scenarios(std::vector<scenario>& out);         // swx23_nonconvex.cpp
+void register_nonconvex_thm1_scenarios(std::vector<scenario>& out);    // swx23_nonconvex_thm1.cpp
 void register_nonconvex_extra_scenarios(std::vector<scenario>& out);   // swx23_nonconvex_extra.cpp
 void register_mlp_scenarios(std::vector<scenario>& out);               // swx23_mlp.cpp
 void register_longtail_scenarios(std::vector<scenario>& out);          // zxd26_longtail.cpp
 void register_mlp_extra_scenarios(std::vector<scenario>& out);         // swx23_mlp_extra.cpp
+void register_mlp_scaling_scenarios(std::vector<scenario>& out);       // swx23_mlp_scaling.cpp
 void register_longtail_lemma_scenarios(std::vector<scenario>& out);    // zxd26_longtail_lemmas.cpp
+void register_longtail_trained_scenarios(std::vector<scenario>& out);  // zxd26_longtail_trained.cpp
 void register_nonconvex_rate_scenarios(std::vector<scenario>& out);    // swx23_nonconvex_rates.cpp
 void register_longtail_trend_scenarios(std::vector<scenario>& out);    // zxd26_longtail_trends.cpp
 
