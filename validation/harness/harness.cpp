@@ -57,14 +57,18 @@ std::vector<scenario> build_registry() {
   register_hsgd_law_scenarios(all);
   register_hsgd_privacy_scenarios(all);
   register_kan_scenarios(all);
+  register_kan_trend_scenarios(all);
   register_kan_scaling_scenarios(all);
   register_correlated_scenarios(all);
   register_nonconvex_scenarios(all);
+  register_nonconvex_thm1_scenarios(all);
   register_nonconvex_extra_scenarios(all);
   register_mlp_scenarios(all);
   register_longtail_scenarios(all);
   register_mlp_extra_scenarios(all);
+  register_mlp_scaling_scenarios(all);
   register_longtail_lemma_scenarios(all);
+  register_longtail_trained_scenarios(all);
   register_nonconvex_rate_scenarios(all);
   register_longtail_trend_scenarios(all);
   // Every result records its seed and run time: done here once, not in each scenario.

@@ -16,23 +16,28 @@
 
 namespace dpkit::validation {
 
-void register_gaussian_scenarios(std::vector<scenario>& out);        // scenarios/gaussian.cpp
-void register_shifted_scenarios(std::vector<scenario>& out);         // scenarios/shifted_002.cpp
-void register_shifted_figure_scenarios(std::vector<scenario>& out);  // shifted_002_figures.cpp
-void register_hsgd_scenarios(std::vector<scenario>& out);            // scenarios/hsgd_004.cpp
-void register_hsgd_law_scenarios(std::vector<scenario>& out);        // scenarios/hsgd_004_law.cpp
-void register_hsgd_privacy_scenarios(std::vector<scenario>& out);    // hsgd_004_privacy.cpp
-void register_kan_scenarios(std::vector<scenario>& out);             // scenarios/kan_000.cpp
-void register_kan_scaling_scenarios(std::vector<scenario>& out);     // kan_scaling_000.cpp
-void register_correlated_scenarios(std::vector<scenario>& out);      // scenarios/correlated_000.cpp
-void register_nonconvex_scenarios(std::vector<scenario>& out);       // scenarios/nonconvex_001.cpp
-void register_nonconvex_extra_scenarios(std::vector<scenario>& out);  // nonconvex_extra_001.cpp
-void register_mlp_scenarios(std::vector<scenario>& out);              // scenarios/mlp_001.cpp
-void register_longtail_scenarios(std::vector<scenario>& out);         // scenarios/longtail_003.cpp
-void register_mlp_extra_scenarios(std::vector<scenario>& out);        // mlp_extra_001.cpp
-void register_longtail_lemma_scenarios(std::vector<scenario>& out);   // longtail_lemmas_003.cpp
-void register_nonconvex_rate_scenarios(std::vector<scenario>& out);   // nonconvex_rates_001.cpp
-void register_longtail_trend_scenarios(std::vector<scenario>& out);   // longtail_trends_003.cpp
+// One per scenario file of validation/scenarios/ (named by the paper's key), in registry order.
+void register_gaussian_scenarios(std::vector<scenario>& out);          // gaussian.cpp
+void register_shifted_scenarios(std::vector<scenario>& out);           // bsa24_shifted.cpp
+void register_shifted_figure_scenarios(std::vector<scenario>& out);    // bsa24_shifted_figures.cpp
+void register_hsgd_scenarios(std::vector<scenario>& out);              // lksp25_hsgd.cpp
+void register_hsgd_law_scenarios(std::vector<scenario>& out);          // lksp25_hsgd_law.cpp
+void register_hsgd_privacy_scenarios(std::vector<scenario>& out);      // lksp25_hsgd_privacy.cpp
+void register_kan_scenarios(std::vector<scenario>& out);               // wsk26_kan.cpp
+void register_kan_trend_scenarios(std::vector<scenario>& out);         // wsk26_kan_trends.cpp
+void register_kan_scaling_scenarios(std::vector<scenario>& out);       // wsk26_kan_scaling.cpp
+void register_correlated_scenarios(std::vector<scenario>& out);        // wsk26_correlated.cpp
+void register_nonconvex_scenarios(std::vector<scenario>& out);         // swx23_nonconvex.cpp
+void register_nonconvex_thm1_scenarios(std::vector<scenario>& out);    // swx23_nonconvex_thm1.cpp
+void register_nonconvex_extra_scenarios(std::vector<scenario>& out);   // swx23_nonconvex_extra.cpp
+void register_mlp_scenarios(std::vector<scenario>& out);               // swx23_mlp.cpp
+void register_longtail_scenarios(std::vector<scenario>& out);          // zxd26_longtail.cpp
+void register_mlp_extra_scenarios(std::vector<scenario>& out);         // swx23_mlp_extra.cpp
+void register_mlp_scaling_scenarios(std::vector<scenario>& out);       // swx23_mlp_scaling.cpp
+void register_longtail_lemma_scenarios(std::vector<scenario>& out);    // zxd26_longtail_lemmas.cpp
+void register_longtail_trained_scenarios(std::vector<scenario>& out);  // zxd26_longtail_trained.cpp
+void register_nonconvex_rate_scenarios(std::vector<scenario>& out);    // swx23_nonconvex_rates.cpp
+void register_longtail_trend_scenarios(std::vector<scenario>& out);    // zxd26_longtail_trends.cpp
 
 /// x to `digits` significant digits (printf %g), for notes and legends.
 std::string sig(double x, int digits = 4);

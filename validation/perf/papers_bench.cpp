@@ -6,12 +6,12 @@
 //    Algorithm 9 (the kernelised GLM, polynomial degree 2 and 3), all at d = 20 on the unit
 //    sphere with data rank θ = 5 (Algs 7/8: rank d), and the population excess risk with 10⁵
 //    draws (what every GLM scenario evaluates per replicate);
-//  * SWX+23 §6 (sim/mlp.hpp): Algorithm 10 at validation/scenarios/mlp_001.cpp's configuration
+//  * SWX+23 §6 (sim/mlp.hpp): Algorithm 10 at validation/scenarios/swx23_mlp.cpp's configuration
 //    (d = 8, L = 3, n = 1000 train + 1000 test, Poisson q = 0.05, T = 200, C = 1, R = 4, η of
 //    Thm 13, z calibrated for ε = 1, δ = 1/n²) for widths m ∈ {16, 64, 256}, and the per-example
 //    gradient of mlp_model;
 //  * ZXD+26 (sim/longtail.hpp): train_longtail at the quick tier of
-//    validation/scenarios/longtail_003.cpp (K = 3, d = 150, m = 20, n = 150, B = 64, 20 epochs)
+//    validation/scenarios/zxd26_longtail.cpp (K = 3, d = 150, m = 20, n = 150, B = 64, 20 epochs)
 //    and at the paper's configuration (K = 5, d = 1000, m = 100, n = 500, B = 256; 8 of the 40
 //    steps of 20 epochs, reported per step), each clean (no clipping, no noise) and DP (C = 1,
 //    σ_n = zC/B with z = 1); the same runs through the generic run_noisy_gradient (the path
@@ -221,7 +221,7 @@ constexpr double kMlpRate = 0.05, kMlpClip = 1, kMlpRadius = 4;
 struct mlp_task {
   std::shared_ptr<const sim::dataset> train;
   sim::dataset test;
-  double z = 0;  // noise multiplier for ε = 1, δ = 1/n² (RDP, as mlp_001.cpp)
+  double z = 0;  // noise multiplier for ε = 1, δ = 1/n² (RDP, as swx23_mlp.cpp)
 };
 
 const mlp_task& alg10_task() {
@@ -310,7 +310,7 @@ struct lt_size {
   std::size_t K, d, m, per_class, B;
   double ncr;
 };
-constexpr lt_size kQuick{3, 150, 20, 50, 64, 200};       // longtail_003.cpp quick tier
+constexpr lt_size kQuick{3, 150, 20, 50, 64, 200};       // zxd26_longtail.cpp quick tier
 constexpr lt_size kPaper{5, 1000, 100, 100, 256, 1400};  // ZXD+26 §5.1 (full tier)
 
 struct lt_problem {
@@ -320,7 +320,7 @@ struct lt_problem {
   sim::vector w0;
 };
 
-// As longtail_003.cpp's make_problem: ‖u‖ = 0.5, spiked spectra for the NCR, Gaussian ζ,
+// As zxd26_longtail.cpp's make_problem: ‖u‖ = 0.5, spiked spectra for the NCR, Gaussian ζ,
 // PyTorch initialisation (Haar-rotated), streams 0 data, 5 test, 1 init.
 lt_problem make_longtail(const lt_size& s, std::uint64_t rep) {
   sim::longtail_data_options o;

@@ -31,7 +31,7 @@
 #include "dpkit/sim/data.hpp"
 #include "dpkit/sim/kan.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
-#include "kan_common.hpp"
+#include "wsk26_kan_common.hpp"
 
 namespace dpkit::validation {
 namespace {

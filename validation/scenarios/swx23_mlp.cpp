@@ -41,7 +41,7 @@
 #include "dpkit/sim/mlp.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/sim/statistics.hpp"
-#include "mlp_common.hpp"
+#include "swx23_mlp_common.hpp"
 
 namespace dpkit::validation {
 namespace {

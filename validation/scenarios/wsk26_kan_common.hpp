@@ -1,8 +1,9 @@
-// Helpers shared by the WSK+26 KAN scenarios (kan_000.cpp, kan_scaling_000.cpp): the model's
-// Assumption 3.2 constants, Thm 4.1's localisation radius, Algorithm 1's options and the paired
-// statistics of the trend checks.
+// Helpers shared by the WSK+26 KAN scenarios (wsk26_kan.cpp, wsk26_kan_trends.cpp,
+// wsk26_kan_scaling.cpp): the model's Assumption 3.2 constants, Thm 4.1's localisation radius,
+// Lemma B.5's block radius, Algorithm 1's options and the paired statistics of the trend checks.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <utility>
@@ -30,6 +31,15 @@ inline risk::kan_constants constants_of(const sim::kan_options& o) {
 // (WSK+26 Thm 4.1 / C.13; the theorems leave the constant open).
 inline double theorem_radius(double gamma, double steps, double examples, double delta) {
   return (std::log(steps) + std::sqrt(std::log(examples / delta))) / gamma;
+}
+
+// max_j ‖c_j‖ (the block radius of Lemma B.5's event).
+inline double block_norm(const sim::vector& c, std::size_t width, std::size_t p) {
+  double block = 0;
+  for (std::size_t j = 0; j < width; ++j)
+    block = std::max(
+        block, c.segment(static_cast<Eigen::Index>(j * p), static_cast<Eigen::Index>(p)).norm());
+  return block;
 }
 
 // Algorithm 1 (DP-λCGD, WSK+26 §3.2): mini-batches of B drawn uniformly without replacement,

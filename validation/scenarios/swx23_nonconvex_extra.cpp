@@ -1,5 +1,5 @@
-// SWX+23 scenarios beyond the first set (nonconvex_001.cpp), checked against the reference
-// simulator (dpkit/sim/glm.hpp), with the bounds from dpkit/risk/nonconvex_bounds.hpp:
+// SWX+23 scenarios beyond the first set (swx23_nonconvex.cpp, swx23_nonconvex_thm1.cpp), against
+// the reference simulator (dpkit/sim/glm.hpp), with the bounds of dpkit/risk/nonconvex_bounds.hpp:
 //
 //  * swx23-thm2-jl-ushape [trend]  Alg 3's excess risk against the JL dimension m is U-shaped
 //    (JL bias falls with m, privacy noise grows with m): an interior m beats both ends (paired

@@ -1,4 +1,4 @@
-// Pieces shared by the ZXD+26 trend scenarios (longtail_003.cpp, longtail_trends_003.cpp): the
+// Pieces shared by the ZXD+26 trend scenarios (zxd26_longtail.cpp, zxd26_longtail_trends.cpp): the
 // synthetic configuration of ZXD+26 §5.1 (quick: scaled down; full: the paper's), the
 // accountant's noise multiplier, one replicate's problem, and the paired ordering audits.
 #pragma once

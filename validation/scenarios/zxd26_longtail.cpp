@@ -38,7 +38,7 @@
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/sim/longtail.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
-#include "longtail_common.hpp"
+#include "zxd26_longtail_common.hpp"
 
 namespace dpkit::validation {
 namespace {

@@ -14,9 +14,9 @@
 //                            in Remark 3's regime a ≤ b the benefit of L shrinks (log scale);
 //                            claim 27's literal "L no longer helps" is checked and reported.
 //
-// Configuration: longtail_003.cpp's quick tier (K = 3, d = 150, n = 150, m = 20, B = 64, 20
+// Configuration: zxd26_longtail.cpp's quick tier (K = 3, d = 150, n = 150, m = 20, B = 64, 20
 // epochs, PyTorch init, NCR = 200, ‖u‖ = 0.5) and the paper's in the full tier (K = 5, d = 1000,
-// n = 500, m = 100, B = 256), at η = 0.2 (longtail_003.cpp's kTrendEta: at the paper's η = 0.002
+// n = 500, m = 100, B = 256), at η = 0.2 (zxd26_longtail.cpp's kTrendEta: at the paper's η = 0.002
 // the DP noise has no visible effect within 20 epochs). The runs are outside Condition 1
 // (docs/longtail.md): directions are audited, no bound value is. The simulator knows no bound.
 #include <algorithm>
@@ -35,18 +35,18 @@
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/sim/longtail.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
-#include "longtail_common.hpp"
+#include "zxd26_longtail_common.hpp"
 
 namespace dpkit::validation {
 namespace {
 
 using namespace longtail_detail;
 
-// ---- configuration and helpers (the shared ones are in longtail_common.hpp) --------------------
+// ---- configuration and helpers (the shared ones are in zxd26_longtail_common.hpp) ---------------
 
 constexpr long kFirstAndLast = 1000000;  // record_every: the first and last steps only
 
-// longtail_003.cpp's configuration at η = 0.2: at its η = 0.002 the DP noise has no visible
+// zxd26_longtail.cpp's configuration at η = 0.2: at its η = 0.002 the DP noise has no visible
 // effect in 40 steps (docs/longtail.md), so the noise trends are checked at η = 0.2.
 lt_config trend_config(const scenario_context& c) {
   lt_config g = config_for(c);
