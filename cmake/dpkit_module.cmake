@@ -16,6 +16,7 @@ set(_dpkit_allowed_volterra core)
 set(_dpkit_allowed_hsgd core divergence volterra)
 set(_dpkit_allowed_risk core)
 set(_dpkit_allowed_sim core)
+set(_dpkit_allowed_learners core sim accounting)
 
 function(dpkit_add_module)
   cmake_parse_arguments(M "" "NAME" "SOURCES;MODULE_DEPS;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})

@@ -37,7 +37,7 @@
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 #include "vocabulary.hpp"
 
 namespace dpkit::cli {

@@ -8,7 +8,7 @@
 
 #include "bound_catalogue.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 
 namespace dpkit::cli::bound_catalogue {
 namespace {

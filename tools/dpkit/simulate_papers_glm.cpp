@@ -13,7 +13,7 @@
 
 #include "dpkit/core/random.hpp"
 #include "dpkit/divergence/gdp.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 #include "simulate_papers_detail.hpp"
 
 namespace dpkit::cli::detail::papers {

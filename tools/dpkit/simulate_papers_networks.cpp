@@ -18,8 +18,8 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/core/parse.hpp"
 #include "dpkit/sim/idx.hpp"
-#include "dpkit/sim/longtail.hpp"
-#include "dpkit/sim/mlp.hpp"
+#include "dpkit/learners/longtail.hpp"
+#include "dpkit/learners/mlp.hpp"
 #include "simulate_papers_detail.hpp"
 #include "simulate_setting.hpp"
 
@@ -39,17 +39,17 @@ accounting::training_run subsampled_run(double z, double q, long long steps, boo
   return run;
 }
 
-double pld_epsilon(double z, double q, long long steps, bool poisson, double delta) {
-  if (!(z > 0)) return INFINITY;
-  const auto e = accounting::estimate_epsilon(subsampled_run(z, q, steps, poisson), delta,
-                                              accounting::accountant_type::pld);
+// ε of the run at its noise multiplier (∞ without noise).
+double certified_epsilon(const accounting::training_run& run, double delta) {
+  if (!(run.phases.front().noise_multiplier > 0)) return INFINITY;
+  const auto e = accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld);
   if (!e.converged()) throw numerical_failure("PLD accountant: " + e.message);
   return e.value;
 }
 
-double pld_calibrate(double epsilon, double delta, double q, long long steps, bool poisson) {
-  const auto cal =
-      accounting::calibrate_noise_multiplier(subsampled_run(1, q, steps, poisson), epsilon, delta);
+// The smallest noise multiplier for (ε, δ): the run's phases scaled together.
+double certified_multiplier(double epsilon, double delta, const accounting::training_run& run) {
+  const auto cal = accounting::calibrate_noise_multiplier(run, epsilon, delta);
   if (!cal.converged()) throw numerical_failure("noise calibration: " + cal.message);
   return cal.noise_multiplier;
 }
@@ -124,7 +124,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
 
   // Noise: --noise-std sigma as given; else the tight calibration (PLD accountant, Poisson q, T) or
   // the paper's σ = c₂ qC√(T log(1/δ))/(|B_t| ε) with |B_t| = qn and the unknown c₂ set to 1.
-  const double z_tight = pld_calibrate(o.epsilon, o.delta, q, T, true);
+  const double z_tight = certified_multiplier(o.epsilon, o.delta, subsampled_run(1, q, T, true));
   const double sigma_paper = q * C * std::sqrt(static_cast<double>(T) * std::log(1 / o.delta)) /
                              (q * static_cast<double>(n) * o.epsilon);
   const double z_paper = sim::alg10_noise_multiplier(sigma_paper, C, q, n);
@@ -218,8 +218,8 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
     rep.parameters.erase("label_noise");
   }
   summarise(mc, meaning, rep);
-  const double eps_used = pld_epsilon(z_used, q, T, true, o.delta);
-  const double eps_paper = pld_epsilon(z_paper, q, T, true, o.delta);
+  const double eps_used = certified_epsilon(subsampled_run(z_used, q, T, true), o.delta);
+  const double eps_paper = certified_epsilon(subsampled_run(z_paper, q, T, true), o.delta);
   json privacy = {{"accounting",
                    "PLD accountant (certified upper bound), Poisson sampling q, "
                    "T steps, noise multiplier z = sigma q n / C"},
@@ -322,9 +322,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
         "run alongside automatically)");
   t.record_every = std::max<long>(1, sim::training_steps(t, n));
   const auto request = sim::accounting_request(t, n);
-  const bool poisson = request.scheme == "poisson";
-  const double z_tight =
-      pld_calibrate(o.epsilon, o.delta, request.sampling_rate, request.steps, poisson);
+  const double z_tight = certified_multiplier(o.epsilon, o.delta, request.run(1));
   const double sigma_remark4 =
       sim::remark4_noise_scale(t.clip, request.steps, o.delta, n, o.epsilon);
   std::string calibration = o.calibration;
@@ -426,12 +424,11 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
                     {"replicates", c.replicates},
                     {"seed", c.seed}};
   summarise(mc, meaning, rep);
-  const double eps_used =
-      pld_epsilon(z_used, request.sampling_rate, request.steps, poisson, o.delta);
+  const double eps_used = certified_epsilon(request.run(z_used), o.delta);
   json privacy = {
       {"accounting", fmt::format("PLD accountant (certified upper bound), {} batches of B = {} "
                                  "(q = {}), T = {}, z = sigma_n B / C",
-                                 request.scheme, request.batch_size,
+                                 accounting::to_string(request.scheme), request.batch_size,
                                  format_number(request.sampling_rate), request.steps)},
       {"noise_multiplier_used", z_used},
       {"epsilon_certified_used", number_or_null(eps_used)},

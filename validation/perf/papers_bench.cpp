@@ -1,16 +1,16 @@
 // Cost of the SWX+23 and ZXD+26 simulators at the sizes the validation scenarios run:
 //
-//  * SWX+23 Part I/II (sim/glm.hpp): one run of Algorithm 2 (phased SGD) at n = 2¹² and 2¹⁶, of
+//  * SWX+23 Part I/II (learners/glm.hpp): one run of Algorithm 2 (phased SGD) at n = 2¹² and 2¹⁶, of
 //    Algorithm 1 on both of its branches (Alg 2 and the JL Alg 3), Algorithm 5 with the exact
 //    prox, Algorithm 7 (DP projected GD, n = 4096), Algorithm 8 (adaptive batched GD) and
 //    Algorithm 9 (the kernelised GLM, polynomial degree 2 and 3), all at d = 20 on the unit
 //    sphere with data rank θ = 5 (Algs 7/8: rank d), and the population excess risk with 10⁵
 //    draws (what every GLM scenario evaluates per replicate);
-//  * SWX+23 §6 (sim/mlp.hpp): Algorithm 10 at validation/scenarios/swx23_mlp.cpp's configuration
+//  * SWX+23 §6 (learners/mlp.hpp): Algorithm 10 at validation/scenarios/swx23_mlp.cpp's configuration
 //    (d = 8, L = 3, n = 1000 train + 1000 test, Poisson q = 0.05, T = 200, C = 1, R = 4, η of
 //    Thm 13, z calibrated for ε = 1, δ = 1/n²) for widths m ∈ {16, 64, 256}, and the per-example
 //    gradient of mlp_model;
-//  * ZXD+26 (sim/longtail.hpp): train_longtail at the quick tier of
+//  * ZXD+26 (learners/longtail.hpp): train_longtail at the quick tier of
 //    validation/scenarios/zxd26_longtail.cpp (K = 3, d = 150, m = 20, n = 150, B = 64, 20 epochs)
 //    and at the paper's configuration (K = 5, d = 1000, m = 100, n = 500, B = 256; 8 of the 40
 //    steps of 20 epochs, reported per step), each clean (no clipping, no noise) and DP (C = 1,
@@ -32,9 +32,9 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
 #include "dpkit/sim/algorithm.hpp"
-#include "dpkit/sim/glm.hpp"
-#include "dpkit/sim/longtail.hpp"
-#include "dpkit/sim/mlp.hpp"
+#include "dpkit/learners/glm.hpp"
+#include "dpkit/learners/longtail.hpp"
+#include "dpkit/learners/mlp.hpp"
 
 namespace sim = dpkit::sim;
 using dpkit::random_stream;

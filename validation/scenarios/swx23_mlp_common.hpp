@@ -11,7 +11,7 @@
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/random.hpp"
-#include "dpkit/sim/mlp.hpp"
+#include "dpkit/learners/mlp.hpp"
 
 namespace dpkit::validation::mlp_detail {
 
@@ -40,10 +40,10 @@ inline sim::dataset teacher_data(std::uint64_t seed, std::uint64_t rep, std::siz
 
 using rowmajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Forward and backward passes of the network of sim/mlp.hpp at W for all n inputs at once
+// Forward and backward passes of the network of learners/mlp.hpp at W for all n inputs at once
 // (columns), in the notation of SWX+23 App C: hidden[l] = h_l (rows: units, columns: inputs;
 // hidden[0] = xᵀ), delta[l] = δ_l with ∇_{W_l} f(W, x_i) = δ_{l,i} h_{l−1,i}ᵀ (eq. (16); the
-// back-propagation of sim/mlp.hpp's header: δ_{L−1} = √m D_{L−1} W_Lᵀ, δ_{l−1} = D_{l−1} W_lᵀ δ_l,
+// back-propagation of learners/mlp.hpp's header: δ_{L−1} = √m D_{L−1} W_Lᵀ, δ_{l−1} = D_{l−1} W_lᵀ δ_l,
 // and δ_L = √m for the output layer), and f = f(W, x_i).
 struct batch_pass {
   std::vector<Eigen::MatrixXd> hidden;  // l = 0, …, L−1

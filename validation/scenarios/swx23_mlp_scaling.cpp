@@ -30,7 +30,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
-#include "dpkit/sim/mlp.hpp"
+#include "dpkit/learners/mlp.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/sim/statistics.hpp"
 #include "swx23_mlp_common.hpp"

@@ -1,6 +1,6 @@
 // SWX+23 Part I (§4.1.1–4.1.2, Algs 2 and 4, Lemmas 3–6): the lemmas behind Thm 1 for the DP
 // non-convex GLM learned through the convex surrogate, checked against the reference simulator
-// (dpkit/sim/glm.hpp). The simulator knows no bound; the bounds come from
+// (dpkit/learners/glm.hpp). The simulator knows no bound; the bounds come from
 // dpkit/risk/nonconvex_bounds.hpp. Thm 1 itself: swx23_nonconvex_thm1.cpp.
 //
 //  * swx23-lemma3-surrogate-gap [exact]  L_P(w) − L_P(w*) ≤ 2G (L^ℓ_P(w) − L^ℓ_P(w*)) on random
@@ -28,7 +28,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "swx23_nonconvex_common.hpp"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 
 namespace dpkit::validation::nonconvex_detail {
 

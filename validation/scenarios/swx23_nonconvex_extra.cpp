@@ -1,5 +1,5 @@
 // SWX+23 scenarios beyond the first set (swx23_nonconvex.cpp, swx23_nonconvex_thm1.cpp), against
-// the reference simulator (dpkit/sim/glm.hpp), with the bounds of dpkit/risk/nonconvex_bounds.hpp:
+// the reference simulator (dpkit/learners/glm.hpp), with the bounds of dpkit/risk/nonconvex_bounds.hpp:
 //
 //  * swx23-thm2-jl-ushape [trend]  Alg 3's excess risk against the JL dimension m is U-shaped
 //    (JL bias falls with m, privacy noise grows with m): an interior m beats both ends (paired
@@ -34,7 +34,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::validation {

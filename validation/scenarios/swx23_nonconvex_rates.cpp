@@ -32,7 +32,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::validation {

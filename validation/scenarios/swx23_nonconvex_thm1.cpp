@@ -1,5 +1,5 @@
 // SWX+23 Part I, Thm 1 (§4.1.2, Alg 2): the excess risk of the DP non-convex GLM learned through
-// the convex surrogate, checked against the reference simulator (dpkit/sim/glm.hpp). The
+// the convex surrogate, checked against the reference simulator (dpkit/learners/glm.hpp). The
 // simulator knows no bound; the bounds come from dpkit/risk/nonconvex_bounds.hpp. The lemmas
 // behind Thm 1 (Lemmas 3–6, Alg 2's sensitivity): swx23_nonconvex.cpp.
 //
@@ -24,7 +24,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "swx23_nonconvex_common.hpp"
 

@@ -28,7 +28,7 @@
 #include "dpkit/risk/kan_bounds.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/data.hpp"
-#include "dpkit/sim/kan.hpp"
+#include "dpkit/learners/kan.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "wsk26_kan_common.hpp"
 

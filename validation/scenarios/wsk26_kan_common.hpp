@@ -11,7 +11,7 @@
 
 #include "dpkit/risk/kan_bounds.hpp"
 #include "dpkit/sim/algorithm.hpp"
-#include "dpkit/sim/kan.hpp"
+#include "dpkit/learners/kan.hpp"
 
 namespace dpkit::validation::kan_detail {
 

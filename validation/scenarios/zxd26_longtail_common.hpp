@@ -17,7 +17,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/random.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 #include "dpkit/sim/statistics.hpp"
 
 namespace dpkit::validation::longtail_detail {
@@ -69,14 +69,8 @@ inline sim::longtail_training training_of(const lt_config& g,
 // The accountant's noise multiplier for the run (PLD, certified: the budget holds at z).
 inline double calibrated_multiplier(const lt_config& g) {
   const sim::privacy_request req = sim::accounting_request(training_of(g, g.clip, 0), g.n());
-  accounting::training_run run;
-  accounting::training_phase ph;
-  ph.noise_multiplier = 1;
-  ph.sampling_rate = req.sampling_rate;
-  ph.sampling = accounting::sampling_scheme::without_replacement;
-  ph.steps = req.steps;
-  run.phases.push_back(ph);
-  return accounting::calibrate_noise_multiplier(run, g.epsilon, g.dp_delta).noise_multiplier;
+  return accounting::calibrate_noise_multiplier(req.run(1), g.epsilon, g.dp_delta)
+      .noise_multiplier;
 }
 
 // One replicate's data, network and initial weights (streams 0 data, 5 test, 1 init).

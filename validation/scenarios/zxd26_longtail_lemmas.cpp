@@ -8,7 +8,7 @@
 //                            Lemma 17 (Gaussian-initialisation alignments, exact tail + union),
 //                            Lemmas 18/19 with the corrected (Hoeffding) probability of Lemma 9.
 //
-// Everything is computed in the U basis of sim/longtail.hpp (exact: A_k = U diag(a_k)Uᵀ, so
+// Everything is computed in the U basis of learners/longtail.hpp (exact: A_k = U diag(a_k)Uᵀ, so
 // A_kᵀw = a_k ∘ w and ⟨w, u_k⟩ = ‖u_k‖w[k]). Alignments come from the public network API
 // (noise_alignments).
 #include <algorithm>
@@ -25,7 +25,7 @@
 #include "../harness/scenarios.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/sim/statistics.hpp"
 #include "zxd26_longtail_lemmas_common.hpp"

@@ -9,7 +9,7 @@
 //                            ‖(W_j)ᵀA_j‖_2 grow at most like log T (Lemma 23); a fresh ξ ~ A_jζ
 //                            activates ≥ 0.1m class-j neurons (Lemma 24).
 //
-// Everything is computed in the U basis of sim/longtail.hpp (exact: A_k = U diag(a_k)Uᵀ, so
+// Everything is computed in the U basis of learners/longtail.hpp (exact: A_k = U diag(a_k)Uᵀ, so
 // A_kᵀw = a_k ∘ w and ⟨w, u_k⟩ = ‖u_k‖w[k]). Activation patterns and alignments come from the
 // public network API (noise_alignments, output_matrix); the per-step trajectory from
 // run_noisy_gradient with the options train_longtail uses (to_noisy_gradient_options).
@@ -28,7 +28,7 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/sim/algorithm.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "dpkit/sim/statistics.hpp"
 #include "zxd26_longtail_lemmas_common.hpp"
@@ -44,15 +44,8 @@ using longtail_lemmas_detail::ledger;
 // The noise multiplier the PLD accountant certifies for (ε, δ) = (8, 1e-5) for this run (as
 // zxd26_longtail.cpp).
 double calibrated_multiplier(const sim::longtail_training& t, std::size_t n) {
-  const sim::privacy_request req = sim::accounting_request(t, n);
-  accounting::training_run run;
-  accounting::training_phase ph;
-  ph.noise_multiplier = 1;
-  ph.sampling_rate = req.sampling_rate;
-  ph.sampling = accounting::sampling_scheme::without_replacement;
-  ph.steps = req.steps;
-  run.phases.push_back(ph);
-  return accounting::calibrate_noise_multiplier(run, 8, 1e-5).noise_multiplier;
+  return accounting::calibrate_noise_multiplier(sim::accounting_request(t, n).run(1), 8, 1e-5)
+      .noise_multiplier;
 }
 
 // What one tracked run measures. Margins are ⟨w_{y_i,r}^{(t)}, ξ_i⟩ (the own-class rows of

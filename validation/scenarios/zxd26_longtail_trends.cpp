@@ -33,7 +33,7 @@
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/risk/longtail_bounds.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 #include "dpkit/sim/monte_carlo.hpp"
 #include "zxd26_longtail_common.hpp"
 

@@ -4,7 +4,7 @@
 // helpers; then monotonicity and limits that follow from the formulas (Remark 4.2's λ-dependence,
 // κ = 0 against Thm E.1, the C.23 ⊇ 5.2 log factors), the conditions flagged exactly when they
 // fail, and bad input. Finally Lemmas B.6–B.7 are checked on random KANs of the simulator
-// (sim/kan.hpp): measured gradient norms, network-Hessian norms and loss-Hessian eigenvalues
+// (learners/kan.hpp): measured gradient norms, network-Hessian norms and loss-Hessian eigenvalues
 // stay below the explicit constants.
 //
 // Tolerances: the library and the test evaluate the same closed forms in a different order, so
@@ -25,7 +25,7 @@
 
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/data.hpp"
-#include "dpkit/sim/kan.hpp"
+#include "dpkit/learners/kan.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "dpkit/core/normal.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;

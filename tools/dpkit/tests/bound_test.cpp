@@ -16,7 +16,7 @@
 #include "dpkit/risk/longtail_bounds.hpp"
 #include "dpkit/risk/mlp_bounds.hpp"
 #include "dpkit/risk/nonconvex_bounds.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;

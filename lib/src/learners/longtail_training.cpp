@@ -1,4 +1,4 @@
-// ZXD+26's DP-SGD (sim/longtail.hpp, eq. (4)): the step count and the noisy-gradient options of
+// ZXD+26's DP-SGD (learners/longtail.hpp, eq. (4)): the step count and the noisy-gradient options of
 // a training configuration, its accounting request and noise scales (Remark 4), the per-step
 // record (the §5.2 metrics), and the network's batch gradient for run_noisy_gradient, computed
 // from the gradient's scalars with the same bits at a fraction of the cost.
@@ -11,7 +11,7 @@
 #include "detail/longtail.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/decimal.hpp"
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 
 namespace dpkit::sim {
 
@@ -79,13 +79,25 @@ privacy_request accounting_request(const longtail_training& t, std::size_t n) {
   if (t.batches == batch_rule::full) {
     r.sampling_rate = 1;
     r.batch_size = n;
-    r.scheme = "without-replacement";
+    r.scheme = accounting::sampling_scheme::without_replacement;
   } else {
     r.sampling_rate = static_cast<double>(t.batch_size) / static_cast<double>(n);
     r.batch_size = t.batch_size;
-    r.scheme = t.batches == batch_rule::poisson ? "poisson" : "without-replacement";
+    r.scheme = t.batches == batch_rule::poisson ? accounting::sampling_scheme::poisson
+                                                : accounting::sampling_scheme::without_replacement;
   }
   return r;
+}
+
+accounting::training_run privacy_request::run(double noise_multiplier) const {
+  accounting::training_run out;
+  accounting::training_phase phase;
+  phase.noise_multiplier = noise_multiplier;
+  phase.sampling_rate = sampling_rate;
+  phase.sampling = scheme;
+  phase.steps = steps;
+  out.phases.push_back(phase);
+  return out;
 }
 
 double noise_std_for(double z, double clip, std::size_t batch_size) {

@@ -1,4 +1,4 @@
-// Internal: what the translation units of the SWX+23 GLM learners (sim/glm.hpp) share
+// Internal: what the translation units of the SWX+23 GLM learners (learners/glm.hpp) share
 // (glm.cpp: the links, the surrogate loss, the data model and the Moreau envelope with its
 // Algorithm 4 oracle; glm_algorithms.cpp: JL and polynomial features and the private learners,
 // Algorithms 1–3 and 5–9).
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "dpkit/core/check.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 
 namespace dpkit::sim::detail::glm {
 

@@ -1,4 +1,4 @@
-// Internal: what the translation units of ZXD+26's long-tail model (sim/longtail.hpp) share
+// Internal: what the translation units of ZXD+26's long-tail model (learners/longtail.hpp) share
 // (longtail.cpp: the data model, the network and the long-tail protocol; longtail_training.cpp:
 // DP-SGD training, its per-step records and the structured batch gradient).
 #pragma once

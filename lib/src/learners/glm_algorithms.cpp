@@ -1,4 +1,4 @@
-// SWX+23's private GLM learners (sim/glm.hpp, Algorithms 1–3, 5–9): JL matrices and
+// SWX+23's private GLM learners (learners/glm.hpp, Algorithms 1–3, 5–9): JL matrices and
 // polynomial (multinomial-kernel) features, the phased SGD family with output perturbation
 // (Algorithms 1, 2, 3, 5, 6, 9), DP projected GD for ReLU regression (Algorithm 7) and adaptive
 // DP batched GD for agnostic ReLU regression (Algorithm 8), each with the Gaussian-release
@@ -13,7 +13,7 @@
 
 #include "detail/glm.hpp"
 #include "dpkit/core/check.hpp"
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 
 namespace dpkit::sim {
 

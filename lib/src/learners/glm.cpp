@@ -1,9 +1,9 @@
-// SWX+23 Part I (sim/glm.hpp, §§3–4): the links and the convex surrogate loss (Assumption 1,
+// SWX+23 Part I (learners/glm.hpp, §§3–4): the links and the convex surrogate loss (Assumption 1,
 // eq. (2)), the data model the theorems are about (designs of rank θ, teachers, populations
 // with their Monte Carlo risks drawn exactly in O(1) per sample), and the Moreau envelope of
 // §4.1.2 with its gradient oracle (Algorithm 4). The private learners (Algorithms 1–3, 5–9)
 // are in glm_algorithms.cpp.
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 
 #include <algorithm>
 #include <boost/math/quadrature/gauss_kronrod.hpp>

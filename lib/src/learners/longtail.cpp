@@ -1,9 +1,9 @@
-// ZXD+26 (sim/longtail.hpp): the data model of Definition 1 in the U basis (noise spectra,
+// ZXD+26 (learners/longtail.hpp): the data model of Definition 1 in the U basis (noise spectra,
 // class counts, data sets), the initialisation, the two-layer ReLU "CNN" of eq. (1) with its
 // exact gradient and the test errors, and the long-tail protocol of Definition 3 (tail
 // directions, tail subsets, exact tail sampling). DP-SGD training (eq. (4)) is in
 // longtail_training.cpp.
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 
 #include <Eigen/QR>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "dpkit/sim/mlp.hpp"
+#include "dpkit/learners/mlp.hpp"
 
 #include <algorithm>
 #include <cassert>

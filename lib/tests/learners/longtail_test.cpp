@@ -1,4 +1,4 @@
-// ZXD+26's simulator (sim/longtail.hpp): the data model of Definition 1 (orthogonality, the
+// ZXD+26's simulator (learners/longtail.hpp): the data model of Definition 1 (orthogonality, the
 // noise energy by Monte Carlo, the closed-form norms and NCR against dense matrices built with
 // an explicit random rotation U), the network of eq. (1) (gradient against central finite
 // differences, the gradient-norm closed form and its 2(1 − p_y)²(‖u‖² + ‖ξ‖²)/m bound, the
@@ -14,7 +14,7 @@
 // Finite differences: central, step h = ε^{1/3}·max(1, |w_j|) ≈ 6e-6; the loss is piecewise
 // smooth (ReLU kinks); at the random test points every pre-activation is ≥ 1e-3 away from 0
 // (checked), so no kink lies within the stencil, and the error is O(h²) + O(ε/h) ≈ 1e-10.
-#include "dpkit/sim/longtail.hpp"
+#include "dpkit/learners/longtail.hpp"
 
 #include <Eigen/QR>
 #include <Eigen/SVD>
@@ -288,7 +288,7 @@ class dense_view final : public dpkit::sim::model {
 TEST_CASE("longtail training: the structured batch gradient equals the per-example one",
           "[longtail]") {
   // longtail_network overrides the engine's batch sum with a kernel on the gradient's block
-  // structure where it can reproduce Eigen's SSE2 reductions (lib/src/sim/longtail_training.cpp);
+  // structure where it can reproduce Eigen's SSE2 reductions (lib/src/learners/longtail_training.cpp);
   // the default, example by example through the dense gradient, is the independent reference.
   // Bit-identical in the SSE2 builds the kernel is used in (the same function elsewhere). Cases:
   // every batch rule, d mod 4 = 0…3, clipping active, inactive and off, noise on and off.
@@ -419,9 +419,17 @@ TEST_CASE("longtail training helpers: steps, accounting request, noise scales", 
   const privacy_request r = accounting_request(t, 500);
   CHECK(r.steps == 40);
   CHECK(r.sampling_rate == 256.0 / 500.0);
-  CHECK(r.scheme == "without-replacement");
+  CHECK(r.scheme == dpkit::accounting::sampling_scheme::without_replacement);
+  const dpkit::accounting::training_run run = r.run(2.5);
+  REQUIRE(run.phases.size() == 1);
+  CHECK(run.phases[0].noise_multiplier == 2.5);
+  CHECK(run.phases[0].sampling_rate == r.sampling_rate);
+  CHECK(run.phases[0].steps == 40);
+  CHECK(run.phases[0].sampling == dpkit::accounting::sampling_scheme::without_replacement);
   t.batches = batch_rule::poisson;
-  CHECK(accounting_request(t, 500).scheme == "poisson");
+  CHECK(accounting_request(t, 500).scheme == dpkit::accounting::sampling_scheme::poisson);
+  CHECK(accounting_request(t, 500).run(1).phases[0].sampling ==
+        dpkit::accounting::sampling_scheme::poisson);
   // docs/longtail.md: z = 2.258 → σ_n = zC/B = 8.8e-3; Remark 4 scale 5.4e-3.
   CHECK_THAT(noise_std_for(2.258, 1, 256), WithinRel(2.258 / 256, 1e-15));
   CHECK_THAT(remark4_noise_scale(1, 40, 1e-5, 500, 8), WithinRel(5.4e-3, 1e-2));

@@ -18,7 +18,7 @@
 // kFdHessian = 1e-6 (mollified, |Δ|/max(1, |x|)) keep a factor ≥ 1000 to those and leave room
 // for one knot inside a stencil, while a wrong factor (1/√d, 1/√m), sign or a missing σ″ or h″
 // term is an O(1e-2 .. 1) error.
-#include "dpkit/sim/kan.hpp"
+#include "dpkit/learners/kan.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <catch2/catch.hpp>

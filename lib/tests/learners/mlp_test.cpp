@@ -16,7 +16,7 @@
 // Monte Carlo tolerances are certified at failure probability ≤ 1e-6 each: the DKW inequality
 // (Massart 1990) P(sup|F_n − F| > t) ≤ 2e^{−2nt²}, and median-of-means with a known variance
 // (Chebyshev per group, Hoeffding over groups).
-#include "dpkit/sim/mlp.hpp"
+#include "dpkit/learners/mlp.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>

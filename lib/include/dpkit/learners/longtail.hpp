@@ -60,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "dpkit/accounting/training_run.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/model.hpp"
@@ -323,11 +324,15 @@ noisy_gradient_options to_noisy_gradient_options(const longtail_training& t, std
 /// sampling rate q = B/n (1 for full batch), T steps, the sampling scheme, and C. The noise
 /// multiplier z from the accountant gives σ_n = zC/B (docs/longtail.md): noise_std_for.
 struct privacy_request {
-  double sampling_rate = 1;    ///< q = B/n
-  long long steps = 0;         ///< T
-  std::string scheme;          ///< "without-replacement" (shuffled, full) or "poisson"
+  double sampling_rate = 1;  ///< q = B/n
+  long long steps = 0;       ///< T
+  /// without replacement (shuffled and full batches) or Poisson
+  accounting::sampling_scheme scheme = accounting::sampling_scheme::without_replacement;
   double clip = 0;             ///< C
   std::size_t batch_size = 0;  ///< B (n for full batch)
+  /// The run as the accountant takes it, at noise multiplier z = σ_n B / C: one phase of T steps
+  /// at rate q with the scheme above.
+  accounting::training_run run(double noise_multiplier) const;
 };
 privacy_request accounting_request(const longtail_training& t, std::size_t n);
 /// σ_n = z·C/B: the std of the noise on the averaged clipped gradient for noise multiplier z

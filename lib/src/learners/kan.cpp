@@ -1,4 +1,4 @@
-#include "dpkit/sim/kan.hpp"
+#include "dpkit/learners/kan.hpp"
 
 #include <algorithm>
 #include <boost/math/tools/minima.hpp>

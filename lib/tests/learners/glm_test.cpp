@@ -12,7 +12,7 @@
 // Monte Carlo tolerances: every statistical assertion has failure probability ≤ 1e-6 by
 // construction — an exact law (χ² quantiles, Clopper–Pearson) where the statistic's law is
 // known, otherwise a CLT interval at 1 − 1e-6 (stated as an approximation where used).
-#include "dpkit/sim/glm.hpp"
+#include "dpkit/learners/glm.hpp"
 
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
