@@ -1,5 +1,5 @@
 // dpkit plot — draws any CSV or JSON output of dpkit with gnuplot, through the figure library
-// (validation/harness/figure.hpp): validation results, epsilon / delta (against steps or
+// (tools/figure/figure.hpp): validation results, epsilon / delta (against steps or
 // epochs, by accountant, with the PLD bracket), tradeoff curves with their bracket (or the ROC
 // view), hsgd risk and privacy trajectories, shifted bounds, simulate observables with their
 // intervals, correlated-noise calibrations, and any other CSV by --x / --y.

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "dpkit/sim/audit.hpp"
-#include "figure.hpp"  // series, figure: the figure library (no scenario code)
+#include "figure.hpp"  // series, figure: the figure library (tools/figure; no scenario code)
 
 namespace dpkit::validation {
 
