@@ -9,7 +9,7 @@
 # Findings located inside third-party headers are listed but do not fail the run: the
 # path-sensitive analyzer reports Eigen's matrix-vector kernels (GeneralMatrixVector.h,
 # GenericPacketMath.h, GeneralProduct.h) as reading "garbage" when entered from a plain GEMV
-# (lib/src/sim/mlp.cpp, hidden_norms) — false positives that NOLINT at the call site cannot
+# (lib/src/learners/mlp.cpp, hidden_norms) — false positives that NOLINT at the call site cannot
 # silence, and that ASan + UBSan (the asan preset) do not reproduce.
 #
 # Installs clang-tidy-16 with apt-get when it is missing (root or sudo).
