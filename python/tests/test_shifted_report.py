@@ -99,3 +99,20 @@ def test_a_refusal_names_the_python_keywords():
     with pytest.raises(ValueError, match=r"^batch_size is 20, but must be <= dataset_size = 10"):
         dpkit.shifted.noisy_sgd(sensitivity=1, dataset_size=10, batch_size=20, noise=1, steps=5,
                                 learning_rate=0.1, contraction=0.9)
+
+
+def test_a_row_beyond_the_gdp_conversion_is_a_failure_row_not_an_error():
+    # Composition mu = L sqrt(t)/(n sigma) = 1e7 (BSA24 Thm 4.1) at sigma = 1e-4, t = 1e6: beyond
+    # the exact conversion's range (1e6). That row has no epsilon and says why; shifted
+    # interpolation (Thm 4.2, near 1e4) and the rest of the table are still returned.
+    r = dpkit.shifted.noisy_gd(sensitivity=1, dataset_size=1, noise=1e-4, steps=1_000_000,
+                               contraction=0.5, learning_rate=0.1)
+    comp = r["composition"]
+    assert math.isnan(comp.value) and comp.termination == "failure"
+    assert "outside [0, 1e6]" in comp.message
+    assert math.isfinite(float(r["shifted-interpolation"]))
+    proc = subprocess.run([cli(), "shifted", "noisy-gd", "--sensitivity", "1", "--dataset-size",
+                           "1", "--noise-std", "1e-4", "--steps", "1000000", "--contraction", "0.5",
+                           "--learning-rate", "0.1"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "composition: mu = 10000000 is outside [0, 1e6]" in proc.stdout

@@ -92,8 +92,11 @@ struct claim_table {
   }
   [[nodiscard]] double number(const csv_record& r, std::size_t c, const char* name) const {
     const std::string& text = cell(r, c, name);
-    const std::optional<double> v = parse_finite(text);
-    if (!v) throw usage_error(where(r) + name + " is '" + text + "', but must be a number");
+    // A data file's number: underflow is read as strtod gives it, as read_csv does (dpkit writes
+    // subnormals exactly); text, inf and nan are refused.
+    const std::optional<double> v = parse_double(text);
+    if (!v || !std::isfinite(*v))
+      throw usage_error(where(r) + name + " is '" + text + "', but must be a finite number");
     return *v;
   }
 };

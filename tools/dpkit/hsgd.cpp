@@ -402,8 +402,10 @@ hsgd::dataset read_dataset(const std::string& path) {
     const std::string where = "--data: " + path + ":" + std::to_string(rec.line);
     std::vector<double> row;
     for (const std::string& cell : rec.cells) {
-      const std::optional<double> v = parse_finite(cell);
-      if (!v) throw usage_error(where + ": '" + cell + "' is not a finite number");
+      // Underflow is read as strtod gives it, as read_csv does (dpkit writes subnormals exactly).
+      const std::optional<double> v = parse_double(cell);
+      if (!v || !std::isfinite(*v))
+        throw usage_error(where + ": '" + cell + "' is not a finite number");
       row.push_back(*v);
     }
     if (row.size() < 2 || (!rows.empty() && row.size() != rows.front().size()))

@@ -181,8 +181,11 @@ int run_shifted(const shifted_options& o) {
          "kind: upper-bound = a guarantee; lower-bound = no better guarantee can hold; "
          "approximation = CLT, no guarantee",
          "tau: where the shifted interpolation starts (noisy-cgd Thm 4.6: in epochs)"});
-    for (const shifted::report_row& r : result.rows)
+    for (const shifted::report_row& r : result.rows) {
       if (!r.note.empty()) rep.notes.push_back(r.bound + ": " + r.note);
+      if (r.termination != termination_type::converged)
+        rep.notes.push_back(r.bound + ": " + r.message);
+    }
   }
   emit(rep, o.output);
   return kExitSuccess;

@@ -65,6 +65,14 @@ report_row gdp_row(std::string bound, const gdp_bound& g, double delta) {
   r.kind = g.kind;
   r.mu = g.mu;
   r.tau = g.tau;
+  // The exact conversion covers μ ≤ 1e6 (ε beyond 5e11 there); a larger μ (composition at a tiny
+  // noise, say) is a row without ε that says why, and the other rows stand.
+  if (!(g.mu >= 0 && g.mu <= 1e6)) {
+    r.termination = termination_type::failure;
+    r.message = "mu = " + ten_digits(g.mu) +
+                " is outside [0, 1e6], the range of the exact GDP conversion: no epsilon";
+    return r;
+  }
   const divergence::epsilon_result e = divergence::gdp_epsilon(g.mu, delta);
   r.epsilon_lower = e.lower;
   r.epsilon_upper = e.upper;

@@ -101,15 +101,18 @@ void write_dataset_csv(const dataset& data,
   std::vector<std::string> columns;
   for (Eigen::Index j = 0; j < d; ++j) columns.push_back("x" + std::to_string(j));
   columns.emplace_back("y");
-  std::vector<std::vector<double>> rows(static_cast<std::size_t>(n));
-  for (Eigen::Index i = 0; i < n; ++i) {
-    std::vector<double>& row = rows[static_cast<std::size_t>(i)];
-    for (Eigen::Index j = 0; j < d; ++j) row.push_back(data.features(i, j));
-    row.push_back(data.labels(i));
-  }
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path.string() + ": cannot open for writing");
-  write_csv(out, columns, rows, std::vector<std::string>(comments.begin(), comments.end()));
+  // write_csv's layout, row by row from the matrix (no copy of a dataset that can be large).
+  for (const std::string& c : comments) out << "# " << c << '\n';
+  out << csv_row(columns) << '\n';
+  std::string line;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    line.clear();
+    for (Eigen::Index j = 0; j < d; ++j) line.append(csv_number(data.features(i, j))) += ',';
+    line.append(csv_number(data.labels(i))) += '\n';
+    out << line;
+  }
   out.flush();
   if (!out) throw std::runtime_error(path.string() + ": write failed");
 }

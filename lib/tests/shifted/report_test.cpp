@@ -129,3 +129,25 @@ TEST_CASE("report: inputs that do not fit are refused by placeholders", "[shifte
   CHECK(sh::parse_convexity("constrained-convex") == sh::convexity::constrained_convex);
   CHECK_FALSE(sh::parse_algorithm("sgd"));
 }
+
+TEST_CASE("report: a GDP row beyond the exact conversion's range says so, the others stand",
+          "[shifted][report]") {
+  // Composition mu = L sqrt(t)/(n sigma) = 1e7 (Thm 4.1) at sigma = 1e-4, t = 1e6: beyond 1e6,
+  // where the exact conversion stops; shifted interpolation (Thm 4.2) does not grow with t and
+  // stays near L/(n sigma) = 1e4.
+  sh::report_inputs in;
+  in.sensitivity = 1;
+  in.noise = 1e-4;
+  in.dataset_size = 1;
+  in.steps = 1'000'000;
+  in.contraction = 0.5;
+  in.learning_rate = 0.1;
+  const auto r = sh::report(sh::algorithm::noisy_gd, sh::convexity::strongly_convex, in, 1e-5);
+  const auto& comp = row(r, "composition");
+  CHECK(comp.mu == Approx(1e7).epsilon(1e-12));
+  CHECK(std::isnan(comp.epsilon));
+  CHECK(comp.termination == dpkit::termination_type::failure);
+  CHECK_THAT(comp.message, Catch::Matchers::Contains("outside [0, 1e6]"));
+  CHECK_FALSE(comp.run);
+  CHECK(row(r, "shifted-interpolation").termination == dpkit::termination_type::converged);
+}
