@@ -8,6 +8,7 @@
 #include <boost/math/special_functions/beta.hpp>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/parse.hpp"
 
 namespace dpkit::accounting {
 
@@ -41,15 +42,6 @@ std::string_view to_string(neighbouring n) noexcept {
   return "unknown";
 }
 
-namespace {
-// `name` with '_' read as '-' equals `spelling`.
-bool same_name(std::string_view name, std::string_view spelling) noexcept {
-  if (name.size() != spelling.size()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i)
-    if ((name[i] == '_' ? '-' : name[i]) != spelling[i]) return false;
-  return true;
-}
-}  // namespace
 
 std::optional<sampling_scheme> parse_sampling_scheme(std::string_view name) noexcept {
   for (sampling_scheme s :

@@ -188,6 +188,13 @@ std::string csv_number(double x) {
   return std::string(buffer.data(), r.ptr);
 }
 
+void write_csv_header(std::ostream& out,
+                      const std::vector<std::string>& columns,
+                      const std::vector<std::string>& comments) {
+  for (const std::string& c : comments) out << "# " << c << '\n';
+  out << csv_row(columns) << '\n';
+}
+
 void write_csv(std::ostream& out,
                const std::vector<std::string>& columns,
                const std::vector<std::vector<double>>& rows,
@@ -200,8 +207,7 @@ void write_csv(std::ostream& out,
       throw std::domain_error("write_csv: a row has " + std::to_string(row.size()) +
                               " numbers, but the table has " + std::to_string(columns.size()) +
                               " columns");
-  for (const std::string& c : comments) out << "# " << c << '\n';
-  out << csv_row(columns) << '\n';
+  write_csv_header(out, columns, comments);
   std::string line;
   for (const std::vector<double>& row : rows) {
     line.clear();

@@ -47,6 +47,13 @@ std::optional<long long> parse_integer(std::string_view text) {
   return v;
 }
 
+bool same_name(std::string_view name, std::string_view spelling) noexcept {
+  if (name.size() != spelling.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if ((name[i] == '_' ? '-' : name[i]) != spelling[i]) return false;
+  return true;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
     s.remove_prefix(1);

@@ -9,6 +9,7 @@
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/parse.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/divergence/rdp.hpp"
 
@@ -23,14 +24,6 @@ std::string_view to_string(convexity c) noexcept {
 }
 
 namespace {
-
-// `name` with '_' read as '-'.
-std::string dashed(std::string_view name) {
-  std::string s(name);
-  for (char& ch : s)
-    if (ch == '_') ch = '-';
-  return s;
-}
 
 // Ten significant digits, as the tables print numbers in notes.
 std::string ten_digits(double x) {
@@ -363,16 +356,14 @@ void noisy_sgd_rows(report_result& out, convexity setting, const report_inputs& 
 }  // namespace
 
 std::optional<algorithm> parse_algorithm(std::string_view name) noexcept {
-  const std::string s = dashed(name);
   for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i)
-    if (s == kAlgorithmNames[i]) return static_cast<algorithm>(i);
+    if (same_name(name, kAlgorithmNames[i])) return static_cast<algorithm>(i);
   return std::nullopt;
 }
 
 std::optional<convexity> parse_convexity(std::string_view name) noexcept {
-  const std::string s = dashed(name);
   for (std::size_t i = 0; i < kConvexityNames.size(); ++i)
-    if (s == kConvexityNames[i]) return static_cast<convexity>(i);
+    if (same_name(name, kConvexityNames[i])) return static_cast<convexity>(i);
   return std::nullopt;
 }
 

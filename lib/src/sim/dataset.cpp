@@ -104,8 +104,7 @@ void write_dataset_csv(const dataset& data,
   std::ofstream out(path);
   if (!out) throw std::runtime_error(path.string() + ": cannot open for writing");
   // write_csv's layout, row by row from the matrix (no copy of a dataset that can be large).
-  for (const std::string& c : comments) out << "# " << c << '\n';
-  out << csv_row(columns) << '\n';
+  write_csv_header(out, columns, std::vector<std::string>(comments.begin(), comments.end()));
   std::string line;
   for (Eigen::Index i = 0; i < n; ++i) {
     line.clear();

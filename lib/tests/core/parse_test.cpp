@@ -56,3 +56,12 @@ TEST_CASE("parse_double, parse_finite, parse_integer", "[core][parse]") {
   CHECK(*dpkit::parse_integer(std::string_view(text).substr(0, 2)) == 12);
   CHECK(*dpkit::parse_double(std::string_view(text).substr(1, 3)) == 234);
 }
+
+TEST_CASE("same_name: a typed name with '_' read as '-'", "[core][parse]") {
+  CHECK(dpkit::same_name("without_replacement", "without-replacement"));
+  CHECK(dpkit::same_name("without-replacement", "without-replacement"));
+  CHECK(dpkit::same_name("", ""));
+  CHECK_FALSE(dpkit::same_name("without-replacement", "without_replacement"));  // one way only
+  CHECK_FALSE(dpkit::same_name("poisso", "poisson"));
+  CHECK_FALSE(dpkit::same_name("Poisson", "poisson"));
+}

@@ -82,4 +82,11 @@ void write_csv(std::ostream& out,
                const std::vector<std::vector<double>>& rows,
                const std::vector<std::string>& comments = {});
 
+/// write_csv's first lines alone — a "# " line per comment, then the header row — for a writer
+/// that streams its rows (each cell csv_number, joined by commas) from its own storage. The
+/// comments must be single lines (write_csv checks them; here the caller does).
+void write_csv_header(std::ostream& out,
+                      const std::vector<std::string>& columns,
+                      const std::vector<std::string>& comments = {});
+
 }  // namespace dpkit

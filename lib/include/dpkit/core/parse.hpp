@@ -48,6 +48,10 @@ std::optional<double> parse_finite(std::string_view text);
 /// std::nullopt for empty text, text left over, or a value beyond long long.
 std::optional<long long> parse_integer(std::string_view text);
 
+/// Whether a name the user typed is `spelling`, with '_' read as '-' (Python's
+/// "without_replacement" for the CLI's "without-replacement"): how every enum is read by name.
+bool same_name(std::string_view name, std::string_view spelling) noexcept;
+
 /// The text without the spaces, tabs and carriage returns around it (a CSV cell, an item of a
 /// comma-separated list typed as "1, 2").
 std::string_view trim(std::string_view text);
