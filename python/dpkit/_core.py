@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from . import _dpkit, _errors
 from ._record import Record
+from ._run_arguments import RUN_NAMES, takes_run
 from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoiseCalibration, PrivacyResult,
                        StepsCalibration, TradeoffCurve)
 
@@ -261,28 +262,17 @@ def _steps_from_epochs(epochs: Any, units: Dict[str, Any]) -> int:
     return _dpkit.steps_for_epochs(e, units["sample_rate"], None, None)
 
 
-def _resolve_run(noise_multiplier: Any = None,
-                 sample_rate: Any = None,
-                 steps: Any = None,
+def _resolve_run(run: Dict[str, Any],
                  *,
-                 batch_size: Any = None,
-                 dataset_size: Any = None,
-                 epochs: Any = None,
-                 sampling: Any = "poisson",
-                 neighbours: Any = None,
-                 max_batch_size: Any = None,
-                 phases: Optional[Iterable[Phase]] = None,
                  need_sigma: bool = True,
                  need_steps: bool = True,
                  edge: bool = False) -> Tuple[List[Any], Dict[str, Any]]:
-    """The run as a list of _dpkit.TrainingPhase, and the units it was given in (for reporting)."""
+    """The run given by the run arguments ``run`` (a dict by name, _run_arguments.RUN_NAMES) as
+    a list of _dpkit.TrainingPhase, and the units it was given in (for reporting)."""
     units: Dict[str, Any] = {}
+    phases = run["phases"]
     if phases is not None:
-        given = [n for n, v in (("noise_multiplier", noise_multiplier), ("sample_rate", sample_rate),
-                                ("steps", steps), ("batch_size", batch_size),
-                                ("dataset_size", dataset_size), ("epochs", epochs),
-                                ("neighbours", neighbours), ("max_batch_size", max_batch_size))
-                 if v is not None]
+        given = [n for n in RUN_NAMES if n not in ("phases", "sampling") and run[n] is not None]
         if given:
             raise ValueError(f"{given[0]} must not be given together with phases (each phase "
                              f"has its own)")
@@ -303,10 +293,13 @@ def _resolve_run(noise_multiplier: Any = None,
             raise ValueError("phases is empty, but must hold at least one phase")
         return out, units
 
+    noise_multiplier, sample_rate, steps = run["noise_multiplier"], run["sample_rate"], run["steps"]
+    batch_size, dataset_size, epochs = run["batch_size"], run["dataset_size"], run["epochs"]
+    max_batch_size = run["max_batch_size"]
     # The arguments' types here; their combination, ranges, q and T in the library
     # (dpkit._dpkit.derive_phase: accounting/run_units.hpp, the rule the CLI uses too).
-    scheme = _sampling(sampling)
-    relation = _neighbours(neighbours)
+    scheme = _sampling(run["sampling"])
+    relation = _neighbours(run["neighbours"])
     if need_sigma:
         if noise_multiplier is None:
             raise ValueError("noise_multiplier is required (noise standard deviation / clipping "
@@ -362,18 +355,10 @@ def _call(fn, *args):
     return _errors.call(fn, *args)
 
 
+@takes_run()
 def epsilon(delta: float,
-            noise_multiplier: Optional[float] = None,
-            sample_rate: Optional[float] = None,
-            steps: Optional[int] = None,
+            run: Dict[str, Any],
             *,
-            batch_size: Optional[int] = None,
-            dataset_size: Optional[int] = None,
-            epochs: Optional[float] = None,
-            sampling: str = "poisson",
-            neighbours: Optional[str] = None,
-            max_batch_size: Optional[int] = None,
-            phases: Optional[Iterable[Phase]] = None,
             gaussian_mu: float = 0.0,
             accountant: str = "pld",
             relative_accuracy: Optional[float] = None,
@@ -409,28 +394,17 @@ def epsilon(delta: float,
         >>> float(r), r.lower   # (6.1878..., 6.1841...)
     """
     d = _delta_arg(delta)
-    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases, edge=True)
+    phases, _ = _resolve_run(run, edge=True)
     a = _accountant(accountant)
-    res = _call(_dpkit.epsilon, run, _gaussian_mu(gaussian_mu), d, _ACCOUNTANT[a],
+    res = _call(_dpkit.epsilon, phases, _gaussian_mu(gaussian_mu), d, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     return PrivacyResult._from_estimate(res, "epsilon", d)
 
 
+@takes_run()
 def delta(epsilon: float,
-          noise_multiplier: Optional[float] = None,
-          sample_rate: Optional[float] = None,
-          steps: Optional[int] = None,
+          run: Dict[str, Any],
           *,
-          batch_size: Optional[int] = None,
-          dataset_size: Optional[int] = None,
-          epochs: Optional[float] = None,
-          sampling: str = "poisson",
-          neighbours: Optional[str] = None,
-          max_batch_size: Optional[int] = None,
-          phases: Optional[Iterable[Phase]] = None,
           gaussian_mu: float = 0.0,
           accountant: str = "pld",
           relative_accuracy: Optional[float] = None,
@@ -441,28 +415,18 @@ def delta(epsilon: float,
     where δ underflows). PLD: ``lower ≤ δ_exact ≤ upper``.
     """
     e = _epsilon_arg(epsilon)
-    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases, edge=True)
+    phases, _ = _resolve_run(run, edge=True)
     a = _accountant(accountant)
-    res = _call(_dpkit.delta, run, _gaussian_mu(gaussian_mu), e, _ACCOUNTANT[a],
+    res = _call(_dpkit.delta, phases, _gaussian_mu(gaussian_mu), e, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     return PrivacyResult._from_estimate(res, "delta", e)
 
 
+@takes_run(positional=("sample_rate", "steps"), omit=("noise_multiplier",))
 def calibrate_noise(target_epsilon: float,
                     delta: float,
-                    sample_rate: Optional[float] = None,
-                    steps: Optional[int] = None,
+                    run: Dict[str, Any],
                     *,
-                    batch_size: Optional[int] = None,
-                    dataset_size: Optional[int] = None,
-                    epochs: Optional[float] = None,
-                    sampling: str = "poisson",
-                    neighbours: Optional[str] = None,
-                    max_batch_size: Optional[int] = None,
-                    phases: Optional[Iterable[Phase]] = None,
                     gaussian_mu: float = 0.0,
                     accountant: str = "pld",
                     budget_tolerance: float = 2e-4,
@@ -482,17 +446,14 @@ def calibrate_noise(target_epsilon: float,
     """
     t = _real("target_epsilon", target_epsilon, lambda v: v > 0, "a finite number > 0")
     d = _delta_arg(delta)
-    run, _ = _resolve_run(None, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases, need_sigma=False)
+    phases, _ = _resolve_run(run, need_sigma=False)
     a = _accountant(accountant)
     tol = _real("relative_tolerance", relative_tolerance, lambda v: 1e-12 <= v < 1,
                 "a number in [1e-12, 1)")
     budget = _real("budget_tolerance", budget_tolerance, lambda v: 1e-12 <= v < 0.5,
                    "a number in [1e-12, 0.5)")
-    res = _call(_dpkit.calibrate_noise, run, _gaussian_mu(gaussian_mu), t, d, _ACCOUNTANT[a], tol, budget,
-                _options(relative_accuracy, max_fft_size))
+    res = _call(_dpkit.calibrate_noise, phases, _gaussian_mu(gaussian_mu), t, d, _ACCOUNTANT[a],
+                tol, budget, _options(relative_accuracy, max_fft_size))
     return NoiseCalibration(
         noise_multiplier=float(res["noise_multiplier"]),
         noise_multiplier_lower=float(res["noise_multiplier_lower"]),
@@ -501,19 +462,13 @@ def calibrate_noise(target_epsilon: float,
         message=str(res["message"]))
 
 
+@takes_run(positional=("noise_multiplier", "sample_rate"), omit=("steps", "epochs"))
 def calibrate_steps(target_epsilon: float,
                     delta: float,
-                    noise_multiplier: Optional[float] = None,
-                    sample_rate: Optional[float] = None,
+                    run: Dict[str, Any],
                     *,
                     max_steps: Optional[int] = None,
                     max_epochs: Optional[float] = None,
-                    batch_size: Optional[int] = None,
-                    dataset_size: Optional[int] = None,
-                    sampling: str = "poisson",
-                    neighbours: Optional[str] = None,
-                    max_batch_size: Optional[int] = None,
-                    phases: Optional[Iterable[Phase]] = None,
                     gaussian_mu: float = 0.0,
                     accountant: str = "pld",
                     relative_accuracy: Optional[float] = None,
@@ -527,10 +482,7 @@ def calibrate_steps(target_epsilon: float,
     d = _delta_arg(delta)
     if max_steps is not None and max_epochs is not None:
         raise ValueError("max_steps must not be given together with max_epochs")
-    run, units = _resolve_run(noise_multiplier, sample_rate, None, batch_size=batch_size,
-                              dataset_size=dataset_size, sampling=sampling,
-                              neighbours=neighbours, max_batch_size=max_batch_size, phases=phases,
-                              need_steps=False)
+    phases, units = _resolve_run(run, need_steps=False)
     if max_epochs is not None:
         if "sample_rate" not in units:
             raise ValueError("max_epochs needs sample_rate or batch_size and dataset_size "
@@ -541,7 +493,8 @@ def calibrate_steps(target_epsilon: float,
     else:
         cap = 10_000_000
     a = _accountant(accountant)
-    res = _call(_dpkit.calibrate_steps, run, _gaussian_mu(gaussian_mu), t, d, cap, _ACCOUNTANT[a],
+    res = _call(_dpkit.calibrate_steps, phases, _gaussian_mu(gaussian_mu), t, d, cap,
+                _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     steps = int(res["steps"])
     # The epochs the steps stand for, exact: T·B/N (a training loop's unit only).
@@ -554,18 +507,11 @@ def calibrate_steps(target_epsilon: float,
                             message=str(res["message"]))
 
 
+@takes_run(annotations={"steps": "Optional[Sequence[int]]",
+                         "epochs": "Optional[Sequence[float]]"})
 def epsilon_curve(delta: float,
-                  noise_multiplier: Optional[float] = None,
-                  sample_rate: Optional[float] = None,
-                  steps: Optional[Sequence[int]] = None,
+                  run: Dict[str, Any],
                   *,
-                  epochs: Optional[Sequence[float]] = None,
-                  batch_size: Optional[int] = None,
-                  dataset_size: Optional[int] = None,
-                  sampling: str = "poisson",
-                  neighbours: Optional[str] = None,
-                  max_batch_size: Optional[int] = None,
-                  phases: Optional[Iterable[Phase]] = None,
                   gaussian_mu: float = 0.0,
                   accountant: str = "pld",
                   relative_accuracy: Optional[float] = None,
@@ -581,16 +527,14 @@ def epsilon_curve(delta: float,
     import numpy as np
 
     d = _delta_arg(delta)
+    steps, epochs = run["steps"], run["epochs"]
     if (steps is None) == (epochs is None):
         raise ValueError("steps is required (an array of step counts), or epochs instead")
-    if phases is not None:
-        if epochs is not None:
-            raise ValueError("epochs must not be given together with phases (give steps)")
-        run, units = _resolve_run(phases=phases)
-    else:
-        run, units = _resolve_run(noise_multiplier, sample_rate, 1, batch_size=batch_size,
-                                  dataset_size=dataset_size, sampling=sampling,
-                                  neighbours=neighbours, max_batch_size=max_batch_size)
+    if run["phases"] is not None and epochs is not None:
+        raise ValueError("epochs must not be given together with phases (give steps)")
+    # The run without its steps (the curve's own); with phases, the last phase's steps vary.
+    phases, units = _resolve_run(dict(run, steps=None if run["phases"] is not None else 1,
+                                      epochs=None))
     if epochs is not None:
         e_arr = np.atleast_1d(np.asarray(epochs, dtype=float))
         s_list = [_steps_from_epochs(e, units) for e in e_arr]
@@ -600,7 +544,7 @@ def epsilon_curve(delta: float,
             raise ValueError("steps must be a non-empty one-dimensional array of integers >= 1")
         s_list = [_integer("steps", s, 1, "integers >= 1") for s in s_arr.tolist()]
     a = _accountant(accountant)
-    res = _call(_dpkit.epsilon_curve, run, _gaussian_mu(gaussian_mu), s_list, d, _ACCOUNTANT[a],
+    res = _call(_dpkit.epsilon_curve, phases, _gaussian_mu(gaussian_mu), s_list, d, _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     return EpsilonCurve(
         steps=np.asarray(s_list, dtype=np.int64),
@@ -612,18 +556,10 @@ def epsilon_curve(delta: float,
         delta=d, accountant=a, message=str(res["message"]))
 
 
+@takes_run()
 def delta_curve(epsilons: Sequence[float],
-                noise_multiplier: Optional[float] = None,
-                sample_rate: Optional[float] = None,
-                steps: Optional[int] = None,
+                run: Dict[str, Any],
                 *,
-                batch_size: Optional[int] = None,
-                dataset_size: Optional[int] = None,
-                epochs: Optional[float] = None,
-                sampling: str = "poisson",
-                neighbours: Optional[str] = None,
-                max_batch_size: Optional[int] = None,
-                phases: Optional[Iterable[Phase]] = None,
                 gaussian_mu: float = 0.0,
                 relative_accuracy: Optional[float] = None,
                 max_fft_size: Optional[int] = None) -> DeltaCurve:
@@ -635,13 +571,10 @@ def delta_curve(epsilons: Sequence[float],
     if e.ndim != 1 or e.size == 0 or not np.all(np.isfinite(e)) or np.any(e < 0):
         raise ValueError("epsilons must be a non-empty one-dimensional array of finite numbers "
                          ">= 0")
-    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases)
+    phases, _ = _resolve_run(run)
     order = np.argsort(e, kind="stable")
     uniq, inverse = np.unique(e[order], return_inverse=True)
-    res = _call(_dpkit.delta_profile, run, _gaussian_mu(gaussian_mu), uniq,
+    res = _call(_dpkit.delta_profile, phases, _gaussian_mu(gaussian_mu), uniq,
                 _options(relative_accuracy, max_fft_size))
     lo_sorted = np.asarray(res["lower"])[inverse]
     up_sorted = np.asarray(res["upper"])[inverse]
@@ -654,18 +587,10 @@ def delta_curve(epsilons: Sequence[float],
                       message=str(res["message"]))
 
 
+@takes_run()
 def tradeoff(alpha: Sequence[float],
-             noise_multiplier: Optional[float] = None,
-             sample_rate: Optional[float] = None,
-             steps: Optional[int] = None,
+             run: Dict[str, Any],
              *,
-             batch_size: Optional[int] = None,
-             dataset_size: Optional[int] = None,
-             epochs: Optional[float] = None,
-             sampling: str = "poisson",
-             neighbours: Optional[str] = None,
-             max_batch_size: Optional[int] = None,
-             phases: Optional[Iterable[Phase]] = None,
              gaussian_mu: float = 0.0,
              relative_accuracy: Optional[float] = None,
              max_fft_size: Optional[int] = None) -> TradeoffCurve:
@@ -677,11 +602,8 @@ def tradeoff(alpha: Sequence[float],
     a = np.atleast_1d(np.asarray(alpha, dtype=float))
     if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
         raise ValueError("alpha must be a non-empty one-dimensional array of numbers in [0, 1]")
-    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases)
-    res = _call(_dpkit.tradeoff, run, _gaussian_mu(gaussian_mu), a,
+    phases, _ = _resolve_run(run)
+    res = _call(_dpkit.tradeoff, phases, _gaussian_mu(gaussian_mu), a,
                 _options(relative_accuracy, max_fft_size))
     return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]), upper=np.asarray(res["upper"]),
                          exact=bool(res["exact"]), method=str(res["method"]),
@@ -689,17 +611,9 @@ def tradeoff(alpha: Sequence[float],
                          message=str(res["message"]))
 
 
-def gdp_mu(noise_multiplier: Optional[float] = None,
-           sample_rate: Optional[float] = None,
-           steps: Optional[int] = None,
+@takes_run()
+def gdp_mu(run: Dict[str, Any],
            *,
-           batch_size: Optional[int] = None,
-           dataset_size: Optional[int] = None,
-           epochs: Optional[float] = None,
-           sampling: str = "poisson",
-           neighbours: Optional[str] = None,
-           max_batch_size: Optional[int] = None,
-           phases: Optional[Iterable[Phase]] = None,
            gaussian_mu: float = 0.0,
            fpr_min: float = 1e-12,
            points: int = 4000,
@@ -714,11 +628,8 @@ def gdp_mu(noise_multiplier: Optional[float] = None,
     range is part of the answer."""
     f = _real("fpr_min", fpr_min, lambda v: 0 < v < 0.5, "a number in (0, 0.5)")
     n = _integer("points", points, 2, "an integer >= 2")
-    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases)
-    res = _call(_dpkit.gdp_mu, run, _gaussian_mu(gaussian_mu), f, n,
+    phases, _ = _resolve_run(run)
+    res = _call(_dpkit.gdp_mu, phases, _gaussian_mu(gaussian_mu), f, n,
                 _options(relative_accuracy, max_fft_size))
     return GdpMu(lower=float(res["mu_lower"]), upper=float(res["mu_upper"]),
                  fpr_min=float(res["alpha_min"]), fpr_at_max=float(res["alpha_at_max"]),
@@ -726,18 +637,10 @@ def gdp_mu(noise_multiplier: Optional[float] = None,
                  termination=str(res["termination"]), message=str(res["message"]))
 
 
+@takes_run()
 def rdp(orders: Sequence[float],
-        noise_multiplier: Optional[float] = None,
-        sample_rate: Optional[float] = None,
-        steps: Optional[int] = None,
+        run: Dict[str, Any],
         *,
-        batch_size: Optional[int] = None,
-        dataset_size: Optional[int] = None,
-        epochs: Optional[float] = None,
-        sampling: str = "poisson",
-        neighbours: Optional[str] = None,
-        max_batch_size: Optional[int] = None,
-        phases: Optional[Iterable[Phase]] = None,
         gaussian_mu: float = 0.0) -> np.ndarray:
     """The run's Rényi DP ε(α) at each order α ∈ (1, 1e6] (an upper bound: exact for Poisson
     and full-batch phases; without replacement, the Rényi divergence of C_q(G(2/σ)) computed
@@ -747,8 +650,5 @@ def rdp(orders: Sequence[float],
     o = np.atleast_1d(np.asarray(orders, dtype=float))
     if o.ndim != 1 or o.size == 0 or not np.all((o > 1) & (o <= 1e6)):
         raise ValueError("orders must be a non-empty one-dimensional array of numbers in (1, 1e6]")
-    run, _ = _resolve_run(noise_multiplier, sample_rate, steps, batch_size=batch_size,
-                          dataset_size=dataset_size, epochs=epochs, sampling=sampling,
-                          neighbours=neighbours, max_batch_size=max_batch_size,
-                          phases=phases)
-    return np.asarray(_call(_dpkit.rdp, run, _gaussian_mu(gaussian_mu), o))
+    phases, _ = _resolve_run(run)
+    return np.asarray(_call(_dpkit.rdp, phases, _gaussian_mu(gaussian_mu), o))

@@ -14,9 +14,10 @@ from . import _dpkit
 from ._core import (_call, _delta_arg, _epsilon_arg, _gaussian_mu, _integer, _options,
                     _resolve_run)
 from ._results import PrivacyResult
+from ._run_arguments import takes_run
 
 if TYPE_CHECKING:
-    from typing import Optional
+    from typing import Any, Dict, Optional
 
 __all__ = ["Accountant"]
 
@@ -44,22 +45,15 @@ class Accountant:
 
     __slots__ = ("_acc",)
 
+    @takes_run(positional=("noise_multiplier", "sample_rate"), omit=("steps", "epochs", "phases"))
     def __init__(self,
-                 noise_multiplier: float,
-                 sample_rate: Optional[float] = None,
+                 run: Dict[str, Any],
                  *,
-                 batch_size: Optional[int] = None,
-                 dataset_size: Optional[int] = None,
-                 sampling: str = "poisson",
-                 neighbours: Optional[str] = None,
-                 max_batch_size: Optional[int] = None,
                  gaussian_mu: float = 0.0,
                  relative_accuracy: Optional[float] = None,
                  max_fft_size: Optional[int] = None) -> None:
-        run, _ = _resolve_run(noise_multiplier, sample_rate, 1, batch_size=batch_size,
-                              dataset_size=dataset_size, sampling=sampling,
-                              neighbours=neighbours, max_batch_size=max_batch_size)
-        self._acc = _call(_dpkit.IncrementalAccountant, run, _gaussian_mu(gaussian_mu),
+        phases, _ = _resolve_run(dict(run, steps=1))
+        self._acc = _call(_dpkit.IncrementalAccountant, phases, _gaussian_mu(gaussian_mu),
                           _options(relative_accuracy, max_fft_size))
 
     def step(self, count: int = 1) -> None:
