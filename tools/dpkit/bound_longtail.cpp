@@ -86,7 +86,7 @@ longtail_inputs longtail_of(const args& a, evaluation& e) {
   if (d < 2 * K)
     throw usage_error("--dimension is " + a.text("dimension") + ", but must be >= 2K = " +
                       std::to_string(2 * K) + " (K = the number of --class-counts)");
-  const double spike = sim::spike_for_ncr(K, d, a.real("noise-scale"), a.real("ncr"));
+  const double spike = learners::spike_for_ncr(K, d, a.real("noise-scale"), a.real("ncr"));
   in.problem = risk::spiked_problem(K, d, a.real("signal-norm"), a.real("noise-scale"), spike,
                                     counts);
   risk::longtail_setting& s = in.setting;

@@ -19,10 +19,10 @@
 namespace dpkit::cli::detail::papers {
 namespace {
 
-sim::glm_link link_of(const std::string& s) {
-  if (s == "sigmoid") return sim::glm_link::sigmoid;
-  if (s == "tanh") return sim::glm_link::tanh;
-  return sim::glm_link::relu;
+learners::glm_link link_of(const std::string& s) {
+  if (s == "sigmoid") return learners::glm_link::sigmoid;
+  if (s == "tanh") return learners::glm_link::tanh;
+  return learners::glm_link::relu;
 }
 
 /// ε certified for `compositions` Gaussian releases of noise multiplier z (exact GDP:
@@ -84,8 +84,8 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
                      {"--steps", "--noise-std", "--clip", "--radius", "--batch-size",
                       "--sampling-rate", "--classes", "--label-noise"},
                      given_of(c));
-  const sim::glm_link link = link_of(o.link);
-  if (link == sim::glm_link::relu)
+  const learners::glm_link link = link_of(o.link);
+  if (link == learners::glm_link::relu)
     throw usage_error(
         "--link relu: Algorithms 1-3, 5, 6, 9 need a bounded link (Assumption 1); "
         "use --algorithm relu-dp-pgd for the ReLU link");
@@ -99,15 +99,15 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
 
   // The population: x uniform on the unit sphere of the first θ axes (rank θ), w* = (W/√θ)(1, …,
   // 1, 0, …) (‖w*‖ = W), labels binary with E[y|x] = σ(⟨w*, x⟩) (well specified, model (1)).
-  sim::glm_population pop;
-  pop.design = sim::glm_design::coordinate(d, theta, sim::glm_design_law::unit_sphere);
+  learners::glm_population pop;
+  pop.design = learners::glm_design::coordinate(d, theta, learners::glm_design_law::unit_sphere);
   pop.teacher.link = link;
   pop.teacher.w_star = sim::vector::Zero(static_cast<Eigen::Index>(d));
   pop.teacher.w_star.head(static_cast<Eigen::Index>(theta))
       .setConstant(o.w_norm / std::sqrt(static_cast<double>(theta)));
-  pop.teacher.noise = sim::glm_label_noise::binary;
+  pop.teacher.noise = learners::glm_label_noise::binary;
 
-  sim::phased_sgd_options a;
+  learners::phased_sgd_options a;
   a.link = link;
   a.epsilon = o.epsilon;
   a.delta = o.delta;
@@ -116,17 +116,17 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
   a.jl_dim = o.jl_dim ? static_cast<std::size_t>(*o.jl_dim) : 0;
   a.beta_smooth = o.moreau_beta.value_or(0);
   a.gamma_oracle = o.oracle_gamma.value_or(0);
-  a.oracle = o.oracle == "algorithm4" ? sim::moreau_oracle_kind::algorithm4
-                                      : sim::moreau_oracle_kind::exact;
+  a.oracle = o.oracle == "algorithm4" ? learners::moreau_oracle_kind::algorithm4
+                                      : learners::moreau_oracle_kind::exact;
 
-  auto run = [&](const sim::dataset& data, const sim::phased_sgd_options& opt,
+  auto run = [&](const sim::dataset& data, const learners::phased_sgd_options& opt,
                  const sim::random_key& key) {
-    if (c.algorithm == "phased-sgd") return sim::phased_sgd(data, opt, key);
-    if (c.algorithm == "jl-phased-sgd") return sim::jl_phased_sgd(data, opt, key);
-    if (c.algorithm == "moreau-phased-sgd") return sim::moreau_phased_sgd(data, opt, key);
-    if (c.algorithm == "jl-moreau-phased-sgd") return sim::jl_moreau_phased_sgd(data, opt, key);
-    if (c.algorithm == "dp-glm") return sim::dp_glm(data, opt, key);
-    return sim::dp_kernel_glm(data, o.kernel_degree, opt, key);
+    if (c.algorithm == "phased-sgd") return learners::phased_sgd(data, opt, key);
+    if (c.algorithm == "jl-phased-sgd") return learners::jl_phased_sgd(data, opt, key);
+    if (c.algorithm == "moreau-phased-sgd") return learners::moreau_phased_sgd(data, opt, key);
+    if (c.algorithm == "jl-moreau-phased-sgd") return learners::jl_moreau_phased_sgd(data, opt, key);
+    if (c.algorithm == "dp-glm") return learners::dp_glm(data, opt, key);
+    return learners::dp_kernel_glm(data, o.kernel_degree, opt, key);
   };
   auto draw_data = [&](std::uint64_t r) {
     random_stream fs(c.seed, r, kFeatures), ls(c.seed, r, kLabels);
@@ -136,7 +136,7 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
   // A probe run (replicate 0) gives the paper's noise multiplier and the number of releases a
   // record enters; the tight calibration then replaces the noise by the smallest multiplier for
   // the same (ε, δ) under exact Gaussian DP.
-  const sim::glm_result probe = run(draw_data(0), a, sim::random_key{c.seed, 0, 0});
+  const learners::glm_result probe = run(draw_data(0), a, sim::random_key{c.seed, 0, 0});
   const double z_paper = probe.privacy.noise_multiplier;
   const long long k = std::max(1LL, probe.privacy.compositions);
   const double z_tight = gaussian_tight_multiplier(o.epsilon, o.delta, k);
@@ -161,13 +161,13 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
   const auto samples = static_cast<std::size_t>(o.risk_samples);
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     const sim::dataset data = draw_data(r);
-    const sim::glm_result res = run(data, a, sim::random_key{c.seed, r, 0});
+    const learners::glm_result res = run(data, a, sim::random_key{c.seed, r, 0});
     random_stream es(c.seed, r, kEvaluation);
     std::size_t j = 0;
     if (kernel) {
       // h(x) = σ(⟨w, ψ(x)⟩) against the Bayes regressor E[y|x] = σ(⟨w*, x⟩) on fresh x.
       const Eigen::MatrixXd x = pop.design.sample(samples, es);
-      const Eigen::VectorXd h = sim::kernel_predict(link, res.w, x, o.kernel_degree);
+      const Eigen::VectorXd h = learners::kernel_predict(link, res.w, x, o.kernel_degree);
       const Eigen::VectorXd b = x * pop.teacher.w_star;
       double sum = 0;
       for (Eigen::Index i = 0; i < h.size(); ++i) {
@@ -247,11 +247,11 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   const auto d = static_cast<std::size_t>(c.dimension);
   const double h = c.label_noise.value_or(0.1);  // uniform label noise on [−h, h]
 
-  sim::glm_population pop;
-  pop.teacher.link = sim::glm_link::relu;
+  learners::glm_population pop;
+  pop.teacher.link = learners::glm_link::relu;
   pop.teacher.w_star = sim::vector::Constant(static_cast<Eigen::Index>(d),
                                              o.w_norm / std::sqrt(static_cast<double>(d)));
-  pop.teacher.noise = sim::glm_label_noise::uniform;
+  pop.teacher.noise = learners::glm_label_noise::uniform;
   pop.teacher.noise_scale = h;
   double B = o.w_norm + h;
   if (adaptive) {
@@ -259,18 +259,18 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
     // √(d + 2) (E xxᵀ = I; N(0, I_d) would break the bound ‖x‖ ≤ √d that the
     // sensitivity needs for about half the records). Labels clamped to [−B, B] with B = 2W + h,
     // so E[y|x] ≠ ReLU(⟨w*, x⟩) where the clamp is active: agnostic (opt > 0).
-    pop.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::isotropic_ball);
+    pop.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::isotropic_ball);
     B = 2 * o.w_norm + h;
     pop.teacher.clamp = B;
   } else {
-    pop.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_sphere);
+    pop.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::unit_sphere);
   }
   auto draw_data = [&](std::uint64_t r) {
     random_stream fs(c.seed, r, kFeatures), ls(c.seed, r, kLabels);
     return pop.sample(n, fs, ls);
   };
 
-  sim::relu_pgd_options p;
+  learners::relu_pgd_options p;
   p.epsilon = o.epsilon;
   p.delta = o.delta;
   p.W_norm = o.w_norm;
@@ -278,7 +278,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   p.jl_dim = o.jl_dim ? static_cast<std::size_t>(*o.jl_dim) : 0;
   p.steps = c.steps ? static_cast<long>(*c.steps) : 0;
   p.eta = c.learning_rate.value_or(0);
-  sim::adaptive_gd_options g;
+  learners::adaptive_gd_options g;
   g.epsilon = o.epsilon;
   g.delta = o.delta;
   g.B_bound = B;
@@ -289,10 +289,10 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   if (c.learning_rate) g.eta = *c.learning_rate;
   g.corrected_sensitivity = o.corrected_sensitivity;
   auto run = [&](const sim::dataset& data, const sim::random_key& key) {
-    return adaptive ? sim::adaptive_batched_gd(data, g, key) : sim::relu_dp_pgd(data, p, key);
+    return adaptive ? learners::adaptive_batched_gd(data, g, key) : learners::relu_dp_pgd(data, p, key);
   };
 
-  const sim::glm_result probe = run(draw_data(0), sim::random_key{c.seed, 0, 0});
+  const learners::glm_result probe = run(draw_data(0), sim::random_key{c.seed, 0, 0});
   const double z_paper = probe.privacy.noise_multiplier;
   const long long k = std::max(1LL, probe.privacy.compositions);
   const double z_tight = gaussian_tight_multiplier(o.epsilon, o.delta, k);
@@ -314,7 +314,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
                "records with |x| > sqrt(d + 2) (outside the sensitivity bound; 0 by construction)"};
     w_star_l = pop.teacher.w_star;
     random_stream os(c.seed, 0, kEvaluation + 200);
-    opt = pop.risk(sim::glm_link::relu, pop.teacher.w_star, 200000, os).value;
+    opt = pop.risk(learners::glm_link::relu, pop.teacher.w_star, 200000, os).value;
   } else {
     obs = {{"excess_risk"}, {"norm"}, {"jl_max_norm"}};
     meaning = {"L_P(w) - L_P(w*) = E_x (ReLU(<w,x>) - ReLU(<w*,x>))^2 (Monte Carlo on fresh x)",
@@ -322,15 +322,15 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   }
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     const sim::dataset data = draw_data(r);
-    const sim::glm_result res = run(data, sim::random_key{c.seed, r, 0});
+    const learners::glm_result res = run(data, sim::random_key{c.seed, r, 0});
     random_stream es(c.seed, r, kEvaluation);
     if (adaptive) {
-      out[0] = pop.risk(sim::glm_link::relu, res.w, samples, es).value;
+      out[0] = pop.risk(learners::glm_link::relu, res.w, samples, es).value;
       out[1] = (res.w - w_star_l).norm();
       out[2] = res.w.norm();
       out[3] = static_cast<double>(res.features_over_bound);
     } else {
-      out[0] = pop.excess_risk(sim::glm_link::relu, res.w, samples, es).value;
+      out[0] = pop.excess_risk(learners::glm_link::relu, res.w, samples, es).value;
       out[1] = res.w.norm();
       out[2] = res.jl_max_norm;
     }

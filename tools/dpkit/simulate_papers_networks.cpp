@@ -100,7 +100,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   const auto n = real ? real_train->size() : static_cast<std::size_t>(c.examples);
   const auto d = real ? real_train->dimension() : static_cast<std::size_t>(c.dimension);
   const auto n_test = real ? real_test->size() : n_test_given;
-  sim::mlp_architecture arch;
+  learners::mlp_architecture arch;
   arch.input_dimension = d;
   arch.width = static_cast<std::size_t>(o.width);
   arch.depth = static_cast<std::size_t>(o.depth);
@@ -117,31 +117,31 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   const double eta = c.learning_rate.value_or(
       std::sqrt(static_cast<double>(arch.depth)) * R /
       (C * std::sqrt(static_cast<double>(arch.width) * static_cast<double>(T))));
-  const sim::mlp_constraint constraint = o.constraint == "none" ? sim::mlp_constraint::none
+  const learners::mlp_constraint constraint = o.constraint == "none" ? learners::mlp_constraint::none
                                          : o.constraint == "printed"
-                                             ? sim::mlp_constraint::printed
-                                             : sim::mlp_constraint::around_init;
+                                             ? learners::mlp_constraint::printed
+                                             : learners::mlp_constraint::around_init;
 
   // Noise: --noise-std sigma as given; else the tight calibration (PLD accountant, Poisson q, T) or
   // the paper's σ = c₂ qC√(T log(1/δ))/(|B_t| ε) with |B_t| = qn and the unknown c₂ set to 1.
   const double z_tight = certified_multiplier(o.epsilon, o.delta, subsampled_run(1, q, T, true));
   const double sigma_paper = q * C * std::sqrt(static_cast<double>(T) * std::log(1 / o.delta)) /
                              (q * static_cast<double>(n) * o.epsilon);
-  const double z_paper = sim::alg10_noise_multiplier(sigma_paper, C, q, n);
+  const double z_paper = learners::alg10_noise_multiplier(sigma_paper, C, q, n);
   double sigma = 0;
   std::string calibration = o.calibration;
   if (c.noise) {
     sigma = *c.noise;
     calibration = "given (--noise-std)";
   } else {
-    sigma = o.calibration == "tight" ? sim::alg10_noise_std(z_tight, C, q, n) : sigma_paper;
+    sigma = o.calibration == "tight" ? learners::alg10_noise_std(z_tight, C, q, n) : sigma_paper;
   }
-  const double z_used = sim::alg10_noise_multiplier(sigma, C, q, n);
+  const double z_used = learners::alg10_noise_multiplier(sigma, C, q, n);
 
   random_stream ts(c.seed, 0, kInit + 100);
-  const sim::sphere_teacher teacher = sim::random_sphere_teacher(
+  const learners::sphere_teacher teacher = learners::random_sphere_teacher(
       d, static_cast<std::size_t>(o.teacher_hidden), ts);  // unused on real data
-  sim::alg10_options a;
+  learners::alg10_options a;
   a.sampling_rate = q;
   a.steps = static_cast<long>(T);
   a.learning_rate = eta;
@@ -168,13 +168,13 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
     // The paper's task: fresh data per replicate; real data: the same images, fresh runs.
     auto train = real ? real_train
                       : std::make_shared<const sim::dataset>(
-                            sim::sphere_teacher_data(n, teacher, label_noise, fs));
+                            learners::sphere_teacher_data(n, teacher, label_noise, fs));
     const sim::dataset fresh_test =
-        real ? sim::dataset{} : sim::sphere_teacher_data(n_test, teacher, label_noise, tst);
+        real ? sim::dataset{} : learners::sphere_teacher_data(n_test, teacher, label_noise, tst);
     const sim::dataset& test = real ? *real_test : fresh_test;
-    const sim::mlp_model f(train, arch);
-    const sim::vector w0 = sim::mlp_initial_weights(arch, is);
-    const sim::alg10_result res = sim::run_alg10(f, a, w0, sim::random_key{c.seed, r, 0}, &test);
+    const learners::mlp_model f(train, arch);
+    const sim::vector w0 = learners::mlp_initial_weights(arch, is);
+    const learners::alg10_result res = learners::run_alg10(f, a, w0, sim::random_key{c.seed, r, 0}, &test);
     out[0] = res.test_average.loss;
     out[1] = res.test_average.error;
     out[2] = res.train_average.loss;
@@ -291,24 +291,24 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
                       "needs d > K + 1 (K signal directions and a noise spike per class)");
   std::vector<std::size_t> counts, test_counts;
   if (o.class_frequencies.empty()) {
-    counts = sim::balanced_counts(n, K);
-    test_counts = sim::balanced_counts(n_test, K);
+    counts = learners::balanced_counts(n, K);
+    test_counts = learners::balanced_counts(n_test, K);
   } else {
     const auto f = parse_frequencies(o.class_frequencies);
     if (f.size() != K)
       throw usage_error("--class-frequencies has " + std::to_string(f.size()) +
                         " entries, but must have K = " + std::to_string(K));
-    counts = sim::counts_from_frequencies(n, f);
-    test_counts = sim::balanced_counts(n_test, K);  // every class is tested on the same footing
+    counts = learners::counts_from_frequencies(n, f);
+    test_counts = learners::balanced_counts(n_test, K);  // every class is tested on the same footing
   }
-  sim::longtail_data_options data_options;
+  learners::longtail_data_options data_options;
   data_options.classes = K;
   data_options.dimension = d;
   data_options.signal_norm = o.signal_norm;
-  data_options.spike = sim::spike_for_ncr(K, d, 0.5, o.ncr);
-  data_options.law = o.noise_law == "uniform" ? sim::zeta_law::uniform : sim::zeta_law::gaussian;
+  data_options.spike = learners::spike_for_ncr(K, d, 0.5, o.ncr);
+  data_options.law = o.noise_law == "uniform" ? learners::zeta_law::uniform : learners::zeta_law::gaussian;
 
-  sim::longtail_training t;
+  learners::longtail_training t;
   t.eta = c.learning_rate.value_or(0.002);
   t.batch_size = static_cast<std::size_t>(
       std::min<long long>(c.batch_size.value_or(256), static_cast<long long>(n)));
@@ -320,26 +320,26 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
     throw usage_error(
         "--clip is 0, but DP-SGD needs a clipping norm C > 0 (clean training is "
         "run alongside automatically)");
-  t.record_every = std::max<long>(1, sim::training_steps(t, n));
-  const auto request = sim::accounting_request(t, n);
+  t.record_every = std::max<long>(1, learners::training_steps(t, n));
+  const auto request = learners::accounting_request(t, n);
   const double z_tight = certified_multiplier(o.epsilon, o.delta, request.run(1));
   const double sigma_remark4 =
-      sim::remark4_noise_scale(t.clip, request.steps, o.delta, n, o.epsilon);
+      learners::remark4_noise_scale(t.clip, request.steps, o.delta, n, o.epsilon);
   std::string calibration = o.calibration;
   if (c.noise) {
     t.noise_std = *c.noise;
     calibration = "given (--noise-std)";
   } else {
-    t.noise_std = o.calibration == "tight" ? sim::noise_std_for(z_tight, t.clip, request.batch_size)
+    t.noise_std = o.calibration == "tight" ? learners::noise_std_for(z_tight, t.clip, request.batch_size)
                                            : sigma_remark4;
   }
   const double z_used = t.noise_std * static_cast<double>(request.batch_size) / t.clip;
-  sim::longtail_training clean = t;
+  learners::longtail_training clean = t;
   clean.clip = 0;
   clean.noise_std = 0;
-  sim::initialisation init;
-  init.type = o.init == "gaussian" ? sim::initialisation::kind::gaussian
-                                   : sim::initialisation::kind::pytorch_uniform;
+  learners::initialisation init;
+  init.type = o.init == "gaussian" ? learners::initialisation::kind::gaussian
+                                   : learners::initialisation::kind::pytorch_uniform;
   init.sigma0 = o.sigma0;
 
   const std::vector<sim::observable> obs = {
@@ -360,23 +360,23 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
       "number of tail test points (all classes)"};
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     random_stream ds(c.seed, r, kFeatures), tst(c.seed, r, kTest), is(c.seed, r, kInit);
-    auto train = std::make_shared<const sim::longtail_data>(
-        sim::generate_longtail_data(data_options, counts, ds));
-    const sim::longtail_data test = sim::generate_longtail_data(data_options, test_counts, tst);
-    const sim::longtail_network net(train, m);
-    const sim::vector w0 = sim::longtail_initial_weights(K, m, d, init, is);
-    const auto dp = sim::train_longtail(net, t, w0, sim::random_key{c.seed, r, 0});
-    const auto cl = sim::train_longtail(net, clean, w0, sim::random_key{c.seed, r, 0});
+    auto train = std::make_shared<const learners::longtail_data>(
+        learners::generate_longtail_data(data_options, counts, ds));
+    const learners::longtail_data test = learners::generate_longtail_data(data_options, test_counts, tst);
+    const learners::longtail_network net(train, m);
+    const sim::vector w0 = learners::longtail_initial_weights(K, m, d, init, is);
+    const auto dp = learners::train_longtail(net, t, w0, sim::random_key{c.seed, r, 0});
+    const auto cl = learners::train_longtail(net, clean, w0, sim::random_key{c.seed, r, 0});
     std::vector<std::size_t> tail;
     for (std::size_t k = 0; k < K; ++k) {
-      const auto v = sim::tail_direction(net, cl.weights, static_cast<int>(k));
-      const auto s = sim::tail_subset(test, static_cast<int>(k), v, o.tail_threshold);
+      const auto v = learners::tail_direction(net, cl.weights, static_cast<int>(k));
+      const auto s = learners::tail_subset(test, static_cast<int>(k), v, o.tail_threshold);
       tail.insert(tail.end(), s.begin(), s.end());
     }
-    const auto all_dp = sim::test_errors(net, dp.weights, test);
-    const auto all_cl = sim::test_errors(net, cl.weights, test);
-    const auto tail_dp = sim::test_errors(net, dp.weights, test, &tail);
-    const auto tail_cl = sim::test_errors(net, cl.weights, test, &tail);
+    const auto all_dp = learners::test_errors(net, dp.weights, test);
+    const auto all_cl = learners::test_errors(net, cl.weights, test);
+    const auto tail_dp = learners::test_errors(net, dp.weights, test, &tail);
+    const auto tail_cl = learners::test_errors(net, cl.weights, test, &tail);
     out[0] = all_dp.overall();
     out[1] = tail.empty() ? NAN : tail_dp.overall();
     out[2] = all_cl.overall();
@@ -441,7 +441,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
       "eps) = {} with an unknown constant ('paper' uses constant 1).",
       calibration, format_number(t.noise_std), format_number(z_used), format_number(eps_used),
       format_number(o.delta), format_number(o.epsilon), format_number(z_tight),
-      format_number(sim::noise_std_for(z_tight, t.clip, request.batch_size)),
+      format_number(learners::noise_std_for(z_tight, t.clip, request.batch_size)),
       format_number(sigma_remark4));
   add_privacy_note(rep, privacy);
   rep.notes.push_back(fmt::format(
@@ -451,7 +451,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
       "{}",
       format_number(o.signal_norm), format_number(data_options.spike), format_number(o.ncr),
       o.noise_law, format_number(o.tail_threshold),
-      format_number(sim::tail_frequency(o.tail_threshold))));
+      format_number(learners::tail_frequency(o.tail_threshold))));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
   emit(rep, c.output);

@@ -37,6 +37,7 @@
 #include "dpkit/learners/mlp.hpp"
 
 namespace sim = dpkit::sim;
+namespace learners = dpkit::learners;
 using dpkit::random_stream;
 
 namespace {
@@ -47,33 +48,33 @@ constexpr std::size_t kGlmDim = 20, kGlmRank = 5;
 
 // Sigmoid teacher with binary labels, x uniform on the unit sphere of a θ = 5 coordinate
 // subspace of R^20, w* = (1, …, 1, 0, …)/√θ (‖w*‖ = 1).
-sim::glm_population sigmoid_population() {
-  sim::glm_population p;
-  p.design = sim::glm_design::coordinate(kGlmDim, kGlmRank, sim::glm_design_law::unit_sphere);
-  p.teacher.link = sim::glm_link::sigmoid;
+learners::glm_population sigmoid_population() {
+  learners::glm_population p;
+  p.design = learners::glm_design::coordinate(kGlmDim, kGlmRank, learners::glm_design_law::unit_sphere);
+  p.teacher.link = learners::glm_link::sigmoid;
   p.teacher.w_star = sim::vector::Zero(static_cast<Eigen::Index>(kGlmDim));
   p.teacher.w_star.head(static_cast<Eigen::Index>(kGlmRank)).setConstant(1 / std::sqrt(5.0));
-  p.teacher.noise = sim::glm_label_noise::binary;
+  p.teacher.noise = learners::glm_label_noise::binary;
   return p;
 }
 
 // Well-specified ReLU teacher y = ReLU(⟨w*, x⟩) + U[−0.5, 0.5], x uniform on S^{d−1}, ‖w*‖ = 1
 // (as 001-thm6-*; ‖x‖ = 1, |y| ≤ 1.5).
-sim::glm_population relu_population() {
-  sim::glm_population p;
-  p.design = sim::glm_design::coordinate(kGlmDim, kGlmDim, sim::glm_design_law::unit_sphere);
-  p.teacher.link = sim::glm_link::relu;
+learners::glm_population relu_population() {
+  learners::glm_population p;
+  p.design = learners::glm_design::coordinate(kGlmDim, kGlmDim, learners::glm_design_law::unit_sphere);
+  p.teacher.link = learners::glm_link::relu;
   p.teacher.w_star = sim::vector::Constant(static_cast<Eigen::Index>(kGlmDim), 1 / std::sqrt(20.0));
-  p.teacher.noise = sim::glm_label_noise::uniform;
+  p.teacher.noise = learners::glm_label_noise::uniform;
   p.teacher.noise_scale = 0.5;
   return p;
 }
 
 // Agnostic ReLU regression (Alg 8): x ~ N(0, I_d), labels clamped to [−B, B] (as
 // swx23-thm7-alg8-contraction).
-sim::glm_population gaussian_relu_population() {
-  sim::glm_population p = relu_population();
-  p.design = sim::glm_design::coordinate(kGlmDim, kGlmDim, sim::glm_design_law::gaussian);
+learners::glm_population gaussian_relu_population() {
+  learners::glm_population p = relu_population();
+  p.design = learners::glm_design::coordinate(kGlmDim, kGlmDim, learners::glm_design_law::gaussian);
   p.teacher.clamp = 2;
   return p;
 }
@@ -84,7 +85,7 @@ const sim::dataset& glm_data(int which, std::size_t n) {
   auto it = cache.find({which, n});
   if (it == cache.end()) {
     random_stream fs(1, 0, 0), ls(1, 0, 1);
-    const sim::glm_population p = which == 0   ? sigmoid_population()
+    const learners::glm_population p = which == 0   ? sigmoid_population()
                                   : which == 1 ? relu_population()
                                                : gaussian_relu_population();
     it = cache.emplace(std::make_pair(which, n), p.sample(n, fs, ls)).first;
@@ -98,11 +99,11 @@ const sim::dataset& glm_data(int which, std::size_t n) {
 static void BM_phased_sgd(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const sim::dataset& data = glm_data(0, n);
-  sim::phased_sgd_options o;
+  learners::phased_sgd_options o;
   o.theta_rank = static_cast<double>(kGlmRank);
   std::uint64_t rep = 0;
   for (auto _ : state) {
-    const sim::glm_result r = sim::phased_sgd(data, o, {1, rep++, 10});
+    const learners::glm_result r = learners::phased_sgd(data, o, {1, rep++, 10});
     benchmark::DoNotOptimize(r.w.data());
   }
   state.counters["examples_per_s"] =
@@ -114,12 +115,12 @@ BENCHMARK(BM_phased_sgd)->Arg(1 << 12)->Arg(1 << 16)->Unit(benchmark::kMilliseco
 // (JL to m = ⌈log(n/δ)(nε)^{2/3}⌉ = 81 dimensions). Arg: 0 → ε = 1, 1 → ε = 0.002.
 static void BM_dp_glm(benchmark::State& state) {
   const sim::dataset& data = glm_data(0, 4096);
-  sim::phased_sgd_options o;
+  learners::phased_sgd_options o;
   o.theta_rank = static_cast<double>(kGlmRank);
   o.epsilon = state.range(0) == 0 ? 1 : 0.002;
   std::uint64_t rep = 0;
   for (auto _ : state) {
-    const sim::glm_result r = sim::dp_glm(data, o, {1, rep++, 10});
+    const learners::glm_result r = learners::dp_glm(data, o, {1, rep++, 10});
     benchmark::DoNotOptimize(r.w.data());
     state.SetLabel(r.branch);
   }
@@ -129,12 +130,12 @@ BENCHMARK(BM_dp_glm)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 // Alg 5 with the exact prox oracle (β = √n), n = 4096.
 static void BM_moreau_phased_sgd(benchmark::State& state) {
   const sim::dataset& data = glm_data(0, 4096);
-  sim::phased_sgd_options o;
+  learners::phased_sgd_options o;
   o.theta_rank = static_cast<double>(kGlmRank);
-  o.oracle = sim::moreau_oracle_kind::exact;
+  o.oracle = learners::moreau_oracle_kind::exact;
   std::uint64_t rep = 0;
   for (auto _ : state) {
-    const sim::glm_result r = sim::moreau_phased_sgd(data, o, {1, rep++, 10});
+    const learners::glm_result r = learners::moreau_phased_sgd(data, o, {1, rep++, 10});
     benchmark::DoNotOptimize(r.w.data());
   }
 }
@@ -144,14 +145,14 @@ BENCHMARK(BM_moreau_phased_sgd)->Unit(benchmark::kMillisecond);
 // T full-batch gradient steps over n records.
 static void BM_relu_dp_pgd(benchmark::State& state) {
   const sim::dataset& data = glm_data(1, 4096);
-  sim::relu_pgd_options o;
+  learners::relu_pgd_options o;
   o.W_norm = 1;
   o.B_bound = 1.5;
   o.use_jl = false;
   std::uint64_t rep = 0;
   long steps = 0;
   for (auto _ : state) {
-    const sim::glm_result r = sim::relu_dp_pgd(data, o, {1, rep++, 10});
+    const learners::glm_result r = learners::relu_dp_pgd(data, o, {1, rep++, 10});
     steps = static_cast<long>(r.releases.size());
     benchmark::DoNotOptimize(r.w.data());
   }
@@ -163,13 +164,13 @@ BENCHMARK(BM_relu_dp_pgd)->Unit(benchmark::kMillisecond);
 // corrected sensitivity with R_x = √d.
 static void BM_adaptive_batched_gd(benchmark::State& state) {
   const sim::dataset& data = glm_data(2, 6400);
-  sim::adaptive_gd_options o;
+  learners::adaptive_gd_options o;
   o.B_bound = 2;
   o.steps = 100;
   o.corrected_sensitivity = true;
   std::uint64_t rep = 0;
   for (auto _ : state) {
-    const sim::glm_result r = sim::adaptive_batched_gd(data, o, {1, rep++, 10});
+    const learners::glm_result r = learners::adaptive_batched_gd(data, o, {1, rep++, 10});
     benchmark::DoNotOptimize(r.w.data());
   }
 }
@@ -180,14 +181,14 @@ BENCHMARK(BM_adaptive_batched_gd)->Unit(benchmark::kMillisecond);
 static void BM_dp_kernel_glm(benchmark::State& state) {
   const sim::dataset& data = glm_data(0, 4096);
   const int degree = static_cast<int>(state.range(0));
-  sim::phased_sgd_options o;
+  learners::phased_sgd_options o;
   std::uint64_t rep = 0;
   for (auto _ : state) {
-    const sim::glm_result r = sim::dp_kernel_glm(data, degree, o, {1, rep++, 10});
+    const learners::glm_result r = learners::dp_kernel_glm(data, degree, o, {1, rep++, 10});
     benchmark::DoNotOptimize(r.w.data());
   }
   state.counters["features"] =
-      static_cast<double>(sim::polynomial_feature_dimension(kGlmDim, degree));
+      static_cast<double>(learners::polynomial_feature_dimension(kGlmDim, degree));
 }
 BENCHMARK(BM_dp_kernel_glm)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 
@@ -195,14 +196,14 @@ BENCHMARK(BM_dp_kernel_glm)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond);
 // population, 1 the ReLU population with uniform label noise.
 static void BM_excess_risk(benchmark::State& state) {
   const bool relu = state.range(0) == 1;
-  const sim::glm_population p = relu ? relu_population() : sigmoid_population();
+  const learners::glm_population p = relu ? relu_population() : sigmoid_population();
   const sim::vector w = 0.5 * p.teacher.w_star;
   const std::size_t draws = 100000;
   std::uint64_t rep = 0;
   for (auto _ : state) {
     random_stream s(1, rep++, 2);
-    const sim::mc_estimate e =
-        p.excess_risk(relu ? sim::glm_link::relu : sim::glm_link::sigmoid, w, draws, s);
+    const learners::mc_estimate e =
+        p.excess_risk(relu ? learners::glm_link::relu : learners::glm_link::sigmoid, w, draws, s);
     benchmark::DoNotOptimize(e.value);
   }
   state.counters["draws_per_s"] =
@@ -227,9 +228,9 @@ struct mlp_task {
 const mlp_task& alg10_task() {
   static const mlp_task t = [] {
     random_stream s(1, 0, 0);
-    const sim::sphere_teacher teacher = sim::random_sphere_teacher(kMlpDim, 4, s);
-    const sim::dataset all = sim::sphere_teacher_data(2000, teacher, 0.05, s);
-    auto [train, test] = sim::train_test_split(all, 1000);
+    const learners::sphere_teacher teacher = learners::random_sphere_teacher(kMlpDim, 4, s);
+    const sim::dataset all = learners::sphere_teacher_data(2000, teacher, 0.05, s);
+    auto [train, test] = learners::train_test_split(all, 1000);
     mlp_task out;
     out.train = std::make_shared<const sim::dataset>(std::move(train));
     out.test = std::move(test);
@@ -250,10 +251,10 @@ const mlp_task& alg10_task() {
 static void BM_run_alg10(benchmark::State& state) {
   const auto m = static_cast<std::size_t>(state.range(0));
   const mlp_task& task = alg10_task();
-  const sim::mlp_architecture a{kMlpDim, m, kMlpDepth};
-  const sim::mlp_model f(task.train, a);
+  const learners::mlp_architecture a{kMlpDim, m, kMlpDepth};
+  const learners::mlp_model f(task.train, a);
   random_stream init(1, 0, 1);
-  const sim::vector w0 = sim::mlp_initial_weights(a, init);
+  const sim::vector w0 = learners::mlp_initial_weights(a, init);
   dpkit::risk::mlp_training tr;
   tr.examples = 1000;
   tr.input_dimension = kMlpDim;
@@ -265,17 +266,17 @@ static void BM_run_alg10(benchmark::State& state) {
   tr.epsilon = 1;
   tr.delta = 1e-6;
   tr.sampling_rate = kMlpRate;
-  sim::alg10_options o;
+  learners::alg10_options o;
   o.sampling_rate = kMlpRate;
   o.steps = kMlpSteps;
   o.learning_rate = dpkit::risk::mlp_step_size(tr);
   o.clip = kMlpClip;
-  o.noise = sim::alg10_noise_std(task.z, kMlpClip, kMlpRate, 1000);
-  o.constraint = sim::mlp_constraint::around_init;
+  o.noise = learners::alg10_noise_std(task.z, kMlpClip, kMlpRate, 1000);
+  o.constraint = learners::mlp_constraint::around_init;
   o.radius = kMlpRadius;
   std::uint64_t rep = 0;
   for (auto _ : state) {
-    const sim::alg10_result r = sim::run_alg10(f, o, w0, {1, rep++, 10}, &task.test);
+    const learners::alg10_result r = learners::run_alg10(f, o, w0, {1, rep++, 10}, &task.test);
     benchmark::DoNotOptimize(r.test_average.loss);
   }
   state.counters["parameters"] = static_cast<double>(a.dimension());
@@ -288,10 +289,10 @@ BENCHMARK(BM_run_alg10)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecon
 static void BM_mlp_gradient(benchmark::State& state) {
   const auto m = static_cast<std::size_t>(state.range(0));
   const mlp_task& task = alg10_task();
-  const sim::mlp_architecture a{kMlpDim, m, kMlpDepth};
-  const sim::mlp_model f(task.train, a);
+  const learners::mlp_architecture a{kMlpDim, m, kMlpDepth};
+  const learners::mlp_model f(task.train, a);
   random_stream init(1, 0, 1);
-  const sim::vector w = sim::mlp_initial_weights(a, init);
+  const sim::vector w = learners::mlp_initial_weights(a, init);
   sim::vector g(w.size());
   for (auto _ : state) {
     for (std::size_t i = 0; i < f.examples(); ++i) f.gradient(i, w, g);
@@ -314,29 +315,29 @@ constexpr lt_size kQuick{3, 150, 20, 50, 64, 200};       // zxd26_longtail.cpp q
 constexpr lt_size kPaper{5, 1000, 100, 100, 256, 1400};  // ZXD+26 §5.1 (full tier)
 
 struct lt_problem {
-  std::shared_ptr<const sim::longtail_data> train;
-  sim::longtail_data test;
-  std::unique_ptr<sim::longtail_network> net;
+  std::shared_ptr<const learners::longtail_data> train;
+  learners::longtail_data test;
+  std::unique_ptr<learners::longtail_network> net;
   sim::vector w0;
 };
 
 // As zxd26_longtail.cpp's make_problem: ‖u‖ = 0.5, spiked spectra for the NCR, Gaussian ζ,
 // PyTorch initialisation (Haar-rotated), streams 0 data, 5 test, 1 init.
 lt_problem make_longtail(const lt_size& s, std::uint64_t rep) {
-  sim::longtail_data_options o;
+  learners::longtail_data_options o;
   o.classes = s.K;
   o.dimension = s.d;
   o.signal_norm = 0.5;
-  o.spike = sim::spike_for_ncr(s.K, s.d, 0.5, s.ncr);
+  o.spike = learners::spike_for_ncr(s.K, s.d, 0.5, s.ncr);
   random_stream ds(1, rep, 0), ts(1, rep, 5), is(1, rep, 1);
   lt_problem p;
-  p.train = std::make_shared<const sim::longtail_data>(
-      sim::generate_longtail_data(o, std::vector<std::size_t>(s.K, s.per_class), ds));
-  p.test = sim::generate_longtail_data(o, std::vector<std::size_t>(s.K, 100), ts);
-  p.net = std::make_unique<sim::longtail_network>(p.train, s.m);
-  sim::initialisation init;
-  init.type = sim::initialisation::kind::pytorch_uniform;
-  p.w0 = sim::longtail_initial_weights(s.K, s.m, s.d, init, is);
+  p.train = std::make_shared<const learners::longtail_data>(
+      learners::generate_longtail_data(o, std::vector<std::size_t>(s.K, s.per_class), ds));
+  p.test = learners::generate_longtail_data(o, std::vector<std::size_t>(s.K, 100), ts);
+  p.net = std::make_unique<learners::longtail_network>(p.train, s.m);
+  learners::initialisation init;
+  init.type = learners::initialisation::kind::pytorch_uniform;
+  p.w0 = learners::longtail_initial_weights(s.K, s.m, s.d, init, is);
   return p;
 }
 
@@ -348,13 +349,13 @@ const lt_problem& longtail_problem(bool paper) {
 }
 
 // Clean (C = 0, σ_n = 0) or DP (C = 1, σ_n = zC/B with z = 1); 20 epochs, or `steps` steps.
-sim::longtail_training longtail_options(const lt_size& s, bool dp, long steps) {
-  sim::longtail_training t;
+learners::longtail_training longtail_options(const lt_size& s, bool dp, long steps) {
+  learners::longtail_training t;
   t.batch_size = s.B;
   t.epochs = 20;
   t.steps = steps;
   t.clip = dp ? 1 : 0;
-  t.noise_std = dp ? sim::noise_std_for(1, 1, s.B) : 0;
+  t.noise_std = dp ? learners::noise_std_for(1, 1, s.B) : 0;
   t.record_every = 1000000;  // first and last record only, as the scenarios
   return t;
 }
@@ -364,10 +365,10 @@ void run_longtail(benchmark::State& state, long steps) {
   const bool paper = state.range(0) == 1, dp = state.range(1) == 1, generic = state.range(2) == 1;
   const lt_size& s = paper ? kPaper : kQuick;
   const lt_problem& p = longtail_problem(paper);
-  const sim::longtail_training t = longtail_options(s, dp, steps);
-  const sim::noisy_gradient_options o = sim::to_noisy_gradient_options(t, p.train->size());
+  const learners::longtail_training t = longtail_options(s, dp, steps);
+  const sim::noisy_gradient_options o = learners::to_noisy_gradient_options(t, p.train->size());
   // The two paths must agree bit for bit (train_longtail's structured trainer).
-  const sim::vector a = sim::train_longtail(*p.net, t, p.w0, {1, 0, 10}).weights;
+  const sim::vector a = learners::train_longtail(*p.net, t, p.w0, {1, 0, 10}).weights;
   const sim::vector b = sim::run_noisy_gradient(*p.net, o, p.w0, {1, 0, 10});
   if (a != b) {
     state.SkipWithError("train_longtail and run_noisy_gradient differ");
@@ -377,7 +378,7 @@ void run_longtail(benchmark::State& state, long steps) {
   for (auto _ : state) {
     const sim::random_key key{1, rep++, 10};
     const sim::vector w = generic ? sim::run_noisy_gradient(*p.net, o, p.w0, key)
-                                  : sim::train_longtail(*p.net, t, p.w0, key).weights;
+                                  : learners::train_longtail(*p.net, t, p.w0, key).weights;
     benchmark::DoNotOptimize(w.data());
   }
   state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(o.steps),
@@ -418,12 +419,12 @@ static void BM_longtail_replicate_paper(benchmark::State& state) {
   for (auto _ : state) {
     const lt_problem p = make_longtail(kPaper, rep);
     const sim::random_key key{1, rep++, 10};
-    const sim::longtail_run clean =
-        sim::train_longtail(*p.net, longtail_options(kPaper, false, 0), p.w0, key);
-    const sim::longtail_run dp =
-        sim::train_longtail(*p.net, longtail_options(kPaper, true, 0), p.w0, key);
-    benchmark::DoNotOptimize(sim::test_errors(*p.net, clean.weights, p.test).overall());
-    benchmark::DoNotOptimize(sim::test_errors(*p.net, dp.weights, p.test).overall());
+    const learners::longtail_run clean =
+        learners::train_longtail(*p.net, longtail_options(kPaper, false, 0), p.w0, key);
+    const learners::longtail_run dp =
+        learners::train_longtail(*p.net, longtail_options(kPaper, true, 0), p.w0, key);
+    benchmark::DoNotOptimize(learners::test_errors(*p.net, clean.weights, p.test).overall());
+    benchmark::DoNotOptimize(learners::test_errors(*p.net, dp.weights, p.test).overall());
   }
 }
 BENCHMARK(BM_longtail_replicate_paper)->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -73,7 +73,7 @@ struct task_sizes {
 std::pair<sim::dataset, sim::dataset> make_task(std::uint64_t seed,
                                                 std::uint64_t rep,
                                                 const task_sizes& t) {
-  return sim::train_test_split(mlp_detail::teacher_data(seed, rep, t.n_train + t.n_test),
+  return learners::train_test_split(mlp_detail::teacher_data(seed, rep, t.n_train + t.n_test),
                                t.n_train);
 }
 
@@ -107,20 +107,20 @@ sweep_result run_sweep(const scenario_context& c,
         const auto data = std::make_shared<const sim::dataset>(train);
         for (std::size_t k = 0; k < K; ++k) {
           const alg10_config& g = configs[k];
-          const sim::mlp_architecture a{kDim, g.width, kDepth};
-          const sim::mlp_model f(data, a);
+          const learners::mlp_architecture a{kDim, g.width, kDepth};
+          const learners::mlp_model f(data, a);
           random_stream init(c.seed, rep, 1);  // W0: the same draws for every config of width m
-          const sim::vector w0 = sim::mlp_initial_weights(a, init);
-          sim::alg10_options o;
+          const sim::vector w0 = learners::mlp_initial_weights(a, init);
+          learners::alg10_options o;
           o.sampling_rate = kRate;
           o.steps = g.steps;
           o.learning_rate = g.eta;
           o.clip = g.clip;
-          o.noise = sim::alg10_noise_std(g.z, g.clip, kRate, sizes.n_train);
-          o.constraint = sim::mlp_constraint::around_init;
+          o.noise = learners::alg10_noise_std(g.z, g.clip, kRate, sizes.n_train);
+          o.constraint = learners::mlp_constraint::around_init;
           o.radius = g.radius;
           // Batches (stream 12) and noise (13) shared by all configs: common random numbers.
-          const sim::alg10_result r = sim::run_alg10(f, o, w0, {c.seed, rep, 10}, &test);
+          const learners::alg10_result r = learners::run_alg10(f, o, w0, {c.seed, rep, 10}, &test);
           out[4 * k] = r.test_average.loss;
           out[4 * k + 1] = r.test_average.error;
           out[4 * k + 2] = r.train_average.loss;
@@ -778,10 +778,10 @@ scenario_result lemma18_linearisation(const scenario_context& c) {
         }
         for (std::size_t j = 0; j < J; ++j) {
           const std::size_t m = widths[j];
-          const sim::mlp_architecture a{kDim, m, kDepth};
-          const sim::mlp_network net(a);
+          const learners::mlp_architecture a{kDim, m, kDepth};
+          const learners::mlp_network net(a);
           random_stream init(c.seed, rep, 1), dir(c.seed, rep, 5);
-          const sim::vector w0 = sim::mlp_initial_weights(a, init);
+          const sim::vector w0 = learners::mlp_initial_weights(a, init);
           const double omega = R / std::sqrt(static_cast<double>(m));
           auto to_sphere = [&](sim::vector& delta) {
             for (std::size_t l = 1; l <= kDepth; ++l) {

@@ -34,8 +34,8 @@ inline double calibrated_z(double q, long steps, double epsilon, double delta) {
 // The replicate's teacher and n examples (stream 0: the teacher, then the examples).
 inline sim::dataset teacher_data(std::uint64_t seed, std::uint64_t rep, std::size_t n) {
   random_stream s(seed, rep, 0);
-  const sim::sphere_teacher teacher = sim::random_sphere_teacher(kDim, kTeacher, s);
-  return sim::sphere_teacher_data(n, teacher, kLabelNoise, s);
+  const learners::sphere_teacher teacher = learners::random_sphere_teacher(kDim, kTeacher, s);
+  return learners::sphere_teacher_data(n, teacher, kLabelNoise, s);
 }
 
 using rowmajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -51,7 +51,7 @@ struct batch_pass {
   Eigen::VectorXd f;
 };
 
-inline batch_pass forward_backward(const sim::mlp_architecture& a,
+inline batch_pass forward_backward(const learners::mlp_architecture& a,
                                    const sim::vector& w,
                                    const Eigen::MatrixXd& x,  // n×d, row i = x_i
                                    bool backward) {

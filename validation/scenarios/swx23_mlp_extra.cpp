@@ -71,7 +71,7 @@ struct ntk_grams {
   Eigen::VectorXd f0;
 };
 
-ntk_grams layer_grams(const sim::mlp_architecture& a,
+ntk_grams layer_grams(const learners::mlp_architecture& a,
                       const sim::vector& w0,
                       const Eigen::MatrixXd& x) {
   const batch_pass b = forward_backward(a, w0, x, true);
@@ -248,14 +248,14 @@ scenario_result fig1_ntrf(const scenario_context& c) {
         const sim::dataset data = teacher_data(c.seed, rep, n);
         double check = 0;
         for (std::size_t j = 0; j < J; ++j) {
-          const sim::mlp_architecture a{kDim, widths[j], kDepth};
+          const learners::mlp_architecture a{kDim, widths[j], kDepth};
           random_stream init(c.seed, rep, 20 + j);  // an independent W0 per width
-          const sim::vector w0 = sim::mlp_initial_weights(a, init);
+          const sim::vector w0 = learners::mlp_initial_weights(a, init);
           const ntk_grams g = layer_grams(a, w0, data.features);
           if (j == 0) {
             // Cross-check of the Gram factorisation against the library's back-propagation
-            // (sim::mlp_network::output_gradient) on the first three examples.
-            const sim::mlp_network net(a);
+            // (learners::mlp_network::output_gradient) on the first three examples.
+            const learners::mlp_network net(a);
             std::vector<sim::vector> grads(3, sim::vector(w0.size()));
             for (std::size_t i = 0; i < 3; ++i) {
               const double f = net.output_gradient(

@@ -86,7 +86,7 @@ scenario_result fig5_sample_size(const scenario_context& c) {
     g.T = fig5_steps(n);
     g.delta = 1 / std::pow(static_cast<double>(n), 2);  // δ = 1/n² (Fig 5)
     g.z = calibrated_z(kRate, g.T, kEpsilon, g.delta);
-    g.sigma = sim::alg10_noise_std(g.z, C, kRate, n);
+    g.sigma = learners::alg10_noise_std(g.z, C, kRate, n);
     risk::mlp_training tr;
     tr.examples = static_cast<long long>(n);
     tr.input_dimension = kDim;
@@ -118,32 +118,32 @@ scenario_result fig5_sample_size(const scenario_context& c) {
         // One teacher per replicate; the test set first, then a pool whose prefixes are the
         // training sets (nested across n: the comparisons across n are paired by replicate).
         const sim::dataset all = teacher_data(c.seed, rep, n_test + sizes.back());
-        const auto [test, pool] = sim::train_test_split(all, n_test);
+        const auto [test, pool] = learners::train_test_split(all, n_test);
         for (std::size_t j = 0; j < J; ++j) {
           const config& g = configs[j];
           sim::dataset train;
           train.features = pool.features.topRows(static_cast<Eigen::Index>(g.n));
           train.labels = pool.labels.head(static_cast<Eigen::Index>(g.n));
           const auto data = std::make_shared<const sim::dataset>(std::move(train));
-          const sim::mlp_architecture a{kDim, g.m, kDepth};
-          const sim::mlp_model f(data, a);
+          const learners::mlp_architecture a{kDim, g.m, kDepth};
+          const learners::mlp_model f(data, a);
           random_stream init(c.seed, rep, 20 + j);
-          const sim::vector w0 = sim::mlp_initial_weights(a, init);
-          sim::alg10_options o;
+          const sim::vector w0 = learners::mlp_initial_weights(a, init);
+          learners::alg10_options o;
           o.sampling_rate = kRate;
           o.steps = g.T;
           o.learning_rate = g.eta;
           o.clip = C;
           o.noise = g.sigma;
-          o.constraint = sim::mlp_constraint::around_init;
+          o.constraint = learners::mlp_constraint::around_init;
           o.radius = R;
           const sim::random_key key{c.seed, rep, 100 + 10 * j};
-          const sim::alg10_result dp = sim::run_alg10(f, o, w0, key, &test);
+          const learners::alg10_result dp = learners::run_alg10(f, o, w0, key, &test);
           // The non-private run: the same W0, the same Poisson batches (stream base + 2), the
           // same η and projection; no clipping (C = 1e300 is never reached) and no noise.
           o.clip = 1e300;
           o.noise = 0;
-          const sim::alg10_result sgd = sim::run_alg10(f, o, w0, key, &test);
+          const learners::alg10_result sgd = learners::run_alg10(f, o, w0, key, &test);
           out[4 * j] = dp.test_average.loss;
           out[4 * j + 1] = sgd.test_average.loss;
           out[4 * j + 2] = dp.test_average.error;
@@ -362,10 +362,10 @@ scenario_result lemma20_22_init(const scenario_context& c) {
         const double P = static_cast<double>(points);
         auto measure = [&](std::size_t m, std::size_t L, std::uint64_t stream, double& msd,
                            double& grad_loss, double& grad_f, std::vector<double>* by_layer) {
-          const sim::mlp_architecture a{kDim, m, L};
-          const sim::mlp_model model(data, a);
+          const learners::mlp_architecture a{kDim, m, L};
+          const learners::mlp_model model(data, a);
           random_stream init(c.seed, rep, stream);
-          const sim::vector w0 = sim::mlp_initial_weights(a, init);
+          const sim::vector w0 = learners::mlp_initial_weights(a, init);
           sim::vector norms(static_cast<Eigen::Index>(L)), g(w0.size());
           msd = grad_loss = grad_f = 0;
           for (std::size_t i = 0; i < points; ++i) {
@@ -424,9 +424,9 @@ scenario_result lemma20_22_init(const scenario_context& c) {
           for (Eigen::Index k = 0; k < x.cols(); ++k) x(i, k) = xs.normal();
           x.row(i) /= x.row(i).norm();
         }
-        const sim::mlp_architecture a{kDim, max_width, kDepth};
+        const learners::mlp_architecture a{kDim, max_width, kDepth};
         random_stream init(c.seed, rep, 41);
-        const sim::vector w0 = sim::mlp_initial_weights(a, init);
+        const sim::vector w0 = learners::mlp_initial_weights(a, init);
         const batch_pass b = forward_backward(a, w0, x, false);
         const Eigen::VectorXd h = b.hidden[kDepth - 1].colwise().norm().transpose();
         double max_f = 0, max_normalised = 0;

@@ -37,7 +37,7 @@ namespace {
 
 using nonconvex_detail::dbl;
 using nonconvex_detail::population;
-using sim::glm_link;
+using learners::glm_link;
 
 // ---- swx23-lemma3-surrogate-gap ------------------------------------------------------------------
 
@@ -54,7 +54,7 @@ scenario_result lemma3(const scenario_context& c) {
   // Observables per link: excess, surrogate excess, ratio excess/(2G·surrogate).
   std::vector<sim::observable> obs;
   for (const glm_link l : links) {
-    const std::string s = sim::to_string(l);
+    const std::string s = learners::to_string(l);
     obs.push_back({"excess, " + s, true});
     obs.push_back({"surrogate excess, " + s, true});
     obs.push_back({"ratio, " + s, true});
@@ -76,12 +76,12 @@ scenario_result lemma3(const scenario_context& c) {
           const double r = inst.uniform(0, rep % 2 == 0 ? 4.0 : 0.2);
           const sim::vector w_star = W * u / u.norm();
           const sim::vector w = w_star + r * v / v.norm();
-          const sim::glm_population p = population(l, d, theta, w_star);
+          const learners::glm_population p = population(l, d, theta, w_star);
           // Common draws of x for both quantities (same stream key).
           random_stream s1(c.seed, rep, 10 + li), s2(c.seed, rep, 10 + li);
           const double e = p.excess_risk(l, w, samples, s1).value;
           const double se = p.surrogate_excess_risk(l, w, samples, s2).value;
-          const double G = sim::link_lipschitz(l);
+          const double G = learners::link_lipschitz(l);
           out[4 * li] = e;
           out[4 * li + 1] = se;
           out[4 * li + 2] = se > 0 ? e / risk::surrogate_excess_to_risk(G, se) : 0;
@@ -100,13 +100,13 @@ scenario_result lemma3(const scenario_context& c) {
     sim::vector u(static_cast<Eigen::Index>(d));
     for (Eigen::Index j = 0; j < u.size(); ++j) u(j) = inst.normal();
     const sim::vector w_star = inst.uniform(0.5, 3) * u / u.norm();
-    const sim::glm_population p = population(l, d, theta, w_star);
+    const learners::glm_population p = population(l, d, theta, w_star);
     const sim::dataset data = p.sample(gradient_samples, fs, ls);
     Eigen::MatrixXd grads(static_cast<Eigen::Index>(gradient_samples),
                           static_cast<Eigen::Index>(d));
     for (Eigen::Index i = 0; i < grads.rows(); ++i) {
       const double b = data.features.row(i).dot(w_star);
-      grads.row(i) = (sim::link_value(l, b) - data.labels(i)) * data.features.row(i);
+      grads.row(i) = (learners::link_value(l, b) - data.labels(i)) * data.features.row(i);
     }
     const Eigen::VectorXd mean = grads.colwise().mean();
     const Eigen::MatrixXd centred = grads.rowwise() - mean.transpose();
@@ -115,7 +115,7 @@ scenario_result lemma3(const scenario_context& c) {
     const double pval = boost::math::cdf(
         boost::math::complement(boost::math::chi_squared(static_cast<double>(theta)), stat));
     min_p = std::min(min_p, pval);
-    gradient_note += " " + std::string(sim::to_string(l)) + " |w*| = " + sig(w_star.norm(), 3) +
+    gradient_note += " " + std::string(learners::to_string(l)) + " |w*| = " + sig(w_star.norm(), 3) +
                      ": |mean grad| = " + sig(mean.norm(), 3) + ", chi2 = " + sig(stat, 3) +
                      ", p = " + sig(pval, 3) + ";";
   }
@@ -151,9 +151,9 @@ scenario_result lemma3(const scenario_context& c) {
       if (q > F) ++exceed;
     if (ratio.stats.max() > worst) {
       worst = ratio.stats.max();
-      worst_link = sim::to_string(links[li]);
+      worst_link = learners::to_string(links[li]);
     }
-    r.notes.push_back(std::string(sim::to_string(links[li])) +
+    r.notes.push_back(std::string(learners::to_string(links[li])) +
                       ": ratio excess/(2G surrogate excess) over " + std::to_string(instances) +
                       " instances: mean " + sig(ratio.stats.mean(), 4) + ", min " +
                       sig(ratio.stats.min(), 4) + ", max " + sig(ratio.stats.max(), 6) +
@@ -191,10 +191,10 @@ scenario_result lemma3(const scenario_context& c) {
   double lo = INFINITY, hi = 0;
   for (std::size_t li = 0; li < 2; ++li) {
     series s;
-    s.name = std::string("instances, ") + sim::to_string(links[li]);
+    s.name = std::string("instances, ") + learners::to_string(links[li]);
     s.style = "points";
     s.colour = static_cast<int>(li);
-    const double G = sim::link_lipschitz(links[li]);
+    const double G = learners::link_lipschitz(links[li]);
     for (std::size_t i = 0; i < res.observables[4 * li].samples.size(); ++i) {
       const double x = 2 * G * res.observables[4 * li + 1].samples[i];
       const double y = res.observables[4 * li].samples[i];
@@ -247,10 +247,10 @@ scenario_result lemma4_6(const scenario_context& c) {
         const double gamma = std::exp(s.uniform(std::log(full ? 0.02 : 0.05), std::log(2.0)));
         // Lemma 4 with the exact Lipschitz constant of g^y: sup_u |σ(u) − y| = max(y − low, 1 − y).
         const double G = std::max(y - low, 1 - y);
-        const double loss = sim::surrogate_loss(l, m, y);
-        const double env = sim::moreau_envelope(l, y, beta, m);
-        const double prox = sim::moreau_prox(l, y, beta, m);
-        const sim::moreau_oracle_result o = sim::moreau_oracle(l, y, beta, m, gamma, B);
+        const double loss = learners::surrogate_loss(l, m, y);
+        const double env = learners::moreau_envelope(l, y, beta, m);
+        const double prox = learners::moreau_prox(l, y, beta, m);
+        const learners::moreau_oracle_result o = learners::moreau_oracle(l, y, beta, m, gamma, B);
         const double exact_derivative = beta * (m - prox);  // Lemma 4 (b)
         const double err = std::abs(o.derivative - exact_derivative);
         out[0] = (loss - env) / risk::moreau_sandwich_gap(G, beta);
@@ -288,7 +288,7 @@ scenario_result lemma4_6(const scenario_context& c) {
                   {"m", "uniform on [-30, 30]"},
                   {"beta", "exp(U(-2, 4))"},
                   {"gamma", full ? "exp(U(log 0.02, log 2))" : "exp(U(log 0.05, log 2))"},
-                  {"reference_prox", "sim::moreau_prox (TOMS 748 root, full double precision)"},
+                  {"reference_prox", "learners::moreau_prox (TOMS 748 root, full double precision)"},
                   {"tier", to_string(c.tier)}};
   int violations = 0;
   double worst = 0;
@@ -361,11 +361,11 @@ scenario_result lemma4_6(const scenario_context& c) {
 // ‖w̄_i − w̄′_i‖/(4Bη_i) restricted to phase `phase` (the phase that holds the record).
 double phase_ratio(const sim::dataset& D,
                    const sim::dataset& Dp,
-                   const sim::phased_sgd_options& o,
+                   const learners::phased_sgd_options& o,
                    std::size_t phase,
                    const sim::random_key& key) {
-  const sim::glm_result a = sim::phased_sgd(D, o, key);
-  const sim::glm_result b = sim::phased_sgd(Dp, o, key);
+  const learners::glm_result a = learners::phased_sgd(D, o, key);
+  const learners::glm_result b = learners::phased_sgd(Dp, o, key);
   const double eta_i = a.releases[phase].eta;
   return (a.phase_averages[phase] - b.phase_averages[phase]).norm() /
          risk::phased_sgd_sensitivity(o.B_bound, eta_i);
@@ -376,7 +376,7 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   const std::uint64_t random_pairs = replicates_for(c, 400, 4000);
   const double F = c.bound_factor, B = 1;  // tanh: range (−1, 1), Lipschitz G = 1
   const std::size_t n_adv = 64, d_adv = 2;
-  sim::phased_sgd_options o;
+  learners::phased_sgd_options o;
   o.link = glm_link::tanh;
   o.B_bound = B;
   o.add_noise = false;
@@ -391,12 +391,12 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
       Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(n_adv), static_cast<Eigen::Index>(d_adv));
   base.features.col(0).setOnes();
   base.labels = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(n_adv));
-  const std::vector<std::size_t> sizes = sim::phase_sizes(n_adv);
+  const std::vector<std::size_t> sizes = learners::phase_sizes(n_adv);
   std::vector<double> adv_ratio;
   double adv_worst = 0;
   const double adv_eta = 8;  // η_1 = 2 = 2/G: the edge of the theorem's range
   {
-    sim::phased_sgd_options oa = o;
+    learners::phased_sgd_options oa = o;
     oa.eta = adv_eta;
     oa.w0 = sim::vector(static_cast<Eigen::Index>(d_adv));
     oa.w0 << 10 * std::sqrt(2.0), -10 * std::sqrt(2.0);
@@ -418,7 +418,7 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
   // random w0 (|w0| ≤ 5), η ∈ (0, 8] (η_1 ≤ 2/G), a random phase and a random record of it
   // replaced by a random (x′, y′) with |x′| = 1, y′ = ±1.
   const std::size_t n = full ? 512 : 128, d = 3;
-  const std::vector<std::size_t> rs = sim::phase_sizes(n);
+  const std::vector<std::size_t> rs = learners::phase_sizes(n);
   std::vector<sim::observable> obs = {{"ratio", true}, {"phase", true}, {"eta", true}};
   sim::monte_carlo_options mc = mc_options(c, random_pairs, "swx23-alg2-sensitivity");
   const sim::monte_carlo_result res = sim::run_monte_carlo(
@@ -427,9 +427,9 @@ scenario_result alg2_sensitivity(const scenario_context& c) {
         random_stream s(c.seed, rep, 0), fs(c.seed, rep, 1), ls(c.seed, rep, 2);
         sim::vector w_star(static_cast<Eigen::Index>(d));
         for (Eigen::Index j = 0; j < w_star.size(); ++j) w_star(j) = s.normal();
-        const sim::glm_population p = population(glm_link::tanh, d, d, w_star);
+        const learners::glm_population p = population(glm_link::tanh, d, d, w_star);
         const sim::dataset D = p.sample(n, fs, ls);
-        sim::phased_sgd_options orr = o;
+        learners::phased_sgd_options orr = o;
         orr.eta = s.uniform(0.01, 8.0);
         orr.w0 = sim::vector(static_cast<Eigen::Index>(d));
         for (Eigen::Index j = 0; j < orr.w0.size(); ++j)

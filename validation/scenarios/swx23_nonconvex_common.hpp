@@ -17,15 +17,15 @@ inline double dbl(std::size_t n) {
 
 // A well-specified population: x = (z, 0) with z uniform on S^{θ−1} (‖x‖ = 1), binary labels
 // with E[y|x] = σ(⟨w*, x⟩).
-inline sim::glm_population population(sim::glm_link link,
+inline learners::glm_population population(learners::glm_link link,
                                       std::size_t d,
                                       std::size_t theta,
                                       const sim::vector& w_star) {
-  sim::glm_population p;
-  p.design = sim::glm_design::coordinate(d, theta, sim::glm_design_law::unit_sphere);
+  learners::glm_population p;
+  p.design = learners::glm_design::coordinate(d, theta, learners::glm_design_law::unit_sphere);
   p.teacher.link = link;
   p.teacher.w_star = w_star;
-  p.teacher.noise = sim::glm_label_noise::binary;
+  p.teacher.noise = learners::glm_label_noise::binary;
   return p;
 }
 

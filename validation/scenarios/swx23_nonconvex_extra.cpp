@@ -40,7 +40,7 @@
 namespace dpkit::validation {
 namespace {
 
-using sim::glm_link;
+using learners::glm_link;
 
 double dbl(std::size_t n) {
   return static_cast<double>(n);
@@ -275,11 +275,11 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
         data.labels.resize(static_cast<Eigen::Index>(n));
         for (Eigen::Index i = 0; i < data.labels.size(); ++i)  // binary, E[y|x] = σ(W x_1)
           data.labels(i) =
-              ls.uniform() < sim::link_value(glm_link::sigmoid, W * data.features(i, 0)) ? 1.0
+              ls.uniform() < learners::link_value(glm_link::sigmoid, W * data.features(i, 0)) ? 1.0
                                                                                          : 0.0;
         random_stream xs(c.seed, rep, 3);  // common x draws for every m
         const Eigen::MatrixXd Xt = jl_design_sample(samples, d, a, xs);
-        sim::phased_sgd_options o;
+        learners::phased_sgd_options o;
         o.link = glm_link::sigmoid;
         o.epsilon = epsilon;
         o.delta = delta;
@@ -288,14 +288,14 @@ scenario_result thm2_jl_ushape(const scenario_context& c) {
         o.theta_rank = dbl(theta);
         for (std::size_t j = 0; j < ms.size(); ++j) {
           o.jl_dim = ms[j];
-          const sim::glm_result g = sim::jl_phased_sgd(data, o, {c.seed, rep, 10});
+          const learners::glm_result g = learners::jl_phased_sgd(data, o, {c.seed, rep, 10});
           // Excess risk E_x(σ(⟨w, x⟩) − σ(⟨w*, x⟩))² (the excess-risk identity of SWX+23 §4.1.1),
           // Monte Carlo.
           const Eigen::VectorXd pred = Xt * g.w;
           double e = 0;
           for (Eigen::Index i = 0; i < pred.size(); ++i)
-            e += std::pow(sim::link_value(glm_link::sigmoid, pred(i)) -
-                              sim::link_value(glm_link::sigmoid, W * Xt(i, 0)),
+            e += std::pow(learners::link_value(glm_link::sigmoid, pred(i)) -
+                              learners::link_value(glm_link::sigmoid, W * Xt(i, 0)),
                           2);
           out[j] = e / dbl(samples);
         }
@@ -406,12 +406,12 @@ scenario_result thm7_contraction(const scenario_context& c) {
   // Teacher: y = clamp_B(ReLU(<w*, x>) + U[−h, h]): |y| ≤ B (Assumption 2), misspecified (the
   // clamp is active where <w*, x> > B − h, probability ≈ 0.6 %), so w*_ℓ ≠ w*; opt is then close
   // to the Bayes risk, which makes the Thm 7 check (c) decidable from the bracket below.
-  sim::glm_population p;
-  p.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::gaussian);
+  learners::glm_population p;
+  p.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::gaussian);
   p.teacher.link = glm_link::relu;
   p.teacher.w_star =
       sim::vector::Constant(static_cast<Eigen::Index>(d), W_teacher / std::sqrt(dbl(d)));
-  p.teacher.noise = sim::glm_label_noise::uniform;
+  p.teacher.noise = learners::glm_label_noise::uniform;
   p.teacher.noise_scale = h;
   p.teacher.clamp = B;
   // For x ~ N(0, I_d) (derived), χ^{σw} = w/2, so w*_ℓ = 2 E[yx] (quadrature).
@@ -435,7 +435,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
       [&](std::uint64_t rep, std::span<double> out) {
         random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1);
         const sim::dataset data = p.sample(static_cast<std::size_t>(K) * chunk, fs, ls);
-        sim::adaptive_gd_options o;
+        learners::adaptive_gd_options o;
         o.epsilon = epsilon;
         o.delta = delta;
         o.B_bound = B;
@@ -451,7 +451,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
           const auto rows = static_cast<Eigen::Index>(static_cast<std::size_t>(T) * chunk);
           sim::dataset prefix{data.features.topRows(rows), data.labels.head(rows)};
           o.steps = T;
-          const sim::glm_result g = sim::adaptive_batched_gd(prefix, o, {c.seed, rep, 10});
+          const learners::glm_result g = learners::adaptive_batched_gd(prefix, o, {c.seed, rep, 10});
           out[k] = (g.w - w_l).squaredNorm();
           if (T == K) wK = g.w;
         }
@@ -459,7 +459,7 @@ scenario_result thm7_contraction(const scenario_context& c) {
         o.add_noise = true;
         o.corrected_sensitivity = true;
         o.noise_multiplier = z_tight;
-        const sim::glm_result g = sim::adaptive_batched_gd(data, o, {c.seed, rep, 10});
+        const learners::glm_result g = learners::adaptive_batched_gd(data, o, {c.seed, rep, 10});
         out[checkpoints] = (g.w - w_l).squaredNorm();
         random_stream s(c.seed, rep, 2);
         out[checkpoints + 1] = p.risk(glm_link::relu, g.w, samples, s).value;
@@ -472,9 +472,9 @@ scenario_result thm7_contraction(const scenario_context& c) {
   // min{L_P(w*), L_P(w*_ℓ)}.
   const std::size_t big = full ? 2000000 : 400000;
   random_stream s1(c.seed, 0, 900), s2(c.seed, 0, 900), s3(c.seed, 0, 900);
-  const sim::mc_estimate L_teacher = p.risk(glm_link::relu, p.teacher.w_star, big, s1);
-  const sim::mc_estimate E_teacher = p.excess_risk(glm_link::relu, p.teacher.w_star, big, s2);
-  const sim::mc_estimate L_wl = p.risk(glm_link::relu, w_l, big, s3);
+  const learners::mc_estimate L_teacher = p.risk(glm_link::relu, p.teacher.w_star, big, s1);
+  const learners::mc_estimate E_teacher = p.excess_risk(glm_link::relu, p.teacher.w_star, big, s2);
+  const learners::mc_estimate L_wl = p.risk(glm_link::relu, w_l, big, s3);
   const double bayes = L_teacher.value - E_teacher.value;  // E Var(y|x), same draws
   const double opt_upper = std::min(L_teacher.value + 3 * L_teacher.standard_error,
                                     L_wl.value + 3 * L_wl.standard_error);
@@ -666,10 +666,10 @@ scenario_result lemma7_floor(const scenario_context& c) {
   const std::size_t d = 3;
   const int degree = 2;
   const glm_link link = glm_link::sigmoid;  // Assumption 3: σ: R → [0, 1], G = 1/4
-  const double G = sim::link_lipschitz(link);
+  const double G = learners::link_lipschitz(link);
   const std::vector<double> Ms = {0.05, 0.3, 1.0, 3.0};
-  const sim::glm_design design = sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_ball);
-  const std::size_t k = sim::polynomial_feature_dimension(d, degree);
+  const learners::glm_design design = learners::glm_design::coordinate(d, d, learners::glm_design_law::unit_ball);
+  const std::size_t k = learners::polynomial_feature_dimension(d, degree);
   // Observables: the slack F × RHS − LHS (mean over x), its standard error, LHS, surrogate
   // excess, M.
   const std::vector<sim::observable> obs = {{"slack", true},  {"slack se", true},
@@ -690,11 +690,11 @@ scenario_result lemma7_floor(const scenario_context& c) {
         for (Eigen::Index j = 0; j < a.size(); ++j) a(j) = inst.uniform(-6, 6) / std::sqrt(3.0);
         const double phase = inst.uniform(0, 2 * std::numbers::pi);
         const Eigen::MatrixXd X = design.sample(samples, xs);
-        const Eigen::MatrixXd Psi = sim::polynomial_features(X, degree);
+        const Eigen::MatrixXd Psi = learners::polynomial_features(X, degree);
         const Eigen::VectorXd b0 = Psi * w_star;
         Eigen::VectorXd mean_y(b0.size());  // E[y|x] = σ(⟨w*, ψ(x)⟩ + φ(x)) (binary labels)
         for (Eigen::Index i = 0; i < b0.size(); ++i)
-          mean_y(i) = sim::link_value(link, b0(i) + M * std::sin(X.row(i).dot(a) + phase));
+          mean_y(i) = learners::link_value(link, b0(i) + M * std::sin(X.row(i).dot(a) + phase));
         // w: even instances w* + r v (random direction, r ~ U(0, 4) or U(0, 0.3)); odd instances
         // w* − t g with g = ∇L^ℓ_P(w*) = E[(σ(b0) − E[y|x]) ψ(x)] on the same draws, t ~ U(0, 40):
         // towards the surrogate minimiser, where L^ℓ_P(w) − L^ℓ_P(w*) < 0 (w* minimises L^ℓ_P
@@ -706,7 +706,7 @@ scenario_result lemma7_floor(const scenario_context& c) {
         } else {
           Eigen::VectorXd resid(b0.size());
           for (Eigen::Index i = 0; i < b0.size(); ++i)
-            resid(i) = sim::link_value(link, b0(i)) - mean_y(i);
+            resid(i) = learners::link_value(link, b0(i)) - mean_y(i);
           const sim::vector g = Psi.transpose() * resid / dbl(samples);
           w = w_star - inst.uniform(0, 40) * g;
         }
@@ -717,8 +717,8 @@ scenario_result lemma7_floor(const scenario_context& c) {
         double se_sum = 0, ex_sum = 0;
         std::vector<double> slack(static_cast<std::size_t>(aw.size()));
         for (Eigen::Index i = 0; i < aw.size(); ++i) {
-          const double e = std::pow(sim::link_value(link, aw(i)) - mean_y(i), 2);
-          const double s = sim::link_integral(link, aw(i)) - sim::link_integral(link, b0(i)) -
+          const double e = std::pow(learners::link_value(link, aw(i)) - mean_y(i), 2);
+          const double s = learners::link_integral(link, aw(i)) - learners::link_integral(link, b0(i)) -
                            mean_y(i) * (aw(i) - b0(i));
           ex_sum += e;
           se_sum += s;
@@ -888,14 +888,14 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
         // Well-specified ReLU teacher (model (1) with σ = ReLU): y = ReLU(<w*, x>) + U[−h, h],
         // |y| ≤ W + h = B; x uniform on S^{d−1} (‖x‖ = 1). Common data and noise key for every T.
         random_stream ws(c.seed, rep, 0), fs(c.seed, rep, 1), ls(c.seed, rep, 2);
-        sim::glm_population p;
-        p.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_sphere);
+        learners::glm_population p;
+        p.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::unit_sphere);
         p.teacher.link = glm_link::relu;
         p.teacher.w_star = W * unit_direction(d, ws);
-        p.teacher.noise = sim::glm_label_noise::uniform;
+        p.teacher.noise = learners::glm_label_noise::uniform;
         p.teacher.noise_scale = h;
         const sim::dataset data = p.sample(n, fs, ls);
-        sim::relu_pgd_options o;
+        learners::relu_pgd_options o;
         o.epsilon = epsilon;
         o.delta = delta;
         o.W_norm = W;
@@ -904,7 +904,7 @@ scenario_result thm6_steps_ushape(const scenario_context& c) {
         o.eta = eta;
         for (std::size_t j = 0; j < Ts.size(); ++j) {
           o.steps = Ts[j];
-          const sim::glm_result g = sim::relu_dp_pgd(data, o, {c.seed, rep, 10});
+          const learners::glm_result g = learners::relu_dp_pgd(data, o, {c.seed, rep, 10});
           random_stream s(c.seed, rep, 3);
           out[j] = p.excess_risk(glm_link::relu, g.w, samples, s).value;
         }

@@ -38,7 +38,7 @@
 namespace dpkit::validation {
 namespace {
 
-using sim::glm_link;
+using learners::glm_link;
 
 double dbl(std::size_t n) {
   return static_cast<double>(n);
@@ -210,16 +210,16 @@ sim::vector diagonal(std::size_t d, double W) {
 }
 
 // Well-specified sigmoid GLM, x uniform on S^{d−1}, binary labels (Algs 3 and 5).
-sim::glm_population sigmoid_population(std::size_t d, double W) {
-  sim::glm_population p;
-  p.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_sphere);
+learners::glm_population sigmoid_population(std::size_t d, double W) {
+  learners::glm_population p;
+  p.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::unit_sphere);
   p.teacher.link = glm_link::sigmoid;
   p.teacher.w_star = diagonal(d, W);
-  p.teacher.noise = sim::glm_label_noise::binary;
+  p.teacher.noise = learners::glm_label_noise::binary;
   return p;
 }
 
-double excess_of_zero(const sim::glm_population& p, glm_link link, const scenario_context& c) {
+double excess_of_zero(const learners::glm_population& p, glm_link link, const scenario_context& c) {
   random_stream s(c.seed, 0, 999);
   return p
       .excess_risk(link, sim::vector::Zero(static_cast<Eigen::Index>(p.design.dimension)), 200000,
@@ -238,7 +238,7 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
   // 1/√n}; the n sweep at ε = 4 uses η = 2 = 1/(2G), the largest step of the privacy proof (with
   // the default 1/√n every run there is pre-asymptotic: the phases are too short to converge).
   const double W = 1, delta = 1e-5, eta = 2;
-  const sim::glm_population p = sigmoid_population(d, W);
+  const learners::glm_population p = sigmoid_population(d, W);
   // The JL dimension m = ⌈(nε)^{2/3}⌉ (Thm 2's m* without its log(n/δ) factor, which would give
   // m ≈ 20(nε)^{2/3}: the rate is the same up to that log, and the runs stay affordable).
   const std::size_t n_private = full ? 65536 : 16384;
@@ -260,13 +260,13 @@ scenario_result thm2_alg3_rate(const scenario_context& c) {
     }
     const auto rows = static_cast<Eigen::Index>(n);
     const sim::dataset data{all.features.topRows(rows), all.labels.head(rows)};
-    sim::phased_sgd_options o;
+    learners::phased_sgd_options o;
     o.epsilon = eps;
     o.delta = delta;
     o.B_bound = 1;
     o.eta = step;
     o.jl_dim = static_cast<std::size_t>(std::ceil(std::pow(dbl(n) * eps, 2.0 / 3)));
-    const sim::glm_result g = sim::jl_phased_sgd(data, o, {c.seed, rep, 10});
+    const learners::glm_result g = learners::jl_phased_sgd(data, o, {c.seed, rep, 10});
     return p.excess_risk(glm_link::sigmoid, g.w, samples, es).value;
   };
   const double eps_large = 4;
@@ -322,7 +322,7 @@ scenario_result thm4_alg5_rate(const scenario_context& c) {
   const std::uint64_t replicates = replicates_for(c, 8, 400);
   const std::size_t samples = full ? 20000 : 4000, d = 2;
   const double W = 1, delta = 1e-5, eps = 4;  // curvature as in swx23-thm2-alg3-rate
-  const sim::glm_population p = sigmoid_population(d, W);
+  const learners::glm_population p = sigmoid_population(d, W);
   const std::vector<std::size_t> ns = full ? std::vector<std::size_t>{8192, 32768, 131072, 524288}
                                            : std::vector<std::size_t>{8192, 32768, 131072};
   std::vector<sweep> sweeps(1);
@@ -333,14 +333,14 @@ scenario_result thm4_alg5_rate(const scenario_context& c) {
   sweeps[0].excess = [&](std::uint64_t rep, std::size_t j) {
     random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1), es(c.seed, rep, 2);
     const sim::dataset data = p.sample(ns[j], fs, ls);
-    sim::phased_sgd_options o;
+    learners::phased_sgd_options o;
     o.epsilon = eps;
     o.delta = delta;
     o.B_bound = 1;
     o.theta_rank = dbl(d);
-    o.oracle = sim::moreau_oracle_kind::exact;  // the γ → 0 limit of Alg 4 (docs/nonconvex.md)
+    o.oracle = learners::moreau_oracle_kind::exact;  // the γ → 0 limit of Alg 4 (docs/nonconvex.md)
     o.eta = 2 / std::sqrt(dbl(ns[j]));          // 2/β: the largest step of Thm 4's proof
-    const sim::glm_result g = sim::moreau_phased_sgd(data, o, {c.seed, rep, 10});
+    const learners::glm_result g = learners::moreau_phased_sgd(data, o, {c.seed, rep, 10});
     return p.excess_risk(glm_link::sigmoid, g.w, samples, es).value;
   };
   rate_header h;
@@ -378,24 +378,24 @@ scenario_result thm6_alg7_rate(const scenario_context& c) {
   const double W = 1, h_noise = 0.5, B = W + h_noise, delta = 1e-5;
   // Well-specified ReLU teacher y = ReLU(<w*, x>) + U[−h, h] on the unit sphere (as
   // swx23-thm6-steps-ushape), w* = W(1, …, 1)/√d.
-  sim::glm_population p;
-  p.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_sphere);
+  learners::glm_population p;
+  p.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::unit_sphere);
   p.teacher.link = glm_link::relu;
   p.teacher.w_star = diagonal(d, W);
-  p.teacher.noise = sim::glm_label_noise::uniform;
+  p.teacher.noise = learners::glm_label_noise::uniform;
   p.teacher.noise_scale = h_noise;
   // Φ = I_d (use_jl = false, m = d): at d = 5 the JL step cannot reduce the dimension, and the
   // rate with m = d is the theorem's with its m fixed; T and η are Thm 6's defaults at m = d.
   auto run = [&](std::uint64_t rep, std::size_t n, double eps) {
     random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1), es(c.seed, rep, 2);
     const sim::dataset data = p.sample(n, fs, ls);
-    sim::relu_pgd_options o;
+    learners::relu_pgd_options o;
     o.epsilon = eps;
     o.delta = delta;
     o.W_norm = W;
     o.B_bound = B;
     o.use_jl = false;
-    const sim::glm_result g = sim::relu_dp_pgd(data, o, {c.seed, rep, 10});
+    const learners::glm_result g = learners::relu_dp_pgd(data, o, {c.seed, rep, 10});
     return p.excess_risk(glm_link::relu, g.w, samples, es).value;
   };
   const std::size_t n_private = full ? 8192 : 4096;
@@ -458,15 +458,15 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   // The misspecified ReLU teacher of swx23-thm7-alg8-contraction on x ~ N(0, I_d):
   // y = clamp_B(ReLU(<w*, x>) + U[−h, h]), and w*_ℓ = 2E[yx] (derived for Gaussian x) by
   // quadrature.
-  std::vector<sim::glm_population> pops;
+  std::vector<learners::glm_population> pops;
   std::vector<sim::vector> targets;
   std::vector<double> start;  // ‖w0 − w*_ℓ‖² with w0 = 0
   for (const std::size_t d : dims) {
-    sim::glm_population p;
-    p.design = sim::glm_design::coordinate(d, d, sim::glm_design_law::gaussian);
+    learners::glm_population p;
+    p.design = learners::glm_design::coordinate(d, d, learners::glm_design_law::gaussian);
     p.teacher.link = glm_link::relu;
     p.teacher.w_star = diagonal(d, W_teacher);
-    p.teacher.noise = sim::glm_label_noise::uniform;
+    p.teacher.noise = learners::glm_label_noise::uniform;
     p.teacher.noise_scale = h_noise;
     p.teacher.clamp = B;
     targets.push_back(2 * p.label_correlation());
@@ -480,7 +480,7 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
   std::vector<double> corrected_runs(replicates * dims.size(), NAN);
   auto run = [&](std::uint64_t rep, std::size_t j, const sim::dataset& data, bool corrected) {
     const std::size_t d = dims[j];
-    sim::adaptive_gd_options o;
+    learners::adaptive_gd_options o;
     o.epsilon = epsilon;
     o.delta = delta;
     o.B_bound = B;
@@ -490,7 +490,7 @@ scenario_result thm7_alg8_dimension(const scenario_context& c) {
     // The printed calibration uses Assumption 2's ‖x‖ ≤ √d; the corrected one R_x = 2√d (a bound
     // that ~all Gaussian records meet: P(‖x‖ > 2√d) ≈ 2e-5 at d = 10).
     o.feature_norm_bound = corrected ? 2 * std::sqrt(dbl(d)) : 0;
-    const sim::glm_result g = sim::adaptive_batched_gd(data, o, {c.seed, rep, 10});
+    const learners::glm_result g = learners::adaptive_batched_gd(data, o, {c.seed, rep, 10});
     return (g.w - targets[j]).squaredNorm();
   };
   std::vector<sweep> sweeps(2);
@@ -567,19 +567,19 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
   const std::uint64_t replicates = replicates_for(c, 8, 400);
   const std::size_t samples = full ? 20000 : 4000, d = 3;
   const int degree = 2;
-  const std::size_t k = sim::polynomial_feature_dimension(d, degree);  // θ = k = 10
+  const std::size_t k = learners::polynomial_feature_dimension(d, degree);  // θ = k = 10
   const double delta = 1e-5, W = 1;
   // Model (4) with M = 0 (well specified in the kernel space): x uniform on S^{d−1}, binary
   // labels with P(y = 1 | x) = σ(⟨v, ψ(x)⟩), ψ the normalised multinomial features (‖ψ‖ ≤ 1),
   // v = W(1, …, 1)/√k. The excess risk E_x(σ(⟨w, ψ(x)⟩) − σ(⟨v, ψ(x)⟩))² by Monte Carlo on
   // fresh x (common draws within a replicate).
-  const sim::glm_design design =
-      sim::glm_design::coordinate(d, d, sim::glm_design_law::unit_sphere);
+  const learners::glm_design design =
+      learners::glm_design::coordinate(d, d, learners::glm_design_law::unit_sphere);
   const sim::vector v = diagonal(k, W);
   auto excess = [&](const sim::vector& w, random_stream& s) {
     const Eigen::MatrixXd x = design.sample(samples, s);
-    const Eigen::VectorXd a = sim::kernel_predict(glm_link::sigmoid, w, x, degree);
-    const Eigen::VectorXd b = sim::kernel_predict(glm_link::sigmoid, v, x, degree);
+    const Eigen::VectorXd a = learners::kernel_predict(glm_link::sigmoid, w, x, degree);
+    const Eigen::VectorXd b = learners::kernel_predict(glm_link::sigmoid, v, x, degree);
     return (a - b).squaredNorm() / static_cast<double>(samples);
   };
   const std::size_t n_private = full ? 262144 : 65536;
@@ -598,7 +598,7 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
     if (all.labels.size() == 0) {
       random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1);
       all.features = design.sample(n_max, fs);
-      const Eigen::VectorXd p = sim::kernel_predict(glm_link::sigmoid, v, all.features, degree);
+      const Eigen::VectorXd p = learners::kernel_predict(glm_link::sigmoid, v, all.features, degree);
       all.labels.resize(static_cast<Eigen::Index>(n_max));
       for (Eigen::Index i = 0; i < all.labels.size(); ++i)
         all.labels(i) = ls.uniform() < p(i) ? 1.0 : 0.0;
@@ -610,7 +610,7 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
     const sim::dataset& all = data_of(rep);
     const auto rows = static_cast<Eigen::Index>(n);
     const sim::dataset data{all.features.topRows(rows), all.labels.head(rows)};
-    sim::phased_sgd_options o;
+    learners::phased_sgd_options o;
     o.epsilon = eps;
     o.delta = delta;
     o.B_bound = 1;
@@ -626,7 +626,7 @@ scenario_result thm8_alg9_rate(const scenario_context& c) {
     prob.G = 0.25;
     prob.B = 1;
     o.eta = std::min(8.0, risk::phased_sgd_phase_sum_approximation(prob, 1, W).eta_star);
-    const sim::glm_result g = sim::dp_kernel_glm(data, degree, o, {c.seed, rep, 10});
+    const learners::glm_result g = learners::dp_kernel_glm(data, degree, o, {c.seed, rep, 10});
     return excess(g.w, es);
   };
   const double eps_large = 4;

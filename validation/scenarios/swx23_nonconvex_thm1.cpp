@@ -34,7 +34,7 @@ namespace {
 using nonconvex_detail::dbl;
 using nonconvex_detail::population;
 using nonconvex_detail::span_vector;
-using sim::glm_link;
+using learners::glm_link;
 
 // ---- Alg 2 runs shared by the phase-sum, rate and θ-vs-d scenarios ------------------------------
 
@@ -49,18 +49,18 @@ struct alg2_setting {
 std::pair<double, double> alg2_on_data(const scenario_context& c,
                                        std::uint64_t rep,
                                        const alg2_setting& s,
-                                       const sim::glm_population& p,
+                                       const learners::glm_population& p,
                                        const sim::dataset& data,
                                        std::size_t samples,
                                        std::uint64_t stream_offset = 0) {
-  sim::phased_sgd_options o;
+  learners::phased_sgd_options o;
   o.link = glm_link::sigmoid;
   o.epsilon = s.epsilon;
   o.delta = s.delta;
   o.eta = s.eta;
   o.B_bound = 1;
   o.theta_rank = static_cast<double>(s.theta);
-  const sim::glm_result g = sim::phased_sgd(data, o, {c.seed, rep, stream_offset + 10});
+  const learners::glm_result g = learners::phased_sgd(data, o, {c.seed, rep, stream_offset + 10});
   random_stream s1(c.seed, rep, stream_offset + 2), s2(c.seed, rep, stream_offset + 2);
   return {p.surrogate_excess_risk(glm_link::sigmoid, g.w, samples, s1).value,
           p.excess_risk(glm_link::sigmoid, g.w, samples, s2).value};
@@ -72,7 +72,7 @@ std::pair<double, double> alg2_replicate(const scenario_context& c,
                                          std::size_t samples,
                                          std::uint64_t stream_offset = 0) {
   const sim::vector w_star = span_vector(s.d, s.theta, s.W);
-  const sim::glm_population p = population(glm_link::sigmoid, s.d, s.theta, w_star);
+  const learners::glm_population p = population(glm_link::sigmoid, s.d, s.theta, w_star);
   random_stream fs(c.seed, rep, stream_offset + 0), ls(c.seed, rep, stream_offset + 1);
   const sim::dataset data = p.sample(s.n, fs, ls);
   return alg2_on_data(c, rep, s, p, data, samples, stream_offset);
@@ -337,7 +337,7 @@ scenario_result thm1_rate(const scenario_context& c) {
         // same streams (seed, rep, 0/1), one record after the other: the n records of a setting
         // are the first n of the largest data set, so the replicate samples that once (the
         // sampling was ~2/3 of the run time) and gives each run its prefix.
-        const sim::glm_population p =
+        const learners::glm_population p =
             population(glm_link::sigmoid, theta, theta, span_vector(theta, theta, 2));
         random_stream fs(c.seed, rep, 0), ls(c.seed, rep, 1);
         const sim::dataset all = p.sample(n_max, fs, ls);
@@ -372,7 +372,7 @@ scenario_result thm1_rate(const scenario_context& c) {
   // The excess risk of the start w0 = 0 (what a run that never moves achieves).
   double excess_at_w0 = 0;
   {
-    const sim::glm_population p =
+    const learners::glm_population p =
         population(glm_link::sigmoid, theta, theta, span_vector(theta, theta, 2));
     random_stream s0(c.seed, 0, 999);
     excess_at_w0 = p.excess_risk(glm_link::sigmoid,

@@ -115,8 +115,8 @@ struct point_measure {
 class kan_probe {
  public:
   // Holds a reference to f: a temporary model would dangle, so binding one is an error.
-  explicit kan_probe(sim::kan_model&&) = delete;
-  explicit kan_probe(const sim::kan_model& f)
+  explicit kan_probe(learners::kan_model&&) = delete;
+  explicit kan_probe(const learners::kan_model& f)
       : f_(f),
         m_(static_cast<Eigen::Index>(f.width())),
         dp_(static_cast<Eigen::Index>(f.input_dimension() * f.basis_size())),
@@ -150,7 +150,7 @@ class kan_probe {
   }
 
  private:
-  const sim::kan_model& f_;
+  const learners::kan_model& f_;
   Eigen::Index m_, dp_;
   sim::vector g_, h_, beta_, a_, diag_;
 };
@@ -193,7 +193,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
       full ? std::vector<std::size_t>{4, 16, 64, 256} : std::vector<std::size_t>{4, 16, 64};
   const std::vector<std::size_t> dims =
       full ? std::vector<std::size_t>{2, 10} : std::vector<std::size_t>{2};
-  const sim::kan_activation acts[2] = {sim::kan_activation::tanh, sim::kan_activation::sigmoid};
+  const learners::kan_activation acts[2] = {learners::kan_activation::tanh, learners::kan_activation::sigmoid};
   // (c, W_0) draws per configuration. quick: 4 (24 in all; 8 before): an exact check, so fewer
   // draws only visit fewer (c, W_0); the largest measured/bound ratio (~0.09) stays far from 1.
   const std::uint64_t draws = replicates_for(c, 4, 32);
@@ -244,7 +244,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
   for (int a = 0; a < 2; ++a)
     for (int k = 0; k < kChecks; ++k) {
       series s;
-      s.name = std::string(kSlackLegend[k]) + ", " + sim::to_string(acts[a]);
+      s.name = std::string(kSlackLegend[k]) + ", " + learners::to_string(acts[a]);
       s.style = "lines";
       s.colour = k;
       s.dash = a + 1;
@@ -255,7 +255,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
     for (int a = 0; a < 2; ++a)
       for (const std::size_t m : widths) {
         const std::uint64_t stream_base = 100 + 10 * static_cast<std::uint64_t>(config_index++);
-        sim::kan_options o;
+        learners::kan_options o;
         o.width = m;
         o.activation = acts[a];
         const std::size_t p = o.grid_size + static_cast<std::size_t>(o.spline_degree);
@@ -284,13 +284,13 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
                   probe_s(c.seed, rep, stream_base + 2);
               const auto data = std::make_shared<const sim::dataset>(sim::unit_ball_margin_data(
                   points, sim::vector::Ones(static_cast<Eigen::Index>(d)), 0.1, data_s));
-              const sim::vector cc = sim::kan_second_layer(m, p, init_s);
-              const sim::vector w0 = sim::kan_initial_weights(m, d, p, init_s);
-              const sim::kan_model f(data, o, cc);
+              const sim::vector cc = learners::kan_second_layer(m, p, init_s);
+              const sim::vector w0 = learners::kan_initial_weights(m, d, p, init_s);
+              const learners::kan_model f(data, o, cc);
               const double cblock = block_norm(cc, m, p);
               const risk::kan_curvature given =
                   risk::kan_curvature_given_c(k, ml, pl, cc.norm(), cblock);
-              const sim::margin_result margin = sim::ntk_margin(f, w0);
+              const learners::margin_result margin = learners::ntk_margin(f, w0);
               const double R = margin.gamma > 0 ? theorem_radius(margin.gamma, radius_steps,
                                                                  radius_examples, delta)
                                                 : w0.norm();
@@ -359,7 +359,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
           if (in_event[rep] == 0) ++outside_event;
         dense_error = std::max(dense_error, obsr[13].stats.max());
         if (obsr[14].stats.max() > 0) dense_checked += draws;
-        std::string row = std::string(sim::to_string(acts[a])) + ", d = " + std::to_string(d) +
+        std::string row = std::string(learners::to_string(acts[a])) + ", d = " + std::to_string(d) +
                           ", m = " + std::to_string(m) + ":";
         for (int q = 0; q < kChecks; ++q) {
           // E_δ bound: only draws inside E_δ (Lemma B.5); the realised-c bound: every draw.
@@ -377,7 +377,7 @@ scenario_result lemma_b6_b7(const scenario_context& c) {
             if (ratio > worst_ratio) {
               worst_ratio = ratio;
               worst_where = std::string(kCheckNames[q]) + " (" + what + "), " +
-                            sim::to_string(acts[a]) + ", d = " + std::to_string(d) +
+                            learners::to_string(acts[a]) + ", d = " + std::to_string(d) +
                             ", m = " + std::to_string(m);
             }
           }

@@ -15,14 +15,14 @@
 
 namespace dpkit::validation::kan_detail {
 
-inline risk::kan_activation to_risk(sim::kan_activation a) {
-  return a == sim::kan_activation::tanh ? risk::kan_activation::tanh
+inline risk::kan_activation to_risk(learners::kan_activation a) {
+  return a == learners::kan_activation::tanh ? risk::kan_activation::tanh
                                         : risk::kan_activation::sigmoid;
 }
 
 // Assumption 3.2's constants of the model's basis and activation (cubic B-splines only: the
 // closed forms of risk::cubic_bspline_constants).
-inline risk::kan_constants constants_of(const sim::kan_options& o) {
+inline risk::kan_constants constants_of(const learners::kan_options& o) {
   return risk::cubic_bspline_constants(
       to_risk(o.activation), (o.grid_upper - o.grid_lower) / static_cast<double>(o.grid_size));
 }

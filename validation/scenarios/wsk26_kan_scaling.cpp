@@ -109,14 +109,14 @@ void finish_verdict(const ordering_tally& t, double confidence, scenario_result&
 // Thm 4.1's R* (with γ of that data set).
 struct kan_problem {
   std::shared_ptr<const sim::dataset> data;
-  std::unique_ptr<sim::kan_model> model;
+  std::unique_ptr<learners::kan_model> model;
   sim::vector w0;
   double gamma = 0, radius = 0;
 };
 
 kan_problem make_problem(const sim::dataset& all,
                          std::size_t n,
-                         const sim::kan_options& o,
+                         const learners::kan_options& o,
                          const sim::vector& c,
                          const sim::vector& w0,
                          long steps) {
@@ -125,9 +125,9 @@ kan_problem make_problem(const sim::dataset& all,
   first.features = all.features.topRows(static_cast<Eigen::Index>(n));
   first.labels = all.labels.head(static_cast<Eigen::Index>(n));
   q.data = std::make_shared<const sim::dataset>(std::move(first));
-  q.model = std::make_unique<sim::kan_model>(q.data, o, c);
+  q.model = std::make_unique<learners::kan_model>(q.data, o, c);
   q.w0 = w0;
-  q.gamma = sim::ntk_margin(*q.model, w0).gamma;
+  q.gamma = learners::ntk_margin(*q.model, w0).gamma;
   // Thm 4.1's R* with the data set's own γ (it depends on S, W_0, c; docs/kan.md).
   q.radius = q.gamma > 0 ? theorem_radius(q.gamma, static_cast<double>(steps),
                                           static_cast<double>(n), kDelta)
@@ -154,7 +154,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
   // (seeds 2026, 1, 7; 64 replicates gave >= 9x) and the reported slopes to about +-0.04; a drop
   // per doubling under ~1/3 of the measured ones would not be resolved.
   const std::uint64_t replicates = replicates_for(c, 12, 1000);
-  sim::kan_options o;
+  learners::kan_options o;
   o.width = m;
   const risk::kan_constants k = constants_of(o);
   const auto ml = static_cast<long long>(m), pl = static_cast<long long>(kBasis);
@@ -183,8 +183,8 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
         // by both configurations (common random numbers).
         random_stream data_s(c.seed, rep, 0), init_s(c.seed, rep, 1);
         const sim::dataset all = sim::unit_ball_margin_data(n, direction, kMargin, data_s);
-        const sim::vector cc = sim::kan_second_layer(m, kBasis, init_s);
-        const sim::vector w0 = sim::kan_initial_weights(m, kDim, kBasis, init_s);
+        const sim::vector cc = learners::kan_second_layer(m, kBasis, init_s);
+        const sim::vector w0 = learners::kan_initial_weights(m, kDim, kBasis, init_s);
         const kan_problem q = make_problem(all, n, o, cc, w0, T);
         out[extra] = q.gamma;
         out[extra + 1] = q.radius;
@@ -384,7 +384,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
   const long T = 320, every = full ? 10 : 40;
   const double kappa = 0.02, lambda = 0.5;
   const std::uint64_t replicates = replicates_for(c, 64, 1000);
-  sim::kan_options o;
+  learners::kan_options o;
   o.width = m;
   const risk::kan_constants k = constants_of(o);
   const auto ml = static_cast<long long>(m), pl = static_cast<long long>(kBasis);
@@ -417,9 +417,9 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
         const sim::dataset all = sim::unit_ball_margin_data(n_max, direction, kMargin, data_s);
         const auto test = std::make_shared<const sim::dataset>(
             sim::unit_ball_margin_data(n_test, direction, kMargin, test_s));
-        const sim::vector cc = sim::kan_second_layer(m, kBasis, init_s);
-        const sim::vector w0 = sim::kan_initial_weights(m, kDim, kBasis, init_s);
-        const sim::kan_model f_test(test, o, cc);
+        const sim::vector cc = learners::kan_second_layer(m, kBasis, init_s);
+        const sim::vector w0 = learners::kan_initial_weights(m, kDim, kBasis, init_s);
+        const learners::kan_model f_test(test, o, cc);
         const sim::random_key key{c.seed, rep, 10};
         for (std::size_t s = 0; s < S; ++s) {
           const kan_problem q = make_problem(all, sizes[s], o, cc, w0, T);

@@ -68,7 +68,7 @@ scenario_result dplcgd_trends(const scenario_context& c) {
   // 64 replicates cannot resolve a risk rise from kappa = 0 to kappa_1 under ~1/2 of the measured.
   const long every = full ? 20 : 60;
   const std::uint64_t replicates = replicates_for(c, 64, 1000);
-  sim::kan_options o;
+  learners::kan_options o;
   o.width = m;
   const risk::kan_constants k = constants_of(o);
   const auto ml = static_cast<long long>(m), pl = static_cast<long long>(p);
@@ -144,10 +144,10 @@ scenario_result dplcgd_trends(const scenario_context& c) {
             sim::unit_ball_margin_data(n, direction, data_margin, data_s));
         const auto test = std::make_shared<const sim::dataset>(
             sim::unit_ball_margin_data(n_test, direction, data_margin, test_s));
-        const sim::vector cc = sim::kan_second_layer(m, p, init_s);
-        const sim::vector w0 = sim::kan_initial_weights(m, d, p, init_s);
-        const sim::kan_model f(train, o, cc), f_test(test, o, cc);
-        const sim::margin_result margin = sim::ntk_margin(f, w0);
+        const sim::vector cc = learners::kan_second_layer(m, p, init_s);
+        const sim::vector w0 = learners::kan_initial_weights(m, d, p, init_s);
+        const learners::kan_model f(train, o, cc), f_test(test, o, cc);
+        const learners::margin_result margin = learners::ntk_margin(f, w0);
         // Thm 4.1's R* with the replicate's own γ (it depends on S, W_0, c; docs/kan.md).
         const double R = margin.gamma > 0 ? theorem_radius(margin.gamma, static_cast<double>(T),
                                                            static_cast<double>(n), delta)

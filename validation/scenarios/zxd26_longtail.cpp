@@ -160,7 +160,7 @@ scenario_result thm1(const scenario_context& c) {
   for (std::size_t k = 0; k < K; ++k) obs.push_back({"std noise " + std::to_string(k), true});
   for (std::size_t j = 0; j < nc + nz; ++j) obs.push_back({"h " + std::to_string(j), true});
   const double eta = g.eta, F = c.bound_factor;
-  const long T = sim::training_steps(training_of(g, g.clip, 0), g.n());
+  const long T = learners::training_steps(training_of(g, g.clip, 0), g.n());
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
@@ -169,15 +169,15 @@ scenario_result thm1(const scenario_context& c) {
         for (std::size_t j = 0; j < nc + nz; ++j) {
           const bool dp = j >= nc;
           const double C = dp ? g.clip : clips[j];
-          const double sn = dp ? sim::noise_std_for(mults[j - nc], g.clip, g.batch) : 0;
-          sim::longtail_training t = training_of(g, C, sn);
+          const double sn = dp ? learners::noise_std_for(mults[j - nc], g.clip, g.batch) : 0;
+          learners::longtail_training t = training_of(g, C, sn);
           t.record_every = 1000000;  // first and last only
           t.track_noise_contribution = dp && j + 1 == nc + nz;
           // Clean and clipping alone at C = 1 are zxd26-fig-synthetic's runs too (train_shared).
-          const std::shared_ptr<const sim::longtail_run> shared =
+          const std::shared_ptr<const learners::longtail_run> shared =
               j <= 1 ? train_shared(p, t, key) : nullptr;
-          const sim::longtail_run run =
-              shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
+          const learners::longtail_run run =
+              shared ? *shared : learners::train_longtail(*p.net, t, p.w0, key);
           // Memorisation growth per step (ZXD+26 §5.2's metric).
           out[j] = (run.records.back().memorisation - run.records.front().memorisation) /
                    static_cast<double>(run.steps);
@@ -305,15 +305,15 @@ scenario_result thm2(const scenario_context& c) {
   obs.push_back({"clean half", true});
   obs.push_back({"clean end", true});
   std::vector<double> sigmas;
-  for (double z : mults) sigmas.push_back(sim::noise_std_for(z, g.clip, g.batch));
-  const long T = sim::training_steps(training_of(g, g.clip, 0), g.n());
+  for (double z : mults) sigmas.push_back(learners::noise_std_for(z, g.clip, g.batch));
+  const long T = learners::training_steps(training_of(g, g.clip, 0), g.n());
   const sim::monte_carlo_result res = sim::run_monte_carlo(
       obs,
       [&](std::uint64_t rep, std::span<double> out) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};
         for (std::size_t j = 0; j < J; ++j) {
-          sim::longtail_training t = training_of(g, g.clip, sigmas[j]);
+          learners::longtail_training t = training_of(g, g.clip, sigmas[j]);
           t.record_every = 1000000;
           // z = 0 and z = 8 are runs of other scenarios too (train_shared).
           out[j] = train_shared(p, t, key)->records.back().training_loss;
@@ -330,10 +330,10 @@ scenario_result thm2(const scenario_context& c) {
         }
         out[J] = sxy / sxx;
         // Clean: loss at T/2 and T.
-        sim::longtail_training t = training_of(g, 0, 0);
-        const long steps = sim::training_steps(t, g.n());
+        learners::longtail_training t = training_of(g, 0, 0);
+        const long steps = learners::training_steps(t, g.n());
         t.record_every = steps / 2;
-        const std::shared_ptr<const sim::longtail_run> run = train_shared(p, t, key);
+        const std::shared_ptr<const learners::longtail_run> run = train_shared(p, t, key);
         out[J + 1] = run->records[1].training_loss;
         out[J + 2] = run->records.back().training_loss;
       },
@@ -356,7 +356,7 @@ scenario_result thm2(const scenario_context& c) {
   finish(t, conf, r);
   // Bound shape at the same configuration (constants 1), for comparison of the slope's sign.
   const risk::longtail_problem prob =
-      risk::spiked_problem(g.K, g.d, g.signal, 0.5, sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr),
+      risk::spiked_problem(g.K, g.d, g.signal, 0.5, learners::spike_for_ncr(g.K, g.d, 0.5, g.ncr),
                            std::vector<double>(g.counts.begin(), g.counts.end()));
   risk::longtail_setting s;
   s.width = static_cast<double>(g.m);
@@ -449,34 +449,34 @@ scenario_result thm3(const scenario_context& c) {
         // 1. Clean model; 2. tail sets sampled exactly from T_k (Def 3, aggregate neuron). The
         // clean run is zxd26-thm2-loss-floor's (recorded at T/2 too, as there; only the weights are
         // read here), the z = 0 run below and the rare-class clean run are other scenarios' too.
-        sim::longtail_training clean_options = training_of(g, 0, 0);
-        clean_options.record_every = sim::training_steps(clean_options, g.n()) / 2;
-        const std::shared_ptr<const sim::longtail_run> clean_run =
+        learners::longtail_training clean_options = training_of(g, 0, 0);
+        clean_options.record_every = learners::training_steps(clean_options, g.n()) / 2;
+        const std::shared_ptr<const learners::longtail_run> clean_run =
             train_shared(p, clean_options, key);
-        const sim::longtail_run& clean = *clean_run;
-        std::vector<sim::longtail_data> tails;
+        const learners::longtail_run& clean = *clean_run;
+        std::vector<learners::longtail_data> tails;
         random_stream ts(c.seed, rep, 6);
         for (std::size_t k = 0; k < g.K; ++k) {
-          const sim::vector v = sim::tail_direction(*p.net, clean.weights, static_cast<int>(k));
+          const sim::vector v = learners::tail_direction(*p.net, clean.weights, static_cast<int>(k));
           tails.push_back(
-              sim::sample_tail(p.test, static_cast<int>(k), v, L, g.test_per_class, ts));
+              learners::sample_tail(p.test, static_cast<int>(k), v, L, g.test_per_class, ts));
         }
         auto tail_error = [&](const sim::vector& w) {
           double e = 0;
-          for (const sim::longtail_data& tk : tails) e += sim::test_errors(*p.net, w, tk).overall();
+          for (const learners::longtail_data& tk : tails) e += learners::test_errors(*p.net, w, tk).overall();
           return e / static_cast<double>(tails.size());
         };
-        out[base] = sim::test_errors(*p.net, clean.weights, p.test).overall();
+        out[base] = learners::test_errors(*p.net, clean.weights, p.test).overall();
         out[base + 1] = tail_error(clean.weights);
         std::vector<double> gaps;
         for (std::size_t j = 0; j < J; ++j) {
-          const sim::longtail_training t =
-              training_of(g, g.clip, sim::noise_std_for(mults[j], g.clip, g.batch), kFirstAndLast);
-          const std::shared_ptr<const sim::longtail_run> shared =
+          const learners::longtail_training t =
+              training_of(g, g.clip, learners::noise_std_for(mults[j], g.clip, g.batch), kFirstAndLast);
+          const std::shared_ptr<const learners::longtail_run> shared =
               mults[j] == 0 ? train_shared(p, t, key) : nullptr;
-          const sim::longtail_run run =
-              shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
-          out[2 * j] = sim::test_errors(*p.net, run.weights, p.test).overall();
+          const learners::longtail_run run =
+              shared ? *shared : learners::train_longtail(*p.net, t, p.w0, key);
+          out[2 * j] = learners::test_errors(*p.net, run.weights, p.test).overall();
           out[2 * j + 1] = tail_error(run.weights);
           gaps.push_back(out[2 * j + 1] - out[2 * j]);
         }
@@ -499,15 +499,15 @@ scenario_result thm3(const scenario_context& c) {
         const std::size_t bq = base + 2;  // the class-frequency and C outputs follow at bq + 3
         // Class frequency: imbalanced training set, balanced test set, calibrated DP vs clean.
         const lt_problem q = make_problem(gi, c.seed, rep, g.signal, g.ncr);
-        const std::shared_ptr<const sim::longtail_run> qc_run =
+        const std::shared_ptr<const learners::longtail_run> qc_run =
             train_shared(q, training_of(gi, 0, 0, kFirstAndLast), key);
-        const sim::longtail_run& qc = *qc_run;
-        const sim::longtail_run qd = sim::train_longtail(
+        const learners::longtail_run& qc = *qc_run;
+        const learners::longtail_run qd = learners::train_longtail(
             *q.net,
-            training_of(gi, gi.clip, sim::noise_std_for(z_rare, gi.clip, gi.batch), kFirstAndLast),
+            training_of(gi, gi.clip, learners::noise_std_for(z_rare, gi.clip, gi.batch), kFirstAndLast),
             q.w0, key);
-        const sim::class_errors ec = sim::test_errors(*q.net, qc.weights, q.test);
-        const sim::class_errors ed = sim::test_errors(*q.net, qd.weights, q.test);
+        const learners::class_errors ec = learners::test_errors(*q.net, qc.weights, q.test);
+        const learners::class_errors ed = learners::test_errors(*q.net, qd.weights, q.test);
         out[bq + 3] = ed.rate(0) - ec.rate(0);
         double common = 0;
         for (std::size_t k = 1; k < g.K; ++k)
@@ -516,11 +516,11 @@ scenario_result thm3(const scenario_context& c) {
         out[bq + 4] = common;
         // C at calibrated noise.
         for (std::size_t j = 0; j < clips.size(); ++j) {
-          const sim::longtail_run run = sim::train_longtail(
+          const learners::longtail_run run = learners::train_longtail(
               *p.net,
-              training_of(g, clips[j], sim::noise_std_for(z_cal, clips[j], g.batch), kFirstAndLast),
+              training_of(g, clips[j], learners::noise_std_for(z_cal, clips[j], g.batch), kFirstAndLast),
               p.w0, key);
-          out[bq + 5 + j] = sim::test_errors(*p.net, run.weights, p.test).overall();
+          out[bq + 5 + j] = learners::test_errors(*p.net, run.weights, p.test).overall();
         }
       },
       mc_options(c, R, "zxd26-thm3-tail-gap"));
@@ -575,7 +575,7 @@ scenario_result thm3(const scenario_context& c) {
   }
   r.notes.push_back("clean: test error all " + sig(res.observables[base].stats.mean(), 3) +
                     ", tail " + sig(res.observables[base + 1].stats.mean(), 3) +
-                    " (tail frequency 1 - Phi(1.5) = " + sig(sim::tail_frequency(L), 3) + ")");
+                    " (tail frequency 1 - Phi(1.5) = " + sig(learners::tail_frequency(L), 3) + ")");
   for (std::size_t j = 0; j < clips.size(); ++j)
     report_only("test error at C = " + sig(clips[j]) + ", calibrated z = " + sig(z_cal, 4),
                 col(base + 7 + j), zq, r);
@@ -615,7 +615,7 @@ scenario_result thm3(const scenario_context& c) {
 scenario_result fig_synthetic(const scenario_context& c) {
   const lt_config g = config_for(c);
   const double z_cal = calibrated_multiplier(g);
-  const double sn = sim::noise_std_for(z_cal, g.clip, g.batch);
+  const double sn = learners::noise_std_for(z_cal, g.clip, g.batch);
   const std::vector<double> signals = {0.1, 3.0};
   const std::vector<double> ncrs = {5, g.ncr};
   // quick: 8 replicates resolve both audited orderings at >= 1.6x their intervals (12 gave
@@ -640,16 +640,16 @@ scenario_result fig_synthetic(const scenario_context& c) {
         const sim::random_key key{c.seed, rep, 10};
         {  // Fig 3: ‖u‖ = 0.5, NCR = the tier's high NCR.
           const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
-          sim::longtail_training tc = training_of(g, 0, 0), td = training_of(g, g.clip, sn);
+          learners::longtail_training tc = training_of(g, 0, 0), td = training_of(g, g.clip, sn);
           tc.record_every = td.record_every = 1000000;
           // rc and rk are zxd26-thm1-memorisation's runs too (train_shared).
-          const std::shared_ptr<const sim::longtail_run> rc_run = train_shared(p, tc, key);
-          const sim::longtail_run& rc = *rc_run;
-          const sim::longtail_run rd = sim::train_longtail(*p.net, td, p.w0, key);
-          sim::longtail_training tk = training_of(g, g.clip, 0);  // clipping without noise
+          const std::shared_ptr<const learners::longtail_run> rc_run = train_shared(p, tc, key);
+          const learners::longtail_run& rc = *rc_run;
+          const learners::longtail_run rd = learners::train_longtail(*p.net, td, p.w0, key);
+          learners::longtail_training tk = training_of(g, g.clip, 0);  // clipping without noise
           tk.record_every = 1000000;
-          const std::shared_ptr<const sim::longtail_run> rk_run = train_shared(p, tk, key);
-          const sim::longtail_run& rk = *rk_run;
+          const std::shared_ptr<const learners::longtail_run> rk_run = train_shared(p, tk, key);
+          const learners::longtail_run& rk = *rk_run;
           out[4] = rk.records.back().memorisation - rk.records.front().memorisation;
           out[0] = rc.records.back().memorisation - rc.records.front().memorisation;
           out[1] = rd.records.back().memorisation - rd.records.front().memorisation;
@@ -660,17 +660,17 @@ scenario_result fig_synthetic(const scenario_context& c) {
         for (double u : signals)
           for (double ncr : ncrs) {  // Fig 1 grid
             const lt_problem p = make_problem(g, c.seed, rep, u, ncr);
-            const sim::longtail_run rc =
-                sim::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
-            const sim::longtail_run rd =
-                sim::train_longtail(*p.net, training_of(g, g.clip, sn, kFirstAndLast), p.w0, key);
+            const learners::longtail_run rc =
+                learners::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
+            const learners::longtail_run rd =
+                learners::train_longtail(*p.net, training_of(g, g.clip, sn, kFirstAndLast), p.w0, key);
             if (j == 6 + 2 * (ncrs.size() - 1)) {  // ||u|| low, NCR high: clipping alone
-              const sim::longtail_run rk =
-                  sim::train_longtail(*p.net, training_of(g, g.clip, 0, kFirstAndLast), p.w0, key);
-              out[5] = 1 - sim::test_errors(*p.net, rk.weights, p.test).overall();
+              const learners::longtail_run rk =
+                  learners::train_longtail(*p.net, training_of(g, g.clip, 0, kFirstAndLast), p.w0, key);
+              out[5] = 1 - learners::test_errors(*p.net, rk.weights, p.test).overall();
             }
-            out[j++] = 1 - sim::test_errors(*p.net, rc.weights, p.test).overall();
-            out[j++] = 1 - sim::test_errors(*p.net, rd.weights, p.test).overall();
+            out[j++] = 1 - learners::test_errors(*p.net, rc.weights, p.test).overall();
+            out[j++] = 1 - learners::test_errors(*p.net, rd.weights, p.test).overall();
           }
       },
       mc_options(c, R, "zxd26-fig-synthetic"));

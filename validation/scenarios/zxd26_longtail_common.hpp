@@ -52,11 +52,11 @@ inline lt_config config_for(const scenario_context& c) {
 }
 
 // record_every: record the metrics every this many steps (and at T); large = first and last only.
-inline sim::longtail_training training_of(const lt_config& g,
+inline learners::longtail_training training_of(const lt_config& g,
                                           double clip,
                                           double noise_std,
                                           long record_every = 1) {
-  sim::longtail_training t;
+  learners::longtail_training t;
   t.eta = g.eta;
   t.batch_size = g.batch;
   t.epochs = g.epochs;
@@ -68,16 +68,16 @@ inline sim::longtail_training training_of(const lt_config& g,
 
 // The accountant's noise multiplier for the run (PLD, certified: the budget holds at z).
 inline double calibrated_multiplier(const lt_config& g) {
-  const sim::privacy_request req = sim::accounting_request(training_of(g, g.clip, 0), g.n());
+  const learners::privacy_request req = learners::accounting_request(training_of(g, g.clip, 0), g.n());
   return accounting::calibrate_noise_multiplier(req.run(1), g.epsilon, g.dp_delta)
       .noise_multiplier;
 }
 
 // One replicate's data, network and initial weights (streams 0 data, 5 test, 1 init).
 struct lt_problem {
-  std::shared_ptr<const sim::longtail_data> train;
-  sim::longtail_data test;
-  std::unique_ptr<sim::longtail_network> net;
+  std::shared_ptr<const learners::longtail_data> train;
+  learners::longtail_data test;
+  std::unique_ptr<learners::longtail_network> net;
   sim::vector w0;
   std::string id;  // make_problem's inputs: equal ids, equal problems (train_shared below)
 };
@@ -91,11 +91,11 @@ inline std::string exact_text(double x) {
 
 inline lt_problem make_problem(
     const lt_config& g, std::uint64_t seed, std::uint64_t rep, double signal, double ncr) {
-  sim::longtail_data_options o;
+  learners::longtail_data_options o;
   o.classes = g.K;
   o.dimension = g.d;
   o.signal_norm = signal;
-  o.spike = sim::spike_for_ncr(g.K, g.d, 0.5, ncr);
+  o.spike = learners::spike_for_ncr(g.K, g.d, 0.5, ncr);
   random_stream ds(seed, rep, 0), ts(seed, rep, 5), is(seed, rep, 1);
   lt_problem p;
   p.id = std::to_string(seed) + "/" + std::to_string(rep) + "/" + std::to_string(g.K) + "/" +
@@ -103,12 +103,12 @@ inline lt_problem make_problem(
          "/" + exact_text(signal) + "/" + exact_text(ncr) + "/";
   for (std::size_t n : g.counts) p.id += std::to_string(n) + ",";
   p.train =
-      std::make_shared<const sim::longtail_data>(sim::generate_longtail_data(o, g.counts, ds));
-  p.test = sim::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.test_per_class), ts);
-  p.net = std::make_unique<sim::longtail_network>(p.train, g.m);
-  sim::initialisation init;
-  init.type = sim::initialisation::kind::pytorch_uniform;  // ZXD+26 §5.1
-  p.w0 = sim::longtail_initial_weights(g.K, g.m, g.d, init, is);
+      std::make_shared<const learners::longtail_data>(learners::generate_longtail_data(o, g.counts, ds));
+  p.test = learners::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.test_per_class), ts);
+  p.net = std::make_unique<learners::longtail_network>(p.train, g.m);
+  learners::initialisation init;
+  init.type = learners::initialisation::kind::pytorch_uniform;  // ZXD+26 §5.1
+  p.w0 = learners::longtail_initial_weights(g.K, g.m, g.d, init, is);
   return p;
 }
 
@@ -120,8 +120,8 @@ inline lt_problem make_problem(
 // a function of its problem (make_problem's inputs), its options and its key, so these calls share
 // one memo per process: `dpkit validate --all` makes each once (the same numbers as before). The
 // memo keeps at most 64 MiB of runs, oldest out first.
-inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p,
-                                                             const sim::longtail_training& t,
+inline std::shared_ptr<const learners::longtail_run> train_shared(const lt_problem& p,
+                                                             const learners::longtail_training& t,
                                                              const sim::random_key& key) {
   const std::string id =
       p.id + "|" + exact_text(t.eta) + "/" + std::to_string(static_cast<int>(t.batches)) + "/" +
@@ -131,7 +131,7 @@ inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p
       std::to_string(t.noise_track_neuron) + "|" + std::to_string(key.seed) + "/" +
       std::to_string(key.replicate) + "/" + std::to_string(key.stream_base);
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const sim::longtail_run>> memo;
+  static std::map<std::string, std::shared_ptr<const learners::longtail_run>> memo;
   static std::deque<std::string> order;
   static std::size_t bytes = 0;
   {
@@ -139,9 +139,9 @@ inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p
     const auto it = memo.find(id);
     if (it != memo.end()) return it->second;
   }
-  auto run = std::make_shared<const sim::longtail_run>(sim::train_longtail(*p.net, t, p.w0, key));
+  auto run = std::make_shared<const learners::longtail_run>(learners::train_longtail(*p.net, t, p.w0, key));
   const std::size_t size = sizeof(double) * static_cast<std::size_t>(run->weights.size()) +
-                           sizeof(sim::longtail_record) * run->records.size();
+                           sizeof(learners::longtail_record) * run->records.size();
   const std::lock_guard<std::mutex> lock(mutex);
   if (memo.emplace(id, run).second) {
     order.push_back(id);
@@ -149,7 +149,7 @@ inline std::shared_ptr<const sim::longtail_run> train_shared(const lt_problem& p
     while (bytes > (std::size_t{64} << 20) && order.size() > 1) {
       const auto old = memo.find(order.front());
       bytes -= sizeof(double) * static_cast<std::size_t>(old->second->weights.size()) +
-               sizeof(sim::longtail_record) * old->second->records.size();
+               sizeof(learners::longtail_record) * old->second->records.size();
       memo.erase(old);
       order.pop_front();
     }

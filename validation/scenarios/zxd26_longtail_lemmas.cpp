@@ -59,8 +59,8 @@ lt_config config_for(const scenario_context& c) {
   return g;
 }
 
-sim::longtail_data_options data_options(const lt_config& g, double spike, sim::zeta_law law) {
-  sim::longtail_data_options o;
+learners::longtail_data_options data_options(const lt_config& g, double spike, learners::zeta_law law) {
+  learners::longtail_data_options o;
   o.classes = g.K;
   o.dimension = g.d;
   o.signal_norm = g.signal;
@@ -70,7 +70,7 @@ sim::longtail_data_options data_options(const lt_config& g, double spike, sim::z
 }
 
 // ‖A_kᵀA_j‖_op = max_l |a_k[l] a_j[l]| for diagonal spectra.
-double cross_operator(const sim::noise_spectra& a, Eigen::Index k, Eigen::Index j) {
+double cross_operator(const learners::noise_spectra& a, Eigen::Index k, Eigen::Index j) {
   return (a.row(k).array() * a.row(j).array()).abs().maxCoeff();
 }
 
@@ -82,7 +82,7 @@ scenario_result init_lemmas(const scenario_context& c) {
   const double F = c.bound_factor;
   const std::size_t n = g.n(), K = g.K, d = g.d;
   const double D = static_cast<double>(d - K);
-  const double lambda_paper = sim::spike_for_ncr(K, d, g.s, g.ncr);
+  const double lambda_paper = learners::spike_for_ncr(K, d, g.s, g.ncr);
   // (a) Spike grid: multiples of the bulk's noise mass √(s²(D − 1)) put the per-set failure
   // rate of Lemma 16's event on both sides of ½ (flat spectrum first, the paper's NCR last).
   const double bulk = g.s * std::sqrt(D - 1);
@@ -92,7 +92,7 @@ scenario_result init_lemmas(const scenario_context& c) {
   const std::size_t G = spikes.size();
   std::vector<double> ratio(G);  // Tr(AᵀA)/‖AᵀA‖_F, decreasing along the grid
   for (std::size_t j = 0; j < G; ++j) {
-    const sim::spiked_norms nm = sim::spiked_closed_form(K, d, g.s, spikes[j]);
+    const learners::spiked_norms nm = learners::spiked_closed_form(K, d, g.s, spikes[j]);
     ratio[j] = nm.frobenius * nm.frobenius / nm.self_cross;
   }
   // (b) n grid: nested per-class prefixes of one data set.
@@ -139,9 +139,9 @@ scenario_result init_lemmas(const scenario_context& c) {
         for (std::size_t law = 0; law < 2; ++law)
           for (std::size_t j = 0; j < G; ++j) {
             random_stream st(c.seed, rep, 20 + law);
-            const sim::longtail_data data = sim::generate_longtail_data(
+            const learners::longtail_data data = learners::generate_longtail_data(
                 data_options(g, spikes[j],
-                             law == 0 ? sim::zeta_law::gaussian : sim::zeta_law::uniform),
+                             law == 0 ? learners::zeta_law::gaussian : learners::zeta_law::uniform),
                 g.counts, st);
             const double tr = data.spectra.row(0).squaredNorm();  // equal for every class
             const Eigen::VectorXd sq = data.noise.colwise().squaredNorm().transpose();
@@ -153,9 +153,9 @@ scenario_result init_lemmas(const scenario_context& c) {
         for (std::size_t s = 0; s < 2; ++s) {
           random_stream st(c.seed, rep, 30 + s);
           std::vector<std::size_t> big(K, per_class.back());
-          const sim::longtail_data data = sim::generate_longtail_data(
-              data_options(g, spikes_b[s], sim::zeta_law::gaussian), big, st);
-          const sim::noise_norms nn = sim::spectra_norms(data.spectra);
+          const learners::longtail_data data = learners::generate_longtail_data(
+              data_options(g, spikes_b[s], learners::zeta_law::gaussian), big, st);
+          const learners::noise_norms nn = learners::spectra_norms(data.spectra);
           const Eigen::MatrixXd gram = data.noise.transpose() * data.noise;
           const std::size_t nc = per_class.back();
           for (std::size_t q = 0; q < NB; ++q) {
@@ -183,16 +183,16 @@ scenario_result init_lemmas(const scenario_context& c) {
         }
         // (d) Lemmas 18/19 at Gaussian initialisation N(0, σ₀²) on the paper's spectra.
         random_stream ds(c.seed, rep, 40);
-        const auto data = std::make_shared<const sim::longtail_data>(sim::generate_longtail_data(
-            data_options(g, lambda_paper, sim::zeta_law::gaussian), g.counts, ds));
-        sim::initialisation init;
-        init.type = sim::initialisation::kind::gaussian;
+        const auto data = std::make_shared<const learners::longtail_data>(learners::generate_longtail_data(
+            data_options(g, lambda_paper, learners::zeta_law::gaussian), g.counts, ds));
+        learners::initialisation init;
+        init.type = learners::initialisation::kind::gaussian;
         init.sigma0 = sigma0;
         for (std::size_t w = 0; w < widths.size(); ++w) {
           const std::size_t m = widths[w];
           random_stream is(c.seed, rep, 41 + w);
-          const sim::vector w0 = sim::longtail_initial_weights(K, m, d, init, is);
-          const sim::longtail_network net(data, m);
+          const sim::vector w0 = learners::longtail_initial_weights(K, m, d, init, is);
+          const learners::longtail_network net(data, m);
           const Eigen::MatrixXd al = net.noise_alignments(w0, *data);  // (K·m) × n
           const double need = 0.4 * static_cast<double>(m);
           double per_example = 0;
@@ -255,11 +255,11 @@ scenario_result init_lemmas(const scenario_context& c) {
   const sim::monte_carlo_result r17 = sim::run_monte_carlo(
       {{"L17 fail", true}},
       [&](std::uint64_t rep, std::span<double> out) {
-        sim::initialisation init;
-        init.type = sim::initialisation::kind::gaussian;
+        learners::initialisation init;
+        init.type = learners::initialisation::kind::gaussian;
         init.sigma0 = sigma0;
         random_stream is(c.seed, rep, 50);
-        const sim::vector w0 = sim::longtail_initial_weights(K, g.m, d, init, is);
+        const sim::vector w0 = learners::longtail_initial_weights(K, g.m, d, init, is);
         double worst = 0;  // max |⟨w, u_k⟩|/(‖u_k‖σ₀) = max |w_{j,r}[k]|/σ₀
         for (std::size_t f = 0; f < K * g.m; ++f)
           for (std::size_t k = 0; k < K; ++k)
@@ -334,7 +334,7 @@ scenario_result init_lemmas(const scenario_context& c) {
   L.finish(conf, r);
 
   // Reports.
-  const sim::spiked_norms paper = sim::spiked_closed_form(K, d, g.s, lambda_paper);
+  const learners::spiked_norms paper = learners::spiked_closed_form(K, d, g.s, lambda_paper);
   {
     std::string a =
         "Lemma 16 failure rates (all i <= n = " + std::to_string(n) + "), ratio Tr/||A'A||_F: ";
@@ -342,11 +342,11 @@ scenario_result init_lemmas(const scenario_context& c) {
       a += sig(ratio[j], 3) + " -> gaussian " + sig(res.observables[j].stats.mean(), 3) +
            ", uniform " + sig(res.observables[G + j].stats.mean(), 3) + (j + 1 < G ? "; " : "");
     r.notes.push_back(a);
-    const sim::spiked_norms p5 =
-        sim::spiked_closed_form(5, 1000, 0.5, sim::spike_for_ncr(5, 1000, 0.5, 1400));
+    const learners::spiked_norms p5 =
+        learners::spiked_closed_form(5, 1000, 0.5, learners::spike_for_ncr(5, 1000, 0.5, 1400));
     r.notes.push_back(
         "the paper's synthetic spectra (K = 5, d = 1000, NCR = 1400, spike " +
-        sig(sim::spike_for_ncr(5, 1000, 0.5, 1400), 4) +
+        sig(learners::spike_for_ncr(5, 1000, 0.5, 1400), 4) +
         ") have Tr/||A'A||_F = " + sig(p5.frobenius * p5.frobenius / p5.self_cross, 6) +
         " (this tier's NCR: " + sig(paper.frobenius * paper.frobenius / paper.self_cross, 6) +
         "): ||xi||^2 ~ lambda^2 zeta_spike^2, inside [1/2, 3/2]Tr with probability about "

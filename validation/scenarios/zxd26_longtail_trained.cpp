@@ -43,8 +43,8 @@ using longtail_lemmas_detail::ledger;
 
 // The noise multiplier the PLD accountant certifies for (ε, δ) = (8, 1e-5) for this run (as
 // zxd26_longtail.cpp).
-double calibrated_multiplier(const sim::longtail_training& t, std::size_t n) {
-  return accounting::calibrate_noise_multiplier(sim::accounting_request(t, n).run(1), 8, 1e-5)
+double calibrated_multiplier(const learners::longtail_training& t, std::size_t n) {
+  return accounting::calibrate_noise_multiplier(learners::accounting_request(t, n).run(1), 8, 1e-5)
       .noise_multiplier;
 }
 
@@ -57,11 +57,11 @@ struct dynamics {
   double loss0 = 0, lossT = 0;
 };
 
-dynamics track(const sim::longtail_network& net,
-               const sim::longtail_training& t,
+dynamics track(const learners::longtail_network& net,
+               const learners::longtail_training& t,
                const sim::vector& w0,
                const sim::random_key& key) {
-  const sim::longtail_data& data = net.data();
+  const learners::longtail_data& data = net.data();
   const std::size_t n = data.size(), K = net.classes(), m = net.width();
   const auto M = static_cast<Eigen::Index>(m);
   dynamics out;
@@ -69,7 +69,7 @@ dynamics track(const sim::longtail_network& net,
   // The same trajectory as train_longtail (it runs run_noisy_gradient with these options);
   // the observer sees every iterate W^(0), ..., W^(T).
   sim::run_noisy_gradient(
-      net, sim::to_noisy_gradient_options(t, n), w0, key, [&](long step, const sim::vector& w) {
+      net, learners::to_noisy_gradient_options(t, n), w0, key, [&](long step, const sim::vector& w) {
         const Eigen::MatrixXd al = net.noise_alignments(w, data);
         Eigen::MatrixXd own(M, static_cast<Eigen::Index>(n));
         for (std::size_t i = 0; i < n; ++i)
@@ -110,10 +110,10 @@ struct dyn_config {
   double ncr = 200, eta = 0.002, epochs = 20, clip = 1;
   std::size_t batch = 64;
   bool full_batch = false;
-  sim::initialisation init;
+  learners::initialisation init;
   std::size_t n() const { return K * per_class; }
-  sim::longtail_training training(double clip_c, double noise) const {
-    sim::longtail_training t;
+  learners::longtail_training training(double clip_c, double noise) const {
+    learners::longtail_training t;
     t.eta = eta;
     t.batches = full_batch ? sim::batch_rule::full : sim::batch_rule::shuffled;
     t.batch_size = full_batch ? n() : batch;
@@ -138,12 +138,12 @@ std::vector<dyn_config> dynamics_configs(const scenario_context& c) {
   a.eta = 0.05;
   a.epochs = 300;  // full batch: T = 300 steps
   a.full_batch = true;
-  a.init.type = sim::initialisation::kind::gaussian;
+  a.init.type = learners::initialisation::kind::gaussian;
   a.init.sigma0 = 0.01;
   // B: the paper's configuration (quick: zxd26_longtail.cpp's scaled-down version).
   dyn_config b;
   b.name = "paper";
-  b.init.type = sim::initialisation::kind::pytorch_uniform;
+  b.init.type = learners::initialisation::kind::pytorch_uniform;
   if (c.tier == tier::full) {
     b.K = 5;
     b.d = 1000;
@@ -164,7 +164,7 @@ scenario_result lemma21(const scenario_context& c) {
   std::vector<double> zs, sigmas;
   for (const dyn_config& g : cfgs) {
     zs.push_back(calibrated_multiplier(g.training(g.clip, 0), g.n()));
-    sigmas.push_back(sim::noise_std_for(zs.back(), g.clip, g.full_batch ? g.n() : g.batch));
+    sigmas.push_back(learners::noise_std_for(zs.back(), g.clip, g.full_batch ? g.n() : g.batch));
   }
   const std::size_t per_run = 5;
   std::vector<sim::observable> obs;
@@ -176,16 +176,16 @@ scenario_result lemma21(const scenario_context& c) {
       [&](std::uint64_t rep, std::span<double> out) {
         for (std::size_t k = 0; k < cfgs.size(); ++k) {
           const dyn_config& g = cfgs[k];
-          sim::longtail_data_options o;
+          learners::longtail_data_options o;
           o.classes = g.K;
           o.dimension = g.d;
           o.signal_norm = 0.5;
-          o.spike = sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr);
+          o.spike = learners::spike_for_ncr(g.K, g.d, 0.5, g.ncr);
           random_stream ds(c.seed, rep, 60 + 10 * k), is(c.seed, rep, 61 + 10 * k);
-          const auto data = std::make_shared<const sim::longtail_data>(
-              sim::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.per_class), ds));
-          const sim::longtail_network net(data, g.m);
-          const sim::vector w0 = sim::longtail_initial_weights(g.K, g.m, g.d, g.init, is);
+          const auto data = std::make_shared<const learners::longtail_data>(
+              learners::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.per_class), ds));
+          const learners::longtail_network net(data, g.m);
+          const sim::vector w0 = learners::longtail_initial_weights(g.K, g.m, g.d, g.init, is);
           const sim::random_key key{c.seed, rep, 62 + 10 * k};
           for (std::size_t dp = 0; dp < 2; ++dp) {
             const dynamics s =
@@ -242,7 +242,7 @@ scenario_result lemma21(const scenario_context& c) {
   const char* mode[] = {"clean", "DP"};
   for (std::size_t k = 0; k < cfgs.size(); ++k) {
     const dyn_config& g = cfgs[k];
-    const long T = sim::training_steps(g.training(0, 0), g.n());
+    const long T = learners::training_steps(g.training(0, 0), g.n());
     for (std::size_t dp = 0; dp < 2; ++dp) {
       const std::size_t run = 2 * k + dp;
       const double opp =
@@ -271,13 +271,13 @@ scenario_result lemma21(const scenario_context& c) {
   {
     const dyn_config& g = cfgs[0];
     const risk::longtail_problem prob =
-        risk::spiked_problem(g.K, g.d, 0.5, 0.5, sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr),
+        risk::spiked_problem(g.K, g.d, 0.5, 0.5, learners::spike_for_ncr(g.K, g.d, 0.5, g.ncr),
                              std::vector<double>(g.K, static_cast<double>(g.per_class)));
     risk::longtail_setting s;
     s.width = static_cast<double>(g.m);
     s.eta = g.eta;
     s.batch_size = static_cast<double>(g.n());
-    s.steps = static_cast<double>(sim::training_steps(g.training(0, 0), g.n()));
+    s.steps = static_cast<double>(learners::training_steps(g.training(0, 0), g.n()));
     s.clip = g.clip;
     s.noise_std = 0;
     s.sigma0 = g.init.sigma0;
@@ -315,13 +315,13 @@ scenario_result lemma21(const scenario_context& c) {
                             {"per_class", g.per_class},
                             {"ncr", g.ncr},
                             {"eta", g.eta},
-                            {"steps", sim::training_steps(g.training(0, 0), g.n())},
+                            {"steps", learners::training_steps(g.training(0, 0), g.n())},
                             {"batches", g.full_batch ? "full" : "shuffled"},
                             {"batch", g.full_batch ? g.n() : g.batch},
                             {"clip_dp", g.clip},
                             {"noise_multiplier_dp", zs[k]},
                             {"sigma_n_dp", sigmas[k]},
-                            {"init", g.init.type == sim::initialisation::kind::gaussian
+                            {"init", g.init.type == learners::initialisation::kind::gaussian
                                          ? "gaussian sigma0 = " + sig(g.init.sigma0)
                                          : std::string("pytorch uniform, Haar-rotated")}};
   }
@@ -335,7 +335,7 @@ scenario_result lemma21(const scenario_context& c) {
   for (std::size_t k = 0; k < 2 * cfgs.size(); ++k) {
     const dyn_config& g = cfgs[k / 2];
     const double opp = static_cast<double>(R) *
-                       static_cast<double>(sim::training_steps(g.training(0, 0), g.n())) *
+                       static_cast<double>(learners::training_steps(g.training(0, 0), g.n())) *
                        static_cast<double>(g.n() * g.m);
     sl.x.push_back(static_cast<double>(k));
     sl.y.push_back(total(k, 0) / opp);
@@ -354,8 +354,8 @@ struct trained_norms {
   double xi = 0, op = 0, fro = 0;
 };
 
-trained_norms measure_norms(const sim::longtail_network& net, const sim::vector& w) {
-  const sim::longtail_data& data = net.data();
+trained_norms measure_norms(const learners::longtail_network& net, const sim::vector& w) {
+  const learners::longtail_data& data = net.data();
   const std::size_t K = net.classes(), m = net.width(), d = net.input_dimension();
   const auto M = static_cast<Eigen::Index>(m);
   trained_norms out;
@@ -368,7 +368,7 @@ trained_norms measure_norms(const sim::longtail_network& net, const sim::vector&
     Eigen::MatrixXd P(M, static_cast<Eigen::Index>(d));
     for (std::size_t r = 0; r < m; ++r)
       P.row(static_cast<Eigen::Index>(r)) =
-          (sim::longtail_network::filter(w, j, r, m, d).array() *
+          (learners::longtail_network::filter(w, j, r, m, d).array() *
            data.spectra.row(static_cast<Eigen::Index>(j)).transpose().array())
               .transpose();
     const Eigen::MatrixXd gram = P * P.transpose();
@@ -391,7 +391,7 @@ scenario_result lemma23_24(const scenario_context& c) {
   // 32000 at Condition 1(c)'s η ~ 0.05; at η = 0.5 the grid ends before the small-loss regime.
   cfgs[0].eta = 2;
   cfgs[1].eta = 0.2;
-  cfgs[1].init.type = sim::initialisation::kind::gaussian;
+  cfgs[1].init.type = learners::initialisation::kind::gaussian;
   cfgs[1].init.sigma0 = 0.01;
   // The paper's configuration is reported, not audited: full tier only (in the quick tier it was
   // half the cost; the audited configuration's runs have their own streams and are unchanged).
@@ -426,24 +426,24 @@ scenario_result lemma23_24(const scenario_context& c) {
           std::span<double> out = all.subspan(k * NQ, NQ);
           const std::size_t m = g.m;
           const double need = 0.1 * static_cast<double>(m);
-          sim::longtail_data_options o;
+          learners::longtail_data_options o;
           o.classes = g.K;
           o.dimension = g.d;
           o.signal_norm = 0.5;
-          o.spike = sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr);
+          o.spike = learners::spike_for_ncr(g.K, g.d, 0.5, g.ncr);
           random_stream ds(c.seed, rep, 80 + 10 * k), ts(c.seed, rep, 81 + 10 * k),
               is(c.seed, rep, 82 + 10 * k);
-          const auto data = std::make_shared<const sim::longtail_data>(
-              sim::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.per_class), ds));
-          const sim::longtail_data test =
-              sim::generate_longtail_data(o, std::vector<std::size_t>(g.K, fresh), ts);
-          const sim::longtail_network net(data, m);
-          const sim::vector w0 = sim::longtail_initial_weights(g.K, m, g.d, g.init, is);
-          sim::longtail_training t = g.training(0, 0);
+          const auto data = std::make_shared<const learners::longtail_data>(
+              learners::generate_longtail_data(o, std::vector<std::size_t>(g.K, g.per_class), ds));
+          const learners::longtail_data test =
+              learners::generate_longtail_data(o, std::vector<std::size_t>(g.K, fresh), ts);
+          const learners::longtail_network net(data, m);
+          const sim::vector w0 = learners::longtail_initial_weights(g.K, m, g.d, g.init, is);
+          learners::longtail_training t = g.training(0, 0);
           t.steps = static_cast<long>(Ts.back());
           std::size_t j = 0;
           sim::vector wT;
-          sim::run_noisy_gradient(net, sim::to_noisy_gradient_options(t, g.n()), w0,
+          sim::run_noisy_gradient(net, learners::to_noisy_gradient_options(t, g.n()), w0,
                                   sim::random_key{c.seed, rep, 83 + 10 * k},
                                   [&](long step, const sim::vector& w) {
                                     if (j < J && static_cast<double>(step) == Ts[j]) {
@@ -561,8 +561,8 @@ scenario_result lemma23_24(const scenario_context& c) {
                     ", NCR = " + sig(g.ncr) + ", eta = " + sig(g.eta) + ", " +
                     (g.full_batch ? "full batch" : "B = " + std::to_string(g.batch)) +
                     "; means at T = ";
-    const sim::spiked_norms nm =
-        sim::spiked_closed_form(g.K, g.d, 0.5, sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr));
+    const learners::spiked_norms nm =
+        learners::spiked_closed_form(g.K, g.d, 0.5, learners::spike_for_ncr(g.K, g.d, 0.5, g.ncr));
     for (std::size_t j = 0; j < J; ++j) {
       // The proof's explicit expression (Lemma 23): log(c5 K/(1 − c5)) + 3η Tr/(2mn),
       // c5 = T/(1.1K + T), i.e. log(T/1.1) + 3η Tr/(2mn).

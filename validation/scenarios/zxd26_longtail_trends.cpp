@@ -114,7 +114,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
     h.epochs = ep;
     z_T.push_back(calibrated_multiplier(h));
     T_steps.push_back(
-        static_cast<double>(sim::training_steps(training_of(h, h.clip, 0, kFirstAndLast), h.n())));
+        static_cast<double>(learners::training_steps(training_of(h, h.clip, 0, kFirstAndLast), h.n())));
   }
   const double z_C = z_eps[3];  // ε = 8, the paper's budget
   // Observables: [err, loss] per ε; slopes; [dp err, clip err, dp loss, clip loss] per T;
@@ -147,14 +147,14 @@ scenario_result remark4_calibrated(const scenario_context& c) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};  // common batches and noise
         auto run = [&](const lt_config& h, double C, double z, double& err, double& loss) {
-          const sim::longtail_training t =
-              training_of(h, C, sim::noise_std_for(z, C, h.batch), kFirstAndLast);
+          const learners::longtail_training t =
+              training_of(h, C, learners::noise_std_for(z, C, h.batch), kFirstAndLast);
           // Clipping alone (z = 0; at 20 epochs and C = 1 a run of zxd26-thm2-loss-floor,
           // zxd26-thm2-plateau-scaling and zxd26-thm3-tail-gap too) through train_shared.
-          const std::shared_ptr<const sim::longtail_run> shared =
+          const std::shared_ptr<const learners::longtail_run> shared =
               z == 0 ? train_shared(p, t, key) : nullptr;
-          const sim::longtail_run rr = shared ? *shared : sim::train_longtail(*p.net, t, p.w0, key);
-          err = sim::test_errors(*p.net, rr.weights, p.test).overall();
+          const learners::longtail_run rr = shared ? *shared : learners::train_longtail(*p.net, t, p.w0, key);
+          err = learners::test_errors(*p.net, rr.weights, p.test).overall();
           loss = rr.records.back().training_loss;
         };
         // (a) ε sweep at C = 1.
@@ -238,7 +238,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
   finish(t, conf, r);
   for (std::size_t i = 0; i < I; ++i)
     r.notes.push_back("eps = " + sig(eps[i]) + ": z = " + sig(z_eps[i], 4) +
-                      ", sigma_n = " + sig(sim::noise_std_for(z_eps[i], g.clip, g.batch), 3) +
+                      ", sigma_n = " + sig(learners::noise_std_for(z_eps[i], g.clip, g.batch), 3) +
                       ", test error " + sig(res.observables[2 * i].stats.mean(), 3) +
                       ", L_S(W_T) " + sig(res.observables[2 * i + 1].stats.mean(), 4));
   for (std::size_t j = 0; j < J; ++j)
@@ -317,18 +317,18 @@ scenario_result thm3_tail_L(const scenario_context& c) {
   const std::size_t NL = Ls.size(), NZ = mults.size();
   // Remark 3's regime at each noise level (class 0; balanced classes, so every class).
   const risk::longtail_problem prob =
-      risk::spiked_problem(g.K, g.d, g.signal, 0.5, sim::spike_for_ncr(g.K, g.d, 0.5, g.ncr),
+      risk::spiked_problem(g.K, g.d, g.signal, 0.5, learners::spike_for_ncr(g.K, g.d, 0.5, g.ncr),
                            std::vector<double>(g.counts.begin(), g.counts.end()));
   risk::longtail_setting s;
   s.width = static_cast<double>(g.m);
   s.eta = g.eta;
   s.batch_size = static_cast<double>(g.batch);
   s.steps =
-      static_cast<double>(sim::training_steps(training_of(g, g.clip, 0, kFirstAndLast), g.n()));
+      static_cast<double>(learners::training_steps(training_of(g, g.clip, 0, kFirstAndLast), g.n()));
   s.clip = g.clip;
   std::vector<risk::tail_regime> regimes;
   for (double z : mults) {
-    s.noise_std = sim::noise_std_for(z, g.clip, g.batch);
+    s.noise_std = learners::noise_std_for(z, g.clip, g.batch);
     regimes.push_back(risk::remark3_tail_regime(prob, s, 0));
   }
   std::vector<sim::observable> obs;
@@ -348,31 +348,31 @@ scenario_result thm3_tail_L(const scenario_context& c) {
       [&](std::uint64_t rep, std::span<double> out) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};
-        const sim::longtail_run clean =
-            sim::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
+        const learners::longtail_run clean =
+            learners::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
         // Exact samples of T_k for every L (Def 3, aggregate neuron of the clean model); one
         // tail stream per L so the sets do not depend on the order of the L grid.
-        std::vector<std::vector<sim::longtail_data>> tails(NL);
+        std::vector<std::vector<learners::longtail_data>> tails(NL);
         for (std::size_t l = 0; l < NL; ++l) {
           random_stream ts(c.seed, rep, 20 + l);
           for (std::size_t k = 0; k < g.K; ++k) {
-            const sim::vector v = sim::tail_direction(*p.net, clean.weights, static_cast<int>(k));
+            const sim::vector v = learners::tail_direction(*p.net, clean.weights, static_cast<int>(k));
             tails[l].push_back(
-                sim::sample_tail(p.test, static_cast<int>(k), v, Ls[l], g.test_per_class, ts));
+                learners::sample_tail(p.test, static_cast<int>(k), v, Ls[l], g.test_per_class, ts));
           }
         }
-        auto tail_error = [&](const sim::longtail_network& net, const sim::vector& w,
-                              const std::vector<sim::longtail_data>& sets) {
+        auto tail_error = [&](const learners::longtail_network& net, const sim::vector& w,
+                              const std::vector<learners::longtail_data>& sets) {
           double e = 0;
-          for (const sim::longtail_data& tk : sets) e += sim::test_errors(net, w, tk).overall();
+          for (const learners::longtail_data& tk : sets) e += learners::test_errors(net, w, tk).overall();
           return e / static_cast<double>(sets.size());
         };
         for (std::size_t v = 0; v <= NZ; ++v) {
           const sim::vector w =
               v == 0 ? clean.weights
-                     : sim::train_longtail(
+                     : learners::train_longtail(
                            *p.net,
-                           training_of(g, g.clip, sim::noise_std_for(mults[v - 1], g.clip, g.batch),
+                           training_of(g, g.clip, learners::noise_std_for(mults[v - 1], g.clip, g.batch),
                                        kFirstAndLast),
                            p.w0, key)
                            .weights;
@@ -387,14 +387,14 @@ scenario_result thm3_tail_L(const scenario_context& c) {
         }
         // Claim 25 (clean): the tail error falls with the NCR (L = L_ncr, same seeds).
         const lt_problem q = make_problem(g, c.seed, rep, g.signal, ncr_high);
-        const sim::longtail_run cq =
-            sim::train_longtail(*q.net, training_of(g, 0, 0, kFirstAndLast), q.w0, key);
-        std::vector<sim::longtail_data> tq;
+        const learners::longtail_run cq =
+            learners::train_longtail(*q.net, training_of(g, 0, 0, kFirstAndLast), q.w0, key);
+        std::vector<learners::longtail_data> tq;
         random_stream ts(c.seed, rep, 30);
         for (std::size_t k = 0; k < g.K; ++k) {
-          const sim::vector v = sim::tail_direction(*q.net, cq.weights, static_cast<int>(k));
+          const sim::vector v = learners::tail_direction(*q.net, cq.weights, static_cast<int>(k));
           tq.push_back(
-              sim::sample_tail(q.test, static_cast<int>(k), v, L_ncr, g.test_per_class, ts));
+              learners::sample_tail(q.test, static_cast<int>(k), v, L_ncr, g.test_per_class, ts));
         }
         out[b2] = out[2];  // clean, L = 1.5, NCR = g.ncr
         out[b2 + 1] = tail_error(*q.net, cq.weights, tq);
@@ -478,7 +478,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
   r.parameters = config_json(g);
   r.parameters["tail_L"] = Ls;
   r.parameters["tail_direction"] = "aggregate sum_r w_{k,r} of the clean model";
-  r.parameters["tail_sampling"] = "exact (sim::sample_tail), test_per_class points per class";
+  r.parameters["tail_sampling"] = "exact (learners::sample_tail), test_per_class points per class";
   r.parameters["dp_noise_multipliers"] = mults;
   r.parameters["epsilon_of_first_multiplier"] = g.epsilon;
   r.parameters["ncr_high"] = ncr_high;
@@ -497,8 +497,8 @@ scenario_result thm3_tail_L(const scenario_context& c) {
 // ----------------------------------------------------------------------
 
 // Mean training loss over the examples of class k (in_class) or of the other classes.
-double class_loss(const sim::longtail_network& net, const sim::vector& w, int k, bool in_class) {
-  const sim::longtail_data& data = net.data();
+double class_loss(const learners::longtail_network& net, const sim::vector& w, int k, bool in_class) {
+  const learners::longtail_data& data = net.data();
   double sum = 0;
   std::size_t count = 0;
   for (std::size_t i = 0; i < net.examples(); ++i)
@@ -515,7 +515,7 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
   const std::vector<double> clips = {0.3, 1, 3};
   const std::vector<double> signals = {0.5, 1.0};
   const double z_fixed = 8;  // σ_n fixed at the value of z = 8 at C = 1
-  const double sigma = sim::noise_std_for(z_fixed, 1, g.batch);
+  const double sigma = learners::noise_std_for(z_fixed, 1, g.batch);
   // One rare class (10 % of n), as zxd26-thm3-tail-gap.
   lt_config gr = g;
   const std::size_t n = g.n();
@@ -546,7 +546,7 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
         const lt_problem q = make_problem(gr, c.seed, rep, g.signal, g.ncr);
         const sim::vector wc = train_shared(q, training_of(gr, 0, 0, kFirstAndLast), key)->weights;
         const sim::vector wd =
-            sim::train_longtail(*q.net, training_of(gr, gr.clip, sigma, kFirstAndLast), q.w0, key)
+            learners::train_longtail(*q.net, training_of(gr, gr.clip, sigma, kFirstAndLast), q.w0, key)
                 .weights;
         out[J] = (class_loss(*q.net, wd, 0, true) - class_loss(*q.net, wc, 0, true)) -
                  (class_loss(*q.net, wd, 0, false) - class_loss(*q.net, wc, 0, false));

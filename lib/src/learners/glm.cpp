@@ -19,7 +19,7 @@
 #include "dpkit/core/tolerance.hpp"
 #include "dpkit/sim/data.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 using detail::glm::count;
 using detail::glm::moreau_derivative_unchecked;
@@ -377,7 +377,7 @@ glm_design glm_design::random_subspace(std::size_t d,
                                        glm_design_law law,
                                        random_stream& stream) {
   glm_design g = coordinate(d, theta, law);
-  g.basis = random_orthogonal(d, stream).leftCols(static_cast<Eigen::Index>(theta));
+  g.basis = sim::random_orthogonal(d, stream).leftCols(static_cast<Eigen::Index>(theta));
   return g;
 }
 
@@ -739,4 +739,4 @@ void moreau_oracle_gradient(glm_link link,
   g = r.derivative * x;  // Alg 4 step 5
 }
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

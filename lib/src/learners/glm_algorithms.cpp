@@ -15,7 +15,7 @@
 #include "dpkit/core/check.hpp"
 #include "dpkit/learners/glm.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 using detail::glm::count;
 using detail::glm::moreau_derivative_unchecked;
@@ -724,4 +724,4 @@ glm_result adaptive_batched_gd(const dataset& data,
   return res;
 }
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

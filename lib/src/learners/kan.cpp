@@ -12,7 +12,7 @@
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/tolerance.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 namespace {
 
 using values_t = std::array<double, uniform_bspline::kMaxDegree + 1>;
@@ -610,4 +610,4 @@ margin_result ntk_margin(const kan_model& f, const_vector_ref w0, const margin_o
   return hard_margin(f.ntk_features(w0), options);
 }
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

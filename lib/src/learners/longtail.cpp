@@ -17,7 +17,7 @@
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/normal.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 using detail::longtail::count;
 using detail::longtail::idx;
@@ -681,4 +681,4 @@ longtail_data sample_tail(const longtail_data& like,
   return out;
 }
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

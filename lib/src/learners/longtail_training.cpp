@@ -13,7 +13,7 @@
 #include "dpkit/core/decimal.hpp"
 #include "dpkit/learners/longtail.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 using detail::longtail::count;
 using detail::longtail::idx;
@@ -496,4 +496,4 @@ longtail_run train_longtail(const longtail_network& net,
   return run;
 }
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

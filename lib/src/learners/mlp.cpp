@@ -10,7 +10,7 @@
 
 #include "dpkit/core/check.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 namespace {
 
 using row_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -549,4 +549,4 @@ std::pair<dataset, dataset> train_test_split(const dataset& data, std::size_t n_
   return {std::move(train), std::move(test)};
 }
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

@@ -31,17 +31,18 @@
 using Catch::Matchers::Contains;
 using dpkit::random_stream;
 using dpkit::sim::dataset;
-using dpkit::sim::glm_design;
-using dpkit::sim::glm_design_law;
-using dpkit::sim::glm_label_noise;
-using dpkit::sim::glm_link;
-using dpkit::sim::glm_population;
-using dpkit::sim::glm_result;
-using dpkit::sim::glm_teacher;
-using dpkit::sim::phased_sgd_options;
+using dpkit::learners::glm_design;
+using dpkit::learners::glm_design_law;
+using dpkit::learners::glm_label_noise;
+using dpkit::learners::glm_link;
+using dpkit::learners::glm_population;
+using dpkit::learners::glm_result;
+using dpkit::learners::glm_teacher;
+using dpkit::learners::phased_sgd_options;
 using dpkit::sim::random_key;
 using dpkit::sim::vector;
 namespace sim = dpkit::sim;
+namespace learners = dpkit::learners;
 
 namespace {
 
@@ -76,31 +77,31 @@ TEST_CASE("glm surrogate closed forms match quadrature of the defining integral"
   for (const glm_link link : kAll) {
     for (const double a : as) {
       for (const double y : ys) {
-        auto integrand = [&](double z) { return sim::link_value(link, z) - y; };
+        auto integrand = [&](double z) { return learners::link_value(link, z) - y; };
         double ref = 0;
         if (a != 0) {
           const double lo = std::min(0.0, a), hi = std::max(0.0, a);
           ref = gk::integrate(integrand, lo, hi, 12, 1e-13) * (a > 0 ? 1 : -1);
         }
-        CAPTURE(sim::to_string(link), a, y);
-        const double got = sim::surrogate_loss(link, a, y);
+        CAPTURE(learners::to_string(link), a, y);
+        const double got = learners::surrogate_loss(link, a, y);
         CHECK(std::abs(got - ref) <= 1e-12 * std::max(1.0, std::abs(ref)));
-        CHECK(sim::surrogate_derivative(link, a, y) == sim::link_value(link, a) - y);
+        CHECK(learners::surrogate_derivative(link, a, y) == learners::link_value(link, a) - y);
       }
     }
     // Small |a|: ∫_0^a σ = σ(0)a + σ′(0)a²/2 + O(a³) (relative accuracy, no cancellation).
     const double a = 1e-7;
     const double series =
-        sim::link_value(link, 0) * a + 0.5 * sim::link_derivative(link, 1e-300) * a * a;
+        learners::link_value(link, 0) * a + 0.5 * learners::link_derivative(link, 1e-300) * a * a;
     if (link != glm_link::relu)
-      CHECK(std::abs(sim::link_integral(link, a) - series) <= 1e-12 * std::abs(series) + 1e-30);
+      CHECK(std::abs(learners::link_integral(link, a) - series) <= 1e-12 * std::abs(series) + 1e-30);
   }
-  CHECK(sim::link_lipschitz(glm_link::sigmoid) == 0.25);
-  CHECK(sim::link_range_bound(glm_link::tanh) == 1);
-  CHECK(std::isinf(sim::link_range_bound(glm_link::relu)));
+  CHECK(learners::link_lipschitz(glm_link::sigmoid) == 0.25);
+  CHECK(learners::link_range_bound(glm_link::tanh) == 1);
+  CHECK(std::isinf(learners::link_range_bound(glm_link::relu)));
   // Tails: no overflow.
-  CHECK(std::isfinite(sim::link_integral(glm_link::sigmoid, 800)));
-  CHECK(std::abs(sim::link_integral(glm_link::tanh, -800) - (800 - std::log(2.0))) < 1e-12 * 800);
+  CHECK(std::isfinite(learners::link_integral(glm_link::sigmoid, 800)));
+  CHECK(std::abs(learners::link_integral(glm_link::tanh, -800) - (800 - std::log(2.0))) < 1e-12 * 800);
 }
 
 TEST_CASE("glm surrogate gradient and Hessian-vector match central differences", "[glm]") {
@@ -111,14 +112,14 @@ TEST_CASE("glm surrogate gradient and Hessian-vector match central differences",
   for (int i = 0; i < 3; ++i) data->features.row(i) = random_unit_ball(4, s).transpose();
   data->labels = Eigen::Vector3d(0.2, 1, -0.5);
   for (const glm_link link : kAll) {
-    const sim::glm_surrogate f(data, link);
+    const learners::glm_surrogate f(data, link);
     for (std::size_t i = 0; i < 3; ++i) {
       vector w(4), g(4), hv(4), v(4);
       for (int j = 0; j < 4; ++j) w(j) = s.normal(), v(j) = s.normal();
       f.gradient(i, w, g);
       f.hessian_vector(i, w, v, hv);
       vector g2(4);
-      sim::surrogate_gradient(link, w, data->features.row(Eigen::Index(i)).transpose(),
+      learners::surrogate_gradient(link, w, data->features.row(Eigen::Index(i)).transpose(),
                               data->labels(Eigen::Index(i)), g2);
       CHECK((g - g2).norm() <= 1e-15 * (1 + g.norm()));
       for (int j = 0; j < 4; ++j) {
@@ -126,7 +127,7 @@ TEST_CASE("glm surrogate gradient and Hessian-vector match central differences",
         wp(j) += h;
         wm(j) -= h;
         const double fd = (f.loss(i, wp) - f.loss(i, wm)) / (2 * h);
-        CAPTURE(sim::to_string(link), i, j);
+        CAPTURE(learners::to_string(link), i, j);
         CHECK(std::abs(fd - g(j)) <= 1e-7);
       }
       // Hessian-vector: directional difference of the gradient (ReLU: skip if the kink is near).
@@ -149,9 +150,9 @@ TEST_CASE("glm Lemma 2: the surrogate is convex and 2B-Lipschitz on the unit bal
       vector w1(5), w2(5);
       for (int j = 0; j < 5; ++j) w1(j) = 4 * s.normal(), w2(j) = 4 * s.normal();
       const double y = s.uniform(-B, B), lambda = s.uniform();
-      const double l1 = sim::surrogate_loss(link, w1, x, y),
-                   l2 = sim::surrogate_loss(link, w2, x, y);
-      const double mid = sim::surrogate_loss(link, vector(lambda * w1 + (1 - lambda) * w2), x, y);
+      const double l1 = learners::surrogate_loss(link, w1, x, y),
+                   l2 = learners::surrogate_loss(link, w2, x, y);
+      const double mid = learners::surrogate_loss(link, vector(lambda * w1 + (1 - lambda) * w2), x, y);
       CHECK(mid <= lambda * l1 + (1 - lambda) * l2 + 1e-12 * (1 + std::abs(l1) + std::abs(l2)));
       CHECK(std::abs(l1 - l2) <= 2 * B * (w1 - w2).norm() * (1 + 1e-12));
     }
@@ -232,8 +233,8 @@ TEST_CASE("glm designs: norms, rank, and the exact 2-d projection sampler", "[gl
       p.teacher.w_star = vector::LinSpaced(8, -1, 1.2);
       vector w = vector::LinSpaced(8, 0.7, -0.4);
       random_stream sm(5, theta, 9);
-      const sim::mc_estimate e = p.excess_risk(glm_link::tanh, w, 40000, sm);
-      sim::mc_estimate direct;
+      const learners::mc_estimate e = p.excess_risk(glm_link::tanh, w, 40000, sm);
+      learners::mc_estimate direct;
       {
         double sum = 0, sum2 = 0;
         for (Eigen::Index i = 0; i < x.rows(); ++i) {
@@ -246,7 +247,7 @@ TEST_CASE("glm designs: norms, rank, and the exact 2-d projection sampler", "[gl
         direct.standard_error =
             std::sqrt(std::max(0.0, sum2 / n - direct.value * direct.value) / (n - 1));
       }
-      CAPTURE(sim::to_string(law), theta, e.value, e.standard_error, direct.value,
+      CAPTURE(learners::to_string(law), theta, e.value, e.standard_error, direct.value,
               direct.standard_error);
       const double se = std::hypot(e.standard_error, direct.standard_error);
       CHECK(std::abs(e.value - direct.value) <= 4.9 * se + 1e-15);
@@ -269,8 +270,8 @@ TEST_CASE("glm Lemma 3 holds pointwise, so on common Monte Carlo draws", "[glm]"
       random_stream s1(17, std::uint64_t(k), 2), s2(17, std::uint64_t(k), 2);
       const auto ex = p.excess_risk(link, w, 5000, s1);
       const auto sx = p.surrogate_excess_risk(link, w, 5000, s2);
-      CAPTURE(sim::to_string(link), ex.value, sx.value);
-      CHECK(ex.value <= 2 * sim::link_lipschitz(link) * sx.value * (1 + 1e-12));
+      CAPTURE(learners::to_string(link), ex.value, sx.value);
+      CHECK(ex.value <= 2 * learners::link_lipschitz(link) * sx.value * (1 + 1e-12));
       CHECK(sx.value >= 0);
     }
     // At w*, the excess and surrogate excess vanish.
@@ -314,7 +315,7 @@ TEST_CASE("glm Moreau prox matches brute-force grid minimisation", "[glm]") {
     for (int k = 0; k < 20; ++k) {
       const double y = s.uniform(-1, 1), beta = std::exp(s.uniform(-2, 4)), m = 4 * s.normal();
       const double B = 1;
-      const double p = sim::moreau_prox(link, y, beta, m);
+      const double p = learners::moreau_prox(link, y, beta, m);
       // Grid on [m − 4B/β, m + 4B/β] (Algorithm 4's localisation, also for ReLU: |ReLU(u) − y| at
       // the prox is ≤ |y| + |prox| — we widen the ReLU grid generously).
       const double half =
@@ -324,13 +325,13 @@ TEST_CASE("glm Moreau prox matches brute-force grid minimisation", "[glm]") {
       double best = std::numeric_limits<double>::infinity(), arg = 0;
       for (int i = 0; i <= N; ++i) {
         const double u = m - half + i * h;
-        const double v = sim::surrogate_loss(link, u, y) + 0.5 * beta * (u - m) * (u - m);
+        const double v = learners::surrogate_loss(link, u, y) + 0.5 * beta * (u - m) * (u - m);
         if (v < best) best = v, arg = u;
       }
-      CAPTURE(sim::to_string(link), y, beta, m, p, arg, h);
+      CAPTURE(learners::to_string(link), y, beta, m, p, arg, h);
       // Strongly convex objective: the grid minimiser is a neighbour of the true one.
       CHECK(std::abs(p - arg) <= h * (1 + 1e-9));
-      const double env = sim::moreau_envelope(link, y, beta, m);
+      const double env = learners::moreau_envelope(link, y, beta, m);
       CHECK(env <= best + 1e-12 * (1 + std::abs(best)));
       if (link != glm_link::relu) {
         // h(u) is 6B-Lipschitz on 𝒬 (proof of Lemma 6), so the grid value is within 6B·h.
@@ -340,10 +341,10 @@ TEST_CASE("glm Moreau prox matches brute-force grid minimisation", "[glm]") {
       // Lemma 4(b): ℓ_β′(m) = β(m − prox(m)), against a central difference of the envelope
       // (ℓ_β′ is β-Lipschitz: truncation ≤ β·δ).
       const double dlt = 1e-6 / std::max(1.0, beta);
-      const double fd = (sim::moreau_envelope(link, y, beta, m + dlt) -
-                         sim::moreau_envelope(link, y, beta, m - dlt)) /
+      const double fd = (learners::moreau_envelope(link, y, beta, m + dlt) -
+                         learners::moreau_envelope(link, y, beta, m - dlt)) /
                         (2 * dlt);
-      const double der = sim::moreau_derivative(link, y, beta, m);
+      const double der = learners::moreau_derivative(link, y, beta, m);
       CHECK(std::abs(der - beta * (m - p)) <= 1e-9 * (1 + std::abs(der)));
       CHECK(std::abs(fd - der) <= 1e-5 * (1 + std::abs(der)));
     }
@@ -356,14 +357,14 @@ TEST_CASE("glm Lemma 4 sandwich and prox localisation on random points", "[glm]"
     const double B = 1, G = 2 * B;  // g^y is 2B-Lipschitz (|σ − y| ≤ 2B)
     for (int k = 0; k < 3000; ++k) {
       const double y = s.uniform(-B, B), beta = std::exp(s.uniform(-3, 6)), m = 10 * s.normal();
-      const double l = sim::surrogate_loss(link, m, y), lb = sim::moreau_envelope(link, y, beta, m);
+      const double l = learners::surrogate_loss(link, m, y), lb = learners::moreau_envelope(link, y, beta, m);
       const double slack = 1e-12 * (1 + std::abs(l));
       CHECK(lb <= l + slack);
       CHECK(l <= lb + G * G / (2 * beta) + slack);
-      const double p = sim::moreau_prox(link, y, beta, m);
+      const double p = learners::moreau_prox(link, y, beta, m);
       CHECK(std::abs(p - m) <= 4 * B / beta);
       // Lemma 4(a): |ℓ_β′| ≤ G.
-      CHECK(std::abs(sim::moreau_derivative(link, y, beta, m)) <= G);
+      CHECK(std::abs(learners::moreau_derivative(link, y, beta, m)) <= G);
     }
   }
 }
@@ -375,10 +376,10 @@ TEST_CASE("glm Algorithm 4 error is at most 12B/sqrt(T_o) (Lemma 6)", "[glm]") {
       for (int k = 0; k < 25; ++k) {
         const double B = 1, y = s.uniform(-B, B), beta = std::exp(s.uniform(-2, 3)),
                      m = 3 * s.normal();
-        const auto r = sim::moreau_oracle(link, y, beta, m, gamma, B);
+        const auto r = learners::moreau_oracle(link, y, beta, m, gamma, B);
         CHECK(r.steps == static_cast<long long>(std::ceil(144 * B * B / (gamma * gamma))));
-        const double exact = sim::moreau_derivative(link, y, beta, m);
-        CAPTURE(sim::to_string(link), gamma, y, beta, m, r.derivative, exact);
+        const double exact = learners::moreau_derivative(link, y, beta, m);
+        CAPTURE(learners::to_string(link), gamma, y, beta, m, r.derivative, exact);
         CHECK(std::abs(r.derivative - exact) <= 12 * B / std::sqrt(double(r.steps)));
         CHECK(std::abs(r.derivative - exact) <= gamma);
       }
@@ -387,8 +388,8 @@ TEST_CASE("glm Algorithm 4 error is at most 12B/sqrt(T_o) (Lemma 6)", "[glm]") {
   // Vector form: ‖𝒪 − ∇f_β‖ ≤ γ‖x‖.
   const vector w = Eigen::Vector3d(1, -2, 0.5), x = Eigen::Vector3d(0.3, 0.2, -0.6);
   vector g(3);
-  sim::moreau_oracle_gradient(glm_link::sigmoid, w, x, 0.7, 2.0, 0.2, 1.0, g);
-  const vector exact = sim::moreau_derivative(glm_link::sigmoid, 0.7, 2.0, w.dot(x)) * x;
+  learners::moreau_oracle_gradient(glm_link::sigmoid, w, x, 0.7, 2.0, 0.2, 1.0, g);
+  const vector exact = learners::moreau_derivative(glm_link::sigmoid, 0.7, 2.0, w.dot(x)) * x;
   CHECK((g - exact).norm() <= 0.2 * x.norm());
 }
 
@@ -404,10 +405,10 @@ TEST_CASE("glm polynomial features realise the truncated multinomial kernel", "[
       for (int i = 1; i <= j; ++i) c = c * double(int(d) + i - 1) / i;
       count += std::size_t(std::llround(c));
     }
-    CHECK(sim::polynomial_feature_dimension(d, q) == count);
+    CHECK(learners::polynomial_feature_dimension(d, q) == count);
     for (int k = 0; k < 10; ++k) {
       const vector x = random_unit_ball(4, s), xp = random_unit_ball(4, s);
-      const vector px = sim::polynomial_feature_map(x, q), pxp = sim::polynomial_feature_map(xp, q);
+      const vector px = learners::polynomial_feature_map(x, q), pxp = learners::polynomial_feature_map(xp, q);
       REQUIRE(std::size_t(px.size()) == count);
       double K = 0;
       for (int j = 0; j <= q; ++j) K += std::pow(x.dot(xp), j);
@@ -416,7 +417,7 @@ TEST_CASE("glm polynomial features realise the truncated multinomial kernel", "[
       CHECK(px.norm() <= 1 + 1e-15);
     }
   }
-  REQUIRE_THROWS_AS(sim::polynomial_feature_map(vector::Ones(3), 9), std::domain_error);
+  REQUIRE_THROWS_AS(learners::polynomial_feature_map(vector::Ones(3), 9), std::domain_error);
 }
 
 TEST_CASE("glm JL matrix: squared norms follow chi2_m over m exactly (Def 6)", "[glm]") {
@@ -432,7 +433,7 @@ TEST_CASE("glm JL matrix: squared norms follow chi2_m over m exactly (Def 6)", "
   const std::size_t R = 20000;
   for (std::size_t r = 0; r < R; ++r) {
     random_stream s(47, r, 5);
-    const Eigen::MatrixXd phi = sim::jl_matrix(m, d, s);
+    const Eigen::MatrixXd phi = learners::jl_matrix(m, d, s);
     fails += std::abs((phi * u).squaredNorm() - 1) > alpha;
   }
   const auto ci = sim::clopper_pearson(fails, R, 1 - 1e-6);
@@ -444,15 +445,15 @@ TEST_CASE("glm JL matrix: squared norms follow chi2_m over m exactly (Def 6)", "
 // ---- algorithms ---------------------------------------------------------------------------------
 
 TEST_CASE("glm phase sizes and Alg 2 privacy bookkeeping", "[glm]") {
-  CHECK(sim::phase_sizes(2) == std::vector<std::size_t>{1});
-  CHECK(sim::phase_sizes(100) == std::vector<std::size_t>{50, 25, 12, 6, 3, 1});
-  CHECK(sim::phase_sizes(64) == std::vector<std::size_t>{32, 16, 8, 4, 2, 1});
+  CHECK(learners::phase_sizes(2) == std::vector<std::size_t>{1});
+  CHECK(learners::phase_sizes(100) == std::vector<std::size_t>{50, 25, 12, 6, 3, 1});
+  CHECK(learners::phase_sizes(64) == std::vector<std::size_t>{32, 16, 8, 4, 2, 1});
   const dataset data = sphere_data(100, 3, glm_link::sigmoid, 1);
   phased_sgd_options o;
   o.epsilon = 0.7;
   o.delta = 1e-6;
   o.eta = 2;
-  const glm_result r = sim::phased_sgd(data, o, random_key{1, 0, 0});
+  const glm_result r = learners::phased_sgd(data, o, random_key{1, 0, 0});
   REQUIRE(r.releases.size() == 6);
   for (std::size_t i = 0; i < r.releases.size(); ++i) {
     const double eta_i = 2 / std::pow(4.0, double(i + 1));
@@ -465,19 +466,19 @@ TEST_CASE("glm phase sizes and Alg 2 privacy bookkeeping", "[glm]") {
   CHECK(r.privacy.compositions == 1);
   // Override: std = z × sensitivity.
   o.noise_multiplier = 1.5;
-  const glm_result r2 = sim::phased_sgd(data, o, random_key{1, 0, 0});
+  const glm_result r2 = learners::phased_sgd(data, o, random_key{1, 0, 0});
   CHECK(std::abs(r2.privacy.noise_multiplier - 1.5) <= 1e-15);
   CHECK(std::abs(r2.releases[2].noise_std - 1.5 * r2.releases[2].sensitivity) <= 1e-16);
   // Alg 3: z = 2√log(2/δ)/ε, output Φᵀ w_k.
   o.noise_multiplier = 0;
   o.jl_dim = 7;
-  const glm_result r3 = sim::jl_phased_sgd(data, o, random_key{1, 0, 0});
+  const glm_result r3 = learners::jl_phased_sgd(data, o, random_key{1, 0, 0});
   CHECK(std::abs(r3.privacy.noise_multiplier - 2 * std::sqrt(std::log(2e6)) / 0.7) <= 1e-12);
   REQUIRE(r3.jl.rows() == 7);
   CHECK((r3.w - r3.jl.transpose() * r3.w_reduced).norm() <= 1e-14);
   // Noise off.
   o.add_noise = false;
-  const glm_result r4 = sim::phased_sgd(data, o, random_key{1, 0, 0});
+  const glm_result r4 = learners::phased_sgd(data, o, random_key{1, 0, 0});
   CHECK(r4.privacy.noise_multiplier == 0);
   CHECK(r4.w == r4.phase_averages.back());
   CHECK_THAT(r4.privacy.note, Contains("not private"));
@@ -490,14 +491,14 @@ TEST_CASE("glm Alg 2 noiseless sensitivity on neighbouring datasets is at most 4
   random_stream s(53, 0, 0);
   double worst = 0;
   for (const glm_link link : kBounded) {
-    const double G = sim::link_lipschitz(link);
+    const double G = learners::link_lipschitz(link);
     for (int trial = 0; trial < 20; ++trial) {
       const dataset data = sphere_data(64, 3, link, 100 + std::uint64_t(trial));
       phased_sgd_options o;
       o.link = link;
       o.add_noise = false;
       o.eta = 4 * 2 / G;
-      const std::vector<std::size_t> sizes = sim::phase_sizes(64);
+      const std::vector<std::size_t> sizes = learners::phase_sizes(64);
       std::size_t offset = 0;
       for (std::size_t i = 0; i < 3; ++i) {
         const std::size_t idx = offset + s.below(sizes[i]);
@@ -508,8 +509,8 @@ TEST_CASE("glm Alg 2 noiseless sensitivity on neighbouring datasets is at most 4
         const double y = data.labels(Eigen::Index(idx));
         const double low = link == glm_link::tanh ? -1 : 0;
         const dataset dp = sim::replace_one(data, idx, x, y == 1 ? low : 1.0);
-        const glm_result a = sim::phased_sgd(data, o, random_key{});
-        const glm_result b = sim::phased_sgd(dp, o, random_key{});
+        const glm_result a = learners::phased_sgd(data, o, random_key{});
+        const glm_result b = learners::phased_sgd(dp, o, random_key{});
         for (std::size_t j = 0; j < i; ++j) CHECK(a.phase_averages[j] == b.phase_averages[j]);
         const double diff = (a.phase_averages[i] - b.phase_averages[i]).norm();
         const double bound = a.releases[i].sensitivity;
@@ -534,7 +535,7 @@ TEST_CASE("glm Alg 2 output noise has the law N(0, tau_k^2 I)", "[glm]") {
   double stat = 0;
   const int R = 1500;
   for (int r = 0; r < R; ++r) {
-    const glm_result g = sim::phased_sgd(data, o, random_key{9, std::uint64_t(r), 0});
+    const glm_result g = learners::phased_sgd(data, o, random_key{9, std::uint64_t(r), 0});
     const double tau = 8 * g.releases.back().eta * std::sqrt(std::log(1 / o.delta)) / o.epsilon;
     stat += ((g.w - g.phase_averages.back()) / tau).squaredNorm();
   }
@@ -549,21 +550,21 @@ TEST_CASE("glm Alg 1 and Alg 9 dispatch on the paper's thresholds", "[glm]") {
   phased_sgd_options o;
   o.theta_rank = 4;  // θ^{3/2}/n = 0.08
   o.epsilon = 0.1;
-  CHECK(sim::dp_glm(data, o, random_key{}).branch == "Alg 2");
+  CHECK(learners::dp_glm(data, o, random_key{}).branch == "Alg 2");
   o.epsilon = 0.07;
   o.jl_dim = 5;
-  const glm_result r = sim::dp_glm(data, o, random_key{});
+  const glm_result r = learners::dp_glm(data, o, random_key{});
   CHECK(r.branch == "Alg 3");
   CHECK(r.w.size() == 4);
   // Alg 9 on degree-2 features (k = 15): θ/n = 0.15.
   o.theta_rank = 0;
   o.epsilon = 0.2;
-  const glm_result k2 = sim::dp_kernel_glm(data, 2, o, random_key{});
+  const glm_result k2 = learners::dp_kernel_glm(data, 2, o, random_key{});
   CHECK(k2.branch == "Alg 2");
   CHECK(k2.w.size() == 15);
   o.epsilon = 0.1;
-  CHECK(sim::dp_kernel_glm(data, 2, o, random_key{}).branch == "Alg 3");
-  const Eigen::VectorXd h = sim::kernel_predict(glm_link::sigmoid, k2.w, data.features, 2);
+  CHECK(learners::dp_kernel_glm(data, 2, o, random_key{}).branch == "Alg 3");
+  const Eigen::VectorXd h = learners::kernel_predict(glm_link::sigmoid, k2.w, data.features, 2);
   CHECK(h.size() == 100);
   CHECK(((h.array() > 0) && (h.array() < 1)).all());
 }
@@ -578,10 +579,10 @@ TEST_CASE("glm Alg 5 with the Alg 4 oracle stays within gamma sum eta_i n_i of t
   o.add_noise = false;
   o.beta_smooth = 2;
   o.eta = 4;  // η_1 = 1 ≤ 2/β
-  const glm_result exact = sim::moreau_phased_sgd(data, o, random_key{});
-  o.oracle = sim::moreau_oracle_kind::algorithm4;
+  const glm_result exact = learners::moreau_phased_sgd(data, o, random_key{});
+  o.oracle = learners::moreau_oracle_kind::algorithm4;
   o.gamma_oracle = 0.2;
-  const glm_result pgd = sim::moreau_phased_sgd(data, o, random_key{});
+  const glm_result pgd = learners::moreau_phased_sgd(data, o, random_key{});
   CHECK(pgd.oracle_steps == 3600);
   double budget = 0;
   for (const auto& r : pgd.releases) budget += 0.2 * r.eta * double(r.samples);
@@ -591,10 +592,10 @@ TEST_CASE("glm Alg 5 with the Alg 4 oracle stays within gamma sum eta_i n_i of t
   CHECK(std::abs(exact.releases[0].sensitivity - 4.0) <= 1e-15);
   CHECK(exact.privacy.note.find("eta_1 = 1 <= 2/beta") != std::string::npos);
   // Alg 6 runs and reports its JL data.
-  o.oracle = sim::moreau_oracle_kind::exact;
+  o.oracle = learners::moreau_oracle_kind::exact;
   o.jl_dim = 6;
   o.eta = 0;
-  const glm_result j = sim::jl_moreau_phased_sgd(data, o, random_key{});
+  const glm_result j = learners::jl_moreau_phased_sgd(data, o, random_key{});
   CHECK(j.w.size() == 3);
   CHECK(j.w_reduced.size() == 6);
 }
@@ -608,13 +609,13 @@ TEST_CASE("glm Alg 7 stays in the 2W ball and reports T compositions", "[glm]") 
   p.teacher.w_star = vector::Constant(5, 0.4);
   random_stream fx(61, 0, 0), fy(61, 0, 4);
   const dataset data = p.sample(200, fx, fy);
-  sim::relu_pgd_options o;
+  learners::relu_pgd_options o;
   o.W_norm = 1;
   o.B_bound = 1.2;
   o.epsilon = 0.05;  // large noise: the projection is active
   o.steps = 50;
   o.jl_dim = 8;
-  const glm_result r = sim::relu_dp_pgd(data, o, random_key{3, 0, 0});
+  const glm_result r = learners::relu_dp_pgd(data, o, random_key{3, 0, 0});
   CHECK(r.w_reduced.norm() <= 2 * o.W_norm * (1 + 1e-12));
   CHECK(r.privacy.compositions == 50);
   const double z = std::sqrt(2 * 50 * std::log(2 / o.delta)) / o.epsilon;
@@ -622,7 +623,7 @@ TEST_CASE("glm Alg 7 stays in the 2W ball and reports T compositions", "[glm]") 
   CHECK(std::abs(r.releases[0].sensitivity - 4 * (4 + 1.2) / 200) <= 1e-15);
   // Without JL, the iterate average itself is in the ball.
   o.use_jl = false;
-  const glm_result r2 = sim::relu_dp_pgd(data, o, random_key{3, 0, 0});
+  const glm_result r2 = learners::relu_dp_pgd(data, o, random_key{3, 0, 0});
   CHECK(r2.w.norm() <= 2 * o.W_norm * (1 + 1e-12));
   CHECK(r2.jl.size() == 0);
 }
@@ -642,7 +643,7 @@ TEST_CASE("glm Alg 8 mean iterate follows the exact Gaussian-case recursion to 2
   p.teacher.clamp = 1.5;
   p.teacher.w_star = Eigen::Vector3d(1, -0.5, 0.3);
   const vector target = 2 * p.label_correlation();
-  sim::adaptive_gd_options o;
+  learners::adaptive_gd_options o;
   o.add_noise = false;
   o.steps = 150;
   o.B_bound = 1.5;
@@ -652,7 +653,7 @@ TEST_CASE("glm Alg 8 mean iterate follows the exact Gaussian-case recursion to 2
   for (int r = 0; r < R; ++r) {
     random_stream fx(71, std::uint64_t(r), 0), fy(71, std::uint64_t(r), 4);
     const dataset data = p.sample(n, fx, fy);
-    outs.row(r) = sim::adaptive_batched_gd(data, o, random_key{}).w.transpose();
+    outs.row(r) = learners::adaptive_batched_gd(data, o, random_key{}).w.transpose();
   }
   const double shrink = 1 - std::pow(1 - o.eta / 2, 150.0);
   const vector mean = outs.colwise().mean().transpose();
@@ -670,7 +671,7 @@ TEST_CASE("glm Alg 8 mean iterate follows the exact Gaussian-case recursion to 2
   o.corrected_sensitivity = true;
   random_stream fx(71, 999, 0), fy(71, 999, 4);
   const dataset data = p.sample(n, fx, fy);
-  const glm_result g = sim::adaptive_batched_gd(data, o, random_key{});
+  const glm_result g = learners::adaptive_batched_gd(data, o, random_key{});
   CHECK(std::abs(g.releases[0].sensitivity - 2 * std::sqrt(3.0) * 1.5 / 40) <= 1e-15);
   CHECK(std::abs(g.privacy.noise_multiplier - std::sqrt(8 * std::log(1.25e5))) <= 1e-12);
   CHECK(g.privacy.compositions == 1);
@@ -681,45 +682,45 @@ TEST_CASE("glm bad input throws domain_error", "[glm]") {
   const dataset data = sphere_data(16, 3, glm_link::sigmoid, 5);
   phased_sgd_options o;
   o.link = glm_link::relu;
-  REQUIRE_THROWS_AS(sim::phased_sgd(data, o, random_key{}), std::domain_error);
+  REQUIRE_THROWS_AS(learners::phased_sgd(data, o, random_key{}), std::domain_error);
   o.link = glm_link::sigmoid;
   o.delta = 1;
-  REQUIRE_THROWS_WITH(sim::phased_sgd(data, o, random_key{}), Contains("options.delta"));
+  REQUIRE_THROWS_WITH(learners::phased_sgd(data, o, random_key{}), Contains("options.delta"));
   o.delta = 1e-5;
   o.epsilon = 0;
-  REQUIRE_THROWS_AS(sim::phased_sgd(data, o, random_key{}), std::domain_error);
+  REQUIRE_THROWS_AS(learners::phased_sgd(data, o, random_key{}), std::domain_error);
   o.epsilon = 1;
   dataset big = data;
   big.features(0, 0) = 2;  // ‖x‖ > 1
-  REQUIRE_THROWS_WITH(sim::phased_sgd(big, o, random_key{}), Contains("<= 1"));
+  REQUIRE_THROWS_WITH(learners::phased_sgd(big, o, random_key{}), Contains("<= 1"));
   dataset bad_y = data;
   bad_y.labels(0) = 3;
-  REQUIRE_THROWS_AS(sim::moreau_phased_sgd(bad_y, o, random_key{}), std::domain_error);
+  REQUIRE_THROWS_AS(learners::moreau_phased_sgd(bad_y, o, random_key{}), std::domain_error);
   o.w0 = vector::Zero(5);
-  REQUIRE_THROWS_AS(sim::phased_sgd(data, o, random_key{}), std::domain_error);
+  REQUIRE_THROWS_AS(learners::phased_sgd(data, o, random_key{}), std::domain_error);
   o.w0 = vector();
-  o.oracle = sim::moreau_oracle_kind::algorithm4;  // default γ = B/(n ln n): T_o too large
+  o.oracle = learners::moreau_oracle_kind::algorithm4;  // default γ = B/(n ln n): T_o too large
   o.max_oracle_steps = 1000;
-  REQUIRE_THROWS_WITH(sim::moreau_phased_sgd(data, o, random_key{}), Contains("gamma"));
-  REQUIRE_THROWS_AS(sim::phase_sizes(1), std::domain_error);
-  REQUIRE_THROWS_AS(sim::moreau_prox(glm_link::sigmoid, 0.5, 0, 1), std::domain_error);
-  REQUIRE_THROWS_AS(sim::moreau_oracle(glm_link::sigmoid, 0.5, 1, 1, 0, 1), std::domain_error);
-  REQUIRE_THROWS_AS(sim::glm_design::coordinate(3, 4, glm_design_law::unit_ball),
+  REQUIRE_THROWS_WITH(learners::moreau_phased_sgd(data, o, random_key{}), Contains("gamma"));
+  REQUIRE_THROWS_AS(learners::phase_sizes(1), std::domain_error);
+  REQUIRE_THROWS_AS(learners::moreau_prox(glm_link::sigmoid, 0.5, 0, 1), std::domain_error);
+  REQUIRE_THROWS_AS(learners::moreau_oracle(glm_link::sigmoid, 0.5, 1, 1, 0, 1), std::domain_error);
+  REQUIRE_THROWS_AS(learners::glm_design::coordinate(3, 4, glm_design_law::unit_ball),
                     std::domain_error);
-  REQUIRE_THROWS_AS(sim::jl_matrix(0, 3, *std::make_unique<random_stream>(1, 0, 0)),
+  REQUIRE_THROWS_AS(learners::jl_matrix(0, 3, *std::make_unique<random_stream>(1, 0, 0)),
                     std::domain_error);
   glm_teacher t;
   t.link = glm_link::relu;
   t.w_star = vector::Ones(3);
-  REQUIRE_THROWS_AS(sim::glm_labels(data.features, t, *std::make_unique<random_stream>(1, 0, 0)),
+  REQUIRE_THROWS_AS(learners::glm_labels(data.features, t, *std::make_unique<random_stream>(1, 0, 0)),
                     std::domain_error);
-  sim::adaptive_gd_options a;
+  learners::adaptive_gd_options a;
   a.steps = 17;  // > n
-  REQUIRE_THROWS_AS(sim::adaptive_batched_gd(data, a, random_key{}), std::domain_error);
-  sim::relu_pgd_options r;
+  REQUIRE_THROWS_AS(learners::adaptive_batched_gd(data, a, random_key{}), std::domain_error);
+  learners::relu_pgd_options r;
   r.W_norm = -1;
-  REQUIRE_THROWS_AS(sim::relu_dp_pgd(data, r, random_key{}), std::domain_error);
+  REQUIRE_THROWS_AS(learners::relu_dp_pgd(data, r, random_key{}), std::domain_error);
   vector g(2);
-  REQUIRE_THROWS_AS(sim::surrogate_gradient(glm_link::tanh, vector::Ones(3), vector::Ones(3), 0, g),
+  REQUIRE_THROWS_AS(learners::surrogate_gradient(glm_link::tanh, vector::Ones(3), vector::Ones(3), 0, g),
                     std::domain_error);
 }

@@ -39,11 +39,11 @@ using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using dpkit::random_stream;
 using dpkit::sim::dataset;
-using dpkit::sim::hard_margin;
-using dpkit::sim::kan_activation;
-using dpkit::sim::kan_model;
-using dpkit::sim::kan_options;
-using dpkit::sim::uniform_bspline;
+using dpkit::learners::hard_margin;
+using dpkit::learners::kan_activation;
+using dpkit::learners::kan_model;
+using dpkit::learners::kan_options;
+using dpkit::learners::uniform_bspline;
 using dpkit::sim::vector;
 
 namespace {
@@ -111,12 +111,12 @@ kan_model make_kan(std::size_t n, std::size_t d, const kan_options& o, std::uint
   random_stream s(seed, 0, 1);
   const uniform_bspline basis(o.grid_size, o.spline_degree, o.grid_lower, o.grid_upper);
   return kan_model(margin_data(n, d, seed), o,
-                   dpkit::sim::kan_second_layer(o.width, basis.size(), s));
+                   dpkit::learners::kan_second_layer(o.width, basis.size(), s));
 }
 
 vector random_weights(const kan_model& f, std::uint64_t seed) {
   random_stream s(seed, 0, 1);
-  return dpkit::sim::kan_initial_weights(f.width(), f.input_dimension(), f.basis_size(), s);
+  return dpkit::learners::kan_initial_weights(f.width(), f.input_dimension(), f.basis_size(), s);
 }
 
 double mollified_max(const vector& a, const vector& b) {
@@ -241,8 +241,8 @@ TEST_CASE("activation sup norms match dense sampling of tanh and the logistic fu
         d2 = std::fmax(d2, std::abs(g * (1 - g) * (1 - 2 * g)));
       }
     }
-    const auto b = dpkit::sim::sup_norms(a);
-    CAPTURE(dpkit::sim::to_string(a));
+    const auto b = dpkit::learners::sup_norms(a);
+    CAPTURE(dpkit::learners::to_string(a));
     CHECK(b.value == 1);
     CHECK_THAT(b.first, WithinRel(d1, 1e-9));
     CHECK(b.second >= d2);
@@ -270,7 +270,7 @@ TEST_CASE("kan_model: loss gradient equals central differences", "[kan]") {
         minus(j) -= step_for(w(j));
         fd(j) = (f.loss(i, plus) - f.loss(i, minus)) / (plus(j) - minus(j));
       }
-      CAPTURE(dpkit::sim::to_string(a), i);
+      CAPTURE(dpkit::learners::to_string(a), i);
       CHECK(mollified_max(g, fd) < kFdGradient);
     }
   }
@@ -347,7 +347,7 @@ TEST_CASE("kan_model: loss Hessian and Hessian-vector products equal central dif
         f.gradient(i, minus, gm);
         fd.col(j) = (gp - gm) / (plus(j) - minus(j));
       }
-      CAPTURE(dpkit::sim::to_string(a), i);
+      CAPTURE(dpkit::learners::to_string(a), i);
       CHECK((H - fd).cwiseAbs().maxCoeff() / std::fmax(1, H.cwiseAbs().maxCoeff()) < kFdHessian);
       // hessian_vector agrees with the dense matrix (same formula, different evaluation order).
       vector v(D), hv(D);
@@ -491,7 +491,7 @@ TEST_CASE("ntk_margin: a KAN on separable data has a positive certified NTK marg
   o.width = 8;
   const kan_model f = make_kan(40, 2, o, 37);
   const vector w0 = random_weights(f, 41);
-  const auto r = dpkit::sim::ntk_margin(f, w0);
+  const auto r = dpkit::learners::ntk_margin(f, w0);
   CHECK(r.converged());
   CHECK(r.separable());
   const Eigen::MatrixXd phi = f.ntk_features(w0);
@@ -543,14 +543,14 @@ TEST_CASE("kan: bad input is rejected with the documented messages", "[kan]") {
   const kan_model f(data, o, c);
   CHECK_THROWS_WITH(f.output(vector::Zero(3), vector::Zero(2)), Contains("w.size() is 3"));
   CHECK_THROWS_WITH(f.hessian(9, vector::Zero(32)), Contains("i is 9"));
-  CHECK_THROWS_WITH(dpkit::sim::ntk_margin(f, vector::Zero(5)), Contains("w0.size() is 5"));
+  CHECK_THROWS_WITH(dpkit::learners::ntk_margin(f, vector::Zero(5)), Contains("w0.size() is 5"));
   CHECK_THROWS_WITH(hard_margin(Eigen::MatrixXd(2, 0)), Contains("points.cols() is 0"));
   Eigen::MatrixXd nan_points = Eigen::MatrixXd::Ones(2, 2);
   nan_points(1, 0) = kNan;
   CHECK_THROWS_WITH(hard_margin(nan_points), Contains("points(1, 0) is nan"));
-  dpkit::sim::margin_options mo;
+  dpkit::learners::margin_options mo;
   mo.tolerance = 0;
   CHECK_THROWS_WITH(hard_margin(Eigen::MatrixXd::Ones(2, 2), mo), Contains("options.tolerance"));
   random_stream s(1, 0, 0);
-  CHECK_THROWS_WITH(dpkit::sim::kan_second_layer(0, 8, s), Contains("width is 0"));
+  CHECK_THROWS_WITH(dpkit::learners::kan_second_layer(0, 8, s), Contains("width is 0"));
 }

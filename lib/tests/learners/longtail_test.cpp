@@ -35,6 +35,7 @@ using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using dpkit::random_stream;
 using namespace dpkit::sim;
+using namespace dpkit::learners;
 
 namespace {
 

@@ -39,14 +39,14 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 using dpkit::random_stream;
-using dpkit::sim::alg10_normaliser;
-using dpkit::sim::alg10_options;
+using dpkit::learners::alg10_normaliser;
+using dpkit::learners::alg10_options;
 using dpkit::sim::dataset;
-using dpkit::sim::mlp_architecture;
-using dpkit::sim::mlp_constraint;
-using dpkit::sim::mlp_model;
-using dpkit::sim::mlp_network;
-using dpkit::sim::mlp_ntk_model;
+using dpkit::learners::mlp_architecture;
+using dpkit::learners::mlp_constraint;
+using dpkit::learners::mlp_model;
+using dpkit::learners::mlp_network;
+using dpkit::learners::mlp_ntk_model;
 using dpkit::sim::vector;
 
 namespace {
@@ -109,7 +109,7 @@ TEST_CASE("mlp: layout, parameter count and the forward pass against dense matri
     CHECK(a.columns(1) == 5);
     const mlp_network net(a);
     random_stream s(3, L, 1);
-    const vector w = dpkit::sim::mlp_initial_weights(a, s);
+    const vector w = dpkit::learners::mlp_initial_weights(a, s);
     for (int t = 0; t < 5; ++t) {
       vector x(5);
       for (auto& v : x) v = s.normal();
@@ -126,7 +126,7 @@ TEST_CASE("mlp: back-propagation matches central differences for L = 2, 3, 4", "
     auto data = sphere_data(4, 3, 11 + L);
     const mlp_model f(data, a);
     random_stream s(5, L, 1);
-    const vector w = dpkit::sim::mlp_initial_weights(a, s);
+    const vector w = dpkit::learners::mlp_initial_weights(a, s);
     const auto p = static_cast<Eigen::Index>(a.dimension());
     vector g(p), gf(p);
     for (std::size_t i = 0; i < f.examples(); ++i) {
@@ -175,7 +175,7 @@ TEST_CASE("mlp: He initialisation gives f(W0, x)/||h_{L-1}|| ~ N(0, 1) exactly",
   vector norms(3);
   for (std::size_t r = 0; r < N; ++r) {
     random_stream s(17, r, 1);
-    const vector w = dpkit::sim::mlp_initial_weights(a, s);
+    const vector w = dpkit::learners::mlp_initial_weights(a, s);
     net.hidden_norms(w, x, norms);
     ratio[r] = net.output(w, x) / norms(2);
   }
@@ -205,7 +205,7 @@ TEST_CASE("mlp: He initialisation keeps E||h_l||^2 = ||x||^2 (Lemma 20, claim 34
   for (std::size_t g = 0; g < groups; ++g)
     for (std::size_t r = 0; r < per_group; ++r) {
       random_stream s(23, g * per_group + r, 1);
-      const vector w = dpkit::sim::mlp_initial_weights(a, s);
+      const vector w = dpkit::learners::mlp_initial_weights(a, s);
       net.hidden_norms(w, x, norms);
       for (std::size_t l = 1; l < 3; ++l)
         means[l][g] += norms(static_cast<Eigen::Index>(l)) * norms(static_cast<Eigen::Index>(l)) /
@@ -226,7 +226,7 @@ TEST_CASE("mlp: the NTK linearisation is the first-order expansion at W0", "[mlp
   const mlp_architecture a{3, 8, 3};
   const mlp_network net(a);
   random_stream s(29, 0, 1);
-  const vector w0 = dpkit::sim::mlp_initial_weights(a, s);
+  const vector w0 = dpkit::learners::mlp_initial_weights(a, s);
   vector x(3);
   x << 0.2, -0.9, 0.4;
   x /= x.norm();
@@ -268,13 +268,13 @@ TEST_CASE("mlp: the NTK linearisation is the first-order expansion at W0", "[mlp
 TEST_CASE("mlp: per-layer projections for Algorithm 10", "[mlp]") {
   const mlp_architecture a{2, 3, 3};  // blocks of 6, 9, 3
   random_stream s(37, 0, 1);
-  const vector w0 = dpkit::sim::mlp_initial_weights(a, s);
+  const vector w0 = dpkit::learners::mlp_initial_weights(a, s);
   vector x(18);
   for (auto& v : x) v = 3 * s.normal();
   const double R = 0.9;
   // around_init: ‖W_l − W0_l‖ ≤ R/√m, each layer pulled radially towards W0_l.
   vector y = x;
-  dpkit::sim::mlp_projection(a, mlp_constraint::around_init, R, w0).apply(y);
+  dpkit::learners::mlp_projection(a, mlp_constraint::around_init, R, w0).apply(y);
   for (std::size_t l = 1; l <= 3; ++l) {
     const auto o = static_cast<Eigen::Index>(a.layer_offset(l));
     const auto b = static_cast<Eigen::Index>(a.layer_size(l));
@@ -284,44 +284,44 @@ TEST_CASE("mlp: per-layer projections for Algorithm 10", "[mlp]") {
   }
   // printed: ‖W_l‖ ≤ R around 0.
   vector z = x;
-  dpkit::sim::mlp_projection(a, mlp_constraint::printed, R, w0).apply(z);
+  dpkit::learners::mlp_projection(a, mlp_constraint::printed, R, w0).apply(z);
   for (std::size_t l = 1; l <= 3; ++l)
     CHECK(z.segment(static_cast<Eigen::Index>(a.layer_offset(l)),
                     static_cast<Eigen::Index>(a.layer_size(l)))
               .norm() <= R * (1 + dpkit::tol::kTol1));
   vector u = x;
-  dpkit::sim::mlp_projection(a, mlp_constraint::none, R, w0).apply(u);
+  dpkit::learners::mlp_projection(a, mlp_constraint::none, R, w0).apply(u);
   CHECK(u == x);
-  CHECK_THROWS_AS(dpkit::sim::mlp_projection(a, mlp_constraint::printed, -1, w0),
+  CHECK_THROWS_AS(dpkit::learners::mlp_projection(a, mlp_constraint::printed, -1, w0),
                   std::domain_error);
-  CHECK_THROWS_AS(dpkit::sim::mlp_projection(a, mlp_constraint::printed, 1, vector::Zero(3)),
+  CHECK_THROWS_AS(dpkit::learners::mlp_projection(a, mlp_constraint::printed, 1, vector::Zero(3)),
                   std::domain_error);
 }
 
 TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "[mlp]") {
   const mlp_architecture a{4, 8, 3};
   random_stream ds(41, 0, 0);
-  const auto teacher = dpkit::sim::random_sphere_teacher(4, 4, ds);
-  const dataset all = dpkit::sim::sphere_teacher_data(140, teacher, 0.0, ds);
-  auto [train, test] = dpkit::sim::train_test_split(all, 100);
+  const auto teacher = dpkit::learners::random_sphere_teacher(4, 4, ds);
+  const dataset all = dpkit::learners::sphere_teacher_data(140, teacher, 0.0, ds);
+  auto [train, test] = dpkit::learners::train_test_split(all, 100);
   auto data = std::make_shared<const dataset>(train);
   const mlp_model f(data, a);
   random_stream is(41, 0, 1);
-  const vector w0 = dpkit::sim::mlp_initial_weights(a, is);
+  const vector w0 = dpkit::learners::mlp_initial_weights(a, is);
   alg10_options o;
   o.sampling_rate = 0.2;
   o.steps = 40;
   o.learning_rate = 0.05;
   o.clip = 1.0;
-  o.noise = dpkit::sim::alg10_noise_std(1.0, o.clip, o.sampling_rate, 100);
+  o.noise = dpkit::learners::alg10_noise_std(1.0, o.clip, o.sampling_rate, 100);
   o.radius = 2.0;
   const dpkit::sim::random_key key{41, 0, 10};
 
   SECTION("the expected-batch run is run_noisy_gradient with the averaged iterates") {
-    const auto r = dpkit::sim::run_alg10(f, o, w0, key, &test);
+    const auto r = dpkit::learners::run_alg10(f, o, w0, key, &test);
     vector sum = vector::Zero(w0.size());
     const vector last =
-        dpkit::sim::run_noisy_gradient(f, dpkit::sim::alg10_noisy_gradient_options(f, o, w0), w0,
+        dpkit::sim::run_noisy_gradient(f, dpkit::learners::alg10_noisy_gradient_options(f, o, w0), w0,
                                        key, [&](long t, const vector& w) {
                                          if (t > 0) sum += w;
                                        });
@@ -342,9 +342,9 @@ TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "
   SECTION("with q = 1 the two normalisers coincide (|B_t| = n = qn)") {
     o.sampling_rate = 1;
     o.noise = 0.01;
-    const auto e = dpkit::sim::run_alg10(f, o, w0, key);
+    const auto e = dpkit::learners::run_alg10(f, o, w0, key);
     o.normaliser = alg10_normaliser::realised_batch;
-    const auto r = dpkit::sim::run_alg10(f, o, w0, key);
+    const auto r = dpkit::learners::run_alg10(f, o, w0, key);
     CHECK((e.last - r.last).norm() <= dpkit::tol::kTol2 * e.last.norm());
     CHECK(e.min_batch == 100);
   }
@@ -356,7 +356,7 @@ TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "
     o.noise = 0;
     o.constraint = mlp_constraint::none;
     o.normaliser = alg10_normaliser::realised_batch;
-    const auto r = dpkit::sim::run_alg10(f, o, w0, key);
+    const auto r = dpkit::learners::run_alg10(f, o, w0, key);
     dpkit::random_stream replay(key.seed, key.replicate, key.stream_base + 2);
     const std::vector<std::size_t> batch = replay.poisson_sample(f.examples(), o.sampling_rate);
     REQUIRE(batch.size() > 1);
@@ -369,16 +369,16 @@ TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "
     const vector expected = w0 - o.learning_rate * (g / static_cast<double>(batch.size()));
     CHECK((r.last - expected).norm() <= 1e-14 * expected.norm());
     o.sampling_rate = 1e-300;  // every batch empty: the mean of nothing is not taken
-    CHECK(dpkit::sim::run_alg10(f, o, w0, key).last == w0);
+    CHECK(dpkit::learners::run_alg10(f, o, w0, key).last == w0);
   }
 
   SECTION("the realised-batch run sees the same batches and noise draws") {
     o.noise = 0;
     o.normaliser = alg10_normaliser::realised_batch;
-    const auto r = dpkit::sim::run_alg10(f, o, w0, key);
+    const auto r = dpkit::learners::run_alg10(f, o, w0, key);
     CHECK(r.max_layer_distance <= o.radius * (1 + dpkit::tol::kTol2));
     o.normaliser = alg10_normaliser::expected_batch;
-    const auto e = dpkit::sim::run_alg10(f, o, w0, key);
+    const auto e = dpkit::learners::run_alg10(f, o, w0, key);
     CHECK(r.min_batch == e.min_batch);
     CHECK(r.mean_batch == e.mean_batch);
   }
@@ -396,7 +396,7 @@ TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "
       const dpkit::sim::random_key k{43, rep, 0};
       const std::size_t removed = rep % 100;
       const dpkit::sim::zeroed_example neighbour(base, removed);
-      const auto opts = dpkit::sim::alg10_noisy_gradient_options(f, o, w0);
+      const auto opts = dpkit::learners::alg10_noisy_gradient_options(f, o, w0);
       const vector x1 = dpkit::sim::run_noisy_gradient(f, opts, w0, k);
       const vector x1p = dpkit::sim::run_noisy_gradient(neighbour, opts, w0, k);
       worst = std::max(worst, (x1 - x1p).norm());
@@ -412,22 +412,22 @@ TEST_CASE("mlp: Algorithm 10 runs, averages and stays in the per-layer balls", "
 
 TEST_CASE("mlp: the noise map z <-> sigma and the teacher task", "[mlp]") {
   // σ = zC/(qn) (sensitivity C/(qn) of the expected-batch mean).
-  CHECK_THAT(dpkit::sim::alg10_noise_std(1.5, 4.0, 0.1, 500), WithinRel(1.5 * 4.0 / 50.0, 1e-15));
-  CHECK_THAT(dpkit::sim::alg10_noise_multiplier(dpkit::sim::alg10_noise_std(0.7, 3, 0.05, 1000), 3,
+  CHECK_THAT(dpkit::learners::alg10_noise_std(1.5, 4.0, 0.1, 500), WithinRel(1.5 * 4.0 / 50.0, 1e-15));
+  CHECK_THAT(dpkit::learners::alg10_noise_multiplier(dpkit::learners::alg10_noise_std(0.7, 3, 0.05, 1000), 3,
                                                 0.05, 1000),
              WithinRel(0.7, 1e-15));
   // b = (Σ a_k) E σ(x_1): x uniform on S^1 gives E max(0, cos θ) = 1/π; on S^2, x_1 is uniform
   // on [−1, 1] (Archimedes) and E max(0, x_1) = 1/4. One hidden unit: Σ a_k = 1.
   random_stream s(47, 0, 0);
-  CHECK_THAT(dpkit::sim::random_sphere_teacher(2, 1, s).offset,
+  CHECK_THAT(dpkit::learners::random_sphere_teacher(2, 1, s).offset,
              WithinRel(1 / std::numbers::pi, 1e-14));
-  CHECK_THAT(dpkit::sim::random_sphere_teacher(3, 1, s).offset, WithinRel(0.25, 1e-14));
-  CHECK(dpkit::sim::random_sphere_teacher(3, 4, s).offset == 0);  // alternating signs, K even
-  const auto teacher = dpkit::sim::random_sphere_teacher(6, 5, s);
+  CHECK_THAT(dpkit::learners::random_sphere_teacher(3, 1, s).offset, WithinRel(0.25, 1e-14));
+  CHECK(dpkit::learners::random_sphere_teacher(3, 4, s).offset == 0);  // alternating signs, K even
+  const auto teacher = dpkit::learners::random_sphere_teacher(6, 5, s);
   CHECK_THAT(teacher.directions.row(2).norm(), WithinRel(1.0, 1e-15));
   // Label noise: the flipped fraction is Binomial(n, η)/n; Clopper–Pearson at 1 − 1e-6.
   const std::size_t n = 4000;
-  const dataset d = dpkit::sim::sphere_teacher_data(n, teacher, 0.2, s);
+  const dataset d = dpkit::learners::sphere_teacher_data(n, teacher, 0.2, s);
   std::size_t flipped = 0;
   for (Eigen::Index i = 0; i < d.features.rows(); ++i) {
     CHECK_THAT(d.features.row(i).norm(), WithinRel(1.0, 1e-14));
@@ -437,11 +437,11 @@ TEST_CASE("mlp: the noise map z <-> sigma and the teacher task", "[mlp]") {
   const auto ci = dpkit::sim::clopper_pearson(flipped, n, 1 - 1e-6);
   CHECK(ci.lower <= 0.2);
   CHECK(ci.upper >= 0.2);
-  const auto [train, test] = dpkit::sim::train_test_split(d, 3000);
+  const auto [train, test] = dpkit::learners::train_test_split(d, 3000);
   CHECK(train.size() == 3000);
   CHECK(test.size() == 1000);
   CHECK(test.features.row(0) == d.features.row(3000));
-  const auto lin = dpkit::sim::random_sphere_teacher(3, 0, s);
+  const auto lin = dpkit::learners::random_sphere_teacher(3, 0, s);
   CHECK(lin.linear);
   vector x(3);
   x << 0.3, 0.4, -0.2;
@@ -468,18 +468,18 @@ TEST_CASE("mlp: bad input is rejected", "[mlp]") {
   const vector w0 = vector::Zero(static_cast<Eigen::Index>(a.dimension()));
   alg10_options o;
   o.sampling_rate = 0;
-  CHECK_THROWS_AS(dpkit::sim::run_alg10(f, o, w0, {}), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::run_alg10(f, o, w0, {}), std::domain_error);
   o.sampling_rate = 0.5;
   o.clip = 0;
-  CHECK_THROWS_AS(dpkit::sim::run_alg10(f, o, w0, {}), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::run_alg10(f, o, w0, {}), std::domain_error);
   o.clip = 1;
-  CHECK_THROWS_AS(dpkit::sim::run_alg10(f, o, vector::Zero(3), {}), std::domain_error);
-  CHECK_THROWS_AS(dpkit::sim::alg10_noise_std(-1, 1, 0.1, 10), std::domain_error);
-  CHECK_THROWS_AS(dpkit::sim::alg10_noise_std(1, 1, 1.5, 10), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::run_alg10(f, o, vector::Zero(3), {}), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::alg10_noise_std(-1, 1, 0.1, 10), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::alg10_noise_std(1, 1, 1.5, 10), std::domain_error);
   random_stream s(1, 0, 0);
-  const auto teacher = dpkit::sim::random_sphere_teacher(3, 2, s);
-  CHECK_THROWS_AS(dpkit::sim::sphere_teacher_data(10, teacher, 0.7, s), std::domain_error);
-  CHECK_THROWS_AS(dpkit::sim::sphere_teacher_data(0, teacher, 0.1, s), std::domain_error);
-  CHECK_THROWS_AS(dpkit::sim::train_test_split(*data, 5), std::domain_error);
-  CHECK_THROWS_AS(dpkit::sim::random_sphere_teacher(0, 2, s), std::domain_error);
+  const auto teacher = dpkit::learners::random_sphere_teacher(3, 2, s);
+  CHECK_THROWS_AS(dpkit::learners::sphere_teacher_data(10, teacher, 0.7, s), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::sphere_teacher_data(0, teacher, 0.1, s), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::train_test_split(*data, 5), std::domain_error);
+  CHECK_THROWS_AS(dpkit::learners::random_sphere_teacher(0, 2, s), std::domain_error);
 }

@@ -135,11 +135,11 @@ TEST_CASE("kan_bounds: Assumption 3.2 constants for cubic splines with tanh and 
   CHECK(s.B_sigma_1 == 0.25);
   CHECK_THAT(s.B_sigma_2, WithinRel(0.0962250448649376, 1e-14));  // 1/(6√3)
   // Independent of the simulator's numeric sup norms (Brent on the polynomial pieces).
-  const dpkit::sim::uniform_bspline basis(4, 3, -1, 1);
+  const dpkit::learners::uniform_bspline basis(4, 3, -1, 1);
   CHECK_THAT(basis.sup_norm(0), WithinRel(t.B_b, 1e-13));
   CHECK_THAT(basis.sup_norm(1), WithinRel(t.B_b_1, 1e-13));
   CHECK_THAT(basis.sup_norm(2), WithinRel(t.B_b_2, 1e-13));
-  CHECK_THAT(dpkit::sim::sup_norms(dpkit::sim::kan_activation::tanh).second,
+  CHECK_THAT(dpkit::learners::sup_norms(dpkit::learners::kan_activation::tanh).second,
              WithinRel(t.B_sigma_2, 1e-15));
 }
 
@@ -568,30 +568,30 @@ TEST_CASE("kan_bounds: Lemmas B.6-B.7 hold on random KANs of the simulator", "[r
   using dpkit::sim::vector;
   struct config {
     std::size_t m, d, grid;
-    dpkit::sim::kan_activation act;
+    dpkit::learners::kan_activation act;
     double weight_scale;
   };
-  const config configs[] = {{4, 2, 5, dpkit::sim::kan_activation::tanh, 1},
-                            {4, 2, 5, dpkit::sim::kan_activation::sigmoid, 1},
-                            {16, 3, 5, dpkit::sim::kan_activation::tanh, 3},
-                            {64, 2, 3, dpkit::sim::kan_activation::tanh, 1},
-                            {8, 2, 8, dpkit::sim::kan_activation::sigmoid, 10}};
+  const config configs[] = {{4, 2, 5, dpkit::learners::kan_activation::tanh, 1},
+                            {4, 2, 5, dpkit::learners::kan_activation::sigmoid, 1},
+                            {16, 3, 5, dpkit::learners::kan_activation::tanh, 3},
+                            {64, 2, 3, dpkit::learners::kan_activation::tanh, 1},
+                            {8, 2, 8, dpkit::learners::kan_activation::sigmoid, 10}};
   const double delta = 0.01;
   for (const config& cf : configs) {
-    CAPTURE(cf.m, cf.d, cf.grid, dpkit::sim::to_string(cf.act), cf.weight_scale);
+    CAPTURE(cf.m, cf.d, cf.grid, dpkit::learners::to_string(cf.act), cf.weight_scale);
     random_stream s(2024, cf.m, cf.grid);
     const auto data = std::make_shared<const dpkit::sim::dataset>(dpkit::sim::unit_ball_margin_data(
         30, vector::Ones(static_cast<Eigen::Index>(cf.d)), 0.0, s));
-    dpkit::sim::kan_options o;
+    dpkit::learners::kan_options o;
     o.width = cf.m;
     o.grid_size = cf.grid;
     o.activation = cf.act;
     const std::size_t p = cf.grid + 3;
-    const vector c = dpkit::sim::kan_second_layer(cf.m, p, s);
-    const dpkit::sim::kan_model f(data, o, c);
+    const vector c = dpkit::learners::kan_second_layer(cf.m, p, s);
+    const dpkit::learners::kan_model f(data, o, c);
     // Assumption 3.2's constants of this model, from the closed forms.
     const kan_constants k = dpkit::risk::cubic_bspline_constants(
-        cf.act == dpkit::sim::kan_activation::tanh ? kan_activation::tanh : kan_activation::sigmoid,
+        cf.act == dpkit::learners::kan_activation::tanh ? kan_activation::tanh : kan_activation::sigmoid,
         2.0 / static_cast<double>(cf.grid));
     const auto pl = static_cast<long long>(p), ml = static_cast<long long>(cf.m);
     // Deterministic form with the realised ‖c‖, max_j ‖c_j‖; and the E_δ form (E_δ must hold).
@@ -609,7 +609,7 @@ TEST_CASE("kan_bounds: Lemmas B.6-B.7 hold on random KANs of the simulator", "[r
 
     double grad_max = 0, hess_max = 0;
     for (int trial = 0; trial < 5; ++trial) {
-      vector w = cf.weight_scale * dpkit::sim::kan_initial_weights(cf.m, cf.d, p, s);
+      vector w = cf.weight_scale * dpkit::learners::kan_initial_weights(cf.m, cf.d, p, s);
       vector g(w.size());
       for (std::size_t i = 0; i < f.examples(); ++i) {
         const vector x = data->features.row(static_cast<Eigen::Index>(i)).transpose();
@@ -703,20 +703,20 @@ TEST_CASE("kan_bounds: print the measured slack of Lemmas B.6-B.7 on random KANs
       "min lambda_min/loss | -nu (realised c) | max |grad L_S|^2/L_S | G^2 (realised c) "
       "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
       "---|---|\n");
-  for (const auto act : {dpkit::sim::kan_activation::tanh, dpkit::sim::kan_activation::sigmoid})
+  for (const auto act : {dpkit::learners::kan_activation::tanh, dpkit::learners::kan_activation::sigmoid})
     for (const std::size_t d : {2u, 10u})
       for (const std::size_t m : {4u, 16u, 64u, 256u}) {
         random_stream s(77, m, d);
         const auto data =
             std::make_shared<const dpkit::sim::dataset>(dpkit::sim::unit_ball_margin_data(
                 200, vector::Ones(static_cast<Eigen::Index>(d)), 0.0, s));
-        dpkit::sim::kan_options o;
+        dpkit::learners::kan_options o;
         o.width = m;
         o.activation = act;
-        const vector c = dpkit::sim::kan_second_layer(m, 8, s);
-        const dpkit::sim::kan_model f(data, o, c);
+        const vector c = dpkit::learners::kan_second_layer(m, 8, s);
+        const dpkit::learners::kan_model f(data, o, c);
         const kan_constants k = dpkit::risk::cubic_bspline_constants(
-            act == dpkit::sim::kan_activation::tanh ? kan_activation::tanh
+            act == dpkit::learners::kan_activation::tanh ? kan_activation::tanh
                                                     : kan_activation::sigmoid,
             0.4);
         double block = 0;
@@ -728,7 +728,7 @@ TEST_CASE("kan_bounds: print the measured slack of Lemmas B.6-B.7 on random KANs
         double gm = 0, hm = 0, lmax = 0, lmin = 0, sb = 0;
         const bool dense = m * d * 8 <= 320;
         for (int trial = 0; trial < 5; ++trial) {
-          const vector w = dpkit::sim::kan_initial_weights(m, d, 8, s);
+          const vector w = dpkit::learners::kan_initial_weights(m, d, 8, s);
           vector g(w.size()), risk_gradient = vector::Zero(w.size());
           for (std::size_t i = 0; i < f.examples(); ++i) {
             const vector x = data->features.row(static_cast<Eigen::Index>(i)).transpose();
@@ -752,7 +752,7 @@ TEST_CASE("kan_bounds: print the measured slack of Lemmas B.6-B.7 on random KANs
             "| %s | %zu | %zu | %.3g | %.3g | %.3g | %.0f | %.3g | %.3g | %.0f | %s | %.3g | %s | "
             "%s "
             "| %.3g | %.3g | %.3g |\n",
-            dpkit::sim::to_string(act), d, m, gm, given.gradient, bound.gradient,
+            dpkit::learners::to_string(act), d, m, gm, given.gradient, bound.gradient,
             bound.gradient / gm, hm, bound.hessian, bound.hessian / hm, opt(lmax).c_str(),
             given.smoothness,
             dense ? std::to_string(static_cast<int>(given.smoothness / lmax)).c_str() : "-",

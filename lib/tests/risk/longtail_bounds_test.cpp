@@ -48,7 +48,7 @@ double binomial_lower(long long m, long long k) {
 // = 500 balanced, m = 100, η = 0.002, C = 1, B = 256, T = 40, σ_n = 2.258/256, PyTorch init σ₀ =
 // 1/√(3d).
 longtail_problem paper_problem(double signal = 0.5, double ncr_target = 1400) {
-  const double lambda = dpkit::sim::spike_for_ncr(5, 1000, 0.5, ncr_target);
+  const double lambda = dpkit::learners::spike_for_ncr(5, 1000, 0.5, ncr_target);
   return spiked_problem(5, 1000, signal, 0.5, lambda, std::vector<double>(5, 100));
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("longtail problem: spiked closed forms equal the simulator's diagonal 
   const std::size_t K = 4, d = 40;
   const double s = 0.5, lambda = 2.3;
   const longtail_problem p = spiked_problem(K, d, 0.7, s, lambda, {10, 20, 30, 40});
-  const auto norms = dpkit::sim::spectra_norms(dpkit::sim::spiked_spectra(K, d, s, lambda));
+  const auto norms = dpkit::learners::spectra_norms(dpkit::learners::spiked_spectra(K, d, s, lambda));
   for (std::size_t k = 0; k < K; ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     CHECK_THAT(p.frobenius[k], WithinRel(norms.frobenius[kk], kRel));
@@ -149,7 +149,7 @@ TEST_CASE("longtail problem: spiked closed forms equal the simulator's diagonal 
   CHECK_THAT(phi(p), WithinRel(std::min(0.49, p.cross_at(0, 1)), kRel));
   // Balanced NCR equals the simulator's spiked_ncr.
   const longtail_problem b = spiked_problem(K, d, 0.7, s, lambda, {25, 25, 25, 25});
-  CHECK_THAT(ncr(b, 0, 3), WithinRel(dpkit::sim::spiked_ncr(K, d, s, lambda), kRel));
+  CHECK_THAT(ncr(b, 0, 3), WithinRel(dpkit::learners::spiked_ncr(K, d, s, lambda), kRel));
 }
 
 TEST_CASE("longtail theorem 3: shapes recomputed, monotone in sigma_n, C-invariance",
@@ -238,7 +238,7 @@ TEST_CASE("longtail theorems 1 and 2: forms, linear floor in sigma_n, 1/C, n/|S_
   std::vector<double> counts(5, 100);
   counts[2] = 25;
   const longtail_problem rare =
-      spiked_problem(5, 1000, 1.0, 0.5, dpkit::sim::spike_for_ncr(5, 1000, 0.5, 100), counts);
+      spiked_problem(5, 1000, 1.0, 0.5, dpkit::learners::spike_for_ncr(5, 1000, 0.5, 100), counts);
   CHECK_THAT(thm2_loss_floor(rare, s, 2), WithinRel(f1 * (425.0 / 500) * 4, 1e-12));
   const risk_bound l = thm2_training_loss(p, s, 2, std::log(5.0));
   CHECK_THAT(l.terms[0].value,

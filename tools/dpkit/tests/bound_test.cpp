@@ -307,7 +307,7 @@ TEST_CASE("dpkit bound: the JSON equals the dpkit::risk functions at the same in
   }
   SECTION("thm3_tail without Condition 1, then with it") {
     // --ncr 4 sets the spike of the construction (dpkit::sim's closed form).
-    const double spike = dpkit::sim::spike_for_ncr(3, 200, 0.5, 4);
+    const double spike = dpkit::learners::spike_for_ncr(3, 200, 0.5, 4);
     const risk::longtail_problem p =
         risk::spiked_problem(3, 200, 4, 0.5, spike, std::vector<double>{60, 60, 10});
     risk::longtail_setting s;

@@ -33,11 +33,12 @@
 #include <vector>
 
 #include "dpkit/core/random.hpp"
+#include "dpkit/learners/engine.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/dataset.hpp"
 #include "dpkit/sim/model.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 // =============================================================================================
 // Links (Assumption 1, §1.4) and the surrogate loss
@@ -512,4 +513,4 @@ glm_result adaptive_batched_gd(const dataset& data,
                                const adaptive_gd_options& options,
                                const random_key& key);
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

@@ -37,10 +37,11 @@
 
 #include "dpkit/core/random.hpp"
 #include "dpkit/core/result.hpp"
+#include "dpkit/learners/engine.hpp"
 #include "dpkit/sim/dataset.hpp"
 #include "dpkit/sim/model.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 /// A uniform B-spline basis of degree k on [lower, upper] with G intervals of width
 /// h = (upper − lower)/G, on the extended knot vector t_i = lower + (i − k)h, i = 0, …, G + 2k
@@ -257,4 +258,4 @@ margin_result ntk_margin(const kan_model& f,
                          const_vector_ref w0,
                          const margin_options& options = {});
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

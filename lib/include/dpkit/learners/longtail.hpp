@@ -62,10 +62,11 @@
 
 #include "dpkit/accounting/training_run.hpp"
 #include "dpkit/core/random.hpp"
+#include "dpkit/learners/engine.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/model.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 // ---- noise spectra (A_k = U diag(a_k) Uᵀ)
 // ----------------------------------------------------------
@@ -142,7 +143,7 @@ struct longtail_data {
   std::size_t dimension = 0;     ///< d
   Eigen::VectorXd signal_norms;  ///< ‖u_k‖, k = 0..K−1
   noise_spectra spectra;         ///< a_k (K × d)
-  sim::zeta_law law = zeta_law::gaussian;
+  zeta_law law = zeta_law::gaussian;
   std::vector<int> labels;  ///< y_i
   Eigen::MatrixXd noise;    ///< d × n, column i = ξ_i = a_{y_i} ∘ ζ_i
   std::size_t size() const { return labels.size(); }
@@ -160,7 +161,7 @@ struct longtail_data_options {
   double signal_norm = 0.5;      ///< ‖u‖ when signal_norms is empty (Sec 5.1: equal norms)
   noise_spectra spectra;         ///< empty → spiked_spectra(K, d, 0.5, spike)
   double spike = 0.5;            ///< λ of the default spiked spectra
-  sim::zeta_law law = zeta_law::gaussian;
+  zeta_law law = zeta_law::gaussian;
 };
 
 /// Draws |S_k| = counts[k] examples of each class k (class-by-class, ζ coordinates i.i.d. from
@@ -438,4 +439,4 @@ longtail_data sample_tail(const longtail_data& like,
                           std::size_t count,
                           random_stream& stream);
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

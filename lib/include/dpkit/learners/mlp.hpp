@@ -43,11 +43,12 @@
 #include <vector>
 
 #include "dpkit/core/random.hpp"
+#include "dpkit/learners/engine.hpp"
 #include "dpkit/sim/algorithm.hpp"
 #include "dpkit/sim/dataset.hpp"
 #include "dpkit/sim/model.hpp"
 
-namespace dpkit::sim {
+namespace dpkit::learners {
 
 // ---- architecture ------------------------------------------------------------------------------
 
@@ -319,4 +320,4 @@ dataset sphere_teacher_data(std::size_t n,
 /// 1 ≤ n_train < n.
 std::pair<dataset, dataset> train_test_split(const dataset& data, std::size_t n_train);
 
-}  // namespace dpkit::sim
+}  // namespace dpkit::learners

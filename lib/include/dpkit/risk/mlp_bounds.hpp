@@ -97,7 +97,7 @@ double mlp_privacy_term(const mlp_training& s,
 /// Thm 13 eq. (7): convergence + NTRF approximation + privacy, plus the proof's optimisation
 /// term Δ = S L^{3/2} R/√T (reported as its own term; eq. (7) prints it as "1/√T"). `approximation`
 /// is the NTRF term inf_{f ∈ F(W0, R/√m)} (1/T) Σ_{i≤T} ℓ(f(x_i), y_i), evaluated by the caller
-/// (e.g. by training sim::mlp_ntk_model); it must be ≥ 0. Status up_to_constants when the
+/// (e.g. by training learners::mlp_ntk_model); it must be ≥ 0. Status up_to_constants when the
 /// conditions hold, condition_violated otherwise; value = the sum of the terms. Conditions
 /// (each with its source): C ≤ c_clip·min{S L √m, R}; M = qn ≥ c_batch·log(T/γ₁); the sample
 /// size n ≥ c_n·C(√(Lm) + √(md))√(T log(1/γ) log(1/δ))/(Rε); ε < c₁q²T (privacy regime);

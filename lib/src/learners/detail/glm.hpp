@@ -10,7 +10,7 @@
 #include "dpkit/core/check.hpp"
 #include "dpkit/learners/glm.hpp"
 
-namespace dpkit::sim::detail::glm {
+namespace dpkit::learners::detail::glm {
 
 inline std::string count(long long n) {
   return format_value(n);
@@ -33,4 +33,4 @@ moreau_oracle_result oracle_unchecked(
 // T_o = ⌈144B²/γ²⌉ (Lemma 6), at least 1; a domain error naming `fn` when it exceeds max_steps.
 long long oracle_steps(const char* fn, double B, double gamma, long long max_steps);
 
-}  // namespace dpkit::sim::detail::glm
+}  // namespace dpkit::learners::detail::glm

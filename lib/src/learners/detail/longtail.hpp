@@ -11,7 +11,7 @@
 
 #include "dpkit/core/check.hpp"
 
-namespace dpkit::sim::detail::longtail {
+namespace dpkit::learners::detail::longtail {
 
 inline std::string count(std::size_t n) {
   return format_value(static_cast<long long>(n));
@@ -41,4 +41,4 @@ struct online_lse {
   double value() const { return max + std::log(sum); }
 };
 
-}  // namespace dpkit::sim::detail::longtail
+}  // namespace dpkit::learners::detail::longtail
