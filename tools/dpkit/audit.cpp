@@ -235,13 +235,13 @@ json finite_or_null(double x) {
 }
 
 // The claimed curve and the tests' boxes.
-validation::figure figure_of(const sim::privacy_claim& claim,
+figures::figure figure_of(const sim::privacy_claim& claim,
                              const sim::claim_audit& res,
                              const std::string& setting) {
-  validation::figure f;
-  f.title = "dpkit audit: " + validation::enhanced_escape(claim.describe());
+  figures::figure f;
+  f.title = "dpkit audit: " + figures::enhanced_escape(claim.describe());
   f.subtitle = std::string(to_string(res.verdict)) + " at " + format_number(100 * res.confidence) +
-               "% confidence — " + validation::enhanced_escape(setting);
+               "% confidence — " + figures::enhanced_escape(setting);
   f.x_label = "type I error α";
   f.y_label = "type II error β";
   f.x_min = 0;
@@ -249,7 +249,7 @@ validation::figure figure_of(const sim::privacy_claim& claim,
   f.y_min = 0;
   f.y_max = 1;
   f.linear_x = f.linear_y = true;
-  validation::series curve;
+  figures::series curve;
   curve.name = "claimed lower bound";
   for (int i = 0; i <= 400; ++i) {
     const double a = i / 400.0;
@@ -258,12 +258,12 @@ validation::figure figure_of(const sim::privacy_claim& claim,
   }
   // One series per direction of the tests (the statistic larger, or smaller, under D′): only
   // the direction in which D′ moves the statistic comes near a tight claim.
-  validation::series above, below;
+  figures::series above, below;
   above.name = "tests rejecting D above a threshold (simultaneous boxes)";
   below.name = "tests rejecting D below a threshold (simultaneous boxes)";
   above.style = below.style = "points";
   for (const sim::tradeoff_point& p : res.empirical.points) {
-    validation::series& s = p.direction == sim::test_direction::reject_above ? above : below;
+    figures::series& s = p.direction == sim::test_direction::reject_above ? above : below;
     s.x.push_back(p.alpha);
     s.y.push_back(p.beta);
     s.x_lo.push_back(p.alpha_lo);
@@ -374,14 +374,14 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
     write_file("--tests", a.tests_file, csv.str());
   }
   if (!a.figure_file.empty() && output_rank()) {
-    validation::figure f;
-    f.title = "dpkit audit: " + validation::enhanced_escape(what);
+    figures::figure f;
+    f.title = "dpkit audit: " + figures::enhanced_escape(what);
     f.subtitle = std::string(to_string(res.verdict)) + " at " +
                  format_number(100 * res.confidence) + "% simultaneous confidence — " +
                  o.algorithm + ", " + std::to_string(o.replicates) + " replicates";
     f.x_label = "step t";
     f.y_label = "expected risk E F(X_t)";
-    validation::series bound, mean;
+    figures::series bound, mean;
     bound.name = "claimed bound";
     bound.style = "linespoints";
     mean.name = "Monte Carlo mean (simultaneous intervals)";
@@ -396,7 +396,7 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
     }
     f.data = {bound, mean};
     std::string error;
-    if (!validation::render(f, a.figure_file, error)) throw usage_error("--figure: " + error);
+    if (!figures::render(f, a.figure_file, error)) throw usage_error("--figure: " + error);
     std::cerr << "dpkit audit: wrote " << a.figure_file << "\n";
   }
   return res.verdict == sim::verdict::violated || drifted ? kExitValidationFailed : kExitSuccess;
@@ -425,7 +425,7 @@ int run_audit(const audit_options& a, const output_options& output) {
     check_not_an_input("--tests", a.tests_file, "--baseline", a.baseline_file);
   }
   if (!a.figure_file.empty() &&
-      !validation::is_figure_extension(std::filesystem::path(a.figure_file).extension().string()))
+      !figures::is_figure_extension(std::filesystem::path(a.figure_file).extension().string()))
     throw usage_error("--figure is " + a.figure_file + ", but must end in .svg, .png or .pdf");
   if (!a.risk_file.empty()) {
     check_not_an_input("--output", output.file, "--risk-bound", a.risk_file);
@@ -585,7 +585,7 @@ int run_audit(const audit_options& a, const output_options& output) {
     std::string error;
     const std::string setting = o.algorithm + ", " + std::to_string(o.steps) + " steps, " +
                                 std::to_string(o.replicates) + " replicates";
-    if (!validation::render(figure_of(claim, res, setting), a.figure_file, error))
+    if (!figures::render(figure_of(claim, res, setting), a.figure_file, error))
       throw usage_error("--figure: " + error);
     std::cerr << "dpkit audit: wrote " << a.figure_file << "\n";
   }

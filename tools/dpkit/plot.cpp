@@ -28,9 +28,9 @@
 namespace dpkit::cli {
 namespace {
 
-using validation::enhanced_escape;
-using validation::figure;
-using validation::series;
+using figures::enhanced_escape;
+using figures::figure;
+using figures::series;
 
 using detail::plot::correlated_plan;
 using detail::plot::draw;
@@ -198,11 +198,11 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
     if (kinds[i] == kind::validation_result) {
       const json& doc = *t.validation_result;
       try {
-        labels = validation::figure_from_json(doc.at("figure"));
+        labels = figures::figure_from_json(doc.at("figure"));
       } catch (const json::exception&) {
         throw usage_error(t.path + " is not a dpkit validate result (its figure does not read)");
       }
-      labels.subtitle = validation::validation_subtitle(
+      labels.subtitle = figures::validation_subtitle(
           doc.value("id", std::string()), doc.value("verdict", std::string()),
           doc.contains("tightness") && doc["tightness"].is_number() ? doc["tightness"].get<double>()
                                                                     : std::nan(""));
@@ -372,7 +372,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
 
   // Reference lines across the fitted x range (drawn last, in grey).
   if (!extra.empty()) {
-    const validation::figure_axes axes = validation::fit_axes(f);
+    const figures::figure_axes axes = figures::fit_axes(f);
     for (const reference& r : extra) {
       series s = r.style;
       const int n = 100;
@@ -416,9 +416,9 @@ int run_plot(const plot_options& o) {
     if (!o.labels.empty()) tables.back().label = o.labels[i];
   }
   const figure f = build_figure(tables, o);
-  if (!o.script.empty()) write_file("--script", o.script, validation::gnuplot_script(f, o.out));
+  if (!o.script.empty()) write_file("--script", o.script, figures::gnuplot_script(f, o.out));
   std::string error;
-  if (!validation::render(f, o.out, error)) {
+  if (!figures::render(f, o.out, error)) {
     std::cerr << "dpkit plot: " << error << "\n";
     return kExitNumericalFailure;
   }
@@ -430,7 +430,7 @@ CLI::Validator figure_file_validator() {
   return CLI::Validator(
       [](std::string& path) -> std::string {
         const std::string ext = std::filesystem::path(path).extension().string();
-        if (!validation::is_figure_extension(ext))
+        if (!figures::is_figure_extension(ext))
           return "is " + path + ", but must end in .svg, .png or .pdf";
         return {};
       },

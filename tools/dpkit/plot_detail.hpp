@@ -19,9 +19,9 @@
 
 namespace dpkit::cli::detail::plot {
 
-using validation::enhanced_escape;
-using validation::figure;
-using validation::series;
+using figures::enhanced_escape;
+using figures::figure;
+using figures::series;
 
 
 // ---- one input file as a table of cells ------------------------------------------------

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace dpkit::validation {
+namespace dpkit::figures {
 namespace {
 
 // The palette (colour-blind distinguishable; the indices scenarios use: 0 blue, 1 red,
@@ -668,4 +668,4 @@ std::string validation_subtitle(const std::string& id,
   return line;
 }
 
-}  // namespace dpkit::validation
+}  // namespace dpkit::figures

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace dpkit::validation {
+namespace dpkit::figures {
 
 /// One curve or point set of a figure.
 struct series {
@@ -101,4 +101,4 @@ std::string validation_subtitle(const std::string& id,
                                 const std::string& verdict,
                                 double tightness);
 
-}  // namespace dpkit::validation
+}  // namespace dpkit::figures

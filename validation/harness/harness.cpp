@@ -192,7 +192,7 @@ scenario_result result_from_json(const nlohmann::json& j) {
   r.replicates = j.value("replicates", std::uint64_t{0});
   r.notes = j.value("notes", std::vector<std::string>{});
   r.parameters = j.value("parameters", nlohmann::json::object());
-  r.figure = figure_from_json(j.at("figure"));
+  r.figure = figures::figure_from_json(j.at("figure"));
   return r;
 }
 
@@ -221,7 +221,7 @@ void write_result(const scenario_result& r, const std::filesystem::path& dir) {
 
 bool plot_result(const scenario_result& r, const std::filesystem::path& out, std::string& error) {
   figure f = r.figure;
-  f.subtitle = validation_subtitle(r.id, std::string(sim::to_string(r.verdict)), r.tightness);
+  f.subtitle = figures::validation_subtitle(r.id, std::string(sim::to_string(r.verdict)), r.tightness);
   return render(f, out, error);
 }
 

@@ -25,6 +25,12 @@ const char* to_string(tier t);
 /// The verdict of a check: the simulator's audit vocabulary (dpkit/sim/audit.hpp).
 using sim::verdict;
 
+/// A scenario's figure, drawn by the figure library (tools/figure, namespace dpkit::figures,
+/// which `dpkit plot` uses too).
+using figures::enhanced_escape;
+using figures::figure;
+using figures::series;
+
 struct scenario_context {
   validation::tier tier = tier::quick;
   int threads = 0;  // 0: OpenMP default
