@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the committed .clang-tidy checks (Debian's clang-tidy-16) over the sources of lib/,
-# tools/ and python/src/ (the Python extension), using the compile database of a configured
-# build (default: build/ci, as made by `cmake --preset ci`), and exits 1 on any finding located
-# in dpkit's own files.
+# tools/ (the program and the figure library) and python/src/ (the Python extension), using the
+# compile database of a configured build (default: build/ci, as made by `cmake --preset ci`),
+# and exits 1 on any finding located in dpkit's own files.
 #
 #   tools/clang_tidy.sh [BUILD_DIR]          (DPKIT_JOBS sets the parallelism)
 #
@@ -33,7 +33,8 @@ ln -sf "$(gcc -print-file-name=include/omp.h)" "$omp_dir/omp.h"
 log="$build/clang-tidy.log"
 run-clang-tidy-16 -quiet -p "$build" -j "$jobs" \
   -extra-arg=-Wno-error -extra-arg=-Wno-unknown-warning-option -extra-arg=-isystem"$omp_dir" \
-  "$root/lib/src/.*\.cpp$" "$root/tools/dpkit/[^/]*\.cpp$" "$root/python/src/[^/]*\.cpp$" > "$log" 2>&1 || true
+  "$root/lib/src/.*\.cpp$" "$root/tools/dpkit/[^/]*\.cpp$" "$root/tools/figure/[^/]*\.cpp$" \
+  "$root/python/src/[^/]*\.cpp$" > "$log" 2>&1 || true
 own=$(grep -E "^$root/(lib|tools|validation|python)/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$log" | sort -u || true)
 other=$(grep -E "^/[^:]+:[0-9]+:[0-9]+: (warning|error):" "$log" | grep -v "^$root/" | sort -u || true)
 files=$(grep -c "^clang-tidy-16 " "$log" || true)
