@@ -4,9 +4,13 @@ Drop-in for code written against ``opacus.accountants`` (``RDPAccountant``, ``PR
 ``GaussianAccountant``): the same ``step(noise_multiplier=, sample_rate=)``,
 ``get_epsilon(delta)``, ``history``, ``state_dict()`` / ``load_state_dict()``, ``len()`` and
 ``mechanism()``, plus :meth:`PLDAccountant.get_epsilon_bounds` for the certified bracket.
-Opacus need not be installed. Where it is, :func:`opacus_accountant` returns an instance of a
-real subclass of ``opacus.accountants.accountant.IAccountant`` (so
-``PrivacyEngine(accountant=...)``-style code and ``isinstance`` checks accept it)::
+Opacus need not be installed. Where it is, :func:`privacy_engine` is Opacus's ``PrivacyEngine``
+with dpkit's accountant and calibration behind it (``make_private`` and
+``make_private_with_epsilon`` as Opacus's), and :func:`opacus_accountant` returns an instance
+of a real subclass of ``opacus.accountants.accountant.IAccountant`` (for
+``privacy_engine.accountant = ...`` and ``isinstance`` checks). Opacus's calls — the step
+hook from ``get_optimizer_hook_fn(sample_rate=)``, ``get_epsilon(delta)``, the checkpoint's
+``state_dict`` — work as Opacus makes them (python/tests/test_opacus_engine.py)::
 
     from dpkit.opacus import PLDAccountant, get_noise_multiplier
     sigma = get_noise_multiplier(target_epsilon=3, target_delta=1e-5, sample_rate=256/60000,
@@ -31,7 +35,8 @@ from . import _core
 from ._incremental import Accountant
 from ._results import PrivacyResult
 
-__all__ = ["PLDAccountant", "get_noise_multiplier", "opacus_accountant", "MECHANISM"]
+__all__ = ["PLDAccountant", "get_noise_multiplier", "opacus_accountant", "privacy_engine",
+           "MECHANISM"]
 
 MECHANISM = "dpkit-pld"
 
@@ -87,12 +92,13 @@ class _AccountantMixin:
         return _core.epsilon(delta, phases=phases, accountant=self._accountant,
                              relative_accuracy=self._relative_accuracy)
 
-    def get_epsilon(self, delta: float, **kwargs: Any) -> float:
+    def get_epsilon(self, delta: float, *args: Any, **kwargs: Any) -> float:
         """The certified upper bound on ε at δ for the steps taken so far (0 before any step).
 
         Raises ValueError when no certified value could be computed (the message says why).
-        Extra keyword arguments (Opacus's ``eps_error``, ``alphas``, ...) are accepted and
-        ignored: the PLD accountant's accuracy is set by ``relative_accuracy`` at construction.
+        Extra arguments (Opacus's ``eps_error``, ``alphas``, ...; ``IAccountant.get_epsilon``
+        takes ``delta, *args, **kwargs``) are accepted and ignored: the PLD accountant's
+        accuracy is set by ``relative_accuracy`` at construction.
         """
         if not self.history:
             _core._delta_arg(delta)
@@ -143,15 +149,25 @@ class _AccountantMixin:
             history.append((float(s), float(q), int(n)))
         self.history = history
 
-    def get_optimizer_hook_fn(self, sample_rate: float, noise_multiplier: float
-                              ) -> Callable[[Any], None]:
-        """A hook for Opacus's DPOptimizer: records one step per optimiser step (with
-        gradient accumulation, at the accumulated sampling rate), as Opacus's own does."""
+    def get_optimizer_hook_fn(self, sample_rate: float,
+                              noise_multiplier: Optional[float] = None) -> Callable[[Any], None]:
+        """A hook for Opacus's ``DPOptimizer.attach_step_hook``, called as Opacus's
+        ``PrivacyEngine.make_private`` calls it: ``get_optimizer_hook_fn(sample_rate=q)``.
+
+        Each optimiser step records one step with the optimiser's ``noise_multiplier`` (read at
+        every step, so noise schedulers are followed) at the sampling rate q times the
+        optimiser's ``accumulated_iterations`` (gradient accumulation), as Opacus's own hook
+        does. ``noise_multiplier`` here is used only by an optimiser that has none.
+        """
+        q = _core._real("sample_rate", sample_rate, lambda v: 0 < v <= 1, "a number in (0, 1]")
 
         def hook_fn(optim: Any) -> None:
+            sigma = getattr(optim, "noise_multiplier", noise_multiplier)
+            if sigma is None:
+                raise ValueError("the optimizer has no noise_multiplier (an Opacus DPOptimizer "
+                                 "has one; or pass noise_multiplier= to get_optimizer_hook_fn)")
             accumulated = getattr(optim, "accumulated_iterations", 1)
-            self.step(noise_multiplier=getattr(optim, "noise_multiplier", noise_multiplier),
-                      sample_rate=sample_rate * accumulated)
+            self.step(noise_multiplier=sigma, sample_rate=q * accumulated)
 
         return hook_fn
 
@@ -185,8 +201,9 @@ def get_noise_multiplier(*,
     keyword names. The budget holds at the value returned (certified with ``accountant="pld"``).
 
     ``epsilon_tolerance`` bounds how far below the target the certified ε may end up (and
-    never more than 0.02 % of the target: ``calibrate_noise``'s ``budget_tolerance``). Other keyword arguments of Opacus's
-    function are accepted and ignored.
+    never more than 0.02 % of the target: ``calibrate_noise``'s ``budget_tolerance``). Other
+    keyword arguments of Opacus's function are accepted and ignored; ``accountant`` may also
+    be this module's ``MECHANISM`` (what Opacus passes: the accountant's ``mechanism()``).
     """
     if (epochs is None) == (steps is None):
         raise ValueError("get_noise_multiplier takes either epochs or steps")
@@ -194,8 +211,11 @@ def get_noise_multiplier(*,
     tol = _core._real("epsilon_tolerance", epsilon_tolerance, lambda v: v > 0,
                       "a finite number > 0")
     budget = max(1e-12, min(2e-4, tol / t))
+    if accountant == MECHANISM:  # as Opacus passes it: accountant=self.accountant.mechanism()
+        accountant = "pld"
     c = _core.calibrate_noise(t, target_delta, sample_rate=sample_rate, steps=steps,
-                              epochs=epochs, accountant=_core._accountant(accountant, ("pld", "rdp")),
+                              epochs=epochs,
+                              accountant=_core._accountant(accountant, ("pld", "rdp")),
                               budget_tolerance=budget)
     return float(c)
 
@@ -227,3 +247,56 @@ def opacus_accountant(accountant: str = "pld", relative_accuracy: Optional[float
 
         _opacus_class = DpkitOpacusAccountant
     return _opacus_class(accountant, relative_accuracy)
+
+
+_engine_class: Optional[type] = None
+
+
+def privacy_engine(*, accountant: str = "pld", relative_accuracy: Optional[float] = None,
+                   secure_mode: bool = False) -> Any:
+    """An Opacus ``PrivacyEngine`` (an instance of a subclass) that accounts with dpkit.
+
+    ``make_private`` is Opacus's own; its step hook records into :func:`opacus_accountant`'s
+    accountant, so ``engine.get_epsilon(delta)`` is dpkit's certified upper bound.
+    ``make_private_with_epsilon`` calibrates σ with :func:`get_noise_multiplier` (certified)
+    instead of Opacus's (whose ``create_accountant`` knows no ``"dpkit-pld"``), at Opacus's
+    sampling rate ``1 / len(data_loader)``, then calls ``make_private``. Needs Opacus
+    installed (ImportError naming it otherwise).
+    """
+    global _engine_class
+    if _engine_class is None:
+        try:
+            from opacus import PrivacyEngine  # type: ignore
+        except ImportError as e:
+            raise ImportError("dpkit.opacus.privacy_engine needs the opacus package; "
+                              "dpkit.opacus.PLDAccountant has the accountant's interface "
+                              "without it") from e
+
+        class DpkitPrivacyEngine(PrivacyEngine):  # type: ignore[misc, valid-type]
+            """Opacus's PrivacyEngine with dpkit's certified accountant and calibration."""
+
+            def __init__(self, *, accountant: str = "pld",
+                         relative_accuracy: Optional[float] = None,
+                         secure_mode: bool = False) -> None:
+                super().__init__(accountant="rdp", secure_mode=secure_mode)
+                self.accountant = opacus_accountant(accountant, relative_accuracy)
+
+            def make_private_with_epsilon(self, *, data_loader: Any, target_epsilon: float,
+                                          target_delta: float, epochs: float,
+                                          **kwargs: Any) -> Any:
+                if len(self.accountant) > 0:
+                    import warnings
+                    warnings.warn("make_private_with_epsilon with privacy budget already spent: "
+                                  "the noise multiplier assumes none was, so the run's ε will "
+                                  "be higher than target_epsilon")
+                sigma = get_noise_multiplier(
+                    target_epsilon=target_epsilon, target_delta=target_delta,
+                    sample_rate=1 / len(data_loader), epochs=epochs,
+                    accountant=self.accountant._accountant,
+                    epsilon_tolerance=kwargs.pop("epsilon_tolerance", 0.01))
+                return self.make_private(data_loader=data_loader, noise_multiplier=sigma,
+                                         **kwargs)
+
+        _engine_class = DpkitPrivacyEngine
+    return _engine_class(accountant=accountant, relative_accuracy=relative_accuracy,
+                         secure_mode=secure_mode)
