@@ -3,9 +3,12 @@
 #
 #   tools/bootstrap.sh demo   install what is missing (the build's packages only), build dpkit
 #                             and the Python package (release preset), make `import dpkit`
-#                             work, run `dpkit demo`
+#                             work, put `dpkit` on PATH, run `dpkit demo`
 #   tools/bootstrap.sh test   install what is missing, build with tests, make `import dpkit`
-#                             work, run the whole suite (ctest, pytest included)
+#                             work, put `dpkit` on PATH, run the whole suite (ctest, pytest
+#                             included)
+#
+# The last line says where `dpkit` is: a link in /usr/local/bin (root) or ~/.local/bin.
 #
 # `import dpkit`: the build assembles the Python package in build/<preset>/python; a dpkit.pth
 # file in Debian's python3 site directory (/usr/local/lib/python3.X/dist-packages as root, the
@@ -104,13 +107,38 @@ link_python_package() {
   fi
 }
 
+# Puts `dpkit` on PATH: a link to build/<preset>/tools/dpkit/dpkit in /usr/local/bin (root) or
+# ~/.local/bin (a user; Debian's ~/.profile puts it on PATH at login where it exists). A file
+# there that is not a link is left alone. Sets path_line, the set-up's last line.
+path_line=""
+link_program() {
+  local exe="$root/build/$1/tools/dpkit/dpkit" dir
+  if [[ $(id -u) -eq 0 ]]; then dir=/usr/local/bin; else dir="$HOME/.local/bin"; fi
+  if [[ -e "$dir/dpkit" && ! -L "$dir/dpkit" ]]; then
+    path_line="bootstrap: $dir/dpkit exists and is not a link: left alone; the program is $exe"
+    return
+  fi
+  mkdir -p "$dir"
+  ln -sfn "$exe" "$dir/dpkit"
+  local found
+  found=$(command -v dpkit || true)
+  if [[ "$found" == "$dir/dpkit" ]]; then
+    path_line="bootstrap: dpkit is on your PATH: $dir/dpkit -> $exe (try: dpkit epsilon --help)"
+  else
+    path_line="bootstrap: dpkit is linked as $dir/dpkit -> $exe; $dir is not on this shell's PATH: export PATH=\"$dir:\$PATH\" (or log in again)"
+  fi
+}
+
 if [[ "$mode" == demo ]]; then
   # The release build preset builds dpkit and the Python package only; the validation
   # scenarios (dpkit-validate) are built when asked for (`dpkit validate` says how).
   cmake --preset release
   cmake --build --preset release "${jobs[@]}"
   link_python_package release
-  exec build/release/tools/dpkit/dpkit demo
+  link_program release
+  build/release/tools/dpkit/dpkit demo
+  echo "$path_line"
+  exit 0
 fi
 
 preset=test
@@ -118,4 +146,8 @@ if [[ -n "${CI:-}" ]]; then preset=ci; fi
 cmake --preset "$preset"
 cmake --build --preset "$preset" "${jobs[@]}"
 link_python_package "$preset"
-ctest --preset "$preset" "${jobs[@]}"
+link_program "$preset"
+status=0
+ctest --preset "$preset" "${jobs[@]}" || status=$?
+echo "$path_line"
+exit "$status"
