@@ -4,10 +4,15 @@ A run is given in one of three ways (keyword arguments, never defaults for the r
 
 * ``noise_multiplier, sample_rate, steps`` — the accountants' own units;
 * ``noise_multiplier, batch_size, dataset_size, epochs`` — a training loop's units:
-  sample_rate = batch_size / dataset_size and steps = ⌈epochs · dataset_size / batch_size⌉ (as
-  TensorFlow Privacy's ``compute_dp_sgd_privacy``; rounding up never understates ε), exact on the
-  numbers as written (2.2 epochs of 1000/100 are 22 steps) and the same rule as the CLI's.
-  ``sample_rate`` with ``epochs``, or ``batch_size`` and ``dataset_size`` with ``steps``, work too;
+  sample_rate = batch_size / dataset_size and, for Poisson sampling, steps =
+  ⌈epochs · dataset_size / batch_size⌉ (as TensorFlow Privacy's ``compute_dp_sgd_privacy``;
+  rounding up never understates ε); for the schemes of a data loader (shuffling, random
+  allocation, without replacement) an epoch is a pass of ⌈dataset_size / batch_size⌉ batches,
+  steps = ⌈epochs · ⌈dataset_size / batch_size⌉⌉ (10 epochs of 60 000 in batches of 256: 2 350
+  steps, where Poisson's are 2 344). Exact on the numbers as written (2.2 epochs of 1000/100 are
+  22 steps) and the same rule as the CLI's (accounting/run_units.hpp).
+  ``sample_rate`` with ``epochs`` (k = ⌈1/sample_rate⌉ batches per pass), or ``batch_size`` and
+  ``dataset_size`` with ``steps``, work too;
 * ``phases=[Phase(...), ...]`` — a heterogeneous run, each phase with its own σ, q, steps and
   sampling scheme.
 
@@ -254,12 +259,11 @@ def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
 
 
 def _steps_from_epochs(epochs: Any, units: Dict[str, Any]) -> int:
-    """T for ``epochs`` epochs of the run ``units`` describes: the library's one rule,
-    ⌈E·N/B⌉ or ⌈E/q⌉, exact on the numbers as written (accounting/run_units.hpp)."""
+    """T for ``epochs`` epochs of the run ``units`` describes: the library's one rule for its
+    scheme — ⌈E·N/B⌉ or ⌈E/q⌉ for Poisson, ⌈E·k⌉ with k batches per pass for a data loader's
+    schemes — exact on the numbers as written (accounting/run_units.hpp)."""
     e = _real("epochs", epochs, lambda v: v > 0, "a finite number > 0")
-    if units.get("in_batches"):
-        return _dpkit.steps_for_epochs(e, None, units["batch_size"], units["dataset_size"])
-    return _dpkit.steps_for_epochs(e, units["sample_rate"], None, None)
+    return _dpkit.steps_for_epochs_of(e, units["derivation"])
 
 
 def _resolve_run(run: Dict[str, Any],
@@ -329,6 +333,7 @@ def _resolve_run(run: Dict[str, Any],
         raise ValueError("steps is required (or epochs)")
     d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge)
     units["sample_rate"] = d.phase.sampling_rate
+    units["derivation"] = d
     if d.in_batches:
         units.update(batch_size=d.batch_size, dataset_size=d.dataset_size, in_batches=True)
     if e is not None:
@@ -497,9 +502,9 @@ def calibrate_steps(target_epsilon: float,
                 _ACCOUNTANT[a],
                 _options(relative_accuracy, max_fft_size))
     steps = int(res["steps"])
-    # The epochs the steps stand for, exact: T·B/N (a training loop's unit only).
-    from fractions import Fraction
-    epochs = (float(Fraction(steps * units["batch_size"], units["dataset_size"]))
+    # The epochs the steps stand for, T / (steps per epoch) as the CLI's (a training loop's
+    # unit only).
+    epochs = (steps / units["derivation"].steps_per_epoch
               if units.get("in_batches") else math.nan)
     est = PrivacyResult._from_estimate(res["estimate"], "epsilon", d) if "estimate" in res else None
     return StepsCalibration(steps=steps, epochs=epochs, epsilon=est,

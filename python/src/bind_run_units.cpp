@@ -121,23 +121,26 @@ void bind_run_units(py::module_& m) {
       "Low-level: the phase a training loop's units describe (accounting/run_units.hpp), as a "
       "PhaseDerivation: the TrainingPhase and the numbers it came from.");
   m.def(
-      "steps_for_epochs",
-      [](double epochs, std::optional<double> sample_rate, std::optional<long long> batch_size,
-         std::optional<long long> dataset_size) {
-        acc::phase_units u;
-        u.sampling_rate = sample_rate;
-        u.batch_size = batch_size;
-        u.dataset_size = dataset_size;
+      "steps_for_epochs_of",
+      [](double epochs, const acc::phase_derivation& d) {
         try {
-          return batch_size ? acc::steps_for_epochs(epochs, *batch_size, dataset_size.value_or(0))
-                            : acc::steps_for_epochs(epochs, sample_rate.value_or(1.0));
+          return acc::steps_for_epochs(epochs, d);
         } catch (const acc::units_error& e) {
+          acc::phase_units u;  // the units the derivation came from, for the message's names
+          if (d.in_batches) {
+            u.batch_size = d.batch_size;
+            u.dataset_size = d.dataset_size;
+          } else {
+            u.sampling_rate = d.phase.sampling_rate;
+          }
+          u.sampling = d.phase.sampling;
           throw py::value_error(python_message(e, u));
         }
       },
-      py::arg("epochs"), py::arg("sample_rate"), py::arg("batch_size"), py::arg("dataset_size"),
-      "Low-level: T = ceil(epochs * dataset_size / batch_size), or ceil(epochs / sample_rate), "
-      "exact on the numbers as written (accounting/run_units.hpp).");
+      py::arg("epochs"), py::arg("derivation"),
+      "Low-level: the steps `epochs` epochs of a derived phase take, by its scheme's rule "
+      "(accounting/run_units.hpp: ceil(E*N/B) or ceil(E/q) for Poisson, ceil(E*k) with k "
+      "batches per pass for a data loader's schemes).");
 }
 
 }  // namespace dpkit::python

@@ -71,7 +71,11 @@ void bind_types(py::module_& m) {
       .def_readonly("in_batches", &acc::phase_derivation::in_batches)
       .def_readonly("batch_size", &acc::phase_derivation::batch_size)
       .def_readonly("dataset_size", &acc::phase_derivation::dataset_size)
-      .def_readonly("steps_per_epoch", &acc::phase_derivation::steps_per_epoch);
+      .def_readonly("batches_per_epoch", &acc::phase_derivation::batches_per_epoch)
+      .def_readonly("steps_per_epoch", &acc::phase_derivation::steps_per_epoch)
+      .def_property_readonly("rule", [](const acc::phase_derivation& d) {
+        return std::string(to_string(d.rule));
+      });
 
   py::class_<acc::privacy_estimate>(m, "PrivacyEstimate",
                                     "Low-level: one accountant's answer (dpkit.PrivacyResult "

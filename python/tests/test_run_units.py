@@ -17,9 +17,27 @@ def _decimal(rng):
     return repr(rng.randint(1, 9999) / 10 ** rng.randint(0, 4))
 
 
-def _expected_steps(epochs_text, q_fraction):
-    # The decimal as written, exactly (Fraction of the text, not of the binary double).
-    return max(1, math.ceil(Fraction(epochs_text) / q_fraction))
+def _expected_steps(epochs_text, q_fraction, scheme="poisson", batches=None):
+    # The decimal as written, exactly (Fraction of the text, not of the binary double). Poisson:
+    # ⌈E/q⌉ (= ⌈E·N/B⌉); a data loader's schemes: ⌈E·k⌉ with k batches per pass, ⌈N/B⌉ or
+    # ⌈1/q⌉ (given here by the caller, from integers or the rate's text).
+    if scheme == "poisson":
+        return max(1, math.ceil(Fraction(epochs_text) / q_fraction))
+    return max(1, math.ceil(Fraction(epochs_text) * batches))
+
+
+def test_a_data_loaders_epochs_are_whole_passes():
+    # 10 epochs of 60 000 in batches of 256: a shuffled DataLoader takes 10 · ⌈60000/256⌉ = 2 350
+    # steps (Poisson: TF Privacy's ⌈10 · 60000/256⌉ = 2 344), from both front ends.
+    for scheme, want in (("shuffling", 2350), ("random-allocation", 2350),
+                         ("without-replacement", 2350), ("poisson", 2344)):
+        r = dpkit.epsilon_curve(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=60_000,
+                                epochs=[10], sampling=scheme, accountant="rdp")
+        assert list(r.steps) == [want], scheme
+        out = cli_json("epsilon", "--noise-multiplier", "1.1", "--batch-size", "256",
+                       "--dataset-size", "60000", "--epochs", "10", "--sampling", scheme,
+                       "--delta", "1e-5", "--accountant", "rdp")
+        assert out["results"][0]["steps"] == want, scheme
 
 
 def test_the_cases_the_front_ends_disagreed_on():
@@ -43,9 +61,10 @@ def test_too_many_steps_refused_in_the_arguments_words():
 
 
 def test_python_and_cli_derive_the_same_runs_on_a_seeded_grid_of_units():
-    # 3 000 unit combinations: 150 runs (batch size of a dataset, or a sampling rate), each at 20
-    # epoch counts (one CLI curve per run). For each: the same q, the same T — the exact ceiling
-    # of the decimals as typed — and the same epsilon to the last bit.
+    # 3 000 unit combinations: 150 runs (batch size of a dataset, or a sampling rate; the four
+    # schemes of a data loader's epochs and Poisson's in turn), each at 20 epoch counts (one CLI
+    # curve per run). For each: the same q, the same T — the exact ceiling of the decimals as
+    # typed, by the scheme's rule — and the same epsilon to the last bit.
     rng = random.Random(20261125)
     combinations = 0
     for k in range(150):
@@ -65,8 +84,14 @@ def test_python_and_cli_derive_the_same_runs_on_a_seeded_grid_of_units():
             kwargs = dict(sample_rate=float(q_text))
             q_exact = Fraction(q_text)
             q = float(q_text)
+        scheme = ("poisson", "shuffling", "poisson", "random-allocation", "poisson",
+                  "without-replacement")[k % 6]
+        run += ["--sampling", scheme]
+        kwargs["sampling"] = scheme
+        # k batches per pass: ⌈N/B⌉, or ⌈1/q⌉ of the rate as typed.
+        batches = math.ceil(1 / q_exact)
         # Keep T within a curve the RDP accountant answers at once (≤ 10^7 steps).
-        epochs = [e for e in epochs if Fraction(e) / q_exact <= 10**7]
+        epochs = [e for e in epochs if Fraction(e) * batches <= 10**7]
         if not epochs:
             continue
         out = cli_json("epsilon", "--noise-multiplier", sigma, *run, "--epochs", ",".join(epochs),
@@ -78,7 +103,7 @@ def test_python_and_cli_derive_the_same_runs_on_a_seeded_grid_of_units():
         assert len(rows) == len(epochs) == len(curve.steps)
         for e, row, t, upper in zip(epochs, rows, curve.steps, curve.upper):
             where = f"{run} --epochs {e}"
-            want = _expected_steps(e, q_exact)
+            want = _expected_steps(e, q_exact, scheme, batches)
             assert row["steps"] == want, where
             assert int(t) == want, where
             assert row["epsilon_upper"] == upper, where

@@ -193,6 +193,22 @@ phase_spec parse_phase(const std::string& text) {
 }
 
 std::string steps_line(double epochs, const accounting::phase_derivation& d, long long steps) {
+  if (d.rule == accounting::epoch_rule::data_passes) {
+    // A data loader's epochs: k batches per pass over the data, the last one smaller.
+    const std::string k = std::to_string(d.batches_per_epoch);
+    const std::string per_pass =
+        d.in_batches ? "ceil(dataset size / batch size) = ceil(" +
+                           std::to_string(d.dataset_size) + "/" + std::to_string(d.batch_size) +
+                           ") = " + k
+                     : "ceil(1 / sampling rate) = ceil(1 / " +
+                           format_number(d.phase.sampling_rate) + ") = " + k;
+    const bool whole =
+        static_cast<double>(steps) == epochs * static_cast<double>(d.batches_per_epoch);
+    return "steps T = " + std::string(whole ? "" : "ceil(") + "epochs * batches per epoch" +
+           (whole ? "" : ")") + " = " + (whole ? "" : "ceil(") + format_number(epochs) + " * " +
+           k + (whole ? "" : ")") + " = " + std::to_string(steps) +
+           " (a data loader's epochs: " + per_pass + " batches per pass)";
+  }
   if (d.phase.sampling_rate == 1 && !d.in_batches)
     return "steps T = ceil(epochs) = ceil(" + format_number(epochs) +
            ") = " + std::to_string(steps) + " (full batch: one step per epoch)";

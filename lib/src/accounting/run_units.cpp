@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "dpkit/accounting/shuffling.hpp"
 #include "dpkit/core/decimal.hpp"
 
 namespace dpkit::accounting {
@@ -71,7 +72,44 @@ long long steps_for_epochs(double epochs, double sampling_rate) {
   return checked_steps(ceil_quotient_as_written(epochs, sampling_rate), kFn, epochs);
 }
 
+const char* to_string(epoch_rule r) {
+  switch (r) {
+    case epoch_rule::expected_batches: return "expected-batches";
+    case epoch_rule::data_passes: return "data-passes";
+  }
+  return "?";
+}
+
+epoch_rule epoch_rule_of(sampling_scheme s) {
+  switch (s) {
+    case sampling_scheme::shuffling:
+    case sampling_scheme::random_allocation:
+    case sampling_scheme::without_replacement: return epoch_rule::data_passes;
+    case sampling_scheme::poisson:
+    case sampling_scheme::truncated_poisson: return epoch_rule::expected_batches;
+  }
+  return epoch_rule::expected_batches;
+}
+
+long long steps_for_passes(double epochs, long long batches_per_epoch) {
+  constexpr const char* kFn = "steps_for_passes";
+  check_epochs(kFn, epochs);
+  as_units_error([&] { check_at_least(kFn, "batches_per_epoch", batches_per_epoch, 1); });
+  return checked_steps(ceil_as_written(epochs, batches_per_epoch, 1), kFn, epochs);
+}
+
 long long steps_for_epochs(double epochs, const phase_derivation& phase) {
+  if (phase.rule == epoch_rule::data_passes) {
+    if (phase.phase.sampling_rate == 0)
+      throw units_error(units_rule::epochs_never_end, "steps_for_epochs", "epochs",
+                        format_value(epochs),
+                        "left out at sampling rate 0 (no epoch ends): give steps");
+    check_epochs("steps_for_epochs", epochs);
+    if (phase.batches_per_epoch == 0)  // q < 2^-53: more than 2^53 steps per epoch
+      throw units_error(units_rule::too_many_steps, "steps_for_epochs", "epochs",
+                        format_value(epochs), "a length of at most 2^53 steps");
+    return steps_for_passes(epochs, phase.batches_per_epoch);
+  }
   return phase.in_batches ? steps_for_epochs(epochs, phase.batch_size, phase.dataset_size)
                           : steps_for_epochs(epochs, phase.phase.sampling_rate);
 }
@@ -124,6 +162,18 @@ phase_derivation derive_phase(const phase_units& u, bool edge_values) {
     p.sampling_rate = *u.sampling_rate;
     d.steps_per_epoch = p.sampling_rate > 0 ? 1 / p.sampling_rate
                                             : std::numeric_limits<double>::infinity();
+  }
+  d.rule = epoch_rule_of(u.sampling);
+  if (d.rule == epoch_rule::data_passes && p.sampling_rate > 0) {
+    // k batches per pass: ⌈N/B⌉ exactly from the counts; from a rate, the accountants' own
+    // count of steps per epoch (shuffling_steps_per_epoch), so that E epochs here are E epochs
+    // there. A rate below 2^-53 has more steps per epoch than a run may have: left at 0 (epochs
+    // are refused as too many steps).
+    if (d.in_batches)
+      d.batches_per_epoch = (d.dataset_size + d.batch_size - 1) / d.batch_size;
+    else if (p.sampling_rate >= 0x1p-53)
+      d.batches_per_epoch = shuffling_steps_per_epoch(p.sampling_rate);
+    if (d.batches_per_epoch > 0) d.steps_per_epoch = static_cast<double>(d.batches_per_epoch);
   }
   if (u.dataset_size && !u.batch_size && !truncated)
     throw units_error(units_rule::dataset_unused, kFn, "dataset_size",

@@ -408,6 +408,10 @@ std::string report_error::render(const speller& spell) const {
 report_result report(algorithm a, convexity setting, const report_inputs& in_, double delta) {
   constexpr const char* kFn = "shifted::report";
   check_open_probability(kFn, "delta", delta);
+  // A setting's own inputs given to an algorithm that does not use them are refused, not
+  // ignored (as batches_per_epoch and epochs below).
+  if (in_.shifts && a != algorithm::noisy_sgd)
+    refuse(in("shifts") + " applies to noisy-sgd only (Thm C.13)");
   const bool lmc_ = a == algorithm::lmc;
   const bool strongly = setting == convexity::strongly_convex;
   const bool constrained = setting == convexity::constrained_convex;

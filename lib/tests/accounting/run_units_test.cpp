@@ -1,6 +1,7 @@
 #include "dpkit/accounting/run_units.hpp"
 
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/shuffling.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -96,6 +97,74 @@ TEST_CASE("epochs to steps: refusals", "[accounting][units]") {
   CHECK(rule_of([] { acc::steps_for_epochs(1.0, 5LL, 4LL); }) == acc::units_rule::batch_too_large);
   REQUIRE_THROWS_WITH(acc::steps_for_epochs(1e300, 1e-10),
                       Contains("epochs is 1e+300, but must be a length of at most 2^53 steps"));
+}
+
+namespace {
+
+acc::phase_derivation loader_phase(acc::sampling_scheme s, long long b, long long n, double e) {
+  acc::phase_units u;
+  u.noise_multiplier = 1.0;
+  u.batch_size = b;
+  u.dataset_size = n;
+  u.epochs = e;
+  u.sampling = s;
+  return acc::derive_phase(u);
+}
+
+}  // namespace
+
+TEST_CASE("epochs of a data loader's schemes: E passes of ceil(N/B) batches", "[accounting][units]") {
+  using acc::sampling_scheme;
+  // The case: 10 epochs of 60 000 in batches of 256 are 10 · 235 = 2 350 steps for a
+  // shuffled loader (Poisson keeps TF Privacy's ⌈10 · 60000/256⌉ = 2 344).
+  for (auto s : {sampling_scheme::shuffling, sampling_scheme::random_allocation,
+                 sampling_scheme::without_replacement}) {
+    INFO(acc::to_string(s));
+    const auto d = loader_phase(s, 256, 60000, 10);
+    CHECK(d.rule == acc::epoch_rule::data_passes);
+    CHECK(d.batches_per_epoch == 235);
+    CHECK(d.steps_per_epoch == 235);
+    CHECK(d.phase.steps == 2350);
+    CHECK(loader_phase(s, 256, 60000, 2.5).phase.steps == 588);  // ⌈2.5 · 235⌉
+    CHECK(loader_phase(s, 100, 1000, 2.2).phase.steps == 22);    // B divides N: as Poisson
+  }
+  CHECK(loader_phase(sampling_scheme::poisson, 256, 60000, 10).phase.steps == 2344);
+  CHECK(loader_phase(sampling_scheme::poisson, 256, 60000, 10).rule ==
+        acc::epoch_rule::expected_batches);
+  // From a rate: k = the accountants' ⌈1/q⌉ (q = 0.3: 4 batches, the last 0.1 N).
+  acc::phase_units u;
+  u.noise_multiplier = 1.0;
+  u.sampling_rate = 0.3;
+  u.epochs = 3;
+  u.sampling = sampling_scheme::shuffling;
+  CHECK(acc::derive_phase(u).phase.steps == 12);
+  u.sampling = sampling_scheme::poisson;
+  CHECK(acc::derive_phase(u).phase.steps == 10);
+  // q = 0 (an edge value): no epoch ends, on either rule.
+  u.sampling = sampling_scheme::without_replacement;
+  u.sampling_rate = 0.0;
+  CHECK(rule_of([&] { acc::derive_phase(u, true); }) == acc::units_rule::epochs_never_end);
+  CHECK(rule_of([] { acc::steps_for_passes(1e300, 3); }) == acc::units_rule::too_many_steps);
+  CHECK(rule_of([] { acc::steps_for_passes(1.0, 0); }) == acc::units_rule::out_of_range);
+}
+
+TEST_CASE("epochs of a shuffled loader are the shuffling accountant's epochs (seeded sweep)",
+          "[accounting][units]") {
+  // Whole epochs derived here are whole epochs there: E complete epochs, none begun beyond, for
+  // every B ≤ N the sweep draws (the accountant counts t = ⌈1/q⌉ steps per epoch from q = B/N).
+  std::mt19937_64 rng(20261126);
+  std::uniform_int_distribution<long long> count(1, 10000000);
+  std::uniform_int_distribution<int> epochs(1, 50);
+  for (int i = 0; i < 2000; ++i) {
+    long long n = count(rng), b = count(rng);
+    if (b > n) std::swap(b, n);
+    const int e = epochs(rng);
+    const auto d = loader_phase(acc::sampling_scheme::shuffling, b, n, e);
+    INFO("B = " << b << ", N = " << n << ", E = " << e);
+    REQUIRE(d.batches_per_epoch == ceil_div(n, b));
+    REQUIRE(d.batches_per_epoch == acc::shuffling_steps_per_epoch(d.phase.sampling_rate));
+    REQUIRE(d.phase.steps == e * d.batches_per_epoch);
+  }
 }
 
 TEST_CASE("derive_phase: the units of a training loop", "[accounting][units]") {

@@ -125,6 +125,12 @@ TEST_CASE("report: inputs that do not fit are refused by placeholders", "[shifte
                     "batch_size is 20, but must be <= dataset_size = 10");
   CHECK_THROWS_AS(sh::report(sh::algorithm::lmc, sh::convexity::convex, in, 1e-5),
                   sh::report_error);
+  // Shifts are noisy-sgd's (Thm C.13): given to another algorithm, refused, not ignored.
+  in.batch_size.reset();
+  in.shifts = std::vector<double>{1, 1, 1, 1};
+  for (auto a : {sh::algorithm::noisy_gd, sh::algorithm::noisy_cgd, sh::algorithm::lmc})
+    CHECK_THROWS_WITH(sh::report(a, sh::convexity::strongly_convex, in, 1e-5),
+                      "shifts applies to noisy-sgd only (Thm C.13)");
   CHECK(sh::parse_algorithm("noisy_sgd") == sh::algorithm::noisy_sgd);
   CHECK(sh::parse_convexity("constrained-convex") == sh::convexity::constrained_convex);
   CHECK_FALSE(sh::parse_algorithm("sgd"));

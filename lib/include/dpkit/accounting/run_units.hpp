@@ -8,8 +8,14 @@
 //
 //   q = B/N  (B ≤ N)         a batch size of a dataset
 //   q = 1                    the full batch
-//   T = ⌈E · N/B⌉            epochs with a batch size (TensorFlow Privacy's documented rule)
-//   T = ⌈E / q⌉              epochs with a sampling rate (⌈E⌉ for the full batch)
+//   T = ⌈E · N/B⌉            Poisson epochs with a batch size (TensorFlow Privacy's rule: an
+//                            epoch is N/B expected batches)
+//   T = ⌈E / q⌉              Poisson epochs with a sampling rate (⌈E⌉ for the full batch)
+//   T = ⌈E · k⌉, k = ⌈N/B⌉   epochs of fixed-size batches that pass over the data (shuffling,
+//       or k = ⌈1/q⌉         random allocation, without replacement): what a data loader does,
+//                            k batches per pass, the last one smaller (PyTorch's DataLoader
+//                            without drop_last; the epoch the shuffling and random-allocation
+//                            accountants count). A whole E gives E·k steps: whole epochs.
 //
 // The ceilings are exact on the numbers as written: E and q are read as the shortest decimals
 // that print as those doubles (2.2 is 22/10, not the binary 2.2000000000000001776…), so 2.2 epochs
@@ -41,6 +47,17 @@ struct phase_units {
   std::optional<long long> max_batch_size;           ///< truncated Poisson's largest batch
 };
 
+/// How a scheme's epochs become steps (header comment).
+enum class epoch_rule {
+  expected_batches,  ///< Poisson-like: T = ⌈E·N/B⌉ or ⌈E/q⌉
+  data_passes,       ///< fixed-size batches over the data: T = ⌈E·k⌉, k batches per pass
+};
+const char* to_string(epoch_rule r);
+
+/// The epoch rule of a sampling scheme: data_passes for shuffling, random allocation and
+/// without replacement; expected_batches for Poisson and truncated Poisson.
+epoch_rule epoch_rule_of(sampling_scheme s);
+
 /// A phase and the numbers it was derived from, for a front end to show the derivation.
 struct phase_derivation {
   training_phase phase;       ///< steps = 1 when no length was given
@@ -49,7 +66,10 @@ struct phase_derivation {
   bool in_batches = false;    ///< q came from batch_size / dataset_size (B and N below)
   long long batch_size = 0;   ///< B where in_batches
   long long dataset_size = 0; ///< N where in_batches
-  /// Steps per epoch: N/B with a batch size, else 1/q (+inf at q = 0).
+  epoch_rule rule = epoch_rule::expected_batches;  ///< the scheme's (epoch_rule_of)
+  /// data_passes: k, the batches of one pass, ⌈N/B⌉ or the accountants' ⌈1/q⌉ (0 at q = 0).
+  long long batches_per_epoch = 0;
+  /// Steps per epoch: k for data_passes; else N/B with a batch size, else 1/q (+inf at q = 0).
   double steps_per_epoch = 1;
 };
 
@@ -97,8 +117,12 @@ long long steps_for_epochs(double epochs, long long batch_size, long long datase
 /// T = ⌈E/q⌉ (⌈E⌉ at q = 1), exact on E and q as written. Throws as above; q ∈ (0, 1].
 long long steps_for_epochs(double epochs, double sampling_rate);
 
-/// The steps `epochs` epochs of the derived phase take: ⌈E·N/B⌉ where its q came from a batch
-/// size, else ⌈E/q⌉ (units_error epochs_never_end at q = 0).
+/// T = ⌈E·k⌉ for k ≥ 1 batches per pass over the data, exact on E as written. Throws as above.
+long long steps_for_passes(double epochs, long long batches_per_epoch);
+
+/// The steps `epochs` epochs of the derived phase take, by its rule: ⌈E·k⌉ for data_passes;
+/// else ⌈E·N/B⌉ where its q came from a batch size, else ⌈E/q⌉ (units_error epochs_never_end at
+/// q = 0).
 long long steps_for_epochs(double epochs, const phase_derivation& phase);
 
 /// The phase the units describe. Throws units_error naming the field and the rule it breaks,
