@@ -67,29 +67,83 @@ std::string table_cell(const json& v) {
   return v.dump();
 }
 
+// `head` and `text` as lines of at most 90 characters, the continuation lines indented.
+void write_wrapped(std::ostream& out, const std::string& head, const std::string& text) {
+  std::string line = head;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    if (line.size() + 1 + word.size() > 90 && line.find_first_not_of(' ') != std::string::npos &&
+        line != head) {
+      out << line << "\n";
+      line = "   ";
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  out << line << "\n";
+}
+
+// A table wider than this moves its trailing `method` column below it, one wrapped line per
+// accountant (a terminal's width; JSON and CSV keep the column).
+constexpr std::size_t kTableWidth = 120;
+
 void write_table(std::ostream& out, const report& r) {
   if (!r.title.empty()) out << r.title << "\n\n";
-  std::vector<std::size_t> width(r.columns.size());
-  std::vector<std::vector<std::string>> cells;
-  for (std::size_t c = 0; c < r.columns.size(); ++c) width[c] = r.columns[c].size();
-  for (const json& row : r.results) {
-    std::vector<std::string> line;
-    for (std::size_t c = 0; c < r.columns.size(); ++c) {
-      line.push_back(table_cell(row.contains(r.columns[c]) ? row.at(r.columns[c]) : json()));
-      width[c] = std::max(width[c], line.back().size());
+  std::vector<std::string> columns = r.columns;
+  auto layout = [&](std::vector<std::size_t>& width, std::vector<std::vector<std::string>>& cells) {
+    width.assign(columns.size(), 0);
+    cells.clear();
+    for (std::size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].size();
+    for (const json& row : r.results) {
+      std::vector<std::string> line;
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        line.push_back(table_cell(row.contains(columns[c]) ? row.at(columns[c]) : json()));
+        width[c] = std::max(width[c], line.back().size());
+      }
+      cells.push_back(std::move(line));
     }
-    cells.push_back(std::move(line));
+    std::size_t total = 0;
+    for (std::size_t w : width) total += w + 2;
+    return total - 2;
+  };
+  std::vector<std::size_t> width;
+  std::vector<std::vector<std::string>> cells;
+  // Only a trailing `method` column is free text (in dpkit correlated it names the rows).
+  const bool method_last = !columns.empty() && columns.back() == "method";
+  bool moved = false;
+  if (layout(width, cells) > kTableWidth && method_last) {
+    columns.pop_back();
+    layout(width, cells);
+    moved = true;
   }
   auto print_row = [&](const std::vector<std::string>& line) {
     for (std::size_t c = 0; c < line.size(); ++c)
       out << (c ? "  " : "") << fmt::format("{:>{}}", line[c], width[c]);
     out << "\n";
   };
-  print_row(r.columns);
+  print_row(columns);
   std::vector<std::string> rule;
   for (std::size_t w : width) rule.push_back(std::string(w, '-'));
   print_row(rule);
   for (const auto& line : cells) print_row(line);
+  if (moved) {
+    // Each row's method once per accountant (a curve's rows share theirs), wrapped.
+    out << "\n";
+    std::vector<std::string> said;
+    for (const json& row : r.results) {
+      if (!row.contains("method") || !row.at("method").is_string()) continue;
+      const std::string who = row.contains("accountant") ? table_cell(row.at("accountant")) : "";
+      const std::string text = row.at("method").get<std::string>();
+      if (text.empty() || std::find(said.begin(), said.end(), who + "\n" + text) != said.end())
+        continue;
+      said.push_back(who + "\n" + text);
+      write_wrapped(out, "method" + (who.empty() ? std::string() : " (" + who + ")") + ":", text);
+    }
+  }
   if (!r.notes.empty()) out << "\n";
   for (const std::string& n : r.notes) out << n << "\n";
   // Rows that could not answer say why (JSON and CSV carry it in `message`).
@@ -98,9 +152,11 @@ void write_table(std::ostream& out, const report& r) {
     if (!row.contains("kind") || row.at("kind") != "unavailable") continue;
     if (first) out << "\n";
     first = false;
-    out << (row.contains("accountant") ? row.at("accountant").get<std::string>() + ": " : "")
-        << "unavailable: " << (row.contains("message") ? row.at("message").get<std::string>() : "")
-        << "\n";
+    write_wrapped(out,
+                  (row.contains("accountant") ? row.at("accountant").get<std::string>() + ": "
+                                              : std::string()) +
+                      "unavailable:",
+                  row.contains("message") ? row.at("message").get<std::string>() : "");
   }
 }
 

@@ -30,10 +30,9 @@ int run(const delta_options& o) {
   r.parameters["accuracy"] = o.accountant.accuracy;
   r.title = "delta at epsilon = " + format_number(o.epsilon) + " for " + m.description;
   for (const std::string& line : m.derivation) r.title += "\n" + line;
-  const query_outcome out =
-      privacy_rows(m, {"delta", o.epsilon, "epsilon"}, o.accountant, o.app, o.output.format, r);
-  r.notes = {"upper-bound: the run is (epsilon, delta)-DP with this delta; delta_lower (pld): no",
-             "smaller delta holds. log_delta stays finite where delta underflows."};
+  const privacy_query q{"delta", o.epsilon, "epsilon"};
+  const query_outcome out = privacy_rows(m, q, o.accountant, o.app, o.output.format, r);
+  r.notes = privacy_legend(q, m.run, r.results);
   emit(r, o.output);
   return finish("dpkit delta", out);
 }

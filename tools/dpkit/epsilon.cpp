@@ -33,18 +33,7 @@ int run(const epsilon_options& o) {
   for (const std::string& line : m.derivation) r.title += "\n" + line;
   const privacy_query q{"epsilon", o.delta, "delta"};
   const query_outcome out = privacy_rows(m, q, o.accountant, o.app, o.output.format, r);
-  r.notes = {
-      "upper-bound: the run is (epsilon, delta)-DP with this epsilon. epsilon_lower (pld): no",
-      "smaller epsilon can hold — together a certified bracket. approximation (clt): no",
-      "guarantee in either direction. Poisson sampling: add/remove neighbours (the worse",
-      "direction is reported) or, with --neighbours replace-one, replace-one; without-replacement:",
-      "replace-one neighbours (docs/accounting.md). truncated-poisson: epsilon from a dominating",
-      "pair (Ganesh 2025), epsilon_lower from the rate at which the record stays in the batch.",
-      "shuffling: no tight accountant is known; epsilon_lower is a certified lower bound (Chua",
-      "et al. 2024), epsilon the upper bound without amplification: compare epsilon_lower with",
-      "the Poisson number (docs/accounting.md, \"Shuffled batches\"). random-allocation: a",
-      "tight certified bracket (the epoch's likelihood ratio bounded from both sides in the",
-      "convex order, Feldman & Shenfeld 2026); with --accountant rdp the epoch's Renyi DP."};
+  r.notes = privacy_legend(q, m.run, r.results);
   emit(r, o.output);
   return finish("dpkit epsilon", out);
 }

@@ -154,4 +154,96 @@ int finish(const std::string& tool, const query_outcome& out) {
   return kExitSuccess;
 }
 
+namespace {
+
+// Words joined into lines of at most `width` characters (a word longer than that on its own).
+std::vector<std::string> wrap(const std::vector<std::string>& sentences, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (const std::string& sentence : sentences) {
+    std::size_t at = 0;
+    while (at < sentence.size()) {
+      std::size_t end = sentence.find(' ', at);
+      if (end == std::string::npos) end = sentence.size();
+      const std::string word = sentence.substr(at, end - at);
+      at = end + 1;
+      if (word.empty()) continue;
+      if (!line.empty() && line.size() + 1 + word.size() > width) {
+        lines.push_back(line);
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + word;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> privacy_legend(const privacy_query& query,
+                                        const accounting::training_run& run,
+                                        const std::vector<json>& rows) {
+  const std::string& x = query.quantity;  // epsilon or delta
+  bool upper = false, lower = false, approximation = false;
+  for (const json& row : rows) {
+    const std::string kind = row.value("kind", "");
+    upper = upper || kind == "upper-bound";
+    approximation = approximation || kind == "approximation";
+    const auto l = row.find(x + "_lower");
+    lower = lower || (l != row.end() && l->is_number());
+  }
+  std::vector<std::string> s;
+  if (upper) s.push_back("upper-bound: the run is (epsilon, delta)-DP with this " + x + ".");
+  if (lower)
+    s.push_back(x + "_lower (pld): no smaller " + x +
+                " can hold — together a certified bracket.");
+  if (approximation) s.push_back("approximation (clt): no guarantee in either direction.");
+  if (x == "delta" && upper) s.push_back("log_delta stays finite where delta underflows.");
+  // Each scheme and relation of the run once, in the order of the phases.
+  std::vector<std::pair<accounting::sampling_scheme, accounting::neighbouring>> seen;
+  for (const accounting::training_phase& p : run.phases) {
+    const auto key = std::make_pair(p.sampling, accounting::relation(p));
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    using accounting::neighbouring;
+    using accounting::sampling_scheme;
+    const bool replace = key.second == neighbouring::replace_one;
+    const std::string sensitivity =
+        replace ? "replace-one neighbours: the clipped sum moves by up to 2C, so the noise "
+                  "multiplier (noise std / clip norm C) is twice the noise relative to the "
+                  "sensitivity, dp_accounting's convention (docs/report.md)."
+                : "add/remove neighbours, the worse direction reported: the noise multiplier "
+                  "(noise std / clip norm C) is relative to the sensitivity C.";
+    switch (key.first) {
+      case sampling_scheme::poisson:
+        s.push_back("Poisson sampling, " + sensitivity);
+        break;
+      case sampling_scheme::without_replacement:
+        s.push_back("without-replacement (fixed-size batches), " + sensitivity);
+        break;
+      case sampling_scheme::truncated_poisson:
+        s.push_back("truncated-poisson, " + sensitivity + " " + x +
+                    " from a dominating pair (Ganesh 2025), " + x +
+                    "_lower from the rate at which the record stays in the batch.");
+        break;
+      case sampling_scheme::shuffling:
+        s.push_back("shuffling: zero-out neighbours (the noise multiplier is relative to the "
+                    "sensitivity C); no tight accountant is known: " + x +
+                    "_lower is a certified lower bound (Chua et al. 2024), " + x +
+                    " the upper bound without amplification: compare " + x +
+                    "_lower with the Poisson number (docs/accounting.md, \"Shuffled "
+                    "batches\").");
+        break;
+      case sampling_scheme::random_allocation:
+        s.push_back("random-allocation, " + sensitivity +
+                    " A tight certified bracket (the epoch's likelihood ratio bounded from both "
+                    "sides in the convex order, Feldman & Shenfeld 2026); with --accountant rdp "
+                    "the epoch's Renyi DP.");
+        break;
+    }
+  }
+  return wrap(s, 90);
+}
+
 }  // namespace dpkit::cli

@@ -36,6 +36,14 @@ query_outcome privacy_rows(const resolved_run& run,
                            const std::string& format,
                            report& r);
 
+/// The table's legend for these rows: what each kind of row shown promises, and, for each
+/// sampling scheme the run uses, its neighbouring relation, the sensitivity the noise multiplier
+/// is relative to, and what its bounds are — nothing about rows or schemes the run did not use.
+/// Lines of at most 90 characters.
+std::vector<std::string> privacy_legend(const privacy_query& query,
+                                        const accounting::training_run& run,
+                                        const std::vector<json>& rows);
+
 /// After the output is written: the notes and the failure on stderr, one line each, and the
 /// exit code (1 when no row could answer).
 int finish(const std::string& tool, const query_outcome& outcome);

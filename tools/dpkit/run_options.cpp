@@ -197,17 +197,19 @@ std::string steps_line(double epochs, const accounting::phase_derivation& d, lon
     // A data loader's epochs: k batches per pass over the data, the last one smaller.
     const std::string k = std::to_string(d.batches_per_epoch);
     const std::string per_pass =
-        d.in_batches ? "ceil(dataset size / batch size) = ceil(" +
-                           std::to_string(d.dataset_size) + "/" + std::to_string(d.batch_size) +
-                           ") = " + k
-                     : "ceil(1 / sampling rate) = ceil(1 / " +
-                           format_number(d.phase.sampling_rate) + ") = " + k;
+        d.in_batches ? "ceil(dataset size / batch size)" : "ceil(1 / sampling rate)";
+    const std::string per_pass_numbers =
+        d.in_batches ? "ceil(" + std::to_string(d.dataset_size) + "/" +
+                           std::to_string(d.batch_size) + ")"
+                     : "ceil(1/" + format_number(d.phase.sampling_rate) + ")";
     const bool whole =
         static_cast<double>(steps) == epochs * static_cast<double>(d.batches_per_epoch);
-    return "steps T = " + std::string(whole ? "" : "ceil(") + "epochs * batches per epoch" +
-           (whole ? "" : ")") + " = " + (whole ? "" : "ceil(") + format_number(epochs) + " * " +
-           k + (whole ? "" : ")") + " = " + std::to_string(steps) +
-           " (a data loader's epochs: " + per_pass + " batches per pass)";
+    const std::string e = format_number(epochs);
+    return whole ? "steps T = epochs * " + per_pass + " = " + e + " * " + per_pass_numbers +
+                       " = " + e + " * " + k + " = " + std::to_string(steps) +
+                       " (a data loader's epochs)"
+                 : "steps T = ceil(epochs * " + per_pass + ") = ceil(" + e + " * " + k +
+                       ") = " + std::to_string(steps) + " (a data loader's epochs)";
   }
   if (d.phase.sampling_rate == 1 && !d.in_batches)
     return "steps T = ceil(epochs) = ceil(" + format_number(epochs) +

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "cli_run.hpp"
@@ -133,4 +134,48 @@ TEST_CASE("a spectrum file without ridge/label_noise/sigma lines takes them from
   REQUIRE(reference.exit_code == 0);
   CHECK(json::parse(reference.out).at("results") == doc.at("results"));
   std::filesystem::remove_all(spectrum.parent_path());
+}
+
+TEST_CASE("dpkit epsilon's table fits 120 columns and its legend covers only what it shows",
+          "[cli][table]") {
+  // The shuffled run's method text alone is ~200 characters: it moves below the table, whole.
+  const std::string shuffled =
+      "epsilon --noise-multiplier 1.1 --batch-size 256 --dataset-size 60000 --epochs 3 "
+      "--sampling shuffling --delta 1e-5 --accountant all";
+  const auto r = dpkit_run(shuffled);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::string text, line;
+  while (std::getline(lines, line)) {
+    CHECK(line.size() <= 120);
+    text += line + " ";
+  }
+  const auto csv = dpkit_run(shuffled + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  // The method, wrapped, is all there: its words in order.
+  CHECK_THAT(text, Contains("method (pld): shuffling, t = 235 steps per epoch"));
+  CHECK_THAT(text, Contains("upper bound without amplification"));
+  CHECK_THAT(csv.out, Contains("upper bound without amplification ((sqrt(E)/sigma)-GDP, E = 3)"));
+  CHECK_THAT(text, Contains("shuffling: zero-out neighbours"));
+  CHECK_THAT(text, !Contains("Poisson sampling,"));
+  CHECK_THAT(text, !Contains("random-allocation"));
+  CHECK_THAT(text, !Contains("approximation (clt)"));  // clt is unavailable here
+
+  // A Poisson run by every accountant: each kind explained once, the sensitivity named.
+  const auto p = dpkit_run(
+      "epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --delta 1e-5 "
+      "--accountant all");
+  REQUIRE(p.exit_code == 0);
+  CHECK_THAT(p.out, Contains("approximation (clt): no"));
+  CHECK_THAT(p.out, Contains("relative to the"));
+  CHECK_THAT(p.out, Contains("sensitivity C."));
+  CHECK_THAT(p.out, !Contains("shuffling"));
+  // Fixed-size batches: replace-one, sensitivity 2C, dp_accounting's convention said.
+  const auto w = dpkit_run(
+      "delta --noise-multiplier 1 --sampling-rate 0.01 --steps 1000 --epsilon 2 "
+      "--sampling without-replacement");
+  REQUIRE(w.exit_code == 0);
+  CHECK_THAT(w.out, Contains("replace-one neighbours"));
+  CHECK_THAT(w.out, Contains("2C"));
+  CHECK_THAT(w.out, Contains("dp_accounting's convention"));
 }
