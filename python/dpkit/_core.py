@@ -168,7 +168,8 @@ def _epsilon_arg(value: Any, name: str = "epsilon") -> float:
 
 class Phase(Record):
     """One phase of a training run: ``steps`` noisy steps with noise multiplier σ
-    (noise standard deviation / clipping norm) and sampling rate q ∈ (0, 1].
+    (noise standard deviation / clipping norm C; the sensitivity is C for add/remove and
+    zero-out neighbours, 2C for replace-one) and sampling rate q ∈ (0, 1].
 
     ``Phase(noise_multiplier, sample_rate, steps, sampling="poisson", neighbours=None,
     dataset_size=None, max_batch_size=None)``; ``sampling``: ``"poisson"``,
@@ -372,8 +373,12 @@ def epsilon(delta: float,
 
     Args:
         delta: δ ∈ (0, 1).
-        noise_multiplier: σ = noise standard deviation / clipping norm (> 0; the edge values
-            0, no noise, and ``math.inf``, nothing released, are answered exactly).
+        noise_multiplier: σ = noise standard deviation / clipping norm C (> 0; the edge
+            values 0, no noise, and ``math.inf``, nothing released, are answered exactly).
+            Relative to the sensitivity it is σ for add/remove and zero-out neighbours
+            (Poisson, shuffling, random allocation) and σ/2 for replace-one (without
+            replacement, or ``neighbours="replace-one"``): dp_accounting's σ is that one
+            (docs/report.md).
         sample_rate: q ∈ (0, 1], the probability an example joins a batch (Poisson) or the
             batch fraction (without replacement); 0 (never sampled) is an edge value.
         steps: number of noisy steps (≥ 1).

@@ -26,7 +26,8 @@ class Accountant:
     """The certified PLD bracket of a run that grows step by step.
 
     Args:
-        noise_multiplier: σ = noise standard deviation / clipping norm (> 0).
+        noise_multiplier: σ = noise standard deviation / clipping norm C (> 0; the
+            sensitivity is C, or 2C for replace-one neighbours: :func:`dpkit.epsilon`).
         sample_rate: q ∈ (0, 1] (or ``batch_size`` and ``dataset_size``).
         sampling, neighbours, max_batch_size: as for :func:`dpkit.epsilon`.
         gaussian_mu: an extra μ-GDP mechanism composed with the run (0: none).

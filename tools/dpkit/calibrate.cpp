@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "dpkit/core/progress.hpp"
+#include "privacy_rows.hpp"
 #include "run_options.hpp"
 
 namespace dpkit::cli {
@@ -90,6 +91,9 @@ int run(const calibrate_options& o) {
           "noise_multiplier_lower, the largest value tried below it, the accountant does not",
           "certify the budget (with PLD it is exceeded for certain only where epsilon_lower",
           "there is above the target)."};
+    // What the noise multiplier is relative to, for each scheme of the run.
+    for (const std::string& line : wrap(scheme_sentences(m.run, "epsilon"), 90))
+      r.notes.push_back(line);
     if (c.termination == termination_type::failure) failure = c.message;
     // Certified, with more of the budget unused than asked, or ε = 0 at the answer: said.
     if (c.termination != termination_type::failure) note = c.message;

@@ -154,8 +154,6 @@ int finish(const std::string& tool, const query_outcome& out) {
   return kExitSuccess;
 }
 
-namespace {
-
 // Words joined into lines of at most `width` characters (a word longer than that on its own).
 std::vector<std::string> wrap(const std::vector<std::string>& sentences, std::size_t width) {
   std::vector<std::string> lines;
@@ -179,27 +177,9 @@ std::vector<std::string> wrap(const std::vector<std::string>& sentences, std::si
   return lines;
 }
 
-}  // namespace
-
-std::vector<std::string> privacy_legend(const privacy_query& query,
-                                        const accounting::training_run& run,
-                                        const std::vector<json>& rows) {
-  const std::string& x = query.quantity;  // epsilon or delta
-  bool upper = false, lower = false, approximation = false;
-  for (const json& row : rows) {
-    const std::string kind = row.value("kind", "");
-    upper = upper || kind == "upper-bound";
-    approximation = approximation || kind == "approximation";
-    const auto l = row.find(x + "_lower");
-    lower = lower || (l != row.end() && l->is_number());
-  }
+std::vector<std::string> scheme_sentences(const accounting::training_run& run,
+                                          const std::string& x) {
   std::vector<std::string> s;
-  if (upper) s.push_back("upper-bound: the run is (epsilon, delta)-DP with this " + x + ".");
-  if (lower)
-    s.push_back(x + "_lower (pld): no smaller " + x +
-                " can hold — together a certified bracket.");
-  if (approximation) s.push_back("approximation (clt): no guarantee in either direction.");
-  if (x == "delta" && upper) s.push_back("log_delta stays finite where delta underflows.");
   // Each scheme and relation of the run once, in the order of the phases.
   std::vector<std::pair<accounting::sampling_scheme, accounting::neighbouring>> seen;
   for (const accounting::training_phase& p : run.phases) {
@@ -243,6 +223,29 @@ std::vector<std::string> privacy_legend(const privacy_query& query,
         break;
     }
   }
+  return s;
+}
+
+std::vector<std::string> privacy_legend(const privacy_query& query,
+                                        const accounting::training_run& run,
+                                        const std::vector<json>& rows) {
+  const std::string& x = query.quantity;  // epsilon or delta
+  bool upper = false, lower = false, approximation = false;
+  for (const json& row : rows) {
+    const std::string kind = row.value("kind", "");
+    upper = upper || kind == "upper-bound";
+    approximation = approximation || kind == "approximation";
+    const auto l = row.find(x + "_lower");
+    lower = lower || (l != row.end() && l->is_number());
+  }
+  std::vector<std::string> s;
+  if (upper) s.push_back("upper-bound: the run is (epsilon, delta)-DP with this " + x + ".");
+  if (lower)
+    s.push_back(x + "_lower (pld): no smaller " + x +
+                " can hold — together a certified bracket.");
+  if (approximation) s.push_back("approximation (clt): no guarantee in either direction.");
+  if (x == "delta" && upper) s.push_back("log_delta stays finite where delta underflows.");
+  for (std::string& sentence : scheme_sentences(run, x)) s.push_back(std::move(sentence));
   return wrap(s, 90);
 }
 
