@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -213,6 +214,29 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
       labels.title = enhanced_escape(std::filesystem::path(t.path).stem().string());
       labels.x_label = "x";
       labels.y_label = "y";
+      // dpkit validate writes <id>.csv (the data) beside <id>.json (the result, with the
+      // figure's title, axis names and scales): the CSV plots with those where they are there.
+      std::ifstream sibling(std::filesystem::path(t.path).replace_extension(".json"));
+      if (sibling) {
+        try {
+          const json doc = json::parse(sibling);
+          const figure saved = figures::figure_from_json(doc.at("figure"));
+          labels.title = saved.title;
+          labels.x_label = saved.x_label;
+          labels.y_label = saved.y_label;
+          labels.log_x = saved.log_x;
+          labels.log_y = saved.log_y;
+          labels.linear_x = saved.linear_x;
+          labels.linear_y = saved.linear_y;
+          labels.subtitle = figures::validation_subtitle(
+              doc.value("id", std::string()), doc.value("verdict", std::string()),
+              doc.contains("tightness") && doc["tightness"].is_number()
+                  ? doc["tightness"].get<double>()
+                  : std::nan(""));
+        } catch (const json::exception&) {
+          // Not a validation result beside it: the CSV's own names stand.
+        }
+      }
     } else {
       plan p;
       switch (kinds[i]) {

@@ -87,6 +87,31 @@ const char* kIntervals =
 
 }  // namespace
 
+TEST_CASE("dpkit plot of a validation CSV takes its axis names from the result beside it",
+          "[cli][plot]") {
+  // dpkit validate writes <id>.csv and <id>.json side by side; the CSV alone says x and y.
+  const auto csv = scratch("scen-1.csv");
+  write(csv, kIntervals);
+  std::filesystem::remove(scratch("scen-1.json"));
+  const std::string alone = script_of(quoted(csv));
+  CHECK_THAT(alone, Contains("set xlabel \"x\""));
+  CHECK_THAT(alone, Contains("set ylabel \"y\""));
+  write(scratch("scen-1.json"),
+        R"({"id": "scen-1", "verdict": "holds", "tightness": 0.5,
+            "figure": {"title": "Theorem 2 against Monte Carlo", "x_label": "steps T",
+                       "y_label": "excess risk", "log_y": true, "series": []}})");
+  const std::string paired = script_of(quoted(csv));
+  CHECK_THAT(paired, Contains("Theorem 2 against Monte Carlo"));
+  CHECK_THAT(paired, Contains("set xlabel \"steps T\""));
+  CHECK_THAT(paired, Contains("set ylabel \"excess risk\""));
+  CHECK_THAT(paired, Contains("set logscale y"));
+  CHECK_THAT(paired, Contains("scen-1") && Contains("holds"));
+  // A JSON beside it that is not a validation result is ignored.
+  write(scratch("scen-1.json"), "[1, 2]");
+  CHECK_THAT(script_of(quoted(csv)), Contains("set xlabel \"x\""));
+  std::filesystem::remove(scratch("scen-1.json"));
+}
+
 TEST_CASE("dpkit plot draws error bars for y-only, x-only and two-sided intervals", "[cli][plot]") {
   const auto csv = scratch("intervals.csv");
   write(csv, kIntervals);
