@@ -69,22 +69,7 @@ std::string table_cell(const json& v) {
 
 // `head` and `text` as lines of at most 90 characters, the continuation lines indented.
 void write_wrapped(std::ostream& out, const std::string& head, const std::string& text) {
-  std::string line = head;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    at = end + 1;
-    if (word.empty()) continue;
-    if (line.size() + 1 + word.size() > 90 && line.find_first_not_of(' ') != std::string::npos &&
-        line != head) {
-      out << line << "\n";
-      line = "   ";
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  out << line << "\n";
+  for (const std::string& line : wrap({head, text}, 90, "    ")) out << line << "\n";
 }
 
 // A table wider than this moves its trailing `method` column below it, one wrapped line per
@@ -161,6 +146,32 @@ void write_table(std::ostream& out, const report& r) {
 }
 
 }  // namespace
+
+std::vector<std::string> wrap(const std::vector<std::string>& texts,
+                              std::size_t width,
+                              const std::string& indent) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (const std::string& text : texts) {
+    std::size_t at = 0;
+    while (at < text.size()) {
+      std::size_t end = text.find(' ', at);
+      if (end == std::string::npos) end = text.size();
+      const std::string word = text.substr(at, end - at);
+      at = end + 1;
+      if (word.empty()) continue;
+      const std::size_t start = lines.empty() ? 0 : indent.size();
+      if (line.size() > start && line.size() + 1 + word.size() > width) {
+        lines.push_back(line);
+        line = indent;
+      }
+      if (line.empty() && !lines.empty()) line = indent;
+      line += (line.size() > (lines.empty() ? 0 : indent.size()) ? " " : "") + word;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
 
 std::string format_number(double x) {
   return fmt::format("{:.10g}", x);

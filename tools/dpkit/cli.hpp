@@ -115,6 +115,12 @@ CLI::Option* add_epsilon_option(CLI::App* app, double& epsilon);
 
 /// A command's result: a list of records (one JSON object each) plus the columns shown in
 /// table and CSV form, and notes printed under the table.
+/// The words of `texts`, in order, joined into lines of at most `width` characters (a word
+/// longer than that on a line of its own); lines after the first start with `indent`.
+std::vector<std::string> wrap(const std::vector<std::string>& texts,
+                              std::size_t width,
+                              const std::string& indent = "");
+
 struct report {
   std::string tool;  ///< e.g. "dpkit epsilon"
   json parameters = json::object();

@@ -55,6 +55,17 @@ using detail::plot::table;
 using detail::plot::tradeoff_plan;
 using detail::plot::y_spec;
 
+// A dpkit validate result's figure, with its `ID: verdict, tightness` line as the subtitle.
+// Throws json::exception where the document holds no figure.
+figure validation_figure(const json& doc) {
+  figure f = figures::figure_from_json(doc.at("figure"));
+  f.subtitle = figures::validation_subtitle(
+      doc.value("id", std::string()), doc.value("verdict", std::string()),
+      doc.contains("tightness") && doc["tightness"].is_number() ? doc["tightness"].get<double>()
+                                                                : std::nan(""));
+  return f;
+}
+
 struct plot_options {
   std::vector<std::string> inputs;
   std::string out;
@@ -199,14 +210,10 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
     if (kinds[i] == kind::validation_result) {
       const json& doc = *t.validation_result;
       try {
-        labels = figures::figure_from_json(doc.at("figure"));
+        labels = validation_figure(doc);
       } catch (const json::exception&) {
         throw usage_error(t.path + " is not a dpkit validate result (its figure does not read)");
       }
-      labels.subtitle = figures::validation_subtitle(
-          doc.value("id", std::string()), doc.value("verdict", std::string()),
-          doc.contains("tightness") && doc["tightness"].is_number() ? doc["tightness"].get<double>()
-                                                                    : std::nan(""));
       part = labels.data;
       labels.data.clear();
     } else if (kinds[i] == kind::validation_csv && !generic_y) {
@@ -219,20 +226,8 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
       std::ifstream sibling(std::filesystem::path(t.path).replace_extension(".json"));
       if (sibling) {
         try {
-          const json doc = json::parse(sibling);
-          const figure saved = figures::figure_from_json(doc.at("figure"));
-          labels.title = saved.title;
-          labels.x_label = saved.x_label;
-          labels.y_label = saved.y_label;
-          labels.log_x = saved.log_x;
-          labels.log_y = saved.log_y;
-          labels.linear_x = saved.linear_x;
-          labels.linear_y = saved.linear_y;
-          labels.subtitle = figures::validation_subtitle(
-              doc.value("id", std::string()), doc.value("verdict", std::string()),
-              doc.contains("tightness") && doc["tightness"].is_number()
-                  ? doc["tightness"].get<double>()
-                  : std::nan(""));
+          labels = validation_figure(json::parse(sibling));
+          labels.data.clear();
         } catch (const json::exception&) {
           // Not a validation result beside it: the CSV's own names stand.
         }

@@ -154,29 +154,6 @@ int finish(const std::string& tool, const query_outcome& out) {
   return kExitSuccess;
 }
 
-// Words joined into lines of at most `width` characters (a word longer than that on its own).
-std::vector<std::string> wrap(const std::vector<std::string>& sentences, std::size_t width) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (const std::string& sentence : sentences) {
-    std::size_t at = 0;
-    while (at < sentence.size()) {
-      std::size_t end = sentence.find(' ', at);
-      if (end == std::string::npos) end = sentence.size();
-      const std::string word = sentence.substr(at, end - at);
-      at = end + 1;
-      if (word.empty()) continue;
-      if (!line.empty() && line.size() + 1 + word.size() > width) {
-        lines.push_back(line);
-        line.clear();
-      }
-      line += (line.empty() ? "" : " ") + word;
-    }
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
-
 std::vector<std::string> scheme_sentences(const accounting::training_run& run,
                                           const std::string& x) {
   std::vector<std::string> s;

@@ -38,12 +38,9 @@ query_outcome privacy_rows(const resolved_run& run,
 
 /// For each sampling scheme the run uses (once, in the order of its phases): its neighbouring
 /// relation, the sensitivity the noise multiplier is relative to, and what its bounds on
-/// `quantity` ("epsilon" or "delta") are. Sentences, not lines (see wrap).
+/// `quantity` ("epsilon" or "delta") are. Sentences, not lines (cli.hpp's wrap makes lines).
 std::vector<std::string> scheme_sentences(const accounting::training_run& run,
                                           const std::string& quantity);
-
-/// Words of the sentences joined into lines of at most `width` characters.
-std::vector<std::string> wrap(const std::vector<std::string>& sentences, std::size_t width);
 
 /// The table's legend for these rows: what each kind of row shown promises, and, for each
 /// sampling scheme the run uses, its neighbouring relation, the sensitivity the noise multiplier

@@ -27,6 +27,11 @@ long long checked_steps(std::optional<long long> t, const char* function, double
   return *t;
 }
 
+[[noreturn]] void throw_epochs_never_end(const char* function, double epochs) {
+  throw units_error(units_rule::epochs_never_end, function, "epochs", format_value(epochs),
+                    "left out at sampling rate 0 (no epoch ends): give steps");
+}
+
 void check_epochs(const char* function, double epochs) {
   if (!(std::isfinite(epochs) && epochs > 0))
     throw units_error(units_rule::out_of_range, function, "epochs", format_value(epochs),
@@ -63,9 +68,7 @@ long long steps_for_epochs(double epochs, long long batch_size, long long datase
 long long steps_for_epochs(double epochs, double sampling_rate) {
   constexpr const char* kFn = "steps_for_epochs";
   check_epochs(kFn, epochs);
-  if (sampling_rate == 0)
-    throw units_error(units_rule::epochs_never_end, kFn, "epochs", format_value(epochs),
-                      "left out at sampling rate 0 (no epoch ends): give steps");
+  if (sampling_rate == 0) throw_epochs_never_end(kFn, epochs);
   if (!(sampling_rate > 0 && sampling_rate <= 1))
     throw units_error(units_rule::out_of_range, kFn, "sampling_rate", format_value(sampling_rate),
                       "in (0, 1]");
@@ -100,14 +103,11 @@ long long steps_for_passes(double epochs, long long batches_per_epoch) {
 
 long long steps_for_epochs(double epochs, const phase_derivation& phase) {
   if (phase.rule == epoch_rule::data_passes) {
-    if (phase.phase.sampling_rate == 0)
-      throw units_error(units_rule::epochs_never_end, "steps_for_epochs", "epochs",
-                        format_value(epochs),
-                        "left out at sampling rate 0 (no epoch ends): give steps");
-    check_epochs("steps_for_epochs", epochs);
-    if (phase.batches_per_epoch == 0)  // q < 2^-53: more than 2^53 steps per epoch
-      throw units_error(units_rule::too_many_steps, "steps_for_epochs", "epochs",
-                        format_value(epochs), "a length of at most 2^53 steps");
+    if (phase.phase.sampling_rate == 0) throw_epochs_never_end("steps_for_epochs", epochs);
+    if (phase.batches_per_epoch == 0) {  // q < 2^-53: more than 2^53 steps per epoch
+      check_epochs("steps_for_epochs", epochs);
+      return checked_steps(std::nullopt, "steps_for_epochs", epochs);
+    }
     return steps_for_passes(epochs, phase.batches_per_epoch);
   }
   return phase.in_batches ? steps_for_epochs(epochs, phase.batch_size, phase.dataset_size)
