@@ -46,9 +46,8 @@ from ._run_arguments import RUN_NAMES, takes_run
 from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoiseCalibration, PrivacyResult,
                        StepsCalibration, TradeoffCurve)
 
-if TYPE_CHECKING:  # annotations only (numpy, typing and fractions load on first use: fast import)
-    from fractions import Fraction
-    from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+if TYPE_CHECKING:  # annotations only (numpy and typing load on first use: fast import)
+    from typing import Any, Dict, List, Optional, Sequence, Tuple
 
     import numpy as np
 
@@ -259,22 +258,23 @@ def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
     _sampling(sampling)
 
 
-def _steps_from_epochs(epochs: Any, units: Dict[str, Any]) -> int:
-    """T for ``epochs`` epochs of the run ``units`` describes: the library's one rule for its
-    scheme — ⌈E·N/B⌉ or ⌈E/q⌉ for Poisson, ⌈E·k⌉ with k batches per pass for a data loader's
-    schemes — exact on the numbers as written (accounting/run_units.hpp)."""
+def _steps_from_epochs(epochs: Any, derivation: Any) -> int:
+    """T for ``epochs`` epochs of the derived phase ``derivation`` (a _dpkit.PhaseDerivation):
+    the library's one rule for its scheme — ⌈E·N/B⌉ or ⌈E/q⌉ for Poisson, ⌈E·k⌉ with k batches
+    per pass for a data loader's schemes — exact on the numbers as written
+    (accounting/run_units.hpp)."""
     e = _real("epochs", epochs, lambda v: v > 0, "a finite number > 0")
-    return _dpkit.steps_for_epochs_of(e, units["derivation"])
+    return _dpkit.steps_for_epochs_of(e, derivation)
 
 
 def _resolve_run(run: Dict[str, Any],
                  *,
                  need_sigma: bool = True,
                  need_steps: bool = True,
-                 edge: bool = False) -> Tuple[List[Any], Dict[str, Any]]:
+                 edge: bool = False) -> Tuple[List[Any], Any]:
     """The run given by the run arguments ``run`` (a dict by name, _run_arguments.RUN_NAMES) as
-    a list of _dpkit.TrainingPhase, and the units it was given in (for reporting)."""
-    units: Dict[str, Any] = {}
+    a list of _dpkit.TrainingPhase, and the _dpkit.PhaseDerivation of a run given in units (None
+    for phases): how q and T came from them."""
     phases = run["phases"]
     if phases is not None:
         given = [n for n in RUN_NAMES if n not in ("phases", "sampling") and run[n] is not None]
@@ -296,7 +296,7 @@ def _resolve_run(run: Dict[str, Any],
             out.append(p._native())
         if not out:
             raise ValueError("phases is empty, but must hold at least one phase")
-        return out, units
+        return out, None
 
     noise_multiplier, sample_rate, steps = run["noise_multiplier"], run["sample_rate"], run["steps"]
     batch_size, dataset_size, epochs = run["batch_size"], run["dataset_size"], run["epochs"]
@@ -333,13 +333,7 @@ def _resolve_run(run: Dict[str, Any],
             raise ValueError("sample_rate is required (or batch_size and dataset_size)")
         raise ValueError("steps is required (or epochs)")
     d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge)
-    units["sample_rate"] = d.phase.sampling_rate
-    units["derivation"] = d
-    if d.in_batches:
-        units.update(batch_size=d.batch_size, dataset_size=d.dataset_size, in_batches=True)
-    if e is not None:
-        units["epochs"] = e
-    return [d.phase], units
+    return [d.phase], d
 
 
 def _options(relative_accuracy: Any, max_fft_size: Any) -> Dict[str, Any]:
@@ -492,12 +486,12 @@ def calibrate_steps(target_epsilon: float,
     d = _delta_arg(delta)
     if max_steps is not None and max_epochs is not None:
         raise ValueError("max_steps must not be given together with max_epochs")
-    phases, units = _resolve_run(run, need_steps=False)
+    phases, derivation = _resolve_run(run, need_steps=False)
     if max_epochs is not None:
-        if "sample_rate" not in units:
+        if derivation is None:
             raise ValueError("max_epochs needs sample_rate or batch_size and dataset_size "
                              "(use max_steps with phases)")
-        cap = _steps_from_epochs(max_epochs, units)
+        cap = _steps_from_epochs(max_epochs, derivation)
     elif max_steps is not None:
         cap = _integer("max_steps", max_steps, 1, "an integer >= 1")
     else:
@@ -509,8 +503,8 @@ def calibrate_steps(target_epsilon: float,
     steps = int(res["steps"])
     # The epochs the steps stand for, T / (steps per epoch) as the CLI's (a training loop's
     # unit only).
-    epochs = (steps / units["derivation"].steps_per_epoch
-              if units.get("in_batches") else math.nan)
+    epochs = (steps / derivation.steps_per_epoch
+              if derivation is not None and derivation.in_batches else math.nan)
     est = PrivacyResult._from_estimate(res["estimate"], "epsilon", d) if "estimate" in res else None
     return StepsCalibration(steps=steps, epochs=epochs, epsilon=est,
                             termination=str(res["termination"]),
@@ -543,11 +537,11 @@ def epsilon_curve(delta: float,
     if run["phases"] is not None and epochs is not None:
         raise ValueError("epochs must not be given together with phases (give steps)")
     # The run without its steps (the curve's own); with phases, the last phase's steps vary.
-    phases, units = _resolve_run(dict(run, steps=None if run["phases"] is not None else 1,
+    phases, derivation = _resolve_run(dict(run, steps=None if run["phases"] is not None else 1,
                                       epochs=None))
     if epochs is not None:
         e_arr = np.atleast_1d(np.asarray(epochs, dtype=float))
-        s_list = [_steps_from_epochs(e, units) for e in e_arr]
+        s_list = [_steps_from_epochs(e, derivation) for e in e_arr]
     else:
         s_arr = np.atleast_1d(np.asarray(steps))
         if s_arr.ndim != 1 or s_arr.size == 0:
