@@ -10,7 +10,9 @@ A run is given in one of three ways (keyword arguments, never defaults for the r
   allocation, without replacement) an epoch is a pass of ⌈dataset_size / batch_size⌉ batches,
   steps = ⌈epochs · ⌈dataset_size / batch_size⌉⌉ (10 epochs of 60 000 in batches of 256: 2 350
   steps, where Poisson's are 2 344). Exact on the numbers as written (2.2 epochs of 1000/100 are
-  22 steps) and the same rule as the CLI's (accounting/run_units.hpp).
+  22 steps) and the same rule as the CLI's (accounting/run_units.hpp). ``drop_last=True``
+  (shuffling and without replacement, with ``batch_size`` and ``dataset_size``): a loader that
+  drops the last, incomplete batch, ⌊dataset_size / batch_size⌋ steps per epoch.
   ``sample_rate`` with ``epochs`` (k = ⌈1/sample_rate⌉ batches per pass), or ``batch_size`` and
   ``dataset_size`` with ``steps``, work too;
 * ``phases=[Phase(...), ...]`` — a heterogeneous run, each phase with its own σ, q, steps and
@@ -142,11 +144,12 @@ _ACCOUNTANT = _dpkit.Accountant.__members__
 
 def _derive(sigma: Optional[float], q: Optional[float], b: Optional[int], n: Optional[int],
             t: Optional[int], e: Optional[float], scheme: str, relation: Optional[str],
-            mb: Optional[int], edge: bool) -> Any:
+            mb: Optional[int], edge: bool, drop_last: bool = False) -> Any:
     """The library's derivation of one phase from checked units (accounting/run_units.hpp: the
     combination rules, q and T, the rule the CLI uses too): a _dpkit.PhaseDerivation."""
     return _dpkit.derive_phase(sigma, q, b, n, t, e, _SCHEME[scheme],
-                               None if relation is None else _RELATION[relation], mb, edge)
+                               None if relation is None else _RELATION[relation], mb, edge,
+                               drop_last)
 
 
 def _accountant(value: Any, allowed: Sequence[str] = ACCOUNTANTS) -> str:
@@ -277,7 +280,11 @@ def _resolve_run(run: Dict[str, Any],
     for phases): how q and T came from them."""
     phases = run["phases"]
     if phases is not None:
-        given = [n for n in RUN_NAMES if n not in ("phases", "sampling") and run[n] is not None]
+        given = [n for n in RUN_NAMES if n not in ("phases", "sampling") and
+                 run[n] is not None and run[n] is not False]
+        if given == ["drop_last"]:
+            raise ValueError("drop_last is for a run given in batch_size and dataset_size, not "
+                             "in phases")
         if given:
             raise ValueError(f"{given[0]} must not be given together with phases (each phase "
                              f"has its own)")
@@ -332,7 +339,10 @@ def _resolve_run(run: Dict[str, Any],
         if q is None and b is None and n is None:
             raise ValueError("sample_rate is required (or batch_size and dataset_size)")
         raise ValueError("steps is required (or epochs)")
-    d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge)
+    drop_last = run["drop_last"]
+    if not isinstance(drop_last, bool):
+        raise ValueError(f"drop_last is {drop_last!r}, but must be True or False")
+    d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge, drop_last)
     return [d.phase], d
 
 

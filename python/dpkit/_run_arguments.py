@@ -39,6 +39,7 @@ RUN_ARGUMENTS: Tuple[Tuple[str, str, Any], ...] = (
     ("sampling", "str", "poisson"),
     ("neighbours", "Optional[str]", None),
     ("max_batch_size", "Optional[int]", None),
+    ("drop_last", "bool", False),
     ("phases", "Optional[Iterable[Phase]]", None),
 )
 RUN_NAMES = tuple(name for name, _, _ in RUN_ARGUMENTS)

@@ -55,6 +55,13 @@ std::string python_message(const acc::units_error& e, const acc::phase_units& u)
                    "records, which sets how often a batch is truncated)";
     case units_rule::max_batch_unused:
       return "max_batch_size is only used with sampling='truncated-poisson'";
+    case units_rule::drop_last_unused:
+      return e.other() == "sampling"
+                 ? "drop_last is only used with sampling='shuffling' or 'without-replacement' ('" +
+                       std::string(acc::to_string(u.sampling)) +
+                       "' batches have no last, incomplete batch to drop)"
+                 : "drop_last needs batch_size and dataset_size (the loader takes "
+                   "dataset_size // batch_size full batches per epoch)";
     case units_rule::neighbours_fixed:
     case units_rule::too_many_steps:
     case units_rule::out_of_range:
@@ -71,7 +78,8 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
                           std::optional<double> epochs,
                           acc::sampling_scheme sampling,
                           std::optional<acc::neighbouring> neighbours,
-                          std::optional<long long> max_batch_size) {
+                          std::optional<long long> max_batch_size,
+                          bool drop_last) {
   acc::phase_units u;
   u.noise_multiplier = noise_multiplier;
   u.sampling_rate = sample_rate;
@@ -82,6 +90,7 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
   u.sampling = sampling;
   if (neighbours) u.neighbours = *neighbours;
   u.max_batch_size = max_batch_size;
+  u.drop_last = drop_last;
   return u;
 }
 
@@ -106,9 +115,10 @@ void bind_run_units(py::module_& m) {
          std::optional<long long> batch_size, std::optional<long long> dataset_size,
          std::optional<long long> steps, std::optional<double> epochs,
          acc::sampling_scheme sampling, std::optional<acc::neighbouring> neighbours,
-         std::optional<long long> max_batch_size, bool edge_values) {
-        const acc::phase_units u = units_of(noise_multiplier, sample_rate, batch_size, dataset_size,
-                                            steps, epochs, sampling, neighbours, max_batch_size);
+         std::optional<long long> max_batch_size, bool edge_values, bool drop_last) {
+        const acc::phase_units u =
+            units_of(noise_multiplier, sample_rate, batch_size, dataset_size, steps, epochs,
+                     sampling, neighbours, max_batch_size, drop_last);
         try {
           return acc::derive_phase(u, edge_values);
         } catch (const acc::units_error& e) {
@@ -118,6 +128,7 @@ void bind_run_units(py::module_& m) {
       py::arg("noise_multiplier"), py::arg("sample_rate"), py::arg("batch_size"),
       py::arg("dataset_size"), py::arg("steps"), py::arg("epochs"), py::arg("sampling"),
       py::arg("neighbours"), py::arg("max_batch_size"), py::arg("edge_values"),
+      py::arg("drop_last") = false,
       "Low-level: the phase a training loop's units describe (accounting/run_units.hpp), as a "
       "PhaseDerivation: the TrainingPhase and the numbers it came from.");
   m.def(

@@ -57,6 +57,7 @@ void bind_types(py::module_& m) {
       .def_readonly("neighbours", &acc::training_phase::neighbours)
       .def_readonly("dataset_size", &acc::training_phase::dataset_size)
       .def_readonly("max_batch_size", &acc::training_phase::max_batch_size)
+      .def_readonly("steps_per_epoch", &acc::training_phase::steps_per_epoch)
       .def("__repr__", [](const acc::training_phase& p) {
         return "TrainingPhase(noise_multiplier=" + format_value(p.noise_multiplier) +
                ", sampling_rate=" + format_value(p.sampling_rate) + ", sampling='" +
@@ -72,6 +73,7 @@ void bind_types(py::module_& m) {
       .def_readonly("batch_size", &acc::phase_derivation::batch_size)
       .def_readonly("dataset_size", &acc::phase_derivation::dataset_size)
       .def_readonly("batches_per_epoch", &acc::phase_derivation::batches_per_epoch)
+      .def_readonly("drop_last", &acc::phase_derivation::drop_last)
       .def_readonly("steps_per_epoch", &acc::phase_derivation::steps_per_epoch)
       .def_property_readonly("rule", [](const acc::phase_derivation& d) {
         return std::string(to_string(d.rule));

@@ -39,10 +39,11 @@ def test_signature_holds_the_run_arguments(fn, leading, positional, omitted):
         assert params[n].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
         assert params[n].default is None
     keyword = {"batch_size", "dataset_size", "epochs", "sampling", "neighbours",
-               "max_batch_size", "phases", "noise_multiplier", "steps"}
+               "max_batch_size", "drop_last", "phases", "noise_multiplier", "steps"}
     for n in keyword - set(positional) - set(omitted):
         assert params[n].kind is inspect.Parameter.KEYWORD_ONLY, n
     assert params["sampling"].default == "poisson"
+    assert params["drop_last"].default is False
     for n in omitted:
         assert n not in params
     assert "run" not in params

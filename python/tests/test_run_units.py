@@ -112,3 +112,36 @@ def test_python_and_cli_derive_the_same_runs_on_a_seeded_grid_of_units():
             assert single.upper == upper, where
             combinations += 1
     assert combinations >= 2500
+
+
+def test_a_loader_that_drops_the_last_batch():
+    # DataLoader(drop_last=True): 10 · ⌊60000/256⌋ = 2 340 steps, from both front ends; a shuffled
+    # loader's epochs of 234 steps use an example with probability 234·256/60000 = 0.9984, and
+    # the bracket is the same number on both paths.
+    for scheme in ("shuffling", "without-replacement"):
+        r = dpkit.epsilon(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=60_000,
+                          epochs=10, sampling=scheme, drop_last=True)
+        out = cli_json("epsilon", "--noise-multiplier", "1.1", "--batch-size", "256",
+                       "--dataset-size", "60000", "--epochs", "10", "--sampling", scheme,
+                       "--drop-last", "--delta", "1e-5")
+        row = out["results"][0]
+        assert row["steps"] == 2340, scheme
+        assert (row["epsilon_lower"], row["epsilon_upper"]) == (r.lower, r.upper), scheme
+        assert r.lower <= r.upper
+    shuffled = dpkit.epsilon(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=60_000,
+                             epochs=10, sampling="shuffling", drop_last=True)
+    assert "probability 0.9984" in shuffled.method
+    # Dropping the last batch only hides examples: a lower bound no higher than the loader's
+    # that keeps it, over as many complete epochs of 234 steps.
+    kept = dpkit.epsilon(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=59_904,
+                         epochs=10, sampling="shuffling")
+    assert shuffled.lower <= kept.lower
+    with pytest.raises(ValueError, match="^drop_last is only used with sampling='shuffling'"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=60_000, epochs=10,
+                      drop_last=True)
+    with pytest.raises(ValueError, match="^drop_last needs batch_size and dataset_size"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.1, sample_rate=0.01, epochs=10,
+                      sampling="shuffling", drop_last=True)
+    with pytest.raises(ValueError, match="^drop_last is 1, but must be True or False"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.1, batch_size=256, dataset_size=60_000, epochs=10,
+                      sampling="shuffling", drop_last=1)

@@ -45,6 +45,21 @@ int run(const calibrate_options& o) {
         "number of steps for this noise multiplier (bounded by --max-steps)");
   const resolved_run m = resolve_run(o.run, kNeeds);
   const bool solve_steps = m.noise_given;
+  // One σ relative to C for every phase is one σ relative to the sensitivity only where every
+  // phase has the same sensitivity.
+  if (!solve_steps && m.noise_scale == accounting::noise_scale::sensitivity)
+    for (const accounting::training_phase& p : m.run.phases)
+      if (accounting::sensitivity(p) != accounting::sensitivity(m.run.phases.front()))
+        throw usage_error(
+            "--noise-relative-to sensitivity: the phases have different sensitivities (C and "
+            "2C), so one noise multiplier relative to the sensitivity is a different noise in "
+            "each; calibrate with --noise-relative-to clip-norm (one noise std / C for all)");
+  // A calibrated σ (relative to C) as the user counts it.
+  auto in_scale = [&](double sigma) {
+    accounting::training_phase p = m.run.phases.front();
+    p.noise_multiplier = sigma;
+    return accounting::noise_relative_to(m.noise_scale, p);
+  };
   if (!solve_steps && m.steps.empty())
     throw usage_error(
         "the length of the run is not given: use --steps T or --epochs E to find the noise "
@@ -67,9 +82,11 @@ int run(const calibrate_options& o) {
       return accounting::calibrate_noise_multiplier(m.run, o.epsilon, o.delta, co);
     }();
     json row = estimate_row(c.estimate, "epsilon");
-    row["noise_multiplier"] = std::isfinite(c.noise_multiplier) ? json(c.noise_multiplier) : json();
-    row["noise_multiplier_lower"] =
-        std::isfinite(c.noise_multiplier_lower) ? json(c.noise_multiplier_lower) : json();
+    row["noise_multiplier"] =
+        std::isfinite(c.noise_multiplier) ? json(in_scale(c.noise_multiplier)) : json();
+    row["noise_multiplier_lower"] = std::isfinite(c.noise_multiplier_lower)
+                                        ? json(in_scale(c.noise_multiplier_lower))
+                                        : json();
     row["steps"] = m.total_steps.front();
     if (!m.epochs.empty()) row["epochs"] = m.epochs.front();
     row["evaluations"] = c.evaluations;
@@ -91,8 +108,12 @@ int run(const calibrate_options& o) {
           "noise_multiplier_lower, the largest value tried below it, the accountant does not",
           "certify the budget (with PLD it is exceeded for certain only where epsilon_lower",
           "there is above the target)."};
+    if (std::isfinite(c.noise_multiplier) && in_scale(c.noise_multiplier) != c.noise_multiplier)
+      r.notes.push_back("noise_multiplier is relative to the sensitivity 2C; relative to the "
+                        "clip norm C it is " +
+                        format_number(c.noise_multiplier) + ".");
     // What the noise multiplier is relative to, for each scheme of the run.
-    for (const std::string& line : wrap(scheme_sentences(m.run, "epsilon"), 90))
+    for (const std::string& line : wrap(scheme_sentences(m.run, "epsilon", m.noise_scale), 90))
       r.notes.push_back(line);
     if (c.termination == termination_type::failure) failure = c.message;
     // Certified, with more of the budget unused than asked, or ε = 0 at the answer: said.
@@ -117,7 +138,8 @@ int run(const calibrate_options& o) {
     row["evaluations"] = c.evaluations;
     r.results.push_back(row);
     for (const char* c2 : {"epsilon", "kind", "epsilon_lower", "method"}) r.columns.push_back(c2);
-    r.title = "largest number of steps within " + budget + ": " + describe_run(m.run, true, false);
+    r.title = "largest number of steps within " + budget + ": " +
+              describe_run(m.run, true, false, m.noise_scale);
     for (const std::string& line : m.derivation) r.title += "\n" + line;
     r.notes = {"steps: the budget holds for this many steps and is exceeded at one more (searched",
                "up to --max-steps)."};

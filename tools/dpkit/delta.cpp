@@ -30,7 +30,7 @@ int run(const delta_options& o) {
   r.parameters["accuracy"] = o.accountant.accuracy;
   r.title = "delta at epsilon = " + format_number(o.epsilon) + " for " + m.description;
   for (const std::string& line : m.derivation) r.title += "\n" + line;
-  const privacy_query q{"delta", o.epsilon, "epsilon"};
+  const privacy_query q{"delta", o.epsilon, "epsilon", m.noise_scale};
   const query_outcome out = privacy_rows(m, q, o.accountant, o.app, o.output.format, r);
   r.notes = privacy_legend(q, m.run, r.results);
   emit(r, o.output);

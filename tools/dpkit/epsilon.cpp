@@ -31,7 +31,7 @@ int run(const epsilon_options& o) {
   r.parameters["accuracy"] = o.accountant.accuracy;
   r.title = "epsilon at delta = " + format_number(o.delta) + " for " + m.description;
   for (const std::string& line : m.derivation) r.title += "\n" + line;
-  const privacy_query q{"epsilon", o.delta, "delta"};
+  const privacy_query q{"epsilon", o.delta, "delta", m.noise_scale};
   const query_outcome out = privacy_rows(m, q, o.accountant, o.app, o.output.format, r);
   r.notes = privacy_legend(q, m.run, r.results);
   emit(r, o.output);

@@ -165,7 +165,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
         parameter = column;
     if (parameter.empty() || !o.x.empty()) {
       for (const table& t : tables)
-        if (t.tool.empty())
+        if (t.tool.empty() && t.parameters.empty())
           throw usage_error(t.path + ": a " + std::string(kind_name(kinds.front())) +
                             " CSV holds one run without its parameters: give the JSON outputs "
                             "(their context names the run), or CSVs with a steps column");

@@ -92,6 +92,24 @@ table read_table(const std::string& path) {
     cells.resize(t.columns.size());
     t.text.push_back(std::move(cells));
   }
+  // The run's parameters, which dpkit epsilon and delta write into their CSVs as constant
+  // columns (no context there): read as a JSON output's context parameters. The at-value (δ of
+  // an ε CSV, ε of a δ CSV) is a parameter only where it is not the CSV's own quantity.
+  for (const char* key : {"delta", "epsilon", "mu", "noise_multiplier", "noise_relative_to",
+                          "sampling_rate", "sampling"}) {
+    const auto c = t.column(key);
+    if (!c || t.text.empty() || t.has(std::string(key) + "_lower")) continue;
+    const std::string& cell = t.text.front()[*c];
+    if (cell.empty() || !std::all_of(t.text.begin(), t.text.end(),
+                                     [&](const auto& row) { return row[*c] == cell; }))
+      continue;
+    char* end = nullptr;
+    const double v = std::strtod(cell.c_str(), &end);
+    if (end != cell.c_str() && *end == '\0')
+      t.parameters[key] = v;
+    else
+      t.parameters[key] = cell;
+  }
   return t;
 }
 
@@ -114,6 +132,12 @@ kind recognise(const table& t) {
   // A CSV: by its columns.
   const auto& c = t.columns;
   if (c.size() >= 3 && c[0] == "series" && c[1] == "x" && c[2] == "y") return kind::validation_csv;
+  // Both quantities may be columns (the other one as the run's parameter): the bracket's
+  // columns, or the older CSVs' single quantity, tell which.
+  if (t.has("accountant") && t.has("kind")) {
+    if (t.has("epsilon_lower")) return kind::epsilon;
+    if (t.has("delta_lower")) return kind::delta;
+  }
   if (t.has("accountant") && t.has("epsilon") && t.has("kind")) return kind::epsilon;
   if (t.has("accountant") && t.has("delta") && t.has("kind")) return kind::delta;
   if (t.has("alpha") && t.has("beta")) return kind::tradeoff;

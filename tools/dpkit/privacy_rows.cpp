@@ -139,6 +139,25 @@ query_outcome privacy_rows(const resolved_run& m,
   bool unavailable = false;
   for (const json& row : r.results) unavailable = unavailable || row.at("kind") == "unavailable";
   if (unavailable && format == "csv") r.columns.push_back("message");
+  // A CSV has no context either: the run's parameters ride along as constant columns after the
+  // results (what `dpkit plot` of the CSV reads into its title; one phase, or μ-GDP).
+  if (format == "csv") {
+    if (!curve && !m.is_mu) {
+      r.columns.push_back("steps");
+      if (!m.epochs.empty()) r.columns.push_back("epochs");
+    }
+    // As typed: the shortest text that reads back as the same double (1e-05, not
+    // 1.0000000000000001e-05).
+    auto as_typed = [](const json& v) { return v.is_number() ? json(format_value(v.get<double>())) : v; };
+    r.columns.push_back(q.at_name);
+    for (json& row : r.results) row[q.at_name] = as_typed(json(q.at));
+    for (const char* key :
+         {"mu", "noise_multiplier", "noise_relative_to", "sampling_rate", "sampling"}) {
+      if (!m.parameters.contains(key) || m.parameters[key].is_null()) continue;
+      r.columns.push_back(key);
+      for (json& row : r.results) row[key] = as_typed(m.parameters[key]);
+    }
+  }
   if (out.answered == 0 && out.failure.empty())
     out.failure = "no accountant could answer for this run";
   return out;
@@ -155,7 +174,8 @@ int finish(const std::string& tool, const query_outcome& out) {
 }
 
 std::vector<std::string> scheme_sentences(const accounting::training_run& run,
-                                          const std::string& x) {
+                                          const std::string& x,
+                                          accounting::noise_scale scale) {
   std::vector<std::string> s;
   // Each scheme and relation of the run once, in the order of the phases.
   std::vector<std::pair<accounting::sampling_scheme, accounting::neighbouring>> seen;
@@ -167,9 +187,16 @@ std::vector<std::string> scheme_sentences(const accounting::training_run& run,
     using accounting::sampling_scheme;
     const bool replace = key.second == neighbouring::replace_one;
     const std::string sensitivity =
-        replace ? "replace-one neighbours: the clipped sum moves by up to 2C, so the noise "
-                  "multiplier (noise std / clip norm C) is twice the noise relative to the "
-                  "sensitivity, dp_accounting's convention (docs/report.md)."
+        replace && scale == accounting::noise_scale::sensitivity
+            ? "replace-one neighbours: the clipped sum moves by up to 2C, and the noise "
+              "multiplier given (--noise-relative-to sensitivity) is noise std / 2C, "
+              "dp_accounting's convention; relative to the clip norm C it is twice that "
+              "(docs/report.md)."
+        : replace
+            ? "replace-one neighbours: the clipped sum moves by up to 2C, so the noise "
+              "multiplier (noise std / clip norm C) is twice the noise relative to the "
+              "sensitivity, dp_accounting's convention (--noise-relative-to sensitivity; "
+              "docs/report.md)."
                 : "add/remove neighbours, the worse direction reported: the noise multiplier "
                   "(noise std / clip norm C) is relative to the sensitivity C.";
     switch (key.first) {
@@ -222,7 +249,8 @@ std::vector<std::string> privacy_legend(const privacy_query& query,
                 " can hold — together a certified bracket.");
   if (approximation) s.push_back("approximation (clt): no guarantee in either direction.");
   if (x == "delta" && upper) s.push_back("log_delta stays finite where delta underflows.");
-  for (std::string& sentence : scheme_sentences(run, x)) s.push_back(std::move(sentence));
+  for (std::string& sentence : scheme_sentences(run, x, query.scale))
+    s.push_back(std::move(sentence));
   return wrap(s, 90);
 }
 

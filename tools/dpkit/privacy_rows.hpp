@@ -14,6 +14,8 @@ struct privacy_query {
   std::string quantity;  ///< "epsilon" (at a δ) or "delta" (at an ε)
   double at = 0;         ///< the δ or ε
   std::string at_name;   ///< "delta" or "epsilon"
+  /// What the user's noise multiplier is relative to (--noise-relative-to), for the legend.
+  accounting::noise_scale scale = accounting::noise_scale::clip_norm;
 };
 
 struct query_outcome {
@@ -39,8 +41,10 @@ query_outcome privacy_rows(const resolved_run& run,
 /// For each sampling scheme the run uses (once, in the order of its phases): its neighbouring
 /// relation, the sensitivity the noise multiplier is relative to, and what its bounds on
 /// `quantity` ("epsilon" or "delta") are. Sentences, not lines (cli.hpp's wrap makes lines).
-std::vector<std::string> scheme_sentences(const accounting::training_run& run,
-                                          const std::string& quantity);
+std::vector<std::string> scheme_sentences(
+    const accounting::training_run& run,
+    const std::string& x,
+    accounting::noise_scale scale = accounting::noise_scale::clip_norm);
 
 /// The table's legend for these rows: what each kind of row shown promises, and, for each
 /// sampling scheme the run uses, its neighbouring relation, the sensitivity the noise multiplier

@@ -196,20 +196,23 @@ std::string steps_line(double epochs, const accounting::phase_derivation& d, lon
   if (d.rule == accounting::epoch_rule::data_passes) {
     // A data loader's epochs: k batches per pass over the data, the last one smaller.
     const std::string k = std::to_string(d.batches_per_epoch);
+    const std::string round = d.drop_last ? "floor" : "ceil";
     const std::string per_pass =
-        d.in_batches ? "ceil(dataset size / batch size)" : "ceil(1 / sampling rate)";
+        d.in_batches ? round + "(dataset size / batch size)" : "ceil(1 / sampling rate)";
     const std::string per_pass_numbers =
-        d.in_batches ? "ceil(" + std::to_string(d.dataset_size) + "/" +
+        d.in_batches ? round + "(" + std::to_string(d.dataset_size) + "/" +
                            std::to_string(d.batch_size) + ")"
                      : "ceil(1/" + format_number(d.phase.sampling_rate) + ")";
+    const std::string loader =
+        d.drop_last ? " (a data loader's epochs, the last, incomplete batch dropped)"
+                    : " (a data loader's epochs)";
     const bool whole =
         static_cast<double>(steps) == epochs * static_cast<double>(d.batches_per_epoch);
     const std::string e = format_number(epochs);
     return whole ? "steps T = epochs * " + per_pass + " = " + e + " * " + per_pass_numbers +
-                       " = " + e + " * " + k + " = " + std::to_string(steps) +
-                       " (a data loader's epochs)"
+                       " = " + e + " * " + k + " = " + std::to_string(steps) + loader
                  : "steps T = ceil(epochs * " + per_pass + ") = ceil(" + e + " * " + k +
-                       ") = " + std::to_string(steps) + " (a data loader's epochs)";
+                       ") = " + std::to_string(steps) + loader;
   }
   if (d.phase.sampling_rate == 1 && !d.in_batches)
     return "steps T = ceil(epochs) = ceil(" + format_number(epochs) +
@@ -266,6 +269,13 @@ usage_error units_usage_error(const accounting::units_error& e,
                          std::string(accounting::to_string(own)) + "), not " + neighbours +
                          "; --neighbours applies to poisson and truncated-poisson");
     }
+    case units_rule::drop_last_unused:
+      return usage_error(
+          at + (e.other() == "sampling"
+                    ? "--drop-last is only used with --sampling shuffling or without-replacement "
+                      "(" + scheme + " batches have no last, incomplete batch to drop)"
+                    : "--drop-last needs --batch-size B and --dataset-size N (the loader takes "
+                      "floor(N/B) full batches per epoch)"));
     case units_rule::batch_too_large:
       return usage_error("--batch-size is " + std::to_string(*u.batch_size) +
                          ", but must be <= --dataset-size (" + std::to_string(*u.dataset_size) +
@@ -282,16 +292,27 @@ constexpr std::size_t kMaxCurvePoints = 10000;
 
 }  // namespace
 
+std::string noise_words(double sigma,
+                        accounting::noise_scale scale,
+                        const accounting::training_phase& p) {
+  accounting::training_phase at = p;
+  at.noise_multiplier = sigma;
+  const double given = accounting::noise_relative_to(scale, at);
+  if (given == sigma) return format_number(sigma);
+  return format_number(given) + " of the sensitivity 2C (" + format_number(sigma) + " of C)";
+}
+
 std::string describe_run(const accounting::training_run& run,
                          bool with_noise,
-                         bool with_last_steps) {
+                         bool with_last_steps,
+                         accounting::noise_scale scale) {
   std::string out;
   for (std::size_t k = 0; k < run.phases.size(); ++k) {
     const accounting::training_phase& p = run.phases[k];
     std::string phase;
     if (with_last_steps || k + 1 < run.phases.size())
       phase = std::to_string(p.steps) + " step" + (p.steps == 1 ? "" : "s") + " with ";
-    if (with_noise) phase += "noise multiplier " + format_number(p.noise_multiplier) + ", ";
+    if (with_noise) phase += "noise multiplier " + noise_words(p.noise_multiplier, scale, p) + ", ";
     // The scheme and the neighbouring relation are always named (a replace-one full batch too).
     const std::string relation(accounting::to_string(accounting::relation(p)));
     if (p.sampling_rate < 1) {
@@ -428,6 +449,22 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
     steps->expected(1);
     epochs->expected(1);
   }
+  auto* scale = app->add_option("--noise-relative-to", o.noise_relative_to,
+                  "What --noise-multiplier is relative to: clip-norm (noise std / clipping norm "
+                  "C: dpkit's, Opacus's and TF Privacy's sigma) or sensitivity (noise std / the "
+                  "clipped sum's sensitivity: dp_accounting's and jax_privacy's sigma). They "
+                  "differ for replace-one neighbours, whose sensitivity is 2C: sensitivity "
+                  "0.55 is clip-norm 1.1")
+      ->check(CLI::IsMember({"clip-norm", "sensitivity"}))
+      ->capture_default_str()
+      ->type_name("SCALE")
+      ->group(group);
+  auto* drop = app->add_flag("--drop-last", o.drop_last,
+                "shuffling and without-replacement with --batch-size and --dataset-size: the "
+                "loader drops the last, incomplete batch of every epoch (PyTorch's "
+                "DataLoader(drop_last=True)), so an epoch is floor(N/B) steps and a shuffled "
+                "epoch uses an example with probability floor(N/B) B/N")
+      ->group(group);
   CLI::Option* per_epoch = nullptr;
   if (needs.curve)
     per_epoch = app->add_flag("--per-epoch", o.per_epoch,
@@ -451,11 +488,14 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
     for (CLI::Option* x :
          {sigma, q, b, n, full, scheme, neighbours, max_batch, steps, epochs, phase})
       mu->excludes(x);
+  if (mu != nullptr) mu->excludes(drop)->excludes(scale);
   if (mu != nullptr && per_epoch != nullptr) mu->excludes(per_epoch);
 }
 
 resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
   resolved_run r;
+  // The name was checked when parsed (CLI::IsMember).
+  r.noise_scale = accounting::parse_noise_scale(o.noise_relative_to).value();
   if (o.mu) {
     r.is_mu = true;
     r.run.gaussian_mu = *o.mu;
@@ -537,6 +577,8 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     u.sampling = accounting::parse_sampling_scheme(scheme).value();
     if (!neighbours.empty()) u.neighbours = accounting::parse_neighbouring(neighbours).value();
     u.max_batch_size = p.max_batch_size ? p.max_batch_size : o.max_batch_size;
+    u.drop_last = o.drop_last;
+    u.noise_relative_to = r.noise_scale;
     // --dataset-size is shared by the phases; a phase uses it for q = B/N or a truncation.
     if (p.batch_size || u.sampling == accounting::sampling_scheme::truncated_poisson)
       u.dataset_size = o.dataset_size;
@@ -565,6 +607,8 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     ph.neighbours = d.phase.neighbours;
     ph.max_batch_size = d.phase.max_batch_size;
     ph.dataset_size = d.phase.dataset_size;
+    ph.steps_per_epoch = d.phase.steps_per_epoch;
+    if (p.noise_multiplier) ph.noise_multiplier = d.phase.noise_multiplier;  // relative to C
     const std::size_t values = epochs_list.size() + steps_list.size();
     if (values > 1 && !range_ok)
       throw usage_error(at + (last ? std::string("this subcommand takes one length, not a list")
@@ -621,7 +665,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     ph.steps = counts.front();
     r.run.phases.push_back(ph);
     derivations.push_back(d);
-    json pj = {{"noise_multiplier", p.noise_multiplier ? json(ph.noise_multiplier) : json()},
+    json pj = {{"noise_multiplier", p.noise_multiplier ? json(*p.noise_multiplier) : json()},
                {"sampling_rate", ph.sampling_rate},
                {"sampling", scheme},
                {"neighbours", std::string(accounting::to_string(accounting::relation(ph)))}};
@@ -629,6 +673,9 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
       pj["max_batch_size"] = ph.max_batch_size;
     if (d.in_batches) pj["batch_size"] = d.batch_size;
     if (p.full_batch) pj["full_batch"] = true;
+    if (d.drop_last) pj["drop_last"] = true;
+    if (r.noise_scale != accounting::noise_scale::clip_norm)
+      pj["noise_relative_to"] = std::string(accounting::to_string(r.noise_scale));
     if (values > 0) {
       pj["steps"] = counts.size() == 1 ? json(counts[0]) : json(counts);
       if (!epochs_of.empty())
@@ -652,11 +699,12 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
   for (std::size_t j = 0; j + 1 < r.run.phases.size(); ++j) earlier += r.run.phases[j].steps;
   for (long long t : r.steps) r.total_steps.push_back(earlier + t);
   r.run.validate("dpkit", needs.edge_values);
-  r.description = describe_run(r.run, true, true);
+  r.description = describe_run(r.run, true, true, r.noise_scale);
   if (r.steps.size() > 1) {
     // A curve: the run without its last phase's (varying) length, then the lengths.
     const auto [lo, hi] = std::minmax_element(r.steps.begin(), r.steps.end());
-    r.description = describe_run(r.run, true, false) + ", " + std::to_string(r.steps.size()) +
+    r.description = describe_run(r.run, true, false, r.noise_scale) + ", " +
+                    std::to_string(r.steps.size()) +
                     " step counts from " + std::to_string(*lo) + " to " + std::to_string(*hi);
   }
   if (o.dataset_size) {

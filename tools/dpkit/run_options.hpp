@@ -33,6 +33,8 @@ struct run_options {
   std::vector<std::string> steps;           ///< --steps values as typed (lists, ranges)
   std::vector<std::string> epochs;          ///< --epochs values as typed
   bool per_epoch = false;                   ///< --per-epoch: a row after every whole epoch
+  bool drop_last = false;                   ///< --drop-last: floor(N/B) batches per epoch
+  std::string noise_relative_to = "clip-norm";  ///< --noise-relative-to
   std::vector<std::string> phases;          ///< --phase specifications
 };
 
@@ -66,6 +68,9 @@ struct resolved_run {
   bool is_mu = false;
   /// Whether every phase has its noise multiplier (calibrate solves for it otherwise).
   bool noise_given = true;
+  /// What the user's noise multipliers are relative to (--noise-relative-to); the run's σ are
+  /// relative to C, as the accountants take them.
+  accounting::noise_scale noise_scale = accounting::noise_scale::clip_norm;
   /// Steps per epoch of the last phase: N/B (exact ratio) with a batch size, else 1/q.
   double steps_per_epoch = 1;
   /// The last phase's sampling was given as a batch size (epochs are then the user's unit).
@@ -84,10 +89,17 @@ resolved_run resolve_run(const run_options& options, const run_requirements& nee
 
 /// The run in words, as training_run::describe() but leaving out what a calibration solves
 /// for: the noise multiplier (with_noise false) and the last phase's number of steps
-/// (with_last_steps false).
+/// (with_last_steps false). σ is written relative to `scale`, and where that differs from σ
+/// relative to C (replace-one, scale sensitivity) both are.
 std::string describe_run(const accounting::training_run& run,
                          bool with_noise,
-                         bool with_last_steps);
+                         bool with_last_steps,
+                         accounting::noise_scale scale = accounting::noise_scale::clip_norm);
+
+/// A noise multiplier in words, relative to `scale` for phase p (σ relative to C in p):
+/// "1.1", or "0.55 of the sensitivity 2C (1.1 of C)" where the two differ.
+std::string noise_words(double sigma, accounting::noise_scale scale,
+                        const accounting::training_phase& p);
 
 /// What a list holds: counts (whole numbers in [1, 2^53]; log ranges rounded to distinct
 /// integers), positive reals, or probabilities in [0, 1] (a log range must start above 0).

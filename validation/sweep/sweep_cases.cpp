@@ -117,6 +117,14 @@ acc::training_phase phase(random_stream& r, scheme_kind k, long long most_steps,
       p.sampling_rate =
           r.uniform() < 0.1 ? 1.0 : 1.0 / static_cast<double>(log_uniform_count(r, 2, 10000));
       p.steps = std::min(p.steps, 100000LL);
+      // A shuffled loader that drops the last, incomplete batch (one case in three): N examples
+      // in ⌊N/B⌋ batches of B, q = B/N, an example in an epoch with probability ⌊N/B⌋·B/N.
+      if (k == scheme_kind::shuffling && r.uniform() < 1.0 / 3) {
+        const long long n = log_uniform_count(r, 2, 1000000);
+        const long long b = log_uniform_count(r, 1, std::min(n, 100000LL));
+        p.sampling_rate = static_cast<double>(b) / static_cast<double>(n);
+        p.steps_per_epoch = n / b;
+      }
       break;
   }
   return p;
@@ -133,6 +141,7 @@ std::string scheme_text(const acc::training_phase& p) {
     s += "/" + std::string(acc::to_string(p.neighbours));
   if (p.sampling == acc::sampling_scheme::truncated_poisson)
     s += " n=" + std::to_string(p.dataset_size) + " B=" + std::to_string(p.max_batch_size);
+  if (p.steps_per_epoch > 0) s += " t=" + std::to_string(p.steps_per_epoch);
   return s;
 }
 

@@ -169,6 +169,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         p.noise_multiplier /= sensitivity(p);
         p.sampling = sampling_scheme::poisson;
         p.neighbours = neighbouring::standard;
+        p.steps_per_epoch = 0;
       }
     return r;
   };

@@ -21,9 +21,9 @@ std::string orders_text(const divergence::rdp_curve& curve) {
   return " (random allocation, orders 2.." + std::to_string(curve.orders().size() + 1) + ")";
 }
 
-std::string short_spacing(double h) {
+std::string short_spacing(double h, int digits = 3) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", h);
+  std::snprintf(buf, sizeof buf, "%.*g", digits, h);
   return buf;
 }
 
@@ -58,9 +58,14 @@ std::string allocated_method(const allocation_bracket& b) {
 std::string shuffled_method(const shuffling_bracket& b) {
   const std::string upper = "upper bound without amplification ((sqrt(E)/sigma)-GDP, E = " +
                             format_value(b.epochs_begun) + ")";
-  if (b.steps_per_epoch == 1) return "shuffling with the full batch: the Gaussian, exact";
+  if (b.steps_per_epoch == 1 && b.used == 1)
+    return "shuffling with the full batch: the Gaussian, exact";
   const std::string head =
-      "shuffling, t = " + format_value(b.steps_per_epoch) + " steps per epoch: ";
+      "shuffling, t = " + format_value(b.steps_per_epoch) + " steps per epoch" +
+      (b.used < 1 ? " (the last, incomplete batch dropped: an example is in an epoch with "
+                    "probability " + short_spacing(b.used, 6) + ")"
+                  : std::string()) +
+      ": ";
   if (b.complete_epochs == 0) return head + "no complete epoch, no lower bound; " + upper;
   return head + "lower bound from the largest coordinate of " + format_value(b.complete_epochs) +
          " complete epoch" + (b.complete_epochs == 1 ? "" : "s") +
@@ -75,7 +80,7 @@ privacy_estimate from_shuffled(const shuffling_bracket& b, bool allocation = fal
   e.value = e.upper = b.upper;
   e.lower = b.lower;
   e.kind = bound_kind::upper_bound;
-  e.tight = !allocation && b.steps_per_epoch == 1;
+  e.tight = !allocation && b.steps_per_epoch == 1 && b.used == 1;
   e.pld = b.pld;
   e.method = allocation ? allocated_method(b) : shuffled_method(b);
   return e;
@@ -178,6 +183,7 @@ noise_calibration calibrate_allocation_pld(training_run run,
   {
     training_run poisson = run;
     poisson.phases.front().sampling = sampling_scheme::poisson;
+    poisson.phases.front().steps_per_epoch = 0;
     calibration_options po = options;
     po.accountant = accountant_type::pld;
     const noise_calibration pc = calibrate_noise_multiplier(poisson, target_epsilon, delta, po);

@@ -1,7 +1,9 @@
 #include "dpkit/accounting/run_units.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "dpkit/accounting/shuffling.hpp"
@@ -114,6 +116,27 @@ long long steps_for_epochs(double epochs, const phase_derivation& phase) {
                           : steps_for_epochs(epochs, phase.phase.sampling_rate);
 }
 
+std::string_view to_string(noise_scale s) noexcept {
+  return s == noise_scale::sensitivity ? "sensitivity" : "clip-norm";
+}
+
+std::optional<noise_scale> parse_noise_scale(std::string_view name) noexcept {
+  std::string n(name);
+  std::replace(n.begin(), n.end(), '_', '-');
+  if (n == "clip-norm") return noise_scale::clip_norm;
+  if (n == "sensitivity") return noise_scale::sensitivity;
+  return std::nullopt;
+}
+
+double noise_relative_to_clip_norm(double sigma, noise_scale scale, const training_phase& p) {
+  return scale == noise_scale::sensitivity ? sigma * sensitivity(p) : sigma;
+}
+
+double noise_relative_to(noise_scale scale, const training_phase& p) {
+  return scale == noise_scale::sensitivity ? p.noise_multiplier / sensitivity(p)
+                                           : p.noise_multiplier;
+}
+
 phase_derivation derive_phase(const phase_units& u, bool edge_values) {
   constexpr const char* kFn = "derive_phase";
   phase_derivation d;
@@ -170,10 +193,33 @@ phase_derivation derive_phase(const phase_units& u, bool edge_values) {
     // there. A rate below 2^-53 has more steps per epoch than a run may have: left at 0 (epochs
     // are refused as too many steps).
     if (d.in_batches)
-      d.batches_per_epoch = (d.dataset_size + d.batch_size - 1) / d.batch_size;
+      d.batches_per_epoch = u.drop_last ? d.dataset_size / d.batch_size
+                                        : (d.dataset_size + d.batch_size - 1) / d.batch_size;
     else if (p.sampling_rate >= 0x1p-53)
       d.batches_per_epoch = shuffling_steps_per_epoch(p.sampling_rate);
     if (d.batches_per_epoch > 0) d.steps_per_epoch = static_cast<double>(d.batches_per_epoch);
+    // The epoch schemes' accountants count epochs of the loader's k steps, exact from the
+    // counts (1/q in floating point can round ⌈N/B⌉ away for N beyond 1e9).
+    if (d.in_batches && u.sampling != sampling_scheme::without_replacement)
+      p.steps_per_epoch = d.batches_per_epoch;
+  }
+  if (u.drop_last) {
+    if (d.rule != epoch_rule::data_passes || u.sampling == sampling_scheme::random_allocation)
+      throw units_error(units_rule::drop_last_unused, kFn, "drop_last", "true",
+                        "left out unless the sampling is shuffling or without-replacement "
+                        "(Poisson and random-allocation batches have no last batch to drop)",
+                        "sampling");
+    if (!d.in_batches)
+      throw units_error(units_rule::drop_last_unused, kFn, "drop_last", "true",
+                        "given with batch_size and dataset_size (the loader's floor(N/B) full "
+                        "batches per epoch)",
+                        "batch_size");
+    // The share dropped, at least 1/N, must stand out from the rounding of floor(N/B)·B/N
+    // (training_phase::steps_per_epoch reads a t·q within 2^-50 of 1 as 1).
+    if (d.dataset_size > (1LL << 48))
+      throw units_error(units_rule::out_of_range, kFn, "dataset_size",
+                        format_value(d.dataset_size), "at most 2^48 with drop_last");
+    d.drop_last = true;
   }
   if (u.dataset_size && !u.batch_size && !truncated)
     throw units_error(units_rule::dataset_unused, kFn, "dataset_size",
@@ -209,7 +255,16 @@ phase_derivation derive_phase(const phase_units& u, bool edge_values) {
   d.noise_given = u.noise_multiplier.has_value();
   p.noise_multiplier = u.noise_multiplier.value_or(1.0);
   p.steps = 1;
+  // The ranges of σ as given; then σ relative to C (a calibration's σ = 1 stands for C's).
   as_units_error([&] { training_run{{p}, 0.0}.validate(kFn, edge_values); });
+  if (u.noise_multiplier) {
+    const double as_given = p.noise_multiplier;
+    p.noise_multiplier = noise_relative_to_clip_norm(as_given, u.noise_relative_to, p);
+    if (std::isfinite(as_given) && !std::isfinite(p.noise_multiplier))
+      throw units_error(units_rule::out_of_range, kFn, "noise_multiplier", format_value(as_given),
+                        "at most " + format_value(std::numeric_limits<double>::max() / 2) +
+                            " relative to the sensitivity 2C (replace-one)");
+  }
 
   // ---- the length: T, or E epochs
   if (u.steps && u.epochs)

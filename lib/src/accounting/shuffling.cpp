@@ -32,7 +32,7 @@ shuffling_bracket bracket(const char* fn,
   shuffling_bracket b = setup(fn, phase);
   const auto g = gaussian(no_amplification_run(phase, b.epochs_begun));
   b.upper = g.upper;
-  if (b.steps_per_epoch == 1) {  // full batch: both sides are the Gaussian's exact answer
+  if (b.steps_per_epoch == 1 && b.used == 1) {  // full batch: both sides are the Gaussian's
     b.lower = g.lower;
     return b;
   }

@@ -153,6 +153,24 @@ void training_run::validate(std::string_view function, bool edge_values) const {
                            "dataset_size (at q = 1 every batch is max_batch_size records drawn "
                            "without replacement: use without-replacement sampling)");
     }
+    if (p.steps_per_epoch != 0) {
+      const bool allocation = p.sampling == sampling_scheme::random_allocation;
+      if (p.sampling != sampling_scheme::shuffling && !allocation)
+        throw_domain_error(function, "steps_per_epoch", format_value(p.steps_per_epoch),
+                           "0 unless the sampling is shuffling or random-allocation (only they "
+                           "have epochs)");
+      check_at_least(function, "steps_per_epoch", p.steps_per_epoch, 1);
+      const double t = static_cast<double>(p.steps_per_epoch), q = p.sampling_rate;
+      // At q = 0 (an edge value: never sampled) any epoch length is as private.
+      if (q > 0 && !((t - 1) * q < 1))
+        throw_domain_error(function, "steps_per_epoch", format_value(p.steps_per_epoch),
+                           "at most ceil(1/q) (" + format_value(1 / q) +
+                               " batches of a q-th of the data use every example)");
+      if (q > 0 && allocation && t * q < 1 - 1e-9)
+        throw_domain_error(function, "steps_per_epoch", format_value(p.steps_per_epoch),
+                           "ceil(1/q) for random allocation (each example is in one step of "
+                           "every epoch: an epoch of t steps has q = 1/t)");
+    }
   }
 }
 

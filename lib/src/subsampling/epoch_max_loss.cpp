@@ -34,6 +34,19 @@ tails max_tails(double c, double t, double m) {
   return {log_cdf, log_cdf == 0 ? -kInf : log1mexp(log_cdf)};
 }
 
+// The law of M when the example is in the epoch only with probability u (a loader that drops
+// the last, incomplete batch): with probability 1 − u every coordinate is N(0, 1) (no shift), so
+// F = u·F_c + (1 − u)·Φ(m)^t. F and 1 − F are both mixtures of positive terms, each summed in log
+// space (no cancellation: 1 − F is not formed from F).
+tails mixed_tails(double c, double t, double m, double u) {
+  const tails in = max_tails(c, t, m);
+  if (u == 1) return in;
+  const tails out = max_tails(0, t, m);
+  const double log_u = std::log(u), log_not_u = std::log1p(-u);
+  return {log_sum_exp(log_u + in.log_cdf, log_not_u + out.log_cdf),
+          log_sum_exp(log_u + in.log_ccdf, log_not_u + out.log_ccdf)};
+}
+
 // P(a < M ≤ b) from the tails at a ≤ b.
 double slice(const tails& a, const tails& b) {
   if (b.log_cdf <= kLogHalf)  // both CDFs small: F(b)(1 − F(a)/F(b))
@@ -52,8 +65,9 @@ struct atom {
 
 class epoch_max_privacy_loss final : public privacy_loss {
  public:
-  epoch_max_privacy_loss(double mu, long long steps, adjacency_direction d, epoch_pair pair)
-      : mu_(mu), t_(static_cast<double>(steps)), d_(d), pair_(pair) {
+  epoch_max_privacy_loss(
+      double mu, long long steps, adjacency_direction d, epoch_pair pair, double used)
+      : mu_(mu), t_(static_cast<double>(steps)), used_(used), d_(d), pair_(pair) {
     build();
   }
 
@@ -68,7 +82,8 @@ class epoch_max_privacy_loss final : public privacy_loss {
     return std::string("largest coordinate of one ") +
            (pair_ == epoch_pair::shuffled ? "shuffled" : "randomly allocated") +
            " epoch, sliced (mu = " + format_value(mu_) + ", steps per epoch = " + format_value(t_) +
-           ", " + std::to_string(atoms_.size()) + " slices" +
+           (used_ < 1 ? ", in the epoch with probability " + format_value(used_) : "") + ", " +
+           std::to_string(atoms_.size()) + " slices" +
            (d_ == adjacency_direction::remove ? ", remove)" : ", add)");
   }
 
@@ -92,8 +107,8 @@ class epoch_max_privacy_loss final : public privacy_loss {
     const double shift_q = pair_ == epoch_pair::shuffled ? mu_ : 0.0;
     std::vector<tails> tp(cuts.size()), tq(cuts.size());
     for (std::size_t k = 0; k < cuts.size(); ++k) {
-      tp[k] = max_tails(shift_p, t_, cuts[k]);
-      tq[k] = max_tails(shift_q, t_, cuts[k]);
+      tp[k] = mixed_tails(shift_p, t_, cuts[k], used_);
+      tq[k] = mixed_tails(shift_q, t_, cuts[k], used_);
     }
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
       double p = slice(tp[k], tp[k + 1]), q = slice(tq[k], tq[k + 1]);
@@ -136,7 +151,7 @@ class epoch_max_privacy_loss final : public privacy_loss {
         atoms_.begin());
   }
 
-  double mu_, t_;
+  double mu_, t_, used_;
   adjacency_direction d_;
   epoch_pair pair_;
   std::vector<atom> atoms_;
@@ -148,11 +163,17 @@ class epoch_max_privacy_loss final : public privacy_loss {
 std::unique_ptr<privacy_loss> epoch_max_loss(double mu,
                                              long long steps_per_epoch,
                                              adjacency_direction direction,
-                                             epoch_pair pair) {
+                                             epoch_pair pair,
+                                             double used) {
   check_positive("epoch_max_loss", "mu", mu);
   check_at_least("epoch_max_loss", "steps_per_epoch", steps_per_epoch, 1);
   if (mu > 40) throw_domain_error("epoch_max_loss", "mu", mu, "<= 40 (noise multiplier >= 0.025)");
-  return std::make_unique<epoch_max_privacy_loss>(mu, steps_per_epoch, direction, pair);
+  if (!(used > 0 && used <= 1))
+    throw_domain_error("epoch_max_loss", "used", used, "in (0, 1]");
+  if (used < 1 && pair != epoch_pair::shuffled)
+    throw_domain_error("epoch_max_loss", "used", used,
+                       "1 for random allocation (every example is in every epoch)");
+  return std::make_unique<epoch_max_privacy_loss>(mu, steps_per_epoch, direction, pair, used);
 }
 
 }  // namespace dpkit::subsampling

@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 namespace acc = dpkit::accounting;
@@ -165,6 +167,131 @@ TEST_CASE("epochs of a shuffled loader are the shuffling accountant's epochs (se
     REQUIRE(d.batches_per_epoch == acc::shuffling_steps_per_epoch(d.phase.sampling_rate));
     REQUIRE(d.phase.steps == e * d.batches_per_epoch);
   }
+}
+
+TEST_CASE("epochs of a loader that drops the last batch: E passes of floor(N/B) batches",
+          "[accounting][units]") {
+  using acc::sampling_scheme;
+  auto dropping = [](sampling_scheme s, long long b, long long n, double e) {
+    acc::phase_units u;
+    u.noise_multiplier = 1.0;
+    u.batch_size = b;
+    u.dataset_size = n;
+    u.epochs = e;
+    u.sampling = s;
+    u.drop_last = true;
+    return acc::derive_phase(u);
+  };
+  // The issue's loader with drop_last: 10 · ⌊60000/256⌋ = 10 · 234 = 2 340 steps.
+  for (auto s : {sampling_scheme::shuffling, sampling_scheme::without_replacement}) {
+    INFO(acc::to_string(s));
+    const auto d = dropping(s, 256, 60000, 10);
+    CHECK(d.drop_last);
+    CHECK(d.batches_per_epoch == 234);
+    CHECK(d.phase.steps == 2340);
+    CHECK(dropping(s, 256, 60000, 2.5).phase.steps == 585);  // ⌈2.5 · 234⌉
+    CHECK(dropping(s, 100, 1000, 3).phase.steps == 30);      // B divides N: nothing dropped
+  }
+  // A shuffled phase carries its epoch: 234 steps that use an example with probability
+  // 234·256/60000 = 0.9984; a per-step scheme has no epoch to carry.
+  CHECK(dropping(sampling_scheme::shuffling, 256, 60000, 10).phase.steps_per_epoch == 234);
+  CHECK(dropping(sampling_scheme::without_replacement, 256, 60000, 10).phase.steps_per_epoch == 0);
+  const auto b = acc::shuffling_epsilon(dropping(sampling_scheme::shuffling, 256, 60000, 10).phase,
+                                        1e-5, acc::pld_options{1e-2});
+  CHECK(b.steps_per_epoch == 234);
+  CHECK(b.complete_epochs == 10);
+  CHECK(b.epochs_begun == 10);
+  CHECK(b.used < 0.9984);  // 59904/60000, rounded down
+  CHECK(b.used > 0.9984 * (1 - 1e-14));
+  CHECK(b.lower <= b.upper);
+  // Refused where there is no last batch to drop, or no B and N to count it from.
+  CHECK(rule_of([&] { dropping(sampling_scheme::poisson, 256, 60000, 10); }) ==
+        acc::units_rule::drop_last_unused);
+  CHECK(rule_of([&] { dropping(sampling_scheme::random_allocation, 256, 60000, 10); }) ==
+        acc::units_rule::drop_last_unused);
+  acc::phase_units u;
+  u.noise_multiplier = 1.0;
+  u.sampling_rate = 0.01;
+  u.steps = 100;
+  u.sampling = sampling_scheme::shuffling;
+  u.drop_last = true;
+  CHECK(rule_of([&] { acc::derive_phase(u); }) == acc::units_rule::drop_last_unused);
+  // Without drop_last a shuffled or allocated phase carries the loader's ⌈N/B⌉, exact beyond
+  // where 1/q in floating point loses it: N = 10^10 + 1 in batches of 10 is 10^9 + 1 batches,
+  // which ⌈1/q⌉ rounds to 10^9.
+  const auto big = loader_phase(sampling_scheme::shuffling, 10, 10000000001LL, 1);
+  CHECK(big.phase.steps_per_epoch == 1000000001LL);
+  CHECK(acc::shuffling_steps_per_epoch(big.phase.sampling_rate) == 1000000000LL);
+  CHECK(big.phase.steps == 1000000001LL);
+  CHECK(loader_phase(sampling_scheme::random_allocation, 256, 60000, 1).phase.steps_per_epoch ==
+        235);
+}
+
+TEST_CASE("a phase's own epoch length: the schemes and lengths validate accepts",
+          "[accounting][units]") {
+  using acc::sampling_scheme;
+  auto check = [](sampling_scheme s, double q, long long t) {
+    acc::training_phase p;
+    p.noise_multiplier = 1.0;
+    p.sampling_rate = q;
+    p.sampling = s;
+    p.steps = 10;
+    p.steps_per_epoch = t;
+    acc::training_run run;
+    run.phases.push_back(p);
+    try {
+      run.validate("test");
+      return true;
+    } catch (const std::domain_error&) {
+      return false;
+    }
+  };
+  CHECK(check(sampling_scheme::shuffling, 0.3, 4));   // ⌈1/q⌉
+  CHECK(check(sampling_scheme::shuffling, 0.3, 3));   // drop_last: ⌊1/q⌋
+  CHECK(check(sampling_scheme::shuffling, 0.3, 1));   // fewer batches still fit the data
+  CHECK_FALSE(check(sampling_scheme::shuffling, 0.3, 5));  // more than the data holds
+  CHECK_FALSE(check(sampling_scheme::shuffling, 0.3, -1));
+  CHECK(check(sampling_scheme::random_allocation, 0.3, 4));
+  CHECK_FALSE(check(sampling_scheme::random_allocation, 0.3, 3));  // q = 1/t there
+  CHECK_FALSE(check(sampling_scheme::poisson, 0.3, 4));
+  CHECK_FALSE(check(sampling_scheme::without_replacement, 0.3, 3));
+  CHECK(check(sampling_scheme::poisson, 0.3, 0));
+}
+
+TEST_CASE("noise scales: sigma relative to C or to the sensitivity", "[accounting][units]") {
+  using acc::noise_scale;
+  using acc::sampling_scheme;
+  // Replace-one phases have sensitivity 2C: sigma 0.55 of the sensitivity is sigma 1.1 of C, and
+  // back; every other relation has sensitivity C and the scales agree.
+  acc::phase_units u;
+  u.noise_multiplier = 0.55;
+  u.noise_relative_to = noise_scale::sensitivity;
+  u.batch_size = 256;
+  u.dataset_size = 60000;
+  u.steps = 10;
+  u.sampling = sampling_scheme::without_replacement;
+  const auto d = acc::derive_phase(u);
+  CHECK(d.phase.noise_multiplier == 1.1);
+  CHECK(acc::noise_relative_to(noise_scale::sensitivity, d.phase) == 0.55);
+  CHECK(acc::noise_relative_to(noise_scale::clip_norm, d.phase) == 1.1);
+  u.sampling = sampling_scheme::poisson;
+  CHECK(acc::derive_phase(u).phase.noise_multiplier == 0.55);
+  u.neighbours = acc::neighbouring::replace_one;
+  CHECK(acc::derive_phase(u).phase.noise_multiplier == 1.1);
+  u.neighbours = acc::neighbouring::standard;
+  u.sampling = sampling_scheme::shuffling;
+  CHECK(acc::derive_phase(u).phase.noise_multiplier == 0.55);
+  // The edge values stay edge values; a σ whose double overflows is refused by name.
+  u.sampling = sampling_scheme::without_replacement;
+  u.noise_multiplier = std::numeric_limits<double>::infinity();
+  CHECK(acc::derive_phase(u, true).phase.noise_multiplier ==
+        std::numeric_limits<double>::infinity());
+  u.noise_multiplier = 1e308;
+  CHECK(rule_of([&] { acc::derive_phase(u); }) == acc::units_rule::out_of_range);
+  CHECK(acc::parse_noise_scale("sensitivity") == noise_scale::sensitivity);
+  CHECK(acc::parse_noise_scale("clip_norm") == noise_scale::clip_norm);
+  CHECK_FALSE(acc::parse_noise_scale("C").has_value());
+  CHECK(acc::to_string(noise_scale::clip_norm) == "clip-norm");
 }
 
 TEST_CASE("derive_phase: the units of a training loop", "[accounting][units]") {

@@ -260,8 +260,8 @@ TEST_CASE("dpkit --output writes the data to a file and nothing to stdout", "[cl
       dpkit_run("epsilon --mu 2 --delta 1e-6 --format csv --output '" + path.string() + "'");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.empty());
-  CHECK_THAT(slurp(path),
-             StartsWith("accountant,epsilon,kind,epsilon_lower,epsilon_upper,method\npld,"));
+  CHECK_THAT(slurp(path), StartsWith("accountant,epsilon,kind,epsilon_lower,epsilon_upper,method,"
+                                     "delta,mu\npld,"));
   std::filesystem::remove(path);
 }
 

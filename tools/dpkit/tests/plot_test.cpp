@@ -112,6 +112,28 @@ TEST_CASE("dpkit plot of a validation CSV takes its axis names from the result b
   std::filesystem::remove(scratch("scen-1.json"));
 }
 
+TEST_CASE("dpkit plot of an epsilon or delta CSV keeps the run's delta, sigma and q",
+          "[cli][plot]") {
+  // The program writes the run's parameters as constant columns after the results; the plot
+  // reads them back into its title as the JSON path reads the context.
+  const auto eps = scratch("run-eps.csv"), del = scratch("run-del.csv");
+  REQUIRE(dpkit_run("epsilon --noise-multiplier 1.3 --sampling-rate 0.02 --steps 100:300:100 "
+                    "--delta 3e-6 --format csv --output " + quoted(eps))
+              .exit_code == 0);
+  REQUIRE(dpkit_run("delta --noise-multiplier 1.3 --sampling-rate 0.02 --steps 100:300:100 "
+                    "--epsilon 2 --format csv --output " + quoted(del))
+              .exit_code == 0);
+  CHECK_THAT(slurp(eps), Contains(",delta,noise_multiplier,sampling_rate,sampling\n"));
+  const std::string e = script_of(quoted(eps), "", "run-eps");
+  CHECK_THAT(e, Contains("ε of the run by accountant"));
+  CHECK_THAT(e, Contains("σ = 1.3, q = 0.02 (poisson)"));
+  CHECK_THAT(e, Contains("ε at δ = 3"));
+  const std::string d = script_of(quoted(del), "", "run-del");
+  CHECK_THAT(d, Contains("δ of the run by accountant"));  // not read as an ε CSV
+  CHECK_THAT(d, Contains("σ = 1.3, q = 0.02 (poisson)"));
+  CHECK_THAT(d, Contains("δ at ε = 2"));
+}
+
 TEST_CASE("dpkit plot draws error bars for y-only, x-only and two-sided intervals", "[cli][plot]") {
   const auto csv = scratch("intervals.csv");
   write(csv, kIntervals);
@@ -326,8 +348,8 @@ TEST_CASE("dpkit plot pools single-run outputs into a sweep and overlays curves"
                 .exit_code == 0);
     files += " " + quoted(out);
   }
-  // Single runs of dpkit epsilon (JSON: the context names the steps) pool into ε against T; as
-  // CSV, without the steps, they cannot.
+  // Single runs of dpkit epsilon pool into ε against T, as JSON (the context names the steps)
+  // and as CSV (the run's steps and parameters are columns); a CSV without them cannot.
   std::string runs, csvs;
   for (const char* t : {"100", "1000"}) {
     const auto json_out = scratch(std::string("eps_") + t + ".json"),
@@ -342,7 +364,17 @@ TEST_CASE("dpkit plot pools single-run outputs into a sweep and overlays curves"
   const std::string steps = script_of(runs, "", "pooled_steps");
   CHECK_THAT(steps, Contains("set xlabel \"steps T\""));
   CHECK(plot_clauses(steps).size() == 3);  // one series per accountant, not per file
-  const auto no_steps = dpkit_run("plot" + csvs + " --output " + quoted(scratch("no_steps.svg")));
+  const std::string csv_steps = script_of(csvs, "", "pooled_csv_steps");
+  CHECK_THAT(csv_steps, Contains("set xlabel \"steps T\""));
+  CHECK(plot_clauses(csv_steps).size() == 3);
+  std::string bare;
+  for (const char* t : {"100", "1000"}) {
+    const auto out = scratch(std::string("bare_") + t + ".csv");
+    write(out, std::string("accountant,epsilon,kind,epsilon_lower,epsilon_upper,method\n") +
+                   "pld," + t + ",upper-bound," + t + "," + t + ",PLD\n");
+    bare += " " + quoted(out);
+  }
+  const auto no_steps = dpkit_run("plot" + bare + " --output " + quoted(scratch("no_steps.svg")));
   CHECK(no_steps.exit_code == 2);
   CHECK_THAT(no_steps.err, Contains("holds one run without its parameters"));
   const std::string sweep = script_of(files, "", "sweep");

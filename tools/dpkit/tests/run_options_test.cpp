@@ -200,7 +200,8 @@ TEST_CASE("epsilon against epochs: one row per epoch, each the run it stands for
   const auto csv =
       dpkit_run("epsilon -s 1 -p 0.01 -i 10:1000:log3,50 -d 1e-5 --accountant rdp --format csv");
   REQUIRE(csv.exit_code == 0);
-  CHECK_THAT(csv.out, Contains("steps,accountant,epsilon,kind,epsilon_lower,epsilon_upper\n10,"));
+  CHECK_THAT(csv.out, Contains("steps,accountant,epsilon,kind,epsilon_lower,epsilon_upper,delta,"
+                               "noise_multiplier,sampling_rate,sampling\n10,"));
   CHECK_THAT(csv.out, Contains("\n100,rdp,"));
   CHECK_THAT(csv.out, Contains("\n1000,rdp,"));
   CHECK_THAT(csv.out, Contains("\n50,rdp,"));
@@ -365,6 +366,78 @@ TEST_CASE("shuffled batches: a certified bracket next to the Poisson number", "[
       "--phase noise-multiplier=1,sampling-rate=0.01,steps=100 -d 1e-5");
   CHECK(mixed.exit_code == 2);
   CHECK_THAT(mixed.err, Contains("shuffled epochs are accounted alone"));
+}
+
+TEST_CASE("drop-last: a loader's floor(N/B) batches per epoch, said in the derivation",
+          "[cli][shuffling][units]") {
+  // 10 epochs of 60 000 in full batches of 256 (PyTorch's drop_last=True): 10 * 234 = 2 340
+  // steps; the shuffled epochs use an example with probability 234 * 256/60000 = 0.9984.
+  const auto r = dpkit_run(
+      "epsilon --sampling shuffling --dataset-size 60000 --batch-size 256 --epochs 10 "
+      "--noise-multiplier 1.1 --delta 1e-5 --drop-last");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("steps T = epochs * floor(dataset size / batch size) = 10 * "
+                             "floor(60000/256) = 10 * 234 = 2340"));
+  CHECK_THAT(r.out, Contains("probability 0.9984"));
+  const json j = run_json(
+      "epsilon --sampling shuffling --dataset-size 60000 --batch-size 256 --epochs 10 "
+      "--noise-multiplier 1.1 --delta 1e-5 --drop-last");
+  const json& row = j.at("results")[0];
+  CHECK(row.at("steps") == 2340);
+  CHECK(row.at("epsilon_lower").get<double>() <= row.at("epsilon").get<double>());
+  // Without replacement: only the step count changes.
+  CHECK(run_json("epsilon --sampling without-replacement --dataset-size 60000 --batch-size 256 "
+                 "--epochs 10 --noise-multiplier 1.1 --delta 1e-5 --drop-last")
+            .at("results")[0]
+            .at("steps") == 2340);
+  // Refused where no last batch exists, or nothing says how many there are.
+  const auto poisson = dpkit_run(
+      "epsilon --dataset-size 60000 --batch-size 256 --epochs 10 --noise-multiplier 1.1 "
+      "--delta 1e-5 --drop-last");
+  CHECK(poisson.exit_code == 2);
+  CHECK_THAT(poisson.err, Contains("--drop-last is only used with --sampling shuffling or "
+                                   "without-replacement"));
+  const auto rate = dpkit_run(
+      "epsilon --sampling shuffling --sampling-rate 0.01 --epochs 10 --noise-multiplier 1.1 "
+      "--delta 1e-5 --drop-last");
+  CHECK(rate.exit_code == 2);
+  CHECK_THAT(rate.err, Contains("--drop-last needs --batch-size B and --dataset-size N"));
+}
+
+TEST_CASE("noise relative to the sensitivity: dp_accounting's sigma, without arithmetic",
+          "[cli][units]") {
+  // Replace-one batches: sigma = 0.55 relative to the sensitivity 2C is sigma = 1.1 relative to
+  // C — the same run, the same epsilon; the title says both; calibrate answers in the scale
+  // asked. Add/remove and zero-out: the two scales are one number.
+  const std::string run =
+      "--batch-size 256 --dataset-size 60000 --steps 2000 --sampling without-replacement "
+      "--delta 1e-5";
+  const json c = run_json("epsilon --noise-multiplier 1.1 " + run);
+  const json s = run_json("epsilon --noise-multiplier 0.55 --noise-relative-to sensitivity " + run);
+  CHECK(s.at("results")[0].at("epsilon") == c.at("results")[0].at("epsilon"));
+  CHECK(s.at("context").at("parameters").at("noise_multiplier") == 0.55);
+  CHECK(s.at("context").at("parameters").at("noise_relative_to") == "sensitivity");
+  const auto text = dpkit_run("epsilon --noise-multiplier 0.55 --noise-relative-to sensitivity " +
+                              run);
+  CHECK_THAT(text.out, Contains("noise multiplier 0.55 of the sensitivity 2C (1.1 of C)"));
+  const double target = c.at("results")[0].at("epsilon").get<double>();
+  const json cal_c = run_json("calibrate --epsilon " + std::to_string(target) + " " + run);
+  const json cal_s = run_json("calibrate --noise-relative-to sensitivity --epsilon " +
+                              std::to_string(target) + " " + run);
+  CHECK(cal_s.at("results")[0].at("noise_multiplier").get<double>() ==
+        Approx(cal_c.at("results")[0].at("noise_multiplier").get<double>() / 2).epsilon(1e-15));
+  const std::string poisson = "--sampling-rate 0.01 --steps 1000 --delta 1e-5";
+  CHECK(run_json("epsilon --noise-multiplier 1.1 --noise-relative-to sensitivity " + poisson)
+            .at("results")[0]
+            .at("epsilon") ==
+        run_json("epsilon --noise-multiplier 1.1 " + poisson).at("results")[0].at("epsilon"));
+  // One sigma for phases of different sensitivities is refused in the sensitivity's scale.
+  const auto mixed = dpkit_run(
+      "calibrate --noise-relative-to sensitivity --epsilon 3 --delta 1e-5 --dataset-size 60000 "
+      "--phase batch-size=256,steps=100,sampling=without-replacement "
+      "--phase sampling-rate=0.01,steps=100");
+  CHECK(mixed.exit_code == 2);
+  CHECK_THAT(mixed.err, Contains("different sensitivities"));
 }
 
 TEST_CASE("edge values: no noise and nothing released, from the command line", "[cli][edge]") {

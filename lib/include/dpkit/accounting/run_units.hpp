@@ -16,6 +16,10 @@
 //                            k batches per pass, the last one smaller (PyTorch's DataLoader
 //                            without drop_last; the epoch the shuffling and random-allocation
 //                            accountants count). A whole E gives E·k steps: whole epochs.
+//   T = ⌈E · k⌉, k = ⌊N/B⌋   drop_last (shuffling and without replacement, with B and N): the
+//                            loader drops the last, incomplete batch; a shuffled phase then
+//                            has epochs of k steps that use an example with probability kB/N
+//                            (training_phase::steps_per_epoch).
 //
 // The ceilings are exact on the numbers as written: E and q are read as the shortest decimals
 // that print as those doubles (2.2 is 22/10, not the binary 2.2000000000000001776…), so 2.2 epochs
@@ -33,9 +37,26 @@
 
 namespace dpkit::accounting {
 
+/// What a noise multiplier σ (noise standard deviation over a scale) is relative to: the
+/// clipping norm C — dpkit's σ, as Opacus and TensorFlow Privacy count it, the σ of
+/// training_phase — or the sensitivity of the clipped sum between the phase's neighbours, as
+/// dp_accounting and jax_privacy count it (C for add/remove and zero-out, 2C for replace-one).
+/// The two are one number except for replace-one phases, where σ_C = 2·σ_sensitivity.
+enum class noise_scale { clip_norm, sensitivity };
+/// "clip-norm" or "sensitivity" (the CLI spelling).
+std::string_view to_string(noise_scale s) noexcept;
+/// The scale to_string names (`_` read as `-`); std::nullopt for other text.
+std::optional<noise_scale> parse_noise_scale(std::string_view name) noexcept;
+/// σ relative to C of a `sigma` given relative to `scale`, for phase `p` (its relation decides
+/// the sensitivity: sensitivity(p)·sigma for noise_scale::sensitivity).
+double noise_relative_to_clip_norm(double sigma, noise_scale scale, const training_phase& p);
+/// The reverse: the phase's σ (relative to C) as relative to `scale`.
+double noise_relative_to(noise_scale scale, const training_phase& p);
+
 /// One phase in the user's units. The names of the fields are the names units_error uses.
 struct phase_units {
   std::optional<double> noise_multiplier;  ///< absent: σ = 1, for a calibration to solve for
+  noise_scale noise_relative_to = noise_scale::clip_norm;  ///< what noise_multiplier is of
   std::optional<double> sampling_rate;     ///< q; or batch_size with dataset_size; or full_batch
   std::optional<long long> batch_size;     ///< B, with dataset_size: q = B/N
   std::optional<long long> dataset_size;   ///< N: with batch_size, and truncated Poisson's n
@@ -45,6 +66,7 @@ struct phase_units {
   sampling_scheme sampling = sampling_scheme::poisson;
   neighbouring neighbours = neighbouring::standard;  ///< standard: the scheme's own
   std::optional<long long> max_batch_size;           ///< truncated Poisson's largest batch
+  bool drop_last = false;  ///< ⌊N/B⌋ batches per epoch: shuffling or without replacement, B and N
 };
 
 /// How a scheme's epochs become steps (header comment).
@@ -67,8 +89,10 @@ struct phase_derivation {
   long long batch_size = 0;   ///< B where in_batches
   long long dataset_size = 0; ///< N where in_batches
   epoch_rule rule = epoch_rule::expected_batches;  ///< the scheme's (epoch_rule_of)
-  /// data_passes: k, the batches of one pass, ⌈N/B⌉ or the accountants' ⌈1/q⌉ (0 at q = 0).
+  /// data_passes: k, the batches of one pass, ⌈N/B⌉ (⌊N/B⌋ with drop_last) or the
+  /// accountants' ⌈1/q⌉ (0 at q = 0).
   long long batches_per_epoch = 0;
+  bool drop_last = false;  ///< the units' drop_last
   /// Steps per epoch: k for data_passes; else N/B with a batch size, else 1/q (+inf at q = 0).
   double steps_per_epoch = 1;
 };
@@ -87,6 +111,8 @@ enum class units_rule {
   max_batch_unused,    ///< max_batch_size without truncated Poisson
   dataset_unused,      ///< dataset_size with neither batch_size nor truncated Poisson
   neighbours_fixed,    ///< neighbours other than the scheme's own where the scheme fixes them
+  drop_last_unused,    ///< drop_last without B and N (other: batch_size), or with a scheme
+                       ///< whose batches have no last one to drop (other: sampling)
 };
 
 /// A run given in units that break a rule of this header. name() is the phase_units field at

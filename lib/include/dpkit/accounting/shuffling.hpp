@@ -21,6 +21,12 @@
 //   engine gives a certified lower bound on the mechanism's ε (the lower side of that engine's
 //   bracket), in either direction; the larger is reported.
 //
+// A loader that drops the last, incomplete batch (PyTorch's drop_last: t = ⌊N/B⌋ batches of B,
+// training_phase::steps_per_epoch) uses an example in an epoch only with probability u = t·q.
+// The upper bound above still holds (an epoch that may skip the example is a mixture with the
+// epoch that does not, common to both sides); the lower bound's epochs are the mixture
+// u·(the pair above) + (1 − u)·N(0, I_t) on both sides (subsampling/epoch_max_loss.hpp).
+//
 // The truth lies between. When the lower bound exceeds the Poisson accountant's certified
 // upper bound at the same σ, q, T, the Poisson number is provably wrong for this run (at
 // σ = 1, q = 0.001, T = 5000, δ = 1e-6: shuffled ε ≥ 4.70, Poisson ε ≤ 0.392).
@@ -39,6 +45,7 @@ struct shuffling_bracket {
   double lower = NAN;             ///< certified lower bound (epoch maximum, Chua et al. 2024)
   double upper = NAN;             ///< certified upper bound (no amplification: (√E/σ)-GDP)
   long long steps_per_epoch = 0;  ///< t
+  double used = 1;                ///< the chance an example is in an epoch: min(1, t·q), shuffling
   long long complete_epochs = 0;  ///< ⌊T/t⌋, composed for the lower bound
   long long epochs_begun = 0;     ///< ⌈T/t⌉, in the upper bound
   pld_diagnostics pld;            ///< of the lower bound's composition (the larger direction)

@@ -105,6 +105,12 @@ struct training_phase {
   neighbouring neighbours = neighbouring::standard;
   long long dataset_size = 0;    ///< n, truncated Poisson only (≥ 1 there)
   long long max_batch_size = 0;  ///< B, truncated Poisson only (≥ 1 there)
+  /// Shuffling and random allocation: the steps t of one epoch; 0 for the accountants' own
+  /// t = ⌈1/q⌉. derive_phase gives a data loader's ⌈N/B⌉ here, exact from the counts. Shuffling
+  /// also takes a t with t·q < 1: a loader that drops the last, incomplete batch (t = ⌊N/B⌋),
+  /// which uses an example in an epoch only with probability t·q (accounting/shuffling.hpp; a t·q
+  /// within 2^-50 of 1 is read as 1, a loader with t·B = N up to rounding).
+  long long steps_per_epoch = 0;
 };
 
 /// A scheme's own relation: add/remove for Poisson, truncated Poisson and random allocation;
@@ -141,7 +147,9 @@ struct training_run {
   /// (accountant.hpp). Also: each phase's neighbours are ones its scheme takes (replace-one or
   /// add/remove for Poisson and truncated Poisson; replace-one without replacement; add/remove for
   /// random allocation; zero-out for shuffling); truncated Poisson has n ≥ 1, B ≥ 1, and q < 1
-  /// unless B ≥ n (with q = 1 and B < n every batch is B records drawn without replacement).
+  /// unless B ≥ n (with q = 1 and B < n every batch is B records drawn without replacement); a
+  /// steps_per_epoch t other than 0 only with shuffling (1 ≤ t ≤ ⌈1/q⌉: (t − 1)·q < 1) or random
+  /// allocation (t = ⌈1/q⌉: (t − 1)·q < 1 ≤ t·q, within 1e-9 relative).
   void validate(std::string_view function, bool edge_values = false) const;
 
   /// Total number of steps (Σ steps; +1 for the Gaussian factor).

@@ -35,9 +35,18 @@ enum class epoch_pair { shuffled, allocated };
 /// The privacy loss of the sliced M for the pair above: 0 < μ ≤ 40, t = `steps_per_epoch` ≥ 1
 /// (t = 1 is a sliced Gaussian mechanism G(μ)). `remove` is (P, Q) as written, `add` the
 /// reverse pair (Q, P).
+///
+/// `used` ∈ (0, 1] (shuffled pair only): the chance that the example is in the epoch at all. A
+/// loader that shuffles N examples into t = ⌊N/B⌋ batches of B and drops the rest (PyTorch's
+/// drop_last) uses it with probability u = tB/N; when it is dropped, every batch holds B other
+/// examples on both sides, so both laws are N(0, I_t) then: P = u·N(2μe_J, I_t) + (1 − u)·N(0, I_t)
+/// against Q = u·N(μe_J, I_t) + (1 − u)·N(0, I_t), and F_P(m) = u·Φ(m − 2μ)Φ(m)^{t−1} +
+/// (1 − u)·Φ(m)^t (F_Q alike with μ). A smaller u is a post-processing of a larger one (drop the
+/// example with some further chance), so rounding u down keeps the bound a lower bound.
 std::unique_ptr<privacy_loss> epoch_max_loss(double mu,
                                              long long steps_per_epoch,
                                              adjacency_direction direction,
-                                             epoch_pair pair = epoch_pair::shuffled);
+                                             epoch_pair pair = epoch_pair::shuffled,
+                                             double used = 1.0);
 
 }  // namespace dpkit::subsampling

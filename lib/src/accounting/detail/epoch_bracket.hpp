@@ -15,7 +15,8 @@
 namespace dpkit::accounting::detail {
 
 /// Validates one epoch-sampled phase (`what`: "shuffled batches" or "random allocation", for
-/// messages) and fills steps_per_epoch, complete_epochs and epochs_begun.
+/// messages) and fills steps_per_epoch (the phase's, or ⌈1/q⌉), used, complete_epochs and
+/// epochs_begun.
 inline shuffling_bracket epoch_layout(const char* fn, const training_phase& p, const char* what) {
   training_run run;
   run.phases.push_back(p);
@@ -26,7 +27,15 @@ inline shuffling_bracket epoch_layout(const char* fn, const training_phase& p, c
     throw_domain_error(fn, "noise_multiplier", p.noise_multiplier,
                        std::string(">= 0.025 for ") + what);
   shuffling_bracket b;
-  b.steps_per_epoch = shuffling_steps_per_epoch(p.sampling_rate);
+  b.steps_per_epoch =
+      p.steps_per_epoch > 0 ? p.steps_per_epoch : shuffling_steps_per_epoch(p.sampling_rate);
+  // The chance an example is in an epoch: below 1 only for shuffled batches that drop the last,
+  // incomplete one (t·q < 1; a t·q within 2^-50 of 1 is a loader that uses every example, t·B
+  // = N, up to the rounding of q = B/N and of the product). Rounded down by 1e-15 relative: a
+  // smaller chance keeps the lower bound one.
+  const double used = static_cast<double>(b.steps_per_epoch) * p.sampling_rate;
+  if (p.sampling == sampling_scheme::shuffling && used < 1 - 0x1p-50)
+    b.used = used * (1 - 1e-15);
   b.complete_epochs = p.steps / b.steps_per_epoch;
   b.epochs_begun = (p.steps + b.steps_per_epoch - 1) / b.steps_per_epoch;
   // The PLD engine composes at most 1e8 factors (its rounding allowance grows with the count).
@@ -50,7 +59,7 @@ void epoch_max_lower_bound(shuffling_bracket& b,
   for (const auto d :
        {subsampling::adjacency_direction::remove, subsampling::adjacency_direction::add}) {
     const std::vector<loss_factor> f = {
-        {subsampling::epoch_max_loss(1 / p.noise_multiplier, b.steps_per_epoch, d, pair),
+        {subsampling::epoch_max_loss(1 / p.noise_multiplier, b.steps_per_epoch, d, pair, b.used),
          b.complete_epochs}};
     const auto r = composed(std::span<const loss_factor>(f));
     if (!r.converged()) {
