@@ -11,19 +11,30 @@
 
 namespace dpkit::cli {
 
-void announce_pld_cost(const std::string& tool, const accounting::training_run& run) {
-  // A single PLD composition's time grows about like T^0.75 (measured on 2 cores of the
-  // development machine, q = 0.001, σ = 0.8: 0.44 s, 1.9 s and 8-14 s at T = 1e4, 1e5 and 1e6
-  // depending on the load, 19 s at T = 3e6). Said beforehand where that model puts it beyond 30 s;
-  // a rough estimate, labelled so, since the grid also depends on q, σ and δ. Not for the closed
-  // form of all-Gaussian runs, nor beyond the PLD accountant's limit of 1e8 steps (an error
-  // follows, and nothing else may be printed before it).
+void announce_pld_cost(const std::string& tool,
+                       const accounting::training_run& run,
+                       const accountant_options& a) {
+  // A single PLD composition's time is that of its FFTs: a few passes, the last one at the
+  // size the accuracy needs, never beyond --max-fft-size. Measured on 2 cores of the development
+  // machine at commit 3e6ce41 (dpkit epsilon, δ = 1e-5): at the default accuracy 1e-3, T = 1e6
+  // took 0.17-1.5 s, T = 1e7 1.2-4.0 s, T = 1e8 2.1-9.8 s over σ ∈ [0.5, 10], q ∈ [1e-4, 0.5];
+  // a run at the default FFT limit 2^24 (4 passes) 9.8 s, at 2^26 43-47 s. So: about
+  // 1 s·√(T/1e6), growing like 1/accuracy (finer grids), and at most the limit's cost,
+  // 10 s·(N/2^24)·log2(N)/24. Said beforehand where that exceeds 30 s (only with a finer
+  // --accuracy or a larger --max-fft-size: at the defaults every run is below it). Not for the
+  // closed form of all-Gaussian runs, nor beyond the PLD accountant's limit of 1e8 steps (an
+  // error follows, and nothing else may be printed before it).
   const long long steps = run.total_steps();
   if (run.is_gaussian() || steps <= 0 || static_cast<double>(steps) > 1e8) return;
-  const double seconds = 10.0 * std::pow(static_cast<double>(steps) / 1e6, 0.75);
+  const double by_steps =
+      std::sqrt(static_cast<double>(steps) / 1e6) * std::max(1.0, 1e-3 / a.accuracy);
+  const double n = static_cast<double>(a.max_fft_size);
+  const double at_limit = 10.0 * (n / 16777216.0) * std::log2(n) / 24.0;
+  const double seconds = std::min(by_steps, at_limit);
   if (seconds > 30)
     std::cerr << tool << ": PLD accounting of " << steps << " steps takes roughly "
-              << duration_text(seconds) << " (estimated from the number of steps)\n";
+              << duration_text(seconds) << " (estimated from the steps, --accuracy and "
+              << "--max-fft-size)\n";
 }
 
 query_outcome privacy_rows(const resolved_run& m,
@@ -77,7 +88,7 @@ query_outcome privacy_rows(const resolved_run& m,
                                                         pld_options_of(a), each);
       } else {
         const long long steps = m.total_steps.empty() ? 0 : m.total_steps.front();
-        if (acc == accounting::accountant_type::pld) announce_pld_cost(r.tool, m.run);
+        if (acc == accounting::accountant_type::pld) announce_pld_cost(r.tool, m.run, a);
         // One composition reports no progress of its own: on a terminal, a line with the time
         // so far once it has run 2 s.
         const elapsed_ticker ticker(r.tool + " (" + std::string(accounting::to_string(acc)) +

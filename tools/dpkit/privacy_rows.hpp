@@ -25,8 +25,11 @@ struct query_outcome {
 };
 
 /// On stderr, before a single PLD composition of the run that is expected to take over 30 s: a
-/// rough estimate of its duration (the curves project theirs from their first points).
-void announce_pld_cost(const std::string& tool, const accounting::training_run& run);
+/// rough estimate of its duration from the steps, the accuracy and the FFT limit (the curves
+/// project theirs from their first points).
+void announce_pld_cost(const std::string& tool,
+                       const accounting::training_run& run,
+                       const accountant_options& options);
 
 /// Fills r.results and r.columns. An accountant that cannot answer this run gets rows of kind
 /// "unavailable" saying why when several accountants were asked for (with one, its error

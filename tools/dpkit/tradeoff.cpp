@@ -40,7 +40,8 @@ int run_gdp_mu(const tradeoff_options& o,
   const std::size_t points =
       o.app->count("--points") > 0 ? static_cast<std::size_t>(o.points) : 4000;
   const accounting::gdp_mu_result g = [&] {
-    announce_pld_cost("dpkit tradeoff", m.run);
+    announce_pld_cost("dpkit tradeoff", m.run,
+                      {"pld", pld.relative_accuracy, static_cast<long long>(pld.max_fft_size)});
     const elapsed_ticker ticker("dpkit tradeoff");
     return accounting::run_gdp_mu(m.run, o.fpr_min, points, pld);
   }();
@@ -93,7 +94,8 @@ int run(const tradeoff_options& o) {
       o.alpha.empty() ? linspace(0.0, 1.0, static_cast<std::size_t>(o.points))
                       : parse_number_list("--alpha", o.alpha, number_kind::probability, 10000000);
   const accounting::run_tradeoff_result t = [&] {
-    announce_pld_cost("dpkit tradeoff", m.run);
+    announce_pld_cost("dpkit tradeoff", m.run,
+                      {"pld", pld.relative_accuracy, static_cast<long long>(pld.max_fft_size)});
     const elapsed_ticker ticker("dpkit tradeoff");
     return accounting::run_tradeoff(m.run, alphas, pld);
   }();

@@ -485,3 +485,13 @@ TEST_CASE("dpkit tradeoff --gdp-mu: the GDP parameter the run is closest to", "[
   CHECK(dpkit_run("tradeoff -s 1 -p 0.01 -i 20 --gdp-mu --fpr-min 0.6").exit_code == 2);
   CHECK(dpkit_run("tradeoff -s 1 -p 0.01 -i 20 --gdp-mu --alpha 0.1").exit_code == 2);
 }
+
+TEST_CASE("a PLD run at the default accuracy and FFT limit is not announced as long",
+          "[cli][units]") {
+  // 1e8 steps, the most the PLD engine composes: a few seconds on 2 cores (the FFT limit 2^24
+  // bounds the work), so no "takes roughly" line — the old model, from the steps alone, said
+  // 5.3 min for it.
+  const auto r = dpkit_run("epsilon -s 0.8 -p 0.001 -i 100000000 -d 1e-5");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, !Contains("takes roughly"));
+}
