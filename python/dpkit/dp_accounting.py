@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
+import types
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
@@ -510,3 +512,31 @@ def calibrate_dp_mechanism(make_fresh_accountant: Callable[[], PrivacyAccountant
         else:
             bad = mid
     return float(good)
+
+
+# --- dp_accounting's module paths -------------------------------------------------------------
+# Code written for dp_accounting reaches the same names through its submodules
+# (``dp_accounting.rdp.RdpAccountant``, ``from dp_accounting.pld import PLDAccountant``,
+# ``dp_accounting.dp_event.GaussianDpEvent``, ...). Each is a module object here, registered in
+# sys.modules so that both the attribute and the ``from ... import`` forms work, and holds the
+# classes of this module (not copies).
+def _submodule(name: str, *names: str) -> types.ModuleType:
+    module = types.ModuleType(f"{__name__}.{name}",
+                              f"dp_accounting.{name}'s names, as dpkit.dp_accounting has them.")
+    for n in names:
+        setattr(module, n, globals()[n])
+    sys.modules[module.__name__] = module
+    return module
+
+
+dp_event = _submodule("dp_event", "DpEvent", "NoOpDpEvent", "NonPrivateDpEvent",
+                      "UnsupportedDpEvent", "GaussianDpEvent", "LaplaceDpEvent",
+                      "PoissonSampledDpEvent", "SampledWithoutReplacementDpEvent",
+                      "SelfComposedDpEvent", "ComposedDpEvent")
+privacy_accountant = _submodule("privacy_accountant", "NeighboringRelation", "PrivacyAccountant",
+                                "UnsupportedEventError")
+rdp = _submodule("rdp", "RdpAccountant")
+pld = _submodule("pld", "PLDAccountant")
+mechanism_calibration = _submodule("mechanism_calibration", "calibrate_dp_mechanism",
+                                   "ExplicitBracketInterval", "LowerEndpointAndGuess",
+                                   "NoBracketIntervalFoundError", "NonEmptyAccountantError")

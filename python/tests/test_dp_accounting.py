@@ -154,3 +154,33 @@ def test_bad_arguments():
         dpa.PLDAccountant().compose(dpa.GaussianDpEvent(1.0), 0)
     with pytest.raises(ValueError, match="^orders"):
         dpa.RdpAccountant([0.5])
+
+
+def test_dp_accountings_module_paths_run_unchanged():
+    # Code written for dp_accounting names its submodules: `dp_accounting.rdp.RdpAccountant()`,
+    # `from dp_accounting.pld import PLDAccountant`, `dp_accounting.dp_event.GaussianDpEvent`,
+    # `dp_accounting.privacy_accountant.NeighboringRelation`,
+    # `dp_accounting.mechanism_calibration.calibrate_dp_mechanism`. With `import
+    # dpkit.dp_accounting as dp_accounting` the same lines run, on the same classes, and give the
+    # functional API's numbers.
+    import dpkit.dp_accounting as dp_accounting
+    from dpkit.dp_accounting.pld import PLDAccountant
+    from dpkit.dp_accounting.rdp import RdpAccountant
+    from dpkit.dp_accounting.dp_event import GaussianDpEvent, PoissonSampledDpEvent
+    from dpkit.dp_accounting.privacy_accountant import NeighboringRelation
+
+    event = PoissonSampledDpEvent(0.01, GaussianDpEvent(1.0))
+    rdp = dp_accounting.rdp.RdpAccountant()
+    rdp.compose(event, 1000)
+    assert rdp.get_epsilon(1e-5) == dpkit.epsilon(1e-5, 1.0, 0.01, 1000, accountant="rdp").upper
+    pld = PLDAccountant(neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE)
+    pld.compose(event, 1000)
+    assert pld.get_epsilon(1e-5) == dpkit.epsilon(1e-5, 1.0, 0.01, 1000).upper
+    sigma = dp_accounting.mechanism_calibration.calibrate_dp_mechanism(
+        dp_accounting.pld.PLDAccountant,
+        lambda s: dp_accounting.dp_event.SelfComposedDpEvent(
+            PoissonSampledDpEvent(0.01, GaussianDpEvent(s)), 1000),
+        2.0, 1e-5)
+    assert dpkit.epsilon(1e-5, sigma, 0.01, 1000).upper <= 2.0
+    assert RdpAccountant is dp_accounting.RdpAccountant
+    assert dp_accounting.dp_event.GaussianDpEvent is dp_accounting.GaussianDpEvent
