@@ -721,7 +721,9 @@ int run_privacy(const privacy_options& o) {
            format_number(o.delta) + " by the best RDP conversion",
        "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
        "these candidate pairs only; the transfer to noisy SGD rests on LKSP25's unproven "
-       "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee.",
+       "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee, nor a fixed pair's privacy: "
+       "HSGD counts the other records' fluctuation as noise; for a fixed pair noisy SGD's exact "
+       "mu was about twice the HSGD mu (docs/hsgd.md, \"A fixed pair of datasets\").",
        "argument order of the Renyi divergence and the pre-s blocks of Thms 4.4/4.5 are the "
        "corrected ones (docs/findings.md)"});
   emit(rep, o.output);

@@ -59,6 +59,8 @@ const std::vector<std::pair<std::string, double>>& quick_costs() {
       {"lksp25-fig2a-risk", 9.5},
       {"lksp25-fig3a-clipped", 3.9},
       {"lksp25-privacy-last-iterate", 2.6},
+      {"lksp25-privacy-fixed-pair-exact", 1.9},
+      {"lksp25-privacy-fixed-pair", 1.9},
       {"lksp25-risk-concentration", 1.8},
       {"lksp25-risk-hsgd", 1.0},
       {"lksp25-risk-sgd", 1.7},
