@@ -213,7 +213,7 @@ scenario_result thm1(const scenario_context& c) {
   const std::string names[] = {"clean", "C = 1", "C = 0.3", "C = 0.1"};
   for (std::size_t j = 0; j + 1 < nc; ++j)
     audit_positive("slope(" + names[j] + ") - slope(" + names[j + 1] + ")",
-                   diff(col(j), col(j + 1)), zq, false, t, r);
+                   diff(col(j), col(j + 1)), zq, c.self_check, t, r);
   for (std::size_t j = 0; j < nz; ++j)
     report_only("slope(C = 1, z = 0) - slope(C = 1, z = " + sig(mults[j]) + ")",
                 diff(col(1), col(nc + j)), zq, r);
