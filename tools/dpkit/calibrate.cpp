@@ -56,9 +56,7 @@ int run(const calibrate_options& o) {
             "each; calibrate with --noise-relative-to clip-norm (one noise std / C for all)");
   // A calibrated σ (relative to C) as the user counts it.
   auto in_scale = [&](double sigma) {
-    accounting::training_phase p = m.run.phases.front();
-    p.noise_multiplier = sigma;
-    return accounting::noise_relative_to(m.noise_scale, p);
+    return accounting::noise_relative_to(sigma, m.noise_scale, m.run.phases.front());
   };
   if (!solve_steps && m.steps.empty())
     throw usage_error(

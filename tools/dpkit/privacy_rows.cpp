@@ -2,27 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <functional>
 #include <iostream>
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/core/progress.hpp"
 
 namespace dpkit::cli {
-
-namespace {
-
-// The cost model of one PLD composition of `steps` steps (announce_pld_cost's comment).
-double pld_seconds(long long steps, const accountant_options& a) {
-  const double by_steps =
-      std::sqrt(static_cast<double>(steps) / 1e6) * std::max(1.0, 1e-3 / a.accuracy);
-  const double n = static_cast<double>(a.max_fft_size);
-  const double at_limit = 10.0 * (n / 16777216.0) * std::log2(n) / 24.0;
-  return std::min(by_steps, at_limit);
-}
-
-}  // namespace
 
 void announce_pld_cost(const std::string& tool,
                        const accounting::training_run& run,
@@ -39,7 +24,11 @@ void announce_pld_cost(const std::string& tool,
   // error follows, and nothing else may be printed before it).
   const long long steps = run.total_steps();
   if (run.is_gaussian() || steps <= 0 || static_cast<double>(steps) > 1e8) return;
-  const double seconds = pld_seconds(steps, a);
+  const double by_steps =
+      std::sqrt(static_cast<double>(steps) / 1e6) * std::max(1.0, 1e-3 / a.accuracy);
+  const double n = static_cast<double>(a.max_fft_size);
+  const double at_limit = 10.0 * (n / 16777216.0) * std::log2(n) / 24.0;
+  const double seconds = std::min(by_steps, at_limit);
   if (seconds > 30)
     std::cerr << tool << ": PLD accounting of " << steps << " steps takes roughly "
               << duration_text(seconds) << " (estimated from the steps, --accuracy and "
@@ -67,19 +56,17 @@ query_outcome privacy_rows(const resolved_run& m,
         progress_options po;
         po.bar = true;
         po.announce = true;
-        // Each point one unit of the bar. A point's cost does not follow its steps: measured at
+        // Each point one step of the bar. A point's cost does not follow its steps: measured at
         // commit 3e6ce41 (σ = 0.8, q = 0.001, δ = 1e-5, 2 cores), alone T = 1e6, 4.6e6, 2.2e7 and
         // 1e8 took 1.6, 14.7, 8.8 and 2.0 s (past the FFT limit the engine stops refining, so
         // the largest runs are not the slowest), together as one curve 17.9 s; 12 points from
         // 1e6 to 1e8 took 59 s, about 5 s a point. Equal units project the 12-point curve at
         // 24 s from its first point; weights growing with T (the old T^0.75) projected under 5 s.
-        std::vector<std::uint64_t> units(m.steps.size(), 1);
-        const std::uint64_t sum = m.steps.size();
         po.what = std::to_string(m.steps.size()) + " points";
-        progress_reporter bar(r.tool + " (" + std::string(accounting::to_string(acc)) + ")", sum,
-                              po);
-        const accounting::curve_progress each = [&](std::size_t done, std::size_t) {
-          bar.advance(units[done - 1]);
+        progress_reporter bar(r.tool + " (" + std::string(accounting::to_string(acc)) + ")",
+                              m.steps.size(), po);
+        const accounting::curve_progress each = [&](std::size_t, std::size_t) {
+          bar.advance(1);
         };
         es = epsilon ? accounting::estimate_epsilon_curve(m.run, m.steps, q.at, acc,
                                                           pld_options_of(a), each)
@@ -158,7 +145,9 @@ query_outcome privacy_rows(const resolved_run& m,
     }
     // As typed: the shortest text that reads back as the same double (1e-05, not
     // 1.0000000000000001e-05).
-    auto as_typed = [](const json& v) { return v.is_number() ? json(format_value(v.get<double>())) : v; };
+    auto as_typed = [](const json& v) {
+      return v.is_number() ? json(format_value(v.get<double>())) : v;
+    };
     r.columns.push_back(q.at_name);
     for (json& row : r.results) row[q.at_name] = as_typed(json(q.at));
     for (const char* key :

@@ -295,9 +295,7 @@ constexpr std::size_t kMaxCurvePoints = 10000;
 std::string noise_words(double sigma,
                         accounting::noise_scale scale,
                         const accounting::training_phase& p) {
-  accounting::training_phase at = p;
-  at.noise_multiplier = sigma;
-  const double given = accounting::noise_relative_to(scale, at);
+  const double given = accounting::noise_relative_to(sigma, scale, p);
   if (given == sigma) return format_number(sigma);
   return format_number(given) + " of the sensitivity 2C (" + format_number(sigma) + " of C)";
 }

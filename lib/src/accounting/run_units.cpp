@@ -132,9 +132,8 @@ double noise_relative_to_clip_norm(double sigma, noise_scale scale, const traini
   return scale == noise_scale::sensitivity ? sigma * sensitivity(p) : sigma;
 }
 
-double noise_relative_to(noise_scale scale, const training_phase& p) {
-  return scale == noise_scale::sensitivity ? p.noise_multiplier / sensitivity(p)
-                                           : p.noise_multiplier;
+double noise_relative_to(double sigma, noise_scale scale, const training_phase& p) {
+  return scale == noise_scale::sensitivity ? sigma / sensitivity(p) : sigma;
 }
 
 phase_derivation derive_phase(const phase_units& u, bool edge_values) {

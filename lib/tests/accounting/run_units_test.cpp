@@ -103,13 +103,18 @@ TEST_CASE("epochs to steps: refusals", "[accounting][units]") {
 
 namespace {
 
-acc::phase_derivation loader_phase(acc::sampling_scheme s, long long b, long long n, double e) {
+acc::phase_derivation loader_phase(acc::sampling_scheme s,
+                                   long long b,
+                                   long long n,
+                                   double e,
+                                   bool drop_last = false) {
   acc::phase_units u;
   u.noise_multiplier = 1.0;
   u.batch_size = b;
   u.dataset_size = n;
   u.epochs = e;
   u.sampling = s;
+  u.drop_last = drop_last;
   return acc::derive_phase(u);
 }
 
@@ -173,14 +178,7 @@ TEST_CASE("epochs of a loader that drops the last batch: E passes of floor(N/B) 
           "[accounting][units]") {
   using acc::sampling_scheme;
   auto dropping = [](sampling_scheme s, long long b, long long n, double e) {
-    acc::phase_units u;
-    u.noise_multiplier = 1.0;
-    u.batch_size = b;
-    u.dataset_size = n;
-    u.epochs = e;
-    u.sampling = s;
-    u.drop_last = true;
-    return acc::derive_phase(u);
+    return loader_phase(s, b, n, e, true);
   };
   // The issue's loader with drop_last: 10 · ⌊60000/256⌋ = 10 · 234 = 2 340 steps.
   for (auto s : {sampling_scheme::shuffling, sampling_scheme::without_replacement}) {
@@ -272,8 +270,8 @@ TEST_CASE("noise scales: sigma relative to C or to the sensitivity", "[accountin
   u.sampling = sampling_scheme::without_replacement;
   const auto d = acc::derive_phase(u);
   CHECK(d.phase.noise_multiplier == 1.1);
-  CHECK(acc::noise_relative_to(noise_scale::sensitivity, d.phase) == 0.55);
-  CHECK(acc::noise_relative_to(noise_scale::clip_norm, d.phase) == 1.1);
+  CHECK(acc::noise_relative_to(1.1, noise_scale::sensitivity, d.phase) == 0.55);
+  CHECK(acc::noise_relative_to(1.1, noise_scale::clip_norm, d.phase) == 1.1);
   u.sampling = sampling_scheme::poisson;
   CHECK(acc::derive_phase(u).phase.noise_multiplier == 0.55);
   u.neighbours = acc::neighbouring::replace_one;

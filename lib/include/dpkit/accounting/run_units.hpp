@@ -50,8 +50,8 @@ std::optional<noise_scale> parse_noise_scale(std::string_view name) noexcept;
 /// σ relative to C of a `sigma` given relative to `scale`, for phase `p` (its relation decides
 /// the sensitivity: sensitivity(p)·sigma for noise_scale::sensitivity).
 double noise_relative_to_clip_norm(double sigma, noise_scale scale, const training_phase& p);
-/// The reverse: the phase's σ (relative to C) as relative to `scale`.
-double noise_relative_to(noise_scale scale, const training_phase& p);
+/// The reverse: a `sigma` relative to C, for phase `p`, as relative to `scale`.
+double noise_relative_to(double sigma, noise_scale scale, const training_phase& p);
 
 /// One phase in the user's units. The names of the fields are the names units_error uses.
 struct phase_units {
