@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -448,8 +449,14 @@ void announce_privacy_cost(const privacy_options& o,
   if (!(t_max > 0)) return;
   // Two pilots, with 1 and with 4 pairs, separate the fixed cost of an integral (the law at
   // the quadrature nodes) from the cost per pair.
+  // Timed in process CPU time: CPU time does not count the time another process held the core.
+  // On a loaded machine a wall-clock p1 preempted more than p4 once made the per-pair cost a
+  // quarter of its value and a 70 s run unannounced (the CLI fuzz, 4 jobs on 2 cores). The load
+  // itself enters once, as the pilots' wall time over their CPU time (below).
+  double pilot_wall = 0, pilot_cpu = 0;
   auto pilot = [&](std::size_t k) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto wall_start = std::chrono::steady_clock::now();
+    const std::clock_t start = std::clock();
     const std::vector<hsgd::record_pair> some(pairs.begin(),
                                               pairs.begin() + static_cast<std::ptrdiff_t>(k));
     if (o.release == "last")
@@ -459,12 +466,15 @@ void announce_privacy_cost(const privacy_options& o,
       (void)hsgd::iterates_rdp(law, data, some, times, o.orders.back(), mo);
     else
       (void)hsgd::average_rdp(law, data, some, times, o.orders.back(), mo);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double cpu = double(std::clock() - start) / CLOCKS_PER_SEC;
+    pilot_cpu += cpu;
+    pilot_wall +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return cpu;
   };
-  // Each pilot twice, the faster kept: a pilot preempted by another process (a loaded machine)
-  // reads too slow, and a slow p1 against p4 once made the per-pair cost 0 and a 70 s run
-  // unannounced. Where p4 is not clearly above p1 (within 10 %: timing noise), the per-pair cost
-  // is taken as p4/4, its upper end (all of p4's cost per pair).
+  // Each pilot twice, the faster kept (the first may pay for cold caches). Where p4 is not
+  // clearly above p1 (within 10 %: timing noise), the per-pair cost is taken as p4/4, its upper
+  // end (all of p4's cost per pair).
   const double p1 = std::min(pilot(1), pilot(1)), p4 = std::min(pilot(4), pilot(4));
   const double per_pair = p4 - p1 > 0.1 * p4 ? (p4 - p1) / 3 : p4 / 4;
   const double fixed = std::max(0.0, p1 - per_pair);
@@ -477,14 +487,18 @@ void announce_privacy_cost(const privacy_options& o,
         double(times.size()), double(std::max(1, sim::monte_carlo_default_threads())));
     share = std::max(1.0, share / parallel);
   }
+  // The machine's load as the pilots met it: a run on a core shared with another process takes
+  // that much longer in wall time. (Pilots with several release times may run on more threads
+  // than one, CPU time above wall time; the factor is then 1 and the projection errs high.)
+  const double load = pilot_cpu > 0 ? std::max(1.0, pilot_wall / pilot_cpu) : 1.0;
   const double projected =
-      (fixed + per_pair * double(pairs.size())) * double(o.orders.size()) * share;
+      (fixed + per_pair * double(pairs.size())) * double(o.orders.size()) * share * load;
   if (projected <= 30) return;
   std::cerr << "dpkit hsgd privacy: about " << duration_text(projected) << " for " << pairs.size()
             << " candidate pairs x " << times.size() << " release time"
             << (times.size() == 1 ? "" : "s") << " x " << o.orders.size() << " order"
             << (o.orders.size() == 1 ? "" : "s")
-            << " (projected from pilot integrals of 1 and 4 pairs: " << duration_text(2 * (p1 + p4))
+            << " (projected from pilot integrals of 1 and 4 pairs: " << duration_text(pilot_wall)
             << "; the horizon T = n/d = " << format_number(law.horizon())
             << " sets the cost: fewer --pairs, --points or orders, or --mixture discrete, "
                "are faster)\n";
