@@ -148,7 +148,7 @@ const std::vector<std::pair<std::string, std::string>>& self_check_claims() {
       {"lksp25-privacy-fixed-pair-exact",
        "the exact mu_fixed halved: noisy SGD's last iterate twice as private for the fixed pair as the affine recursion says"},
       {"lksp25-privacy-fixed-pair",
-       "the HSGD claim halved, G(0.5 mu_HSGD (1 + 4/d)): the refuted claim made twice as optimistic is rejected as well"},
+       "the HSGD claim halved, G(0.5 mu_HSGD (1 + a)): the refuted claim made twice as optimistic is rejected as well"},
       {"lksp25-privacy-last-iterate",
        "the claimed mu halved: noisy SGD's last iterate twice as private for the pair as the HSGD Renyi divergence says"},
       {"lksp25-risk-concentration",
