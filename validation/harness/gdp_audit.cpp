@@ -34,6 +34,21 @@ double t_multiplier(double z, std::size_t n) {
   return boost::math::quantile(boost::math::complement(t, tail));
 }
 
+verdict equivalence_verdict(double difference, double half_width, double margin, equality kind) {
+  if (std::isnan(difference) || std::isnan(half_width)) return verdict::inconclusive;
+  const double gap = std::abs(difference);
+  // Exact: a gap beyond the interval, less 1e-15 of rounding (identical runs differ by zero, and
+  // by less than that after summation).
+  if (gap - half_width > (kind == equality::exact ? 1e-15 : margin)) return verdict::violated;
+  return gap + half_width <= margin ? verdict::holds : verdict::inconclusive;
+}
+
+verdict combine_equivalence(verdict a, verdict b) {
+  if (a == verdict::violated || b == verdict::violated) return verdict::violated;
+  if (a == verdict::inconclusive || b == verdict::inconclusive) return verdict::inconclusive;
+  return verdict::holds;
+}
+
 double mean_of(const std::vector<double>& v) {
   double s = 0;
   for (const double x : v) s += x;

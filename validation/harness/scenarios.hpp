@@ -50,6 +50,19 @@ double normal_quantile(double confidence);
 /// covers about 81 %), the t interval is exact for normal data at any n.
 double t_multiplier(double z, std::size_t n);
 
+/// An equality claim audited as an equivalence (docs/validation.md, "Equality claims"), given an
+/// interval difference ± half_width on the gap between the measured and the claimed value and a
+/// margin fixed before the run. holds only when the interval lies wholly inside ±margin; "no
+/// significant difference" alone is never "holds". An exact claim (an identity, an exact
+/// recursion) is violated when the interval excludes 0: any gap refutes it. An approximate claim
+/// ("equal up to the finite-d error") is violated only when the interval lies wholly beyond the
+/// margin. Otherwise inconclusive: the run does not resolve a gap of the margin's size.
+enum class equality { exact, approximate };
+verdict equivalence_verdict(double difference, double half_width, double margin, equality kind);
+/// Several equivalence checks of one claim together: violated if one is, else inconclusive if
+/// one is, else holds.
+verdict combine_equivalence(verdict a, verdict b);
+
 /// A name written in ASCII for notes (eps = 0.1, beta = sqrt(n)) as figure text: the whole words
 /// eps, epsilon, delta, alpha, beta, gamma, eta, theta, kappa, lambda, mu, sigma, tau as Greek
 /// letters, sqrt(x) as √x.

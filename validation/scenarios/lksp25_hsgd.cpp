@@ -177,16 +177,23 @@ std::vector<double> log_grid(double lo, double hi, int n) {
   return t;
 }
 
-// An equality claim "E 𝒫 = claim_j at t_j" audited against Monte Carlo means: Student t
-// intervals mean ± t·se with t for 1 − 0.05/k each (Bonferroni over the k times, 95 %
-// simultaneous; t_multiplier at the replicate count). violated if a claimed value lies outside its
-// interval, holds if every one lies inside (an equality has no "right side" but the inside). The
-// scalar columns are those of the last time. Adds the Monte Carlo series to the figure.
+// An equality claim "E 𝒫 = claim_j at t_j" audited against Monte Carlo means as an equivalence
+// (equivalence_verdict): Student t intervals mean ± t·se with t for 1 − 0.05/k each (Bonferroni
+// over the k times, 95 % simultaneous; t_multiplier at the replicate count). violated if a
+// claimed value lies outside its interval (an exact claim) or an interval lies wholly beyond the
+// margin (an approximate one); holds only if every interval lies inside
+// claim_j·(1 ± kRiskMargin), a gap a reader of the paper's figures would not see; inconclusive
+// if the run does not resolve that (an interval reaching past the margin). The margin is fixed
+// by that reading, not by a run: 5 % of the claimed risk. The scalar columns are those of the
+// last time. Adds the Monte Carlo series to the figure.
+constexpr double kRiskMargin = 0.05;
+
 void audit_risk_curve(const std::vector<double>& times,
                       const std::vector<sim::moments>& mc,
                       const std::vector<double>& claim,
                       const std::string& claim_name,
                       const std::string& points_name,
+                      equality kind,
                       scenario_result& r) {
   const std::size_t k = times.size();
   const double confidence = 1 - 0.05 / static_cast<double>(k);
@@ -196,14 +203,20 @@ void audit_risk_curve(const std::vector<double>& times,
   series points;
   points.name = points_name + " (" + sig(confidence * 100, 3) + "% Bonferroni intervals)";
   points.style = "points";
-  int outside = 0;
-  double worst = 0;
+  int outside = 0, unresolved = 0;
+  double worst = 0, reach = 0;  // reach: the largest (|gap| + half-width)/margin
   std::size_t worst_at = 0;
+  verdict v = verdict::holds;
   for (std::size_t j = 0; j < k; ++j) {
     const double mean = mc[j].mean(), se = mc[j].standard_error();
     const double lo = mean - z * se, hi = mean + z * se;
     const double zj = (claim[j] - mean) / se;
-    if (claim[j] < lo || claim[j] > hi) ++outside;
+    const double margin = kRiskMargin * std::abs(claim[j]);
+    const verdict vj = equivalence_verdict(mean - claim[j], z * se, margin, kind);
+    if (vj == verdict::violated) ++outside;
+    if (vj == verdict::inconclusive) ++unresolved;
+    v = combine_equivalence(v, vj);
+    reach = std::max(reach, (std::abs(mean - claim[j]) + z * se) / margin);
     if (std::abs(zj) >= worst) {
       worst = std::abs(zj);
       worst_at = j;
@@ -219,16 +232,29 @@ void audit_risk_curve(const std::vector<double>& times,
                       ", z = " + sig(zj, 3));
   }
   r.figure.data.push_back(std::move(points));
-  r.verdict = outside > 0 ? verdict::violated : verdict::holds;
-  r.verdict_reason = outside > 0
-                         ? "the " + claim_name + " lies outside the " + sig(confidence * 100, 3) +
-                               "% interval of the Monte Carlo mean at " + std::to_string(outside) +
-                               " of " + std::to_string(k) + " times (worst |z| = " + sig(worst, 3) +
-                               " at t = " + sig(times[worst_at]) + ", limit " + sig(z, 3) + ")"
-                         : "the " + claim_name + " lies inside every " + sig(confidence * 100, 3) +
-                               "% interval of the Monte Carlo mean (" + std::to_string(k) +
-                               " times, Bonferroni; worst |z| = " + sig(worst, 3) + " of " +
-                               sig(z, 3) + ")";
+  r.verdict = v;
+  const std::string margin_words = sig(kRiskMargin * 100, 2) + "% of the claimed value";
+  if (v == verdict::violated && kind == equality::approximate)
+    r.verdict_reason = "the " + sig(confidence * 100, 3) + "% interval of the Monte Carlo mean "
+                       "lies wholly beyond " + margin_words + " (the " + claim_name + ") at " +
+                       std::to_string(outside) + " of " + std::to_string(k) + " times";
+  else if (v == verdict::violated)
+    r.verdict_reason = "the " + claim_name + " lies outside the " + sig(confidence * 100, 3) +
+                       "% interval of the Monte Carlo mean at " + std::to_string(outside) + " of " +
+                       std::to_string(k) + " times (worst |z| = " + sig(worst, 3) + " at t = " +
+                       sig(times[worst_at]) + ", limit " + sig(z, 3) + ")";
+  else if (v == verdict::inconclusive)
+    r.verdict_reason = "no gap from the " + claim_name + " is resolved, but at " +
+                       std::to_string(unresolved) + " of " + std::to_string(k) +
+                       " times the interval reaches past the margin (" + margin_words +
+                       "; reach " + sig(reach, 3) + " margins): equality not shown at this size";
+  else
+    r.verdict_reason = "equivalent: every " + sig(confidence * 100, 3) +
+                       "% interval of the Monte Carlo mean (" + std::to_string(k) +
+                       " times, Bonferroni) contains the " + claim_name + " and lies within " +
+                       margin_words + " (reach " + sig(reach, 3) + " margins; worst |z| = " +
+                       sig(worst, 3) + ")";
+  r.parameters["equivalence_margin"] = "+-" + margin_words;
   const std::size_t last = k - 1;
   r.quantity = "E P(X) at t = " + sig(times[last]);
   r.bound = claim[last];
@@ -323,7 +349,8 @@ scenario_result risk_sgd(const scenario_context& c) {
   }
   if (c.bound_factor != 1) recursion_curve.name += " × " + sig(c.bound_factor);
   r.figure.data = {volterra_curve, recursion_curve};
-  audit_risk_curve(times, m, claim, "exact SGD mean (recursion)", "Monte Carlo SGD", r);
+  audit_risk_curve(times, m, claim, "exact SGD mean (recursion)", "Monte Carlo SGD",
+                   equality::exact, r);
   r.replicates = replicates;
 
   // The HSGD approximation error: relative gap of the exact SGD mean to P_t, here and for other
@@ -466,7 +493,7 @@ scenario_result risk_hsgd(const scenario_context& c) {
   curve.y = volterra_risk(s, schedule, curve.x);
   for (double& y : curve.y) y *= c.bound_factor;
   r.figure.data = {curve};
-  audit_risk_curve(times, m, claim, "Volterra P_t", "Monte Carlo HSGD", r);
+  audit_risk_curve(times, m, claim, "Volterra P_t", "Monte Carlo HSGD", equality::exact, r);
   r.replicates = replicates;
 
   // The time-step bias of the simulated chain, exactly: E P of the EM chain (recursion) − P_t.
@@ -741,7 +768,9 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   // ~16% of P_t on each checkpoint (~14% at 200): a finite-d or non-Gaussian gap to the Volterra
   // curve smaller than that is not resolved; the full tier's 4000 resolve ~3%. Not fewer: P(x_k)
   // is skewed (one spike coordinate), and at 100 replicates the t intervals under-covered (false
-  // violations at 3 of 7 seeds); at 160, none at 11 seeds (worst |z| 2.25 of 2.77).
+  // violations at 3 of 7 seeds); at 160, none at 11 seeds (worst |z| 2.25 of 2.77). The claim is
+  // an approximate equality audited as an equivalence at ±5 % (audit_risk_curve): the quick size
+  // cannot show it, so its verdict is inconclusive; the full tier's ~3 % can.
   const std::uint64_t replicates = replicates_for(c, 160, 4000);
   const volterra::lksp25_vectors start = volterra::lksp25_start(d, 2, c.seed, 40);
   const Eigen::VectorXd &xt = start.xtilde, &x0 = start.x0;
@@ -844,7 +873,8 @@ scenario_result fig2a_seed_risk(const scenario_context& c) {
   vc.x = fine;
   vc.y = solve(code, fine);
   r.figure.data = {vd, vc};
-  audit_risk_curve(times, m_design, claim, "Volterra P_t (design Sigma)", "SGD, the design's Σ", r);
+  audit_risk_curve(times, m_design, claim, "Volterra P_t (design Sigma)", "SGD, the design's Σ",
+                   equality::approximate, r);
   // The code's Σ: its Volterra curve against SGD's risk under the same (wrong) Σ; information.
   const double z = t_multiplier(normal_quantile(r.confidence), res.replicates);
   pc.name = "SGD, risk under the code's Σ";

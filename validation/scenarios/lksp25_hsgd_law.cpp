@@ -113,8 +113,22 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   for (double v : z) var += (v - mean) * (v - mean) / (N - 1);
   const double zc =
       boost::math::quantile(boost::math::complement(boost::math::normal(), level / 2));
-  const bool ks_bad = ks > ks_crit, mean_bad = std::abs(mean) > zc / std::sqrt(N),
-             var_bad = std::abs(var - 1) > zc * std::sqrt(2 / N);
+  // "Is the law" at finite d is an approximate equality, audited as an equivalence
+  // (equivalence_verdict) with margins fixed as the departure a QQ plot of Fig. 1(a)'s kind
+  // would show: a CDF gap of 0.1 (the KS distance, with its DKW band), a spike mean offset of
+  // 0.2 sd, a spike variance off by 0.2. holds when every band lies inside its margin; violated
+  // when one lies wholly beyond it (a departure larger than the margin); inconclusive otherwise.
+  // A finite-d departure smaller than the margin (a ~0.1 sd spike offset at some seeds, which
+  // 1 000 runs can resolve from 0) is within the claim.
+  constexpr double ks_margin = 0.1, mean_margin = 0.2, var_margin = 0.2;
+  const double mean_band = zc / std::sqrt(N), var_band = zc * std::sqrt(2 / N);
+  // The KS distance to χ²_d lies in [ks − ks_crit, ks + ks_crit] (DKW) with the same confidence.
+  const verdict ks_v = ks - ks_crit > ks_margin    ? verdict::violated
+                       : ks + ks_crit <= ks_margin ? verdict::holds
+                                                   : verdict::inconclusive;
+  const verdict mean_v = equivalence_verdict(mean, mean_band, mean_margin, equality::approximate);
+  const verdict var_v = equivalence_verdict(var - 1, var_band, var_margin, equality::approximate);
+  const verdict law_verdict = combine_equivalence(combine_equivalence(ks_v, mean_v), var_v);
 
   scenario_result r;
   r.id = "lksp25-fig1a-mahalanobis";
@@ -122,21 +136,31 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   r.source = "LKSP25 Fig. 1(a), Conjecture 3.1, eq. (10)";
   r.claim =
       "the last iterate of one-pass noisy SGD is N(m(T), V(T)) of noisy HSGD: D^2 ~ chi^2_d and "
-      "the spike coordinate standard normal (an approximation at finite d, checked at 95%)";
+      "the spike coordinate standard normal (an approximation at finite d, checked at 95% as an "
+      "equivalence: KS distance, |spike mean| and |spike variance - 1| within 0.1, 0.2 sd and "
+      "0.2 with their bands)";
   r.parameters = {{"d", d},         {"n", n},         {"eta", eta},   {"gamma", gamma},
                   {"ridge", ridge}, {"sigma", sigma}, {"runs", runs}, {"sigma_model", "design"}};
-  r.verdict = ks_bad || mean_bad || var_bad ? verdict::violated : verdict::holds;
+  r.verdict = law_verdict;
   if (r.verdict == verdict::violated) {
     r.verdict_reason = "the law is rejected:";
-    if (ks_bad) r.verdict_reason += " KS";
-    if (mean_bad) r.verdict_reason += " spike mean";
-    if (var_bad) r.verdict_reason += " spike variance";
-    r.verdict_reason += " outside its 98.3% band";
+    if (ks_v == verdict::violated) r.verdict_reason += " KS";
+    if (mean_v == verdict::violated) r.verdict_reason += " spike mean";
+    if (var_v == verdict::violated) r.verdict_reason += " spike variance";
+    r.verdict_reason += " beyond its margin with its whole 98.3% band";
+  } else if (r.verdict == verdict::inconclusive) {
+    r.verdict_reason =
+        "no departure resolved, but a 98.3% band reaches past its margin (KS 0.1, spike mean "
+        "0.2 sd, spike variance 0.2): equality not shown at this size";
   } else {
     r.verdict_reason =
-        "KS of D^2 against chi^2_d and the spike direction's mean and variance are all within "
-        "their 98.3% bands";
+        "equivalent: KS of D^2 against chi^2_d and the spike direction's mean and variance, "
+        "with their 98.3% bands, all lie within their margins (KS 0.1, mean 0.2 sd, variance "
+        "0.2)";
   }
+  r.parameters["equivalence_margins"] = {{"ks", ks_margin},
+                                         {"spike_mean_sd", mean_margin},
+                                         {"spike_variance", var_margin}};
   r.quantity = "KS distance of D^2 vs chi^2_d";
   r.bound = ks_crit;
   r.estimate = ks;
@@ -268,25 +292,23 @@ scenario_result clipped_sgd(const scenario_context& c) {
   // excludes 0 is an effect (violated); a band that contains 0 but reaches past the margin
   // cannot tell (inconclusive: the runs do not resolve an effect of that size).
   constexpr double margin_fraction = 0.02;
-  enum class equal { yes, effect, unresolved };
   auto equivalent = [&](std::size_t v, std::size_t j, double& worst_reach) {
     const auto [m, hw] = diff(v, j);
     const double margin = margin_fraction * res.observables[j].stats.mean();
     worst_reach = std::max(worst_reach, (std::abs(m) + hw) / margin);
-    if (std::abs(m) > hw + 1e-15) return equal::effect;
-    return std::abs(m) + hw <= margin ? equal::yes : equal::unresolved;
+    return equivalence_verdict(m, hw, margin, equality::exact);
   };
   bool c7_none = true, end_same = true, unresolved = false;
   double c7_reach = 0, end_reach = 0;  // largest |mean| + half-width, in margins
   for (std::size_t j = 0; j < checkpoints.size(); ++j) {
-    const equal e = equivalent(3, j, c7_reach);
-    c7_none = c7_none && e != equal::effect;
-    unresolved = unresolved || e == equal::unresolved;
+    const verdict e = equivalent(3, j, c7_reach);
+    c7_none = c7_none && e != verdict::violated;
+    unresolved = unresolved || e == verdict::inconclusive;
   }
   for (std::size_t v = 1; v < 4; ++v) {
-    const equal e = equivalent(v, checkpoints.size() - 1, end_reach);
-    end_same = end_same && e != equal::effect;
-    unresolved = unresolved || e == equal::unresolved;
+    const verdict e = equivalent(v, checkpoints.size() - 1, end_reach);
+    end_same = end_same && e != verdict::violated;
+    unresolved = unresolved || e == verdict::inconclusive;
   }
   scenario_result r;
   r.id = "lksp25-fig3a-clipped";

@@ -561,7 +561,8 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
       "the same for d = 4, 16, 64, an identity in law for Alg 2 that the simulator must reproduce "
       "(paired differences R(d) - R(theta) with " +
       sig(confidence * 100, 4) + "% intervals, Bonferroni over " + std::to_string(checks) +
-      "; holds if every interval contains 0, violated if one excludes it); a bound in sqrt(d) "
+      "; an equivalence: holds if every interval contains 0 and lies within +-5% of E R(theta), "
+      "violated if one excludes 0, inconclusive otherwise); a bound in sqrt(d) "
       "(DP-SGD for convex GLMs in the ambient dimension) would predict a ratio sqrt(d/theta) = 2, "
       "4";
   r.parameters = {{"link", "sigmoid"},
@@ -576,6 +577,13 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
                   {"replicates", replicates},
                   {"tier", to_string(c.tier)}};
   const auto& base = res.observables[0].samples;
+  // "The same" is an equivalence (equivalence_verdict): each paired difference's interval must
+  // contain 0 and lie inside ±5 % of E R(theta), fixed as a gap a figure of the rates would not
+  // show (a sqrt(d) rate is a factor 2 and 4); 300 replicates resolve about ±1.4 %.
+  constexpr double margin_fraction = 0.05;
+  const double margin = margin_fraction * res.observables[0].stats.mean();
+  verdict v = verdict::holds;
+  double reach = 0;
   int contains = 0, excludes = 0;
   double worst_t = 0;
   double wm = 0, wh = 0;
@@ -603,6 +611,8 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
       ++contains;
     else
       ++excludes;
+    v = combine_equivalence(v, equivalence_verdict(m, h, margin, equality::exact));
+    reach = std::max(reach, (std::abs(m) + h) / margin);
     if (std::abs(m) / h > worst_t) {
       worst_t = std::abs(m) / h;
       wm = m;
@@ -623,10 +633,15 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
       "differ. So this audits the simulator end to end (ambient noise reaching the risk, a d-scaled "
       "noise or step, would be violated), and its power against the wrong claim a d-dimensional "
       "DP-SGD analysis makes (risk growing like sqrt(d/theta)) is its self-check");
-  r.verdict = excludes > 0 ? verdict::violated : verdict::holds;
-  r.verdict_reason = excludes > 0
-                         ? std::to_string(excludes) + " paired-difference intervals exclude 0"
-                         : "every paired-difference interval contains 0";
+  r.verdict = v;
+  r.verdict_reason =
+      excludes > 0 ? std::to_string(excludes) + " paired-difference intervals exclude 0"
+      : v == verdict::holds
+          ? "equivalent: every paired-difference interval contains 0 and lies within +-5% of "
+            "E R(theta) (reach " + sig(reach, 3) + " margins)"
+          : "no difference resolved, but an interval reaches past +-5% of E R(theta) (reach " +
+                sig(reach, 3) + " margins): equality not shown at this size";
+  r.parameters["equivalence_margin"] = "+-5% of E R(theta)";
   r.quantity = "paired difference E R(d) - k E R(theta) (largest |mean|/halfwidth; k = 1, "
                "sqrt(d/theta) in the self-check)";
   r.bound = 0;
