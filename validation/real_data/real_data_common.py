@@ -6,21 +6,84 @@ import argparse
 import csv
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
 from typing import Dict, List, Sequence, Tuple
 
-# Two-sided 97.5% quantiles of Student's t for 1..10 degrees of freedom (then the normal's).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+# Student's t in closed form for integer degrees of freedom (Abramowitz & Stegun 26.7.3-4), so
+# that the scripts need neither SciPy (not in the Debian set dpkit installs) nor the simulator's
+# statistics (Boost.Math, in dpkit_sim, which the Python extension does not link): the scripts'
+# intervals at any Bonferroni level come from here.
+def t_two_sided(t: float, df: int) -> float:
+    """P(|T| <= t) for Student's t with df >= 1 degrees of freedom (integer), exactly."""
+    if df < 1:
+        raise ValueError("df must be >= 1")
+    theta = math.atan(abs(t) / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2:  # odd: (2/π)(θ + sinθ cosθ (1 + 2/3 cos²θ + 2·4/(3·5) cos⁴θ + …))
+        term, total = 1.0, 1.0 if df > 1 else 0.0
+        for k in range(1, (df - 1) // 2):
+            term *= 2 * k / (2 * k + 1) * c2
+            total += term
+        return 2 / math.pi * (theta + s * math.cos(theta) * total)
+    term, total = 1.0, 1.0  # even: sinθ (1 + 1/2 cos²θ + 1·3/(2·4) cos⁴θ + …)
+    for k in range(1, df // 2):
+        term *= (2 * k - 1) / (2 * k) * c2
+        total += term
+    return s * total
+
+
+def t_quantile(confidence: float, df: int) -> float:
+    """The two-sided Student t multiplier t with P(|T| <= t) = confidence (bisection to 1e-12)."""
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must be in (0, 1)")
+    lo, hi = 0.0, 1.0
+    while t_two_sided(hi, df) < confidence:
+        hi *= 2
+    while hi - lo > 1e-12 * max(1.0, hi):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_two_sided(mid, df) < confidence else (lo, mid)
+    return hi
+
+
+def z_quantile(confidence: float) -> float:
+    """The two-sided normal multiplier z with P(|Z| <= z) = confidence."""
+    return statistics.NormalDist().inv_cdf((1 + confidence) / 2)
 
 
 def t975(df: float) -> float:
-    """The 97.5% quantile of Student's t (conservative: the table's value at floor(df))."""
-    if df < 1:
-        return T975[0]
-    k = int(math.floor(df))
-    return T975[k - 1] if k <= len(T975) else 1.96
+    """The 95 % two-sided Student t multiplier (conservative at non-integer df: floor(df))."""
+    return t_quantile(0.95, max(1, int(math.floor(df))))
+
+
+# The accuracy floor of a smoke run: a model that learned nothing scores chance on the test set,
+# so its accuracy stays below chance + z·sqrt(chance·(1 − chance)/n_test) with probability
+# 0.9995 (z = 3.29, two-sided 99.9 %). A training path that runs but does not learn (a sign error,
+# labels shuffled against images, noise on the wrong scale) fails it; one that learns clears it by
+# far. Fixed by that reading, not by a run.
+FLOOR_Z = 3.29
+
+
+def accuracy_floor(chance: float, n_test: int) -> float:
+    """The lowest test accuracy a smoke run accepts (FLOOR_Z above chance)."""
+    return chance + FLOOR_Z * math.sqrt(chance * (1 - chance) / n_test)
+
+
+def check_floor(who: str, accuracies: Dict[str, float], chance: float, n_test: int) -> bool:
+    """Prints each accuracy against the floor; False (and a line on stderr) if one is below."""
+    floor = accuracy_floor(chance, n_test)
+    ok = True
+    for name, acc in accuracies.items():
+        if not acc >= floor:
+            sys.stderr.write(f"{who}: {name}: test accuracy {acc:.4f} is below the smoke floor "
+                             f"{floor:.4f} (chance {chance:g} + {FLOOR_Z} sd of a "
+                             f"{n_test}-image test set): the model did not learn\n")
+            ok = False
+    print(f"# smoke floor: every accuracy >= {floor:.4f} (chance {chance:g} on {n_test} test "
+          f"images + {FLOOR_Z} sd): " + ("met" if ok else "NOT met"), flush=True)
+    return ok
 
 
 def run(cmd: List[str], who: str) -> str:
