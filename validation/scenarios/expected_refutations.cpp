@@ -18,6 +18,16 @@ const std::vector<expected_refutation>& expected_refutations() {
        "exact binomial CDF for m = 1..2000 (no Monte Carlo): m = 100 gives 0.0176 against the "
        "printed 1.27e-14",
        true, true},
+      {"zxd26-init-lemmas",
+       "Lemmas 18-19 (long-tailed memorisation): every example keeps |S_i^(0)| >= 0.4m active "
+       "neurons (and every neuron 0.4n examples) with probability >= 1 - n exp(-8m/25)",
+       "the probability comes from the false Lemma 9 (zxd26-lemma9-false); with Lemma 9 "
+       "corrected it is 1 - n exp(-m/50), which the scenario audits in its place (it holds)",
+       "at n = 150 some example fails in 98 % of draws at m = 20 (Clopper-Pearson [86, 100] %) "
+       "against the printed <= 0.25, and in 47 % [27, 67] % at m = 100 against the printed "
+       "1.9e-12 (seed 2026); 38-48 % at m = 100 at seeds 1, 7, 99, 3; full tier (n = 500): 48 % "
+       "[39, 57] % at m = 100 against 6.3e-12, 12 % [6.9, 18.9] % at m = 200 against 8.0e-26",
+       true, true},
       {"zxd26-thm3-tail-gap",
        "Remark 3: the test-error gap between long-tailed points and all points grows with the "
        "DP noise",

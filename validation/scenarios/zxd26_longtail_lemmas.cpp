@@ -282,7 +282,8 @@ scenario_result init_lemmas(const scenario_context& c) {
       "corrected: per example P[|S_i^(0)| < 0.4m] = P[Bin(m, 1/2) < 0.4m] exactly, the all-i "
       "failure is <= n exp(-m/50), per neuron P[#{i: <w0, xi_i> > 0} < 0.4n] = P[Bin(n, 1/2) < "
       "0.4n]; (b) claim 3's fitted constant is reported. Bonferroni over all checks";
-  const int n_checks = static_cast<int>(2 * (G - 1) + 2 + 2 + 2 * widths.size() + 1);
+  // The family: every check of the ledger, and the printed Lemmas 18-19 at each width (below).
+  const int n_checks = static_cast<int>(2 * (G - 1) + 2 + 2 + 3 * widths.size() + 1);
   const double conf = 1 - 0.05 / n_checks, zq = normal_quantile(conf);
   ledger L;
   // (a) The failure rate must not fall as the ratio falls (grid order: ratio decreasing):
@@ -332,6 +333,30 @@ scenario_result init_lemmas(const scenario_context& c) {
            count(od + 2 * widths.size()), R, F * risk::lemma9_exact(static_cast<long long>(n)),
            conf, r);
   L.finish(conf, r);
+  // Lemmas 18-19 as printed: "|S_i^(0)| >= 0.4m for all i with probability >= 1 - n e^{-8m/25}",
+  // through the false Lemma 9 (zxd26-lemma9-false). Where the all-i failure frequency's
+  // Clopper-Pearson interval lies wholly above min(1, n e^{-8m/25}), the printed probability is
+  // contradicted: the scenario says refuted — it audits the corrected statement in its place,
+  // which must hold — scoped to that statement (an expected refutation, docs/findings.md).
+  std::string printed_wrong;
+  for (std::size_t w = 0; w < widths.size(); ++w) {
+    const auto m = static_cast<long long>(widths[w]);
+    const double printed = std::min(1.0, static_cast<double>(n) * risk::lemma9_claimed(m));
+    const sim::confidence_interval ci = sim::clopper_pearson(count(od + 2 * w + 1), R, conf);
+    if (ci.lower > printed)
+      printed_wrong += (printed_wrong.empty() ? "" : "; ") + std::string("m = ") +
+                       std::to_string(m) + ": some i fails in " + sig(100 * ci.estimate, 3) +
+                       "% of draws [" + sig(100 * ci.lower, 3) + ", " + sig(100 * ci.upper, 3) +
+                       "%] against the printed <= " + sig(printed, 3);
+  }
+  if (!printed_wrong.empty() && r.verdict != verdict::violated && !c.self_check && F == 1) {
+    r.verdict = verdict::refuted;
+    r.verdict_reason =
+        "refuted: Lemmas 18-19's printed probability (all i keep |S_i^(0)| >= 0.4m w.p. >= 1 - "
+        "n exp(-8m/25), through the false Lemma 9) at n = " + std::to_string(n) + ", " +
+        printed_wrong + "; in its place, Lemmas 16, 17 and Lemmas 18-19 with Lemma 9 corrected "
+        "(exp(-m/50)): " + r.verdict_reason;
+  }
 
   // Reports.
   const learners::spiked_norms paper = learners::spiked_closed_form(K, d, g.s, lambda_paper);

@@ -454,7 +454,10 @@ scenario_result thm3_tail_L(const scenario_context& c) {
         "claim 27 refuted: under DP with a <= b the tail error still falls with L (Student t "
         "interval of the slope wholly below 0) while the audited directions hold; Remark 3.3 "
         "reads an upper bound that is vacuous there, and the measured error keeps the clean "
-        "model's ordering, only less steeply",
+        "model's ordering, only less steeply. Scope: the regime a <= b is located with Thm 3's "
+        "hidden constants set to 1 (it decides only which DP level is audited, not a value); the "
+        "run is outside Condition 1, as every simulable configuration is; the L-tail is taken "
+        "along the clean model's aggregate neuron (the paper leaves the direction undefined)",
         r);
   for (std::size_t v = 0; v <= NZ; ++v) {
     std::string line =
