@@ -5,6 +5,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "../harness/scenarios.hpp"
@@ -275,7 +276,7 @@ scenario_result clipped_sgd(const scenario_context& c) {
     return std::pair<double, double>{mean, zc * std::sqrt(var / N)};
   };
   // (i) c = 3 raises the transient risk: some checkpoint's difference above its band.
-  double best3 = -INFINITY, best3_hw = 0;
+  double best3 = -std::numeric_limits<double>::infinity(), best3_hw = 0;
   long best3_k = 0;
   for (std::size_t j = 0; j + 1 < checkpoints.size(); ++j) {
     const auto [m3, hw3] = diff(1, j);

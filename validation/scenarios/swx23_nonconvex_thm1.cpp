@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -412,7 +413,7 @@ scenario_result thm1_rate(const scenario_context& c) {
       {"tier", to_string(c.tier)}};
   int holds = 0, violated = 0;
   std::size_t k = 0;
-  double worst_gap = -INFINITY;
+  double worst_gap = -std::numeric_limits<double>::infinity();
   slope_fit worst_fit;
   std::string worst_name;
   figure& f = r.figure;
@@ -584,7 +585,7 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
   const double margin = margin_fraction * res.observables[0].stats.mean();
   verdict v = verdict::holds;
   double reach = 0;
-  int contains = 0, excludes = 0;
+  int excludes = 0;
   double worst_t = 0;
   double wm = 0, wh = 0;
   series pts;
@@ -607,10 +608,7 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
     for (std::size_t i = 0; i < base.size(); ++i)
       diff[i] = res.observables[j].samples[i] - k * base[i];
     const double m = mean_of(diff), h = z * se_of(diff);
-    if (m - h <= 0 && m + h >= 0)
-      ++contains;
-    else
-      ++excludes;
+    if (m - h > 0 || m + h < 0) ++excludes;
     v = combine_equivalence(v, equivalence_verdict(m, h, margin, equality::exact));
     reach = std::max(reach, (std::abs(m) + h) / margin);
     if (std::abs(m) / h > worst_t) {
