@@ -101,6 +101,9 @@ std::vector<scenario> build_registry() {
   for (const scenario& s : all)
     if (s.self_check_claim.empty())
       throw std::logic_error("scenario " + s.id + " has no self-check claim in self_checks.cpp");
+  for (const self_check_blind_spot& b : self_check_blind_spots())
+    if (std::none_of(all.begin(), all.end(), [&b](const scenario& s) { return s.id == b.id; }))
+      throw std::logic_error("self_checks.cpp lists a blind spot of an unknown scenario: " + b.id);
   for (const auto& [id, seconds] : quick_costs()) {
     const auto it = std::find_if(all.begin(), all.end(),
                                  [&id = id](const scenario& s) { return s.id == id; });

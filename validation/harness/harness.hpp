@@ -106,6 +106,22 @@ struct scenario {
 /// none or an entry names no scenario.
 const std::vector<std::pair<std::string, std::string>>& self_check_claims();
 
+/// A self-check the scenario's own data do not reject at a tier: the named wrong claim is the
+/// plausible one, and that tier's sample size has no power against it (the real claim's verdict
+/// is then inconclusive there too). Listed, reviewed and shown by `dpkit validate --self-check`
+/// as "not caught (listed blind spot)" rather than failing the run; a blind spot not in the list
+/// fails it (exit 3). The coverage study (docs/validation.md) gives every self-check's power
+/// across seeds.
+struct self_check_blind_spot {
+  std::string id;     ///< the scenario
+  std::string why;    ///< what the tier does not resolve, with the measured numbers
+  bool quick = true;  ///< a blind spot of the quick tier
+  bool full = false;  ///< and of the full tier
+};
+const std::vector<self_check_blind_spot>& self_check_blind_spots();
+/// The listed blind spot of scenario `id` at `t`, or nullptr.
+const self_check_blind_spot* find_blind_spot(const std::string& id, tier t);
+
 /// The measured quick-tier run time of the scenarios that take half a second or more, by
 /// scenario id (validation/scenarios/quick_costs.cpp); registry() throws std::logic_error if an
 /// entry names no scenario.

@@ -56,7 +56,7 @@ const std::vector<std::pair<std::string, std::string>>& self_check_claims() {
       {"swx23-thm2-alg3-rate",
        "Thm 2's decay exponents divided by 0.25 (four times faster rates than the theorem's)"},
       {"swx23-thm2-jl-ushape",
-       "the risk grows with the JL dimension m on the grid (the proof's privacy term m tau^2 dominating): minimum at m = 2"},
+       "no trade-off in m: the risk falls with the JL dimension to the largest m on the grid (the JL bias the only cost, the privacy term m tau^2 never biting): minimum at m = 128"},
       {"swx23-thm4-alg5-rate",
        "Thm 4's decay exponent divided by 0.25 (a rate four times faster than the theorem's)"},
       {"swx23-thm6-alg7-rate",
@@ -163,6 +163,26 @@ const std::vector<std::pair<std::string, std::string>>& self_check_claims() {
        "mu halved: the Gaussian mean shift claimed to be G(mu/2)-DP, a privacy claim twice too optimistic"},
   };
   return list;
+}
+
+const std::vector<self_check_blind_spot>& self_check_blind_spots() {
+  static const std::vector<self_check_blind_spot> list = {
+      {"swx23-thm2-jl-ushape",
+       "the plausible wrong claim (risk falling to m = 128, no trade-off) differs from the U-shape "
+       "only in the right arm, whose rise from the optimum to m = 128 is a few % of the risk; 24 "
+       "quick replicates resolve the paired differences to about +-0.02 (R(128) - R(16) = 0.0013 "
+       "+- 0.020 at seed 1), so the quick tier rejects neither the U-shape's right arm nor the "
+       "monotone fall, and the real verdict is inconclusive there as well; the full tier's 400 "
+       "replicates (+-0.003) do not either: R(128) - R(64) = 0.0003 +- 0.0033 at seed 2026",
+       true, true},
+  };
+  return list;
+}
+
+const self_check_blind_spot* find_blind_spot(const std::string& id, tier t) {
+  for (const self_check_blind_spot& b : self_check_blind_spots())
+    if (b.id == id && (t == tier::quick ? b.quick : b.full)) return &b;
+  return nullptr;
 }
 
 }  // namespace dpkit::validation
