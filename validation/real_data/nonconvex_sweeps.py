@@ -23,17 +23,21 @@ noise on the same images).
     holds: every C's mean test loss is within ±5 % of the sweep's mean, interval included;
     refuted: some C is outside the band beyond its interval; else inconclusive.
   * Fig 3: m ∈ {2, 4, 8, 16, 64, 256};  Fig 4: T ∈ {30, 100, 300, 1 000, 3 000}.
-    holds: the smallest mean is at an interior point and both ends exceed it beyond the
-    interval of the difference; refuted: the smallest mean is at an end and that end is below
-    its neighbour beyond the interval (no interior minimum on the grid); else inconclusive.
+    holds: some interior point has both ends above it beyond the intervals of the two
+    differences; refuted: an end is below every interior point beyond the intervals (a
+    monotone curve, its minimum at that end); else inconclusive. Every interior point is
+    compared with both ends (no point is picked by its noisy mean first).
   * Fig 5: n ∈ {250, 500, 1 000, 2 000, 4 000, 8 000} with T = ⌈50 n^{2/5}⌉ and
     m = max(4, ⌈n^{1/4}/2⌉) (the paper's, its garbled width read as n^{1/4}/2), DP against
     non-private SGD (no noise, no clipping; same η and batches).
     holds: the gap DP − non-private at the smallest n exceeds that at the largest beyond the
     interval; refuted: it is smaller beyond it; else inconclusive.
 
-Intervals: 95 %, Student t with R − 1 degrees of freedom on the difference of two means with
-Welch's standard error. Every point runs with the same seed (common random numbers), so two
+Intervals: Student t with R − 1 degrees of freedom on the difference of two means with Welch's
+standard error, Bonferroni over the four figures' statements and, within a figure, over its
+comparisons (Fig 2: the K points; Figs 3, 4: every interior point against both ends), so the
+four verdicts together are at 95 %. `--rejudge TABLE` recomputes a stored table's verdicts from
+its means, sds and counts (CTest validation.real_data_verdicts_nonconvex pins the committed one). Every point runs with the same seed (common random numbers), so two
 points' runs are positively correlated; the Welch interval, which treats them as independent, is
 then conservative (wider than a paired one). The metric is the logistic test loss of the averaged iterate (the
 paper's); the test error is reported beside it.
@@ -61,6 +65,7 @@ a failed run), 77 (Fashion-MNIST is not installed: skipped).
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -69,7 +74,7 @@ import time
 from typing import Dict, List, Tuple
 
 from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser, run,
-                              t975, write_table, check_floor)
+                              t975, t_quantile, write_table, check_floor)
 
 WHO = "nonconvex_sweeps"
 BAND = 0.05  # Fig 2: "flat" = within ±5 % of the sweep's mean test loss
@@ -96,41 +101,101 @@ def point(a, n: int, width: int, steps: int, clip: float, rate: float,
             "error": obs["test_error"]["mean"]}
 
 
-def difference(p: Dict[str, float], q: Dict[str, float]) -> Tuple[float, float]:
-    """p − q for two means, and the half-width of its 95 % t interval (Welch's standard error:
-    conservative for the positively correlated runs of a common seed)."""
+# The four statements that decide the table (Figs 2, 3, 4, 5) share one 5 % error budget
+# (Bonferroni), and within a figure it is split again over the comparisons its rule makes, all
+# of them, so that no point is chosen by looking at the noisy means first.
+CLAIMS = 4
+
+
+def difference(p: Dict[str, float], q: Dict[str, float],
+               confidence: float) -> Tuple[float, float]:
+    """p − q for two means, and the half-width of its t interval at `confidence` (Welch's
+    standard error: conservative for the positively correlated runs of a common seed)."""
     se = math.sqrt(p["sd"] ** 2 / p["count"] + q["sd"] ** 2 / q["count"])
-    return p["mean"] - q["mean"], t975(min(p["count"], q["count"]) - 1) * se
+    return p["mean"] - q["mean"], t_quantile(confidence, min(p["count"], q["count"]) - 1) * se
 
 
 def ushape(points: List[Dict[str, float]]) -> Tuple[str, str]:
-    means = [p["mean"] for p in points]
-    k = means.index(min(means))
-    if 0 < k < len(points) - 1:
-        d0, h0 = difference(points[0], points[k])
-        d1, h1 = difference(points[-1], points[k])
-        v = "holds" if d0 > h0 and d1 > h1 else "inconclusive"
-        return v, (f"minimum at point {k + 1} of {len(points)}; ends above it by "
-                   f"{d0:+.4f} ± {h0:.4f} and {d1:+.4f} ± {h1:.4f}")
-    nb = 1 if k == 0 else len(points) - 2
-    d, h = difference(points[nb], points[k])
-    v = "refuted" if d > h else "inconclusive"
-    return v, (f"minimum at the {'first' if k == 0 else 'last'} point; its neighbour is above it "
-               f"by {d:+.4f} ± {h:.4f}")
+    """U-shape: holds when some interior point has both ends resolved above it; refuted when an
+    end is resolved below every interior point (a monotone curve, minimum at that end). Every
+    interior point against both ends: 2(K − 2) comparisons, Bonferroni within the figure."""
+    k_int = len(points) - 2
+    conf = 1 - 0.05 / (CLAIMS * 2 * k_int)
+    best, lowest_end = None, {0: True, len(points) - 1: True}
+    for j in range(1, len(points) - 1):
+        d0, h0 = difference(points[0], points[j], conf)
+        d1, h1 = difference(points[-1], points[j], conf)
+        if d0 > h0 and d1 > h1 and (best is None or min(d0 - h0, d1 - h1) > best[1]):
+            best = (j, min(d0 - h0, d1 - h1), d0, h0, d1, h1)
+        lowest_end[0] &= d0 < -h0
+        lowest_end[len(points) - 1] &= d1 < -h1
+    if best:
+        j, _, d0, h0, d1, h1 = best
+        return "holds", (f"at point {j + 1} of {len(points)} both ends are above it: "
+                         f"{d0:+.4f} ± {h0:.4f} and {d1:+.4f} ± {h1:.4f} "
+                         f"({100 * conf:.4g} % intervals)")
+    for end, low in lowest_end.items():
+        if low:
+            return "refuted", (f"the {'first' if end == 0 else 'last'} point is below every "
+                               f"interior point ({100 * conf:.4g} % intervals): monotone")
+    return "inconclusive", (f"no interior point has both ends resolved above it, and no end is "
+                            f"resolved below every interior point ({100 * conf:.4g} % intervals)")
 
 
 def flat(points: List[Dict[str, float]]) -> Tuple[str, str]:
+    """Flat: every point within ±5 % of the sweep's mean test loss; its interval decides, at a
+    Bonferroni level over the K points."""
+    conf = 1 - 0.05 / (CLAIMS * len(points))
     centre = sum(p["mean"] for p in points) / len(points)
     band = BAND * centre
     worst_in, worst_out = 0.0, 0.0
     for p in points:
         d = abs(p["mean"] - centre)
-        h = t975(p["count"] - 1) * p["sd"] / math.sqrt(p["count"])
+        h = t_quantile(conf, p["count"] - 1) * p["sd"] / math.sqrt(p["count"])
         worst_in = max(worst_in, d + h)
         worst_out = max(worst_out, d - h)
     v = "holds" if worst_in < band else ("refuted" if worst_out > band else "inconclusive")
-    return v, (f"band ±{band:.4f} (5 % of {centre:.4f}); largest deviation with its interval "
-               f"{worst_in:.4f}, without {worst_out + 0:.4f}")
+    return v, (f"band ±{band:.4f} (5 % of {centre:.4f}); largest deviation with its "
+               f"{100 * conf:.4g} % interval {worst_in:.4f}, without {worst_out + 0:.4f}")
+
+
+def gap_falls(dp: List[Dict[str, float]], clean: List[Dict[str, float]]) -> Tuple[str, str]:
+    """Fig 5: the DP-minus-non-private gap is smaller at the largest n than at the smallest."""
+    conf = 1 - 0.05 / CLAIMS
+    g0, h0 = difference(dp[0], clean[0], conf)
+    g1, h1 = difference(dp[-1], clean[-1], conf)
+    d, h = g0 - g1, math.hypot(h0, h1)
+    v = "holds" if d > h else ("refuted" if d < -h else "inconclusive")
+    return v, (f"gap {g0:+.4f} at the smallest n, {g1:+.4f} at the largest; difference "
+               f"{d:+.4f} ± {h:.4f}")
+
+
+def rejudge(path: str) -> int:
+    """--rejudge: the four verdicts of a stored table recomputed from its means, sds and counts
+    with today's rules; exit 3 if one differs from the verdicts its first line records."""
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    head = next((ln for ln in lines if ln.startswith("#")), "")
+    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+    if not rows or "verdicts:" not in head or "test_loss_sd" not in rows[0]:
+        sys.stderr.write(f"{WHO}: {path} is not a table of this script's --output\n")
+        return 2
+    stored = dict(item.strip().split(" ", 1) for item in head.split("verdicts:")[1].split(","))
+
+    def pts(fig: str, run_name: str = "dp") -> List[Dict[str, float]]:
+        return [{"mean": float(r["test_loss"]), "sd": float(r["test_loss_sd"]),
+                 "count": int(r["replicates"])} for r in rows
+                if r["figure"] == fig and r["run"] == run_name]
+
+    now = {"fig2": flat(pts("fig2"))[0], "fig3": ushape(pts("fig3"))[0],
+           "fig4": ushape(pts("fig4"))[0], "fig5": gap_falls(pts("fig5"),
+                                                            pts("fig5", "non-private"))[0]}
+    changed = [f for f in now if stored.get(f) != now[f]]
+    for f in changed:
+        print(f"{f}: stored '{stored.get(f)}', the rule gives '{now[f]}'")
+    print(f"# {path}: {len(changed)} verdict(s) differ from the stored ones "
+          f"(Bonferroni over the {CLAIMS} figures and within each)")
+    return 3 if changed else 0
 
 
 def width_of(n: int) -> int:
@@ -148,7 +213,13 @@ def main() -> int:
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: n = 500, 500 test images, three points per sweep, "
                         "3 replicates")
+    p.add_argument("--rejudge", metavar="TABLE",
+                   help="no training: recompute the four verdicts of a stored table (this "
+                        "script's --output) from its means, sds and counts with today's rules; "
+                        "exit 3 if one differs from the verdicts the table records")
     a = p.parse_args()
+    if a.rejudge:
+        return rejudge(a.rejudge)
     if not fashion_mnist_installed(WHO):
         return 77
     if a.replicates < 2:
@@ -207,22 +278,20 @@ def main() -> int:
     sweep("fig4", "U-shape in T", "steps", steps,
           lambda t: (base_n, base_m, t, base_c, rate), ushape)
     # Fig 5: the sample size, DP against non-private
-    gaps = []
+    dps, cleans = [], []
     for n in sizes:
         t = math.ceil(50 * n ** 0.4)
         dp = point(a, n, width_of(n), t, base_c, rate)
         clean = point(a, n, width_of(n), t, base_c, rate, private=False)
         record("fig5", "n", n, dp, "dp")
         record("fig5", "n", n, clean, "non-private")
-        gaps.append(difference(dp, clean))
-    d = gaps[0][0] - gaps[-1][0]
-    h = math.hypot(gaps[0][1], gaps[-1][1])
-    verdicts["fig5"] = "holds" if d > h else ("refuted" if d < -h else "inconclusive")
-    print(f"Fig 5 (the DP gap falls with n): {verdicts['fig5']}: gap {gaps[0][0]:+.4f} at n = "
-          f"{sizes[0]}, {gaps[-1][0]:+.4f} at n = {sizes[-1]}; difference {d:+.4f} ± {h:.4f}",
-          flush=True)
-    print(f"# {time.time() - t0:.0f} s; verdicts: 95 % Student t intervals (Welch standard "
-          "errors, conservative under the common seed) over the replicates", flush=True)
+        dps.append(dp)
+        cleans.append(clean)
+    verdicts["fig5"], why = gap_falls(dps, cleans)
+    print(f"Fig 5 (the DP gap falls with n): {verdicts['fig5']}: {why}", flush=True)
+    print(f"# {time.time() - t0:.0f} s; verdicts: Student t intervals (Welch standard errors, "
+          f"conservative under the common seed), Bonferroni over the {CLAIMS} figures and over "
+          "each figure's comparisons", flush=True)
 
     if a.output:
         write_table(a.output, f"nonconvex_sweeps.py: Fashion-MNIST classes {a.classes}, eps = "
