@@ -251,8 +251,10 @@ void audit_risk_curve(const std::vector<double>& times,
   else
     r.verdict_reason = "equivalent: every " + sig(confidence * 100, 3) +
                        "% interval of the Monte Carlo mean (" + std::to_string(k) +
-                       " times, Bonferroni) contains the " + claim_name + " and lies within " +
-                       margin_words + " (reach " + sig(reach, 3) + " margins; worst |z| = " +
+                       " times, Bonferroni) " +
+                       (kind == equality::exact ? "contains the " + claim_name + " and " : "") +
+                       "lies within " + margin_words + " (reach " + sig(reach, 3) +
+                       " margins; worst |z| = " +
                        sig(worst, 3) + ")";
   r.parameters["equivalence_margin"] = "+-" + margin_words;
   const std::size_t last = k - 1;
