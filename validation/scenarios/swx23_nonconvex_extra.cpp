@@ -25,6 +25,7 @@
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <span>
 #include <string>
@@ -93,7 +94,7 @@ ushape_check check_ushape(const std::vector<double>& x,
   bool any_holds = false, all_violated = true;
   bool beaten[2] = {false, false};  // some interior point resolved below end 0 / end K − 1
   bool lowest[2] = {true, true};    // the end resolved below every interior point
-  double best_score = -INFINITY;
+  double best_score = -std::numeric_limits<double>::infinity();
   for (std::size_t j = 1; j + 1 < K; ++j) {
     double lo_min = INFINITY, hi_min = INFINITY, m_min = INFINITY;
     bool end_below = false;
