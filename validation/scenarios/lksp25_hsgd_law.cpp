@@ -124,9 +124,7 @@ scenario_result mahalanobis_qq(const scenario_context& c) {
   constexpr double ks_margin = 0.1, mean_margin = 0.2, var_margin = 0.2;
   const double mean_band = zc / std::sqrt(N), var_band = zc * std::sqrt(2 / N);
   // The KS distance to χ²_d lies in [ks − ks_crit, ks + ks_crit] (DKW) with the same confidence.
-  const verdict ks_v = ks - ks_crit > ks_margin    ? verdict::violated
-                       : ks + ks_crit <= ks_margin ? verdict::holds
-                                                   : verdict::inconclusive;
+  const verdict ks_v = equivalence_verdict(ks, ks_crit, ks_margin, equality::approximate);
   const verdict mean_v = equivalence_verdict(mean, mean_band, mean_margin, equality::approximate);
   const verdict var_v = equivalence_verdict(var - 1, var_band, var_margin, equality::approximate);
   const verdict law_verdict = combine_equivalence(combine_equivalence(ks_v, mean_v), var_v);

@@ -71,9 +71,69 @@ struct privacy_setting {
   Eigen::VectorXd lambda, xtilde, x0, a_star;
   hsgd::record first, second;
   double mu = 0, d15 = 0, d2 = 0, d8 = 0;  // the HSGD law's μ and D_α
+  // SGD's exact μ over the data (averaged_design_mu) and the HSGD law's error at this d that the
+  // claims allow for where SGD's μ exceeds the HSGD μ, never for more: max(0, μ_design/μ − 1).
+  double mu_design = 0, allowance = 0;
   Eigen::VectorXd direction;                // V⁻¹Δ of the HSGD law
   sim::noisy_gradient_options options;
 };
+
+// The averaged design's exact first two moments (no simulation, no HSGD): with the other records
+// drawn afresh, a ~ N(0, Σ) and b = aᵀx̃ + w independent of x_k, one step x' = A x + ηb a − ησz,
+// A = cI − η a aᵀ (c = 1 − ηδ), maps the mean m and second moment M = E[x xᵀ] by Isserlis'
+// theorem (E[a aᵀ M a aᵀ] = 2ΣMΣ + tr(ΣM)Σ for symmetric M; E[a (aᵀu)(aᵀv) aᵀ] = Σu vᵀΣ + Σv uᵀΣ
+// + (uᵀΣv)Σ):
+//   m' = (cI − ηΣ) m + ηΣx̃,
+//   M' = c²M − cη(ΣM + MΣ) + η²(2ΣMΣ + tr(ΣM)Σ) + η(K + Kᵀ) + η²(2Σx̃x̃ᵀΣ + (x̃ᵀΣx̃ + E w²)Σ)
+//        + η²σ²I,   K = c m x̃ᵀΣ − η(Σm x̃ᵀΣ + Σx̃ mᵀΣ + (mᵀΣx̃)Σ);
+// the pair's step (a*, b fixed): m' = A*m + ηb a*, M' = A*MA*ᵀ + ηb(A*m a*ᵀ + a* mᵀA*ᵀ) +
+// η²b² a*a*ᵀ + η²σ²I. The statistic S = ⟨X_t, w⟩ that lksp25-privacy-last-iterate audits then
+// has the exact mean shift and variances on the two sides, and its population μ — the quantity
+// μ̂ = (mean′ − mean)/pooled sd estimates — is exact: the HSGD law's approximation error at this d
+// is μ_design/μ_HSGD − 1, computed, not fitted (it replaces the allowance 4/d that was set after
+// a seed violated). S is a mixture of Gaussians over the data, not Gaussian; the audit's
+// tradeoff test reads it as G(μ_design).
+double averaged_design_mu(const privacy_setting& p, const Eigen::VectorXd& w) {
+  const double eta = p.options.learning_rate, c = 1 - eta * p.ridge;
+  const double s2 = p.sigma * p.sigma;
+  const Eigen::Index d = static_cast<Eigen::Index>(p.d);
+  const auto S = p.lambda.asDiagonal();  // Σ (diagonal: products with it are O(d²))
+  const Eigen::VectorXd St = S * p.xtilde;
+  const Eigen::MatrixXd Sdense = S;
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
+  const Eigen::MatrixXd label_term =
+      eta * eta * (2 * St * St.transpose() + (p.xtilde.dot(St) + p.label_noise) * Sdense);
+  auto moments = [&](const hsgd::record& pair_record, double& mean, double& var) {
+    Eigen::VectorXd m = p.x0;
+    Eigen::MatrixXd M = p.x0 * p.x0.transpose();
+    for (long k = 0; k < p.steps; ++k) {
+      if (static_cast<std::size_t>(k) == p.ell0) {
+        const Eigen::VectorXd& a = pair_record.a;
+        const double b = pair_record.b;
+        const Eigen::MatrixXd A = c * I - eta * a * a.transpose();
+        const Eigen::VectorXd Am = A * m;
+        M = A * M * A.transpose() + eta * b * (Am * a.transpose() + a * Am.transpose()) +
+            eta * eta * b * b * a * a.transpose() + eta * eta * s2 * I;
+        m = Am + eta * b * a;
+        continue;
+      }
+      const Eigen::MatrixXd SM = S * M;
+      const Eigen::VectorXd Sm = S * m;
+      const Eigen::MatrixXd K = c * m * St.transpose() -
+                                eta * (Sm * St.transpose() + St * Sm.transpose() + m.dot(St) * Sdense);
+      M = c * c * M - c * eta * (SM + SM.transpose()) +
+          eta * eta * (2 * SM * S + SM.trace() * Sdense) + eta * (K + K.transpose()) + label_term +
+          eta * eta * s2 * I;
+      m = c * m - eta * Sm + eta * St;
+    }
+    mean = w.dot(m);
+    var = w.dot(M * w) - mean * mean;
+  };
+  double mean1 = 0, var1 = 0, mean2 = 0, var2 = 0;
+  moments(p.first, mean1, var1);
+  moments(p.second, mean2, var2);
+  return std::abs(mean2 - mean1) / std::sqrt((var1 + var2) / 2);
+}
 
 privacy_setting make_setting(const scenario_context& c) {
   privacy_setting p;
@@ -110,6 +170,8 @@ privacy_setting make_setting(const scenario_context& c) {
   p.options.steps = p.steps;
   p.options.learning_rate = p.gamma / static_cast<double>(p.d);
   p.options.noise = p.sigma;
+  p.mu_design = averaged_design_mu(p, p.direction);
+  p.allowance = std::max(0.0, p.mu_design / p.mu - 1);
   return p;
 }
 
@@ -145,62 +207,6 @@ void put_setting(const privacy_setting& p, nlohmann::json& parameters) {
   parameters["mu_hsgd"] = p.mu;
 }
 
-// The averaged design's exact first two moments (no simulation, no HSGD): with the other records
-// drawn afresh, a ~ N(0, Σ) and b = aᵀx̃ + w independent of x_k, one step x' = A x + ηb a − ησz,
-// A = cI − η a aᵀ (c = 1 − ηδ), maps the mean m and second moment M = E[x xᵀ] by Isserlis'
-// theorem (E[a aᵀ M a aᵀ] = 2ΣMΣ + tr(ΣM)Σ for symmetric M; E[a (aᵀu)(aᵀv) aᵀ] = Σu vᵀΣ + Σv uᵀΣ
-// + (uᵀΣv)Σ):
-//   m' = (cI − ηΣ) m + ηΣx̃,
-//   M' = c²M − cη(ΣM + MΣ) + η²(2ΣMΣ + tr(ΣM)Σ) + η(K + Kᵀ) + η²(2Σx̃x̃ᵀΣ + (x̃ᵀΣx̃ + E w²)Σ)
-//        + η²σ²I,   K = c m x̃ᵀΣ − η(Σm x̃ᵀΣ + Σx̃ mᵀΣ + (mᵀΣx̃)Σ);
-// the pair's step (a*, b fixed): m' = A*m + ηb a*, M' = A*MA*ᵀ + ηb(A*m a*ᵀ + a* mᵀA*ᵀ) +
-// η²b² a*a*ᵀ + η²σ²I. The statistic S = ⟨X_t, w⟩ that lksp25-privacy-last-iterate audits then
-// has the exact mean shift and variances on the two sides, and its population μ — the quantity
-// μ̂ = (mean′ − mean)/pooled sd estimates — is exact: the HSGD law's approximation error at this d
-// is μ_design/μ_HSGD − 1, computed, not fitted (it replaces the allowance 4/d that was set after
-// a seed violated). S is a mixture of Gaussians over the data, not Gaussian; the audit's
-// tradeoff test reads it as G(μ_design).
-double averaged_design_mu(const privacy_setting& p, const Eigen::VectorXd& w) {
-  const double eta = p.options.learning_rate, c = 1 - eta * p.ridge;
-  const double s2 = p.sigma * p.sigma;
-  const Eigen::Index d = static_cast<Eigen::Index>(p.d);
-  const Eigen::MatrixXd S = p.lambda.asDiagonal();
-  const Eigen::VectorXd St = S * p.xtilde;
-  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d);
-  const Eigen::MatrixXd label_term =
-      eta * eta * (2 * St * St.transpose() + (p.xtilde.dot(St) + p.label_noise) * S);
-  auto moments = [&](const hsgd::record& pair_record, double& mean, double& var) {
-    Eigen::VectorXd m = p.x0;
-    Eigen::MatrixXd M = p.x0 * p.x0.transpose();
-    for (long k = 0; k < p.steps; ++k) {
-      if (static_cast<std::size_t>(k) == p.ell0) {
-        const Eigen::VectorXd& a = pair_record.a;
-        const double b = pair_record.b;
-        const Eigen::MatrixXd A = c * I - eta * a * a.transpose();
-        const Eigen::VectorXd Am = A * m;
-        M = A * M * A.transpose() + eta * b * (Am * a.transpose() + a * Am.transpose()) +
-            eta * eta * b * b * a * a.transpose() + eta * eta * s2 * I;
-        m = Am + eta * b * a;
-        continue;
-      }
-      const Eigen::MatrixXd SM = S * M;
-      const Eigen::VectorXd Sm = S * m;
-      const Eigen::MatrixXd K = c * m * St.transpose() -
-                                eta * (Sm * St.transpose() + St * Sm.transpose() + m.dot(St) * S);
-      M = c * c * M - c * eta * (SM + SM.transpose()) +
-          eta * eta * (2 * SM * S + SM.trace() * S) + eta * (K + K.transpose()) + label_term +
-          eta * eta * s2 * I;
-      m = c * m - eta * Sm + eta * St;
-    }
-    mean = w.dot(m);
-    var = w.dot(M * w) - mean * mean;
-  };
-  double mean1 = 0, var1 = 0, mean2 = 0, var2 = 0;
-  moments(p.first, mean1, var1);
-  moments(p.second, mean2, var2);
-  return std::abs(mean2 - mean1) / std::sqrt((var1 + var2) / 2);
-}
-
 scenario_result privacy_last_iterate(const scenario_context& c) {
   // quick: d = 64 and 6 000 replicates per side resolve μ̂ to about ±2.5 % (±0.043 of 1.76;
   // 10 000 gave ±0.033): an excess of SGD's μ over the HSGD μ beyond ~2.5 % is resolved, and the
@@ -210,10 +216,7 @@ scenario_result privacy_last_iterate(const scenario_context& c) {
   const long long d = p.d;
   const std::uint64_t replicates = replicates_for(c, 6000, 64000);
   const double mu = p.mu, d2 = p.d2, d15 = p.d15, d8 = p.d8;
-  // The HSGD approximation's error at this d, exact (averaged_design_mu): the claim allows for
-  // it where SGD's μ exceeds the HSGD μ, never for more.
-  const double mu_design = averaged_design_mu(p, p.direction);
-  const double allowance = std::max(0.0, mu_design / mu - 1);
+  const double mu_design = p.mu_design, allowance = p.allowance;  // the HSGD law's exact error
   const hsgd::record &first = p.first, &second = p.second;
 
   // The simulation: one pass of noisy SGD over d fresh Gaussian examples, row ℓ0 replaced by the
@@ -301,8 +304,7 @@ scenario_result fixed_pair(const scenario_context& c, bool hsgd_claim) {
   // 6 000 replicates per side (full tier 64 000), as privacy_last_iterate: μ̂ to about ±2.5 %.
   const privacy_setting p = make_setting(c);
   const std::uint64_t replicates = replicates_for(c, 6000, 64000);
-  // The allowance of lksp25-privacy-last-iterate: the HSGD law's exact error over the data.
-  const double allowance = std::max(0.0, averaged_design_mu(p, p.direction) / p.mu - 1);
+  const double allowance = p.allowance;  // that of lksp25-privacy-last-iterate
   const auto first = pair_dataset(c, p, 0, 200, p.first);
   auto second = std::make_shared<sim::dataset>(*first);
   second->labels[static_cast<Eigen::Index>(p.ell0)] = p.second.b;

@@ -608,8 +608,9 @@ scenario_result thm1_theta_not_d(const scenario_context& c) {
     for (std::size_t i = 0; i < base.size(); ++i)
       diff[i] = res.observables[j].samples[i] - k * base[i];
     const double m = mean_of(diff), h = z * se_of(diff);
-    if (m - h > 0 || m + h < 0) ++excludes;
-    v = combine_equivalence(v, equivalence_verdict(m, h, margin, equality::exact));
+    const verdict vj = equivalence_verdict(m, h, margin, equality::exact);
+    if (vj == verdict::violated) ++excludes;
+    v = combine_equivalence(v, vj);
     reach = std::max(reach, (std::abs(m) + h) / margin);
     if (std::abs(m) / h > worst_t) {
       worst_t = std::abs(m) / h;
