@@ -203,7 +203,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     // Slope d log ε / d log σ from the CLT model (negative); a safe default if degenerate.
     double slope = (clt_log_epsilon(x0 + 0.01) - clt_log_epsilon(x0 - 0.01)) / 0.02;
     if (!(slope < -1e-3)) slope = -1.0;
+    // Where the certified ε at the start is 0 (δ(0) ≤ δ there) or +∞, its log is no distance
+    // to the root: the step is the secant's largest, a factor of 4 towards it (a Newton step
+    // from log 1e-300 once went to the smallest σ accepted, 1e-100, whose PLD needs 1e189
+    // grid cells: a target of 1e-6 at δ = 0.5 was refused).
+    const double e0 = certified(x0).value;
     x1 = x0 - y0 / slope;
+    if (!(e0 > 0 && std::isfinite(e0)))
+      x1 = std::clamp(x1, x0 - std::log(4.0), x0 + std::log(4.0));
     double y1 = log_excess(x1);
     for (int i = 0; i < 40 && (y0 > 0) == (y1 > 0); ++i) {
       // Secant in log–log, limited to a factor of 4 per step, moving away from the worse point.

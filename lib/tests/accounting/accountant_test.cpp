@@ -193,6 +193,26 @@ TEST_CASE("where no grid resolves the target: the epsilon = 0 threshold, against
   CHECK_THAT(ten.message, Contains("epsilon = 0 is certified from noise multiplier"));
 }
 
+TEST_CASE("a start at which epsilon = 0 is certified: the search steps towards the root",
+          "[accounting][calibration]") {
+  // At δ = 0.5 the CLT's start lies where the certified ε is 0; the first Newton step divided
+  // log 1e-300 by the slope and went to the smallest σ accepted, 1e-100, where the PLD needs
+  // 1e189 grid cells: `calibrate --epsilon 1e-6 --delta 0.5 --sampling-rate 0.1 --steps 10` was
+  // refused. One step: the answer is the closed-form threshold σ* = 1/(2Φ⁻¹((1 + δ/q)/2)).
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  const double q = 0.9, delta = 0.5;
+  const double star = 1 / (2 * quantile(boost::math::normal(), (1 + delta / q) / 2));
+  const auto one = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 1), 1e-6, delta, o);
+  REQUIRE(one.converged());
+  CHECK(one.estimate.value == 0);
+  CHECK(one.noise_multiplier >= star);
+  CHECK(one.noise_multiplier <= star * 1.01);
+  const auto ten = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.1, 10), 1e-6, delta, o);
+  REQUIRE(ten.converged());
+  CHECK(ten.estimate.value <= 1e-6);
+}
+
 TEST_CASE("found by the domain sweep: corners answered, certified, in the user's terms",
           "[accounting][sweep]") {
   // RDP at q = 3.3e-299: Boost's tanh-sinh refused an integrand overflowing between its

@@ -14,6 +14,7 @@
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/allocation_rdp.hpp"
 #include "dpkit/subsampling/epoch_max_loss.hpp"
+#include "support/exact_curves.hpp"
 #include "support/test_util.hpp"
 
 namespace acc = dpkit::accounting;
@@ -185,4 +186,48 @@ TEST_CASE("random allocation: the epoch's Renyi divergence against the mpmath re
     }
   }
   CHECK(adds >= 3);
+}
+
+TEST_CASE("random allocation: calibration returns the smallest sigma, against a 50-digit curve",
+          "[accounting][allocation][calibration]") {
+  // One step of a t-step epoch releases one coordinate: P = (1/t)N(μ, 1) + (1 − 1/t)N(0, 1)
+  // against N(0, 1), which is exactly one Poisson step at q = 1/t (both directions), whose curve
+  // support/exact_curves.hpp evaluates at 50 digits. Domain-sweep case 3318 (t = 49, ε = 0.00604,
+  // δ = 4.97e-4, accuracy 1e-2): the search ran on the lattice spacing of its start, where the
+  // bracket at the answer was 24 % wide, and returned σ = 4.19 although 0.95σ holds the budget.
+  // Now the bracket at the answer is as narrow as asked, the budget holds exactly at σ, and at
+  // 0.99σ the exact ε exceeds the target: σ is the smallest to within 1 %.
+  const double q = 1.0 / 49, delta = 0.00049663857389582332, target = 0.0060407546358637026;
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  o.pld.max_fft_size = std::size_t{1} << 16;
+  const auto c = acc::calibrate_noise_multiplier(run_of(allocated(0.7, q, 1)), target, delta, o);
+  REQUIRE(c.converged());
+  CHECK(c.estimate.upper <= target);
+  CHECK(c.estimate.upper - c.estimate.lower <= 0.01 * c.estimate.upper);
+  using dpkit::test::exact_epsilon;
+  using dpkit::test::poisson_one_step_curve;
+  const auto exact = exact_epsilon(poisson_one_step_curve(c.noise_multiplier, q), delta);
+  CHECK(dpkit::test::at_least(c.estimate.upper, exact));
+  CHECK(dpkit::test::at_most(c.estimate.lower, exact));
+  CHECK(exact_epsilon(poisson_one_step_curve(0.99 * c.noise_multiplier, q), delta) > target);
+}
+
+TEST_CASE("random allocation: calibration in the corners answers, or refuses in the user's terms",
+          "[accounting][allocation][calibration]") {
+  // δ = 0.5, ε = 1e-6: the search started from a Poisson calibration, whose refusal (its
+  // search went to σ = 1e-100) refused the allocated run too. Now that start is only a start.
+  const auto c = acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.1, 10)), 1e-6, 0.5);
+  REQUIRE(std::isfinite(c.noise_multiplier));
+  CHECK(c.estimate.upper <= 1e-6);
+  CHECK(c.noise_multiplier_lower < c.noise_multiplier);
+  // ε = 1e-14 is below the floor that the laws' rounding allowance sets under ε_upper: the
+  // bracketing once grew σ by squared factors to +∞ ("noise_multiplier is inf"); now it stops
+  // at 1e24 and says why, naming the target.
+  try {
+    (void)acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.1, 10)), 1e-14, 1e-5);
+    FAIL("no refusal");
+  } catch (const std::domain_error& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("target_epsilon is 1e-14"));
+  }
 }
