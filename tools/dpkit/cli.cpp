@@ -391,6 +391,10 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
   std::string flag = "--" + name;
   for (char& c : flag)
     if (c == '_') c = '-';
+  // A library's target_X (calibrate_noise_multiplier's target_epsilon) is the command's --X.
+  const std::string target = "--target-";
+  if (app != nullptr && app->get_option_no_throw(flag) == nullptr && flag.rfind(target, 0) == 0)
+    flag = "--" + flag.substr(target.size());
   if (app != nullptr && app->get_option_no_throw(flag) != nullptr) name = flag;
   return name + " is " + e.value() + ", but must be " + e.constraint();
 }

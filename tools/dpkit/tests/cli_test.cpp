@@ -537,6 +537,11 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"calibrate --epsilon 1 --delta 1e-5 --noise-multiplier 1 --steps 5",
        "give one unknown to solve for: leave out --noise-multiplier"},
       {"calibrate --epsilon 0 --delta 1e-5", "--epsilon is 0, but must be a finite number > 0"},
+      // The library's target_epsilon is the command's --epsilon (below the floor that random
+      // allocation's rounding allowance sets under epsilon; its search once overflowed to inf).
+      {"calibrate --epsilon 1e-14 --delta 1e-5 --sampling-rate 0.1 --steps 10 --sampling "
+       "random-allocation",
+       "--epsilon is 1e-14, but must be certified by the PLD accountant for random allocation"},
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
       {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --accuracy 0",
        "--accuracy is 0"},
