@@ -24,7 +24,8 @@
 // never a failure — unless its message does not start with a name the user gave.
 //
 // usage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]
-//                           [--threads K] [--failures FILE] [--times FILE] [--quiet]
+//                           [--threads K] [--failures FILE] [--times FILE] [--quiet] [--list]
+// --list prints each case (its run, and a calibration's target) without running it.
 // --times writes each case's wall time and description (a CSV), to see where the time goes.
 // Exit 0: every property held; 3: a property failed (each printed with its case).
 #include <algorithm>
@@ -366,13 +367,13 @@ struct options {
   std::uint64_t cases = 0, seed = 20261125, first = 0;
   unsigned threads = 0;
   std::string failures_file, times_file;
-  bool quiet = false;
+  bool quiet = false, list = false;
 };
 
 int usage(const std::string& why) {
   std::cerr << "dpkit_domain_sweep: " << why
             << "\nusage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]"
-               " [--threads K] [--failures FILE] [--times FILE] [--quiet]\n";
+               " [--threads K] [--failures FILE] [--times FILE] [--quiet] [--list]\n";
   return 2;
 }
 
@@ -404,6 +405,8 @@ int main(int argc, char** argv) {
         o.failures_file = value();
       } else if (a == "--times") {
         o.times_file = value();
+      } else if (a == "--list") {
+        o.list = true;
       } else if (a == "--quiet") {
         o.quiet = true;
       } else {
@@ -414,6 +417,14 @@ int main(int argc, char** argv) {
     }
   }
   if (o.cases == 0) o.cases = o.tier == sw::tier::quick ? 600 : 1000000;
+  if (o.list) {
+    for (std::uint64_t k = 0; k < o.cases; ++k) {
+      const sw::sweep_case c = sw::make_case(o.seed, o.first + k, o.tier);
+      std::cout << c.describe()
+                << (c.calibrate ? "; calibrated to epsilon " + num(c.target_epsilon) : "") << "\n";
+    }
+    return 0;
+  }
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
 
   std::vector<case_result> results(o.cases);
@@ -435,7 +446,8 @@ int main(int argc, char** argv) {
       std::lock_guard<std::mutex> lock(print);
       if (r.seconds > 10)
         std::cerr << "dpkit_domain_sweep: slow case (" << r.seconds << " s): " << c.describe()
-                  << (c.calibrate ? " (with a calibration)" : "") << "\n";
+                  << (c.calibrate ? " (calibrated to epsilon " + num(c.target_epsilon) + ")" : "")
+                  << "\n";
       for (const failure& f : r.failures)
         std::cout << "FAIL " << f.property << " [" << f.where << "] " << c.describe() << ": "
                   << f.detail << std::endl;

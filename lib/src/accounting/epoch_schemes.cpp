@@ -48,6 +48,10 @@ bool allocated(const training_phase& p) {
 
 std::string allocated_method(const allocation_bracket& b) {
   const long long partial = b.epochs_begun - b.complete_epochs;
+  if (b.upper == 0 && !(b.pld.grid_spacing > 0) && b.complete_epochs == 0)
+    return "random allocation, t = " + format_value(b.steps_per_epoch) +
+           " steps per epoch, one partial epoch: an example is in one of its steps with "
+           "probability steps/t <= delta, so delta(0) <= delta and epsilon = 0 exactly";
   std::string epochs =
       format_value(b.complete_epochs) + " complete epoch" + (b.complete_epochs == 1 ? "" : "s");
   if (partial > 0) epochs += " and a partial one";
@@ -309,6 +313,10 @@ noise_calibration calibrate_allocation_pld(training_run run,
     c.message = "the noise bracket closed with " +
                 format_value(100 * (1 - c.estimate.upper / target_epsilon)) +
                 " % of the budget unused";
+  } else if (hi <= kSmallest && c.estimate.upper <= target_epsilon) {
+    c.message = "the budget holds at " + format_value(kSmallest) +
+                ", the smallest noise multiplier random allocation takes (epsilon there: " +
+                format_value(c.estimate.upper) + ")";
   } else if (!narrow) {
     c.termination = termination_type::max_iterations;
     c.message = "the certified bracket at the answer is " +

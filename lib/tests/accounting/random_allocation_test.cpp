@@ -231,3 +231,27 @@ TEST_CASE("random allocation: calibration in the corners answers, or refuses in 
     CHECK_THAT(e.what(), Catch::Matchers::Contains("target_epsilon is 1e-14"));
   }
 }
+
+TEST_CASE("random allocation: one partial epoch used with probability <= delta has epsilon = 0",
+          "[accounting][allocation]") {
+  // r < t steps of one epoch use an example with probability r/t; otherwise the output's law does
+  // not depend on it, so δ(0) ≤ r/t. At r = 1 the run is one Poisson step at q = 1/t, whose exact
+  // ε (50-digit curve) is 0 once δ ≥ q. The lattice route took minutes for this answer at
+  // σ = 0.025, t = 254 (domain-sweep case 943, a calibration: 37 min); now it is immediate.
+  const double q = 1.0 / 254;
+  for (const double sigma : {0.025, 1.0}) {
+    const auto one = acc::allocation_epsilon(allocated(sigma, q, 1), 0.0045);
+    CHECK(one.upper == 0);
+    CHECK(one.lower == 0);
+    CHECK(dpkit::test::exact_epsilon(dpkit::test::poisson_one_step_curve(sigma, q), 0.0045) == 0);
+    CHECK(acc::allocation_epsilon_upper(allocated(sigma, q, 12), 0.073).upper == 0);
+  }
+  // Past one epoch every example is used: no shortcut, and ε > 0.
+  CHECK(acc::allocation_epsilon(allocated(1.0, 0.1, 12), 0.073).upper > 0);
+  // Calibration: the budget holds at every σ, so the answer is the scheme's smallest, said.
+  const auto c =
+      acc::calibrate_noise_multiplier(run_of(allocated(1.0, q, 12)), 51.06, 0.073055108743556141);
+  CHECK(c.noise_multiplier == 0.025);
+  CHECK(c.estimate.upper == 0);
+  CHECK_THAT(c.message, Catch::Matchers::Contains("smallest noise multiplier random allocation"));
+}
