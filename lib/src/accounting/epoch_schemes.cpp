@@ -293,8 +293,7 @@ noise_calibration calibrate_allocation_pld(training_run run,
     // dominated side), which no lattice resolves to a relative accuracy.
     if (narrow || o.grid_spacing > 0 || tries == 3 || h <= 2e-5 || !(c.estimate.lower > 0))
       break;
-    const double finer =
-        std::max(2e-5, h * std::min(0.5, 0.9 * std::sqrt(accuracy * c.estimate.upper / width)));
+    const double finer = allocation_refined_spacing(h, accuracy, c.estimate.upper, width);
     // A finer lattice that needs an FFT beyond the limit: the answer on this one stands.
     try {
       training_phase at = p;

@@ -234,7 +234,7 @@ void refine_until_narrow(allocation_bracket& b,
       b.message = "the bracket is wider than asked after 4 spacings (h = " + format_value(h) + ")";
       return;
     }
-    h = std::max(2e-5, h * std::min(0.5, 0.9 * std::sqrt(accuracy * b.upper / width)));
+    h = allocation_refined_spacing(h, accuracy, b.upper, width);
   }
 }
 
@@ -261,6 +261,10 @@ void zero_epsilon(allocation_bracket& b) {
 double allocation_spacing(const training_phase& phase, double relative_accuracy) {
   const allocation_bracket b = setup("allocation_spacing", phase);
   return initial_spacing(phase, b.steps_per_epoch, relative_accuracy);
+}
+
+double allocation_refined_spacing(double h, double relative_accuracy, double upper, double width) {
+  return std::max(2e-5, h * std::min(0.5, 0.9 * std::sqrt(relative_accuracy * upper / width)));
 }
 
 allocation_bracket allocation_epsilon_upper(const training_phase& phase,

@@ -18,6 +18,21 @@ acc::training_run dpsgd(double sigma, double q, long long steps) {
   run.phases.push_back({sigma, q, acc::sampling_scheme::poisson, steps});
   return run;
 }
+// One Poisson step: δ(0) is the total variation between N(0, σ²) and (1 − q)N(0, σ²) +
+// qN(1, σ²), q·(2Φ(1/(2σ)) − 1), so ε = 0 holds exactly from σ* = 1/(2Φ⁻¹((1 + δ/q)/2)). A
+// calibration to a target below what the accountant resolves returns a σ with certified ε = 0:
+// at or above σ*, and within 1 % of it.
+void check_zero_threshold(double q, double delta, double target) {
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  const double star = 1 / (2 * quantile(boost::math::normal(), (1 + delta / q) / 2));
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 1), target, delta, o);
+  CAPTURE(q, delta, target, star);
+  REQUIRE(c.converged());
+  CHECK(c.estimate.value == 0);
+  CHECK(c.noise_multiplier >= star);
+  CHECK(c.noise_multiplier <= star * 1.01);
+}
 }  // namespace
 
 TEST_CASE("the facade labels every accountant honestly", "[accounting]") {
@@ -172,18 +187,11 @@ TEST_CASE("a target below the accountant's resolution: the smallest sigma with e
 
 TEST_CASE("where no grid resolves the target: the epsilon = 0 threshold, against its closed form",
           "[accounting][calibration]") {
-  // One Poisson step: δ(0) is the total variation between N(0, σ²) and (1 − q)N(0, σ²) +
-  // qN(1, σ²), q·(2Φ(1/(2σ)) − 1), so ε = 0 holds exactly from σ* = 1/(2Φ⁻¹((1 + δ/q)/2)).
-  // A certified ε = 0 can only hold at or above σ*; the answer must also be close to it.
+  // A certified ε = 0 can only hold at or above the closed-form threshold σ*
+  // (check_zero_threshold); the answer must also be close to it.
+  check_zero_threshold(0.5, 0.01, 1e-9);
   acc::calibration_options o;
   o.pld.relative_accuracy = 0.01;
-  const double q = 0.5, delta = 0.01;
-  const double star = 1 / (2 * quantile(boost::math::normal(), (1 + delta / q) / 2));
-  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 1), 1e-9, delta, o);
-  REQUIRE(c.converged());
-  CHECK(c.estimate.value == 0);
-  CHECK(c.noise_multiplier >= star);
-  CHECK(c.noise_multiplier <= star * 1.01);
   // At q = 0.01, T = 10, δ = 0.01 no fixed grid near the target has a positive lower end; the
   // search then went on to the finest grids, over 5 minutes for this one calibration. Now it
   // takes the ε = 0 answer at once (~0.5 s).
@@ -198,17 +206,11 @@ TEST_CASE("a start at which epsilon = 0 is certified: the search steps towards t
   // At δ = 0.5 the CLT's start lies where the certified ε is 0; the first Newton step divided
   // log 1e-300 by the slope and went to the smallest σ accepted, 1e-100, where the PLD needs
   // 1e189 grid cells: `calibrate --epsilon 1e-6 --delta 0.5 --sampling-rate 0.1 --steps 10` was
-  // refused. One step: the answer is the closed-form threshold σ* = 1/(2Φ⁻¹((1 + δ/q)/2)).
+  // refused. One step: the answer is the closed-form threshold σ* (check_zero_threshold).
+  check_zero_threshold(0.9, 0.5, 1e-6);
   acc::calibration_options o;
   o.pld.relative_accuracy = 0.01;
-  const double q = 0.9, delta = 0.5;
-  const double star = 1 / (2 * quantile(boost::math::normal(), (1 + delta / q) / 2));
-  const auto one = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 1), 1e-6, delta, o);
-  REQUIRE(one.converged());
-  CHECK(one.estimate.value == 0);
-  CHECK(one.noise_multiplier >= star);
-  CHECK(one.noise_multiplier <= star * 1.01);
-  const auto ten = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.1, 10), 1e-6, delta, o);
+  const auto ten = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.1, 10), 1e-6, 0.5, o);
   REQUIRE(ten.converged());
   CHECK(ten.estimate.value <= 1e-6);
 }

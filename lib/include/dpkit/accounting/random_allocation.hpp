@@ -60,4 +60,9 @@ allocation_bracket allocation_epsilon_upper(const training_phase& phase,
 /// The first log-lattice spacing allocation_epsilon tries for this phase and accuracy.
 double allocation_spacing(const training_phase& phase, double relative_accuracy);
 
+/// The next, finer spacing after a bracket of width `width` at upper end `upper` on spacing h:
+/// the gap is second order in h, so h·√(accuracy·upper/width)·0.9, at least halved, never below
+/// the finest spacing used, 2e-5.
+double allocation_refined_spacing(double h, double relative_accuracy, double upper, double width);
+
 }  // namespace dpkit::accounting
