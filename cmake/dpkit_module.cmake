@@ -15,6 +15,7 @@ set(_dpkit_allowed_shifted core divergence subsampling accounting)
 set(_dpkit_allowed_volterra core)
 set(_dpkit_allowed_hsgd core divergence volterra)
 set(_dpkit_allowed_risk core)
+set(_dpkit_allowed_audit core divergence)
 set(_dpkit_allowed_sim core)
 set(_dpkit_allowed_learners core sim accounting)
 

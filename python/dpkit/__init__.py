@@ -10,7 +10,7 @@ the certified upper bound.
 >>> dpkit.calibrate_noise(2.0, 1e-5, batch_size=256, dataset_size=60_000, epochs=10)
 
 Functions: :func:`epsilon`, :func:`delta`, :func:`calibrate_noise`, :func:`calibrate_steps`, :class:`Accountant` (a training loop's run, accounted as it grows),
-:func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`gdp_mu`, :func:`rdp`. Drop-in layers:
+:func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`gdp_mu`, :func:`rdp`, :func:`audit_scores` (the privacy canary scores prove). Drop-in layers:
 :mod:`dpkit.opacus` (Opacus's accountant interface) and :mod:`dpkit.dp_accounting` (Google
 dp_accounting's events and accountants). Theory modules: :mod:`dpkit.shifted`,
 :mod:`dpkit.volterra`, :mod:`dpkit.hsgd`, :mod:`dpkit.correlated`. Documentation:
@@ -20,6 +20,7 @@ docs/python.md in the repository.
 from ._dpkit import __git_hash__, __version__
 from ._core import (ACCOUNTANTS, SAMPLING_SCHEMES, Phase, calibrate_noise, calibrate_steps,
                     delta, delta_curve, epsilon, epsilon_curve, gdp_mu, rdp, tradeoff)
+from ._audit import ScoreAudit, audit_scores
 from ._incremental import Accountant
 from ._results import (DeltaCurve, EpsilonCurve, GdpMu, NoCertifiedValueError,
                        NoiseCalibration, PrivacyResult, StepsCalibration, TradeoffCurve)
@@ -39,6 +40,8 @@ __all__ = [
     "rdp",
     "validate",
     "audit",
+    "audit_scores",
+    "ScoreAudit",
     "PrivacyResult",
     "NoiseCalibration",
     "StepsCalibration",

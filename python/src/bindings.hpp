@@ -57,5 +57,6 @@ void bind_shifted(pybind11::module_& m);
 void bind_volterra(pybind11::module_& m);
 void bind_hsgd(pybind11::module_& m);
 void bind_correlated(pybind11::module_& m);
+void bind_audit(pybind11::module_& m);
 
 }  // namespace dpkit::python

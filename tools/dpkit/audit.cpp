@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "audit_scores.hpp"
 #include "baseline.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
@@ -39,6 +40,7 @@ struct audit_options {
   long long thresholds = 24;
   long long coordinate = 0;
   std::string tests_file, figure_file, baseline_file;
+  score_audit_options scores;  ///< --scores: a real run's canary scores (audit_scores.hpp)
 };
 
 // ---- regression baselines (baseline.hpp): a stored `dpkit audit --format json` of the same
@@ -618,7 +620,9 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->check(real_at_least(0))
       ->type_name("M")
       ->group(gc);
-  sub->add_option("--epsilon", a->epsilon, "(epsilon, delta)-DP, with --delta")
+  sub->add_option("--epsilon,--claim-epsilon", a->epsilon,
+                  "(epsilon, delta)-DP, with --delta (with --scores: the claimed upper bound the "
+                  "scores are checked against)")
       ->check(real_at_least(0))
       ->type_name("E")
       ->group(gc);
@@ -684,6 +688,7 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile)
       ->type_name("FILE")
       ->group(gs);
+  add_score_audit_options(sub, a->scores);
   add_output_options(sub, *output);
   sub->footer(
       "Examples (docs/audit.md):\n"
@@ -692,9 +697,17 @@ void register_audit(CLI::App& app, int& exit_code) {
       "  dpkit audit ... --epsilon 1 --delta 1e-5\n"
       "  dpkit audit ... --tradeoff claimed_curve.csv --figure audit.svg\n"
       "  dpkit audit --model quadratic --noise-std 0.5 --steps 20 --risk-bound bound.csv\n"
+      "  dpkit audit --scores in.csv out.csv --delta 1e-5 --claim-epsilon 8\n"
+      "  dpkit audit --scores canaries.csv --one-run --guesses 100 --accountant-run \"-s 1.1 -p "
+      "0.01 --steps 1000\"\n"
       "Exit status: 0 holds or inconclusive, 2 bad input, 3 the claim is violated (or, with "
       "--baseline, an estimate drifted).");
   sub->callback([a, output, sub, &exit_code] {
+    if (!a->scores.scores.empty()) {
+      exit_code = run_score_audit(a->scores, a->epsilon, a->delta, a->confidence, a->setting.seed,
+                                  a->figure_file, *output, sub);
+      return;
+    }
     finish_setting(sub, a->setting);
     exit_code = run_audit(*a, *output);
   });

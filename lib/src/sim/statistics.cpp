@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/students_t.hpp>
-#include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 #include <limits>
 #include <numbers>
 #include <string>
 
+#include "dpkit/core/binomial.hpp"
 #include "dpkit/core/check.hpp"
 
 namespace dpkit::sim {
@@ -37,16 +37,12 @@ confidence_interval clopper_pearson(std::size_t successes, std::size_t trials, d
                        "<= trials (" + format_value(static_cast<long long>(trials)) + ")");
   check_open_probability(kFunction, "confidence", confidence);
 
-  const double k = static_cast<double>(successes);
-  const double n = static_cast<double>(trials);
-  const double tail = 0.5 * (1 - confidence);  // a/2
+  const double tail = 0.5 * (1 - confidence);  // a/2 on each side
   confidence_interval ci;
-  ci.estimate = k / n;
+  ci.estimate = static_cast<double>(successes) / static_cast<double>(trials);
   ci.confidence = confidence;
-  // Clopper & Pearson 1934: P(Bin(n, lower) ≥ k) = a/2 and P(Bin(n, upper) ≤ k) = a/2, with
-  // P(Bin(n, p) ≥ k) = I_p(k, n − k + 1) and P(Bin(n, p) ≤ k) = 1 − I_p(k + 1, n − k).
-  ci.lower = successes == 0 ? 0.0 : boost::math::ibeta_inv(k, n - k + 1, tail);
-  ci.upper = successes == trials ? 1.0 : boost::math::ibetac_inv(k + 1, n - k, tail);
+  ci.lower = binomial_lower_limit(successes, trials, tail);  // dpkit/core/binomial.hpp
+  ci.upper = binomial_upper_limit(successes, trials, tail);
   return ci;
 }
 
