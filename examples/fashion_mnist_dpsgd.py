@@ -25,7 +25,12 @@ What it does, step by step (docs/python-example.md shows a full run and what it 
      the noisy gradient: it costs no privacy), and one
      ``PLDAccountant.step(noise_multiplier=σ, sample_rate=q)``.
 
-4. After every epoch prints the test accuracy, the certified bracket lower ≤ ε ≤ upper of the
+4. With ``--canaries M`` (docs/audit.md, "Audit a real run from canary scores"): M canaries
+   drawn before training, each inserted into the training set by a fair coin; after training
+   their scores are audited by ``dpkit.audit_scores`` (one run, ``--guesses`` K) against the ε
+   the accountant certified — exit status 3 when the empirical lower bound exceeds it, as it
+   does for a deliberately broken run (``--break noise``: noise 10x smaller than claimed).
+5. After every epoch prints the test accuracy, the certified bracket lower ≤ ε ≤ upper of the
    steps taken so far at δ, and the seconds elapsed; at the end one machine-readable
    ``final:`` line (full-precision numbers, read by python/tests/test_example_fashion_mnist.py).
 
@@ -300,6 +305,89 @@ def accuracy(model: "nn.Module", x: "torch.Tensor", y: "torch.Tensor", chunk: in
     return correct / x.shape[0]
 
 
+# --- auditing with canaries -----------------------------------------------------------------
+
+def make_canaries(images: np.ndarray, labels: np.ndarray, seed: int,
+                  kind: str = "mislabelled") -> Dict[str, np.ndarray]:
+    """Canaries, each inserted into the training set by an independent fair coin — the one-run
+    protocol of Steinke, Nasr & Jagielski (2023) [SNJ23]. ``mislabelled``: the given images,
+    each with a label other than its own (uniform among the nine others); ``noise``:
+    out-of-distribution images of uniform random pixels with uniform random labels. Drawn from
+    their own generator, fixed before training."""
+    rng = np.random.default_rng([seed, 2])
+    m = labels.shape[0]
+    if kind == "noise":
+        images = rng.integers(0, 256, size=images.shape, dtype=np.uint8)
+        chosen = rng.integers(0, 10, size=m)
+    else:
+        chosen = (labels.astype(np.int64) + rng.integers(1, 10, size=m)) % 10
+    member = rng.random(m) < 0.5
+    return {"images": images, "labels": chosen, "member": member}
+
+
+def canary_scores(model: "nn.Module", canaries: Dict[str, np.ndarray]) -> np.ndarray:
+    """Each canary's score: minus the cross-entropy of its (wrong) label under the trained
+    model — larger when the model has learned the canary, i.e. more likely a member."""
+    x, y = to_tensors(canaries["images"], canaries["labels"])
+    model.eval()
+    with torch.no_grad():
+        loss = F.cross_entropy(model(x), y, reduction="none")
+    model.train()
+    return -loss.numpy().astype(np.float64)
+
+
+class GradientScores:
+    """White-box canary scores: at every step, the inner product of the step's noisy gradient
+    sum (clipped gradients of the batch plus the noise, before the division by B) with each
+    canary's own gradient at the same parameters, clipped to C — summed over the steps. An
+    inserted canary that is in the batch adds |g|² to its score; the noise adds a centred
+    Gaussian of standard deviation σC|g| either way (the gradient inner product of Steinke,
+    Nasr & Jagielski 2023 [SNJ23], for input canaries)."""
+
+    def __init__(self, canaries: Dict[str, np.ndarray], clip: float, method: str):
+        self.x, self.y = to_tensors(canaries["images"], canaries["labels"])
+        self.clip, self.method = clip, method
+        self.scores = np.zeros(self.x.shape[0])
+
+    def observe(self, model: "nn.Module", noisy: Sequence["torch.Tensor"], b: float) -> None:
+        grads = per_example_grads(model, self.x, self.y, self.method)
+        n = self.x.shape[0]
+        flat = torch.cat([g.reshape(n, -1) for g in grads], dim=1)
+        flat = flat * (self.clip / (flat.norm(dim=1, keepdim=True) + 1e-12)).clamp(max=1.0)
+        step = torch.cat([g.reshape(-1) for g in noisy]) * b
+        self.scores += (flat @ step).detach().numpy().astype(np.float64)
+
+
+def audit_canaries(dpkit, scores: np.ndarray, canaries: Dict[str, np.ndarray],
+                   args: argparse.Namespace, claimed: float) -> int:
+    """Audits the canaries' scores with dpkit (one run, the K highest scores guessed in),
+    prints every statistic and the verdict against the certified ε the accountant claims, and
+    returns the exit status: 3 when the empirical lower bound exceeds the claim."""
+    member = canaries["member"]
+    if args.canary_scores is not None:
+        rows = ["score,member"] + [f"{s!r},{int(m)}" for s, m in zip(scores, member)]
+        Path(args.canary_scores).write_text("\n".join(rows) + "\n")
+    k = args.guesses if args.guesses is not None else max(1, args.canaries // 5)
+    audit = dpkit.audit_scores(scores[member], scores[~member], one_run=True, guesses=k,
+                               delta=args.delta, claim_epsilon=claimed)
+    print(f"audit: {args.canaries} canaries ({int(member.sum())} inserted), one run, the {k} "
+          f"highest scores guessed in; epsilon at delta = {args.delta:g}, 95 % confidence")
+    for r in audit.rows:
+        if "epsilon" in r:
+            extra = f" (mu >= {r['mu_lower']:.4f})" if "mu_lower" in r else ""
+            print(f"  {r['statistic']:>15}  {r['kind']:>11}  epsilon {r['epsilon']:.4f}{extra}")
+    one = audit["one-run"]
+    print(f"  {'tpr-at-fpr':>15}  {'estimate':>11}  TPR {audit['tpr-at-fpr']['tpr']:.4f} at FPR "
+          f"{audit['tpr-at-fpr']['fpr']:g}; AUROC {audit['auroc']['auroc']:.4f}")
+    print(f"audit: empirical lower bound eps >= {one['epsilon']:.4f} ({one['correct']} of "
+          f"{one['guesses']} guesses right) vs certified upper bound eps <= {claimed:.4f}: "
+          f"{audit.verdict}")
+    print(f"audit-final: canaries={args.canaries} inserted={int(member.sum())} "
+          f"guesses={one['guesses']} correct={one['correct']} eps_lower_bound={one['epsilon']!r} "
+          f"eps_claimed={claimed!r} verdict={audit.verdict} break={args.broken}")
+    return 3 if audit.verdict == "violated" else 0
+
+
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description="DP-SGD on Fashion-MNIST (PyTorch) with dpkit's certified privacy "
@@ -341,6 +429,31 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     p.add_argument("--csv", default=None, metavar="PATH",
                    help="also write one row per epoch to PATH (epoch, step, test_accuracy, "
                         "eps_lower, eps_upper, delta, seconds)")
+    p.add_argument("--canaries", type=int, default=0, metavar="M",
+                   help="audit the run: M canaries (--canary-kind), each inserted into the "
+                        "training set by a fair coin; each is scored (--score) and dpkit's "
+                        "one-run audit sets the empirical lower bound on ε beside the certified "
+                        "upper bound; exit status 3 when the lower bound exceeds it")
+    p.add_argument("--canary-kind", choices=("mislabelled", "noise"), default="mislabelled",
+                   help="mislabelled: test images with a wrong label; noise: images of uniform "
+                        "random pixels with random labels (out of distribution)")
+    p.add_argument("--score", choices=("loss", "gradient"), default="loss",
+                   help="the canaries' score: loss — minus the final model's loss on the canary "
+                        "(black box); gradient — the sum over the steps of the inner product of "
+                        "the noisy gradient sum with the canary's clipped gradient (white box: "
+                        "what an observer of every update sees; costs a canary gradient per "
+                        "step)")
+    p.add_argument("--guesses", type=int, default=None, metavar="K",
+                   help="with --canaries: the audit guesses 'in' for the K highest scores "
+                        "(fixed before training; default M/5)")
+    p.add_argument("--break", dest="broken", choices=("none", "no-clip", "noise"),
+                   default="none",
+                   help="a deliberately broken run for the audit to catch: no-clip (gradients "
+                        "not clipped) or noise (noise standard deviation 10x smaller than the "
+                        "accountant is told); the accountant still claims the calibrated ε")
+    p.add_argument("--canary-scores", default=None, metavar="PATH",
+                   help="with --canaries: write the canaries' scores to PATH (columns score, "
+                        "member), the input of dpkit audit --scores PATH --one-run")
     p.add_argument("--data-dir", default=DEFAULT_DATA_DIRS[0],
                    help="directory of the four IDX files (optionally .gz); the default is where "
                         "Debian's dataset-fashion-mnist installs them")
@@ -361,6 +474,17 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         p.error(f"--limit is {a.limit}, but must be >= 1")
     if a.threads < 1:
         p.error(f"--threads is {a.threads}, but must be >= 1")
+    if a.canaries < 0:
+        p.error(f"--canaries is {a.canaries}, but must be >= 0")
+    if a.guesses is not None and not (a.canaries and 1 <= a.guesses <= a.canaries):
+        p.error(f"--guesses is {a.guesses}, but must be in [1, --canaries] (and needs "
+                f"--canaries)")
+    if a.broken != "none" and not a.canaries:
+        p.error("--break is a demonstration for the audit: give --canaries too")
+    if a.score != "loss" and not a.canaries:
+        p.error("--score needs --canaries")
+    if a.canary_scores is not None and not a.canaries:
+        p.error("--canary-scores needs --canaries")
     return a
 
 
@@ -383,6 +507,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if args.limit is not None:
         xtr, ytr = xtr[:args.limit], ytr[:args.limit]
+    canaries = None
+    if args.canaries:
+        if args.canaries > xte.shape[0] // 2:
+            print(f"error: --canaries is {args.canaries}, but must be at most "
+                  f"{xte.shape[0] // 2} (half the test images)", file=sys.stderr)
+            return 2
+        canaries = make_canaries(xte[-args.canaries:], yte[-args.canaries:], args.seed,
+                                 args.canary_kind)
+        xte, yte = xte[:-args.canaries], yte[:-args.canaries]
+        member = canaries["member"]
+        xtr = np.concatenate([xtr, canaries["images"][member]])
+        ytr = np.concatenate([ytr, canaries["labels"][member]])
     x_train, y_train = to_tensors(xtr, ytr)
     x_test, y_test = to_tensors(xte, yte)
     n = x_train.shape[0]
@@ -413,7 +549,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"certified eps <= {args.target_epsilon:g} at delta = {args.delta:g}: "
           f"eps <= {cal.epsilon.value:.6f} there); noise std sigma*C = {sigma * args.clip:.6g}")
 
+    # What the run really does; the accountant is told sigma and C either way.
+    clip_used = math.inf if args.broken == "no-clip" else args.clip
+    noise_used = sigma * args.clip / (10 if args.broken == "noise" else 1)
+    if args.broken != "none":
+        print(f"BROKEN RUN ({args.broken}): "
+              + ("gradients are not clipped" if args.broken == "no-clip"
+                 else f"noise std {noise_used:.6g}, 10x below sigma*C")
+              + "; the accountant still claims the calibrated epsilon")
+    if canaries is not None:
+        print(f"canaries: {args.canaries} "
+              + ("mislabelled test images" if args.canary_kind == "mislabelled"
+                 else "random-pixel images with random labels") + ", "
+              f"{int(canaries['member'].sum())} inserted by fair coins (N = {n} with them)")
+
     model = make_model()
+    white_box = (GradientScores(canaries, args.clip, args.per_example)
+                 if canaries is not None and args.score == "gradient" else None)
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     schedule = (torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=steps)
                 if args.lr_schedule == "cosine" else None)
@@ -434,7 +586,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 grads = per_example_grads(model, x_train[idx], y_train[idx], args.per_example)
             else:  # an empty batch is still a step: the update is noise alone
                 grads = [torch.zeros((0, *p.shape)) for p in model.parameters()]
-            noisy = clipped_noisy_gradient(grads, args.clip, sigma * args.clip, b, gen)
+            noisy = clipped_noisy_gradient(grads, clip_used, noise_used, b, gen)
+            if white_box is not None:
+                white_box.observe(model, noisy, b)
             for p, g in zip(model.parameters(), noisy):
                 p.grad = g
             opt.step()
@@ -457,7 +611,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"final: steps={len(accountant)} noise_multiplier={sigma!r} sample_rate={q!r} "
           f"delta={args.delta!r} eps_lower={lo!r} eps_upper={hi!r} test_accuracy={acc!r} "
           f"seconds={time.perf_counter() - t_start:.1f}")
-    return 0
+    if canaries is None:
+        return 0
+    scores = white_box.scores if white_box is not None else canary_scores(model, canaries)
+    return audit_canaries(dpkit, scores, canaries, args, claimed=hi)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,15 @@ for claim in 0.3464:tight 0.1732:halved; do
     --figure "$here/audit_gdp_${claim##*:}.svg" > /dev/null || [[ $? == 3 ]]
 done
 
+# Figures: the canary-score audit of DP-SGD on Fashion-MNIST (docs/audit.md): the committed
+# scores of examples/fashion_mnist_dpsgd.py's honest and broken runs (regenerate them as the page
+# says), audited against the run's certified epsilon (the broken one: exit 3, expected).
+for run in honest broken; do
+  "$dpkit" audit --scores "$here/audit_canaries_$run.csv" --one-run --guesses 40 --delta 1e-5 \
+    --accountant-run "--noise-multiplier 4.967744240164395 --batch-size 50 --dataset-size 601 --epochs 20" \
+    --figure "$here/audit_canaries_$run.svg" > /dev/null || [[ $? == 3 ]]
+done
+
 printf 't,bound\n1,0.0625\n2,0.078125\n5,0.083252\n10,0.083333\n20,0.083333\n' > "$tmp/risk.csv"
 "$dpkit" audit --model quadratic --dataset-size 10 --dimension 2 --noise-std 0.5 \
   --learning-rate 0.5 --steps 20 --risk-bound "$tmp/risk.csv" --figure "$here/audit_risk.svg" > /dev/null

@@ -146,3 +146,71 @@ def test_one_epoch_on_a_few_hundred_examples_is_within_budget_and_certified(exam
     assert lo <= hi <= eps                       # the run is within its budget, certified
     assert float(m.group(3)) == pytest.approx(lo, abs=1e-4)
     assert float(m.group(4)) == pytest.approx(hi, abs=1e-4)
+
+
+def test_canaries_are_fair_coins_and_wrong_labels(example):
+    import numpy as np
+    labels = np.arange(2000) % 10
+    c = example.make_canaries(np.zeros((2000, 28, 28), np.uint8), labels, seed=5)
+    assert np.all(c["labels"] != labels)          # mislabelled: never the image's own label
+    # Fair coins: the number inserted is Binomial(2000, 1/2); |k − 1000| ≤ 4.5 sd = 101 has
+    # probability 1 − 7e-6.
+    assert abs(int(c["member"].sum()) - 1000) <= 101
+    noise = example.make_canaries(np.zeros((50, 28, 28), np.uint8), labels[:50], seed=5,
+                                  kind="noise")
+    assert noise["images"].std() > 50             # uniform pixels, not the given images
+
+
+def test_gradient_scores_add_the_inner_product_of_each_step(example):
+    # One observed step: the score is <clip(g_i), noisy sum> for every canary, the sum being
+    # the noisy mean gradient times B.
+    import numpy as np
+    model = example.make_model()
+    c = example.make_canaries(np.zeros((6, 28, 28), np.uint8), np.zeros(6, np.int64), seed=1,
+                              kind="noise")
+    w = example.GradientScores(c, clip=1.0, method="hooks")
+    step = [torch.randn(p.shape) for p in model.parameters()]
+    w.observe(model, step, b=4.0)
+    x, y = example.to_tensors(c["images"], c["labels"])
+    grads = example.per_example_grads_loop(model, x, y)
+    flat = torch.cat([g.reshape(6, -1) for g in grads], dim=1)
+    flat = flat / flat.norm(dim=1, keepdim=True).clamp(min=1.0)
+    expected = (flat @ (torch.cat([s.reshape(-1) for s in step]) * 4.0)).numpy()
+    assert np.allclose(w.scores, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_run_with_canaries_audits_them_as_dpkit_audit_does(example, tmp_path):
+    try:
+        example.find_data_dir()
+    except FileNotFoundError:
+        pytest.skip("Fashion-MNIST is not installed (Debian: apt-get install "
+                    "dataset-fashion-mnist)")
+    from conftest import cli
+    scores = tmp_path / "canaries.csv"
+    cmd = [sys.executable, str(SCRIPT), "--limit", "200", "--batch-size", "40", "--epochs", "1",
+           "--target-epsilon", "1", "--delta", "1e-5", "--canaries", "40", "--guesses", "8",
+           "--canary-kind", "noise", "--score", "gradient", "--break", "noise", "--seed", "2",
+           "--threads", "1", "--canary-scores", str(scores)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 3), r.stderr
+    final = [ln for ln in r.stdout.splitlines() if ln.startswith("audit-final: ")]
+    assert len(final) == 1
+    kv = dict(item.split("=", 1) for item in final[0][len("audit-final: "):].split())
+    run = dict(item.split("=", 1) for item in
+               [ln for ln in r.stdout.splitlines() if ln.startswith("final: ")][0][7:].split())
+    # The claim is the run's certified ε; the exit status is the verdict's.
+    assert float(kv["eps_claimed"]) == float(run["eps_upper"])
+    assert (r.returncode == 3) == (kv["verdict"] == "violated")
+    # The scores file audited again, by the Python package and by the program: the same bound.
+    import numpy as np
+    table = np.loadtxt(scores, delimiter=",", skiprows=1)
+    member = table[:, 1] == 1
+    assert int(kv["inserted"]) == int(member.sum())
+    a = dpkit.audit_scores(table[member, 0], table[~member, 0], one_run=True, guesses=8,
+                           delta=1e-5, claim_epsilon=float(kv["eps_claimed"]))
+    assert a["one-run"]["epsilon"] == float(kv["eps_lower_bound"])
+    assert a.verdict == kv["verdict"]
+    p = subprocess.run([cli(), "audit", "--scores", str(scores), "--one-run", "--guesses", "8",
+                        "--delta", "1e-5", "--claim-epsilon", kv["eps_claimed"]],
+                       capture_output=True, text=True)
+    assert p.returncode == r.returncode

@@ -102,7 +102,7 @@ threshold_bound gdp_mu_lower(const score_counts& counts, double tail);
 // --- one-run statistics (m canaries in one run, each inserted by a fair coin) ------------
 
 /// p-value of "the run is (ε, δ)-DP" when `correct` of `guesses` membership guesses about m
-/// canaries are right (Steinke, Nasr & Jagielski 2023, Thm 5.2 with k₋ = 0): with
+/// canaries are right (Steinke, Nasr & Jagielski 2023 [SNJ23], one-sided guesses: k₋ = 0): with
 /// q = e^ε/(1 + e^ε) and W ~ Binomial(guesses, q),
 ///
 ///     p = P(W ≥ v) + 2mδ · max_{i=1..v} P(v − i ≤ W < v)/i,        v = correct,
@@ -116,7 +116,7 @@ double one_run_p_value(std::size_t m,
 
 /// The largest ε whose (ε, δ) claim the guesses reject at significance 1 − confidence:
 /// sup{ε : one_run_p_value(ε) ≤ 1 − confidence} (0 when none; bisection to 1e-9 relative,
-/// rounded down). A lower bound on ε with probability ≥ confidence (Steinke et al. Thm 5.2).
+/// rounded down). A lower bound on ε with probability ≥ confidence (Steinke et al. 2023).
 double one_run_epsilon(std::size_t m,
                        std::size_t guesses,
                        std::size_t correct,
@@ -124,8 +124,9 @@ double one_run_epsilon(std::size_t m,
                        double delta);
 
 /// The largest μ for which the guesses reject "the run is μ-GDP" at significance
-/// 1 − confidence, by Mahloujifar, Melis & Chaudhuri 2024 (Alg. "audit with reconstruction",
-/// its one-sided membership version as in jax_privacy's epsilon_one_run_fdp): 0 when none.
+/// 1 − confidence, by the one-run f-DP audit of Mahloujifar, Melis & Chaudhuri 2024 [MMC24]
+/// for membership guesses (its recursion through the inverse of the tradeoff curve's blow-up,
+/// as jax_privacy's epsilon_one_run_fdp runs it): 0 when none.
 /// A lower bound on μ of every μ-GDP guarantee, with probability ≥ confidence.
 double one_run_gdp_mu(std::size_t m,
                       std::size_t guesses,
