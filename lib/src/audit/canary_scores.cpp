@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
@@ -153,11 +154,32 @@ threshold_bound clopper_pearson_epsilon(const score_counts& c,
   if (!(tail > 0 && tail <= 0.5)) throw_domain_error(kFunction, "tail", tail, "in (0, 0.5]");
   if (!(delta >= 0 && delta < 1)) throw_domain_error(kFunction, "delta", delta, "in [0, 1)");
   threshold_bound best;
+  const double nin = static_cast<double>(c.n_in), nout = static_cast<double>(c.n_out);
+  // Each limit is at least its point estimate (an upper Clopper–Pearson limit at error ≤ 1/2
+  // exceeds k/n: the binomial's median is np when np is an integer) and at least the limit of
+  // k = 0. The bound these floors give (`reach`) is above the threshold's true bound, so the
+  // thresholds are visited in decreasing reach and the search stops at the first whose reach
+  // cannot beat the best — most thresholds never invert the incomplete beta function.
+  const double fnr_floor = binomial_upper_limit(0, c.n_in, tail);
+  const double fpr_floor = binomial_upper_limit(0, c.n_out, tail);
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(c.thresholds.size());
   for (std::size_t j = 0; j < c.thresholds.size(); ++j) {
+    const double fnr_lo =
+        std::max(fnr_floor, static_cast<double>(c.n_in - c.true_positives[j]) / nin);
+    const double fpr_lo = std::max(fpr_floor, static_cast<double>(c.false_positives[j]) / nout);
+    double reach = std::log(std::max(1 - fnr_lo - delta, 0.0)) - std::log(fpr_lo);
+    if (two_sided)
+      reach = std::max(reach, std::log(std::max(1 - fpr_lo - delta, 0.0)) - std::log(fnr_lo));
+    if (reach > 0) order.emplace_back(reach, j);
+  }
+  std::sort(order.begin(), order.end(), std::greater<>());
+  for (const auto& [reach, j] : order) {
+    if (!(reach > best.value)) break;
     const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
     const double fnr_hi = binomial_upper_limit(c.n_in - tp, c.n_in, tail);
     const double fpr_hi = binomial_upper_limit(fp, c.n_out, tail);
-    const auto consider = [&](double numerator, double denominator, bool reverse) {
+    const auto consider = [&, j = j](double numerator, double denominator, bool reverse) {
       if (!(numerator > 0)) return;
       const double eps = std::log(numerator) - std::log(denominator);
       if (eps > best.value) best = {eps, c.thresholds[j], tp, fp, reverse};
@@ -171,7 +193,24 @@ threshold_bound clopper_pearson_epsilon(const score_counts& c,
 threshold_bound gdp_mu_lower(const score_counts& c, double tail) {
   if (!(tail > 0 && tail <= 0.5)) throw_domain_error("gdp_mu_lower", "tail", tail, "in (0, 0.5]");
   threshold_bound best;
+  const double nin = static_cast<double>(c.n_in), nout = static_cast<double>(c.n_out);
+  // As in clopper_pearson_epsilon: the limits' floors bound μ from above (Φ⁻¹(1 − x) and
+  // −Φ⁻¹(x) decrease in x); thresholds in decreasing reach, stopping where none can beat the best.
+  const double fnr_floor = binomial_upper_limit(0, c.n_in, tail);
+  const double fpr_floor = binomial_upper_limit(0, c.n_out, tail);
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(c.thresholds.size());
   for (std::size_t j = 0; j < c.thresholds.size(); ++j) {
+    const double fnr_lo =
+        std::max(fnr_floor, static_cast<double>(c.n_in - c.true_positives[j]) / nin);
+    const double fpr_lo = std::max(fpr_floor, static_cast<double>(c.false_positives[j]) / nout);
+    if (fnr_lo >= 1 || fpr_lo >= 1) continue;
+    const double reach = normal_quantile_complement(fpr_lo) - normal_quantile(fnr_lo);
+    if (reach > 0) order.emplace_back(reach, j);
+  }
+  std::sort(order.begin(), order.end(), std::greater<>());
+  for (const auto& [reach, j] : order) {
+    if (!(reach > best.value)) break;
     const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
     const double fnr_hi = binomial_upper_limit(c.n_in - tp, c.n_in, tail);
     const double fpr_hi = binomial_upper_limit(fp, c.n_out, tail);
