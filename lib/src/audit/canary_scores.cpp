@@ -175,14 +175,15 @@ threshold_bound clopper_pearson_epsilon(const score_counts& c,
   }
   std::sort(order.begin(), order.end(), std::greater<>());
   for (const auto& [reach, j] : order) {
-    if (!(reach > best.value)) break;
+    if (reach < best.value) break;  // (equal: a tie, which the lowest threshold wins)
     const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
     const double fnr_hi = binomial_upper_limit(c.n_in - tp, c.n_in, tail);
     const double fpr_hi = binomial_upper_limit(fp, c.n_out, tail);
     const auto consider = [&, j = j](double numerator, double denominator, bool reverse) {
       if (!(numerator > 0)) return;
       const double eps = std::log(numerator) - std::log(denominator);
-      if (eps > best.value) best = {eps, c.thresholds[j], tp, fp, reverse};
+      if (eps > best.value || (eps == best.value && eps > 0 && c.thresholds[j] < best.threshold))
+        best = {eps, c.thresholds[j], tp, fp, reverse};
     };
     consider(1 - fnr_hi - delta, fpr_hi, false);
     if (two_sided) consider(1 - fpr_hi - delta, fnr_hi, true);
@@ -210,14 +211,15 @@ threshold_bound gdp_mu_lower(const score_counts& c, double tail) {
   }
   std::sort(order.begin(), order.end(), std::greater<>());
   for (const auto& [reach, j] : order) {
-    if (!(reach > best.value)) break;
+    if (reach < best.value) break;  // (equal: a tie, which the lowest threshold wins)
     const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
     const double fnr_hi = binomial_upper_limit(c.n_in - tp, c.n_in, tail);
     const double fpr_hi = binomial_upper_limit(fp, c.n_out, tail);
     if (fnr_hi >= 1 || fpr_hi >= 1) continue;
     // Φ⁻¹(1 − FPR_hi) from the complement: accurate where FPR_hi is tiny.
     const double mu = normal_quantile_complement(fpr_hi) - normal_quantile(fnr_hi);
-    if (mu > best.value) best = {mu, c.thresholds[j], tp, fp, false};
+    if (mu > best.value || (mu == best.value && mu > 0 && c.thresholds[j] < best.threshold))
+      best = {mu, c.thresholds[j], tp, fp, false};
   }
   return best;
 }
