@@ -30,8 +30,26 @@ fi
 omp_dir="$build/clang-tidy-include"
 mkdir -p "$omp_dir"
 ln -sf "$(gcc -print-file-name=include/omp.h)" "$omp_dir/omp.h"
+# Precompiled headers (DPKIT_PRECOMPILED_HEADERS) are GCC's .gch files, which clang cannot read:
+# the compile commands get a copy of each target's cmake_pch.hxx (the same #includes) from a
+# folder without the .gch beside it, so clang parses the headers instead.
+db="$build/clang-tidy-db"
+mkdir -p "$db/pch"
+python3 - "$build/compile_commands.json" "$db" <<'PY'
+import hashlib, json, os, re, shutil, sys
+source, db = sys.argv[1], sys.argv[2]
+commands = json.load(open(source))
+def copy(match):
+    header = match.group(1)
+    target = os.path.join(db, "pch", hashlib.sha1(header.encode()).hexdigest()[:16] + ".hxx")
+    shutil.copyfile(header, target)
+    return "-include " + target
+for c in commands:
+    c["command"] = re.sub(r"-include (\S*cmake_pch\.hxx)", copy, c["command"])
+json.dump(commands, open(os.path.join(db, "compile_commands.json"), "w"), indent=1)
+PY
 log="$build/clang-tidy.log"
-run-clang-tidy-16 -quiet -p "$build" -j "$jobs" \
+run-clang-tidy-16 -quiet -p "$db" -j "$jobs" \
   -extra-arg=-Wno-error -extra-arg=-Wno-unknown-warning-option -extra-arg=-isystem"$omp_dir" \
   "$root/lib/src/.*\.cpp$" "$root/tools/dpkit/[^/]*\.cpp$" "$root/tools/figure/[^/]*\.cpp$" \
   "$root/python/src/[^/]*\.cpp$" > "$log" 2>&1 || true
