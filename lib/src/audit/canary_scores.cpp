@@ -283,7 +283,7 @@ canary_audit audit_canary_scores(std::span<const double> in_scores,
     const auto check_side = [&](const char* name, std::size_t n) {
       const auto pilot = static_cast<std::size_t>(o.split_fraction * static_cast<double>(n));
       if (pilot == 0 || pilot == n)
-        throw_domain_error(kFunction, name, format_count(n) + " scores",
+        throw_domain_error(kFunction, name, format_count(n) + (n == 1 ? " score" : " scores"),
                            "enough that split_fraction " + format_value(o.split_fraction) +
                                " leaves at least one on each part");
     };
