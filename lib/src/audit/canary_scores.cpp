@@ -71,8 +71,8 @@ threshold_bound best_one_run(const score_counts& c, double confidence, double de
     const std::size_t g = tp + c.false_positives[j];
     if (g == 0 || precision(j) <= 0.5) continue;
     if (!gdp && precision(j) <= 1 / (1 + std::exp(-best.value))) continue;
-    const double value = gdp ? one_run_gdp_mu(m, g, tp, confidence)
-                             : one_run_epsilon(m, g, tp, confidence, delta);
+    const double value = gdp ? one_run_gdp_mu(m, g, tp, confidence, best.value)
+                             : one_run_epsilon(m, g, tp, confidence, delta, best.value);
     if (value > best.value) {
       best.value = value;
       best.threshold = c.thresholds[j];

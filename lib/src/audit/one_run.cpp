@@ -93,7 +93,8 @@ double one_run_epsilon(std::size_t m,
                        std::size_t guesses,
                        std::size_t correct,
                        double confidence,
-                       double delta) {
+                       double delta,
+                       double at_least) {
   constexpr const char* kFunction = "one_run_epsilon";
   check_guesses(kFunction, m, guesses, correct);
   check_open_probability(kFunction, "confidence", confidence);
@@ -102,16 +103,18 @@ double one_run_epsilon(std::size_t m,
   const auto rejects = [&](double eps) {
     return one_run_p_value(m, guesses, correct, eps, delta) <= significance;
   };
-  if (!rejects(0)) return 0;
+  if (!(at_least >= 0)) at_least = 0;
+  if (!rejects(at_least)) return 0;
   // p(ε) → 1 as ε grows (every guess expected right) unless all guesses are right and δ = 0;
   // ε = 1e3 already has 1 − q = e^-1000 = 0 in double: a bound there is as large as any.
-  return largest_passing(0, 1e3, rejects);
+  return largest_passing(at_least, 1e3, rejects);
 }
 
 double one_run_gdp_mu(std::size_t m,
                       std::size_t guesses,
                       std::size_t correct,
-                      double confidence) {
+                      double confidence,
+                      double at_least) {
   constexpr const char* kFunction = "one_run_gdp_mu";
   check_guesses(kFunction, m, guesses, correct);
   check_open_probability(kFunction, "confidence", confidence);
@@ -136,9 +139,10 @@ double one_run_gdp_mu(std::size_t m,
     }
     return r + h > g / md;
   };
-  if (!rejects(0)) return 0;
+  if (!(at_least >= 0)) at_least = 0;
+  if (!rejects(at_least)) return 0;
   // Beyond μ = 40, Φ(Φ⁻¹(x) − μ) underflows for every x < 1: as large a bound as any.
-  return largest_passing(0, 40, rejects);
+  return largest_passing(at_least, 40, rejects);
 }
 
 }  // namespace dpkit::audit

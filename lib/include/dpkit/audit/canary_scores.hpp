@@ -117,21 +117,26 @@ double one_run_p_value(std::size_t m,
 /// The largest ε whose (ε, δ) claim the guesses reject at significance 1 − confidence:
 /// sup{ε : one_run_p_value(ε) ≤ 1 − confidence} (0 when none; bisection to 1e-9 relative,
 /// rounded down). A lower bound on ε with probability ≥ confidence (Steinke et al. 2023).
+/// `at_least` > 0: 0 unless the guesses reject ε = at_least, the search starting there (a
+/// threshold search skips, at the cost of one p-value, every count that cannot beat its best).
 double one_run_epsilon(std::size_t m,
                        std::size_t guesses,
                        std::size_t correct,
                        double confidence,
-                       double delta);
+                       double delta,
+                       double at_least = 0);
 
 /// The largest μ for which the guesses reject "the run is μ-GDP" at significance
 /// 1 − confidence, by the one-run f-DP audit of Mahloujifar, Melis & Chaudhuri 2024 [MMC24]
 /// for membership guesses (its recursion through the inverse of the tradeoff curve's blow-up,
 /// as jax_privacy's epsilon_one_run_fdp runs it): 0 when none.
 /// A lower bound on μ of every μ-GDP guarantee, with probability ≥ confidence.
+/// `at_least` as for one_run_epsilon.
 double one_run_gdp_mu(std::size_t m,
                       std::size_t guesses,
                       std::size_t correct,
-                      double confidence);
+                      double confidence,
+                      double at_least = 0);
 
 // --- descriptive statistics ---------------------------------------------------------------
 
