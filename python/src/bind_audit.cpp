@@ -34,24 +34,13 @@ py::dict row_dict(const audit::audit_statistic& s) {
   py::dict d;
   d["statistic"] = s.statistic;
   d["kind"] = std::string(to_string(s.kind));
-  const auto put = [&](const char* key, double x) {
-    if (!std::isnan(x)) d[key] = x;
-  };
-  put("epsilon", s.epsilon);
-  put("delta", s.delta);
-  put("confidence", s.confidence);
-  put("mu_lower", s.mu_lower);
-  put("threshold", s.threshold);
-  if (s.statistic == "one-run" || s.statistic == "one-run-fdp") {
-    d["guesses"] = s.guesses;
-    d["correct"] = s.correct;
+  for (const audit::audit_field& f : audit::reported_fields(s)) {
+    const py::str key(std::string(f.name));
+    if (f.integer)
+      d[key] = static_cast<long long>(f.value);
+    else
+      d[key] = f.value;
   }
-  put("fpr", s.fpr);
-  put("tpr", s.tpr);
-  put("tpr_lower", s.tpr_lower);
-  put("tpr_upper", s.tpr_upper);
-  put("auroc", s.auroc);
-  put("auroc_hull", s.auroc_hull);
   d["method"] = s.method;
   return d;
 }

@@ -147,24 +147,13 @@ accounting::privacy_estimate accountant_epsilon(const std::string& flags, double
 json statistic_row(const audit::audit_statistic& s) {
   json row = {{"statistic", s.statistic}, {"kind", std::string(to_string(s.kind))},
               {"method", s.method}};
-  const auto put = [&](const char* key, double x) {
-    if (!std::isnan(x)) row[key] = x;
-  };
-  put("epsilon", s.epsilon);
-  put("delta", s.delta);
-  put("confidence", s.confidence);
-  put("mu_lower", s.mu_lower);
-  put("threshold", s.threshold);
-  if (s.statistic == "one-run" || s.statistic == "one-run-fdp") {
-    row["guesses"] = s.guesses;
-    row["correct"] = s.correct;
+  for (const audit::audit_field& f : audit::reported_fields(s)) {
+    const std::string key(f.name);
+    if (f.integer)
+      row[key] = static_cast<long long>(f.value);
+    else
+      row[key] = f.value;
   }
-  put("fpr", s.fpr);
-  put("tpr", s.tpr);
-  put("tpr_lower", s.tpr_lower);
-  put("tpr_upper", s.tpr_upper);
-  put("auroc", s.auroc);
-  put("auroc_hull", s.auroc_hull);
   return row;
 }
 

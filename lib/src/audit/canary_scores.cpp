@@ -104,6 +104,50 @@ std::vector<roc_point> roc_hull(const score_counts& c) {
   return hull;
 }
 
+// A threshold's bound and whether the reverse test gave it.
+struct threshold_value {
+  double value;
+  bool reverse;
+};
+
+// The best of the thresholds' bounds value(FNR_hi, FPR_hi), the upper Clopper–Pearson limits at
+// error `tail`, for a bound that decreases in both rates. Each limit is at least its point
+// estimate (an upper limit at error ≤ 1/2 exceeds k/n: the binomial's median is np when np is
+// an integer) and at least the limit of k = 0, so `reach` of those floors is above the
+// threshold's bound: the thresholds are visited in decreasing reach and the search stops at the
+// first that cannot beat the best — most never invert the incomplete beta function. Ties go to
+// the lowest threshold, whatever the order of the visit.
+template <class Reach, class Value>
+threshold_bound best_threshold(const score_counts& c,
+                               double tail,
+                               const Reach& reach,
+                               const Value& value) {
+  const double nin = static_cast<double>(c.n_in), nout = static_cast<double>(c.n_out);
+  const double fnr_floor = binomial_upper_limit(0, c.n_in, tail);
+  const double fpr_floor = binomial_upper_limit(0, c.n_out, tail);
+  std::vector<std::pair<double, std::size_t>> order;
+  order.reserve(c.thresholds.size());
+  for (std::size_t j = 0; j < c.thresholds.size(); ++j) {
+    const double fnr_lo =
+        std::max(fnr_floor, static_cast<double>(c.n_in - c.true_positives[j]) / nin);
+    const double fpr_lo = std::max(fpr_floor, static_cast<double>(c.false_positives[j]) / nout);
+    const double r = reach(fnr_lo, fpr_lo).value;
+    if (r > 0) order.emplace_back(r, j);
+  }
+  std::sort(order.begin(), order.end(), std::greater<>());
+  threshold_bound best;
+  for (const auto& [r, j] : order) {
+    if (r < best.value) break;  // (equal: a tie, which the lowest threshold wins)
+    const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
+    const threshold_value v = value(binomial_upper_limit(c.n_in - tp, c.n_in, tail),
+                                    binomial_upper_limit(fp, c.n_out, tail));
+    if (v.value > best.value ||
+        (v.value == best.value && v.value > 0 && c.thresholds[j] < best.threshold))
+      best = {v.value, c.thresholds[j], tp, fp, v.reverse};
+  }
+  return best;
+}
+
 std::string format_count(std::size_t n) { return format_value(static_cast<long long>(n)); }
 
 std::string three_digits(double x) {
@@ -153,75 +197,26 @@ threshold_bound clopper_pearson_epsilon(const score_counts& c,
   constexpr const char* kFunction = "clopper_pearson_epsilon";
   if (!(tail > 0 && tail <= 0.5)) throw_domain_error(kFunction, "tail", tail, "in (0, 0.5]");
   if (!(delta >= 0 && delta < 1)) throw_domain_error(kFunction, "delta", delta, "in [0, 1)");
-  threshold_bound best;
-  const double nin = static_cast<double>(c.n_in), nout = static_cast<double>(c.n_out);
-  // Each limit is at least its point estimate (an upper Clopper–Pearson limit at error ≤ 1/2
-  // exceeds k/n: the binomial's median is np when np is an integer) and at least the limit of
-  // k = 0. The bound these floors give (`reach`) is above the threshold's true bound, so the
-  // thresholds are visited in decreasing reach and the search stops at the first whose reach
-  // cannot beat the best — most thresholds never invert the incomplete beta function.
-  const double fnr_floor = binomial_upper_limit(0, c.n_in, tail);
-  const double fpr_floor = binomial_upper_limit(0, c.n_out, tail);
-  std::vector<std::pair<double, std::size_t>> order;
-  order.reserve(c.thresholds.size());
-  for (std::size_t j = 0; j < c.thresholds.size(); ++j) {
-    const double fnr_lo =
-        std::max(fnr_floor, static_cast<double>(c.n_in - c.true_positives[j]) / nin);
-    const double fpr_lo = std::max(fpr_floor, static_cast<double>(c.false_positives[j]) / nout);
-    double reach = std::log(std::max(1 - fnr_lo - delta, 0.0)) - std::log(fpr_lo);
-    if (two_sided)
-      reach = std::max(reach, std::log(std::max(1 - fpr_lo - delta, 0.0)) - std::log(fnr_lo));
-    if (reach > 0) order.emplace_back(reach, j);
-  }
-  std::sort(order.begin(), order.end(), std::greater<>());
-  for (const auto& [reach, j] : order) {
-    if (reach < best.value) break;  // (equal: a tie, which the lowest threshold wins)
-    const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
-    const double fnr_hi = binomial_upper_limit(c.n_in - tp, c.n_in, tail);
-    const double fpr_hi = binomial_upper_limit(fp, c.n_out, tail);
-    const auto consider = [&, j = j](double numerator, double denominator, bool reverse) {
-      if (!(numerator > 0)) return;
-      const double eps = std::log(numerator) - std::log(denominator);
-      if (eps > best.value || (eps == best.value && eps > 0 && c.thresholds[j] < best.threshold))
-        best = {eps, c.thresholds[j], tp, fp, reverse};
-    };
-    consider(1 - fnr_hi - delta, fpr_hi, false);
-    if (two_sided) consider(1 - fpr_hi - delta, fnr_hi, true);
-  }
-  return best;
+  // ε ≥ log((1 − FNR − δ)/FPR) for the test, and log((1 − FPR − δ)/FNR) for its reverse:
+  // increasing in both error rates' complements, so the floors give the reach.
+  const auto epsilon = [&](double fnr, double fpr) -> threshold_value {
+    const double forward = std::log(std::max(1 - fnr - delta, 0.0)) - std::log(fpr);
+    if (!two_sided) return {forward, false};
+    const double reverse = std::log(std::max(1 - fpr - delta, 0.0)) - std::log(fnr);
+    return reverse > forward ? threshold_value{reverse, true} : threshold_value{forward, false};
+  };
+  return best_threshold(c, tail, epsilon, epsilon);
 }
 
 threshold_bound gdp_mu_lower(const score_counts& c, double tail) {
   if (!(tail > 0 && tail <= 0.5)) throw_domain_error("gdp_mu_lower", "tail", tail, "in (0, 0.5]");
-  threshold_bound best;
-  const double nin = static_cast<double>(c.n_in), nout = static_cast<double>(c.n_out);
-  // As in clopper_pearson_epsilon: the limits' floors bound μ from above (Φ⁻¹(1 − x) and
-  // −Φ⁻¹(x) decrease in x); thresholds in decreasing reach, stopping where none can beat the best.
-  const double fnr_floor = binomial_upper_limit(0, c.n_in, tail);
-  const double fpr_floor = binomial_upper_limit(0, c.n_out, tail);
-  std::vector<std::pair<double, std::size_t>> order;
-  order.reserve(c.thresholds.size());
-  for (std::size_t j = 0; j < c.thresholds.size(); ++j) {
-    const double fnr_lo =
-        std::max(fnr_floor, static_cast<double>(c.n_in - c.true_positives[j]) / nin);
-    const double fpr_lo = std::max(fpr_floor, static_cast<double>(c.false_positives[j]) / nout);
-    if (fnr_lo >= 1 || fpr_lo >= 1) continue;
-    const double reach = normal_quantile_complement(fpr_lo) - normal_quantile(fnr_lo);
-    if (reach > 0) order.emplace_back(reach, j);
-  }
-  std::sort(order.begin(), order.end(), std::greater<>());
-  for (const auto& [reach, j] : order) {
-    if (reach < best.value) break;  // (equal: a tie, which the lowest threshold wins)
-    const std::size_t tp = c.true_positives[j], fp = c.false_positives[j];
-    const double fnr_hi = binomial_upper_limit(c.n_in - tp, c.n_in, tail);
-    const double fpr_hi = binomial_upper_limit(fp, c.n_out, tail);
-    if (fnr_hi >= 1 || fpr_hi >= 1) continue;
-    // Φ⁻¹(1 − FPR_hi) from the complement: accurate where FPR_hi is tiny.
-    const double mu = normal_quantile_complement(fpr_hi) - normal_quantile(fnr_hi);
-    if (mu > best.value || (mu == best.value && mu > 0 && c.thresholds[j] < best.threshold))
-      best = {mu, c.thresholds[j], tp, fp, false};
-  }
-  return best;
+  // μ ≥ Φ⁻¹(1 − FPR) − Φ⁻¹(FNR) (from the complement: accurate where FPR is tiny), decreasing
+  // in both rates; a rate of 1 gives no bound.
+  const auto mu = [](double fnr, double fpr) -> threshold_value {
+    if (fnr >= 1 || fpr >= 1) return {-kInf, false};
+    return {normal_quantile_complement(fpr) - normal_quantile(fnr), false};
+  };
+  return best_threshold(c, tail, mu, mu);
 }
 
 tpr_at_fpr_result tpr_at_fpr(const score_counts& c, double fpr, double confidence) {
@@ -256,6 +251,29 @@ double auroc(const score_counts& c) {
     area += (static_cast<double>(c.false_positives[k]) - static_cast<double>(c.false_positives[k + 1])) *
             (static_cast<double>(c.true_positives[k]) + static_cast<double>(c.true_positives[k + 1])) / 2;
   return area / (static_cast<double>(c.n_in) * static_cast<double>(c.n_out));
+}
+
+std::vector<audit_field> reported_fields(const audit_statistic& r) {
+  std::vector<audit_field> out;
+  const auto put = [&](std::string_view name, double x) {
+    if (!std::isnan(x)) out.push_back({name, x, false});
+  };
+  put("epsilon", r.epsilon);
+  put("delta", r.delta);
+  put("confidence", r.confidence);
+  put("mu_lower", r.mu_lower);
+  put("threshold", r.threshold);
+  if (r.statistic == "one-run" || r.statistic == "one-run-fdp") {
+    out.push_back({"guesses", static_cast<double>(r.guesses), true});
+    out.push_back({"correct", static_cast<double>(r.correct), true});
+  }
+  put("fpr", r.fpr);
+  put("tpr", r.tpr);
+  put("tpr_lower", r.tpr_lower);
+  put("tpr_upper", r.tpr_upper);
+  put("auroc", r.auroc);
+  put("auroc_hull", r.auroc_hull);
+  return out;
 }
 
 double auroc_hull(const score_counts& c) {

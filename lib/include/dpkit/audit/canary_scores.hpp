@@ -214,6 +214,19 @@ struct audit_statistic {
   std::string method;  ///< how it was computed, in words (threshold strategy, family size)
 };
 
+/// One number a row reports, as the front ends print it (a count when `integer`).
+struct audit_field {
+  std::string_view name;
+  double value = NAN;
+  bool integer = false;
+};
+
+/// The numbers of a row that apply to its statistic, in the order the front ends print them:
+/// epsilon, delta, confidence, mu_lower, threshold, guesses and correct (one-run rows), fpr,
+/// tpr, tpr_lower, tpr_upper, auroc, auroc_hull — those that are NaN left out. The one list
+/// `dpkit audit --scores` (JSON) and `dpkit.audit_scores` (the row dicts) both write.
+std::vector<audit_field> reported_fields(const audit_statistic& row);
+
 struct canary_audit {
   std::vector<audit_statistic> rows;
   std::size_t n_in = 0, n_out = 0;
