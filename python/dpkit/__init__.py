@@ -13,7 +13,8 @@ Functions: :func:`epsilon`, :func:`delta`, :func:`calibrate_noise`, :func:`calib
 :func:`epsilon_curve`, :func:`delta_curve`, :func:`tradeoff`, :func:`gdp_mu`, :func:`rdp`, :func:`audit_scores` (the privacy canary scores prove). Drop-in layers:
 :mod:`dpkit.opacus` (Opacus's accountant interface) and :mod:`dpkit.dp_accounting` (Google
 dp_accounting's events and accountants). Theory modules: :mod:`dpkit.shifted`,
-:mod:`dpkit.volterra`, :mod:`dpkit.hsgd`, :mod:`dpkit.correlated`. Documentation:
+:mod:`dpkit.volterra`, :mod:`dpkit.hsgd`, :mod:`dpkit.correlated`; matrix-factorization
+mechanisms (BandMF, BLT): :mod:`dpkit.matrix_mechanism`. Documentation:
 docs/python.md in the repository.
 """
 
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 _SUBMODULES = ("opacus", "dp_accounting", "shifted", "volterra", "hsgd", "correlated",
-               "validation")
+               "matrix_mechanism", "validation")
 
 
 def validate(ids=None, **kwargs):

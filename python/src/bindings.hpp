@@ -58,5 +58,6 @@ void bind_volterra(pybind11::module_& m);
 void bind_hsgd(pybind11::module_& m);
 void bind_correlated(pybind11::module_& m);
 void bind_audit(pybind11::module_& m);
+void bind_matrix(pybind11::module_& m);
 
 }  // namespace dpkit::python

@@ -40,4 +40,5 @@ PYBIND11_MODULE(_dpkit, m) {
   dpkit::python::bind_hsgd(m);
   dpkit::python::bind_correlated(m);
   dpkit::python::bind_audit(m);
+  dpkit::python::bind_matrix(m);
 }

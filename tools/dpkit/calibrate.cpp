@@ -9,12 +9,14 @@
 #include "dpkit/core/progress.hpp"
 #include "privacy_rows.hpp"
 #include "run_options.hpp"
+#include "strategy_rows.hpp"
 
 namespace dpkit::cli {
 namespace {
 
 struct calibrate_options {
   run_options run;
+  strategy_options strategy;
   double epsilon = 0;
   double delta = 0;
   long long max_steps = 10000000;
@@ -28,6 +30,9 @@ struct calibrate_options {
 const run_requirements kNeeds{false, false, false, false, "dpkit calibrate"};
 
 int run(const calibrate_options& o) {
+  if (strategy_given(o.strategy))
+    return strategy_calibrate(o.run, kNeeds, o.strategy, o.epsilon, o.delta, o.budget_tolerance,
+                              o.tolerance, o.accountant, o.output);
   accounting::calibration_options co;
   co.accountant = selected_accountants(o.accountant).front();
   co.pld = pld_options_of(o.accountant);
@@ -185,6 +190,7 @@ void register_calibrate(CLI::App& app, int& exit_code) {
       ->check(real_in_open_interval(0, 1))
       ->type_name("R")
       ->capture_default_str();
+  add_strategy_options(sub, o->strategy);
   add_accountant_options(sub, o->accountant, /*with_all=*/false);
   add_output_options(sub, o->output);
   sub->footer(
@@ -194,7 +200,9 @@ void register_calibrate(CLI::App& app, int& exit_code) {
       "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 10000\n"
       "  dpkit calibrate --epsilon 3 --delta 1e-5 --dataset-size 60000 --batch-size 256 "
       "--epochs 60\n"
-      "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --noise-multiplier 1\n");
+      "  dpkit calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --noise-multiplier 1\n"
+      "  dpkit calibrate --epsilon 2 --delta 1e-5 --strategy toeplitz:1,0.5,0.25 "
+      "--min-separation 3 --sampling-rate 0.01 --steps 999\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

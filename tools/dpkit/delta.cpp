@@ -8,12 +8,14 @@
 #include "commands.hpp"
 #include "privacy_rows.hpp"
 #include "run_options.hpp"
+#include "strategy_rows.hpp"
 
 namespace dpkit::cli {
 namespace {
 
 struct delta_options {
   run_options run;
+  strategy_options strategy;
   double epsilon = 0;
   accountant_options accountant;
   output_options output;
@@ -21,7 +23,11 @@ struct delta_options {
 };
 
 int run(const delta_options& o) {
-  const resolved_run m = resolve_run(o.run, {true, true, true, true, "dpkit delta", true});
+  const run_requirements needs{true, true, true, true, "dpkit delta", true};
+  if (strategy_given(o.strategy))
+    return strategy_privacy("dpkit delta", o.run, needs, o.strategy, "delta", o.epsilon,
+                            o.accountant, o.output);
+  const resolved_run m = resolve_run(o.run, needs);
   report r;
   r.tool = "dpkit delta";
   r.parameters = m.parameters;
@@ -45,6 +51,7 @@ void register_delta(CLI::App& app, int& exit_code) {
       "delta", "The delta such that the training run is (epsilon, delta)-DP (its privacy profile)");
   add_run_options(sub, o->run, {true, true, true, true, "dpkit delta", true});
   add_epsilon_option(sub, o->epsilon);
+  add_strategy_options(sub, o->strategy);
   add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);
   o->app = sub;

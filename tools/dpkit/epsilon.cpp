@@ -8,12 +8,14 @@
 #include "commands.hpp"
 #include "privacy_rows.hpp"
 #include "run_options.hpp"
+#include "strategy_rows.hpp"
 
 namespace dpkit::cli {
 namespace {
 
 struct epsilon_options {
   run_options run;
+  strategy_options strategy;
   double delta = 0;
   accountant_options accountant;
   output_options output;
@@ -22,6 +24,9 @@ struct epsilon_options {
 
 int run(const epsilon_options& o) {
   const run_requirements needs{true, true, true, true, "dpkit epsilon", true};
+  if (strategy_given(o.strategy))
+    return strategy_privacy("dpkit epsilon", o.run, needs, o.strategy, "epsilon", o.delta,
+                            o.accountant, o.output);
   const resolved_run m = resolve_run(o.run, needs);
   report r;
   r.tool = "dpkit epsilon";
@@ -46,6 +51,7 @@ void register_epsilon(CLI::App& app, int& exit_code) {
       "epsilon", "The smallest epsilon such that the training run is (epsilon, delta)-DP");
   add_run_options(sub, o->run, {true, true, true, true, "dpkit epsilon", true});
   add_delta_option(sub, o->delta, /*required=*/true);
+  add_strategy_options(sub, o->strategy);
   add_accountant_options(sub, o->accountant, /*with_all=*/true);
   add_output_options(sub, o->output);
   o->app = sub;
@@ -61,7 +67,9 @@ void register_epsilon(CLI::App& app, int& exit_code) {
       "  dpkit epsilon --phase noise-multiplier=2,sampling-rate=0.01,steps=5000 "
       "--phase noise-multiplier=1,sampling-rate=0.02,steps=2000 --delta 1e-5\n"
       "  dpkit epsilon --noise-multiplier 20 --full-batch --steps 400 --delta 1e-5\n"
-      "  dpkit epsilon --mu 1 --delta 1e-5\n");
+      "  dpkit epsilon --mu 1 --delta 1e-5\n"
+      "  dpkit epsilon --strategy toeplitz:1,0.5,0.25 --min-separation 3 --sampling-rate 0.01 "
+      "--steps 999 --noise-multiplier 1 --delta 1e-5\n");
   sub->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

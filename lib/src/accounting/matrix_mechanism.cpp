@@ -1,0 +1,422 @@
+// Matrix-factorization mechanisms: sensitivity under cyclic participation, the reduction to
+// training runs, and the certified (ε, δ) and noise (accounting/matrix_mechanism.hpp).
+#include "dpkit/accounting/matrix_mechanism.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dpkit/core/check.hpp"
+
+namespace dpkit::accounting {
+namespace {
+
+constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;
+
+// A computed sum of `terms` nonnegative terms (or its square root) moved outward by the rounding
+// error bound of recursive summation, (terms + 2)·u relative: certified ends stay on their side.
+// A single term is exact.
+double padded_up(double x, std::size_t terms) {
+  if (terms <= 1) return x;
+  return std::nextafter(x * (1 + static_cast<double>(terms + 2) * kUnit),
+                        std::numeric_limits<double>::infinity());
+}
+double padded_down(double x, std::size_t terms) {
+  if (terms <= 1) return x;
+  return std::max(0.0, x * (1 - static_cast<double>(terms + 2) * kUnit));
+}
+
+// The pieces of C the sensitivity needs, for T steps.
+struct columns {
+  const strategy& c;
+  long long steps;
+  std::vector<double> coef;     // Toeplitz coefficients (Toeplitz kinds)
+  std::vector<double> squares;  // squares[k] = Σ_{j<k} c_j² (Toeplitz kinds)
+  std::vector<double> dense;    // row-major C (dense)
+
+  columns(const strategy& s, long long t) : c(s), steps(t) {
+    if (s.is_toeplitz()) {
+      coef = s.coefficients(t);
+      squares.assign(coef.size() + 1, 0.0);
+      for (std::size_t k = 0; k < coef.size(); ++k) squares[k + 1] = squares[k] + coef[k] * coef[k];
+    } else {
+      dense.resize(static_cast<std::size_t>(t * t));
+      for (long long r = 0; r < t; ++r)
+        for (long long k = 0; k <= r; ++k)
+          dense[static_cast<std::size_t>(r * t + k)] = s.entry(t, r, k);
+    }
+  }
+  [[nodiscard]] double at(long long r, long long k) const {
+    if (k > r) return 0;
+    if (!dense.empty()) return dense[static_cast<std::size_t>(r * steps + k)];
+    const auto d = static_cast<std::size_t>(r - k);
+    return d < coef.size() ? coef[d] : 0.0;
+  }
+  // ‖C[:, j]‖² and the number of its (possibly) nonzero terms.
+  [[nodiscard]] double norm2(long long j, std::size_t* terms = nullptr) const {
+    if (!dense.empty()) {
+      double s = 0;
+      for (long long r = j; r < steps; ++r) s += at(r, j) * at(r, j);
+      if (terms) *terms = static_cast<std::size_t>(steps - j);
+      return s;
+    }
+    const std::size_t n = std::min(coef.size(), static_cast<std::size_t>(steps - j));
+    if (terms) *terms = n;
+    return squares[n];
+  }
+  [[nodiscard]] bool nonnegative() const {
+    const std::vector<double>& v = dense.empty() ? coef : dense;
+    return std::all_of(v.begin(), v.end(), [](double x) { return x >= 0; });
+  }
+  // (CᵀC)_{st}, s ≤ t: Σ_{r ≥ t} C[r][s]·C[r][t].
+  [[nodiscard]] double gram(long long s, long long t) const {
+    double sum = 0;
+    if (!dense.empty()) {
+      for (long long r = t; r < steps; ++r) sum += at(r, s) * at(r, t);
+      return sum;
+    }
+    const auto lag = static_cast<std::size_t>(t - s);
+    if (lag >= coef.size()) return 0;
+    const std::size_t n = std::min(coef.size() - lag, static_cast<std::size_t>(steps - t));
+    for (std::size_t j = 0; j < n; ++j) sum += coef[j + lag] * coef[j];
+    return sum;
+  }
+  // ‖C·1_S‖², S = {i, i + b, …} ∩ [0, T).
+  [[nodiscard]] double group_norm2(long long i, long long b) const {
+    std::vector<double> z(static_cast<std::size_t>(steps), 0.0);
+    if (dense.empty()) {
+      // z_r = c_{r−i} + z_{r−b} (r ≥ i): the group's columns are shifts of one another.
+      for (long long r = i; r < steps; ++r) {
+        const auto d = static_cast<std::size_t>(r - i);
+        z[static_cast<std::size_t>(r)] =
+            (d < coef.size() ? coef[d] : 0.0) + (r - b >= i ? z[static_cast<std::size_t>(r - b)] : 0.0);
+      }
+    } else {
+      for (long long s = i; s < steps; s += b)
+        for (long long r = s; r < steps; ++r) z[static_cast<std::size_t>(r)] += at(r, s);
+    }
+    double sum = 0;
+    for (double x : z) sum += x * x;
+    return sum;
+  }
+};
+
+// Six significant digits, for the sentences people read (the numbers themselves are fields).
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+long long group_size(long long steps, long long i, long long b) { return (steps - i + b - 1) / b; }
+
+training_phase poisson_phase(double sigma, double q, long long steps) {
+  training_phase p;
+  p.noise_multiplier = sigma;
+  p.sampling_rate = q;
+  p.steps = steps;
+  return p;
+}
+
+// σ/Δ as a phase's noise multiplier, refused in the user's words where it leaves the accountants'
+// range.
+double effective_sigma(std::string_view function, double sigma, double sensitivity) {
+  const double e = sigma / sensitivity;
+  if (!(std::isfinite(e) && e >= kSmallestNoiseMultiplier))
+    throw_domain_error(function, "the noise multiplier over the strategy's sensitivity", e,
+                       "finite and >= 1e-100 (rescale the strategy)");
+  return e;
+}
+
+}  // namespace
+
+void participation::validate(std::string_view function) const {
+  check_at_least(function, "min_separation", min_separation, 1);
+  if (!(sampling_rate >= kSmallestSamplingRate && sampling_rate <= 1))
+    throw_domain_error(function, "sampling_rate", sampling_rate, "in (0, 1]");
+}
+
+long long amplified_rounds(long long steps, long long min_separation) {
+  check_at_least("amplified_rounds", "steps", steps, 1);
+  check_at_least("amplified_rounds", "min_separation", min_separation, 1);
+  return steps / min_separation + (steps % min_separation != 0 ? 1 : 0);
+}
+
+sensitivity_bracket strategy_sensitivity(const strategy& c, long long steps, long long b) {
+  constexpr const char* kFn = "strategy_sensitivity";
+  c.check_steps(kFn, steps);
+  check_at_least(kFn, "min_separation", b, 1);
+  const columns cols(c, steps);
+  const long long groups = std::min(b, steps);
+  const bool orthogonal = c.bands(steps) <= b;
+  sensitivity_bracket out;
+  double best_lower = -1;
+  // Toeplitz: group i's vector C·1_{S_i} is group 0's shifted by i and cut at T, so group 0 has
+  // the largest ‖C·1_S‖ (and, its columns being the longest, the largest Σ‖C[:, t]‖ too).
+  const long long lower_groups = c.is_toeplitz() ? 1 : groups;
+  std::vector<double> lower_of(static_cast<std::size_t>(groups), 0.0);
+  for (long long i = 0; i < lower_groups; ++i) {
+    double v = 0;
+    std::size_t terms = 0;
+    if (orthogonal) {
+      for (long long s = i; s < steps; s += b) {
+        std::size_t n = 0;
+        v += cols.norm2(s, &n);
+        terms += n;
+      }
+    } else {
+      v = cols.group_norm2(i, b);
+      // each z_r sums at most |S| terms, then T squares are summed
+      terms = static_cast<std::size_t>(steps + group_size(steps, i, b));
+    }
+    lower_of[static_cast<std::size_t>(i)] = padded_down(std::sqrt(v), terms);
+    if (v > best_lower) {
+      best_lower = v;
+      out.worst_group = i;
+      out.lower = padded_down(std::sqrt(v), terms);
+      out.upper = padded_up(std::sqrt(v), terms);
+      out.participations = group_size(steps, i, b);
+    }
+  }
+  if (orthogonal) {
+    out.exact = true;
+    out.method = "exact: at most " + std::to_string(b) +
+                 " bands, so one group's columns are orthogonal (sum of squared column norms)";
+    return out;
+  }
+  if (cols.nonnegative()) {
+    out.exact = true;
+    out.method = "exact: C has no negative entry, so equal gradients at every step are worst";
+    return out;
+  }
+  // Mixed signs: per group, the triangle inequality Σ‖C[:, t]‖ and, where affordable,
+  // √(Σ_{s,t} |(CᵀC)_{st}|); exact for a group whose Gram entries are all ≥ 0.
+  double triangle = 0, gram_bound = 0;
+  bool all_gram = true, gram_nonnegative = true;
+  double cost = 0;
+  for (long long i = 0; i < groups; ++i) {
+    const double n = static_cast<double>(group_size(steps, i, b));
+    cost += n * n * static_cast<double>(c.is_toeplitz() ? std::min<long long>(steps, cols.coef.size()) : steps);
+  }
+  const bool afford = cost <= 4e8;
+  for (long long i = 0; i < groups; ++i) {
+    double tri = 0;
+    std::size_t terms = 0;
+    for (long long s = i; s < steps; s += b) {
+      std::size_t n = 0;
+      tri += std::sqrt(cols.norm2(s, &n));
+      terms += n + 1;
+    }
+    triangle = std::max(triangle, padded_up(tri, terms));
+    if (!afford) {
+      all_gram = false;
+      continue;
+    }
+    double g = 0;
+    for (long long s = i; s < steps; s += b)
+      for (long long t = s; t < steps; t += b) {
+        const double m = cols.gram(s, t);
+        if (s != t && m < 0) gram_nonnegative = false;
+        g += (s == t ? 1.0 : 2.0) * std::abs(m);
+      }
+    gram_bound = std::max(gram_bound, padded_up(std::sqrt(g), static_cast<std::size_t>(steps) * 2));
+    if (!c.is_toeplitz()) {
+      // Dense: this group's ‖C·1_S‖ is a lower bound too (already in lower_of).
+    }
+  }
+  if (all_gram && gram_nonnegative) {
+    out.exact = true;
+    out.method = "exact: (C^T C) has no negative entry between one group's steps";
+    return out;
+  }
+  out.exact = false;
+  if (all_gram && gram_bound < triangle) {
+    out.upper = gram_bound;
+    out.method = "upper: sqrt of the sum of |(C^T C)_st| over one group's steps (mixed signs)";
+  } else {
+    out.upper = triangle;
+    out.method = "upper: the sum of one group's column norms (mixed signs; triangle inequality)";
+  }
+  out.upper = std::max(out.upper, out.lower);
+  return out;
+}
+
+matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
+                                                   long long steps,
+                                                   const participation& p,
+                                                   double noise_multiplier) {
+  constexpr const char* kFn = "reduce_matrix_mechanism";
+  c.check_steps(kFn, steps);
+  p.validate(kFn);
+  check_positive(kFn, "noise_multiplier", noise_multiplier);
+  check_finite(kFn, "noise_multiplier", noise_multiplier);
+  const long long b = p.min_separation;
+  const double q = p.sampling_rate;
+  matrix_mechanism_reduction out;
+  if (q < 1 && c.bands(steps) <= b) {
+    out.route = "amplified";
+    const columns cols(c, steps);
+    out.rounds = amplified_rounds(steps, b);
+    // The largest column norm (upper) and the group with the largest Σ of squared norms (lower).
+    double largest = 0;
+    std::size_t largest_terms = 0;
+    double best = -1;
+    long long best_group = 0;
+    const long long groups = std::min(b, steps);
+    for (long long i = 0; i < groups; ++i) {
+      double sum = 0;
+      for (long long s = i; s < steps; s += b) {
+        std::size_t n = 0;
+        const double v = cols.norm2(s, &n);
+        sum += v;
+        if (v > largest) largest = v, largest_terms = n;
+      }
+      if (sum > best) best = sum, best_group = i;
+      if (c.is_toeplitz()) break;  // group 0 has the most and the longest columns
+    }
+    out.round_sensitivity = padded_up(std::sqrt(largest), largest_terms);
+    out.upper.phases.push_back(poisson_phase(
+        effective_sigma(kFn, noise_multiplier, out.round_sensitivity), q, out.rounds));
+    training_run lower;
+    bool same = true;
+    for (long long s = best_group; s < steps; s += b) {
+      std::size_t n = 0;
+      const double v = padded_down(std::sqrt(cols.norm2(s, &n)), n);
+      if (v != out.round_sensitivity) same = false;
+      const double sigma = effective_sigma(kFn, noise_multiplier, v);
+      if (!lower.phases.empty() && lower.phases.back().noise_multiplier == sigma)
+        ++lower.phases.back().steps;
+      else
+        lower.phases.push_back(poisson_phase(sigma, q, 1));
+    }
+    if (same && group_size(steps, best_group, b) == out.rounds)
+      out.lower = out.upper;
+    else
+      out.lower = std::move(lower);
+    out.sensitivity.lower = out.sensitivity.upper = out.round_sensitivity;
+    out.sensitivity.exact = true;
+    out.sensitivity.worst_group = best_group;
+    out.sensitivity.participations = group_size(steps, best_group, b);
+    out.sensitivity.method = "each round: its column's norm";
+    out.description = std::to_string(out.rounds) + " rounds of the Poisson-subsampled Gaussian " +
+                      "(rate " + short_number(q) + ") with sensitivity " +
+                      short_number(out.round_sensitivity) + " (CCS+23 Thm 4)";
+    return out;
+  }
+  out.sensitivity = strategy_sensitivity(c, steps, b);
+  const double sigma_up = effective_sigma(kFn, noise_multiplier, out.sensitivity.upper);
+  out.upper.phases.push_back(poisson_phase(sigma_up, 1.0, 1));
+  if (q == 1) {
+    out.route = "gaussian";
+    if (out.sensitivity.upper == out.sensitivity.lower) {
+      out.lower = out.upper;
+    } else {
+      training_run lower;
+      lower.phases.push_back(
+          poisson_phase(effective_sigma(kFn, noise_multiplier, out.sensitivity.lower), 1.0, 1));
+      out.lower = std::move(lower);
+    }
+    out.description = "one Gaussian mechanism with sensitivity " +
+                      short_number(out.sensitivity.upper) +
+                      (out.sensitivity.exact ? std::string(" (exact)")
+                                             : " (at most; at least " +
+                                                   short_number(out.sensitivity.lower) + ")");
+  } else {
+    out.route = "unamplified";
+    out.description = "no amplification (C has " + std::to_string(c.bands(steps)) +
+                      " bands, more than the min-separation " + std::to_string(b) +
+                      "): the Gaussian mechanism with sensitivity " +
+                      short_number(out.sensitivity.upper) + "; no lower bound";
+  }
+  return out;
+}
+
+namespace {
+
+// The bracket from the two runs' answers; `quantity` picks estimate_epsilon or estimate_delta.
+template <class Estimate>
+matrix_mechanism_privacy bracket(matrix_mechanism_reduction red, Estimate estimate) {
+  matrix_mechanism_privacy out;
+  out.upper_estimate = estimate(red.upper);
+  out.upper = out.upper_estimate.value;
+  auto lower_end = [](const privacy_estimate& e) {
+    return std::isnan(e.lower) ? e.value : e.lower;  // Gaussian runs are exact (tight)
+  };
+  if (!red.lower) {
+    out.lower = NAN;
+  } else if (red.lower->phases.size() == red.upper.phases.size() &&
+             std::equal(red.lower->phases.begin(), red.lower->phases.end(),
+                        red.upper.phases.begin(), [](const training_phase& a, const training_phase& b) {
+                          return a.noise_multiplier == b.noise_multiplier &&
+                                 a.sampling_rate == b.sampling_rate && a.steps == b.steps;
+                        })) {
+    out.lower = lower_end(out.upper_estimate);
+  } else {
+    out.lower_estimate = estimate(*red.lower);
+    out.lower = lower_end(*out.lower_estimate);
+  }
+  out.reduction = std::move(red);
+  return out;
+}
+
+}  // namespace
+
+matrix_mechanism_privacy matrix_mechanism_epsilon(const strategy& c,
+                                                  long long steps,
+                                                  const participation& p,
+                                                  double noise_multiplier,
+                                                  double delta,
+                                                  const pld_options& options) {
+  check_open_probability("matrix_mechanism_epsilon", "delta", delta);
+  return bracket(reduce_matrix_mechanism(c, steps, p, noise_multiplier),
+                 [&](const training_run& r) {
+                   return estimate_epsilon(r, delta, accountant_type::pld, options);
+                 });
+}
+
+matrix_mechanism_privacy matrix_mechanism_delta(const strategy& c,
+                                                long long steps,
+                                                const participation& p,
+                                                double noise_multiplier,
+                                                double epsilon,
+                                                const pld_options& options) {
+  check_nonnegative("matrix_mechanism_delta", "epsilon", epsilon);
+  check_finite("matrix_mechanism_delta", "epsilon", epsilon);
+  return bracket(reduce_matrix_mechanism(c, steps, p, noise_multiplier),
+                 [&](const training_run& r) {
+                   return estimate_delta(r, epsilon, accountant_type::pld, options);
+                 });
+}
+
+matrix_mechanism_noise matrix_mechanism_calibrate(const strategy& c,
+                                                  long long steps,
+                                                  const participation& p,
+                                                  double target_epsilon,
+                                                  double delta,
+                                                  const calibration_options& options) {
+  // The upper run at σ = 1 has every phase at 1/s (one sensitivity s); its σ scales with s.
+  const matrix_mechanism_reduction unit = reduce_matrix_mechanism(c, steps, p, 1.0);
+  const double s = unit.route == "amplified" ? unit.round_sensitivity : unit.sensitivity.upper;
+  training_run run = unit.upper;
+  const noise_calibration cal = calibrate_noise_multiplier(run, target_epsilon, delta, options);
+  matrix_mechanism_noise out;
+  static_cast<solver_status&>(out) = cal;
+  if (!std::isfinite(cal.noise_multiplier)) return out;
+  // σ with σ/s ≥ the calibrated σ_eff: the certified run is at least as noisy.
+  double sigma = cal.noise_multiplier * s;
+  while (sigma / s < cal.noise_multiplier) sigma = std::nextafter(sigma, INFINITY);
+  out.noise_multiplier = sigma;
+  out.privacy = matrix_mechanism_epsilon(c, steps, p, sigma, delta, options.pld);
+  // The calibration's own certified answer (its grid may differ from a fresh evaluation's): the
+  // run at σ is at least as noisy as the one it certified, so its ε is an upper bound here too.
+  if (cal.estimate.value < out.privacy.upper) {
+    out.privacy.upper = cal.estimate.value;
+    out.privacy.upper_estimate = cal.estimate;
+  }
+  return out;
+}
+
+}  // namespace dpkit::accounting

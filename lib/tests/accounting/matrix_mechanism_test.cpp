@@ -1,0 +1,270 @@
+// Matrix-factorization mechanisms (accounting/matrix_mechanism.hpp), against independent sources:
+// the identity strategy is DP-SGD (the PLD accountant's own run); a b-banded Toeplitz strategy
+// with b | T is ⌈T/b⌉ rounds of DP-SGD at σ/‖c‖ (CCS+23 Thm 4, jax_privacy's
+// amplified_bandmf_event); DP-λCGD's full-batch sensitivity is WSK+26's leading block
+// (leading_block_norm, a separate closed form); sensitivities of small matrices against brute force
+// over sign patterns; the error of the square-root strategy from A^{1/2}·A^{1/2} = A; and a seeded
+// sweep over the accepted domain for lower ≤ upper and monotonicity in σ.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/correlated.hpp"
+#include "dpkit/accounting/matrix_mechanism.hpp"
+
+namespace acc = dpkit::accounting;
+
+namespace {
+
+acc::training_run dpsgd(double sigma, double q, long long steps) {
+  acc::training_phase p;
+  p.noise_multiplier = sigma;
+  p.sampling_rate = q;
+  p.steps = steps;
+  acc::training_run r;
+  r.phases.push_back(p);
+  return r;
+}
+
+// max over u ∈ {−1, 1}^S of ‖C·u‖ for S = {i, i + b, …}: the worst scalar-gradient pattern, a
+// lower bound on the sensitivity (attained) — and the exact one when C^T C ≥ 0 on S × S.
+double brute_sign_max(const acc::strategy& c, long long steps, long long b) {
+  double best = 0;
+  for (long long i = 0; i < std::min(b, steps); ++i) {
+    std::vector<long long> s;
+    for (long long t = i; t < steps; t += b) s.push_back(t);
+    for (unsigned mask = 0; mask < (1U << s.size()); ++mask) {
+      double norm2 = 0;
+      for (long long r = 0; r < steps; ++r) {
+        double z = 0;
+        for (std::size_t k = 0; k < s.size(); ++k)
+          z += ((mask >> k) & 1U ? -1.0 : 1.0) * c.entry(steps, r, s[k]);
+        norm2 += z * z;
+      }
+      best = std::max(best, std::sqrt(norm2));
+    }
+  }
+  return best;
+}
+
+acc::strategy dense_copy(const acc::strategy& c, long long steps) {
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(steps),
+                                        std::vector<double>(static_cast<std::size_t>(steps)));
+  for (long long r = 0; r < steps; ++r)
+    for (long long k = 0; k < steps; ++k)
+      rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(k)] = c.entry(steps, r, k);
+  return acc::strategy::dense(rows);
+}
+
+}  // namespace
+
+TEST_CASE("the identity strategy is DP-SGD", "[matrix]") {
+  for (const double q : {0.01, 0.3}) {
+    const auto mm = acc::matrix_mechanism_epsilon(acc::strategy::identity(), 500, {1, q}, 1.1, 1e-5);
+    const auto ref = acc::estimate_epsilon(dpsgd(1.1, q, 500), 1e-5, acc::accountant_type::pld);
+    CHECK(mm.reduction.route == "amplified");
+    CHECK(mm.upper == ref.value);
+    CHECK(mm.lower == ref.lower);
+  }
+  // Full batch: μ = √T/σ exactly.
+  const auto fb = acc::matrix_mechanism_epsilon(acc::strategy::identity(), 400, {1, 1.0}, 20, 1e-5);
+  const auto ref = acc::estimate_epsilon(dpsgd(20.0 / std::sqrt(400.0), 1, 1), 1e-5,
+                                         acc::accountant_type::pld);
+  CHECK(fb.reduction.route == "gaussian");
+  CHECK(fb.upper == Approx(ref.value).epsilon(1e-12));
+  CHECK(fb.lower == Approx(ref.value).epsilon(1e-12));
+  CHECK(fb.lower <= fb.upper);
+}
+
+TEST_CASE("banded Toeplitz with b | T is ceil(T/b) rounds of DP-SGD at sigma/||c||", "[matrix]") {
+  const std::vector<double> c = {1.0, 0.6, 0.3, 0.1};
+  const double norm = std::sqrt(1 + 0.36 + 0.09 + 0.01);
+  const long long b = 4, steps = 1000;
+  const auto mm = acc::matrix_mechanism_epsilon(acc::strategy::toeplitz(c), steps, {b, 0.02}, 3.0, 1e-6);
+  const auto ref = acc::estimate_epsilon(dpsgd(3.0 / norm, 0.02, steps / b), 1e-6,
+                                         acc::accountant_type::pld);
+  CHECK(mm.reduction.rounds == 250);
+  CHECK(mm.reduction.round_sensitivity == Approx(norm).epsilon(1e-14));
+  CHECK(mm.upper == Approx(ref.value).epsilon(1e-9));
+  CHECK(mm.lower == Approx(ref.lower).epsilon(1e-9));
+  CHECK(mm.lower <= mm.upper);
+  // b ∤ T: the last round of group 0 has a truncated column: the lower run is strictly less
+  // private than the upper's ⌈T/b⌉ full rounds... and more than ⌊T/b⌋ of them.
+  const auto cut = acc::matrix_mechanism_epsilon(acc::strategy::toeplitz(c), 1002, {b, 0.02}, 3.0, 1e-6);
+  CHECK(cut.reduction.rounds == 251);
+  const auto full = acc::estimate_epsilon(dpsgd(3.0 / norm, 0.02, 251), 1e-6, acc::accountant_type::pld);
+  CHECK(cut.upper == Approx(full.value).epsilon(1e-9));
+  CHECK(cut.lower >= ref.lower);
+  CHECK(cut.lower <= cut.upper);
+  // More bands than the separation: no amplification, labelled, no lower bound.
+  const auto un = acc::matrix_mechanism_epsilon(acc::strategy::toeplitz(c), 1000, {2, 0.02}, 3.0, 1e-6);
+  CHECK(un.reduction.route == "unamplified");
+  CHECK(std::isnan(un.lower));
+  CHECK(un.upper >= mm.upper);
+}
+
+TEST_CASE("DP-lambda-CGD's full-batch sensitivity is WSK+26's leading block", "[matrix]") {
+  for (const double lambda : {0.0, 0.3, 0.9}) {
+    for (const long long steps : {1LL, 7LL, 200LL}) {
+      const auto s = acc::strategy_sensitivity(acc::strategy::correlated(lambda), steps, 1);
+      const double ref = acc::leading_block_norm(lambda, steps, steps);
+      CHECK(s.exact);
+      CHECK(s.lower <= ref * (1 + 1e-13));
+      CHECK(s.upper >= ref * (1 - 1e-13));
+      CHECK(s.upper == Approx(ref).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("sensitivity brackets contain brute force over sign patterns", "[matrix]") {
+  std::mt19937_64 rng(20261126);
+  std::normal_distribution<double> z;
+  for (int trial = 0; trial < 60; ++trial) {
+    const long long steps = 2 + trial % 7;
+    const long long b = 1 + trial % 3;
+    std::vector<std::vector<double>> rows(static_cast<std::size_t>(steps),
+                                          std::vector<double>(static_cast<std::size_t>(steps), 0.0));
+    const bool positive = trial % 4 == 0;
+    for (long long r = 0; r < steps; ++r)
+      for (long long k = 0; k <= r; ++k) {
+        const double x = z(rng);
+        rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(k)] =
+            k == r ? 1 + std::abs(x) : (positive ? std::abs(x) : x);
+      }
+    const acc::strategy c = acc::strategy::dense(rows);
+    const auto s = acc::strategy_sensitivity(c, steps, b);
+    const double brute = brute_sign_max(c, steps, b);
+    INFO("trial " << trial << " T = " << steps << " b = " << b);
+    CHECK(s.lower <= brute * (1 + 1e-13));
+    CHECK(s.upper >= brute * (1 - 1e-13));
+    if (s.exact) CHECK(s.upper == Approx(brute).epsilon(1e-12));
+    if (positive) CHECK(s.exact);
+  }
+}
+
+TEST_CASE("Toeplitz and dense paths agree", "[matrix]") {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z;
+  for (int trial = 0; trial < 30; ++trial) {
+    const long long steps = 3 + trial % 9, b = 1 + trial % 4;
+    std::vector<double> coef(static_cast<std::size_t>(1 + trial % 5));
+    for (double& x : coef) x = z(rng);
+    coef[0] = 1 + std::abs(coef[0]);
+    const acc::strategy t = acc::strategy::toeplitz(coef);
+    const acc::strategy d = dense_copy(t, steps);
+    const auto st = acc::strategy_sensitivity(t, steps, b);
+    const auto sd = acc::strategy_sensitivity(d, steps, b);
+    INFO("trial " << trial);
+    CHECK(st.lower == Approx(sd.lower).epsilon(1e-12));
+    CHECK(st.exact == sd.exact);
+    const auto et = acc::strategy_error(t, steps, 1.0);
+    const auto ed = acc::strategy_error(d, steps, 1.0);
+    CHECK(et.rmse == Approx(ed.rmse).epsilon(1e-9));
+    CHECK(et.max_error == Approx(ed.max_error).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("prefix-sum error: identity and the square root in closed form", "[matrix]") {
+  const long long steps = 300;
+  const auto id = acc::strategy_error(acc::strategy::identity(), steps, 2.0);
+  CHECK(id.rmse == Approx(2.0 * std::sqrt((steps + 1) / 2.0)).epsilon(1e-13));
+  CHECK(id.max_error == Approx(2.0 * std::sqrt(double(steps))).epsilon(1e-13));
+  // C = A^{1/2} makes B = A·C⁻¹ = A^{1/2}: row t of B has squared norm Σ_{k≤t} r_k²,
+  // r_k = binom(2k, k)/4^k, computed here from lgamma.
+  double q = 0, total = 0, largest = 0;
+  for (long long k = 0; k < steps; ++k) {
+    const double r = std::exp(std::lgamma(2.0 * k + 1) - 2 * std::lgamma(k + 1.0) - 2 * k * std::log(2.0));
+    q += r * r;
+    total += q;
+    largest = std::max(largest, q);
+  }
+  const auto sq = acc::strategy_error(acc::strategy::square_root(), steps, 1.0);
+  CHECK(sq.rmse == Approx(std::sqrt(total / steps)).epsilon(1e-10));
+  CHECK(sq.max_error == Approx(std::sqrt(largest)).epsilon(1e-10));
+  CHECK(sq.rmse < id.rmse / 2);
+}
+
+TEST_CASE("specs parse to the strategies they name, and errors say what is wrong", "[matrix]") {
+  CHECK(acc::strategy::parse("identity").type() == acc::strategy::kind::identity);
+  CHECK(acc::strategy::parse("toeplitz:1,0.5").bands(10) == 2);
+  CHECK(acc::strategy::parse("sqrt:4").bands(10) == 4);
+  CHECK(acc::strategy::parse("sqrt").bands(10) == 10);
+  CHECK(acc::strategy::parse("lambda:0").bands(10) == 1);
+  const auto blt = acc::strategy::parse("blt:0.9:0.3,0.5:0.1");
+  CHECK(blt.entry(10, 0, 0) == 1);
+  CHECK(blt.entry(10, 3, 1) == Approx(0.3 * 0.9 + 0.1 * 0.5));
+  CHECK_THROWS_WITH(acc::strategy::parse("toeplitz:0,1"),
+                    "strategy 'toeplitz:0,1': c0 is 0, but must be nonzero (C must be invertible)");
+  CHECK_THROWS_WITH(acc::strategy::parse("toeplitz:1,x"),
+                    "strategy 'toeplitz:1,x': 'x' is not a finite number (a Toeplitz coefficient)");
+  CHECK_THROWS_WITH(acc::strategy::parse("blt:1.5:0.2"),
+                    "strategy 'blt:1.5:0.2': the decay 1.5 must lie in (-1, 1)");
+  CHECK_THROWS_WITH(acc::strategy::parse("band"),
+                    Catch::Contains("is none of identity, toeplitz:"));
+  const std::string path = "matrix_mechanism_test_strategy.csv";
+  {
+    std::ofstream f(path);
+    f << "1,0\n0.5,1\n";
+  }
+  const auto file = acc::strategy::parse("file:" + path);
+  CHECK(file.size() == 2);
+  CHECK(file.entry(2, 1, 0) == 0.5);
+  {
+    std::ofstream f(path);
+    f << "1,0.5\n0.5,1\n";
+  }
+  CHECK_THROWS_WITH(acc::strategy::parse("file:" + path), Catch::Contains("lower-triangular"));
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH(acc::strategy_sensitivity(file, 3, 1),
+                    Catch::Contains("steps is 3, but must be the strategy's size, 2"));
+}
+
+TEST_CASE("seeded sweep: lower <= upper, monotone in sigma, delta and epsilon consistent",
+          "[matrix]") {
+  std::mt19937_64 rng(47);
+  std::uniform_real_distribution<double> u(0, 1);
+  const std::vector<std::string> specs = {"identity", "toeplitz:1,0.7,0.2", "sqrt:3", "sqrt",
+                                          "blt:0.9:0.2,0.3:-0.1", "lambda:0.5",
+                                          "toeplitz:1,-0.4"};
+  for (int trial = 0; trial < 40; ++trial) {
+    const acc::strategy c = acc::strategy::parse(specs[static_cast<std::size_t>(trial) % specs.size()]);
+    const long long steps = 1 + static_cast<long long>(std::pow(10, 2.5 * u(rng)));
+    const long long b = 1 + static_cast<long long>(4 * u(rng));
+    const double q = u(rng) < 0.3 ? 1.0 : std::pow(10, -3 * u(rng));
+    const double sigma = std::pow(10, -0.5 + 1.5 * u(rng));
+    const double delta = std::pow(10, -2 - 8 * u(rng));
+    INFO("trial " << trial << ": " << c.describe() << " T = " << steps << " b = " << b
+                  << " q = " << q << " sigma = " << sigma << " delta = " << delta);
+    const acc::participation p{b, q};
+    const auto e = acc::matrix_mechanism_epsilon(c, steps, p, sigma, delta);
+    const auto more = acc::matrix_mechanism_epsilon(c, steps, p, sigma * 1.5, delta);
+    if (!std::isnan(e.lower)) CHECK(e.lower <= e.upper);
+    CHECK(more.upper <= e.upper);
+    if (!std::isnan(e.lower) && !std::isnan(more.lower)) CHECK(more.lower <= e.upper);
+    // δ at the certified upper ε is at most δ (the same run's δ(ε) bracket).
+    if (e.upper > 0 && std::isfinite(e.upper)) {
+      const auto d = acc::matrix_mechanism_delta(c, steps, p, sigma, e.upper);
+      if (!std::isnan(d.lower)) CHECK(d.lower <= delta);
+    }
+  }
+}
+
+TEST_CASE("calibration certifies the target and comes close to it", "[matrix]") {
+  for (const char* spec : {"toeplitz:1,0.5,0.25", "identity", "sqrt"}) {
+    const acc::strategy c = acc::strategy::parse(spec);
+    const acc::participation p = std::string(spec) == "sqrt" ? acc::participation{1, 1.0}
+                                                              : acc::participation{3, 0.05};
+    const auto cal = acc::matrix_mechanism_calibrate(c, 300, p, 2.0, 1e-5);
+    INFO(spec);
+    REQUIRE(std::isfinite(cal.noise_multiplier));
+    CHECK(cal.privacy.upper <= 2.0);
+    CHECK(cal.privacy.upper >= 2.0 * (1 - 1e-3));
+    const auto less = acc::matrix_mechanism_epsilon(c, 300, p, cal.noise_multiplier * 0.995, 1e-5);
+    CHECK(less.upper > 2.0);
+  }
+}
