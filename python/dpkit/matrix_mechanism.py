@@ -14,6 +14,8 @@ means what it means for DP-SGD and ``strategy="identity"`` is DP-SGD exactly.
 Participation: examples fall in ``min_separation`` = b groups; group i may take part in steps i,
 i + b, i + 2b, … and does so at each with probability ``sample_rate`` (b-min-separated Poisson
 participation; ``sample_rate=1``: every one of its steps; b = 1: every step, as DP-SGD).
+``max_participations=k`` (with ``sample_rate=1``) instead lets an example take part in any steps
+at least b apart, at most k of them (jax_privacy's multi-epoch schema).
 
 Answers (:class:`MatrixPrivacy`) carry ``route``: ``amplified`` (C has at most b bands: ⌈T/b⌉
 rounds of the Poisson-subsampled Gaussian, a certified two-sided bracket), ``gaussian``
@@ -40,6 +42,7 @@ __all__ = [
     "delta",
     "calibrate",
     "sensitivity",
+    "min_separation_sensitivity",
     "error",
     "describe",
     "amplified_bandmf_event",
@@ -122,7 +125,7 @@ def _privacy(quantity: str, d: Dict[str, Any]) -> MatrixPrivacy:
 
 
 def epsilon(strategy: Any, steps: int, noise_multiplier: float, delta: float, *,
-            sample_rate: float = 1.0, min_separation: int = 1,
+            sample_rate: float = 1.0, min_separation: int = 1, max_participations: int = 0,
             relative_accuracy: Optional[float] = None,
             max_fft_size: Optional[int] = None) -> MatrixPrivacy:
     """The certified bracket on ε at ``delta`` of T = ``steps`` steps of the mechanism.
@@ -135,24 +138,26 @@ def epsilon(strategy: Any, steps: int, noise_multiplier: float, delta: float, *,
     d = _errors.call(_dpkit.matrix_mechanism_privacy, _strategy(strategy), _int("steps", steps),
                      float(noise_multiplier), "epsilon", float(delta),
                      _int("min_separation", min_separation), float(sample_rate),
+                     _int("max_participations", max_participations),
                      _options(relative_accuracy, max_fft_size), names=_NAMES)
     return _privacy("epsilon", d)
 
 
 def delta(strategy: Any, steps: int, noise_multiplier: float, epsilon: float, *,
-          sample_rate: float = 1.0, min_separation: int = 1,
+          sample_rate: float = 1.0, min_separation: int = 1, max_participations: int = 0,
           relative_accuracy: Optional[float] = None,
           max_fft_size: Optional[int] = None) -> MatrixPrivacy:
     """The certified bracket on δ at ``epsilon`` (arguments as :func:`epsilon`)."""
     d = _errors.call(_dpkit.matrix_mechanism_privacy, _strategy(strategy), _int("steps", steps),
                      float(noise_multiplier), "delta", float(epsilon),
                      _int("min_separation", min_separation), float(sample_rate),
+                     _int("max_participations", max_participations),
                      _options(relative_accuracy, max_fft_size), names=_NAMES)
     return _privacy("delta", d)
 
 
 def calibrate(strategy: Any, steps: int, target_epsilon: float, delta: float, *,
-              sample_rate: float = 1.0, min_separation: int = 1,
+              sample_rate: float = 1.0, min_separation: int = 1, max_participations: int = 0,
               budget_tolerance: float = 2e-4, relative_accuracy: Optional[float] = None,
               max_fft_size: Optional[int] = None) -> MatrixNoise:
     """The smallest noise multiplier whose certified ε at ``delta`` is at most
@@ -160,8 +165,8 @@ def calibrate(strategy: Any, steps: int, target_epsilon: float, delta: float, *,
     d = _errors.call(_dpkit.matrix_mechanism_calibrate, _strategy(strategy),
                      _int("steps", steps), float(target_epsilon), float(delta),
                      _int("min_separation", min_separation), float(sample_rate),
-                     float(budget_tolerance), _options(relative_accuracy, max_fft_size),
-                     names=_NAMES)
+                     _int("max_participations", max_participations), float(budget_tolerance),
+                     _options(relative_accuracy, max_fft_size), names=_NAMES)
     p = d.get("privacy")
     return MatrixNoise(d["noise_multiplier"], None if p is None else _privacy("epsilon", p),
                        d["termination"], d["message"])
@@ -172,6 +177,15 @@ def sensitivity(strategy: Any, steps: int, min_separation: int = 1) -> Dict[str,
     ``lower`` ≤ Δ ≤ ``upper`` (``exact``), ``worst_group``, ``participations``, ``method``."""
     return _errors.call(_dpkit.strategy_sensitivity, _strategy(strategy), _int("steps", steps),
                         _int("min_separation", min_separation), names=_NAMES)
+
+
+def min_separation_sensitivity(strategy: Any, steps: int, min_separation: int = 1,
+                               max_participations: int = 0) -> Dict[str, Any]:
+    """The sensitivity under jax_privacy's schema: any steps at least ``min_separation`` apart,
+    at most ``max_participations`` of them (0: as many as fit); ``lower`` ≤ Δ ≤ ``upper``."""
+    return _errors.call(_dpkit.min_separation_sensitivity, _strategy(strategy),
+                        _int("steps", steps), _int("min_separation", min_separation),
+                        _int("max_participations", max_participations), names=_NAMES)
 
 
 def error(strategy: Any, steps: int, noise_multiplier: float = 1.0) -> Dict[str, float]:

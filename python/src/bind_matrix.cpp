@@ -76,25 +76,24 @@ void bind_matrix(py::module_& m) {
       "matrix_mechanism_privacy",
       [](const py::object& strategy, long long steps, double noise_multiplier,
          const std::string& quantity, double at, long long min_separation, double sample_rate,
-         const py::dict& options) {
+         long long max_participations, const py::dict& options) {
+        const acc::participation part{min_separation, sample_rate, max_participations};
         const acc::strategy c = make_strategy(strategy);
         const acc::pld_options o = make_pld_options(options);
         acc::matrix_mechanism_privacy p;
         {
           py::gil_scoped_release release;
           p = quantity == "epsilon"
-                  ? acc::matrix_mechanism_epsilon(c, steps, {min_separation, sample_rate},
-                                                  noise_multiplier, at, o)
-                  : acc::matrix_mechanism_delta(c, steps, {min_separation, sample_rate},
-                                                noise_multiplier, at, o);
+                  ? acc::matrix_mechanism_epsilon(c, steps, part, noise_multiplier, at, o)
+                  : acc::matrix_mechanism_delta(c, steps, part, noise_multiplier, at, o);
         }
         return privacy_dict(p);
       });
   m.def(
       "matrix_mechanism_calibrate",
       [](const py::object& strategy, long long steps, double target_epsilon, double delta,
-         long long min_separation, double sample_rate, double budget_tolerance,
-         const py::dict& options) {
+         long long min_separation, double sample_rate, long long max_participations,
+         double budget_tolerance, const py::dict& options) {
         const acc::strategy c = make_strategy(strategy);
         acc::calibration_options o;
         o.pld = make_pld_options(options);
@@ -102,8 +101,8 @@ void bind_matrix(py::module_& m) {
         acc::matrix_mechanism_noise n;
         {
           py::gil_scoped_release release;
-          n = acc::matrix_mechanism_calibrate(c, steps, {min_separation, sample_rate},
-                                              target_epsilon, delta, o);
+          n = acc::matrix_mechanism_calibrate(
+              c, steps, {min_separation, sample_rate, max_participations}, target_epsilon, delta, o);
         }
         py::dict d = status_dict(n);
         d["noise_multiplier"] = n.noise_multiplier;
@@ -123,6 +122,18 @@ void bind_matrix(py::module_& m) {
           d["method"] = s.method;
           return d;
         });
+  m.def("min_separation_sensitivity", [](const py::object& strategy, long long steps,
+                                          long long min_separation, long long max_participations) {
+    const acc::sensitivity_bracket s = acc::min_separation_sensitivity(
+        make_strategy(strategy), steps, min_separation, max_participations);
+    py::dict d;
+    d["lower"] = s.lower;
+    d["upper"] = s.upper;
+    d["exact"] = s.exact;
+    d["participations"] = s.participations;
+    d["method"] = s.method;
+    return d;
+  });
   m.def("strategy_error", [](const py::object& strategy, long long steps, double noise_multiplier) {
     const acc::prefix_sum_error e =
         acc::strategy_error(make_strategy(strategy), steps, noise_multiplier);

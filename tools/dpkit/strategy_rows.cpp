@@ -53,7 +53,11 @@ acc::participation participation_of(const resolved_run& m,
         "with --min-separation, give --sampling-rate and --steps: the rate is an example's chance "
         "to take part in a step of its group (a batch of B from N examples in B' groups has "
         "rate B*B'/N), so batch sizes and epochs do not translate by the DP-SGD rule");
-  return {b, p.sampling_rate};
+  if (s.max_participations && p.sampling_rate != 1)
+    throw usage_error("--max-participations counts the steps an example takes part in without "
+                      "sampling: give --sampling-rate 1 (or --full-batch), or leave it out for "
+                      "sampled groups");
+  return {b, p.sampling_rate, s.max_participations.value_or(0)};
 }
 
 std::string run_words(const acc::strategy& c, const acc::participation& p, double sigma,
@@ -61,6 +65,9 @@ std::string run_words(const acc::strategy& c, const acc::participation& p, doubl
   std::string s = "C = " + c.describe();
   if (with_noise) s += ", noise multiplier " + format_number(sigma);
   if (p.sampling_rate == 1 && p.min_separation == 1) return s + ", every example in every step";
+  if (p.max_participations > 0)
+    return s + ", any " + std::to_string(p.max_participations) + " steps at least " +
+           std::to_string(p.min_separation) + " apart";
   if (p.min_separation > 1) s += ", min-separation " + std::to_string(p.min_separation);
   return s + ", sampling rate " + format_number(p.sampling_rate);
 }
@@ -133,12 +140,20 @@ void add_strategy_options(CLI::App* app, strategy_options& o) {
       ->check(integer_at_least(1, kMaxExactInteger))
       ->type_name("B")
       ->group(group);
+  app->add_option("--max-participations", o.max_participations,
+                  "With --strategy and no sampling: an example may take part in any steps at "
+                  "least --min-separation apart, at most K of them (jax_privacy's multi-epoch "
+                  "schema), instead of its group's steps")
+      ->check(integer_at_least(1, kMaxExactInteger))
+      ->type_name("K")
+      ->group(group);
 }
 
 bool strategy_given(const strategy_options& o) {
-  if (o.strategy.empty() && o.min_separation)
-    throw usage_error("--min-separation needs --strategy (the matrix mechanism whose groups of "
-                      "steps it sets; --strategy identity for DP-SGD)");
+  if (o.strategy.empty() && (o.min_separation || o.max_participations))
+    throw usage_error(std::string(o.min_separation ? "--min-separation" : "--max-participations") +
+                      " needs --strategy (the matrix mechanism whose participation it sets; "
+                      "--strategy identity for DP-SGD)");
   return !o.strategy.empty();
 }
 
@@ -162,6 +177,7 @@ int strategy_privacy(const std::string& tool,
   r.parameters = m.parameters;
   r.parameters["strategy"] = s.strategy;
   r.parameters["min_separation"] = p.min_separation;
+  r.parameters["max_participations"] = p.max_participations;
   r.parameters[quantity == "epsilon" ? "delta" : "epsilon"] = at;
   r.parameters["accuracy"] = accountant.accuracy;
   std::vector<std::string> notes;
@@ -225,6 +241,7 @@ int strategy_calibrate(const run_options& run,
   r.parameters = m.parameters;
   r.parameters["strategy"] = s.strategy;
   r.parameters["min_separation"] = p.min_separation;
+  r.parameters["max_participations"] = p.max_participations;
   r.parameters["epsilon"] = epsilon;
   r.parameters["delta"] = delta;
   r.parameters["accuracy"] = accountant.accuracy;

@@ -16,6 +16,9 @@ namespace dpkit::cli {
 struct strategy_options {
   std::string strategy;                   ///< --strategy SPEC; empty: DP-SGD as usual
   std::optional<long long> min_separation;  ///< --min-separation B
+  /// --max-participations K: any steps B apart, at most K of them, no sampling (jax_privacy's
+  /// schema) instead of the cyclic groups.
+  std::optional<long long> max_participations;
 };
 
 /// --strategy and --min-separation (group "Matrix mechanism").

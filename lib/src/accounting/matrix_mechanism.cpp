@@ -137,6 +137,11 @@ void participation::validate(std::string_view function) const {
   check_at_least(function, "min_separation", min_separation, 1);
   if (!(sampling_rate >= kSmallestSamplingRate && sampling_rate <= 1))
     throw_domain_error(function, "sampling_rate", sampling_rate, "in (0, 1]");
+  check_at_least(function, "max_participations", max_participations, 0);
+  if (max_participations > 0 && sampling_rate != 1)
+    throw_domain_error(function, "sampling_rate", sampling_rate,
+                       "1 with max_participations (a pattern of steps b apart is accounted "
+                       "without sampling)");
 }
 
 long long amplified_rounds(long long steps, long long min_separation) {
@@ -256,6 +261,25 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
   const long long b = p.min_separation;
   const double q = p.sampling_rate;
   matrix_mechanism_reduction out;
+  if (p.max_participations > 0) {
+    out.route = "gaussian";
+    out.sensitivity = min_separation_sensitivity(c, steps, b, p.max_participations);
+    out.upper.phases.push_back(
+        poisson_phase(effective_sigma(kFn, noise_multiplier, out.sensitivity.upper), 1.0, 1));
+    if (out.sensitivity.upper == out.sensitivity.lower) {
+      out.lower = out.upper;
+    } else {
+      training_run lower;
+      lower.phases.push_back(
+          poisson_phase(effective_sigma(kFn, noise_multiplier, out.sensitivity.lower), 1.0, 1));
+      out.lower = std::move(lower);
+    }
+    out.description = "one Gaussian mechanism with sensitivity " +
+                      short_number(out.sensitivity.upper) + " over every pattern of at most " +
+                      std::to_string(p.max_participations) + " steps " + std::to_string(b) +
+                      " apart" + (out.sensitivity.exact ? std::string(" (exact)") : "");
+    return out;
+  }
   if (q < 1 && c.bands(steps) <= b) {
     out.route = "amplified";
     const columns cols(c, steps);
@@ -410,12 +434,12 @@ matrix_mechanism_noise matrix_mechanism_calibrate(const strategy& c,
   while (sigma / s < cal.noise_multiplier) sigma = std::nextafter(sigma, INFINITY);
   out.noise_multiplier = sigma;
   out.privacy = matrix_mechanism_epsilon(c, steps, p, sigma, delta, options.pld);
-  // The calibration's own certified answer (its grid may differ from a fresh evaluation's): the
-  // run at σ is at least as noisy as the one it certified, so its ε is an upper bound here too.
-  if (cal.estimate.value < out.privacy.upper) {
-    out.privacy.upper = cal.estimate.value;
-    out.privacy.upper_estimate = cal.estimate;
-  }
+  // The upper end is the calibration's own certified answer (within budget_tolerance below the
+  // target; a fresh evaluation's grid may differ): the run at σ is at least as noisy as the one
+  // it certified. The lower end is the fresh evaluation's (a lower bound whatever the grid).
+  out.privacy.upper = cal.estimate.value;
+  out.privacy.upper_estimate = cal.estimate;
+  out.privacy.lower = std::min(out.privacy.lower, out.privacy.upper);
   return out;
 }
 

@@ -268,3 +268,115 @@ TEST_CASE("calibration certifies the target and comes close to it", "[matrix]") 
     CHECK(less.upper > 2.0);
   }
 }
+
+namespace {
+
+// max over patterns S (steps ≥ b apart, |S| ≤ k) and signs u ∈ {−1, 1}^S of ‖C·u‖: brute force.
+double brute_pattern_max(const acc::strategy& c, long long steps, long long b, long long k) {
+  double best = 0;
+  for (unsigned set = 1; set < (1U << steps); ++set) {
+    std::vector<long long> s;
+    long long last = -b;
+    bool ok = true;
+    for (long long t = 0; t < steps; ++t)
+      if ((set >> t) & 1U) {
+        ok = ok && t - last >= b;
+        last = t;
+        s.push_back(t);
+      }
+    if (!ok || static_cast<long long>(s.size()) > k) continue;
+    for (unsigned mask = 0; mask < (1U << s.size()); ++mask) {
+      double norm2 = 0;
+      for (long long r = 0; r < steps; ++r) {
+        double z = 0;
+        for (std::size_t j = 0; j < s.size(); ++j)
+          z += ((mask >> j) & 1U ? -1.0 : 1.0) * c.entry(steps, r, s[j]);
+        norm2 += z * z;
+      }
+      best = std::max(best, std::sqrt(norm2));
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("min-separation sensitivity: jax_privacy's test values", "[matrix]") {
+  // jax_privacy tests/matrix_factorization/sensitivity_test.py (values asserted there).
+  const acc::strategy banded = acc::strategy::dense({{1, 0, 0, 0}, {2, 1, 0, 0}, {0, 1, 1, 0},
+                                                     {0, 0, 1, -6}});
+  CHECK(acc::min_separation_sensitivity(banded, 4, 2, 1).upper == Approx(6.0).epsilon(1e-14));
+  for (const long long b : {2LL, 3LL}) {
+    const auto s = acc::min_separation_sensitivity(banded, 4, b);
+    CHECK(s.exact);
+    CHECK(s.upper == Approx(std::sqrt(41.0)).epsilon(1e-14));
+  }
+  const acc::strategy single = acc::strategy::dense({{1, 0, 0, 0}, {2, 1, 0, 0}, {0, 1, 1, 0},
+                                                     {0, 0, 3, -6}});
+  const auto one = acc::min_separation_sensitivity(single, 4, 1, 1);
+  CHECK(one.lower == Approx(6.0).epsilon(1e-14));
+  CHECK(one.upper == Approx(6.0).epsilon(1e-14));
+  // test_dense_X: min_sep = 1, every step: √(Σ|CᵀC|), computed here.
+  const std::vector<std::vector<double>> x = {{1, 0, 0, 0}, {2, 1, 0, 0}, {0.5, 1, 1, 0},
+                                              {0.4, 0, 1, -6}};
+  double sum = 0;
+  for (int s = 0; s < 4; ++s)
+    for (int t = 0; t < 4; ++t) {
+      double m = 0;
+      for (int r = 0; r < 4; ++r) m += x[r][s] * x[r][t];
+      sum += std::abs(m);
+    }
+  CHECK(acc::min_separation_sensitivity(acc::strategy::dense(x), 4, 1).upper ==
+        Approx(std::sqrt(sum)).epsilon(1e-13));
+  // Toeplitz: coefficient [1] gives min(n, k) (squared); all ones gives Σ_t (Σ_{s<k} [s ≤ t])².
+  for (const long long k : {1LL, 3LL, 10LL, 20LL}) {
+    CHECK(acc::min_separation_sensitivity(acc::strategy::identity(), 12, 1, k).upper ==
+          Approx(std::sqrt(double(std::min<long long>(12, k)))).epsilon(1e-14));
+    double ones = 0;
+    for (long long t = 0; t < 12; ++t) {
+      const double row = double(std::min(t + 1, k));
+      ones += row * row;
+    }
+    const auto s = acc::min_separation_sensitivity(acc::strategy::toeplitz(std::vector<double>(12, 1.0)), 12, 1, k);
+    CHECK(s.exact);
+    CHECK(s.upper == Approx(std::sqrt(ones)).epsilon(1e-13));
+  }
+}
+
+TEST_CASE("min-separation sensitivity brackets contain brute force", "[matrix]") {
+  std::mt19937_64 rng(4711);
+  std::normal_distribution<double> z;
+  for (int trial = 0; trial < 80; ++trial) {
+    const long long steps = 2 + trial % 6, b = 1 + trial % 3, k = trial % 4;
+    const int form = trial % 3;  // dense mixed signs, Toeplitz monotone, Toeplitz mixed
+    acc::strategy c = acc::strategy::identity();
+    if (form == 0) {
+      std::vector<std::vector<double>> rows(static_cast<std::size_t>(steps),
+                                            std::vector<double>(static_cast<std::size_t>(steps), 0.0));
+      for (long long r = 0; r < steps; ++r)
+        for (long long j = 0; j <= r; ++j)
+          rows[static_cast<std::size_t>(r)][static_cast<std::size_t>(j)] = j == r ? 1 + std::abs(z(rng)) : z(rng);
+      c = acc::strategy::dense(rows);
+    } else {
+      std::vector<double> coef(static_cast<std::size_t>(1 + trial % 5));
+      double last = 1;
+      for (double& x : coef) {
+        x = form == 1 ? last * std::abs(std::uniform_real_distribution<double>(0, 1)(rng)) : z(rng);
+        last = x;
+      }
+      coef[0] = form == 1 ? 1.0 : 1 + std::abs(coef[0]);
+      if (form == 1)
+        for (std::size_t j = 1; j < coef.size(); ++j) coef[j] = std::min(coef[j], coef[j - 1]);
+      c = acc::strategy::toeplitz(coef);
+    }
+    const long long kk = k == 0 ? (steps + b - 1) / b : k;
+    const auto s = acc::min_separation_sensitivity(c, steps, b, k);
+    const double brute = brute_pattern_max(c, steps, b, kk);
+    INFO("trial " << trial << " T = " << steps << " b = " << b << " k = " << k << " "
+                  << c.describe());
+    CHECK(s.lower <= brute * (1 + 1e-13));
+    CHECK(s.upper >= brute * (1 - 1e-13));
+    if (s.exact) CHECK(s.upper == Approx(brute).epsilon(1e-12));
+    if (form == 1) CHECK(s.exact);
+  }
+}

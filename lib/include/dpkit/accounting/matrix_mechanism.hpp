@@ -110,6 +110,10 @@ class strategy {
 struct participation {
   long long min_separation = 1;  ///< b ≥ 1
   double sampling_rate = 1.0;    ///< q ∈ (0, 1]
+  /// 0: the cyclic groups above. k ≥ 1: instead, jax_privacy's schema — an example may take part
+  /// in any steps at least b apart, at most k of them, with no sampling (q must be 1): the
+  /// sensitivity is min_separation_sensitivity's, the route "gaussian".
+  long long max_participations = 0;
 
   void validate(std::string_view function) const;
 };
@@ -130,6 +134,19 @@ struct sensitivity_bracket {
 sensitivity_bracket strategy_sensitivity(const strategy& c,
                                          long long steps,
                                          long long min_separation);
+
+/// The sensitivity under jax_privacy's participation schema: any steps at least b apart, at most
+/// k of them (k = 0: as many as fit, ⌈T/b⌉), gradients ‖g_t‖ ≤ 1. Exact where C has at most b
+/// bands (the largest sum of squared column norms over the patterns, by dynamic programming —
+/// Choquette-Choo et al. 2023's VecSens) or is Toeplitz with nonnegative nonincreasing
+/// coefficients (the earliest pattern 0, b, …, (k − 1)b is worst; the argument is in the source).
+/// Otherwise bracketed: `lower` = ‖C·1_S‖ for the best pattern found, `upper` = √(max over
+/// patterns of Σ_s of row s's best pattern sum of |CᵀC|) for T ≤ 4096 (jax_privacy's bound), the
+/// largest sum of column norms otherwise. worst_group is −1 (no groups).
+sensitivity_bracket min_separation_sensitivity(const strategy& c,
+                                               long long steps,
+                                               long long min_separation,
+                                               long long max_participations = 0);
 
 /// The number of rounds an amplified BandMF run of T steps with b bands is accounted as: ⌈T/b⌉
 /// (CCS+23 Thm 4; jax_privacy's amplified_bandmf_event).
