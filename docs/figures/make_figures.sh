@@ -47,6 +47,28 @@ plot accountants_vs_steps.svg "$here/accountants_vs_steps.csv" \
   --title "DP-SGD (q = 0.01, σ = 1, Poisson): the accountants on one run" \
   --y-label "ε at δ = 10^{-5}"
 
+# Figures: matrix-factorization mechanisms at one noise multiplier (sigma = 1), against the
+# number of steps: DP-SGD (Poisson, q = 0.01), BandMF (banded square root, 10 bands, amplified by
+# 10-min-separated sampling at q = 0.1) and a two-buffer BLT once per epoch of 100 steps (no
+# sampling). epsilon (certified bracket) and the prefix sums' rmse (docs/matrix-mechanisms.md).
+mm_steps=100,200,500,1000,2000,5000
+"$dpkit" epsilon --strategy identity --sampling-rate 0.01 --steps "$mm_steps" --noise-multiplier 1 \
+  --delta 1e-5 --format csv --output "$here/matrix_mechanisms_dpsgd.csv"
+"$dpkit" epsilon --strategy sqrt:10 --min-separation 10 --sampling-rate 0.1 --steps "$mm_steps" \
+  --noise-multiplier 1 --delta 1e-5 --format csv --output "$here/matrix_mechanisms_bandmf.csv"
+"$dpkit" epsilon --strategy blt:0.9999528892:0.0122853238,0.9857068667:0.1878393665 \
+  --min-separation 100 --sampling-rate 1 --steps "$mm_steps" --noise-multiplier 1 --delta 1e-5 \
+  --format csv --output "$here/matrix_mechanisms_blt.csv"
+mm_files=("$here"/matrix_mechanisms_{dpsgd,bandmf,blt}.csv)
+mm_labels=(--label "DP-SGD (Poisson, q = 0.01)" --label "BandMF (sqrt:10, b = 10, q = 0.1)"
+           --label "BLT (2 buffers, once per epoch)")
+plot matrix_mechanisms_epsilon.svg "${mm_files[@]}" "${mm_labels[@]}" \
+  --title "Matrix mechanisms at σ = 1: certified ε against the run's length" \
+  --x-label "steps T (100 per epoch)" --y-label "ε at δ = 10^{-5}"
+plot matrix_mechanisms_error.svg "${mm_files[@]}" "${mm_labels[@]}" --x steps --y rmse \
+  --title "Matrix mechanisms at σ = 1: noise of the prefix sums" \
+  --x-label "steps T (100 per epoch)" --y-label "rmse of the prefix sums (clip norms)"
+
 # Figure: epsilon against epochs for the same noise and batch fraction (sigma = 1, q = 0.01),
 # Poisson sampling against random allocation (certified bracket: the epoch's likelihood ratio in
 # the convex order, both sides) and

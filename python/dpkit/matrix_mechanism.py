@@ -20,8 +20,8 @@ at least b apart, at most k of them (jax_privacy's multi-epoch schema).
 Answers (:class:`MatrixPrivacy`) carry ``route``: ``amplified`` (C has at most b bands: ⌈T/b⌉
 rounds of the Poisson-subsampled Gaussian, a certified two-sided bracket), ``gaussian``
 (``sample_rate=1``: one Gaussian mechanism, exact where the sensitivity is) or ``unamplified``
-(more bands than b with sampling: an upper bound without amplification, no lower bound —
-``lower`` is NaN). docs/accounting.md, "Matrix-factorization mechanisms", has the formulas.
+(more bands than b with sampling: an upper bound without amplification, and a lower bound from
+the count of the example's participations). docs/matrix-mechanisms.md has the formulas.
 
 :func:`amplified_bandmf_event` builds jax_privacy's event for BandMF as a
 :mod:`dpkit.dp_accounting` event, so code written for jax_privacy runs on dpkit's accountants.
@@ -82,7 +82,7 @@ def _int(name: str, value: Any) -> int:
 class MatrixPrivacy:
     """A certified bracket: ``lower`` ≤ the mechanism's ε at δ (or δ at ε) ≤ ``upper``.
 
-    ``lower`` is NaN where no lower bound is available (``route == "unamplified"``).
+    With ``route == "unamplified"`` the upper end ignores sampling and the bracket can be wide.
     ``sensitivity``: the round's column norm (amplified) or the Δ of the whole release
     (``sensitivity_lower`` ≤ Δ ≤ ``sensitivity``; ``sensitivity_exact``). ``rounds``: ⌈T/b⌉
     (amplified). ``method``: the PLD accountant's grid. ``description``: the reduction in words.

@@ -4,7 +4,7 @@
   front ends): compared on the same run.
 * jax_privacy's ``amplified_bandmf_event`` built as a :mod:`dpkit.dp_accounting` event and
   accounted by its PLDAccountant gives the mechanism's certified upper end at σ/‖c‖ (the same
-  reduction, CCS+23 Thm 4).
+  reduction, CGM+23 Thm 4).
 * A dense numpy strategy agrees with the Toeplitz spec it spells out; the full-batch
   sensitivity of a nonnegative matrix is ‖C·1‖ (numpy).
 * The prefix-sum error against numpy's own A·C⁻¹.
@@ -93,12 +93,17 @@ def test_calibrate_certifies_the_target():
                       min_separation=4).upper > 2.0
 
 
-def test_unamplified_route_has_no_lower_bound():
-    r = mm.epsilon("lambda:0.5", 100, 5.0, 1e-5, sample_rate=0.1)
+def test_unamplified_route_matches_dpkit_correlated_lower_bound():
+    # The lower end of DP-λCGD with sampling is the projected pair of dpkit.correlated.
+    r = mm.delta("lambda:0.5", 100, 5.0, 1.0, sample_rate=0.1)
     assert r.route == "unamplified"
-    assert math.isnan(r.lower)
+    ref = dpkit.correlated.projected_delta(correlation=0.5, sample_rate=0.1, steps=100,
+                                           noise_multiplier=5.0, epsilon=1.0)
+    assert r.lower == pytest.approx(ref, rel=1e-9)
+    e = mm.epsilon("lambda:0.5", 100, 5.0, 1e-5, sample_rate=0.1)
     full = mm.epsilon("lambda:0.5", 100, 5.0, 1e-5)
-    assert r.upper == pytest.approx(full.upper, rel=1e-12)
+    assert 0 < e.lower <= e.upper
+    assert e.upper == pytest.approx(full.upper, rel=1e-12)
 
 
 def test_errors_name_the_keyword():

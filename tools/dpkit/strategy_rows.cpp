@@ -105,9 +105,11 @@ std::vector<std::string> legend(const std::string& quantity, const std::string& 
   const std::string q = quantity;
   if (route == "unamplified")
     notes.push_back("upper-bound: the mechanism is (epsilon, delta)-DP at this " + q +
-                    ". No lower bound: C has more bands than --min-separation, and dpkit does not "
-                    "amplify such strategies by sampling (MMCC): the bound is the mechanism's "
-                    "without sampling, which holds for every sampled pattern.");
+                    "; it ignores sampling, because C has more bands than --min-separation and "
+                    "dpkit does not amplify such strategies (MMCC). " + q +
+                    "_lower: no smaller " + q +
+                    " can hold - from the count of the example's sampled participations, a "
+                    "projection of the release. The bracket can be wide.");
   else
     notes.push_back("upper-bound: the mechanism is (epsilon, delta)-DP at this " + q + ". " + q +
                     "_lower: no smaller " + q +
@@ -193,8 +195,8 @@ int strategy_privacy(const std::string& tool,
     r.results.push_back(row);
     route = mm.reduction.route;
   }
-  r.columns = {"accountant", quantity, "kind", quantity + "_lower", "route", "sensitivity",
-               "rmse", "max_error", "method"};
+  r.columns = {"accountant", quantity, "kind", quantity + "_lower", quantity + "_upper", "route",
+               "sensitivity", "rmse", "max_error", "method"};
   if (m.steps.size() > 1) r.columns.insert(r.columns.begin(), "steps");
   const std::string at_name = quantity == "epsilon" ? "delta" : "epsilon";
   r.title = quantity + " at " + at_name + " = " + format_number(at) + " for " +

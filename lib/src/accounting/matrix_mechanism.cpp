@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/roots.hpp"
+#include "detail/projected_pair.hpp"
 
 namespace dpkit::accounting {
 namespace {
@@ -83,6 +85,23 @@ struct columns {
     const std::size_t n = std::min(coef.size() - lag, static_cast<std::size_t>(steps - t));
     for (std::size_t j = 0; j < n; ++j) sum += coef[j + lag] * coef[j];
     return sum;
+  }
+  // ‖v‖ for Cᵀv = 1_S, S = {i, i + b, …} ∩ [0, T): back substitution, Cᵀ upper-triangular.
+  [[nodiscard]] double projection_norm(long long i, long long b) const {
+    std::vector<double> v(static_cast<std::size_t>(steps), 0.0);
+    for (long long r = steps - 1; r >= 0; --r) {
+      double w = (r >= i && (r - i) % b == 0) ? 1.0 : 0.0;
+      if (dense.empty()) {
+        for (std::size_t j = 1; j < coef.size() && r + static_cast<long long>(j) < steps; ++j)
+          w -= coef[j] * v[static_cast<std::size_t>(r) + j];
+      } else {
+        for (long long k = r + 1; k < steps; ++k) w -= at(k, r) * v[static_cast<std::size_t>(k)];
+      }
+      v[static_cast<std::size_t>(r)] = w / at(r, r);
+    }
+    double sum = 0;
+    for (double x : v) sum += x * x;
+    return std::sqrt(sum);
   }
   // ‖C·1_S‖², S = {i, i + b, …} ∩ [0, T).
   [[nodiscard]] double group_norm2(long long i, long long b) const {
@@ -327,7 +346,7 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
     out.sensitivity.method = "each round: its column's norm";
     out.description = std::to_string(out.rounds) + " rounds of the Poisson-subsampled Gaussian " +
                       "(rate " + short_number(q) + ") with sensitivity " +
-                      short_number(out.round_sensitivity) + " (CCS+23 Thm 4)";
+                      short_number(out.round_sensitivity) + " (CGM+23 Thm 4)";
     return out;
   }
   out.sensitivity = strategy_sensitivity(c, steps, b);
@@ -350,10 +369,15 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
                                                    short_number(out.sensitivity.lower) + ")");
   } else {
     out.route = "unamplified";
+    const long long g = out.sensitivity.worst_group;
+    out.projected_participations = group_size(steps, g, b);
+    out.projected_noise = noise_multiplier * columns(c, steps).projection_norm(g, b);
     out.description = "no amplification (C has " + std::to_string(c.bands(steps)) +
                       " bands, more than the min-separation " + std::to_string(b) +
-                      "): the Gaussian mechanism with sensitivity " +
-                      short_number(out.sensitivity.upper) + "; no lower bound";
+                      "): upper, the Gaussian mechanism with sensitivity " +
+                      short_number(out.sensitivity.upper) + "; lower, the count of " +
+                      std::to_string(out.projected_participations) +
+                      " sampled participations in noise " + short_number(out.projected_noise);
   }
   return out;
 }
@@ -370,7 +394,7 @@ matrix_mechanism_privacy bracket(matrix_mechanism_reduction red, Estimate estima
     return std::isnan(e.lower) ? e.value : e.lower;  // Gaussian runs are exact (tight)
   };
   if (!red.lower) {
-    out.lower = NAN;
+    out.lower = NAN;  // filled by the caller from the projected pair
   } else if (red.lower->phases.size() == red.upper.phases.size() &&
              std::equal(red.lower->phases.begin(), red.lower->phases.end(),
                         red.upper.phases.begin(), [](const training_phase& a, const training_phase& b) {
@@ -395,10 +419,33 @@ matrix_mechanism_privacy matrix_mechanism_epsilon(const strategy& c,
                                                   double delta,
                                                   const pld_options& options) {
   check_open_probability("matrix_mechanism_epsilon", "delta", delta);
-  return bracket(reduce_matrix_mechanism(c, steps, p, noise_multiplier),
-                 [&](const training_run& r) {
-                   return estimate_epsilon(r, delta, accountant_type::pld, options);
-                 });
+  matrix_mechanism_privacy out =
+      bracket(reduce_matrix_mechanism(c, steps, p, noise_multiplier), [&](const training_run& r) {
+        return estimate_epsilon(r, delta, accountant_type::pld, options);
+      });
+  const matrix_mechanism_reduction& red = out.reduction;
+  if (red.lower) return out;
+  // The projected pair's ε at δ: δ₁ decreases in ε, and at the mechanism's certified upper end
+  // δ₁ ≤ δ. The lower end of the final bracket, where δ₁ > δ, is the certified side.
+  auto excess = [&](double e) {
+    return detail::binomial_gaussian_delta(red.projected_participations, p.sampling_rate,
+                                           red.projected_noise, e) - delta;
+  };
+  if (excess(0) <= 0) {
+    out.lower = 0;
+    return out;
+  }
+  double hi = std::isfinite(out.upper) && out.upper > 0 ? out.upper : 1.0;
+  for (int j = 0; excess(hi) > 0 && j < 64; ++j) hi *= 2;
+  if (excess(hi) > 0) {
+    out.lower = hi;  // δ₁ > δ even there: still a lower bound
+    return out;
+  }
+  root_options o;
+  o.absolute_tolerance = 1e-9 * hi;
+  const root_result r = find_root(excess, 0.0, hi, o);
+  out.lower = std::min(r.lower, out.upper);
+  return out;
 }
 
 matrix_mechanism_privacy matrix_mechanism_delta(const strategy& c,
@@ -409,10 +456,16 @@ matrix_mechanism_privacy matrix_mechanism_delta(const strategy& c,
                                                 const pld_options& options) {
   check_nonnegative("matrix_mechanism_delta", "epsilon", epsilon);
   check_finite("matrix_mechanism_delta", "epsilon", epsilon);
-  return bracket(reduce_matrix_mechanism(c, steps, p, noise_multiplier),
-                 [&](const training_run& r) {
-                   return estimate_delta(r, epsilon, accountant_type::pld, options);
-                 });
+  matrix_mechanism_privacy out =
+      bracket(reduce_matrix_mechanism(c, steps, p, noise_multiplier), [&](const training_run& r) {
+        return estimate_delta(r, epsilon, accountant_type::pld, options);
+      });
+  const matrix_mechanism_reduction& red = out.reduction;
+  if (!red.lower)
+    out.lower = std::min(out.upper, detail::binomial_gaussian_delta(red.projected_participations,
+                                                                    p.sampling_rate,
+                                                                    red.projected_noise, epsilon));
+  return out;
 }
 
 matrix_mechanism_noise matrix_mechanism_calibrate(const strategy& c,

@@ -1,6 +1,6 @@
 // Matrix-factorization mechanisms (accounting/matrix_mechanism.hpp), against independent sources:
 // the identity strategy is DP-SGD (the PLD accountant's own run); a b-banded Toeplitz strategy
-// with b | T is ⌈T/b⌉ rounds of DP-SGD at σ/‖c‖ (CCS+23 Thm 4, jax_privacy's
+// with b | T is ⌈T/b⌉ rounds of DP-SGD at σ/‖c‖ (CGM+23 Thm 4, jax_privacy's
 // amplified_bandmf_event); DP-λCGD's full-batch sensitivity is WSK+26's leading block
 // (leading_block_norm, a separate closed form); sensitivities of small matrices against brute force
 // over sign patterns; the error of the square-root strategy from A^{1/2}·A^{1/2} = A; and a seeded
@@ -16,6 +16,8 @@
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/accounting/correlated.hpp"
 #include "dpkit/accounting/matrix_mechanism.hpp"
+#include "dpkit/core/csv.hpp"
+#include "support/test_util.hpp"
 
 namespace acc = dpkit::accounting;
 
@@ -104,7 +106,8 @@ TEST_CASE("banded Toeplitz with b | T is ceil(T/b) rounds of DP-SGD at sigma/||c
   // More bands than the separation: no amplification, labelled, no lower bound.
   const auto un = acc::matrix_mechanism_epsilon(acc::strategy::toeplitz(c), 1000, {2, 0.02}, 3.0, 1e-6);
   CHECK(un.reduction.route == "unamplified");
-  CHECK(std::isnan(un.lower));
+  CHECK(un.lower > 0);
+  CHECK(un.lower <= un.upper);
   CHECK(un.upper >= mm.upper);
 }
 
@@ -378,5 +381,57 @@ TEST_CASE("min-separation sensitivity brackets contain brute force", "[matrix]")
     CHECK(s.upper >= brute * (1 - 1e-13));
     if (s.exact) CHECK(s.upper == Approx(brute).epsilon(1e-12));
     if (form == 1) CHECK(s.exact);
+  }
+}
+
+TEST_CASE("BandMF against jax_privacy's amplified_bandmf_event accounted by dp_accounting",
+          "[matrix]") {
+  // data/reference/jax_privacy_bandmf.csv: dp_accounting's PLD ε (its pessimistic estimate, an
+  // upper bound up to its 1e-4 grid) of ⌈T/b⌉ rounds at noise multiplier σ for a strategy with
+  // unit column norm. dpkit's bracket for a b-banded Toeplitz strategy with unit column norm must
+  // not lie above it: its lower end ≤ that number (else one of the two is wrong), and its upper
+  // end within the peer's own discretisation error of it or below.
+  const dpkit::csv_table t = dpkit::read_csv(dpkit::test::reference_path("jax_privacy_bandmf.csv"));
+  REQUIRE(t.rows.size() >= 30);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const auto b = static_cast<long long>(t.at(i, "num_bands"));
+    const auto steps = static_cast<long long>(t.at(i, "iterations"));
+    const acc::strategy c =
+        acc::strategy::toeplitz(std::vector<double>(static_cast<std::size_t>(b), 1 / std::sqrt(double(b))));
+    const auto mm = acc::matrix_mechanism_epsilon(c, steps, {b, t.at(i, "sampling_prob")},
+                                                  t.at(i, "noise_multiplier"), t.at(i, "delta"));
+    const double peer = t.at(i, "epsilon");
+    INFO(t.where(i) << ": dpkit [" << mm.lower << ", " << mm.upper << "], jax_privacy " << peer);
+    CHECK(mm.reduction.rounds == static_cast<long long>(t.at(i, "rounds")));
+    CHECK(mm.lower <= peer);
+    CHECK(mm.upper <= peer * (1 + 2e-3));
+  }
+}
+
+TEST_CASE("unamplified lower end: DP-lambda-CGD's projected pair, by another road", "[matrix]") {
+  // correlated.hpp's projected_delta uses the closed form ‖C^{-T}1‖ = √((T − 1)(1 − λ)² + 1);
+  // the matrix route solves Cᵀv = 1 by back substitution on the strategy lambda:λ.
+  for (const double lambda : {0.3, 0.9}) {
+    for (const double r : {0.01, 0.2}) {
+      const long long steps = 300;
+      const acc::strategy c = acc::strategy::correlated(lambda);
+      const acc::correlated_setting s{lambda, r, steps};
+      for (const double eps : {0.5, 2.0}) {
+        const auto d = acc::matrix_mechanism_delta(c, steps, {1, r}, 20.0, eps);
+        INFO("lambda " << lambda << " r " << r << " eps " << eps);
+        CHECK(d.reduction.route == "unamplified");
+        CHECK(d.lower == Approx(acc::projected_delta(s, 20.0, eps)).epsilon(1e-9));
+        CHECK(d.lower <= d.upper);
+      }
+      // ε at δ: δ₁(ε_lower) > δ ≥ δ₁(ε_lower + tiny) on the projected pair.
+      const auto e = acc::matrix_mechanism_epsilon(c, steps, {1, r}, 20.0, 1e-5);
+      CHECK(e.lower <= e.upper);
+      if (e.lower > 0) {
+        // Not (ε, δ)-DP at the lower end: the pair's δ there exceeds δ; just above it, it does not
+        // (the end is the root, not a loose number).
+        CHECK(acc::matrix_mechanism_delta(c, steps, {1, r}, 20.0, e.lower).lower > 1e-5);
+        CHECK(acc::projected_delta(s, 20.0, e.lower * (1 + 1e-6)) <= 1e-5);
+      }
+    }
   }
 }

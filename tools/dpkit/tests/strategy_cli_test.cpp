@@ -1,6 +1,6 @@
 // dpkit epsilon / delta / calibrate --strategy: matrix-factorization mechanisms from the command
 // line. Known answers: the identity strategy is DP-SGD (the same program's plain answer); a
-// b-banded Toeplitz strategy with b | T is ⌈T/b⌉ steps of DP-SGD at σ/‖c‖ (CCS+23 Thm 4); the
+// b-banded Toeplitz strategy with b | T is ⌈T/b⌉ steps of DP-SGD at σ/‖c‖ (CGM+23 Thm 4); the
 // full-batch square root is one Gaussian mechanism with Δ = ‖C·1‖ (closed form below).
 #include <catch2/catch.hpp>
 #include <cmath>

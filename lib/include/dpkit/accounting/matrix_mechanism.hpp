@@ -14,7 +14,7 @@
 //
 // Participation (`participation`): cyclic with min-separation b and rate q — the data are cut
 // into b groups, group i may take part in steps i, i + b, i + 2b, … and does so at each of them
-// independently with probability q (Choquette-Choo et al. 2023, [CCS+23], "b-min-separated
+// independently with probability q (Choquette-Choo et al. 2023, [CGM+23], "b-min-separated
 // Poisson"; q = 1: deterministic cyclic participation, every b-th step; b = 1, q = 1: every example
 // in every step, the full batch; b = 1, q < 1: Poisson sampling as in DP-SGD).
 //
@@ -22,8 +22,8 @@
 //   amplified     q < 1 and C has at most b bands within T steps (C[r][c] = 0 for r − c ≥ b): the
 //                 columns of one group's steps have disjoint row supports, so the release splits
 //                 into ⌈T/b⌉ independent rounds, each a Poisson-subsampled Gaussian with the
-//                 sensitivity of its column (CCS+23 Thm 4; jax_privacy's amplified_bandmf_event).
-//                 Upper: ⌈T/b⌉ rounds at the largest column norm, as CCS+23 state it. Lower: the
+//                 sensitivity of its column (CGM+23 Thm 4; jax_privacy's amplified_bandmf_event).
+//                 Upper: ⌈T/b⌉ rounds at the largest column norm, as CGM+23 state it. Lower: the
 //                 rounds of the group whose column norms have the largest sum of squares, each at
 //                 its own column's norm — attained by a linear loss whose clipped gradient is the
 //                 same unit vector at every step (all other examples' gradients 0), for which the
@@ -35,7 +35,11 @@
 //                 Choquette-Choo et al. 2024, which dpkit does not implement): the upper bound of
 //                 the q = 1 mechanism (every sampled pattern is a sub-pattern of the full one, and
 //                 Δ's upper end bounds every sub-pattern; joint convexity of the hockey-stick
-//                 divergence), and no lower bound (reported as NaN, labelled).
+//                 divergence). Lower: a projection. With the same unit gradient at every step of
+//                 the worst group S (others zero), the statistic ⟨v, x⟩ of the release with
+//                 Cᵀv = 1_S is the count of the example's participations, Bin(|S|, q), plus
+//                 N(0, σ²‖v‖²); by data processing the mechanism's δ(ε) is at least that pair's
+//                 (the construction of correlated.hpp's projected_lower_bound, for any C).
 #pragma once
 
 #include <optional>
@@ -149,7 +153,7 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
                                                long long max_participations = 0);
 
 /// The number of rounds an amplified BandMF run of T steps with b bands is accounted as: ⌈T/b⌉
-/// (CCS+23 Thm 4; jax_privacy's amplified_bandmf_event).
+/// (CGM+23 Thm 4; jax_privacy's amplified_bandmf_event).
 long long amplified_rounds(long long steps, long long min_separation);
 
 /// The reduction of a matrix mechanism at noise multiplier σ to training runs the accountants
@@ -162,6 +166,10 @@ struct matrix_mechanism_reduction {
   sensitivity_bracket sensitivity;  ///< of the q = 1 pattern (gaussian, unamplified)
   long long rounds = 0;             ///< amplified: ⌈T/b⌉
   double round_sensitivity = 0;     ///< amplified: the largest column norm
+  /// unamplified: the projected pair of the lower end — Bin(n, q) participations of the group
+  /// `sensitivity.worst_group`, n = projected_participations, plus N(0, s²), s = projected_noise.
+  long long projected_participations = 0;
+  double projected_noise = 0;
   std::string description;          ///< one sentence for people
 };
 matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
@@ -169,8 +177,7 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
                                                    const participation& p,
                                                    double noise_multiplier);
 
-/// A certified bracket on ε at δ (or on δ at ε): `lower` ≤ the mechanism's value ≤ `upper`;
-/// `lower` is NaN where no lower bound is available (route "unamplified").
+/// A certified bracket on ε at δ (or on δ at ε): `lower` ≤ the mechanism's value ≤ `upper`.
 struct matrix_mechanism_privacy {
   double lower = 0;
   double upper = 0;
