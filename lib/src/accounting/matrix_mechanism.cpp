@@ -223,7 +223,10 @@ sensitivity_bracket strategy_sensitivity(const strategy& c, long long steps, lon
   double cost = 0;
   for (long long i = 0; i < groups; ++i) {
     const double n = static_cast<double>(group_size(steps, i, b));
-    cost += n * n * static_cast<double>(c.is_toeplitz() ? std::min<long long>(steps, cols.coef.size()) : steps);
+    const double per_entry = c.is_toeplitz() ? std::min(static_cast<double>(steps),
+                                                         static_cast<double>(cols.coef.size()))
+                                             : static_cast<double>(steps);
+    cost += n * n * per_entry;
   }
   const bool afford = cost <= 4e8;
   for (long long i = 0; i < groups; ++i) {

@@ -27,7 +27,7 @@ json first_row(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("--strategy identity is DP-SGD", "[cli][strategy]") {
+TEST_CASE("epsilon --strategy identity is DP-SGD", "[cli][strategy]") {
   const std::string run = " -s 1.1 -p 0.01 -i 1000 -d 1e-5";
   const json plain = first_row("epsilon" + run);
   const json mm = first_row("epsilon --strategy identity" + run);
@@ -36,7 +36,7 @@ TEST_CASE("--strategy identity is DP-SGD", "[cli][strategy]") {
   CHECK(mm.at("epsilon_lower").get<double>() == plain.at("epsilon_lower").get<double>());
 }
 
-TEST_CASE("--strategy toeplitz with --min-separation is ceil(T/b) rounds of DP-SGD",
+TEST_CASE("epsilon --strategy toeplitz with --min-separation is ceil(T/b) rounds of DP-SGD",
           "[cli][strategy]") {
   const double norm = std::sqrt(1 + 0.25 + 0.0625);
   const json mm = first_row(
@@ -54,7 +54,7 @@ TEST_CASE("--strategy toeplitz with --min-separation is ceil(T/b) rounds of DP-S
   CHECK(d.at("delta_lower").get<double>() <= 1e-5);
 }
 
-TEST_CASE("--strategy sqrt --full-batch is one Gaussian mechanism", "[cli][strategy]") {
+TEST_CASE("epsilon --strategy sqrt --full-batch is one Gaussian mechanism", "[cli][strategy]") {
   // Δ² = Σ_t (Σ_{k≤t} r_k)², r_k = binom(2k, k)/4^k.
   const int steps = 50;
   double r = 1, row = 0, sum2 = 0;
@@ -79,7 +79,7 @@ TEST_CASE("calibrate --strategy certifies the target", "[cli][strategy]") {
   CHECK(c.at("noise_multiplier").get<double>() > 0);
 }
 
-TEST_CASE("--strategy refusals say what to do", "[cli][strategy]") {
+TEST_CASE("epsilon --strategy: refusals say what to do", "[cli][strategy]") {
   const auto a = dpkit_run("epsilon --min-separation 3 -s 1 -p 0.01 -i 10 -d 1e-5");
   CHECK(a.exit_code == 2);
   CHECK_THAT(a.err, Contains("--min-separation needs --strategy"));
