@@ -38,6 +38,7 @@ change that moves a documented number, and review the diff.
 usage: check_doc_commands.py REPO BUILD_DIR [--timeout S] [--list] [--only FILE] [--update]
 """
 import argparse
+import concurrent.futures
 import difflib
 import doctest
 import os
@@ -334,6 +335,101 @@ def apply_edits(path, edits):
     open(path, "w", encoding="utf-8").write("\n".join(lines))
 
 
+def check_file(rel, repo, build, args, has_python):
+    """Runs one page's commands and Python session; its failures, counts and printed lines."""
+    res = {"failures": [], "ran": 0, "skipped": 0, "total_time": 0.0, "compared": 0,
+           "sessions": 0, "no_python": 0, "printed": []}
+    failures = res["failures"]
+    needs_python = re.compile(r"build/(release|test|ci)/python|import dpkit|-m pytest")
+    path = os.path.join(repo, rel)
+    cmds = commands_of(path)
+    has_session = ">>> " in open(path, encoding="utf-8").read()
+    if not cmds and not has_session:
+        return res
+    root, bindir = (None, None) if args.list else scratch_root(repo, build)
+    env = dict(os.environ)
+    if bindir:
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+        env["PYTHONPATH"] = os.path.join(build, "python") + (
+            os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "")
+    edits = []
+    try:
+        for cmd in cmds:
+            bare, long_, expected = markers(cmd.text)
+            where = f"{rel}:{cmd.number}"
+            if args.list:
+                res["printed"].append(f"{where}: {'[long] ' if long_ else ''}{bare}")
+                continue
+            if long_:
+                res["skipped"] += 1
+                continue
+            if not has_python and needs_python.search(bare):
+                res["no_python"] += 1
+                continue
+            if re.search(r"(^|\s)\.\.\.(\s|$)", bare) or re.search(r"<[A-Z_]+>", bare):
+                failures.append(f"{where}: not runnable as written (a placeholder): {bare}")
+                continue
+            start = time.monotonic()
+            try:
+                p = subprocess.run(["bash", "-c", bare], cwd=root, env=env,
+                                   capture_output=True, text=True, timeout=args.timeout)
+                code, out, err = p.returncode, p.stdout, p.stderr
+            except subprocess.TimeoutExpired:
+                code, out, err = None, "", f"did not finish in {args.timeout:.0f} s (mark it # long)"
+            seconds = time.monotonic() - start
+            res["total_time"] += seconds
+            res["ran"] += 1
+            if code != expected:
+                tail = " | ".join(err.strip().splitlines()[-3:])
+                failures.append(f"{where}: exit {code} (expected {expected}) after "
+                                f"{seconds:.1f} s: {bare}\n    {tail}")
+                continue
+            if seconds > 10:
+                res["printed"].append(f"note: {where} took {seconds:.0f} s (consider # long): {bare}")
+            shown = normalise(cmd.shown)
+            if not shown:
+                continue
+            res["compared"] += 1
+            options = candidates(out, err)
+            if any(lines_match(shown, c) for c in options):
+                continue
+            actual = best_candidate(shown, options)
+            if args.update:
+                edits.append((cmd.shown_lines[0], len(cmd.shown_lines),
+                              regenerate(shown, actual)))
+                continue
+            diff = "\n".join("      " + d for d in difflib.unified_diff(
+                shown, actual, "shown", "printed", lineterm="", n=1))
+            failures.append(f"{where}: the page shows another output than the build "
+                            f"prints: {bare}\n{diff}")
+        run_it = has_session and not args.list
+        if run_it and not has_python:
+            res["no_python"] += 1
+            run_it = False
+        examples, diffs = run_session(path, root, env, args.timeout * 5) if run_it else (0, [])
+        res["sessions"] += examples
+        for first, want, got, error in diffs:
+            if error == "runner":
+                failures.append(f"{rel}: the Python session did not run: {' | '.join(got)}")
+                continue
+            if args.update and error is None and first is not None:
+                edits.append((first, len(want),
+                              keep_ellipses("\n".join(want), "\n".join(got)).split("\n")))
+                continue
+            diff = "\n".join("      " + d for d in difflib.unified_diff(
+                want, got, "shown", "printed", lineterm="", n=1))
+            failures.append(f"{rel}:{first}: the Python session shows another result than "
+                            f"the build gives{' (an exception)' if error else ''}\n{diff}")
+    finally:
+        if root:
+            shutil.rmtree(root, ignore_errors=True)
+    if edits:
+        apply_edits(path, edits)
+        res["printed"].append(f"updated {len(edits)} shown output(s) in {rel}")
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("repo")
@@ -349,99 +445,26 @@ def main():
         os.path.join(repo, "docs")) if f.endswith(".md"))
     if args.only:
         files = [args.only]
-    failures, ran, skipped, total_time, compared, sessions = [], 0, 0, 0.0, 0, 0
     # A build without the Python extension (the asan preset leaves it out) cannot run the
     # commands that import the package: they are counted apart, not failed.
     has_python = os.path.isdir(os.path.join(build, "python", "dpkit"))
-    needs_python = re.compile(r"build/(release|test|ci)/python|import dpkit|-m pytest")
-    no_python = 0
-    for rel in files:
-        path = os.path.join(repo, rel)
-        cmds = commands_of(path)
-        has_session = ">>> " in open(path, encoding="utf-8").read()
-        if not cmds and not has_session:
-            continue
-        root, bindir = (None, None) if args.list else scratch_root(repo, build)
-        env = dict(os.environ)
-        if bindir:
-            env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
-            env["PYTHONPATH"] = os.path.join(build, "python") + (
-                os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "")
-        edits = []
-        try:
-            for cmd in cmds:
-                bare, long_, expected = markers(cmd.text)
-                where = f"{rel}:{cmd.number}"
-                if args.list:
-                    print(f"{where}: {'[long] ' if long_ else ''}{bare}")
-                    continue
-                if long_:
-                    skipped += 1
-                    continue
-                if not has_python and needs_python.search(bare):
-                    no_python += 1
-                    continue
-                if re.search(r"(^|\s)\.\.\.(\s|$)", bare) or re.search(r"<[A-Z_]+>", bare):
-                    failures.append(f"{where}: not runnable as written (a placeholder): {bare}")
-                    continue
-                start = time.monotonic()
-                try:
-                    p = subprocess.run(["bash", "-c", bare], cwd=root, env=env,
-                                       capture_output=True, text=True, timeout=args.timeout)
-                    code, out, err = p.returncode, p.stdout, p.stderr
-                except subprocess.TimeoutExpired:
-                    code, out, err = None, "", f"did not finish in {args.timeout:.0f} s (mark it # long)"
-                seconds = time.monotonic() - start
-                total_time += seconds
-                ran += 1
-                if code != expected:
-                    tail = " | ".join(err.strip().splitlines()[-3:])
-                    failures.append(f"{where}: exit {code} (expected {expected}) after "
-                                    f"{seconds:.1f} s: {bare}\n    {tail}")
-                    continue
-                if seconds > 10:
-                    print(f"note: {where} took {seconds:.0f} s (consider # long): {bare}")
-                shown = normalise(cmd.shown)
-                if not shown:
-                    continue
-                compared += 1
-                options = candidates(out, err)
-                if any(lines_match(shown, c) for c in options):
-                    continue
-                actual = best_candidate(shown, options)
-                if args.update:
-                    edits.append((cmd.shown_lines[0], len(cmd.shown_lines),
-                                  regenerate(shown, actual)))
-                    continue
-                diff = "\n".join("      " + d for d in difflib.unified_diff(
-                    shown, actual, "shown", "printed", lineterm="", n=1))
-                failures.append(f"{where}: the page shows another output than the build "
-                                f"prints: {bare}\n{diff}")
-            run_it = has_session and not args.list
-            if run_it and not has_python:
-                no_python += 1
-                run_it = False
-            examples, diffs = run_session(path, root, env, args.timeout * 5) if run_it else (0, [])
-            sessions += examples
-            for first, want, got, error in diffs:
-                if error == "runner":
-                    failures.append(f"{rel}: the Python session did not run: {' | '.join(got)}")
-                    continue
-                if args.update and error is None and first is not None:
-                    edits.append((first, len(want),
-                                  keep_ellipses("\n".join(want), "\n".join(got)).split("\n")))
-                    continue
-                diff = "\n".join("      " + d for d in difflib.unified_diff(
-                    want, got, "shown", "printed", lineterm="", n=1))
-                failures.append(f"{rel}:{first}: the Python session shows another result than "
-                                f"the build gives{' (an exception)' if error else ''}\n{diff}")
-        finally:
-            if root:
-                shutil.rmtree(root, ignore_errors=True)
-        if edits:
-            apply_edits(path, edits)
-            print(f"updated {len(edits)} shown output(s) in {rel}")
+    # Pages are independent (each in its own scratch root, its commands in order): two at a time
+    # (DPKIT_DOC_JOBS), one per core — the CTest test takes both cores, so no page shares its
+    # core with anything else (some shown outputs are cost announcements that depend on time).
+    jobs = 1 if args.list or args.update else max(1, int(os.environ.get("DPKIT_DOC_JOBS", "2")))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(lambda rel: check_file(rel, repo, build, args, has_python), files))
+    failures, ran, skipped, total_time, compared, sessions, no_python = [], 0, 0, 0.0, 0, 0, 0
+    for r in results:
+        for line in r["printed"]:
+            print(line)
+        failures += r["failures"]
+        ran += r["ran"]
+        skipped += r["skipped"]
+        total_time += r["total_time"]
+        compared += r["compared"]
+        sessions += r["sessions"]
+        no_python += r["no_python"]
     if args.list:
         return 0
     print(f"{ran} commands run in {total_time:.0f} s ({compared} shown outputs compared), "

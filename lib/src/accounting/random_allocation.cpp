@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -27,9 +29,28 @@ allocation_bracket setup(const char* fn, const training_phase& p) {
   return b;
 }
 
+// One epoch's RDP, remembered: it depends on (σ, t) alone and costs ~0.1 s (the add direction's
+// quadrature table), while a training loop asks for ε after every epoch and a curve's points
+// share it. A small table per process (at most 64 entries, oldest out), under a mutex; the
+// values are the function's own, so answers are the same with or without it.
+std::vector<double> epoch_rdp(double sigma, long long t) {
+  static std::mutex mutex;
+  static std::deque<std::pair<std::pair<double, long long>, std::vector<double>>> table;
+  const std::pair<double, long long> key{sigma, t};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [k, v] : table)
+      if (k == key) return v;
+  }
+  std::vector<double> epoch = subsampling::allocation_epoch_rdp(1 / sigma, t, 40);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (table.size() == 64) table.pop_front();
+  table.emplace_back(key, epoch);
+  return epoch;
+}
+
 divergence::rdp_curve curve_of(const training_phase& p, const allocation_bracket& b) {
-  const std::vector<double> epoch =
-      subsampling::allocation_epoch_rdp(1 / p.noise_multiplier, b.steps_per_epoch, 40);
+  const std::vector<double> epoch = epoch_rdp(p.noise_multiplier, b.steps_per_epoch);
   std::vector<double> orders, values;
   for (std::size_t i = 0; i < epoch.size(); ++i) {
     orders.push_back(static_cast<double>(i + 2));
