@@ -114,12 +114,21 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
   out.worst_group = -1;
   const bool orthogonal = c.bands(steps) <= b;
   const auto terms = static_cast<double>(steps + k);
+  // C[r][t], with a Toeplitz strategy's coefficients formed once (strategy::entry forms them per
+  // call).
+  const std::vector<double> coef = c.is_toeplitz() ? c.coefficients(steps) : std::vector<double>{};
+  auto entry = [&](long long r, long long t) {
+    if (t > r) return 0.0;
+    if (!c.is_toeplitz()) return c.entry(steps, r, t);
+    const auto d = static_cast<std::size_t>(r - t);
+    return d < coef.size() ? coef[d] : 0.0;
+  };
   if (orthogonal) {
     // Steps b apart touch disjoint rows: Δ² = Σ_{t∈S} ‖C[:, t]‖², maximised exactly.
     std::vector<double> norms(static_cast<std::size_t>(steps), 0.0);
     for (long long t = 0; t < steps; ++t)
       for (long long r = t; r < std::min(steps, t + b); ++r) {
-        const double x = c.entry(steps, r, t);
+        const double x = entry(r, t);
         norms[static_cast<std::size_t>(t)] += x * x;
       }
     const selection s = best_selection(norms, b, k);
@@ -136,15 +145,15 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
   auto pattern_norm = [&](const std::vector<long long>& s) {
     std::vector<double> z(static_cast<std::size_t>(steps), 0.0);
     for (long long t : s)
-      for (long long r = t; r < steps; ++r) z[static_cast<std::size_t>(r)] += c.entry(steps, r, t);
+      for (long long r = t; r < steps; ++r) z[static_cast<std::size_t>(r)] += entry(r, t);
     double sum = 0;
     for (double x : z) sum += x * x;
     return std::sqrt(sum);
   };
   if (c.is_toeplitz()) {
-    const std::vector<double> coef = c.coefficients(steps);
     bool monotone = coef[0] >= 0;
-    for (std::size_t j = 1; j < coef.size(); ++j) monotone = monotone && coef[j] >= 0 && coef[j] <= coef[j - 1];
+    for (std::size_t j = 1; j < coef.size(); ++j)
+      monotone = monotone && coef[j] >= 0 && coef[j] <= coef[j - 1];
     if (monotone) {
       // Nonnegative, nonincreasing coefficients: (CᵀC)_{st} (s ≤ t) = Σ_{j < T−t} c_j c_{j+t−s}
       // only shrinks as the lag t − s or the later step t grows, and any pattern s_1 < … < s_m
@@ -191,7 +200,7 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
     std::vector<double> norms(static_cast<std::size_t>(steps));
     for (long long t = 0; t < steps; ++t) {
       double sum = 0;
-      for (long long r = t; r < steps; ++r) sum += c.entry(steps, r, t) * c.entry(steps, r, t);
+      for (long long r = t; r < steps; ++r) sum += entry(r, t) * entry(r, t);
       norms[static_cast<std::size_t>(t)] = std::sqrt(sum);
     }
     const selection s = best_selection(norms, b, k);

@@ -101,6 +101,15 @@ TEST_CASE("without-replacement RDP from the C_q(G) profile", "[subsampling][rdp]
       }
     }
   }
+  // Below q = 1e-100 the general bound stands in for the profile: still between the two bounds.
+  for (double q : {1e-101, 1.5119817053963781e-130, 1e-300}) {
+    for (double a : {1.5, 2.0, 9.9, 64.0}) {
+      CAPTURE(q, a);
+      const double w = ss::wor_gaussian_rdp(q, 0.608, a);
+      CHECK(w == ss::wor_gaussian_rdp_wbk19(q, 0.608, a));
+      CHECK(w >= ss::poisson_gaussian_rdp(q, 0.304, a));
+    }
+  }
   // Monotone and continuous in α across real orders (quadrature at every α, no interpolation).
   for (double a : {1.01, 1.5, 2.5, 7.3, 31.7}) {
     CAPTURE(a);
