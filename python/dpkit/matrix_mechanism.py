@@ -33,7 +33,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
-from . import _dpkit, _errors
+from . import _core, _dpkit, _errors
 
 __all__ = [
     "MatrixPrivacy",
@@ -69,13 +69,8 @@ def _strategy(strategy: Any) -> Any:
     return np.ascontiguousarray(strategy, dtype=float)
 
 
-def _int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not float(value).is_integer():
-        raise ValueError(f"{name} is {value!r}, but must be a whole number")
-    v = int(value)
-    if not -2**62 <= v < 2**62:
-        raise ValueError(f"{name} is {value!r}, but must be at most 2^62")
-    return v
+def _int(name: str, value: Any, lo: int = 1) -> int:
+    return _core._integer(name, value, lo, f"an integer >= {lo}")
 
 
 @dataclass(frozen=True)
@@ -124,6 +119,17 @@ def _privacy(quantity: str, d: Dict[str, Any]) -> MatrixPrivacy:
                          d["method"], d["description"])
 
 
+def _query(quantity: str, strategy: Any, steps: Any, noise_multiplier: Any, at: Any,
+           sample_rate: Any, min_separation: Any, max_participations: Any,
+           relative_accuracy: Optional[float], max_fft_size: Optional[int]) -> MatrixPrivacy:
+    d = _errors.call(_dpkit.matrix_mechanism_privacy, _strategy(strategy), _int("steps", steps),
+                     float(noise_multiplier), quantity, float(at),
+                     _int("min_separation", min_separation), float(sample_rate),
+                     _int("max_participations", max_participations, 0),
+                     _options(relative_accuracy, max_fft_size), names=_NAMES)
+    return _privacy(quantity, d)
+
+
 def epsilon(strategy: Any, steps: int, noise_multiplier: float, delta: float, *,
             sample_rate: float = 1.0, min_separation: int = 1, max_participations: int = 0,
             relative_accuracy: Optional[float] = None,
@@ -135,12 +141,8 @@ def epsilon(strategy: Any, steps: int, noise_multiplier: float, delta: float, *,
     >>> r.route, r.rounds, r.lower <= r.upper
     ('amplified', 333, True)
     """
-    d = _errors.call(_dpkit.matrix_mechanism_privacy, _strategy(strategy), _int("steps", steps),
-                     float(noise_multiplier), "epsilon", float(delta),
-                     _int("min_separation", min_separation), float(sample_rate),
-                     _int("max_participations", max_participations),
-                     _options(relative_accuracy, max_fft_size), names=_NAMES)
-    return _privacy("epsilon", d)
+    return _query("epsilon", strategy, steps, noise_multiplier, delta, sample_rate, min_separation,
+                  max_participations, relative_accuracy, max_fft_size)
 
 
 def delta(strategy: Any, steps: int, noise_multiplier: float, epsilon: float, *,
@@ -148,12 +150,8 @@ def delta(strategy: Any, steps: int, noise_multiplier: float, epsilon: float, *,
           relative_accuracy: Optional[float] = None,
           max_fft_size: Optional[int] = None) -> MatrixPrivacy:
     """The certified bracket on δ at ``epsilon`` (arguments as :func:`epsilon`)."""
-    d = _errors.call(_dpkit.matrix_mechanism_privacy, _strategy(strategy), _int("steps", steps),
-                     float(noise_multiplier), "delta", float(epsilon),
-                     _int("min_separation", min_separation), float(sample_rate),
-                     _int("max_participations", max_participations),
-                     _options(relative_accuracy, max_fft_size), names=_NAMES)
-    return _privacy("delta", d)
+    return _query("delta", strategy, steps, noise_multiplier, epsilon, sample_rate, min_separation,
+                  max_participations, relative_accuracy, max_fft_size)
 
 
 def calibrate(strategy: Any, steps: int, target_epsilon: float, delta: float, *,
@@ -165,7 +163,7 @@ def calibrate(strategy: Any, steps: int, target_epsilon: float, delta: float, *,
     d = _errors.call(_dpkit.matrix_mechanism_calibrate, _strategy(strategy),
                      _int("steps", steps), float(target_epsilon), float(delta),
                      _int("min_separation", min_separation), float(sample_rate),
-                     _int("max_participations", max_participations), float(budget_tolerance),
+                     _int("max_participations", max_participations, 0), float(budget_tolerance),
                      _options(relative_accuracy, max_fft_size), names=_NAMES)
     p = d.get("privacy")
     return MatrixNoise(d["noise_multiplier"], None if p is None else _privacy("epsilon", p),
@@ -185,7 +183,7 @@ def min_separation_sensitivity(strategy: Any, steps: int, min_separation: int = 
     at most ``max_participations`` of them (0: as many as fit); ``lower`` ≤ Δ ≤ ``upper``."""
     return _errors.call(_dpkit.min_separation_sensitivity, _strategy(strategy),
                         _int("steps", steps), _int("min_separation", min_separation),
-                        _int("max_participations", max_participations), names=_NAMES)
+                        _int("max_participations", max_participations, 0), names=_NAMES)
 
 
 def error(strategy: Any, steps: int, noise_multiplier: float = 1.0) -> Dict[str, float]:

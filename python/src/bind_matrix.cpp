@@ -61,6 +61,16 @@ py::dict reduction_dict(const acc::matrix_mechanism_reduction& r) {
   return d;
 }
 
+py::dict sensitivity_dict(const acc::sensitivity_bracket& s) {
+  py::dict d;
+  d["lower"] = s.lower;
+  d["upper"] = s.upper;
+  d["exact"] = s.exact;
+  d["participations"] = s.participations;
+  d["method"] = s.method;
+  return d;
+}
+
 py::dict privacy_dict(const acc::matrix_mechanism_privacy& p) {
   py::dict d = reduction_dict(p.reduction);
   d["lower"] = p.lower;
@@ -113,26 +123,14 @@ void bind_matrix(py::module_& m) {
         [](const py::object& strategy, long long steps, long long min_separation) {
           const acc::sensitivity_bracket s =
               acc::strategy_sensitivity(make_strategy(strategy), steps, min_separation);
-          py::dict d;
-          d["lower"] = s.lower;
-          d["upper"] = s.upper;
-          d["exact"] = s.exact;
+          py::dict d = sensitivity_dict(s);
           d["worst_group"] = s.worst_group;
-          d["participations"] = s.participations;
-          d["method"] = s.method;
           return d;
         });
   m.def("min_separation_sensitivity", [](const py::object& strategy, long long steps,
                                           long long min_separation, long long max_participations) {
-    const acc::sensitivity_bracket s = acc::min_separation_sensitivity(
-        make_strategy(strategy), steps, min_separation, max_participations);
-    py::dict d;
-    d["lower"] = s.lower;
-    d["upper"] = s.upper;
-    d["exact"] = s.exact;
-    d["participations"] = s.participations;
-    d["method"] = s.method;
-    return d;
+    return sensitivity_dict(acc::min_separation_sensitivity(make_strategy(strategy), steps,
+                                                           min_separation, max_participations));
   });
   m.def("strategy_error", [](const py::object& strategy, long long steps, double noise_multiplier) {
     const acc::prefix_sum_error e =

@@ -15,6 +15,11 @@ namespace {
 
 namespace acc = accounting;
 
+void require_pld(const accountant_options& accountant) {
+  if (accountant.accountant != "pld")
+    throw usage_error("--strategy is accounted with the PLD accountant only (--accountant pld)");
+}
+
 json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(); }
 
 acc::strategy parse_strategy(const std::string& spec) {
@@ -167,8 +172,7 @@ int strategy_privacy(const std::string& tool,
                      double at,
                      const accountant_options& accountant,
                      const output_options& output) {
-  if (accountant.accountant != "pld")
-    throw usage_error("--strategy is accounted with the PLD accountant only (--accountant pld)");
+  require_pld(accountant);
   const acc::strategy c = parse_strategy(s.strategy);
   const resolved_run m = resolve_run(run, needs);
   const acc::participation p = participation_of(m, run, s);
@@ -219,8 +223,7 @@ int strategy_calibrate(const run_options& run,
                        double tolerance,
                        const accountant_options& accountant,
                        const output_options& output) {
-  if (accountant.accountant != "pld")
-    throw usage_error("--strategy is accounted with the PLD accountant only (--accountant pld)");
+  require_pld(accountant);
   if (run.noise_multiplier)
     throw usage_error("with --strategy, dpkit calibrate solves for the noise multiplier: leave out "
                       "--noise-multiplier");

@@ -11,24 +11,18 @@
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/roots.hpp"
+#include "detail/outward.hpp"
 #include "detail/projected_pair.hpp"
 
 namespace dpkit::accounting {
 namespace {
 
-constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;
-
-// A computed sum of `terms` nonnegative terms (or its square root) moved outward by the rounding
-// error bound of recursive summation, (terms + 2)·u relative: certified ends stay on their side.
-// A single term is exact.
+// Sums of `terms` terms, rounded outward (detail/outward.hpp).
 double padded_up(double x, std::size_t terms) {
-  if (terms <= 1) return x;
-  return std::nextafter(x * (1 + static_cast<double>(terms + 2) * kUnit),
-                        std::numeric_limits<double>::infinity());
+  return detail::padded_up(x, static_cast<double>(terms));
 }
 double padded_down(double x, std::size_t terms) {
-  if (terms <= 1) return x;
-  return std::max(0.0, x * (1 - static_cast<double>(terms + 2) * kUnit));
+  return detail::padded_down(x, static_cast<double>(terms));
 }
 
 // The pieces of C the sensitivity needs, for T steps.
@@ -148,6 +142,21 @@ double effective_sigma(std::string_view function, double sigma, double sensitivi
     throw_domain_error(function, "the noise multiplier over the strategy's sensitivity", e,
                        "finite and >= 1e-100 (rescale the strategy)");
   return e;
+}
+
+// The Gaussian route's runs: one Gaussian mechanism at σ over each end of Δ's bracket (the lower
+// run is the upper one where the ends coincide).
+void gaussian_runs(matrix_mechanism_reduction& out, std::string_view function, double sigma) {
+  out.route = "gaussian";
+  out.upper.phases = {poisson_phase(effective_sigma(function, sigma, out.sensitivity.upper), 1.0, 1)};
+  if (out.sensitivity.upper == out.sensitivity.lower) {
+    out.lower = out.upper;
+    return;
+  }
+  training_run lower;
+  lower.phases.push_back(
+      poisson_phase(effective_sigma(function, sigma, out.sensitivity.lower), 1.0, 1));
+  out.lower = std::move(lower);
 }
 
 }  // namespace
@@ -284,18 +293,8 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
   const double q = p.sampling_rate;
   matrix_mechanism_reduction out;
   if (p.max_participations > 0) {
-    out.route = "gaussian";
     out.sensitivity = min_separation_sensitivity(c, steps, b, p.max_participations);
-    out.upper.phases.push_back(
-        poisson_phase(effective_sigma(kFn, noise_multiplier, out.sensitivity.upper), 1.0, 1));
-    if (out.sensitivity.upper == out.sensitivity.lower) {
-      out.lower = out.upper;
-    } else {
-      training_run lower;
-      lower.phases.push_back(
-          poisson_phase(effective_sigma(kFn, noise_multiplier, out.sensitivity.lower), 1.0, 1));
-      out.lower = std::move(lower);
-    }
+    gaussian_runs(out, kFn, noise_multiplier);
     out.description = "one Gaussian mechanism with sensitivity " +
                       short_number(out.sensitivity.upper) + " over every pattern of at most " +
                       std::to_string(p.max_participations) + " steps " + std::to_string(b) +
@@ -353,18 +352,8 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
     return out;
   }
   out.sensitivity = strategy_sensitivity(c, steps, b);
-  const double sigma_up = effective_sigma(kFn, noise_multiplier, out.sensitivity.upper);
-  out.upper.phases.push_back(poisson_phase(sigma_up, 1.0, 1));
   if (q == 1) {
-    out.route = "gaussian";
-    if (out.sensitivity.upper == out.sensitivity.lower) {
-      out.lower = out.upper;
-    } else {
-      training_run lower;
-      lower.phases.push_back(
-          poisson_phase(effective_sigma(kFn, noise_multiplier, out.sensitivity.lower), 1.0, 1));
-      out.lower = std::move(lower);
-    }
+    gaussian_runs(out, kFn, noise_multiplier);
     out.description = "one Gaussian mechanism with sensitivity " +
                       short_number(out.sensitivity.upper) +
                       (out.sensitivity.exact ? std::string(" (exact)")
@@ -372,6 +361,8 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
                                                    short_number(out.sensitivity.lower) + ")");
   } else {
     out.route = "unamplified";
+    out.upper.phases.push_back(poisson_phase(
+        effective_sigma(kFn, noise_multiplier, out.sensitivity.upper), 1.0, 1));
     const long long g = out.sensitivity.worst_group;
     out.projected_participations = group_size(steps, g, b);
     out.projected_noise = noise_multiplier * columns(c, steps).projection_norm(g, b);

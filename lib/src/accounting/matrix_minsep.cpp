@@ -9,11 +9,10 @@
 
 #include "dpkit/accounting/matrix_mechanism.hpp"
 #include "dpkit/core/check.hpp"
+#include "detail/outward.hpp"
 
 namespace dpkit::accounting {
 namespace {
-
-constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;
 
 // max Σ_{t∈S} w_t over S ⊂ [0, T) with gaps ≥ b and |S| ≤ k (w_t ≥ 0), and one maximiser: the
 // dynamic programme of Choquette-Choo et al. 2023 (their VecSens), written out here:
@@ -88,11 +87,6 @@ Eigen::MatrixXd dense_of(const strategy& c, long long steps) {
   return m;
 }
 
-double pad_up(double x, double terms) {
-  return std::nextafter(x * (1 + (terms + 2) * kUnit), std::numeric_limits<double>::infinity());
-}
-double pad_down(double x, double terms) { return std::max(0.0, x * (1 - (terms + 2) * kUnit)); }
-
 }  // namespace
 
 sensitivity_bracket min_separation_sensitivity(const strategy& c,
@@ -132,8 +126,8 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
         norms[static_cast<std::size_t>(t)] += x * x;
       }
     const selection s = best_selection(norms, b, k);
-    out.lower = pad_down(std::sqrt(s.value), terms);
-    out.upper = pad_up(std::sqrt(s.value), terms);
+    out.lower = detail::padded_down(std::sqrt(s.value), terms);
+    out.upper = detail::padded_up(std::sqrt(s.value), terms);
     out.exact = true;
     out.participations = static_cast<long long>(s.steps.size());
     out.method = "exact: at most " + std::to_string(b) +
@@ -164,8 +158,8 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
       std::vector<long long> s;
       for (long long j = 0; j < k; ++j) s.push_back(j * b);
       const double v = pattern_norm(s);
-      out.lower = pad_down(v, terms);
-      out.upper = pad_up(v, terms);
+      out.lower = detail::padded_down(v, terms);
+      out.upper = detail::padded_up(v, terms);
       out.exact = true;
       out.participations = k;
       out.method = "exact: nonnegative nonincreasing Toeplitz coefficients, so the earliest steps "
@@ -193,7 +187,7 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
     }
     const selection outer = best_selection(best, b, k);
     chosen = outer.steps;
-    out.upper = pad_up(std::sqrt(outer.value), static_cast<double>(3 * steps));
+    out.upper = detail::padded_up(std::sqrt(outer.value), static_cast<double>(3 * steps));
     out.method = std::string("upper: the best pattern sum of each row of ") +
                  (nonnegative ? "C^T C" : "|C^T C|") + ", maximised over the patterns";
   } else {
@@ -205,11 +199,11 @@ sensitivity_bracket min_separation_sensitivity(const strategy& c,
     }
     const selection s = best_selection(norms, b, k);
     chosen = s.steps;
-    out.upper = pad_up(s.value, terms);
+    out.upper = detail::padded_up(s.value, terms);
     out.method = "upper: the largest sum of column norms over the patterns (triangle inequality)";
   }
   const double a = pattern_norm(chosen), e = pattern_norm(earliest);
-  out.lower = pad_down(std::max(a, e), terms);
+  out.lower = detail::padded_down(std::max(a, e), terms);
   out.participations = static_cast<long long>(a >= e ? chosen.size() : earliest.size());
   out.upper = std::max(out.upper, out.lower);
   out.exact = false;
