@@ -27,7 +27,10 @@ al. 2024 (compare it with the Poisson number) and whose ``upper`` assumes no amp
 ``"random-allocation"`` (balls in bins: each example in one uniformly chosen step of each epoch
 of ⌈1/q⌉ steps; add/remove neighbours) gives a tight certified bracket (the epoch's
 likelihood ratio bounded from both sides in the convex order; ``accountant="rdp"``: the
-epoch's Rényi DP, a looser upper bound). ``"truncated-poisson"`` (Poisson batches cut to
+epoch's Rényi DP, a looser upper bound); with ``selected=k`` each example is in k uniformly
+chosen of the t = ⌈k/sample_rate⌉ steps of every epoch (k of t; ⌈k·dataset_size/batch_size⌉
+from a batch size): a certified upper bound (the tighter of two routes) and the epoch sums'
+lower bound. ``"truncated-poisson"`` (Poisson batches cut to
 at most ``max_batch_size`` records, over ``dataset_size`` records; as dp_accounting's truncated
 event) gives ``upper`` from the dominating pair of Ganesh 2025 and ``lower`` from the rate at
 which the differing record stays in the batch (PLD only). ``neighbours="replace-one"`` accounts
@@ -144,12 +147,12 @@ _ACCOUNTANT = _dpkit.Accountant.__members__
 
 def _derive(sigma: Optional[float], q: Optional[float], b: Optional[int], n: Optional[int],
             t: Optional[int], e: Optional[float], scheme: str, relation: Optional[str],
-            mb: Optional[int], edge: bool, drop_last: bool = False) -> Any:
+            mb: Optional[int], edge: bool, drop_last: bool = False, selected: int = 1) -> Any:
     """The library's derivation of one phase from checked units (accounting/run_units.hpp: the
     combination rules, q and T, the rule the CLI uses too): a _dpkit.PhaseDerivation."""
     return _dpkit.derive_phase(sigma, q, b, n, t, e, _SCHEME[scheme],
                                None if relation is None else _RELATION[relation], mb, edge,
-                               drop_last)
+                               drop_last, selected)
 
 
 def _accountant(value: Any, allowed: Sequence[str] = ACCOUNTANTS) -> str:
@@ -342,7 +345,10 @@ def _resolve_run(run: Dict[str, Any],
     drop_last = run["drop_last"]
     if not isinstance(drop_last, bool):
         raise ValueError(f"drop_last is {drop_last!r}, but must be True or False")
-    d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge, drop_last)
+    # k of t steps per epoch (random allocation); None is the scheme's 1.
+    k = 1 if run["selected"] is None else _integer("selected", run["selected"], 1,
+                                                   "an integer >= 1")
+    d = _derive(sigma, q, b, n, t, e, scheme, relation, mb, edge, drop_last, k)
     return [d.phase], d
 
 

@@ -40,6 +40,7 @@ RUN_ARGUMENTS: Tuple[Tuple[str, str, Any], ...] = (
     ("neighbours", "Optional[str]", None),
     ("max_batch_size", "Optional[int]", None),
     ("drop_last", "bool", False),
+    ("selected", "Optional[int]", None),
     ("phases", "Optional[Iterable[Phase]]", None),
 )
 RUN_NAMES = tuple(name for name, _, _ in RUN_ARGUMENTS)

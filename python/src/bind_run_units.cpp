@@ -62,6 +62,10 @@ std::string python_message(const acc::units_error& e, const acc::phase_units& u)
                        "' batches have no last, incomplete batch to drop)"
                  : "drop_last needs batch_size and dataset_size (the loader takes "
                    "dataset_size // batch_size full batches per epoch)";
+    case units_rule::selected_unused:
+      return "selected is only used with sampling='random-allocation' (each example in k of the "
+             "t steps of every epoch); '" +
+             std::string(acc::to_string(u.sampling)) + "' batches have no such k";
     case units_rule::neighbours_fixed:
     case units_rule::too_many_steps:
     case units_rule::out_of_range:
@@ -79,7 +83,8 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
                           acc::sampling_scheme sampling,
                           std::optional<acc::neighbouring> neighbours,
                           std::optional<long long> max_batch_size,
-                          bool drop_last) {
+                          bool drop_last,
+                          long long selected) {
   acc::phase_units u;
   u.noise_multiplier = noise_multiplier;
   u.sampling_rate = sample_rate;
@@ -91,6 +96,7 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
   if (neighbours) u.neighbours = *neighbours;
   u.max_batch_size = max_batch_size;
   u.drop_last = drop_last;
+  u.selected = selected;
   return u;
 }
 
@@ -115,10 +121,11 @@ void bind_run_units(py::module_& m) {
          std::optional<long long> batch_size, std::optional<long long> dataset_size,
          std::optional<long long> steps, std::optional<double> epochs,
          acc::sampling_scheme sampling, std::optional<acc::neighbouring> neighbours,
-         std::optional<long long> max_batch_size, bool edge_values, bool drop_last) {
+         std::optional<long long> max_batch_size, bool edge_values, bool drop_last,
+         long long selected) {
         const acc::phase_units u =
             units_of(noise_multiplier, sample_rate, batch_size, dataset_size, steps, epochs,
-                     sampling, neighbours, max_batch_size, drop_last);
+                     sampling, neighbours, max_batch_size, drop_last, selected);
         try {
           return acc::derive_phase(u, edge_values);
         } catch (const acc::units_error& e) {
@@ -128,7 +135,7 @@ void bind_run_units(py::module_& m) {
       py::arg("noise_multiplier"), py::arg("sample_rate"), py::arg("batch_size"),
       py::arg("dataset_size"), py::arg("steps"), py::arg("epochs"), py::arg("sampling"),
       py::arg("neighbours"), py::arg("max_batch_size"), py::arg("edge_values"),
-      py::arg("drop_last") = false,
+      py::arg("drop_last") = false, py::arg("selected") = 1,
       "Low-level: the phase a training loop's units describe (accounting/run_units.hpp), as a "
       "PhaseDerivation: the TrainingPhase and the numbers it came from.");
   m.def(

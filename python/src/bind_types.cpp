@@ -58,6 +58,7 @@ void bind_types(py::module_& m) {
       .def_readonly("dataset_size", &acc::training_phase::dataset_size)
       .def_readonly("max_batch_size", &acc::training_phase::max_batch_size)
       .def_readonly("steps_per_epoch", &acc::training_phase::steps_per_epoch)
+      .def_readonly("selected", &acc::training_phase::selected)
       .def("__repr__", [](const acc::training_phase& p) {
         return "TrainingPhase(noise_multiplier=" + format_value(p.noise_multiplier) +
                ", sampling_rate=" + format_value(p.sampling_rate) + ", sampling='" +

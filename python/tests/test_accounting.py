@@ -539,6 +539,37 @@ def test_random_allocation_bracket_from_python_and_the_cli():
                       sampling="random-allocation", accountant="clt")
 
 
+def test_k_of_t_random_allocation_from_python_and_the_cli():
+    # k of t: each example in k uniformly chosen of the t = ceil(k/q) steps of every epoch. The
+    # same run from a rate and from a batch size (t = ceil(k N / B)) and from the CLI gives the
+    # same bracket; its lower end is the epoch sums' Gaussian, mu = k sqrt(E)/(sigma sqrt(t)),
+    # computed here from that definition; its upper end lies below the bound of E epochs without
+    # amplification (k steps of G(1/sigma) each: (sqrt(kE)/sigma)-GDP) and above the k = 1 run's.
+    r = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.04, epochs=10,
+                      sampling="random-allocation", selected=4)
+    assert "k = 4 of t = 100" in r.method
+    assert r.lower == pytest.approx(gdp_epsilon(4 * math.sqrt(10) / math.sqrt(100), 1e-5),
+                                    rel=1e-9)
+    assert r.lower < r.upper < gdp_epsilon(math.sqrt(40), 1e-5)
+    one = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.01, epochs=10,
+                        sampling="random-allocation")
+    assert r.upper > one.upper
+    b = dpkit.epsilon(1e-5, noise_multiplier=1.0, batch_size=40, dataset_size=1000, epochs=10,
+                      sampling="random-allocation", selected=4)
+    assert (b.lower, b.upper) == (r.lower, r.upper)
+    cli = cli_json("epsilon", "--sampling", "random-allocation", "--selected", "4", "-s", "1",
+                   "-p", "0.04", "--epochs", "10", "-d", "1e-5")["results"][0]
+    assert cli["epsilon"] == r.upper and cli["epsilon_lower"] == r.lower
+    rdp = dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.04, epochs=10,
+                        sampling="random-allocation", selected=4, accountant="rdp")
+    assert rdp.upper > r.lower
+    with pytest.raises(ValueError, match="selected is only used with sampling='random-allocation'"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.04, steps=100, selected=4)
+    with pytest.raises(ValueError, match="selected"):
+        dpkit.epsilon(1e-5, noise_multiplier=1.0, sample_rate=0.04, steps=100,
+                      sampling="random-allocation", selected=0)
+
+
 def test_replace_one_and_truncated_poisson_from_python_and_the_cli():
     # Replace-one Poisson: one symmetric pair, between add/remove at sigma and at sigma/2 (the
     # record moves the sum by 2 only when it is in the batch); the CLI gives the same bracket.

@@ -219,10 +219,17 @@ std::vector<std::string> scheme_sentences(const accounting::training_run& run,
                     "batches\").");
         break;
       case sampling_scheme::random_allocation:
-        s.push_back("random-allocation, " + sensitivity +
-                    " A tight certified bracket (the epoch's likelihood ratio bounded from both "
-                    "sides in the convex order, Feldman & Shenfeld 2026); with --accountant rdp "
-                    "the epoch's Renyi DP.");
+        s.push_back(p.selected > 1
+                        ? "random-allocation, k of t steps per epoch, " + sensitivity + " " + x +
+                              " is a certified upper bound (the tighter of two routes: k "
+                              "allocations of 1 of t/k steps, Feldman & Shenfeld 2026, or one at "
+                              "sigma/sqrt(k), Hoeffding 1963), " + x +
+                              "_lower the epoch sums' Gaussian: a certified but loose bracket at "
+                              "small noise; with --accountant rdp the routes' Renyi DP."
+                        : "random-allocation, " + sensitivity +
+                              " A tight certified bracket (the epoch's likelihood ratio bounded "
+                              "from both sides in the convex order, Feldman & Shenfeld 2026); "
+                              "with --accountant rdp the epoch's Renyi DP.");
         break;
     }
   }

@@ -197,12 +197,17 @@ std::string steps_line(double epochs, const accounting::phase_derivation& d, lon
     // A data loader's epochs: k batches per pass over the data, the last one smaller.
     const std::string k = std::to_string(d.batches_per_epoch);
     const std::string round = d.drop_last ? "floor" : "ceil";
+    // k of t steps (random allocation, --selected k > 1): an epoch is t = ceil(k/q) steps.
+    const long long sel = d.phase.selected;
+    const std::string ks = sel > 1 ? std::to_string(sel) : std::string("1");
+    const std::string kx = sel > 1 ? ks + " * " : std::string();
     const std::string per_pass =
-        d.in_batches ? round + "(dataset size / batch size)" : "ceil(1 / sampling rate)";
+        d.in_batches ? round + "(" + (sel > 1 ? "selected * " : "") + "dataset size / batch size)"
+                     : "ceil(" + std::string(sel > 1 ? "selected" : "1") + " / sampling rate)";
     const std::string per_pass_numbers =
-        d.in_batches ? round + "(" + std::to_string(d.dataset_size) + "/" +
+        d.in_batches ? round + "(" + kx + std::to_string(d.dataset_size) + "/" +
                            std::to_string(d.batch_size) + ")"
-                     : "ceil(1/" + format_number(d.phase.sampling_rate) + ")";
+                     : "ceil(" + ks + "/" + format_number(d.phase.sampling_rate) + ")";
     const std::string loader =
         d.drop_last ? " (a data loader's epochs, the last, incomplete batch dropped)"
                     : " (a data loader's epochs)";
@@ -276,6 +281,10 @@ usage_error units_usage_error(const accounting::units_error& e,
                       "(" + scheme + " batches have no last, incomplete batch to drop)"
                     : "--drop-last needs --batch-size B and --dataset-size N (the loader takes "
                       "floor(N/B) full batches per epoch)"));
+    case units_rule::selected_unused:
+      return usage_error(at + "--selected is only used with --sampling random-allocation (each "
+                              "example in k of the t steps of every epoch); " +
+                         scheme + " batches have no such k");
     case units_rule::batch_too_large:
       return usage_error("--batch-size is " + std::to_string(*u.batch_size) +
                          ", but must be <= --dataset-size (" + std::to_string(*u.dataset_size) +
@@ -463,6 +472,17 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
                 "DataLoader(drop_last=True)), so an epoch is floor(N/B) steps and a shuffled "
                 "epoch uses an example with probability floor(N/B) B/N")
       ->group(group);
+  auto* selected = app->add_option("--selected", o.selected,
+                "random-allocation: each example is used in K of the t steps of every epoch, "
+                "the K steps chosen uniformly (k-of-t allocation); the sampling rate is then "
+                "K/t, so an epoch is t = ceil(K / --sampling-rate) steps, or ceil(K N/B) with "
+                "--batch-size B (the average batch) and --dataset-size N. The upper bound is "
+                "the tighter of two certified routes, the lower bound the epoch sums' "
+                "(docs/accounting.md)")
+      ->check(CLI::Range(1LL, 9007199254740992LL))
+      ->capture_default_str()
+      ->type_name("K")
+      ->group(group);
   CLI::Option* per_epoch = nullptr;
   if (needs.curve)
     per_epoch = app->add_flag("--per-epoch", o.per_epoch,
@@ -486,7 +506,7 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
     for (CLI::Option* x :
          {sigma, q, b, n, full, scheme, neighbours, max_batch, steps, epochs, phase})
       mu->excludes(x);
-  if (mu != nullptr) mu->excludes(drop)->excludes(scale);
+  if (mu != nullptr) mu->excludes(drop)->excludes(scale)->excludes(selected);
   if (mu != nullptr && per_epoch != nullptr) mu->excludes(per_epoch);
 }
 
@@ -576,6 +596,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     if (!neighbours.empty()) u.neighbours = accounting::parse_neighbouring(neighbours).value();
     u.max_batch_size = p.max_batch_size ? p.max_batch_size : o.max_batch_size;
     u.drop_last = o.drop_last;
+    u.selected = o.selected;
     u.noise_relative_to = r.noise_scale;
     // --dataset-size is shared by the phases; a phase uses it for q = B/N or a truncation.
     if (p.batch_size || u.sampling == accounting::sampling_scheme::truncated_poisson)
@@ -606,6 +627,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     ph.max_batch_size = d.phase.max_batch_size;
     ph.dataset_size = d.phase.dataset_size;
     ph.steps_per_epoch = d.phase.steps_per_epoch;
+    ph.selected = d.phase.selected;
     if (p.noise_multiplier) ph.noise_multiplier = d.phase.noise_multiplier;  // relative to C
     const std::size_t values = epochs_list.size() + steps_list.size();
     if (values > 1 && !range_ok)
@@ -672,6 +694,7 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     if (d.in_batches) pj["batch_size"] = d.batch_size;
     if (p.full_batch) pj["full_batch"] = true;
     if (d.drop_last) pj["drop_last"] = true;
+    if (ph.selected > 1) pj["selected"] = ph.selected;
     if (r.noise_scale != accounting::noise_scale::clip_norm)
       pj["noise_relative_to"] = std::string(accounting::to_string(r.noise_scale));
     if (values > 0) {

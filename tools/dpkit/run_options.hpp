@@ -34,6 +34,7 @@ struct run_options {
   std::vector<std::string> epochs;          ///< --epochs values as typed
   bool per_epoch = false;                   ///< --per-epoch: a row after every whole epoch
   bool drop_last = false;                   ///< --drop-last: floor(N/B) batches per epoch
+  long long selected = 1;                   ///< --selected: k of t steps (random allocation)
   std::string noise_relative_to = "clip-norm";  ///< --noise-relative-to
   std::vector<std::string> phases;          ///< --phase specifications
 };

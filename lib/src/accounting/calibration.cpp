@@ -170,6 +170,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         p.sampling = sampling_scheme::poisson;
         p.neighbours = neighbouring::standard;
         p.steps_per_epoch = 0;
+        p.selected = 1;
       }
     return r;
   };

@@ -55,6 +55,23 @@ std::string allocated_method(const allocation_bracket& b) {
   std::string epochs =
       format_value(b.complete_epochs) + " complete epoch" + (b.complete_epochs == 1 ? "" : "s");
   if (partial > 0) epochs += " and a partial one";
+  if (b.selected > 1) {
+    const long long m = b.steps_per_epoch / b.selected;
+    const bool uneven = b.steps_per_epoch % b.selected != 0;
+    const std::string upper =
+        b.route == "composition"
+            ? "k allocations of 1 of " + format_value(m) + (uneven ? " or " + format_value(m + 1) : "") +
+                  " steps composed per epoch (Feldman & Shenfeld 2026)"
+            : "1 of " + format_value(m) +
+                  " steps at sigma/sqrt(k) per epoch (a U-statistic below its block mean in the "
+                  "convex order, Hoeffding 1963)";
+    return "random allocation, k = " + format_value(b.selected) + " of t = " +
+           format_value(b.steps_per_epoch) + " steps per epoch, " + epochs +
+           (partial > 0 ? " (counted whole above, left out below)" : "") + ": upper bound " +
+           upper + " on a log-grid (h = " + short_spacing(b.pld.grid_spacing) +
+           ", PLD/FFT); lower bound from the epoch sums, the Gaussian mechanism with mu = " +
+           "k*sqrt(complete epochs)/(sigma*sqrt(t))";
+  }
   return "random allocation, t = " + format_value(b.steps_per_epoch) +
          " steps per epoch: the epoch's likelihood ratio bounded from both sides in the convex "
          "order on a log-grid (Feldman & Shenfeld 2026; h = " +
@@ -193,6 +210,7 @@ noise_calibration calibrate_allocation_pld(training_run run,
     training_run poisson = run;
     poisson.phases.front().sampling = sampling_scheme::poisson;
     poisson.phases.front().steps_per_epoch = 0;
+    poisson.phases.front().selected = 1;
     calibration_options po = options;
     po.accountant = accountant_type::pld;
     const noise_calibration pc = calibrate_noise_multiplier(poisson, target_epsilon, delta, po);
@@ -291,7 +309,11 @@ noise_calibration calibrate_allocation_pld(training_run run,
     // No refinement for a fixed spacing asked for, at the finest spacing the accountant uses, or
     // where the lower end is 0: the target then lies in ε(σ)'s fall to 0 (δ(0) ≤ δ on the
     // dominated side), which no lattice resolves to a relative accuracy.
-    if (narrow || o.grid_spacing > 0 || tries == 3 || h <= 2e-5 || !(c.estimate.lower > 0))
+    // k of t (k > 1): the bracket's lower end is the epoch sums' Gaussian, not the upper route's
+    // dominated side, so its width says nothing of h (the route's own gap, near a third of the
+    // accuracy on the first spacing, is what h sets): no refinement.
+    if (narrow || o.grid_spacing > 0 || tries == 3 || h <= 2e-5 || !(c.estimate.lower > 0) ||
+        p.selected > 1)
       break;
     const double finer = allocation_refined_spacing(h, accuracy, c.estimate.upper, width);
     // A finer lattice that needs an FFT beyond the limit: the answer on this one stands.
@@ -316,6 +338,11 @@ noise_calibration calibrate_allocation_pld(training_run run,
     c.message = "the budget holds at " + format_value(kSmallest) +
                 ", the smallest noise multiplier random allocation takes (epsilon there: " +
                 format_value(c.estimate.upper) + ")";
+  } else if (p.selected > 1) {
+    c.message = "k of t steps: the smallest noise multiplier whose certified upper bound holds "
+                "the budget; the lower bound there, " +
+                format_value(c.estimate.lower) +
+                ", is the epoch sums' (a smaller noise multiplier may hold the budget too)";
   } else if (!narrow) {
     c.termination = termination_type::max_iterations;
     c.message = "the certified bracket at the answer is " +

@@ -13,6 +13,7 @@
 
 #include "detail/epoch_bracket.hpp"
 #include "dpkit/core/check.hpp"
+#include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/allocation_pld.hpp"
 #include "dpkit/subsampling/allocation_rdp.hpp"
 
@@ -26,6 +27,11 @@ allocation_bracket setup(const char* fn, const training_phase& p) {
   if (p.sampling_rate >= 1)
     throw_domain_error(fn, "sampling_rate", p.sampling_rate,
                        "< 1 (the full batch is the Gaussian mechanism)");
+  if (p.selected >= b.steps_per_epoch)
+    throw_domain_error(fn, "selected", format_value(p.selected),
+                       "< t = " + format_value(b.steps_per_epoch) +
+                           " steps per epoch (an example in every step is the Gaussian "
+                           "mechanism: the full batch)");
   return b;
 }
 
@@ -49,8 +55,35 @@ std::vector<double> epoch_rdp(double sigma, long long t) {
   return epoch;
 }
 
+// k of t (k > 1): the epoch's RDP at each order, the smaller of the two routes' (header):
+// composition, (k − r)·ρ(σ, m) + r·ρ(σ, m + 1) with m = ⌊t/k⌋, r = t − km; convex order,
+// ρ(σ/√k, m). Either is an upper bound, so their minimum is; an order only one route reaches
+// takes that route's value. The convex route needs σ/√k ≥ 0.025 (allocation_epoch_rdp).
+std::vector<double> many_epoch_rdp(double sigma, long long t, long long k) {
+  const long long m = t / k, r = t - k * m;
+  std::vector<double> best = epoch_rdp(sigma, m);
+  for (double& v : best) v *= static_cast<double>(k - r);
+  if (r > 0) {
+    const std::vector<double> longer = epoch_rdp(sigma, m + 1);
+    best.resize(std::min(best.size(), longer.size()));
+    for (std::size_t i = 0; i < best.size(); ++i) best[i] += static_cast<double>(r) * longer[i];
+  }
+  const double convex_sigma = sigma / std::sqrt(static_cast<double>(k));
+  if (convex_sigma >= 0.025) {
+    const std::vector<double> convex = epoch_rdp(convex_sigma, m);
+    for (std::size_t i = 0; i < convex.size(); ++i)
+      if (i < best.size())
+        best[i] = std::min(best[i], convex[i]);
+      else
+        best.push_back(convex[i]);
+  }
+  return best;
+}
+
 divergence::rdp_curve curve_of(const training_phase& p, const allocation_bracket& b) {
-  const std::vector<double> epoch = epoch_rdp(p.noise_multiplier, b.steps_per_epoch);
+  const std::vector<double> epoch =
+      b.selected > 1 ? many_epoch_rdp(p.noise_multiplier, b.steps_per_epoch, b.selected)
+                     : epoch_rdp(p.noise_multiplier, b.steps_per_epoch);
   std::vector<double> orders, values;
   for (std::size_t i = 0; i < epoch.size(); ++i) {
     orders.push_back(static_cast<double>(i + 2));
@@ -73,26 +106,39 @@ struct side_run {
   std::size_t lattice = 0;
 };
 
-side_run build_side(const training_phase& p,
-                    const allocation_bracket& b,
-                    double h,
-                    ss::convex_side side) {
-  side_run s;
+// `count` epochs whose ratio is that of an allocation of 1 of `t` steps at μ = 1/σ, of which
+// the first `released` steps are released.
+struct epoch_factor {
+  double mu = 0;
+  long long t = 1;
+  long long released = 1;
+  long long count = 0;
+};
+
+// k = 1: the ⌊T/t⌋ complete epochs and the partial one.
+std::vector<epoch_factor> single_factors(const training_phase& p, const allocation_bracket& b) {
   const double mu = 1 / p.noise_multiplier;
   const long long t = b.steps_per_epoch;
   const long long partial = p.steps - b.complete_epochs * t;
+  std::vector<epoch_factor> f;
+  if (b.complete_epochs > 0) f.push_back({mu, t, t, b.complete_epochs});
+  if (partial > 0) f.push_back({mu, t, partial, 1});
+  return f;
+}
+
+side_run build_side(std::span<const epoch_factor> factors, double h, ss::convex_side side) {
+  side_run s;
   double log_gamma = 0;
-  auto add_factor = [&](long long released, long long count) {
+  for (const epoch_factor& e : factors) {
     auto law = std::make_shared<const ss::allocation_ratio_law>(
-        ss::allocation_epoch_ratio(mu, t, released, h, side));
-    log_gamma += static_cast<double>(count) * std::log1p(law->mass_error);
-    s.moved += static_cast<double>(count) * std::max(law->mean_error, law->ratio_error);
+        ss::allocation_epoch_ratio(e.mu, e.t, e.released, h, side));
+    const auto count = static_cast<double>(e.count);
+    log_gamma += count * std::log1p(law->mass_error);
+    s.moved += count * std::max(law->mean_error, law->ratio_error);
     s.lattice = std::max(s.lattice, law->largest_lattice);
-    s.remove.push_back({ss::allocation_ratio_loss(law, ss::adjacency_direction::remove), count});
-    s.add.push_back({ss::allocation_ratio_loss(law, ss::adjacency_direction::add), count});
-  };
-  if (b.complete_epochs > 0) add_factor(t, b.complete_epochs);
-  if (partial > 0) add_factor(partial, 1);
+    s.remove.push_back({ss::allocation_ratio_loss(law, ss::adjacency_direction::remove), e.count});
+    s.add.push_back({ss::allocation_ratio_loss(law, ss::adjacency_direction::add), e.count});
+  }
   s.gamma = std::expm1(log_gamma);
   return s;
 }
@@ -100,11 +146,42 @@ side_run build_side(const training_phase& p,
 // The spacing h of log S for a target relative bracket width: the convex-order gap between the
 // two sides is second order, measured ≈ 0.35·h²/s² of ε with s² = log(1 + (e^{μ²} − 1)/t) the
 // epoch loss's variance scale; h = √(accuracy)·s puts it near a third of the accuracy.
-double initial_spacing(const training_phase& p, long long t, double accuracy) {
-  const double mu = 1 / p.noise_multiplier;
+double initial_spacing(double mu, long long t, double accuracy) {
   const double s =
       std::sqrt(std::log1p(std::expm1(std::min(mu * mu, 700.0)) / static_cast<double>(t)));
   return std::clamp(std::sqrt(accuracy) * s, 2e-5, 0.5);
+}
+
+double initial_spacing(const training_phase& p, long long t, double accuracy) {
+  return initial_spacing(1 / p.noise_multiplier, t, accuracy);
+}
+
+// k of t (k > 1): the upper bound's two routes (header), as compositions of 1-of-m epochs.
+struct route {
+  const char* name;
+  std::vector<epoch_factor> factors;
+};
+
+std::vector<route> many_routes(const training_phase& p, const allocation_bracket& b) {
+  const double mu = 1 / p.noise_multiplier;
+  const long long k = b.selected, t = b.steps_per_epoch, e = b.epochs_begun;
+  const long long m = t / k, r = t - k * m;
+  std::vector<route> routes;
+  // Composition: k blocks per epoch, k − r of m steps and r of m + 1 (a partial epoch counted
+  // whole). The engine composes at most 1e8 factors.
+  if (static_cast<double>(k) * static_cast<double>(e) <= 1e8) {
+    route c{"composition", {{mu, m, m, (k - r) * e}}};
+    if (r > 0) c.factors.push_back({mu, m + 1, m + 1, r * e});
+    routes.push_back(std::move(c));
+  }
+  // Convex order: one allocation of 1 of m at μ√k per epoch (the laws take μ ≤ 40).
+  const double convex_mu = mu * std::sqrt(static_cast<double>(k));
+  if (convex_mu <= 40) routes.push_back({"convex order", {{convex_mu, m, m, e}}});
+  return routes;
+}
+
+double route_spacing(const route& r, double accuracy) {
+  return initial_spacing(r.factors.front().mu, r.factors.front().t, accuracy);
 }
 
 // Both directions on one side: the larger of the two; the composed answer's status kept.
@@ -179,20 +256,23 @@ void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, cons
   });
 }
 
-void epsilon_pass(allocation_bracket& b,
-                  const training_phase& p,
-                  double delta,
-                  double h,
-                  const pld_options& options) {
+// The passes return the width below which a finer lattice would not narrow the bracket
+// (refine_until_narrow).
+double epsilon_pass(allocation_bracket& b,
+                    std::span<const epoch_factor> factors,
+                    double delta,
+                    double h,
+                    const pld_options& options) {
   const pld_options o = engine_options(options, h);
   b.pld = {};
   b.pld.grid_spacing = h;
-  epsilon_upper(b, build_side(p, b, h, ss::convex_side::dominating), delta, o);
+  const double floor = 1e-6 * options.relative_accuracy;
+  epsilon_upper(b, build_side(factors, h, ss::convex_side::dominating), delta, o);
   if (!std::isfinite(b.upper)) {  // nothing certified above: nothing to bracket
     b.lower = 0;
-    return;
+    return floor;
   }
-  const side_run lo = build_side(p, b, h, ss::convex_side::dominated);
+  const side_run lo = build_side(factors, h, ss::convex_side::dominated);
   const double target_lo = std::min(0.5, (delta + lo.moved) * (1 + lo.gamma));
   b.lower = both_directions(lo, b, [&](std::span<const loss_factor> f) {
     const pld_epsilon_result r = pld_epsilon(f, target_lo, o);
@@ -200,16 +280,17 @@ void epsilon_pass(allocation_bracket& b,
     return std::pair{std::max(0.0, r.lower - kShift * lo.gamma), static_cast<solver_status>(r)};
   });
   b.lower = std::min(b.lower, b.upper);
+  return floor;
 }
 
-void delta_pass(allocation_bracket& b,
-                const training_phase& p,
-                double epsilon,
-                double h,
-                const pld_options& options) {
+double delta_pass(allocation_bracket& b,
+                  std::span<const epoch_factor> factors,
+                  double epsilon,
+                  double h,
+                  const pld_options& options) {
   const pld_options o = engine_options(options, h);
-  const side_run up = build_side(p, b, h, ss::convex_side::dominating);
-  const side_run lo = build_side(p, b, h, ss::convex_side::dominated);
+  const side_run up = build_side(factors, h, ss::convex_side::dominating);
+  const side_run lo = build_side(factors, h, ss::convex_side::dominated);
   b.pld = {};
   b.pld.grid_spacing = h;
   const double shifted = epsilon - kShift * up.gamma;
@@ -227,13 +308,21 @@ void delta_pass(allocation_bracket& b,
                      static_cast<solver_status>(r)};
   });
   b.lower = std::min(b.lower, b.upper);
+  return 2 * (up.moved / (1 - up.gamma) + lo.moved);
 }
 
 // Refines h until the bracket is as narrow as asked: the gap is second order in h, so each
 // retry scales h by √(accuracy/width) (at least halving it), at most three times.
+//
+// `pass` returns the width below which no finer lattice narrows the bracket: for an ε, 1e-6 of
+// the accuracy — where the target δ sits in ε's fall to 0 (δ(0) ≈ δ: a partial epoch used with
+// probability just above δ) the lower end is 0 and the upper one tiny, and no lattice resolves
+// such an ε to a relative accuracy (h = 2e-5 took 35 s for a bracket [0, 5e-10]); for a δ, twice
+// the absolute allowance for the laws' rounding (`moved`, ~1e-15), which does not shrink with h
+// (a δ of 1e-20 asked to 0.1 % refined to h = 2e-5 for 160 s, no narrower).
 template <class Pass>
 void refine_until_narrow(allocation_bracket& b,
-                         const training_phase& p,
+                         double initial_h,
                          const pld_options& options,
                          Pass&& pass) {
   const double accuracy = options.relative_accuracy;
@@ -241,15 +330,24 @@ void refine_until_narrow(allocation_bracket& b,
     pass(b, options.grid_spacing);
     return;
   }
-  double h = initial_spacing(p, b.steps_per_epoch, accuracy);
+  double h = initial_h;
   for (int tries = 0;; ++tries) {
     b.termination = termination_type::converged;
     b.message.clear();
-    pass(b, h);
+    const double floor = pass(b, h);
     const double width = b.upper - b.lower;
     if (!(width > accuracy * b.upper) || !std::isfinite(b.upper) ||
         b.termination != termination_type::converged)
       return;
+    if (!(width > floor)) {
+      if (floor > 1e-6 * accuracy) {  // a δ bracket the allowance fills: said, not refined
+        b.termination = termination_type::max_iterations;
+        b.message = "the bracket is wider than asked: its certified allowance for the laws' "
+                    "rounding, " + format_value(floor / 2) +
+                    ", fills it at this epsilon (a finer lattice would not narrow it)";
+      }
+      return;
+    }
     if (tries == 3 || h <= 2e-5) {
       b.termination = termination_type::max_iterations;
       b.message = "the bracket is wider than asked after 4 spacings (h = " + format_value(h) + ")";
@@ -264,10 +362,13 @@ void refine_until_narrow(allocation_bracket& b,
 // otherwise the output's law is the same with or without it, so P = (1 − p)Q + pP′ and, in either
 // direction, P(S) − e^0·Q(S) = p(P′(S) − Q(S)) ≤ p ≤ δ for every event S. (At small σ the lattice
 // route takes minutes for this answer: t = 254, σ = 0.025.)
+// With k > 1 selected steps the record is in one of the r released ones with probability at most
+// k·r/t (a union bound), and the same argument holds with p = k·r/t.
 bool unused_within_delta(const allocation_bracket& b, const training_phase& p, double delta) {
   const auto t = static_cast<double>(b.steps_per_epoch);
   return b.complete_epochs == 0 &&
-         static_cast<double>(p.steps) <= delta * t * (1 - 1e-15);  // r/t ≤ δ, rounding inside
+         static_cast<double>(p.steps) * static_cast<double>(b.selected) <=
+             delta * t * (1 - 1e-15);  // k·r/t ≤ δ, rounding inside
 }
 
 void zero_epsilon(allocation_bracket& b) {
@@ -277,11 +378,65 @@ void zero_epsilon(allocation_bracket& b) {
   b.pld = {};
 }
 
+// ---------------------------------------------------------------------------------------------
+// k of t (k > 1): the epoch sums' Gaussian below, the tighter route above (header).
+
+// μ of the epoch sums: k/(σ√t) per complete epoch, √(⌊T/t⌋) of them composed; rounded down
+// (a smaller μ is still below the run) and kept within gdp's range.
+double sum_mu(const training_phase& p, const allocation_bracket& b) {
+  const double mu = static_cast<double>(b.selected) *
+                    std::sqrt(static_cast<double>(b.complete_epochs)) /
+                    (p.noise_multiplier * std::sqrt(static_cast<double>(b.steps_per_epoch)));
+  return std::min(mu * (1 - 1e-14), 1e6);
+}
+
+// Runs `pass` over each route (refined as for k = 1 on the route's own lattice) and keeps the
+// route with the smaller upper end; b.lower is left to the caller (a route's dominated side
+// bounds the route's mechanism, not the run's).
+template <class Pass>
+void tightest_route(const char* fn,
+                    allocation_bracket& b,
+                    const training_phase& p,
+                    const pld_options& options,
+                    Pass&& pass) {
+  const std::vector<route> routes = many_routes(p, b);
+  if (routes.empty())
+    throw_domain_error(fn, "selected", format_value(p.selected),
+                       "at most 1e8 / epochs for noise multipliers below 0.025*sqrt(selected) "
+                       "(neither upper-bound route of k of t steps applies)");
+  bool kept = false;
+  for (const route& r : routes) {
+    allocation_bracket x = b;
+    refine_until_narrow(x, route_spacing(r, options.relative_accuracy), options,
+                        [&](allocation_bracket& y, double h) { return pass(y, r.factors, h); });
+    if (!kept || x.upper < b.upper) {
+      b = std::move(x);
+      b.route = r.name;
+      kept = true;
+    }
+  }
+}
+
 }  // namespace
+
+long long allocation_steps_per_epoch(double sampling_rate, long long selected) {
+  constexpr const char* kFn = "allocation_steps_per_epoch";
+  if (!(sampling_rate > 0 && sampling_rate <= 1))
+    throw_domain_error(kFn, "sampling_rate", sampling_rate, "in (0, 1]");
+  check_at_least(kFn, "selected", selected, 1);
+  const double t = std::ceil(static_cast<double>(selected) / sampling_rate * (1 - 1e-9));
+  if (!(t <= 9007199254740992.0))
+    throw_domain_error(kFn, "sampling_rate", sampling_rate,
+                       ">= selected * 2^-53 (at most 2^53 steps per epoch)");
+  return static_cast<long long>(t);
+}
 
 double allocation_spacing(const training_phase& phase, double relative_accuracy) {
   const allocation_bracket b = setup("allocation_spacing", phase);
-  return initial_spacing(phase, b.steps_per_epoch, relative_accuracy);
+  if (b.selected == 1) return initial_spacing(phase, b.steps_per_epoch, relative_accuracy);
+  double h = 0.5;
+  for (const route& r : many_routes(phase, b)) h = std::min(h, route_spacing(r, relative_accuracy));
+  return h;
 }
 
 double allocation_refined_spacing(double h, double relative_accuracy, double upper, double width) {
@@ -299,12 +454,26 @@ allocation_bracket allocation_epsilon_upper(const training_phase& phase,
     zero_epsilon(b);
     return b;
   }
-  const double h = options.grid_spacing > 0
-                       ? options.grid_spacing
-                       : initial_spacing(phase, b.steps_per_epoch, options.relative_accuracy);
-  b.pld.grid_spacing = h;
-  epsilon_upper(b, build_side(phase, b, h, ss::convex_side::dominating), delta,
-                engine_options(options, h));
+  const double h = options.grid_spacing > 0 ? options.grid_spacing
+                                            : allocation_spacing(phase, options.relative_accuracy);
+  const pld_options o = engine_options(options, h);
+  if (b.selected == 1) {
+    b.pld.grid_spacing = h;
+    epsilon_upper(b, build_side(single_factors(phase, b), h, ss::convex_side::dominating), delta,
+                  o);
+  } else {
+    bool kept = false;
+    for (const route& r : many_routes(phase, b)) {
+      allocation_bracket x = b;
+      x.pld.grid_spacing = h;
+      epsilon_upper(x, build_side(r.factors, h, ss::convex_side::dominating), delta, o);
+      if (!kept || x.upper < b.upper) {
+        b = std::move(x);
+        b.route = r.name;
+        kept = true;
+      }
+    }
+  }
   b.lower = 0;
   return b;
 }
@@ -325,9 +494,23 @@ allocation_bracket allocation_epsilon(const training_phase& phase,
     zero_epsilon(b);
     return b;
   }
-  refine_until_narrow(b, phase, options, [&](allocation_bracket& x, double h) {
-    epsilon_pass(x, phase, delta, h, options);
-  });
+  if (b.selected == 1) {
+    const std::vector<epoch_factor> f = single_factors(phase, b);
+    refine_until_narrow(b, initial_spacing(phase, b.steps_per_epoch, options.relative_accuracy),
+                        options, [&](allocation_bracket& x, double h) {
+                          return epsilon_pass(x, f, delta, h, options);
+                        });
+    return b;
+  }
+  tightest_route(kFn, b, phase, options,
+                 [&](allocation_bracket& x, std::span<const epoch_factor> f, double h) {
+                   return epsilon_pass(x, f, delta, h, options);
+                 });
+  b.lower = 0;
+  if (std::isfinite(b.upper) && b.complete_epochs > 0)
+    b.lower = std::min(b.upper, divergence::gdp_epsilon_bounds(sum_mu(phase, b),
+                                                                sum_mu(phase, b), delta)
+                                    .lower);
   return b;
 }
 
@@ -338,9 +521,23 @@ allocation_bracket allocation_delta(const training_phase& phase,
   check_nonnegative(kFn, "epsilon", epsilon);
   options.validate(kFn);
   allocation_bracket b = setup(kFn, phase);
-  refine_until_narrow(b, phase, options, [&](allocation_bracket& x, double h) {
-    delta_pass(x, phase, epsilon, h, options);
-  });
+  if (b.selected == 1) {
+    const std::vector<epoch_factor> f = single_factors(phase, b);
+    refine_until_narrow(b, initial_spacing(phase, b.steps_per_epoch, options.relative_accuracy),
+                        options, [&](allocation_bracket& x, double h) {
+                          return delta_pass(x, f, epsilon, h, options);
+                        });
+    return b;
+  }
+  tightest_route(kFn, b, phase, options,
+                 [&](allocation_bracket& x, std::span<const epoch_factor> f, double h) {
+                   return delta_pass(x, f, epsilon, h, options);
+                 });
+  b.lower = 0;
+  if (b.complete_epochs > 0)
+    b.lower = std::min(
+        b.upper,
+        divergence::gdp_delta_bounds(sum_mu(phase, b), sum_mu(phase, b), epsilon).lower);
   return b;
 }
 

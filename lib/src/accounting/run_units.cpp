@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "dpkit/accounting/random_allocation.hpp"
 #include "dpkit/accounting/shuffling.hpp"
 #include "dpkit/core/decimal.hpp"
 
@@ -142,6 +143,13 @@ phase_derivation derive_phase(const phase_units& u, bool edge_values) {
   training_phase& p = d.phase;
   p.sampling = u.sampling;
   p.neighbours = u.neighbours;
+  if (u.selected != 1 && u.sampling != sampling_scheme::random_allocation)
+    throw units_error(units_rule::selected_unused, kFn, "selected", format_value(u.selected),
+                      "left out (or 1) unless the sampling is random-allocation (each example "
+                      "in k of the t steps of every epoch)",
+                      "sampling");
+  as_units_error([&] { check_at_least(kFn, "selected", u.selected, 1); });
+  p.selected = u.selected;
 
   // ---- the sampling rate: exactly one of q, B of N, the full batch
   const char* given[3];
@@ -191,11 +199,26 @@ phase_derivation derive_phase(const phase_units& u, bool edge_values) {
     // count of steps per epoch (shuffling_steps_per_epoch), so that E epochs here are E epochs
     // there. A rate below 2^-53 has more steps per epoch than a run may have: left at 0 (epochs
     // are refused as too many steps).
-    if (d.in_batches)
+    const auto k = static_cast<double>(u.selected);
+    if (d.in_batches && u.selected > 1) {
+      // k of t: batches average B = kN/t, so t = ⌈kN/B⌉ (in 128 bits: kN may pass 2^63).
+      __extension__ typedef __int128 int128;  // GCC/Clang; -Wpedantic-clean
+      const auto kn = static_cast<int128>(u.selected) * d.dataset_size;
+      const int128 t = (kn + d.batch_size - 1) / d.batch_size;
+      if (t > kMaxSteps)
+        throw units_error(units_rule::out_of_range, kFn, "selected", format_value(u.selected),
+                          "at most 2^53 * batch_size / dataset_size (k*N/B steps per epoch)");
+      d.batches_per_epoch = static_cast<long long>(t);
+      d.steps_per_epoch = k * static_cast<double>(d.dataset_size) /
+                          static_cast<double>(d.batch_size);
+    } else if (d.in_batches) {
       d.batches_per_epoch = u.drop_last ? d.dataset_size / d.batch_size
                                         : (d.dataset_size + d.batch_size - 1) / d.batch_size;
-    else if (p.sampling_rate >= 0x1p-53)
-      d.batches_per_epoch = shuffling_steps_per_epoch(p.sampling_rate);
+    } else if (p.sampling_rate >= k * 0x1p-53) {
+      d.batches_per_epoch = u.sampling == sampling_scheme::random_allocation
+                                ? allocation_steps_per_epoch(p.sampling_rate, u.selected)
+                                : shuffling_steps_per_epoch(p.sampling_rate);
+    }
     if (d.batches_per_epoch > 0) d.steps_per_epoch = static_cast<double>(d.batches_per_epoch);
     // The epoch schemes' accountants count epochs of the loader's k steps, exact from the
     // counts (1/q in floating point can round ⌈N/B⌉ away for N beyond 1e9).

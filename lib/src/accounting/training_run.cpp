@@ -153,23 +153,35 @@ void training_run::validate(std::string_view function, bool edge_values) const {
                            "dataset_size (at q = 1 every batch is max_batch_size records drawn "
                            "without replacement: use without-replacement sampling)");
     }
+    const bool allocation = p.sampling == sampling_scheme::random_allocation;
+    check_at_least(function, "selected", p.selected, 1);
+    if (p.selected != 1 && !allocation)
+      throw_domain_error(function, "selected", format_value(p.selected),
+                         "1 unless the sampling is random-allocation (only there is an example "
+                         "used in k of the t steps of each epoch)");
     if (p.steps_per_epoch != 0) {
-      const bool allocation = p.sampling == sampling_scheme::random_allocation;
       if (p.sampling != sampling_scheme::shuffling && !allocation)
         throw_domain_error(function, "steps_per_epoch", format_value(p.steps_per_epoch),
                            "0 unless the sampling is shuffling or random-allocation (only they "
                            "have epochs)");
       check_at_least(function, "steps_per_epoch", p.steps_per_epoch, 1);
       const double t = static_cast<double>(p.steps_per_epoch), q = p.sampling_rate;
+      const auto k = static_cast<double>(p.selected);
       // At q = 0 (an edge value: never sampled) any epoch length is as private.
-      if (q > 0 && !((t - 1) * q < 1))
+      if (q > 0 && !((t - 1) * q < k))
         throw_domain_error(function, "steps_per_epoch", format_value(p.steps_per_epoch),
-                           "at most ceil(1/q) (" + format_value(1 / q) +
-                               " batches of a q-th of the data use every example)");
-      if (q > 0 && allocation && t * q < 1 - 1e-9)
+                           p.selected == 1
+                               ? "at most ceil(1/q) (" + format_value(1 / q) +
+                                     " batches of a q-th of the data use every example)"
+                               : "at most ceil(k/q) (" + format_value(k / q) +
+                                     " steps at rate q use every example k times)");
+      if (q > 0 && allocation && t * q < k * (1 - 1e-9))
         throw_domain_error(function, "steps_per_epoch", format_value(p.steps_per_epoch),
-                           "ceil(1/q) for random allocation (each example is in one step of "
-                           "every epoch: an epoch of t steps has q = 1/t)");
+                           p.selected == 1
+                               ? "ceil(1/q) for random allocation (each example is in one step "
+                                 "of every epoch: an epoch of t steps has q = 1/t)"
+                               : "ceil(k/q) for random allocation of k steps (each example is "
+                                 "in k steps of every epoch: an epoch of t steps has q = k/t)");
     }
   }
 }

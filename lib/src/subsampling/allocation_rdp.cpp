@@ -154,18 +154,39 @@ std::vector<double> allocation_epoch_rdp(double mu, long long t, long long alpha
     xs.push_back(x);
     ws.push_back(h_x * std::exp(-0.5 * x * x - 0.5 * std::log(2 * M_PI)));
   }
-  std::vector<double> ys(xs.size());
-  for (std::size_t i = 0; i < xs.size(); ++i) ys[i] = std::exp(mu * xs[i] - mu * mu / 2);
+  const std::size_t n = xs.size();
+  std::vector<double> ys(n);
+  for (std::size_t i = 0; i < n; ++i) ys[i] = std::exp(mu * xs[i] - mu * mu / 2);
+  // The terms at z = s·y below 1e-17 or above 40 are exact in closed form in double precision:
+  // 1 − e^{−z} is z (the next term, z²/2, is below half an ulp of z) or 1 (e^{−z} < 2^-57), and
+  // e^{−z} is 1 or, above 745, 0. y rises with x (μ > 0), so those terms are a head and a tail
+  // of the grid, summed once (the head of w·y forward, the tails of w from their own ends so
+  // that a small tail keeps its digits); only the middle, ~3/(μ h_x) points, is summed per s.
+  // (At σ = 0.066 the full sums took 4 s per epoch; the values are the same up to rounding,
+  // which kAllowance covers.)
+  std::vector<double> head_wy(n + 1, 0.0), head_w(n + 1, 0.0), tail_w(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    head_wy[i + 1] = head_wy[i] + ws[i] * ys[i];
+    head_w[i + 1] = head_w[i] + ws[i];
+  }
+  for (std::size_t i = n; i-- > 0;) tail_w[i] = tail_w[i + 1] + ws[i];
+  // The first index whose z = s·y reaches `z` (n if none).
+  auto first_reaching = [&](double s, double z) {
+    return static_cast<std::size_t>(std::lower_bound(ys.begin(), ys.end(), z / s) - ys.begin());
+  };
   std::unordered_map<long long, double> memo;
   auto L = [&](long long k) {
     if (auto it = memo.find(k); it != memo.end()) return it->second;
     const double s = std::exp(static_cast<double>(k) * h_u) / tt;
-    double psi = 0;  // 1 − φ(s), no cancellation while φ is near 1
-    for (std::size_t i = 0; i < xs.size(); ++i) psi += ws[i] * -std::expm1(-s * ys[i]);
+    const std::size_t lo = first_reaching(s, 1e-17), hi = std::max(lo, first_reaching(s, 40));
+    // 1 − φ(s), no cancellation while φ is near 1.
+    double psi = s * head_wy[lo] + tail_w[hi];
+    for (std::size_t i = lo; i < hi; ++i) psi += ws[i] * -std::expm1(-s * ys[i]);
     double v = tt * std::log1p(-psi);
     if (psi > 0.5) {  // φ small: summed directly, so that it keeps falling (1 − ψ would stall)
-      double phi = 0;
-      for (std::size_t i = 0; i < xs.size(); ++i) phi += ws[i] * std::exp(-s * ys[i]);
+      const std::size_t top = std::max(lo, first_reaching(s, 746));
+      double phi = head_w[lo];
+      for (std::size_t i = lo; i < top; ++i) phi += ws[i] * std::exp(-s * ys[i]);
       v = phi > 0 ? tt * std::log(phi) : -kInf;
     }
     memo.emplace(k, v);

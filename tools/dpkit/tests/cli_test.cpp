@@ -543,6 +543,13 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "random-allocation",
        "--epsilon is 1e-14, but must be certified by the PLD accountant for random allocation"},
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
+      // k of t steps: only random allocation has a k.
+      {"epsilon --noise-multiplier 1 --sampling-rate 0.04 --steps 100 --selected 4 --delta 1e-5",
+       "--selected is only used with --sampling random-allocation"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 0.04 --steps 100 --selected 0 --sampling "
+       "random-allocation --delta 1e-5",
+       "--selected"},
+
       {"tradeoff --noise-multiplier 1 --sampling-rate 0.1 --steps 10 --accuracy 0",
        "--accuracy is 0"},
       {"epsilon --noise-multiplier 1 --delta 1e-5 --max-fft-size 512",

@@ -16,6 +16,8 @@
 //                            k batches per pass, the last one smaller (PyTorch's DataLoader
 //                            without drop_last; the epoch the shuffling and random-allocation
 //                            accountants count). A whole E gives E·k steps: whole epochs.
+//   t = ⌈k·N/B⌉ or ⌈k/q⌉     random allocation of k steps per example per epoch (selected = k;
+//                            q = k/t): an epoch is t steps, T = ⌈E·t⌉
 //   T = ⌈E · k⌉, k = ⌊N/B⌋   drop_last (shuffling and without replacement, with B and N): the
 //                            loader drops the last, incomplete batch; a shuffled phase then
 //                            has epochs of k steps that use an example with probability kB/N
@@ -67,6 +69,9 @@ struct phase_units {
   neighbouring neighbours = neighbouring::standard;  ///< standard: the scheme's own
   std::optional<long long> max_batch_size;           ///< truncated Poisson's largest batch
   bool drop_last = false;  ///< ⌊N/B⌋ batches per epoch: shuffling or without replacement, B and N
+  /// Random allocation: k, the steps of every epoch an example is used in (k of t; q = k/t, so
+  /// an epoch is t = ⌈k/q⌉ steps, or ⌈k·N/B⌉ from a batch size). 1 for every other scheme.
+  long long selected = 1;
 };
 
 /// How a scheme's epochs become steps (header comment).
@@ -113,6 +118,7 @@ enum class units_rule {
   neighbours_fixed,    ///< neighbours other than the scheme's own where the scheme fixes them
   drop_last_unused,    ///< drop_last without B and N (other: batch_size), or with a scheme
                        ///< whose batches have no last one to drop (other: sampling)
+  selected_unused,     ///< selected other than 1 without random allocation (other: sampling)
 };
 
 /// A run given in units that break a rule of this header. name() is the phase_units field at

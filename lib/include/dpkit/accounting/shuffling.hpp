@@ -48,6 +48,11 @@ struct shuffling_bracket {
   double used = 1;                ///< the chance an example is in an epoch: min(1, t·q), shuffling
   long long complete_epochs = 0;  ///< ⌊T/t⌋, composed for the lower bound
   long long epochs_begun = 0;     ///< ⌈T/t⌉, in the upper bound
+  long long selected = 1;         ///< random allocation: k, the steps of an epoch an example is in
+  /// Random allocation with k > 1: the route of the upper bound kept ("composition": FS26's k
+  /// allocations of 1 of ⌊t/k⌋ or ⌈t/k⌉ steps; "convex order": one allocation of 1 of ⌊t/k⌋
+  /// steps at σ/√k, Hoeffding 1963), and its spacing h; the lower bound is the epoch sums'.
+  std::string route;
   pld_diagnostics pld;            ///< of the lower bound's composition (the larger direction)
   termination_type termination = termination_type::converged;
   std::string message;  ///< why the lower bound's bracket stopped short, if it did

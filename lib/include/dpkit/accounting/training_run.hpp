@@ -111,6 +111,10 @@ struct training_phase {
   /// which uses an example in an epoch only with probability t·q (accounting/shuffling.hpp; a t·q
   /// within 2^-50 of 1 is read as 1, a loader with t·B = N up to rounding).
   long long steps_per_epoch = 0;
+  /// Random allocation: the steps k of every epoch each example is used in, chosen uniformly
+  /// among the C(t, k) sets (k of t; 1 is balls in bins). q = k/t: without steps_per_epoch the
+  /// accountants take t = ⌈k/q⌉. 1 for every other scheme.
+  long long selected = 1;
 };
 
 /// A scheme's own relation: add/remove for Poisson, truncated Poisson and random allocation;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dpkit/accounting/random_allocation.hpp"
 #include "dpkit/accounting/shuffling.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/subsampling/epoch_max_loss.hpp"
@@ -27,8 +28,11 @@ inline shuffling_bracket epoch_layout(const char* fn, const training_phase& p, c
     throw_domain_error(fn, "noise_multiplier", p.noise_multiplier,
                        std::string(">= 0.025 for ") + what);
   shuffling_bracket b;
-  b.steps_per_epoch =
-      p.steps_per_epoch > 0 ? p.steps_per_epoch : shuffling_steps_per_epoch(p.sampling_rate);
+  b.selected = p.selected;
+  b.steps_per_epoch = p.steps_per_epoch > 0 ? p.steps_per_epoch
+                      : p.sampling == sampling_scheme::random_allocation
+                          ? allocation_steps_per_epoch(p.sampling_rate, p.selected)
+                          : shuffling_steps_per_epoch(p.sampling_rate);
   // The chance an example is in an epoch: below 1 only for shuffled batches that drop the last,
   // incomplete one (t·q < 1; a t·q within 2^-50 of 1 is a loader that uses every example, t·B
   // = N, up to the rounding of q = B/N and of the product). Rounded down by 1e-15 relative: a
