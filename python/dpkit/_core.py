@@ -29,8 +29,8 @@ of ⌈1/q⌉ steps; add/remove neighbours) gives a tight certified bracket (the 
 likelihood ratio bounded from both sides in the convex order; ``accountant="rdp"``: the
 epoch's Rényi DP, a looser upper bound); with ``selected=k`` each example is in k uniformly
 chosen of the t = ⌈k/sample_rate⌉ steps of every epoch (k of t; ⌈k·dataset_size/batch_size⌉
-from a batch size): a certified upper bound (the tighter of two routes) and the epoch sums'
-lower bound. ``"truncated-poisson"`` (Poisson batches cut to
+from a batch size): a certified upper bound (k allocations of 1 of t/k steps) and a certified
+lower bound (the epochs' sums or largest coordinates). ``"truncated-poisson"`` (Poisson batches cut to
 at most ``max_batch_size`` records, over ``dataset_size`` records; as dp_accounting's truncated
 event) gives ``upper`` from the dominating pair of Ganesh 2025 and ``lower`` from the rate at
 which the differing record stays in the batch (PLD only). ``neighbours="replace-one"`` accounts

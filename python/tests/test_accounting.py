@@ -570,6 +570,31 @@ def test_k_of_t_random_allocation_from_python_and_the_cli():
                       sampling="random-allocation", selected=0)
 
 
+def test_k_of_t_against_pld_accounting_no_contradiction():
+    # data/reference/pld_accounting_k_of_t.csv: Feldman & Shenfeld's PLD_accounting (its
+    # upper bound of the run; for k = 1 and k = t also a lower bound of it). The one-epoch cases
+    # with t <= 100 the peer answered: dpkit's certified lower end never above the peer's upper
+    # bound; where the peer bounds the run itself from below (k = 1, k = t), its lower bound
+    # never above dpkit's upper end; and dpkit's upper end, within the accuracy asked (0.1 %) of
+    # the composition the peer bounds from above, at most 0.1 % above the peer's.
+    rows = [r for r in reference_rows("pld_accounting_k_of_t")
+            if r["peer_upper"] and r["epochs"] == "1" and int(r["steps_per_epoch"]) <= 100]
+    assert len(rows) >= 15
+    for r in rows:
+        sigma, t, k = float(r["sigma"]), int(r["steps_per_epoch"]), int(r["selected"])
+        if k == t:  # every step: the Gaussian mechanism, the full batch
+            got = dpkit.epsilon(float(r["delta"]), noise_multiplier=sigma, sample_rate=1.0,
+                                steps=t)
+        else:
+            got = dpkit.epsilon(float(r["delta"]), noise_multiplier=sigma, sample_rate=k / t,
+                                steps=t, sampling="random-allocation", selected=k)
+        upper, lower = float(r["peer_upper"]), float(r["peer_lower"])
+        assert got.lower <= upper, r
+        if k in (1, t):
+            assert lower <= got.upper, r
+        assert got.upper <= upper * (1 + 1e-3), r
+
+
 def test_replace_one_and_truncated_poisson_from_python_and_the_cli():
     # Replace-one Poisson: one symmetric pair, between add/remove at sigma and at sigma/2 (the
     # record moves the sum by 2 only when it is in the batch); the CLI gives the same bracket.

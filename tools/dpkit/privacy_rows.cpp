@@ -221,11 +221,11 @@ std::vector<std::string> scheme_sentences(const accounting::training_run& run,
       case sampling_scheme::random_allocation:
         s.push_back(p.selected > 1
                         ? "random-allocation, k of t steps per epoch, " + sensitivity + " " + x +
-                              " is a certified upper bound (the tighter of two routes: k "
-                              "allocations of 1 of t/k steps, Feldman & Shenfeld 2026, or one at "
-                              "sigma/sqrt(k), Hoeffding 1963), " + x +
-                              "_lower the epoch sums' Gaussian: a certified but loose bracket at "
-                              "small noise; with --accountant rdp the routes' Renyi DP."
+                              " is a certified upper bound (k allocations of 1 of t/k steps "
+                              "composed, Feldman & Shenfeld 2026), " + x +
+                              "_lower the larger of two post-processings (the epoch sums, the "
+                              "epoch's largest coordinate): certified, but not tight; with "
+                              "--accountant rdp the routes' Renyi DP."
                         : "random-allocation, " + sensitivity +
                               " A tight certified bracket (the epoch's likelihood ratio bounded "
                               "from both sides in the convex order, Feldman & Shenfeld 2026); "

@@ -477,8 +477,8 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
                 "the K steps chosen uniformly (k-of-t allocation); the sampling rate is then "
                 "K/t, so an epoch is t = ceil(K / --sampling-rate) steps, or ceil(K N/B) with "
                 "--batch-size B (the average batch) and --dataset-size N. The upper bound is "
-                "the tighter of two certified routes, the lower bound the epoch sums' "
-                "(docs/accounting.md)")
+                "k allocations of 1 of t/k steps composed, the lower bound from the epochs' sums or "
+                "largest coordinates (docs/accounting.md)")
       ->check(CLI::Range(1LL, 9007199254740992LL))
       ->capture_default_str()
       ->type_name("K")

@@ -8,11 +8,12 @@ runs
     dpkit epsilon --sampling random-allocation --selected K --sampling-rate K/t --steps E*t
           --noise-multiplier S --delta D --format csv
 
-and, where k divides t, each of dpkit's two upper-bound routes on its own through the k = 1
-accountant (the composition route: E*k epochs of 1 of t/k steps at sigma; the convex-order
-route: E epochs of 1 of t/k steps at sigma/sqrt(k)). Prints one markdown row per case and a
-summary: contradictions (dpkit's certified lower end above the peer's upper bound: impossible
-if both are right), dpkit's upper end against the peer's, the routes, and the times (dpkit:
+and, where k divides t, each of the two upper-bound routes on its own through the k = 1
+accountant (the composition route, dpkit's: E*k epochs of 1 of t/k steps at sigma; the
+convex-order route, which it provably never beats: E epochs of 1 of t/k steps at sigma/sqrt(k)). Prints one markdown row per case and a
+summary: contradictions (dpkit's certified lower end above the peer's upper bound, or, where the
+peer accounts the run itself — k = 1, and k = t — its lower bound above dpkit's upper end:
+impossible if both are right), dpkit's upper end against the peer's, the routes, and the times (dpkit:
 the whole process, wall clock; the peer: in-process, from the CSV, measured by the generator).
 
     /usr/bin/python3 validation/perf/allocation_k_of_t.py --dpkit build/ci/tools/dpkit/dpkit
@@ -68,8 +69,9 @@ def main():
         if lo is None:
             print(f"| {sigma:g} | {t} | {k} | {e} | {peer} | refused: {method} |")
             continue
-        route = ("composition" if "composed per epoch" in method else
-                 "convex order" if "convex order" in method else "k = 1" if k == 1 else "exact")
+        route = ("k = 1" if k == 1 else "exact" if k == t else
+                 "composition" if "composed per epoch" in method else
+                 "convex order" if "sigma/sqrt(k)" in method else "?")
         comp = conv = ""
         if k > 1 and k < t and t % k == 0 and not args.no_routes:
             m = t // k
@@ -87,7 +89,12 @@ def main():
         if peer is not None:
             ratios.append(ratio)
             if lo > peer:
-                contradictions.append((sigma, t, k, e, lo, peer))
+                contradictions.append((sigma, t, k, e, "dpkit lower", lo, "peer upper", peer))
+        # Where the peer accounts the run itself (k = 1; k = t, the Gaussian), its lower bound
+        # is one too and may not exceed dpkit's upper end.
+        peer_lo = float(r["peer_lower"]) if r["peer_lower"] else None
+        if peer_lo is not None and (k == 1 or k == t) and peer_lo > up:
+            contradictions.append((sigma, t, k, e, "peer lower", peer_lo, "dpkit upper", up))
         if up > 0:
             widths.append((up - lo) / up)
         if peer_s:
@@ -96,7 +103,8 @@ def main():
               f"| {up:.5g} | {ratio:.4f} | {route} | {comp} | {conv} "
               f"| {peer_s if peer_s is not None else '-'} | {secs:.3f} |")
     print()
-    print(f"cases: {len(rows)}; contradictions (dpkit lower > peer upper): {len(contradictions)}")
+    print(f"cases: {len(rows)}; contradictions (dpkit lower > peer upper, or for k = 1 and k = t "
+          f"peer lower > dpkit upper): {len(contradictions)}")
     for c in contradictions:
         print("  contradiction:", c)
     if ratios:

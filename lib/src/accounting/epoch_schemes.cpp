@@ -69,8 +69,11 @@ std::string allocated_method(const allocation_bracket& b) {
            format_value(b.steps_per_epoch) + " steps per epoch, " + epochs +
            (partial > 0 ? " (counted whole above, left out below)" : "") + ": upper bound " +
            upper + " on a log-grid (h = " + short_spacing(b.pld.grid_spacing) +
-           ", PLD/FFT); lower bound from the epoch sums, the Gaussian mechanism with mu = " +
-           "k*sqrt(complete epochs)/(sigma*sqrt(t))";
+           ", PLD/FFT); lower bound " +
+           (b.lower_route == "largest coordinates"
+                ? std::string("from each complete epoch's largest coordinate, sliced (PLD/FFT)")
+                : std::string("from the epoch sums, the Gaussian mechanism with mu = "
+                              "k*sqrt(complete epochs)/(sigma*sqrt(t))"));
   }
   return "random allocation, t = " + format_value(b.steps_per_epoch) +
          " steps per epoch: the epoch's likelihood ratio bounded from both sides in the convex "
@@ -309,7 +312,7 @@ noise_calibration calibrate_allocation_pld(training_run run,
     // No refinement for a fixed spacing asked for, at the finest spacing the accountant uses, or
     // where the lower end is 0: the target then lies in ε(σ)'s fall to 0 (δ(0) ≤ δ on the
     // dominated side), which no lattice resolves to a relative accuracy.
-    // k of t (k > 1): the bracket's lower end is the epoch sums' Gaussian, not the upper route's
+    // k of t (k > 1): the bracket's lower end is a post-processing's (sums, maxima), not the route's
     // dominated side, so its width says nothing of h (the route's own gap, near a third of the
     // accuracy on the first spacing, is what h sets): no refinement.
     if (narrow || o.grid_spacing > 0 || tries == 3 || h <= 2e-5 || !(c.estimate.lower > 0) ||
@@ -342,7 +345,8 @@ noise_calibration calibrate_allocation_pld(training_run run,
     c.message = "k of t steps: the smallest noise multiplier whose certified upper bound holds "
                 "the budget; the lower bound there, " +
                 format_value(c.estimate.lower) +
-                ", is the epoch sums' (a smaller noise multiplier may hold the budget too)";
+                " (the larger of the epochs' sums' and largest coordinates' bounds: a smaller noise "
+                "multiplier may hold the budget too)";
   } else if (!narrow) {
     c.termination = termination_type::max_iterations;
     c.message = "the certified bracket at the answer is " +

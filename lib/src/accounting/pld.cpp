@@ -201,10 +201,21 @@ composed_pld compose(std::span<const pld_factor> factors,
     mean += total > 0 ? c * m / total : 0.0;
   }
   out.infinity_mass = -std::expm1(log_no_infinity);
-  // The λ range of every search below (kMaxExponent): λ·|ℓ| ≤ 1e6 on the composed losses.
-  const double span = std::max({std::abs(smallest), std::abs(largest), 1.0});
-  const double log_lambda_max = std::min(kLogLambdaMax, std::log(kMaxExponent / span));
-  const double log_lambda_min = std::min(kLogLambdaMin, log_lambda_max - 18.420680743952367);
+  // The λ range of every search below (kMaxExponent): λ·|ℓ| ≤ 1e6 on every loss an exponent
+  // meets — one step's (the cumulants and the tilted masses) and the composed losses of the
+  // window (the Chernoff bounds at its edges and the final rescaling), checked in `build`. (It
+  // was the whole composed range, T times one step's: at T = 1e7 that capped λ at 3e-3, and
+  // the Chernoff window then needed an FFT beyond the limit — [44.03, 44.41] at σ = 0.8,
+  // q = 1e-3, where the window at λ ~ 1 needs 2^21 points.)
+  double step_span = 1;
+  for (const pld_factor& f : factors)
+    step_span = std::max({step_span, std::abs(f.pld->loss(0)),
+                          std::abs(f.pld->loss(f.pld->mass.size() - 1))});
+  auto lambda_range = [](double extent) {
+    const double hi = std::min(kLogLambdaMax, std::log(kMaxExponent / extent));
+    return std::pair{std::min(kLogLambdaMin, hi - 18.420680743952367), hi};
+  };
+  const auto [log_lambda_min, log_lambda_max] = lambda_range(step_span);
   double steps = 0;
   for (const pld_factor& f : factors) steps += static_cast<double>(f.count);
   out.floating_slack = std::max(kFloatingSlack, kFloatingSlackPerStep * steps);
@@ -256,34 +267,57 @@ composed_pld compose(std::span<const pld_factor> factors,
         log_lambda_min, log_lambda_max));
   };
   auto build = [&](double tilt, composed_pld result) {
-    const double k_tilt = tilt > 0 ? cumulant(tilt) : 0.0;
-    result.tilt = tilt;
-    result.log_scale = k_tilt;
-    auto tilted_cumulant = [&](double lambda) { return cumulant(lambda + tilt) - k_tilt; };
-
     // Window [a_lo, a_hi] of the tilted composition from Chernoff: P̃(S ≥ a) ≤ e^{K̃(λ) − λa},
     // P̃(S ≤ a) ≤ e^{K̃(−λ) + λa}; a_hi = min_λ (K̃(λ) − log τ)/λ, a_lo = max_λ (log τ − K̃(−λ))/λ.
+    // The λ's (tilt included) times the window's losses stay within kMaxExponent: where they
+    // would not, the range is cut to the window found and the window found again (a smaller λ
+    // only widens it, so at most a few rounds; at worst the whole composed range's cut).
     const double log_tau = std::log(tail_bound);
-    const double lambda_hi = std::exp(golden_min(
-        [&](double t) {
-          const double lambda = std::exp(t), k = tilted_cumulant(lambda);
-          return std::isfinite(k) ? (k - log_tau) / lambda : kInf;
-        },
-        log_lambda_min, log_lambda_max));
-    const double lambda_lo = std::exp(golden_min(
-        [&](double t) {  // negated, so that golden_min minimises
-          const double lambda = std::exp(t), k = tilted_cumulant(-lambda);
-          return std::isfinite(k) ? -(log_tau - k) / lambda : kInf;
-        },
-        log_lambda_min, log_lambda_max));
-    const double k_plus = tilted_cumulant(lambda_hi), k_minus = tilted_cumulant(-lambda_lo);
+    double lambda_min = log_lambda_min, lambda_max = log_lambda_max;
+    double k_tilt = 0, lambda_hi = 0, lambda_lo = 0, k_plus = kInf, k_minus = kInf;
     double a_hi = largest, a_lo = smallest;
-    if (std::isfinite(k_plus)) a_hi = std::min(a_hi, (k_plus - log_tau) / lambda_hi);
-    if (std::isfinite(k_minus)) a_lo = std::max(a_lo, (log_tau - k_minus) / lambda_lo);
-    // δ queries: the window must reach below the queried ε (the mass below it is certified but
-    // counted whole).
-    if (!std::isnan(focus.epsilon)) a_lo = std::min(a_lo, std::max(focus.epsilon - h, smallest));
-    if (a_lo > a_hi) a_lo = a_hi = 0.5 * (a_lo + a_hi);
+    auto tilted_cumulant = [&](double lambda) { return cumulant(lambda + tilt) - k_tilt; };
+    for (int round = 0;; ++round) {
+      tilt = std::min(tilt, std::exp(lambda_max));
+      k_tilt = tilt > 0 ? cumulant(tilt) : 0.0;
+      lambda_hi = std::exp(golden_min(
+          [&](double t) {
+            const double lambda = std::exp(t), k = tilted_cumulant(lambda);
+            return std::isfinite(k) ? (k - log_tau) / lambda : kInf;
+          },
+          lambda_min, lambda_max));
+      lambda_lo = std::exp(golden_min(
+          [&](double t) {  // negated, so that golden_min minimises
+            const double lambda = std::exp(t), k = tilted_cumulant(-lambda);
+            return std::isfinite(k) ? -(log_tau - k) / lambda : kInf;
+          },
+          lambda_min, lambda_max));
+      k_plus = tilted_cumulant(lambda_hi);
+      k_minus = tilted_cumulant(-lambda_lo);
+      a_hi = largest;
+      a_lo = smallest;
+      if (std::isfinite(k_plus)) a_hi = std::min(a_hi, (k_plus - log_tau) / lambda_hi);
+      if (std::isfinite(k_minus)) a_lo = std::max(a_lo, (log_tau - k_minus) / lambda_lo);
+      // δ queries: the window must reach below the queried ε (the mass below it is certified
+      // but counted whole).
+      if (!std::isnan(focus.epsilon))
+        a_lo = std::min(a_lo, std::max(focus.epsilon - h, smallest));
+      if (a_lo > a_hi) a_lo = a_hi = 0.5 * (a_lo + a_hi);
+      // The window's edges, one cell out (top and bottom below), and the losses past them
+      // that the mass bounds reach.
+      // After a few rounds, the whole composed range (every loss: the cut before the window
+      // was used).
+      const double extent =
+          round == 4 ? std::max({std::abs(smallest), std::abs(largest), step_span}) + 2 * h
+                     : std::max({std::abs(a_lo), std::abs(a_hi), step_span}) + 2 * h;
+      const double reach = (std::max({tilt, lambda_hi, lambda_lo}) + tilt) * extent;
+      if (reach <= kMaxExponent || round == 5) break;
+      const auto [lo, hi] = lambda_range(2 * extent);  // λ_hi + tilt ≤ 2·max λ
+      lambda_min = std::min(lambda_min, lo);
+      lambda_max = std::min(lambda_max, hi);
+    }
+    result.tilt = tilt;
+    result.log_scale = k_tilt;
     long long j_lo = static_cast<long long>(std::floor((a_lo - result.offset) / h));
     const long long j_hi = static_cast<long long>(std::ceil((a_hi - result.offset) / h));
     const std::size_t needed = static_cast<std::size_t>(std::max<long long>(j_hi - j_lo + 1, 1));
@@ -325,7 +359,7 @@ composed_pld compose(std::span<const pld_factor> factors,
             const double lambda = std::exp(t), k = cumulant(-lambda);
             return std::isfinite(k) ? k + lambda * bottom : kInf;
           },
-          log_lambda_min, log_lambda_max));
+          lambda_min, lambda_max));
       const double k = cumulant(-mu);
       result.below_bound = std::isfinite(k) ? std::exp(std::min(0.0, k + mu * bottom)) : 1.0;
     }

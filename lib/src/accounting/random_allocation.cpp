@@ -16,6 +16,7 @@
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/allocation_pld.hpp"
 #include "dpkit/subsampling/allocation_rdp.hpp"
+#include "dpkit/subsampling/epoch_max_loss.hpp"
 
 namespace dpkit::accounting {
 namespace {
@@ -55,10 +56,8 @@ std::vector<double> epoch_rdp(double sigma, long long t) {
   return epoch;
 }
 
-// k of t (k > 1): the epoch's RDP at each order, the smaller of the two routes' (header):
-// composition, (k − r)·ρ(σ, m) + r·ρ(σ, m + 1) with m = ⌊t/k⌋, r = t − km; convex order,
-// ρ(σ/√k, m). Either is an upper bound, so their minimum is; an order only one route reaches
-// takes that route's value. The convex route needs σ/√k ≥ 0.025 (allocation_epoch_rdp).
+// k of t (k > 1): the epoch's RDP through the composition route (header), (k − r)·ρ(σ, m) +
+// r·ρ(σ, m + 1) with m = ⌊t/k⌋, r = t − km — at every order at most the convex-order route's.
 std::vector<double> many_epoch_rdp(double sigma, long long t, long long k) {
   const long long m = t / k, r = t - k * m;
   std::vector<double> best = epoch_rdp(sigma, m);
@@ -67,15 +66,6 @@ std::vector<double> many_epoch_rdp(double sigma, long long t, long long k) {
     const std::vector<double> longer = epoch_rdp(sigma, m + 1);
     best.resize(std::min(best.size(), longer.size()));
     for (std::size_t i = 0; i < best.size(); ++i) best[i] += static_cast<double>(r) * longer[i];
-  }
-  const double convex_sigma = sigma / std::sqrt(static_cast<double>(k));
-  if (convex_sigma >= 0.025) {
-    const std::vector<double> convex = epoch_rdp(convex_sigma, m);
-    for (std::size_t i = 0; i < convex.size(); ++i)
-      if (i < best.size())
-        best[i] = std::min(best[i], convex[i]);
-      else
-        best.push_back(convex[i]);
   }
   return best;
 }
@@ -162,19 +152,27 @@ struct route {
   std::vector<epoch_factor> factors;
 };
 
+// The composition route where the engine can compose it (at most 1e8 factors: k·epochs), else
+// the convex-order route (its laws take μ√k ≤ 40). Never both: the composition is at least as
+// tight. Its ratio Π_i (1/m)Σ_j Y_ij averages the block mean (1/m)Σ_j Π_i Y_ij over independent
+// permutations of each block's steps, which leave the law of Y unchanged, so it lies below the
+// block mean in the convex order (Jensen, as Hoeffding's argument); with r > 0 the composition's
+// blocks of m + 1 steps only help. (Measured on the k-of-t grid: tighter in all 56 cases where
+// both apply, by 7-600 %.)
 std::vector<route> many_routes(const training_phase& p, const allocation_bracket& b) {
   const double mu = 1 / p.noise_multiplier;
   const long long k = b.selected, t = b.steps_per_epoch, e = b.epochs_begun;
   const long long m = t / k, r = t - k * m;
   std::vector<route> routes;
   // Composition: k blocks per epoch, k − r of m steps and r of m + 1 (a partial epoch counted
-  // whole). The engine composes at most 1e8 factors.
+  // whole).
   if (static_cast<double>(k) * static_cast<double>(e) <= 1e8) {
     route c{"composition", {{mu, m, m, (k - r) * e}}};
     if (r > 0) c.factors.push_back({mu, m + 1, m + 1, r * e});
     routes.push_back(std::move(c));
+    return routes;
   }
-  // Convex order: one allocation of 1 of m at μ√k per epoch (the laws take μ ≤ 40).
+  // Convex order: one allocation of 1 of m at μ√k per epoch.
   const double convex_mu = mu * std::sqrt(static_cast<double>(k));
   if (convex_mu <= 40) routes.push_back({"convex order", {{convex_mu, m, m, e}}});
   return routes;
@@ -379,7 +377,8 @@ void zero_epsilon(allocation_bracket& b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// k of t (k > 1): the epoch sums' Gaussian below, the tighter route above (header).
+// k of t (k > 1): the epoch sums' Gaussian or the sliced epoch maxima below, the tighter route
+// above (header).
 
 // μ of the epoch sums: k/(σ√t) per complete epoch, √(⌊T/t⌋) of them composed; rounded down
 // (a smaller μ is still below the run) and kept within gdp's range.
@@ -388,6 +387,17 @@ double sum_mu(const training_phase& p, const allocation_bracket& b) {
                     std::sqrt(static_cast<double>(b.complete_epochs)) /
                     (p.noise_multiplier * std::sqrt(static_cast<double>(b.steps_per_epoch)));
   return std::min(mu * (1 - 1e-14), 1e6);
+}
+
+// The sliced largest coordinate of each complete epoch (a post-processing: Φ(m − μ)^k Φ(m)^{t−k}
+// against Φ(m)^t, subsampling/epoch_max_loss.hpp), composed: a second certified lower bound,
+// far above the sums' where the noise is small (the sums forget which steps stand out). On a
+// copy: the route's diagnostics stay the bracket's.
+template <class Composed>
+double epoch_max_lower(const allocation_bracket& b, const training_phase& p, Composed&& composed) {
+  allocation_bracket m = b;
+  detail::epoch_max_lower_bound(m, p, subsampling::epoch_pair::allocated, composed);
+  return m.termination == termination_type::converged ? m.lower : 0.0;
 }
 
 // Runs `pass` over each route (refined as for k = 1 on the route's own lattice) and keeps the
@@ -402,8 +412,8 @@ void tightest_route(const char* fn,
   const std::vector<route> routes = many_routes(p, b);
   if (routes.empty())
     throw_domain_error(fn, "selected", format_value(p.selected),
-                       "at most 1e8 / epochs for noise multipliers below 0.025*sqrt(selected) "
-                       "(neither upper-bound route of k of t steps applies)");
+                       "at most 1e8 / epochs where the noise multiplier is below "
+                       "0.025*sqrt(selected) (neither upper-bound route of k of t steps applies)");
   bool kept = false;
   for (const route& r : routes) {
     allocation_bracket x = b;
@@ -415,6 +425,33 @@ void tightest_route(const char* fn,
       kept = true;
     }
   }
+}
+
+// One query (ε at δ, or δ at ε) of an allocated phase: k = 1, both laws refined together; k > 1,
+// the route above and, below, the larger of the two post-processings of the complete epochs —
+// the sums (`sums(μ)`: the Gaussian mechanism's certified lower end) and the sliced maxima
+// (`composed`: one direction's PLD answer).
+template <class Pass, class Sums, class Composed>
+void query(const char* fn,
+           allocation_bracket& b,
+           const training_phase& p,
+           const pld_options& options,
+           Pass&& pass,
+           Sums&& sums,
+           Composed&& composed) {
+  if (b.selected == 1) {
+    const std::vector<epoch_factor> f = single_factors(p, b);
+    refine_until_narrow(b, initial_spacing(p, b.steps_per_epoch, options.relative_accuracy),
+                        options, [&](allocation_bracket& x, double h) { return pass(x, f, h); });
+    return;
+  }
+  tightest_route(fn, b, p, options, pass);
+  b.lower = 0;
+  if (!std::isfinite(b.upper) || b.complete_epochs == 0) return;
+  const double by_sums = sums(sum_mu(p, b));
+  const double by_maxima = epoch_max_lower(b, p, composed);
+  b.lower_route = by_maxima > by_sums ? "largest coordinates" : "sums";
+  b.lower = std::min(b.upper, std::max(by_sums, by_maxima));
 }
 
 }  // namespace
@@ -494,23 +531,12 @@ allocation_bracket allocation_epsilon(const training_phase& phase,
     zero_epsilon(b);
     return b;
   }
-  if (b.selected == 1) {
-    const std::vector<epoch_factor> f = single_factors(phase, b);
-    refine_until_narrow(b, initial_spacing(phase, b.steps_per_epoch, options.relative_accuracy),
-                        options, [&](allocation_bracket& x, double h) {
-                          return epsilon_pass(x, f, delta, h, options);
-                        });
-    return b;
-  }
-  tightest_route(kFn, b, phase, options,
-                 [&](allocation_bracket& x, std::span<const epoch_factor> f, double h) {
-                   return epsilon_pass(x, f, delta, h, options);
-                 });
-  b.lower = 0;
-  if (std::isfinite(b.upper) && b.complete_epochs > 0)
-    b.lower = std::min(b.upper, divergence::gdp_epsilon_bounds(sum_mu(phase, b),
-                                                                sum_mu(phase, b), delta)
-                                    .lower);
+  query(kFn, b, phase, options,
+        [&](allocation_bracket& x, std::span<const epoch_factor> f, double h) {
+          return epsilon_pass(x, f, delta, h, options);
+        },
+        [&](double mu) { return divergence::gdp_epsilon_bounds(mu, mu, delta).lower; },
+        [&](std::span<const loss_factor> f) { return pld_epsilon(f, delta, options); });
   return b;
 }
 
@@ -521,23 +547,12 @@ allocation_bracket allocation_delta(const training_phase& phase,
   check_nonnegative(kFn, "epsilon", epsilon);
   options.validate(kFn);
   allocation_bracket b = setup(kFn, phase);
-  if (b.selected == 1) {
-    const std::vector<epoch_factor> f = single_factors(phase, b);
-    refine_until_narrow(b, initial_spacing(phase, b.steps_per_epoch, options.relative_accuracy),
-                        options, [&](allocation_bracket& x, double h) {
-                          return delta_pass(x, f, epsilon, h, options);
-                        });
-    return b;
-  }
-  tightest_route(kFn, b, phase, options,
-                 [&](allocation_bracket& x, std::span<const epoch_factor> f, double h) {
-                   return delta_pass(x, f, epsilon, h, options);
-                 });
-  b.lower = 0;
-  if (b.complete_epochs > 0)
-    b.lower = std::min(
-        b.upper,
-        divergence::gdp_delta_bounds(sum_mu(phase, b), sum_mu(phase, b), epsilon).lower);
+  query(kFn, b, phase, options,
+        [&](allocation_bracket& x, std::span<const epoch_factor> f, double h) {
+          return delta_pass(x, f, epsilon, h, options);
+        },
+        [&](double mu) { return divergence::gdp_delta_bounds(mu, mu, epsilon).lower; },
+        [&](std::span<const loss_factor> f) { return pld_delta(f, epsilon, options); });
   return b;
 }
 

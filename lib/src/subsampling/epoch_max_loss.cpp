@@ -27,10 +27,11 @@ struct tails {
 // M = max_j Z_j with Z ~ N(c e_J, I_t), J uniform: F(m) = Φ(m − c) Φ(m)^{t−1} (the maximum is
 // symmetric in the coordinates, so J's law does not matter). 1 − F = −expm1(log F) is
 // accurate for F near 1, log F being a sum of log Φ's computed as log1p(−Φc).
-tails max_tails(double c, double t, double m) {
+// With k shifted coordinates (random allocation of k of t steps): Φ(m − c)^k Φ(m)^{t−k}.
+tails max_tails(double c, double t, double m, double k = 1) {
   if (m == -kInf) return {-kInf, 0.0};
   if (m == kInf) return {0.0, -kInf};
-  const double log_cdf = normal_lcdf(m - c) + (t - 1) * normal_lcdf(m);
+  const double log_cdf = k * normal_lcdf(m - c) + (t - k) * normal_lcdf(m);
   return {log_cdf, log_cdf == 0 ? -kInf : log1mexp(log_cdf)};
 }
 
@@ -38,8 +39,8 @@ tails max_tails(double c, double t, double m) {
 // the last, incomplete batch): with probability 1 − u every coordinate is N(0, 1) (no shift), so
 // F = u·F_c + (1 − u)·Φ(m)^t. F and 1 − F are both mixtures of positive terms, each summed in log
 // space (no cancellation: 1 − F is not formed from F).
-tails mixed_tails(double c, double t, double m, double u) {
-  const tails in = max_tails(c, t, m);
+tails mixed_tails(double c, double t, double m, double u, double k = 1) {
+  const tails in = max_tails(c, t, m, k);
   if (u == 1) return in;
   const tails out = max_tails(0, t, m);
   const double log_u = std::log(u), log_not_u = std::log1p(-u);
@@ -65,9 +66,18 @@ struct atom {
 
 class epoch_max_privacy_loss final : public privacy_loss {
  public:
-  epoch_max_privacy_loss(
-      double mu, long long steps, adjacency_direction d, epoch_pair pair, double used)
-      : mu_(mu), t_(static_cast<double>(steps)), used_(used), d_(d), pair_(pair) {
+  epoch_max_privacy_loss(double mu,
+                         long long steps,
+                         adjacency_direction d,
+                         epoch_pair pair,
+                         double used,
+                         long long selected)
+      : mu_(mu),
+        t_(static_cast<double>(steps)),
+        k_(static_cast<double>(selected)),
+        used_(used),
+        d_(d),
+        pair_(pair) {
     build();
   }
 
@@ -82,6 +92,7 @@ class epoch_max_privacy_loss final : public privacy_loss {
     return std::string("largest coordinate of one ") +
            (pair_ == epoch_pair::shuffled ? "shuffled" : "randomly allocated") +
            " epoch, sliced (mu = " + format_value(mu_) + ", steps per epoch = " + format_value(t_) +
+           (k_ > 1 ? ", " + format_value(k_) + " of them selected" : "") +
            (used_ < 1 ? ", in the epoch with probability " + format_value(used_) : "") + ", " +
            std::to_string(atoms_.size()) + " slices" +
            (d_ == adjacency_direction::remove ? ", remove)" : ", add)");
@@ -107,7 +118,7 @@ class epoch_max_privacy_loss final : public privacy_loss {
     const double shift_q = pair_ == epoch_pair::shuffled ? mu_ : 0.0;
     std::vector<tails> tp(cuts.size()), tq(cuts.size());
     for (std::size_t k = 0; k < cuts.size(); ++k) {
-      tp[k] = mixed_tails(shift_p, t_, cuts[k], used_);
+      tp[k] = mixed_tails(shift_p, t_, cuts[k], used_, k_);
       tq[k] = mixed_tails(shift_q, t_, cuts[k], used_);
     }
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
@@ -151,7 +162,7 @@ class epoch_max_privacy_loss final : public privacy_loss {
         atoms_.begin());
   }
 
-  double mu_, t_, used_;
+  double mu_, t_, k_, used_;
   adjacency_direction d_;
   epoch_pair pair_;
   std::vector<atom> atoms_;
@@ -164,16 +175,25 @@ std::unique_ptr<privacy_loss> epoch_max_loss(double mu,
                                              long long steps_per_epoch,
                                              adjacency_direction direction,
                                              epoch_pair pair,
-                                             double used) {
+                                             double used,
+                                             long long selected) {
   check_positive("epoch_max_loss", "mu", mu);
   check_at_least("epoch_max_loss", "steps_per_epoch", steps_per_epoch, 1);
+  check_at_least("epoch_max_loss", "selected", selected, 1);
+  if (selected > steps_per_epoch)
+    throw_domain_error("epoch_max_loss", "selected", format_value(selected),
+                       "<= steps_per_epoch (" + format_value(steps_per_epoch) + ")");
+  if (selected > 1 && pair != epoch_pair::allocated)
+    throw_domain_error("epoch_max_loss", "selected", format_value(selected),
+                       "1 for shuffled batches (an example is in one batch of an epoch)");
   if (mu > 40) throw_domain_error("epoch_max_loss", "mu", mu, "<= 40 (noise multiplier >= 0.025)");
   if (!(used > 0 && used <= 1))
     throw_domain_error("epoch_max_loss", "used", used, "in (0, 1]");
   if (used < 1 && pair != epoch_pair::shuffled)
     throw_domain_error("epoch_max_loss", "used", used,
                        "1 for random allocation (every example is in every epoch)");
-  return std::make_unique<epoch_max_privacy_loss>(mu, steps_per_epoch, direction, pair, used);
+  return std::make_unique<epoch_max_privacy_loss>(mu, steps_per_epoch, direction, pair, used,
+                                                  selected);
 }
 
 }  // namespace dpkit::subsampling

@@ -127,7 +127,7 @@ TEST_CASE("k of t: over a seeded sweep the ends are ordered, consistent and mono
   // at the lower ε is ≥ δ); a σ 10 % larger has no larger upper end (within the accuracy asked,
   // 0.1 %); the RDP bound is above the PLD lower end.
   dpkit::random_stream rng(20261126, 47, 0);
-  for (int c = 0; c < 16; ++c) {
+  for (int c = 0; c < 12; ++c) {
     const double sigma = std::exp(std::log(0.3) + rng.uniform() * std::log(10 / 0.3));
     const auto t =
         static_cast<long long>(std::exp(std::log(3.0) + rng.uniform() * std::log(1000.0 / 3)));

@@ -20,17 +20,21 @@
 //   refined (at most three times) until the bracket is as narrow as asked; the floating-point
 //   error of the laws' masses is carried through as a proven allowance.
 // * **k of t (selected = k > 1).** Each example is in k of the t = ⌈k/q⌉ steps of an epoch,
-//   the k-set uniform; the epoch's ratio is the U-statistic e_k(Y)/C(t, k). Upper bound: the
-//   tighter of two routes, each composed with the same engine as k = 1 on its own lattice —
+//   the k-set uniform; the epoch's ratio is the U-statistic e_k(Y)/C(t, k). Upper bound: one of
+//   two routes, composed with the same engine as k = 1 on its own lattice —
 //   *composition* (FS26): a uniform k-set is a uniformly permuted choice of one step in each of
 //   k blocks of ⌊t/k⌋ or ⌈t/k⌉ steps, and revealing the permutation only adds loss, so an epoch
 //   is dominated by k allocations of 1 of ⌊t/k⌋ (and ⌈t/k⌉) steps composed; *convex order*
 //   (Hoeffding 1963): a U-statistic is the average, over permutations, of the mean of ⌊t/k⌋
 //   disjoint blocks' kernels, so it lies below that block mean in the convex order, which is
-//   the ratio of 1 of ⌊t/k⌋ steps at σ/√k. A partial last epoch counts as a whole one
-//   (post-processing). Lower bound: the sum of an epoch's t coordinates, N(k/σ, t) against
-//   N(0, t) — the Gaussian mechanism μ = k/(σ√t) per complete epoch, composed exactly (a
-//   post-processing of the release); tight where the noise is large, loose where it is small.
+//   the ratio of 1 of ⌊t/k⌋ steps at σ/√k. The composition is provably at least as tight (its
+//   ratio averages the block mean over independent permutations within the blocks) and serves
+//   wherever the engine composes it (k·epochs ≤ 1e8), the convex order beyond. A partial last
+//   epoch counts as a whole one (post-processing). Lower bound: the larger of two post-processings of the complete epochs —
+//   the sum of an epoch's t coordinates, N(k/σ, t) against N(0, t), the Gaussian mechanism
+//   μ = k/(σ√t) per epoch composed exactly (close where the noise is large), and the sliced
+//   largest coordinate, Φ(m − 1/σ)^k Φ(m)^{t−k} against Φ(m)^t (subsampling/epoch_max_loss.hpp),
+//   composed with the PLD engine (the better one where the noise is small).
 // * **RDP (upper bound).** The epoch's Rényi divergence in both directions — the remove
 //   direction exact at integer orders, the add direction by quadrature — composed over the
 //   E = ⌈T/t⌉ epochs begun, at α = 2 … 40, converted to (ε, δ) with the best of the RDP
@@ -52,8 +56,8 @@ using allocation_bracket = shuffling_bracket;
 long long allocation_steps_per_epoch(double sampling_rate, long long selected);
 
 /// The RDP curve of one allocated phase (σ ≥ 0.025, q ∈ (0, 1), T ≥ 1) at the orders 2 … 40:
-/// ⌈T/t⌉ times the epoch's RDP (subsampling::allocation_epoch_rdp); for k > 1, at each order the
-/// smaller of the two routes' (k = composition, or 1 of ⌊t/k⌋ at σ/√k).
+/// ⌈T/t⌉ times the epoch's RDP (subsampling::allocation_epoch_rdp); for k > 1 the composition
+/// route's (k allocations of 1 of ⌊t/k⌋ or ⌈t/k⌉ steps).
 divergence::rdp_curve allocation_rdp_curve(const training_phase& phase);
 
 /// ε bracket at δ ∈ (0, 1) of one allocated phase (certified PLD bracket, both sides).

@@ -51,8 +51,11 @@ struct shuffling_bracket {
   long long selected = 1;         ///< random allocation: k, the steps of an epoch an example is in
   /// Random allocation with k > 1: the route of the upper bound kept ("composition": FS26's k
   /// allocations of 1 of ⌊t/k⌋ or ⌈t/k⌉ steps; "convex order": one allocation of 1 of ⌊t/k⌋
-  /// steps at σ/√k, Hoeffding 1963), and its spacing h; the lower bound is the epoch sums'.
+  /// steps at σ/√k, Hoeffding 1963), and its spacing h.
   std::string route;
+  /// Random allocation with k > 1: the lower bound kept ("sums": the epoch sums' Gaussian;
+  /// "largest coordinates": the sliced epoch maximum).
+  std::string lower_route;
   pld_diagnostics pld;            ///< of the lower bound's composition (the larger direction)
   termination_type termination = termination_type::converged;
   std::string message;  ///< why the lower bound's bracket stopped short, if it did

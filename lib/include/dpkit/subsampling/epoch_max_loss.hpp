@@ -43,10 +43,15 @@ enum class epoch_pair { shuffled, allocated };
 /// against Q = u·N(μe_J, I_t) + (1 − u)·N(0, I_t), and F_P(m) = u·Φ(m − 2μ)Φ(m)^{t−1} +
 /// (1 − u)·Φ(m)^t (F_Q alike with μ). A smaller u is a post-processing of a larger one (drop the
 /// example with some further chance), so rounding u down keeps the bound a lower bound.
+///
+/// `selected` = k ≥ 1 (allocated pair only): random allocation of k of the t steps, k of the
+/// coordinates shifted, F_P(m) = Φ(m − μ)^k Φ(m)^{t−k} (still a post-processing of the epoch,
+/// so still a lower bound).
 std::unique_ptr<privacy_loss> epoch_max_loss(double mu,
                                              long long steps_per_epoch,
                                              adjacency_direction direction,
                                              epoch_pair pair = epoch_pair::shuffled,
-                                             double used = 1.0);
+                                             double used = 1.0,
+                                             long long selected = 1);
 
 }  // namespace dpkit::subsampling

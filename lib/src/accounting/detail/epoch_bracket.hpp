@@ -63,7 +63,8 @@ void epoch_max_lower_bound(shuffling_bracket& b,
   for (const auto d :
        {subsampling::adjacency_direction::remove, subsampling::adjacency_direction::add}) {
     const std::vector<loss_factor> f = {
-        {subsampling::epoch_max_loss(1 / p.noise_multiplier, b.steps_per_epoch, d, pair, b.used),
+        {subsampling::epoch_max_loss(1 / p.noise_multiplier, b.steps_per_epoch, d, pair, b.used,
+                                     pair == subsampling::epoch_pair::allocated ? b.selected : 1),
          b.complete_epochs}};
     const auto r = composed(std::span<const loss_factor>(f));
     if (!r.converged()) {
