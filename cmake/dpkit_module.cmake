@@ -89,4 +89,8 @@ function(dpkit_add_header_checks target)
   endforeach()
   add_library(${target} OBJECT ${sources})
   target_link_libraries(${target} PRIVATE dpkit::dpkit dpkit_warnings)
+  # Nothing runs these objects: whether a header compiles alone does not depend on the
+  # optimisation level, so they skip the optimiser (the headers' code is optimised where it is
+  # used, in the library and the tests).
+  target_compile_options(${target} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-O0>)
 endfunction()

@@ -44,9 +44,18 @@ def copy(match):
     target = os.path.join(db, "pch", hashlib.sha1(header.encode()).hexdigest()[:16] + ".hxx")
     shutil.copyfile(header, target)
     return "-include " + target
+# A unity build (DPKIT_UNITY_BUILD) lists its batch files (Unity/unity_N_cxx.cxx), not the
+# sources: each batch's entry is replaced by one entry per source it includes, same flags.
+def sources(c):
+    if not re.search(r"/Unity/unity_\d+_cxx\.cxx$", c["file"]):
+        return [c]
+    files = re.findall(r'^#include "([^"]+)"', open(c["file"]).read(), re.M)
+    return [dict(c, file=f, command=c["command"].replace(c["file"], f)) for f in files]
+expanded = []
 for c in commands:
     c["command"] = re.sub(r"-include (\S*cmake_pch\.hxx)", copy, c["command"])
-json.dump(commands, open(os.path.join(db, "compile_commands.json"), "w"), indent=1)
+    expanded.extend(sources(c))
+json.dump(expanded, open(os.path.join(db, "compile_commands.json"), "w"), indent=1)
 PY
 log="$build/clang-tidy.log"
 run-clang-tidy-16 -quiet -p "$db" -j "$jobs" \

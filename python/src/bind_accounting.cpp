@@ -276,8 +276,6 @@ py::dict rdp_epsilon_run(const std::vector<acc::training_phase>& phases,
   return rdp_result_dict(r, r.alpha, r.conversion);
 }
 
-using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
 dpkit::divergence::rdp_curve curve_at(const dvec& orders, const dvec& rdp) {
   if (orders.size() != rdp.size())
     throw std::invalid_argument("orders and rdp must have the same length");

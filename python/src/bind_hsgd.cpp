@@ -30,20 +30,11 @@ namespace dpkit::python {
 
 namespace {
 
-using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using ivec = py::array_t<long long, py::array::c_style | py::array::forcecast>;
 /// (kind, parameters, table times, table rates), as volterra_schedule takes them.
 using schedule_spec =
     std::tuple<std::string, std::vector<double>, std::vector<double>, std::vector<double>>;
 using law_ptr = std::shared_ptr<hs::gaussian_law>;
-
-py::array_t<double> to_array(const std::vector<double>& v) {
-  return as_array(v);
-}
-
-py::array_t<double> to_array(const Eigen::VectorXd& v) {
-  return as_array(v);
-}
 
 vt::schedule make_schedule(const schedule_spec& s) {
   return volterra_schedule(std::get<0>(s), std::get<1>(s), std::get<2>(s), std::get<3>(s));
@@ -201,13 +192,13 @@ py::dict value_dict(const hs::rdp_value& v) {
   d["epsilon"] = v.epsilon;
   d["abs_error"] = v.abs_error;
   d["law_error"] = v.law_error;
-  d["pair_epsilons"] = to_array(v.pair_epsilons);
+  d["pair_epsilons"] = as_array(v.pair_epsilons);
   d["worst_pair"] = v.worst_pair;
   d["kind"] = std::string(to_string(v.kind));
   return d;
 }
 
-py::dict rdp(const hs::gaussian_law& law,
+py::dict hsgd_rdp(const hs::gaussian_law& law,
              const Eigen::MatrixXd& features,
              const Eigen::VectorXd& labels,
              const ivec& pairs,
@@ -280,7 +271,7 @@ py::array_t<double> mean_gap(const hs::gaussian_law& law,
                              const Eigen::VectorXd& labels,
                              const ivec& pairs,
                              double s) {
-  return to_array(hs::mean_gap_proxy(law, make_dataset(features, labels), make_pairs(pairs), s));
+  return as_array(hs::mean_gap_proxy(law, make_dataset(features, labels), make_pairs(pairs), s));
 }
 
 py::array_t<long long> top_pairs(const hs::gaussian_law& law,
@@ -311,9 +302,9 @@ void bind_hsgd(py::module_& m) {
       .def_property_readonly("message",
                              [](const hs::gaussian_law& l) { return l.status().message; })
       .def_property_readonly("interpolation_error", &hs::gaussian_law::interpolation_error)
-      .def_property_readonly("grid", [](const hs::gaussian_law& l) { return to_array(l.grid()); })
-      .def_property_readonly("x0", [](const hs::gaussian_law& l) { return to_array(l.x0()); })
-      .def_property_readonly("xstar", [](const hs::gaussian_law& l) { return to_array(l.xstar()); })
+      .def_property_readonly("grid", [](const hs::gaussian_law& l) { return as_array(l.grid()); })
+      .def_property_readonly("x0", [](const hs::gaussian_law& l) { return as_array(l.x0()); })
+      .def_property_readonly("xstar", [](const hs::gaussian_law& l) { return as_array(l.xstar()); })
       .def_property_readonly("basis_kind",
                              [](const hs::gaussian_law& l) {
                                switch (l.basis().type()) {
@@ -327,14 +318,14 @@ void bind_hsgd(py::module_& m) {
                                return std::string("?");
                              })
       .def("to_eigen", [](const hs::gaussian_law& l,
-                          const Eigen::VectorXd& x) { return to_array(l.basis().to_eigen(x)); })
+                          const Eigen::VectorXd& x) { return as_array(l.basis().to_eigen(x)); })
       .def("Gamma", &hs::gaussian_law::Gamma, py::arg("t"))
       .def("P", &hs::gaussian_law::P, py::arg("t"))
       .def(
-          "mean", [](const hs::gaussian_law& l, double t) { return to_array(l.mean(t)); },
+          "mean", [](const hs::gaussian_law& l, double t) { return as_array(l.mean(t)); },
           py::arg("t"))
       .def(
-          "variances", [](const hs::gaussian_law& l, double t) { return to_array(l.variances(t)); },
+          "variances", [](const hs::gaussian_law& l, double t) { return as_array(l.variances(t)); },
           py::arg("t"));
 
   m.def("hsgd_law_eigen", &law_eigen, py::arg("eigenvalues"), py::arg("eigenvectors"),
@@ -355,7 +346,7 @@ void bind_hsgd(py::module_& m) {
         py::arg("release"),
         "Low-level: D_alpha of the two neighbouring processes (record 1 vs record 2 used at s) "
         "for the last iterate at times[0], the iterates at times, or their average.");
-  m.def("hsgd_rdp", &rdp, py::arg("law"), py::arg("features"), py::arg("labels"), py::arg("pairs"),
+  m.def("hsgd_rdp", &hsgd_rdp, py::arg("law"), py::arg("features"), py::arg("labels"), py::arg("pairs"),
         py::arg("times"), py::arg("alpha"), py::arg("release"), py::arg("options"),
         "Low-level: eps_alpha of the last iterate at each time (release 'last'), or of the "
         "joint/average release of the iterates at times. options: order, mixture, "

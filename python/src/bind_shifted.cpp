@@ -36,17 +36,6 @@ namespace sh = dpkit::shifted;
 namespace dpkit::python {
 namespace {
 
-using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-py::array_t<double> to_array(const std::vector<double>& v) {
-  return as_array(v);
-}
-
-std::vector<double> to_vector(const dvec& a) {
-  if (a.ndim() > 1) throw std::invalid_argument("expected a one-dimensional array");
-  return std::vector<double>(a.data(), a.data() + a.size());
-}
-
 // The setting from a dict with any of its fields (missing ones keep the struct's defaults:
 // NaN, 0 or +inf, which the library rejects where the bound needs them).
 sh::noisy_gradient_setting make_setting(const py::dict& d) {
@@ -355,9 +344,9 @@ sh::interpolation_problem make_problem(double contraction,
 py::dict solution_dict(const sh::interpolation_solution& r) {
   py::dict d = status_dict(r);
   d["value"] = r.value;
-  d["a"] = to_array(r.a);
-  d["z"] = to_array(r.z);
-  d["lambda"] = to_array(r.lambda);
+  d["a"] = as_array(r.a);
+  d["z"] = as_array(r.z);
+  d["lambda"] = as_array(r.lambda);
   return d;
 }
 

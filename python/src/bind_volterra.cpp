@@ -28,16 +28,6 @@ namespace dpkit::python {
 
 namespace {
 
-using dvec = py::array_t<double, py::array::c_style | py::array::forcecast>;
-
-py::array_t<double> to_array(const std::vector<double>& v) {
-  return as_array(v);
-}
-
-std::vector<double> to_vector(const dvec& a) {
-  return std::vector<double>(a.data(), a.data() + a.size());
-}
-
 vt::energies make_energies(const py::dict& d) {
   vt::energies e;
   if (d.contains("e0_sq")) e.e0_sq = d["e0_sq"].cast<double>();
@@ -49,11 +39,11 @@ vt::energies make_energies(const py::dict& d) {
 py::dict curve_dict(const vt::risk_curve& c) {
   py::dict d = status_dict(c);
   d["method"] = c.method;
-  d["times"] = to_array(c.times);
-  d["P"] = to_array(c.P);
-  d["R"] = to_array(c.R);
-  d["P_error"] = to_array(c.P_error);
-  d["R_error"] = to_array(c.R_error);
+  d["times"] = as_array(c.times);
+  d["P"] = as_array(c.P);
+  d["R"] = as_array(c.R);
+  d["P_error"] = as_array(c.P_error);
+  d["R_error"] = as_array(c.R_error);
   if (c.variances.size() > 0) {
     py::array_t<double> w({static_cast<py::ssize_t>(c.variances.rows()),
                            static_cast<py::ssize_t>(c.variances.cols())});
@@ -166,8 +156,8 @@ py::dict schedule_eval(const std::string& kind,
     integral[static_cast<std::size_t>(i)] = s.integral(t[i]);
   }
   py::dict d;
-  d["rate"] = to_array(rate);
-  d["integral"] = to_array(integral);
+  d["rate"] = as_array(rate);
+  d["integral"] = as_array(integral);
   d["description"] = s.describe();
   d["constant"] = s.is_constant();
   return d;
@@ -242,7 +232,7 @@ py::dict plateau(const py::dict& problem, double gamma) {
   d["noise_forcing"] = r.noise_forcing;
   d["P_xstar"] = r.P_xstar;
   d["R_xstar"] = r.R_xstar;
-  d["variances"] = to_array(r.variances);
+  d["variances"] = as_array(r.variances);
   d["stable"] = r.stable;
   return d;
 }
@@ -260,8 +250,8 @@ py::dict gradient_flow_risk(const py::dict& problem, const dvec& Gamma) {
     R[static_cast<std::size_t>(i)] = r.R;
   }
   py::dict d;
-  d["P"] = to_array(P);
-  d["R"] = to_array(R);
+  d["P"] = as_array(P);
+  d["R"] = as_array(R);
   return d;
 }
 
@@ -313,11 +303,11 @@ py::dict volterra_problem_dict(const vt::problem& p) {
     ex.push_back(g.e0_xstar);
   }
   py::dict d;
-  d["eigenvalues"] = to_array(lam);
-  d["multiplicities"] = to_array(k);
-  d["e0_sq"] = to_array(e0);
-  d["xstar_sq"] = to_array(xs);
-  d["e0_xstar"] = to_array(ex);
+  d["eigenvalues"] = as_array(lam);
+  d["multiplicities"] = as_array(k);
+  d["e0_sq"] = as_array(e0);
+  d["xstar_sq"] = as_array(xs);
+  d["e0_xstar"] = as_array(ex);
   d["d"] = p.d;
   d["ridge"] = p.ridge;
   d["label_noise"] = p.label_noise;

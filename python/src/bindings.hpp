@@ -7,6 +7,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,15 @@ accounting::training_run make_run(const std::vector<accounting::training_phase>&
 accounting::pld_options make_pld_options(const pybind11::dict& options);
 /// termination, message, evaluations.
 pybind11::dict status_dict(const solver_status& s);
+
+/// A float64 array argument (C order; other dtypes are converted).
+using dvec = pybind11::array_t<double, pybind11::array::c_style | pybind11::array::forcecast>;
+
+/// The values of a one-dimensional array argument (std::invalid_argument otherwise).
+inline std::vector<double> to_vector(const dvec& a) {
+  if (a.ndim() > 1) throw std::invalid_argument("expected a one-dimensional array");
+  return std::vector<double>(a.data(), a.data() + a.size());
+}
 
 /// A numpy array holding a copy of v.
 inline pybind11::array_t<double> as_array(const std::vector<double>& v) {

@@ -222,10 +222,6 @@ const std::vector<bound_spec>& catalogue() {
 // ---- output
 // --------------------------------------------------------------------------------------
 
-json number_or_null(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-
 std::string kind_text(risk::bound_status s) {
   return std::string(risk::to_string(s));
 }

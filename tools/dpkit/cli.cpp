@@ -525,11 +525,9 @@ accounting::pld_options pld_options_of(const accountant_options& options) {
   return o;
 }
 
-namespace {
 json number_or_null(double x) {
   return std::isfinite(x) ? json(x) : json(nullptr);
 }
-}  // namespace
 
 json unavailable_row(accounting::accountant_type a,
                      const std::string& quantity,

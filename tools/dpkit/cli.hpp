@@ -163,6 +163,9 @@ json unavailable_row(accounting::accountant_type a,
                      const std::string& quantity,
                      const std::string& reason);
 
+/// A number for JSON output: the value where finite, null otherwise (JSON has no inf or NaN).
+json number_or_null(double x);
+
 /// The value of a double for tables: 10 significant digits.
 std::string format_number(double x);
 

@@ -42,10 +42,6 @@ CLI::Validator correlation_validator() {
       "in [0, 1)", "correlation");
 }
 
-json number_or_null(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-
 std::string form_of(const accounting::correlated_noise& c) {
   if (c.validity == accounting::noise_validity::not_applicable) return "-";
   return c.closed_form ? "closed-form" : "numerical";

@@ -28,7 +28,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-std::string trim(const std::string& s) {
+std::string trimmed(const std::string& s) {
   return std::string(dpkit::trim(s));
 }
 
@@ -63,16 +63,16 @@ void parse_item(const std::string& flag,
   };
   const std::vector<std::string> parts = split(item, ':');
   if (parts.size() == 1) {
-    const auto v = number(trim(parts[0]));
+    const auto v = number(trimmed(parts[0]));
     if (!v || !valid(*v)) throw bad();
     out.push_back(*v);
     return;
   }
   if (parts.size() != 3) throw bad();
-  const auto a = number(trim(parts[0]));
-  const auto b = number(trim(parts[1]));
+  const auto a = number(trimmed(parts[0]));
+  const auto b = number(trimmed(parts[1]));
   if (!a || !b || !valid(*a) || !valid(*b) || *b < *a) throw bad(" (START <= STOP)");
-  const std::string step = trim(parts[2]);
+  const std::string step = trimmed(parts[2]);
   if (step.rfind("log", 0) == 0) {
     if (!(*a > 0)) throw bad(" (a log range starts above 0)");
     const auto k = parse_finite(step.substr(3));
@@ -137,11 +137,11 @@ phase_spec parse_phase(const std::string& text) {
   };
   phase_spec p;
   for (const std::string& raw : split(text, ',')) {
-    const std::string kv = trim(raw);
+    const std::string kv = trimmed(raw);
     if (kv.empty()) throw bad("has an empty entry");
     const auto eq = kv.find('=');
-    const std::string key = trim(kv.substr(0, eq));
-    const std::string value = eq == std::string::npos ? "" : trim(kv.substr(eq + 1));
+    const std::string key = trimmed(kv.substr(0, eq));
+    const std::string value = eq == std::string::npos ? "" : trimmed(kv.substr(eq + 1));
     const auto it = keys.find(key);
     if (it == keys.end())
       throw bad("'" + key +
@@ -349,9 +349,9 @@ std::vector<double> parse_number_list(const std::string& flag,
   std::vector<double> out;
   for (const std::string& raw : items)
     for (const std::string& item : split(raw, ',')) {
-      if (trim(item).empty())
+      if (trimmed(item).empty())
         throw usage_error(flag + " is " + raw + ", but must not have an empty entry");
-      parse_item(flag, trim(item), kind, max_count, out);
+      parse_item(flag, trimmed(item), kind, max_count, out);
       if (out.size() > max_count)
         throw usage_error(flag + " gives " + std::to_string(out.size()) + " values, but at most " +
                           std::to_string(max_count) + " are allowed");

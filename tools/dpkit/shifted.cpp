@@ -84,10 +84,6 @@ std::string flag_of(std::string_view name, std::string_view value) {
   return value.empty() ? flag : flag + " " + std::string(value);
 }
 
-json number_or_null(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-
 int run_shifted(const shifted_options& o) {
   const auto algorithm = shifted::parse_algorithm(o.algorithm);
   const auto setting = shifted::parse_convexity(o.setting);

@@ -38,10 +38,6 @@ std::vector<long> recorded_steps(long long every, long long steps) {
   return s;
 }
 
-json number_or_null(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-
 int run_simulate(const simulate_options& o) {
   if (!generated_data(o) && o.data != "fashion-mnist") {
     check_not_an_input("--output", o.output.file, "--data", o.data);

@@ -57,10 +57,6 @@ const algorithm_info& info_of(const std::string& name) {
   throw usage_error("--algorithm is " + name + ", but is not a paper algorithm");
 }
 
-json number_or_null(double x) {
-  return std::isfinite(x) ? json(x) : json(nullptr);
-}
-
 /// One table row per observable: mean with a normal-approximation 95 % interval, sd, min, max.
 void summarise(const sim::monte_carlo_result& res,
                const std::vector<std::string>& descriptions,

@@ -27,8 +27,6 @@ struct algorithm_info {
 
 const algorithm_info& info_of(const std::string& name);
 
-json number_or_null(double x);
-
 /// One table row per observable: mean with a normal-approximation 95 % interval, sd, min, max.
 void summarise(const sim::monte_carlo_result& res,
                const std::vector<std::string>& descriptions,

@@ -20,8 +20,6 @@ void require_pld(const accountant_options& accountant) {
     throw usage_error("--strategy is accounted with the PLD accountant only (--accountant pld)");
 }
 
-json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(); }
-
 acc::strategy parse_strategy(const std::string& spec) {
   try {
     return acc::strategy::parse(spec);

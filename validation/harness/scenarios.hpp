@@ -16,6 +16,11 @@
 
 namespace dpkit::validation {
 
+/// A count as a double (sample sizes, dimensions).
+inline double dbl(std::size_t n) {
+  return static_cast<double>(n);
+}
+
 // One per scenario file of validation/scenarios/ (named by the paper's key), in registry order.
 void register_gaussian_scenarios(std::vector<scenario>& out);          // gaussian.cpp
 void register_shifted_scenarios(std::vector<scenario>& out);           // bsa24_shifted.cpp

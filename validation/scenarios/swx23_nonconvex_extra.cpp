@@ -43,10 +43,6 @@ namespace {
 
 using learners::glm_link;
 
-double dbl(std::size_t n) {
-  return static_cast<double>(n);
-}
-
 sim::vector unit_direction(std::size_t d, random_stream& s) {
   sim::vector u(static_cast<Eigen::Index>(d));
   for (Eigen::Index j = 0; j < u.size(); ++j) u(j) = s.normal();

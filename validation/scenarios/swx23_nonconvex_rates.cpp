@@ -40,10 +40,6 @@ namespace {
 
 using learners::glm_link;
 
-double dbl(std::size_t n) {
-  return static_cast<double>(n);
-}
-
 // One sweep: the excess risk of replicate `rep` at point j (x_j the swept variable).
 struct sweep {
   std::string name, x_name;

@@ -8,16 +8,13 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::dpsgd;
 using Catch::Matchers::Contains;
 
 namespace {
-acc::training_run dpsgd(double sigma, double q, long long steps) {
-  acc::training_run run;
-  run.phases.push_back({sigma, q, acc::sampling_scheme::poisson, steps});
-  return run;
-}
 // One Poisson step: δ(0) is the total variation between N(0, σ²) and (1 − q)N(0, σ²) +
 // qN(1, σ²), q·(2Φ(1/(2σ)) − 1), so ε = 0 holds exactly from σ* = 1/(2Φ⁻¹((1 + δ/q)/2)). A
 // calibration to a target below what the accountant resolves returns a σ with certified ε = 0:

@@ -14,8 +14,10 @@
 #include "dpkit/accounting/run_units.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/divergence/gdp.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::run_of;
 
 namespace {
 acc::training_phase k_of_t(double sigma, long long t, long long k, long long steps) {
@@ -26,11 +28,6 @@ acc::training_phase k_of_t(double sigma, long long t, long long k, long long ste
   p.steps = steps;
   p.selected = k;
   return p;
-}
-acc::training_run run_of(const acc::training_phase& p) {
-  acc::training_run r;
-  r.phases.push_back(p);
-  return r;
 }
 
 // log e_k(y) / C(t, k) for positive y (the elementary symmetric polynomial by the usual

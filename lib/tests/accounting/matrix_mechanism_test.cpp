@@ -18,20 +18,12 @@
 #include "dpkit/accounting/matrix_mechanism.hpp"
 #include "dpkit/core/csv.hpp"
 #include "support/test_util.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::dpsgd;
 
 namespace {
-
-acc::training_run dpsgd(double sigma, double q, long long steps) {
-  acc::training_phase p;
-  p.noise_multiplier = sigma;
-  p.sampling_rate = q;
-  p.steps = steps;
-  acc::training_run r;
-  r.phases.push_back(p);
-  return r;
-}
 
 // max over u ∈ {−1, 1}^S of ‖C·u‖ for S = {i, i + b, …}: the worst scalar-gradient pattern, a
 // lower bound on the sensitivity (attained) — and the exact one when C^T C ≥ 0 on S × S.

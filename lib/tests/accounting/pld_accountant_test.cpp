@@ -13,21 +13,12 @@
 #include "dpkit/divergence/gdp.hpp"
 #include "support/check_bracket.hpp"
 #include "support/test_util.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::dpsgd;
 using Catch::Matchers::Contains;
 using dpkit::test::relative_error;
-
-namespace {
-acc::training_run dpsgd(double sigma,
-                        double q,
-                        long long steps,
-                        acc::sampling_scheme s = acc::sampling_scheme::poisson) {
-  acc::training_run run;
-  run.phases.push_back({sigma, q, s, steps});
-  return run;
-}
-}  // namespace
 
 TEST_CASE("full-batch runs use the exact closed form", "[accounting][pld]") {
   const auto r = acc::pld_epsilon(dpsgd(20.0, 1.0, 400), 1e-5);

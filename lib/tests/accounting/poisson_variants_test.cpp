@@ -16,12 +16,14 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/subsampling/privacy_loss.hpp"
 #include "support/test_util.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::run_of;
 namespace ss = dpkit::subsampling;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpkit::test::kInf;
 
 acc::training_phase replace_one(double sigma, double q, long long steps) {
   acc::training_phase p{sigma, q, acc::sampling_scheme::poisson, steps};
@@ -35,11 +37,6 @@ acc::training_phase truncated(
   p.max_batch_size = b;
   if (replace) p.neighbours = acc::neighbouring::replace_one;
   return p;
-}
-acc::training_run run_of(const acc::training_phase& p) {
-  acc::training_run r;
-  r.phases.push_back(p);
-  return r;
 }
 // log of the N(m, σ²) density up to the common constant.
 double log_phi(double x, double m, double sigma) {

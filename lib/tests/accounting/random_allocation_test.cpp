@@ -16,19 +16,16 @@
 #include "dpkit/subsampling/epoch_max_loss.hpp"
 #include "support/exact_curves.hpp"
 #include "support/test_util.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::run_of;
 namespace ss = dpkit::subsampling;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpkit::test::kInf;
 acc::training_phase allocated(double sigma, double q, long long steps) {
   return {sigma, q, acc::sampling_scheme::random_allocation, steps};
-}
-acc::training_run run_of(const acc::training_phase& p) {
-  acc::training_run r;
-  r.phases.push_back(p);
-  return r;
 }
 }  // namespace
 

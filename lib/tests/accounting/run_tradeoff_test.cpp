@@ -12,18 +12,12 @@
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/subsampled_tradeoff.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::dpsgd;
 
 namespace {
-acc::training_run dpsgd(double sigma,
-                        double q,
-                        long long steps,
-                        acc::sampling_scheme s = acc::sampling_scheme::poisson) {
-  acc::training_run run;
-  run.phases.push_back({sigma, q, s, steps});
-  return run;
-}
 
 double max_gap(const acc::run_tradeoff_result& t) {
   double g = 0;

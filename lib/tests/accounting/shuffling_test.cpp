@@ -8,18 +8,15 @@
 #include "dpkit/accounting/rdp_accountant.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "support/test_util.hpp"
+#include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
+using dpkit::test::run_of;
 using dpkit::test::relative_error;
 
 namespace {
 acc::training_phase shuffled(double sigma, double q, long long steps) {
   return {sigma, q, acc::sampling_scheme::shuffling, steps};
-}
-acc::training_run run_of(const acc::training_phase& p) {
-  acc::training_run r;
-  r.phases.push_back(p);
-  return r;
 }
 }  // namespace
 

@@ -14,7 +14,7 @@ using dpkit::test::relative_error;
 using namespace dpkit::tol;
 
 namespace {
-const double inf = std::numeric_limits<double>::infinity();
+using dpkit::test::kInf;
 }  // namespace
 
 using dpkit::test::check_accuracy_case;
@@ -68,18 +68,18 @@ TEST_CASE("normal identities and round trips", "[core][normal]") {
 
 // Category 4: edges and bad input.
 TEST_CASE("normal edges and domain errors", "[core][normal]") {
-  CHECK(dpkit::normal_cdf(-inf) == 0);
-  CHECK(dpkit::normal_cdf(inf) == 1);
-  CHECK(dpkit::normal_ccdf(inf) == 0);
-  CHECK(dpkit::normal_lcdf(-inf) == -inf);
-  CHECK(dpkit::normal_lcdf(inf) == 0);
-  CHECK(dpkit::normal_quantile(0.0) == -inf);
-  CHECK(dpkit::normal_quantile(1.0) == inf);
-  CHECK(dpkit::normal_quantile_complement(0.0) == inf);
-  CHECK(dpkit::normal_quantile_complement(1.0) == -inf);
-  CHECK(dpkit::normal_quantile_from_log(0.0) == inf);
-  CHECK(dpkit::normal_quantile_from_log(-inf) == -inf);
-  CHECK(dpkit::normal_pdf(inf) == 0);
+  CHECK(dpkit::normal_cdf(-kInf) == 0);
+  CHECK(dpkit::normal_cdf(kInf) == 1);
+  CHECK(dpkit::normal_ccdf(kInf) == 0);
+  CHECK(dpkit::normal_lcdf(-kInf) == -kInf);
+  CHECK(dpkit::normal_lcdf(kInf) == 0);
+  CHECK(dpkit::normal_quantile(0.0) == -kInf);
+  CHECK(dpkit::normal_quantile(1.0) == kInf);
+  CHECK(dpkit::normal_quantile_complement(0.0) == kInf);
+  CHECK(dpkit::normal_quantile_complement(1.0) == -kInf);
+  CHECK(dpkit::normal_quantile_from_log(0.0) == kInf);
+  CHECK(dpkit::normal_quantile_from_log(-kInf) == -kInf);
+  CHECK(dpkit::normal_pdf(kInf) == 0);
   // Far beyond GSL's log erfc range (it returns −inf from x ≈ −3.4e51, NaN beyond): the
   // asymptotic log Φ(x) = −x²/2 − log(−x) − log √(2π) + O(x⁻²) is exact in double here.
   for (double x : {-1e10, -1e60, -1e150}) {
@@ -87,7 +87,7 @@ TEST_CASE("normal edges and domain errors", "[core][normal]") {
     CHECK(relative_error(dpkit::normal_lcdf(x), -0.5 * x * x - std::log(-x) - 0.9189385332046728) <
           kTol0);
   }
-  CHECK(dpkit::normal_lcdf(-1e155) == -inf);  // log Φ itself is below −DBL_MAX
+  CHECK(dpkit::normal_lcdf(-1e155) == -kInf);  // log Φ itself is below −DBL_MAX
   // Smallest subnormal: the quantile is still finite.
   CHECK(std::isfinite(dpkit::normal_quantile(std::numeric_limits<double>::denorm_min())));
   REQUIRE_THROWS_WITH(dpkit::normal_cdf(NAN), Contains("normal_cdf: x is nan, but must be"));
@@ -111,8 +111,8 @@ TEST_CASE("normal_interval keeps relative accuracy in both tails", "[core][norma
   }
   CHECK(relative_error(dpkit::normal_interval(-1.0, 2.0),
                        dpkit::normal_cdf(2.0) - dpkit::normal_cdf(-1.0)) < kTol1);
-  CHECK(dpkit::normal_interval(-inf, inf) == 1.0);
-  CHECK(dpkit::normal_interval(3.0, inf) == dpkit::normal_ccdf(3.0));
+  CHECK(dpkit::normal_interval(-kInf, kInf) == 1.0);
+  CHECK(dpkit::normal_interval(3.0, kInf) == dpkit::normal_ccdf(3.0));
   CHECK(dpkit::normal_interval(1.0, 1.0) == 0.0);
   REQUIRE_THROWS_AS(dpkit::normal_interval(2.0, 1.0), std::domain_error);
 }

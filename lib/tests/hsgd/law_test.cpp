@@ -19,6 +19,7 @@
 
 #include "dpkit/hsgd/law.hpp"
 #include "support/test_util.hpp"
+#include "support/random_linear.hpp"
 
 namespace hs = dpkit::hsgd;
 namespace vt = dpkit::volterra;
@@ -26,21 +27,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-Eigen::MatrixXd random_orthogonal(int d, std::mt19937_64& rng) {
-  std::normal_distribution<double> z;
-  Eigen::MatrixXd g(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) g(i, j) = z(rng);
-  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
-  return qr.householderQ() * Eigen::MatrixXd::Identity(d, d);
-}
-
-Eigen::VectorXd random_vector(int d, std::mt19937_64& rng, double scale) {
-  std::normal_distribution<double> z;
-  Eigen::VectorXd v(d);
-  for (int i = 0; i < d; ++i) v[i] = scale * z(rng);
-  return v;
-}
+using dpkit::test::random_orthogonal;
+using dpkit::test::random_vector;
 
 // The linear SDE (9)'s mean and covariance in original coordinates, as one dense ODE.
 struct dense_moments {

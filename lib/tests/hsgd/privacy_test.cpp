@@ -25,6 +25,7 @@
 #include "dpkit/divergence/gaussian_renyi.hpp"
 #include "dpkit/hsgd/privacy.hpp"
 #include "support/test_util.hpp"
+#include "support/random_linear.hpp"
 
 namespace hs = dpkit::hsgd;
 namespace vt = dpkit::volterra;
@@ -47,21 +48,8 @@ struct setup {
   double T = 1.5;
 };
 
-Eigen::MatrixXd random_orthogonal(int d, std::mt19937_64& rng) {
-  std::normal_distribution<double> z;
-  Eigen::MatrixXd g(d, d);
-  for (int i = 0; i < d; ++i)
-    for (int j = 0; j < d; ++j) g(i, j) = z(rng);
-  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
-  return qr.householderQ() * Eigen::MatrixXd::Identity(d, d);
-}
-
-Eigen::VectorXd random_vector(int d, std::mt19937_64& rng, double scale) {
-  std::normal_distribution<double> z;
-  Eigen::VectorXd v(d);
-  for (int i = 0; i < d; ++i) v[i] = scale * z(rng);
-  return v;
-}
+using dpkit::test::random_orthogonal;
+using dpkit::test::random_vector;
 
 setup make_setup(int d, std::vector<double> lambda, vt::schedule gamma, unsigned seed) {
   std::mt19937_64 rng(seed);

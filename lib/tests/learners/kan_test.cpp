@@ -48,10 +48,10 @@ using dpkit::sim::vector;
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+using dpkit::test::kNan;
 constexpr double kFdGradient = 1e-7;
 constexpr double kFdHessian = 1e-6;
-const double kFdStep = std::cbrt(dpkit::tol::kMachineEps);
+using dpkit::test::kFdStep;
 
 // ---- independent constructions of the basis ----------------------------------------------------
 

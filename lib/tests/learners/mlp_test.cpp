@@ -52,7 +52,7 @@ using dpkit::sim::vector;
 namespace {
 
 constexpr double kFd = 1e-7;
-const double kFdStep = std::cbrt(dpkit::tol::kMachineEps);
+using dpkit::test::kFdStep;
 
 // Unit-norm inputs and random ±1 labels.
 std::shared_ptr<const dataset> sphere_data(std::size_t n, std::size_t d, std::uint64_t seed) {

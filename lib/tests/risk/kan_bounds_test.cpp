@@ -26,6 +26,7 @@
 #include "dpkit/core/random.hpp"
 #include "dpkit/sim/data.hpp"
 #include "dpkit/learners/kan.hpp"
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
@@ -39,9 +40,9 @@ using dpkit::risk::risk_bound;
 
 namespace {
 
-constexpr double kRel = 1e-13;
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kKanRel = 1e-13;
+using dpkit::test::kNan;
+using dpkit::test::kInf;
 
 // Cubic B-splines on [−1, 1] with G = 5 (h = 0.4, p = 8) and tanh: the toolkit default.
 kan_constants tanh_cubic() {
@@ -126,8 +127,8 @@ TEST_CASE("kan_bounds: Assumption 3.2 constants for cubic splines with tanh and 
           "[risk]") {
   const auto t = dpkit::risk::cubic_bspline_constants(kan_activation::tanh, 0.5);
   CHECK(t.B_b == 2.0 / 3);
-  CHECK_THAT(t.B_b_1, WithinRel(4.0 / 3, kRel));
-  CHECK_THAT(t.B_b_2, WithinRel(8.0, kRel));
+  CHECK_THAT(t.B_b_1, WithinRel(4.0 / 3, kKanRel));
+  CHECK_THAT(t.B_b_2, WithinRel(8.0, kKanRel));
   CHECK(t.B_sigma == 1);
   CHECK(t.B_sigma_1 == 1);
   CHECK_THAT(t.B_sigma_2, WithinRel(0.769800358919501, 1e-14));  // 4/(3√3)
@@ -152,16 +153,16 @@ TEST_CASE("kan_bounds: Lemma B.5 radii and the B.6-B.7 constants as in the proof
         const double mm = static_cast<double>(m), pp = static_cast<double>(p);
         const auto b5 = dpkit::risk::lemma_b5(m, p, delta);
         CHECK_THAT(b5.norm,
-                   WithinRel(4 * std::sqrt(pp * mm) + 2 * std::sqrt(std::log(2 / delta)), kRel));
+                   WithinRel(4 * std::sqrt(pp * mm) + 2 * std::sqrt(std::log(2 / delta)), kKanRel));
         CHECK_THAT(b5.block_norm,
-                   WithinRel(4 * std::sqrt(pp) + 2 * std::sqrt(std::log(2 * mm / delta)), kRel));
+                   WithinRel(4 * std::sqrt(pp) + 2 * std::sqrt(std::log(2 * mm / delta)), kKanRel));
         const auto c = dpkit::risk::kan_curvature_bounds(k, m, p, delta);
         const double G = G_delta(k, mm, pp, delta), H = H_delta(k, mm, pp, delta);
-        CHECK_THAT(c.gradient, WithinRel(G, kRel));
-        CHECK_THAT(c.hessian, WithinRel(H, kRel));
-        CHECK_THAT(c.weak_convexity, WithinRel(H, kRel));
-        CHECK_THAT(c.smoothness, WithinRel(G * G / 4 + H, kRel));
-        CHECK_THAT(c.self_bounding, WithinRel(G * G, kRel));
+        CHECK_THAT(c.gradient, WithinRel(G, kKanRel));
+        CHECK_THAT(c.hessian, WithinRel(H, kKanRel));
+        CHECK_THAT(c.weak_convexity, WithinRel(H, kKanRel));
+        CHECK_THAT(c.smoothness, WithinRel(G * G / 4 + H, kKanRel));
+        CHECK_THAT(c.self_bounding, WithinRel(G * G, kKanRel));
         CHECK(c.status == bound_status::explicit_bound);
         CHECK(c.label == "explicit bound");
         // The stated forms with C_{σ,b} = 2.
@@ -169,13 +170,13 @@ TEST_CASE("kan_bounds: Lemma B.5 radii and the B.6-B.7 constants as in the proof
         hc.C_sigma_b = 2;
         const auto st = dpkit::risk::kan_curvature_stated(m, p, delta, hc);
         CHECK_THAT(st.gradient,
-                   WithinRel(2 * pp * (std::sqrt(pp) + std::sqrt(std::log(1 / delta) / mm)), kRel));
+                   WithinRel(2 * pp * (std::sqrt(pp) + std::sqrt(std::log(1 / delta) / mm)), kKanRel));
         CHECK_THAT(st.hessian,
                    WithinRel(2 * std::pow(pp, 1.5) *
                                  (std::sqrt(pp) + std::sqrt(std::log(mm / delta))) / std::sqrt(mm),
-                             kRel));
-        CHECK_THAT(st.smoothness, WithinRel(2 * pp * pp * pp, kRel));
-        CHECK_THAT(st.self_bounding, WithinRel(8 * pp * pp * pp, kRel));
+                             kKanRel));
+        CHECK_THAT(st.smoothness, WithinRel(2 * pp * pp * pp, kKanRel));
+        CHECK_THAT(st.self_bounding, WithinRel(8 * pp * pp * pp, kKanRel));
         CHECK(st.status == bound_status::up_to_constants);
       }
   // H_δ decays like m^{-1/2} up to the √log(2m/δ) factor; G_δ tends to 4B′_σB_bB′_b p^{3/2}.
@@ -195,7 +196,7 @@ TEST_CASE("kan_bounds: Lemma C.12 comparator radius", "[risk]") {
         std::max(2 * Bb * std::sqrt(2 * 8 * std::log(2 * 500 / delta)), 4 * std::log(double(T))) /
         gamma;
     CAPTURE(T);
-    CHECK_THAT(r.value, WithinRel(expected, kRel));
+    CHECK_THAT(r.value, WithinRel(expected, kKanRel));
     CHECK(holds(r, "tau H_{delta/2} <= gamma/2") == (expected * 1e-3 <= gamma / 2));
   }
   const auto big = dpkit::risk::kan_comparator_radius(gamma, 8, 500, 100, delta, Bb, 10);
@@ -237,15 +238,15 @@ TEST_CASE("kan_bounds: the explicit certificate recomputed step by step", "[risk
   const double bound =
       8 * 1e-3 + 3 * 900 / (eta * T) + 3 * (a * R + b) / (eta * T) + 6 * eta * VD / T +
       3 * ((1 - lam) * (1 - lam) * eta + 12 * beta * lam * lam * eta * eta) * c * c * VZ / T;
-  CHECK_THAT(r.z, WithinRel(z, kRel));
-  CHECK_THAT(r.V_Z, WithinRel(VZ, kRel));
-  CHECK_THAT(r.V_Delta, WithinRel(VD, kRel));
-  CHECK_THAT(r.a, WithinRel(a, kRel));
-  CHECK_THAT(r.b, WithinRel(b, kRel));
-  CHECK_THAT(r.R_bar, WithinRel(R, kRel));
-  CHECK_THAT(r.value, WithinRel(bound, kRel));
-  CHECK_THAT(r.noise_scale, WithinRel(c, kRel));
-  CHECK_THAT(r.probability, WithinRel(0.99, kRel));
+  CHECK_THAT(r.z, WithinRel(z, kKanRel));
+  CHECK_THAT(r.V_Z, WithinRel(VZ, kKanRel));
+  CHECK_THAT(r.V_Delta, WithinRel(VD, kKanRel));
+  CHECK_THAT(r.a, WithinRel(a, kKanRel));
+  CHECK_THAT(r.b, WithinRel(b, kKanRel));
+  CHECK_THAT(r.R_bar, WithinRel(R, kKanRel));
+  CHECK_THAT(r.value, WithinRel(bound, kKanRel));
+  CHECK_THAT(r.noise_scale, WithinRel(c, kKanRel));
+  CHECK_THAT(r.probability, WithinRel(0.99, kKanRel));
   // R̄ solves (10) with equality.
   CHECK_THAT(r.R_bar * r.R_bar, WithinRel(K + a * r.R_bar + b, 1e-12));
   // Conditions, each against its own recomputation.
@@ -298,7 +299,7 @@ TEST_CASE("kan_bounds: Thm C.13 value and conditions", "[risk]") {
   const kan_constants k = tanh_cubic();
   const kan_training s = correlated_run();
   const auto r = dpkit::risk::kan_correlated_optimization(s, k);
-  CHECK_THAT(r.value, WithinRel(A_corr(s), kRel));
+  CHECK_THAT(r.value, WithinRel(A_corr(s), kKanRel));
   CHECK(r.terms.size() == 5);
   CHECK(r.conditions_hold());
   CHECK(r.status == bound_status::up_to_constants);
@@ -309,7 +310,7 @@ TEST_CASE("kan_bounds: Thm C.13 value and conditions", "[risk]") {
   c.bound = 3;
   c.polylog = 7;
   CHECK_THAT(dpkit::risk::kan_correlated_optimization(s, k, c).value,
-             WithinRel(21 * A_corr(s), kRel));
+             WithinRel(21 * A_corr(s), kKanRel));
 
   SECTION("each condition is flagged exactly when its inequality fails") {
     const double g = s.gamma, e = s.eta, T = s.steps, B = s.batch_size, l = s.lambda, kap = s.kappa;
@@ -393,7 +394,7 @@ TEST_CASE("kan_bounds: A_corr monotonicity and limits that follow from Thm 4.1",
   t.kappa = 0;
   const auto corr0 = dpkit::risk::kan_correlated_optimization(t, k);
   const auto non = dpkit::risk::kan_sgd_optimization(t, k);
-  CHECK_THAT(corr0.value, WithinRel(non.value + t.eta / static_cast<double>(t.steps), kRel));
+  CHECK_THAT(corr0.value, WithinRel(non.value + t.eta / static_cast<double>(t.steps), kKanRel));
   CHECK(corr0.value <= 2 * non.value);  // T ≥ B: η/T ≤ η/B
   CHECK(!holds(corr0, "kappa > 0"));
 }
@@ -407,12 +408,12 @@ TEST_CASE("kan_bounds: Thm 5.2 and C.23 population bounds", "[risk]") {
   const auto c23 = dpkit::risk::kan_correlated_population(s, k);
   CHECK_THAT(c23.value, WithinRel((1 + eta * T * std::log(1 / delta) / n) *
                                       (A + std::log(n / delta) * (std::sqrt(m) + R) * delta),
-                                  kRel));
+                                  kKanRel));
   CHECK(c23.source == "WSK+26, Thm C.23");
   const auto displayed =
       dpkit::risk::kan_correlated_population(s, k, {}, dpkit::risk::statement::main_text);
   CHECK_THAT(displayed.value,
-             WithinRel((1 + eta * T / n) * (A + (std::sqrt(m) + R) * delta), kRel));
+             WithinRel((1 + eta * T / n) * (A + (std::sqrt(m) + R) * delta), kKanRel));
   CHECK(displayed.source == "WSK+26, Thm 5.2");
   // C.23 carries the extra log(1/δ), log(n/δ) ≥ 1 factors: never below the main-text display.
   CHECK(c23.value >= displayed.value);
@@ -421,7 +422,7 @@ TEST_CASE("kan_bounds: Thm 5.2 and C.23 population bounds", "[risk]") {
   s.radius = 3;
   CHECK_THAT(
       dpkit::risk::kan_correlated_population(s, k, {}, dpkit::risk::statement::main_text).value,
-      WithinRel((1 + eta * T / n) * (A + (std::sqrt(m) + 3) * delta), kRel));
+      WithinRel((1 + eta * T / n) * (A + (std::sqrt(m) + 3) * delta), kKanRel));
   // The generalization width condition, recomputed.
   const double L = std::log(1 / delta), ln = std::log(n / delta);
   const double inner = T * A + (ln + 3) * (std::sqrt(T * L / B) + L);
@@ -429,7 +430,7 @@ TEST_CASE("kan_bounds: Thm 5.2 and C.23 population bounds", "[risk]") {
   const risk_bound population = dpkit::risk::kan_correlated_population(s, k);
   const auto* w = find(population, "m >= width_generalization");
   REQUIRE(w);
-  CHECK_THAT(w->limit, WithinRel(need, kRel));
+  CHECK_THAT(w->limit, WithinRel(need, kKanRel));
   CHECK(w->holds == (m >= need));
 }
 
@@ -442,15 +443,15 @@ TEST_CASE("kan_bounds: Thm D.14 and D.16 (independent noise)", "[risk]") {
   s.lambda = 0;
   s.width = 10000000;
   const auto opt = dpkit::risk::kan_independent_optimization(s, k);
-  CHECK_THAT(opt.value, WithinRel(A_van(s), kRel));
+  CHECK_THAT(opt.value, WithinRel(A_van(s), kKanRel));
   const double n = 1000, T = 1000, eta = 1e-4, delta = 0.01, g = 0.5;
   const double L = std::log(1 / delta), ln = std::log(n / delta), rho = std::log(T) + std::sqrt(ln);
   const auto pop = dpkit::risk::kan_independent_population(s, k);
   CHECK_THAT(pop.value, WithinRel((1 + eta * T * L / n) * (A_van(s) + delta * std::sqrt(ln)) +
                                       std::sqrt(L) * rho * delta / g,
-                                  kRel));
+                                  kKanRel));
   const double w1 = std::log(1e7 / delta) * (std::pow(std::log(T), 4) + ln * ln) / std::pow(g, 4);
-  CHECK_THAT(find(opt, "m >= width_lower max")->limit, WithinRel(w1, kRel));
+  CHECK_THAT(find(opt, "m >= width_lower max")->limit, WithinRel(w1, kKanRel));
   CHECK(opt.conditions_hold());
   CHECK(pop.conditions_hold());
   s.lambda = 0.3;
@@ -469,11 +470,11 @@ TEST_CASE("kan_bounds: Thm E.1 (non-private mini-batch SGD)", "[risk]") {
   s.width = 1000000;
   s.clip = kInf;
   const auto opt = dpkit::risk::kan_sgd_optimization(s, k);
-  CHECK_THAT(opt.value, WithinRel(A_non(s), kRel));
+  CHECK_THAT(opt.value, WithinRel(A_non(s), kKanRel));
   CHECK(opt.conditions_hold());
   const double n = 1000, T = 1000, eta = 1e-4, delta = 0.01, g = 0.5;
   const auto pop = dpkit::risk::kan_sgd_population(s, k);
-  CHECK_THAT(pop.value, WithinRel((1 + eta * T / n) * (A_non(s) + delta) + delta / g, kRel));
+  CHECK_THAT(pop.value, WithinRel((1 + eta * T / n) * (A_non(s) + delta) + delta / g, kKanRel));
   CHECK(pop.source == "WSK+26, Thm E.1 (population)");
   // Full batch, T → ∞: A_non → η/B (the step term), the generalization factor grows like ηT/n.
   s.batch_size = 1000;
@@ -498,7 +499,7 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
   SECTION("Cor 5.3") {
     const auto r = dpkit::risk::kan_correlated_rate(p);
     CHECK_THAT(r.optimization.value,
-               WithinRel(1 / (g * std::sqrt(n)) + std::sqrt(d) / (std::pow(g, 4) * n * eps), kRel));
+               WithinRel(1 / (g * std::sqrt(n)) + std::sqrt(d) / (std::pow(g, 4) * n * eps), kKanRel));
     CHECK(r.population.value == r.optimization.value);
     CHECK(r.setting.batch_size == 50000);
     const double T = std::round(std::min(std::sqrt(n) / g, n * eps * g * g / std::sqrt(d)));
@@ -506,7 +507,7 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
     CHECK(r.setting.width == 64);  // γ^{-6}
     const double amp = (1 - std::pow(0.5, T)) / 0.5, rT = 0.5 * T, L = std::log(1 / delta);
     CHECK_THAT(r.setting.kappa,
-               WithinRel(std::sqrt(amp * amp * (rT + std::sqrt(rT * L)) * L) / eps, kRel));
+               WithinRel(std::sqrt(amp * amp * (rT + std::sqrt(rT * L)) * L) / eps, kKanRel));
     // η ≍ 1 violates η ≤ 1/(12 C p³) unless C_{σ,b} absorbs p³ (docs/kan.md).
     CHECK(r.optimization.status == bound_status::condition_violated);
     CHECK_THAT(r.optimization.label, Contains("eta <= 1/(12 C_sigma_b p^3)"));
@@ -525,15 +526,15 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
   SECTION("Cor 5.5") {
     const auto r = dpkit::risk::kan_independent_rate(p);
     CHECK_THAT(r.optimization.value,
-               WithinRel(1 / (g * std::sqrt(n)) + std::sqrt(d) / (g * g * g * n * eps), kRel));
+               WithinRel(1 / (g * std::sqrt(n)) + std::sqrt(d) / (g * g * g * n * eps), kKanRel));
     const double B = std::round(g * std::sqrt(n)), T = std::round(std::sqrt(n) / g);
     CHECK(r.setting.batch_size == static_cast<long long>(B));
     CHECK(r.setting.steps == static_cast<long long>(T));
     CHECK_THAT(r.setting.eta,
-               WithinRel(std::min(1.0, g * g * std::sqrt(n) * eps / std::sqrt(d)), kRel));
+               WithinRel(std::min(1.0, g * g * std::sqrt(n) * eps / std::sqrt(d)), kKanRel));
     CHECK(r.setting.width == 16);  // γ^{-4}
     CHECK_THAT(r.setting.kappa,
-               WithinRel(std::sqrt(B * B * T * std::log(1 / delta)) / (n * eps), kRel));
+               WithinRel(std::sqrt(B * B * T * std::log(1 / delta)) / (n * eps), kKanRel));
     CHECK(holds(r.optimization, "delta <= gamma/n"));
     CHECK(!holds(r.optimization, "eta <= 1/(12 C_sigma_b p^3)"));
     // Cor 5.5's privacy term is γ^{-3} against Cor 5.3's γ^{-4}.
@@ -541,11 +542,11 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
   }
   SECTION("Cor 5.6 and full-batch GD") {
     const auto r = dpkit::risk::kan_sgd_rate(p);
-    CHECK_THAT(r.optimization.value, WithinRel(1 / n, kRel));
-    CHECK_THAT(r.population.value, WithinRel(1 / (g * g * n), kRel));
+    CHECK_THAT(r.optimization.value, WithinRel(1 / n, kKanRel));
+    CHECK_THAT(r.population.value, WithinRel(1 / (g * g * n), kKanRel));
     const double B = std::floor(g * std::sqrt(n));
     CHECK(r.setting.batch_size == static_cast<long long>(B));
-    CHECK_THAT(r.setting.eta, WithinRel(B / n, kRel));
+    CHECK_THAT(r.setting.eta, WithinRel(B / n, kKanRel));
     CHECK(r.setting.steps == static_cast<long long>(std::round(n * n / (g * g * B))));
     // η = B/n = 1.6e-3 > 1/(12·512): flagged; δ = 1e-7 ≤ 1/(γn) = 2e-5 holds.
     CHECK(!holds(r.optimization, "eta <= 1/(12 C_sigma_b p^3)"));
@@ -556,8 +557,8 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
     const auto gd = dpkit::risk::kan_gd_rate(p);
     CHECK(gd.setting.batch_size == 100000);
     CHECK(gd.setting.steps == 400000);
-    CHECK_THAT(gd.optimization.value, WithinRel(1 / (g * g * 400000), kRel));
-    CHECK_THAT(gd.population.value, WithinRel(1 / (g * g * n), kRel));
+    CHECK_THAT(gd.optimization.value, WithinRel(1 / (g * g * 400000), kKanRel));
+    CHECK_THAT(gd.population.value, WithinRel(1 / (g * g * n), kKanRel));
   }
 }
 

@@ -23,6 +23,7 @@
 
 #include "dpkit/core/normal.hpp"
 #include "dpkit/learners/longtail.hpp"
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
@@ -31,8 +32,8 @@ using namespace dpkit::risk;
 
 namespace {
 
-constexpr double kRel = 1e-13;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kLongtailRel = 1e-13;
+using dpkit::test::kInf;
 
 // P[Bin(m, 1/2) ≤ k] as a sum of exp(log C(m, j) − m log 2), in long double.
 double binomial_lower(long long m, long long k) {
@@ -97,7 +98,7 @@ TEST_CASE("lemma 9 as printed is false: exact binomial vs exp(-8m/25) vs Hoeffdi
 TEST_CASE("lemma 7 and the explicit lemma 25 hold against exact probabilities", "[longtail]") {
   for (double delta : {0.5, 0.1, 1e-3, 1e-10}) {
     const double t = lemma7_bound(0.3, 2.0, delta);
-    CHECK_THAT(t, WithinRel(0.3 * 2.0 * std::sqrt(2 * std::log(2 / delta)), kRel));
+    CHECK_THAT(t, WithinRel(0.3 * 2.0 * std::sqrt(2 * std::log(2 / delta)), kLongtailRel));
     CHECK(lemma7_exact_tail(0.3, 2.0, t) <= delta);
   }
   // P(z² + χ²_{d−1} > b) with z ~ N(0,1) | z ≥ L, by Gauss–Kronrod on [L, L + 40].
@@ -132,24 +133,24 @@ TEST_CASE("longtail problem: spiked closed forms equal the simulator's diagonal 
   const auto norms = dpkit::learners::spectra_norms(dpkit::learners::spiked_spectra(K, d, s, lambda));
   for (std::size_t k = 0; k < K; ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
-    CHECK_THAT(p.frobenius[k], WithinRel(norms.frobenius[kk], kRel));
-    CHECK_THAT(p.operator_norm[k], WithinRel(norms.operator_norm[kk], kRel));
-    CHECK_THAT(p.smallest_nonzero[k], WithinRel(norms.smallest_nonzero[kk], kRel));
+    CHECK_THAT(p.frobenius[k], WithinRel(norms.frobenius[kk], kLongtailRel));
+    CHECK_THAT(p.operator_norm[k], WithinRel(norms.operator_norm[kk], kLongtailRel));
+    CHECK_THAT(p.smallest_nonzero[k], WithinRel(norms.smallest_nonzero[kk], kLongtailRel));
     CHECK(p.rank[k] == norms.rank[kk]);
     for (std::size_t j = 0; j < K; ++j)
-      CHECK_THAT(p.cross_at(k, j), WithinRel(norms.cross(kk, static_cast<Eigen::Index>(j)), kRel));
+      CHECK_THAT(p.cross_at(k, j), WithinRel(norms.cross(kk, static_cast<Eigen::Index>(j)), kLongtailRel));
   }
   CHECK(p.examples() == 100);
   // Λ_k, SNR, NCR, φ as ZXD+26 §4 defines them.
-  CHECK_THAT(clipping_factor(p, 1, 2.0), WithinRel(2.0 / (0.7 + p.frobenius[1]), kRel));
-  CHECK_THAT(snr(p, 1, 2), WithinRel(20 * 0.49 / (std::sqrt(30.0) * p.cross_at(1, 2)), kRel));
+  CHECK_THAT(clipping_factor(p, 1, 2.0), WithinRel(2.0 / (0.7 + p.frobenius[1]), kLongtailRel));
+  CHECK_THAT(snr(p, 1, 2), WithinRel(20 * 0.49 / (std::sqrt(30.0) * p.cross_at(1, 2)), kLongtailRel));
   CHECK_THAT(
       ncr(p, 1, 2),
-      WithinRel(std::sqrt(20.0) * p.cross_at(1, 1) / (std::sqrt(30.0) * p.cross_at(1, 2)), kRel));
-  CHECK_THAT(phi(p), WithinRel(std::min(0.49, p.cross_at(0, 1)), kRel));
+      WithinRel(std::sqrt(20.0) * p.cross_at(1, 1) / (std::sqrt(30.0) * p.cross_at(1, 2)), kLongtailRel));
+  CHECK_THAT(phi(p), WithinRel(std::min(0.49, p.cross_at(0, 1)), kLongtailRel));
   // Balanced NCR equals the simulator's spiked_ncr.
   const longtail_problem b = spiked_problem(K, d, 0.7, s, lambda, {25, 25, 25, 25});
-  CHECK_THAT(ncr(b, 0, 3), WithinRel(dpkit::learners::spiked_ncr(K, d, s, lambda), kRel));
+  CHECK_THAT(ncr(b, 0, 3), WithinRel(dpkit::learners::spiked_ncr(K, d, s, lambda), kLongtailRel));
 }
 
 TEST_CASE("longtail theorem 3: shapes recomputed, monotone in sigma_n, C-invariance",
@@ -177,7 +178,7 @@ TEST_CASE("longtail theorem 3: shapes recomputed, monotone in sigma_n, C-invaria
   CHECK(thm3_tail(p, s2, 0, L).value > t.value);
   // Remark 3: N_T vanishes at L*, positive beyond.
   const tail_regime reg = remark3_tail_regime(p, s, 0);
-  CHECK_THAT(reg.a, WithinRel(aa, kRel));
+  CHECK_THAT(reg.a, WithinRel(aa, kLongtailRel));
   CHECK(reg.larger_L_helps);
   const double Ls = reg.threshold_L;
   CHECK_THAT(reg.a * Ls - reg.b * std::sqrt(1000 + Ls * Ls), WithinAbs(0, 1e-9 * reg.a * Ls));
@@ -193,7 +194,7 @@ TEST_CASE("longtail theorem 3: shapes recomputed, monotone in sigma_n, C-invaria
     sc.clip = C;
     const calibrated_ratios r = calibrated_margin_ratios(strong, sc, 0, 2, 8, 1e-5);
     REQUIRE(r.all_data[0] > 0);
-    CHECK_THAT(r.noise_std, WithinRel(C * std::sqrt(40 * std::log(1e5)) / (500 * 8), kRel));
+    CHECK_THAT(r.noise_std, WithinRel(C * std::sqrt(40 * std::log(1e5)) / (500 * 8), kLongtailRel));
     CHECK(r.all_data[0] > prev);
     prev = r.all_data[0];
   }
@@ -214,11 +215,11 @@ TEST_CASE("longtail theorems 1 and 2: forms, linear floor in sigma_n, 1/C, n/|S_
   const risk_bound st = thm1_memorisation(p, s, 2, 250, 30, thm1_noise_form::statement);
   const risk_bound pr = thm1_memorisation(p, s, 2, 250, 30, thm1_noise_form::proof);
   const risk_bound ex = thm1_memorisation(p, s, 2, 250, 30, thm1_noise_form::exact_std);
-  CHECK_THAT(st.terms[0].value, WithinRel(drift, kRel));
-  CHECK_THAT(st.terms[1].value, WithinRel(-s.eta * s.noise_std * p.frobenius[2], kRel));
-  CHECK_THAT(pr.terms[1].value, WithinRel(-40 * s.eta * s.noise_std * p.frobenius[2], kRel));
-  CHECK_THAT(ex.terms[1].value, WithinRel(-s.eta * s.noise_std * std::sqrt(250.0 * 40), kRel));
-  CHECK_THAT(thm1_drift_slope(p, s, 2, 250, 0.75), WithinRel(drift / 30 * 0.75, kRel));
+  CHECK_THAT(st.terms[0].value, WithinRel(drift, kLongtailRel));
+  CHECK_THAT(st.terms[1].value, WithinRel(-s.eta * s.noise_std * p.frobenius[2], kLongtailRel));
+  CHECK_THAT(pr.terms[1].value, WithinRel(-40 * s.eta * s.noise_std * p.frobenius[2], kLongtailRel));
+  CHECK_THAT(ex.terms[1].value, WithinRel(-s.eta * s.noise_std * std::sqrt(250.0 * 40), kLongtailRel));
+  CHECK_THAT(thm1_drift_slope(p, s, 2, 250, 0.75), WithinRel(drift / 30 * 0.75, kLongtailRel));
   // Thm 1's T ≥ n√m σ₀/(ηΛ_y‖A_y‖_F) ≈ 4.6e4 here: the paper's T = 40 is far below it.
   REQUIRE(st.conditions.size() == 1);
   CHECK_FALSE(st.conditions[0].holds);
@@ -228,13 +229,13 @@ TEST_CASE("longtail theorems 1 and 2: forms, linear floor in sigma_n, 1/C, n/|S_
   const double f1 = thm2_loss_floor(p, s, 2);
   CHECK_THAT(
       f1, WithinRel(500 * 10 * s.noise_std * std::sqrt(1000.0) * (1 + p.frobenius[2]) / (lam * 100),
-                    kRel));
+                    kLongtailRel));
   longtail_setting s2 = s;
   s2.noise_std *= 3;
-  CHECK_THAT(thm2_loss_floor(p, s2, 2), WithinRel(3 * f1, kRel));
+  CHECK_THAT(thm2_loss_floor(p, s2, 2), WithinRel(3 * f1, kLongtailRel));
   s2 = s;
   s2.clip = 0.5;
-  CHECK_THAT(thm2_loss_floor(p, s2, 2), WithinRel(2 * f1, kRel));
+  CHECK_THAT(thm2_loss_floor(p, s2, 2), WithinRel(2 * f1, kLongtailRel));
   std::vector<double> counts(5, 100);
   counts[2] = 25;
   const longtail_problem rare =
@@ -242,7 +243,7 @@ TEST_CASE("longtail theorems 1 and 2: forms, linear floor in sigma_n, 1/C, n/|S_
   CHECK_THAT(thm2_loss_floor(rare, s, 2), WithinRel(f1 * (425.0 / 500) * 4, 1e-12));
   const risk_bound l = thm2_training_loss(p, s, 2, std::log(5.0));
   CHECK_THAT(l.terms[0].value,
-             WithinRel(std::exp(-s.eta * 40 * lam * 100 / (500 * 10)) * std::log(5.0), kRel));
+             WithinRel(std::exp(-s.eta * 40 * lam * 100 / (500 * 10)) * std::log(5.0), kLongtailRel));
   CHECK(l.status == bound_status::up_to_constants);
   s2 = s;
   s2.noise_std = 0;

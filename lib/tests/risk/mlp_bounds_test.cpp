@@ -28,7 +28,7 @@ using dpkit::risk::width_factor;
 
 namespace {
 
-constexpr double kRel = 1e-13;
+constexpr double kMlpRel = 1e-13;
 
 // A run of Algorithm 10 (n = 10⁴, d = 10, m = 16, L = 3, T = 100, R = 10, C = 1, ε = 0.5,
 // δ = 1e-9, q = 0.1).
@@ -55,30 +55,30 @@ mlp_training run() {
 TEST_CASE("mlp bounds: the terms of eq. (7) by hand", "[mlp]") {
   const mlp_training s = run();
   // √(log(1/ξ)/T) at ξ = 1/e, T = 100: √(1/100) = 0.1.
-  CHECK_THAT(dpkit::risk::mlp_convergence_term(100, std::exp(-1.0)), WithinRel(0.1, kRel));
+  CHECK_THAT(dpkit::risk::mlp_convergence_term(100, std::exp(-1.0)), WithinRel(0.1, kMlpRel));
   mlp_hidden_constants c;
   c.convergence = 3;
-  CHECK_THAT(dpkit::risk::mlp_convergence_term(100, std::exp(-1.0), c), WithinRel(0.3, kRel));
+  CHECK_THAT(dpkit::risk::mlp_convergence_term(100, std::exp(-1.0), c), WithinRel(0.3, kMlpRel));
   // Δ = S L^{3/2} R/√T = 3^{3/2}·10/10 = 5.196152422706632.
-  CHECK_THAT(dpkit::risk::mlp_optimisation_term(s), WithinRel(5.196152422706632, kRel));
-  CHECK_THAT(dpkit::risk::mlp_delta_slack(s), WithinRel(5.196152422706632, kRel));
+  CHECK_THAT(dpkit::risk::mlp_optimisation_term(s), WithinRel(5.196152422706632, kMlpRel));
+  CHECK_THAT(dpkit::risk::mlp_delta_slack(s), WithinRel(5.196152422706632, kMlpRel));
   // Privacy: S L^{3/2} R max(L, d/m) log(1/γ) log(1/δ) m² √T/(n²ε²)
   //   = 3^{3/2}·10·3·log 20·log 1e9·256·10/(1e8·0.25).
   const double expected =
       std::pow(3.0, 1.5) * 10 * 3 * std::log(20.0) * std::log(1e9) * 256 * 10 / (1e8 * 0.25);
-  CHECK_THAT(dpkit::risk::mlp_privacy_term(s), WithinRel(expected, kRel));
+  CHECK_THAT(dpkit::risk::mlp_privacy_term(s), WithinRel(expected, kMlpRel));
   // Sum form: L + d/m = 3.625 instead of max(3, 0.625) = 3.
   CHECK_THAT(dpkit::risk::mlp_privacy_term(s, {}, width_factor::sum_form),
-             WithinRel(expected * 3.625 / 3, kRel));
+             WithinRel(expected * 3.625 / 3, kMlpRel));
   // With d/m > L the max form switches to d/m: m = 2, d = 10 → max(3, 5) = 5.
   mlp_training narrow = s;
   narrow.width = 2;
   CHECK_THAT(dpkit::risk::mlp_privacy_term(narrow),
-             WithinRel(expected * (4.0 / 256) * 5 / 3, kRel));
+             WithinRel(expected * (4.0 / 256) * 5 / 3, kMlpRel));
   // The bound is the sum of its four terms; the approximation term is passed through.
   const auto b = dpkit::risk::mlp_thm13(s, 0.25);
   REQUIRE(b.terms.size() == 4);
-  CHECK_THAT(b.value, WithinRel(0.1 + 5.196152422706632 + 0.25 + expected, kRel));
+  CHECK_THAT(b.value, WithinRel(0.1 + 5.196152422706632 + 0.25 + expected, kMlpRel));
   CHECK(b.terms[2].value == 0.25);
   CHECK(b.source == "SWX+23, Thm 13 eq. (7)");
 }
@@ -87,12 +87,12 @@ TEST_CASE("mlp bounds: step size, noise, parameter count and the C-cancellation"
   mlp_training s = run();
   // η = √L R/(C√(mT)) = √3·10/(1·√1600) = 0.4330127018922193; printed √(LR)/(C√(mT)) =
   // √30/40 = 0.13693063937629152.
-  CHECK_THAT(dpkit::risk::mlp_step_size(s), WithinRel(0.4330127018922193, kRel));
+  CHECK_THAT(dpkit::risk::mlp_step_size(s), WithinRel(0.4330127018922193, kMlpRel));
   CHECK_THAT(dpkit::risk::mlp_step_size(s, {}, dpkit::risk::step_size_form::printed),
-             WithinRel(0.13693063937629152, kRel));
+             WithinRel(0.13693063937629152, kMlpRel));
   // σ = c₂ q C √(T log(1/δ))/(|B| ε) = 0.1·√(100·log 1e9)/(1000·0.5).
   CHECK_THAT(dpkit::risk::mlp_paper_noise_std(0.1, 1, 100, 1e-9, 1000, 0.5),
-             WithinRel(0.1 * std::sqrt(100 * std::log(1e9)) / 500, kRel));
+             WithinRel(0.1 * std::sqrt(100 * std::log(1e9)) / 500, kMlpRel));
   // p = md + (L − 2)m² + m = 160 + 256 + 16.
   CHECK(dpkit::risk::mlp_parameter_count(10, 16, 3) == 432);
   CHECK(dpkit::risk::mlp_parameter_count(10, 16, 2) == 176);
@@ -101,13 +101,13 @@ TEST_CASE("mlp bounds: step size, noise, parameter count and the C-cancellation"
   for (double C : {0.01, 1.0, 7.0, 64.0}) {
     s.clip = C;
     CAPTURE(C);
-    CHECK_THAT(dpkit::risk::mlp_lemma25_privacy_error(s), WithinRel(closed, kRel));
+    CHECK_THAT(dpkit::risk::mlp_lemma25_privacy_error(s), WithinRel(closed, kMlpRel));
   }
   // … and it is the privacy term's m²(L + d/m) → p, without log(1/γ): ratio p/(m²(L + d/m))/2.
   s.clip = 1;
   CHECK_THAT(dpkit::risk::mlp_lemma25_privacy_error(s) /
                  dpkit::risk::mlp_privacy_term(s, {}, width_factor::sum_form),
-             WithinRel(432.0 / (256 * 3.625) / (2 * std::log(20.0)), kRel));
+             WithinRel(432.0 / (256 * 3.625) / (2 * std::log(20.0)), kMlpRel));
   // The privacy regime ε < c₁q²T: q²T = 1 here.
   CHECK(dpkit::risk::mlp_privacy_regime(0.1, 100, 0.5).holds);
   CHECK_FALSE(dpkit::risk::mlp_privacy_regime(0.5, 4, 1.0).holds);  // strict: q²T = 1 exactly
@@ -119,10 +119,10 @@ TEST_CASE("mlp bounds: T* minimises the two-term bound a/sqrt(T) + b sqrt(T)", "
   for (auto form : {width_factor::max_form, width_factor::sum_form}) {
     const auto t = dpkit::risk::mlp_optimal_steps(s, {}, form);
     // a = √log(1/ξ) + S L^{3/2} R; b = the privacy term at T = 1.
-    CHECK_THAT(t.a, WithinRel(1 + std::pow(3.0, 1.5) * 10, kRel));
+    CHECK_THAT(t.a, WithinRel(1 + std::pow(3.0, 1.5) * 10, kMlpRel));
     mlp_training one = s;
     one.steps = 1;
-    CHECK_THAT(t.b, WithinRel(dpkit::risk::mlp_privacy_term(one, {}, form), kRel));
+    CHECK_THAT(t.b, WithinRel(dpkit::risk::mlp_privacy_term(one, {}, form), kMlpRel));
     auto bound = [&](double T) {
       mlp_training at = s;
       at.steps = 1;
@@ -134,8 +134,8 @@ TEST_CASE("mlp bounds: T* minimises the two-term bound a/sqrt(T) + b sqrt(T)", "
     for (double T = 1; T < 1e9; T *= 1.001)
       if (bound(T) < best) best = bound(T), best_T = T;
     CHECK(std::abs(std::log(best_T / t.steps)) <= std::log(1.001));
-    CHECK(best >= t.value * (1 - kRel));
-    CHECK_THAT(bound(t.steps), WithinRel(t.value, kRel));
+    CHECK(best >= t.value * (1 - kMlpRel));
+    CHECK_THAT(bound(t.steps), WithinRel(t.value, kMlpRel));
     // Brent on log T.
     const auto r = boost::math::tools::brent_find_minima(
         [&](double u) { return bound(std::exp(u)); }, 0.0, std::log(1e9), 40);
@@ -146,11 +146,11 @@ TEST_CASE("mlp bounds: T* minimises the two-term bound a/sqrt(T) + b sqrt(T)", "
   mlp_training s2 = s;
   s2.examples *= 2;
   CHECK_THAT(dpkit::risk::mlp_optimal_steps(s2).steps / dpkit::risk::mlp_optimal_steps(s).steps,
-             WithinRel(4.0, kRel));
+             WithinRel(4.0, kMlpRel));
   s2 = s;
   s2.width *= 2;
   CHECK_THAT(dpkit::risk::mlp_optimal_steps(s).steps / dpkit::risk::mlp_optimal_steps(s2).steps,
-             WithinRel(4.0, kRel));
+             WithinRel(4.0, kMlpRel));
 }
 
 TEST_CASE("mlp bounds: exponents of the privacy term (claim 38)", "[mlp]") {
@@ -161,22 +161,22 @@ TEST_CASE("mlp bounds: exponents of the privacy term (claim 38)", "[mlp]") {
     change(t);
     return dpkit::risk::mlp_privacy_term(t) / base;
   };
-  CHECK_THAT(ratio([](mlp_training& t) { t.width *= 2; }), WithinRel(4.0, kRel));      // m²
-  CHECK_THAT(ratio([](mlp_training& t) { t.steps *= 4; }), WithinRel(2.0, kRel));      // √T
-  CHECK_THAT(ratio([](mlp_training& t) { t.examples *= 2; }), WithinRel(0.25, kRel));  // n^−2
-  CHECK_THAT(ratio([](mlp_training& t) { t.epsilon *= 2; }), WithinRel(0.25, kRel));   // ε^−2
+  CHECK_THAT(ratio([](mlp_training& t) { t.width *= 2; }), WithinRel(4.0, kMlpRel));      // m²
+  CHECK_THAT(ratio([](mlp_training& t) { t.steps *= 4; }), WithinRel(2.0, kMlpRel));      // √T
+  CHECK_THAT(ratio([](mlp_training& t) { t.examples *= 2; }), WithinRel(0.25, kMlpRel));  // n^−2
+  CHECK_THAT(ratio([](mlp_training& t) { t.epsilon *= 2; }), WithinRel(0.25, kMlpRel));   // ε^−2
   // Below m = d/L the factor is d/m: the term is ∝ m d (slope 1 in m).
   mlp_training narrow = s;
   narrow.width = 1;
   narrow.input_dimension = 100;
   const double one = dpkit::risk::mlp_privacy_term(narrow);
   narrow.width = 2;
-  CHECK_THAT(dpkit::risk::mlp_privacy_term(narrow) / one, WithinRel(2.0, kRel));
+  CHECK_THAT(dpkit::risk::mlp_privacy_term(narrow) / one, WithinRel(2.0, kMlpRel));
   // The convergence and optimisation terms fall like T^{−1/2}.
   mlp_training t4 = s;
   t4.steps *= 4;
   CHECK_THAT(dpkit::risk::mlp_optimisation_term(t4) / dpkit::risk::mlp_optimisation_term(s),
-             WithinRel(0.5, kRel));
+             WithinRel(0.5, kMlpRel));
 }
 
 TEST_CASE("mlp bounds: Thm 13's conditions", "[mlp]") {
@@ -199,7 +199,7 @@ TEST_CASE("mlp bounds: Thm 13's conditions", "[mlp]") {
   for (const auto& c : ok.conditions)
     if (c.name.find("n >= c_n") == 0) {
       found = true;
-      CHECK_THAT(c.limit, WithinRel(n_needed, kRel));
+      CHECK_THAT(c.limit, WithinRel(n_needed, kMlpRel));
     }
   CHECK(found);
   // Violations are flagged by name: C > R, ε > 1 and δ > 1/n².
@@ -220,11 +220,11 @@ TEST_CASE("mlp bounds: the five printed width conditions and their T, C powers",
   const auto w = dpkit::risk::mlp_width_conditions(s);
   REQUIRE(w.size() == 5);
   // 0. Thm 13 statement, Poly := 1: T⁷C^{−8}[log(1/ξ)]³ = 100⁷ at C = 1, ξ = 1/e.
-  CHECK_THAT(w[0].limit, WithinRel(1e14, kRel));
+  CHECK_THAT(w[0].limit, WithinRel(1e14, kMlpRel));
   CHECK_FALSE(w[0].holds);
   CHECK(w[0].value == 16);
   // 3. (log m)³ L¹² R² T³ = (log 16)³·3¹²·100·10⁶.
-  CHECK_THAT(w[3].limit, WithinRel(std::pow(std::log(16.0), 3) * 531441.0 * 1e8, kRel));
+  CHECK_THAT(w[3].limit, WithinRel(std::pow(std::log(16.0), 3) * 531441.0 * 1e8, kMlpRel));
   // 4. (R S^{3/4} L^{9/4} Δ^{3/4})⁸ = R⁸ S⁶ L¹⁸ Δ⁶, Δ = 3^{3/2}·10/10.
   CHECK_THAT(w[4].limit,
              WithinRel(1e8 * std::pow(3.0, 18) * std::pow(std::pow(3.0, 1.5), 6), 1e-12));
@@ -251,7 +251,7 @@ TEST_CASE("mlp bounds: the five printed width conditions and their T, C powers",
 TEST_CASE("mlp bounds: Lemma 23 holds under Poisson sampling (claim 32)", "[mlp]") {
   // By hand: M = 50, T = 20, γ = 0.5: (1 − √(3 log 40/50))·50.
   const double floor = dpkit::risk::lemma23_batch_floor(50, 20, 0.5);
-  CHECK_THAT(floor, WithinRel((1 - std::sqrt(3 * std::log(40.0) / 50)) * 50, kRel));
+  CHECK_THAT(floor, WithinRel((1 - std::sqrt(3 * std::log(40.0) / 50)) * 50, kMlpRel));
   CHECK(dpkit::risk::lemma23_batch_floor(2, 100, 0.01) < 0);  // vacuous for small M
   // Monte Carlo: N runs of T = 20 Poisson batches (n = 200, q = 0.25); the event "every
   // |B_t| ≥ floor" must have probability ≥ 1 − γ = 0.5. Clopper–Pearson at 1 − 1e-6: the
@@ -284,10 +284,10 @@ TEST_CASE("mlp bounds: Lemma 18's linearisation order", "[mlp]") {
     CHECK_THAT(dpkit::risk::mlp_linearisation_gap(R, 3, m),
                WithinRel(dpkit::risk::mlp_linearisation_gap_omega(
                              R / std::sqrt(static_cast<double>(m)), 3, m),
-                         kRel));
+                         kMlpRel));
   }
   CHECK_THAT(dpkit::risk::mlp_linearisation_gap(1, 2, 64),
-             WithinRel(8 * std::sqrt(std::log(64.0)) / 2, kRel));  // 64^{−1/6} = 1/2
+             WithinRel(8 * std::sqrt(std::log(64.0)) / 2, kMlpRel));  // 64^{−1/6} = 1/2
   // Local log-log slope in m: −1/6 + log(log 2m/log m)/(2 log 2).
   const double g1 = dpkit::risk::mlp_linearisation_gap(1, 3, 100);
   const double g2 = dpkit::risk::mlp_linearisation_gap(1, 3, 200);
@@ -297,8 +297,8 @@ TEST_CASE("mlp bounds: Lemma 18's linearisation order", "[mlp]") {
   // Hypothesis ω ≤ κ L^{−6}(log m)^{−3/2}: at L = 3, m = 64, κ = 1 the limit is 3^{−6}/(log
   // 64)^{1.5}.
   const auto c = dpkit::risk::mlp_linearisation_radius_condition(0.5, 3, 64);
-  CHECK_THAT(c.value, WithinRel(0.0625, kRel));
-  CHECK_THAT(c.limit, WithinRel(std::pow(3.0, -6) * std::pow(std::log(64.0), -1.5), kRel));
+  CHECK_THAT(c.value, WithinRel(0.0625, kMlpRel));
+  CHECK_THAT(c.limit, WithinRel(std::pow(3.0, -6) * std::pow(std::log(64.0), -1.5), kMlpRel));
   CHECK_FALSE(c.holds);
 }
 

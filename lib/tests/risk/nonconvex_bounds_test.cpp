@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "dpkit/core/random.hpp"
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
@@ -35,9 +36,9 @@ namespace risk = dpkit::risk;
 
 namespace {
 
-constexpr double kRel = 1e-12;
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNonconvexRel = 1e-12;
+using dpkit::test::kNan;
+using dpkit::test::kInf;
 
 glm_problem problem(long long n, double theta, double epsilon, double delta) {
   glm_problem p;
@@ -94,7 +95,7 @@ double alg4_u_bar(double y, double beta, double m, double B, long long T) {
 
 TEST_CASE("Lemma 1 Gaussian mechanism sigma: hand value and exact DP", "[nonconvex]") {
   // δ = 1.25 e^{-2}: log(1.25/δ) = 2, σ = Δ·2/ε.
-  CHECK_THAT(risk::gaussian_mechanism_sigma(3, 0.5, 1.25 * std::exp(-2.0)), WithinRel(12.0, kRel));
+  CHECK_THAT(risk::gaussian_mechanism_sigma(3, 0.5, 1.25 * std::exp(-2.0)), WithinRel(12.0, kNonconvexRel));
   // The lemma's σ is (ε, δ)-DP for ε < 1: the exact δ(ε) of that Gaussian mechanism is ≤ δ.
   for (double eps : {0.05, 0.3, 0.7, 0.99})
     for (double delta : {1e-10, 1e-5, 1e-2, 0.3}) {
@@ -104,7 +105,7 @@ TEST_CASE("Lemma 1 Gaussian mechanism sigma: hand value and exact DP", "[nonconv
     }
   // Scale invariance: σ ∝ Δ.
   CHECK_THAT(risk::gaussian_mechanism_sigma(2.5, 0.3, 1e-5),
-             WithinRel(2.5 * risk::gaussian_mechanism_sigma(1, 0.3, 1e-5), kRel));
+             WithinRel(2.5 * risk::gaussian_mechanism_sigma(1, 0.3, 1e-5), kNonconvexRel));
   CHECK(risk::gaussian_mechanism_sigma(0, 0.3, 1e-5) == 0);
   REQUIRE_THROWS_AS(risk::gaussian_mechanism_sigma(-1, 0.5, 1e-5), std::domain_error);
   REQUIRE_THROWS_AS(risk::gaussian_mechanism_sigma(1, 0, 1e-5), std::domain_error);
@@ -115,7 +116,7 @@ TEST_CASE("Lemma 1 Gaussian mechanism sigma: hand value and exact DP", "[nonconv
 
 TEST_CASE("Lemma 3 and Lemma 7 constants", "[nonconvex]") {
   CHECK(risk::surrogate_risk_factor(0.25) == 0.5);
-  CHECK_THAT(risk::surrogate_excess_to_risk(0.25, 0.3), WithinRel(0.15, kRel));
+  CHECK_THAT(risk::surrogate_excess_to_risk(0.25, 0.3), WithinRel(0.15, kNonconvexRel));
   // Lemma 3 pointwise for the sigmoid (G = 1/4), from the closed-form Bregman divergence of
   // Λ(a) = log(1 + e^a): (σ(a) − σ(b))² ≤ 2G (Λ(a) − Λ(b) − σ(b)(a − b)) on a grid.
   const double G = 0.25;
@@ -132,34 +133,34 @@ TEST_CASE("Lemma 3 and Lemma 7 constants", "[nonconvex]") {
   // Lemma 7 by hand: G = 1/4, M = 0.1: factor 1, floor 2/16·0.01 + 0.1 = 0.10125.
   const risk::kernel_surrogate_constants k = risk::kernel_surrogate_lemma(0.25, 0.1);
   CHECK(k.factor == 1.0);
-  CHECK_THAT(k.floor, WithinRel(0.10125, kRel));
-  CHECK_THAT(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, 0.2), WithinRel(0.30125, kRel));
+  CHECK_THAT(k.floor, WithinRel(0.10125, kNonconvexRel));
+  CHECK_THAT(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, 0.2), WithinRel(0.30125, kNonconvexRel));
   CHECK(risk::kernel_surrogate_lemma(2, 0).floor == 0);
   REQUIRE_THROWS_AS(risk::surrogate_risk_factor(0), std::domain_error);
   REQUIRE_THROWS_AS(risk::surrogate_excess_to_risk(0.25, -0.1), std::domain_error);
   REQUIRE_THROWS_AS(risk::kernel_surrogate_lemma(0.25, -1), std::domain_error);
   REQUIRE_THROWS_AS(risk::kernel_surrogate_excess_to_risk(0.25, kNan, 0.1), std::domain_error);
   // A negative surrogate excess is legitimate when M > 0: 4G·s + 2G²M² + 4GM by hand.
-  CHECK_THAT(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, -0.02), WithinRel(0.08125, kRel));
+  CHECK_THAT(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, -0.02), WithinRel(0.08125, kNonconvexRel));
   REQUIRE_THROWS_AS(risk::kernel_surrogate_excess_to_risk(0.25, 0.1, kNan), std::domain_error);
 }
 
 TEST_CASE("Lemmas 4 to 6 Moreau envelope and oracle constants", "[nonconvex]") {
-  CHECK_THAT(risk::moreau_sandwich_gap(2, 4), WithinRel(0.5, kRel));
+  CHECK_THAT(risk::moreau_sandwich_gap(2, 4), WithinRel(0.5, kNonconvexRel));
   CHECK(risk::moreau_envelope_lipschitz(3) == 6);
-  CHECK_THAT(risk::moreau_surrogate_gap(1.5, 3), WithinRel(1.5, kRel));
+  CHECK_THAT(risk::moreau_surrogate_gap(1.5, 3), WithinRel(1.5, kNonconvexRel));
   // Lemma 5 is Lemma 4 (c) with the surrogate's Lipschitz constant 2B.
   CHECK_THAT(risk::moreau_surrogate_gap(0.7, 2.3),
-             WithinRel(risk::moreau_sandwich_gap(1.4, 2.3), kRel));
-  CHECK_THAT(risk::prox_localisation_radius(1, 8), WithinRel(0.5, kRel));
+             WithinRel(risk::moreau_sandwich_gap(1.4, 2.3), kNonconvexRel));
+  CHECK_THAT(risk::prox_localisation_radius(1, 8), WithinRel(0.5, kNonconvexRel));
   // T_o(γ) = ⌈144B²/γ²⌉ by hand.
   CHECK(risk::gradient_oracle_steps(1, 0.5) == 576);
   CHECK(risk::gradient_oracle_steps(1, 0.7) == 294);  // 144/0.49 = 293.88
   CHECK(risk::gradient_oracle_steps(0.5, 12) == 1);
   const risk::oracle_error e = risk::gradient_oracle_error(1, 2, 576);
-  CHECK_THAT(e.gradient_error, WithinRel(0.5, kRel));
-  CHECK_THAT(e.iterate_error, WithinRel(0.25, kRel));
-  CHECK_THAT(e.objective_gap, WithinRel(72.0 / (2 * 577), kRel));
+  CHECK_THAT(e.gradient_error, WithinRel(0.5, kNonconvexRel));
+  CHECK_THAT(e.iterate_error, WithinRel(0.25, kNonconvexRel));
+  CHECK_THAT(e.objective_gap, WithinRel(72.0 / (2 * 577), kNonconvexRel));
   // The chain of the proof: β/2·|ū − u*|² ≤ gap ⇒ |ū − u*| ≤ √(2 gap/β) ≤ iterate_error.
   CHECK(std::sqrt(2 * e.objective_gap / 2) <= e.iterate_error);
   // For every γ the prescribed T_o meets the accuracy γ.
@@ -200,13 +201,13 @@ TEST_CASE("Lemmas 4 to 6 Moreau envelope and oracle constants", "[nonconvex]") {
 
 TEST_CASE("Sensitivities and noise scales of Algorithms 2 to 8", "[nonconvex]") {
   const double ld = std::log(1 / 1e-5), l2d = std::log(2 / 1e-5);
-  CHECK_THAT(risk::phased_sgd_sensitivity(1, 0.25), WithinRel(1.0, kRel));
-  CHECK_THAT(risk::phased_sgd_noise(2, 0.25, 0.5, 1e-5), WithinRel(8 * std::sqrt(ld), kRel));
-  CHECK_THAT(risk::jl_phased_sgd_noise(2, 0.25, 0.5, 1e-5), WithinRel(16 * std::sqrt(l2d), kRel));
-  CHECK_THAT(risk::moreau_phased_sgd_noise(1, 0.1, 1, 1e-5), WithinRel(std::sqrt(ld), kRel));
+  CHECK_THAT(risk::phased_sgd_sensitivity(1, 0.25), WithinRel(1.0, kNonconvexRel));
+  CHECK_THAT(risk::phased_sgd_noise(2, 0.25, 0.5, 1e-5), WithinRel(8 * std::sqrt(ld), kNonconvexRel));
+  CHECK_THAT(risk::jl_phased_sgd_noise(2, 0.25, 0.5, 1e-5), WithinRel(16 * std::sqrt(l2d), kNonconvexRel));
+  CHECK_THAT(risk::moreau_phased_sgd_noise(1, 0.1, 1, 1e-5), WithinRel(std::sqrt(ld), kNonconvexRel));
   CHECK_THAT(risk::jl_moreau_phased_sgd_noise(1, 0.1, 1, 1e-5),
-             WithinRel(2 * std::sqrt(l2d), kRel));
-  CHECK_THAT(risk::moreau_phased_sgd_sensitivity(2, 0.1), WithinRel(1.0, kRel));
+             WithinRel(2 * std::sqrt(l2d), kNonconvexRel));
+  CHECK_THAT(risk::moreau_phased_sgd_sensitivity(2, 0.1), WithinRel(1.0, kNonconvexRel));
   // Alg 5: 4Bη + γη(n + 1) ≤ 5Bη exactly when γ(n + 1) ≤ B.
   CHECK(risk::moreau_phased_sgd_sensitivity_proof(1, 0.1, 1.0 / 101, 100) <=
         risk::moreau_phased_sgd_sensitivity(1, 0.1) * (1 + 1e-15));
@@ -219,21 +220,21 @@ TEST_CASE("Sensitivities and noise scales of Algorithms 2 to 8", "[nonconvex]") 
   CHECK(risk::phased_sgd_noise(1, 0.1, 0.5, 0.81) <
         risk::gaussian_mechanism_sigma(risk::phased_sgd_sensitivity(1, 0.1), 0.5, 0.81));
   // Alg 7: Δ = 4(4W + B)/n and σ² = Δ²·2T log(2/δ)/ε² (32 = 16·2).
-  CHECK_THAT(risk::relu_gd_sensitivity(1, 1, 100), WithinRel(0.2, kRel));
+  CHECK_THAT(risk::relu_gd_sensitivity(1, 1, 100), WithinRel(0.2, kNonconvexRel));
   const double D = risk::relu_gd_sensitivity(0.7, 1.3, 250);
   CHECK_THAT(risk::relu_gd_noise_variance(0.7, 1.3, 40, 250, 0.6, 1e-4),
-             WithinRel(D * D * 2 * 40 * std::log(2 / 1e-4) / (0.36), kRel));
+             WithinRel(D * D * 2 * 40 * std::log(2 / 1e-4) / (0.36), kNonconvexRel));
   // Alg 8: printed value is a variance; its std is Lemma 1 at the printed sensitivity
   // 2(√d‖w‖ + B)/m; the corrected sensitivity has the extra √d.
   const risk::adaptive_gd_noise a = risk::adaptive_gd_noise_scale(0.5, 16, 1, 50, 0.8, 1e-5);
-  CHECK_THAT(a.printed, WithinRel(8 * 9.0 * std::log(1.25e5) / (2500 * 0.64), kRel));
-  CHECK_THAT(a.printed_std * a.printed_std, WithinRel(a.printed, kRel));
-  CHECK_THAT(a.printed_sensitivity, WithinRel(2 * 3.0 / 50, kRel));
+  CHECK_THAT(a.printed, WithinRel(8 * 9.0 * std::log(1.25e5) / (2500 * 0.64), kNonconvexRel));
+  CHECK_THAT(a.printed_std * a.printed_std, WithinRel(a.printed, kNonconvexRel));
+  CHECK_THAT(a.printed_sensitivity, WithinRel(2 * 3.0 / 50, kNonconvexRel));
   CHECK_THAT(a.printed_std,
-             WithinRel(risk::gaussian_mechanism_sigma(a.printed_sensitivity, 0.8, 1e-5), kRel));
-  CHECK_THAT(a.corrected_sensitivity, WithinRel(4 * a.printed_sensitivity, kRel));
-  CHECK_THAT(a.corrected_std, WithinRel(4 * a.printed_std, kRel));
-  CHECK_THAT(a.text_sensitivity, WithinRel(3.0, kRel));
+             WithinRel(risk::gaussian_mechanism_sigma(a.printed_sensitivity, 0.8, 1e-5), kNonconvexRel));
+  CHECK_THAT(a.corrected_sensitivity, WithinRel(4 * a.printed_sensitivity, kNonconvexRel));
+  CHECK_THAT(a.corrected_std, WithinRel(4 * a.printed_std, kNonconvexRel));
+  CHECK_THAT(a.text_sensitivity, WithinRel(3.0, kNonconvexRel));
 
   REQUIRE_THROWS_AS(risk::phased_sgd_noise(1, 0.1, 0.5, 0), std::domain_error);
   REQUIRE_THROWS_AS(risk::phased_sgd_sensitivity(1, -0.1), std::domain_error);
@@ -269,11 +270,11 @@ TEST_CASE("Algorithm 1 and Algorithm 9 switches are the rate crossings", "[nonco
       if (above.epsilon > e1) {
         CHECK_THAT(risk::nonconvex_glm_rate(above).terms[1].name, Contains("Alg 2 branch"));
         CHECK_THAT(risk::nonconvex_glm_rate(above).terms[1].value,
-                   WithinRel(std::sqrt(theta * std::log(1e5)) / (nn * above.epsilon), kRel));
+                   WithinRel(std::sqrt(theta * std::log(1e5)) / (nn * above.epsilon), kNonconvexRel));
       }
       CHECK_THAT(risk::nonconvex_glm_rate(below).terms[1].name, Contains("Alg 3 branch"));
       CHECK_THAT(risk::nonconvex_glm_rate(below).terms[1].value,
-                 WithinRel(std::sqrt(std::log(1e5)) / std::pow(nn * below.epsilon, 2.0 / 3), kRel));
+                 WithinRel(std::sqrt(std::log(1e5)) / std::pow(nn * below.epsilon, 2.0 / 3), kNonconvexRel));
     }
   REQUIRE_THROWS_AS(risk::nonconvex_glm_switch_epsilon(0, 10), std::domain_error);
   REQUIRE_THROWS_AS(risk::kernel_glm_switch_epsilon(1, 0), std::domain_error);
@@ -287,8 +288,8 @@ TEST_CASE("Algorithm 2 schedule and the phase-sum inequality", "[nonconvex]") {
   for (std::size_t i = 0; i < 6; ++i) {
     CHECK(s[i].index == static_cast<long long>(i + 1));
     CHECK(s[i].size == sizes[i]);
-    CHECK_THAT(s[i].eta, WithinRel(0.8 / std::pow(4.0, static_cast<double>(i + 1)), kRel));
-    CHECK_THAT(s[i].tau, WithinRel(risk::phased_sgd_noise(1, s[i].eta, 0.5, 1e-5), kRel));
+    CHECK_THAT(s[i].eta, WithinRel(0.8 / std::pow(4.0, static_cast<double>(i + 1)), kNonconvexRel));
+    CHECK_THAT(s[i].tau, WithinRel(risk::phased_sgd_noise(1, s[i].eta, 0.5, 1e-5), kNonconvexRel));
   }
   CHECK(risk::phased_sgd_schedule(64, 1, 1, 1, 0.1).size() == 6);
   CHECK(risk::phased_sgd_schedule(64, 1, 1, 1, 0.1).back().size == 1);
@@ -296,19 +297,19 @@ TEST_CASE("Algorithm 2 schedule and the phase-sum inequality", "[nonconvex]") {
   CHECK(risk::phased_sgd_schedule(127, 1, 1, 1, 0.1).size() == 6);
   CHECK(risk::phased_sgd_schedule(128, 1, 1, 1, 0.1).size() == 7);
   CHECK_THAT(risk::jl_phased_sgd_schedule(100, 0.8, 1, 0.5, 1e-5)[2].tau,
-             WithinRel(risk::jl_phased_sgd_noise(1, 0.8 / 64, 0.5, 1e-5), kRel));
+             WithinRel(risk::jl_phased_sgd_noise(1, 0.8 / 64, 0.5, 1e-5), kNonconvexRel));
 
   // Hand value: n = 4, η = 1, B = 1, θ = 1, ε = 1, δ = 1/e, D0 = 1: η_1 = 1/4, n_1 = 2, τ_1 = 2;
   // η_2 = 1/16, n_2 = 1, τ_2 = 1/2. Terms 1, 32, 0.625, 1.
   glm_problem p = problem(4, 1, 1, std::exp(-1.0));
   const risk::phase_sum_bound h = risk::phased_sgd_phase_sum(p, 1, 1);
   REQUIRE(h.terms.size() == 4);
-  CHECK_THAT(h.terms[0].value, WithinRel(1.0, kRel));
-  CHECK_THAT(h.terms[1].value, WithinRel(32.0, kRel));
-  CHECK_THAT(h.terms[2].value, WithinRel(0.625, kRel));
-  CHECK_THAT(h.terms[3].value, WithinRel(1.0, kRel));
-  CHECK_THAT(h.value, WithinRel(34.625, kRel));
-  CHECK_THAT(h.excess_risk, WithinRel(0.5 * 34.625, kRel));
+  CHECK_THAT(h.terms[0].value, WithinRel(1.0, kNonconvexRel));
+  CHECK_THAT(h.terms[1].value, WithinRel(32.0, kNonconvexRel));
+  CHECK_THAT(h.terms[2].value, WithinRel(0.625, kNonconvexRel));
+  CHECK_THAT(h.terms[3].value, WithinRel(1.0, kNonconvexRel));
+  CHECK_THAT(h.value, WithinRel(34.625, kNonconvexRel));
+  CHECK_THAT(h.excess_risk, WithinRel(0.5 * 34.625, kNonconvexRel));
   CHECK(h.status == bound_status::explicit_bound);
   CHECK(h.label == "explicit bound");
 
@@ -331,8 +332,8 @@ TEST_CASE("Algorithm 2 schedule and the phase-sum inequality", "[nonconvex]") {
       rhs += 2 * B * tau_last;
       CAPTURE(n, eta);
       const risk::phase_sum_bound b = risk::phased_sgd_phase_sum(q, eta, D0);
-      CHECK_THAT(b.value, WithinRel(rhs, kRel));
-      CHECK_THAT(b.excess_risk, WithinRel(2 * q.G * rhs, kRel));
+      CHECK_THAT(b.value, WithinRel(rhs, kNonconvexRel));
+      CHECK_THAT(b.excess_risk, WithinRel(2 * q.G * rhs, kNonconvexRel));
     }
 
   // The closed-form approximation is the exact sum in the limit (n a large power of 2: the
@@ -342,8 +343,8 @@ TEST_CASE("Algorithm 2 schedule and the phase-sum inequality", "[nonconvex]") {
   const risk::phase_sum_approximation approx =
       risk::phased_sgd_phase_sum_approximation(big, 0.2, 1.3);
   CHECK_THAT(approx.value, WithinRel(exact.value, 1e-5));
-  CHECK_THAT(approx.terms[0].value, WithinRel(exact.terms[0].value, kRel));
-  CHECK_THAT(approx.terms[2].value, WithinRel(exact.terms[3].value, kRel));
+  CHECK_THAT(approx.terms[0].value, WithinRel(exact.terms[0].value, kNonconvexRel));
+  CHECK_THAT(approx.terms[2].value, WithinRel(exact.terms[3].value, kNonconvexRel));
   CHECK_THAT(approx.label, Contains("not a bound"));
   // η* minimises the first two terms (Brent in log η).
   auto f = [&](double log_eta) {
@@ -380,10 +381,10 @@ TEST_CASE("Theorem 1 2 4 5 6 8 rates up to constants", "[nonconvex]") {
   const double ld = std::log(1e5);
   const risk_bound t1 = risk::phased_sgd_rate(p);
   CHECK(t1.status == bound_status::up_to_constants);
-  CHECK_THAT(t1.value, WithinRel(0.01 + std::sqrt(9 * ld) / 5000, kRel));
+  CHECK_THAT(t1.value, WithinRel(0.01 + std::sqrt(9 * ld) / 5000, kNonconvexRel));
   nonconvex_hidden_constants c;
   c.bound = 3;
-  CHECK_THAT(risk::phased_sgd_rate(p, kNan, c).value, WithinRel(3 * t1.value, kRel));
+  CHECK_THAT(risk::phased_sgd_rate(p, kNan, c).value, WithinRel(3 * t1.value, kNonconvexRel));
   // Conditions: η ≤ 2/G = 8 and ε < 1.
   CHECK(risk::phased_sgd_rate(p, 8.0).status == bound_status::up_to_constants);
   CHECK(risk::phased_sgd_rate(p, 8.5).status == bound_status::condition_violated);
@@ -394,26 +395,26 @@ TEST_CASE("Theorem 1 2 4 5 6 8 rates up to constants", "[nonconvex]") {
   CHECK(risk::phased_sgd_rate(problem(10000, 9, 0.6, 1e-5)).value < t1.value);
   CHECK(risk::phased_sgd_rate(problem(10000, 16, 0.5, 1e-5)).value > t1.value);
   CHECK_THAT(risk::phased_sgd_step_size(p),
-             WithinRel(std::min(0.5 / std::sqrt(9 * ld), 0.01), kRel));
+             WithinRel(std::min(0.5 / std::sqrt(9 * ld), 0.01), kNonconvexRel));
 
   const risk_bound t2 = risk::jl_phased_sgd_rate(p);
-  CHECK_THAT(t2.value, WithinRel(std::sqrt(ld) / std::pow(5000.0, 2.0 / 3) + 0.01, kRel));
+  CHECK_THAT(t2.value, WithinRel(std::sqrt(ld) / std::pow(5000.0, 2.0 / 3) + 0.01, kNonconvexRel));
   CHECK(risk::jl_phased_sgd_rate(p, 2.0).status == bound_status::up_to_constants);
   CHECK(risk::jl_phased_sgd_rate(p, 2.1).status == bound_status::condition_violated);
-  CHECK_THAT(risk::jl_dimension(p), WithinRel(std::log(1e9) * std::pow(5000.0, 2.0 / 3), kRel));
-  CHECK_THAT(risk::jl_moreau_phased_sgd_rate(p).value, WithinRel(t2.value, kRel));
-  CHECK_THAT(risk::relu_projected_gd_rate(p).value, WithinRel(t2.value, kRel));
-  CHECK_THAT(risk::moreau_phased_sgd_rate(p).value, WithinRel(t1.value, kRel));
+  CHECK_THAT(risk::jl_dimension(p), WithinRel(std::log(1e9) * std::pow(5000.0, 2.0 / 3), kNonconvexRel));
+  CHECK_THAT(risk::jl_moreau_phased_sgd_rate(p).value, WithinRel(t2.value, kNonconvexRel));
+  CHECK_THAT(risk::relu_projected_gd_rate(p).value, WithinRel(t2.value, kNonconvexRel));
+  CHECK_THAT(risk::moreau_phased_sgd_rate(p).value, WithinRel(t1.value, kNonconvexRel));
   CHECK(risk::moreau_phased_sgd_rate(problem(100, 1, 1, 0.1)).status ==
         bound_status::up_to_constants);  // Thm 4 allows ε = 1
 
   // Thm 4 proof form: the Moreau bias G B²/β with β = √n B/W².
   const risk_bound t4 = risk::moreau_phased_sgd_proof_bound(p);
-  CHECK_THAT(t4.terms[2].value, WithinRel(0.25 / 100, kRel));
-  CHECK_THAT(risk::moreau_phased_sgd_proof_bound(p, 50).terms[2].value, WithinRel(0.005, kRel));
+  CHECK_THAT(t4.terms[2].value, WithinRel(0.25 / 100, kNonconvexRel));
+  CHECK_THAT(risk::moreau_phased_sgd_proof_bound(p, 50).terms[2].value, WithinRel(0.005, kNonconvexRel));
   const risk::moreau_parameters mp = risk::moreau_phased_sgd_parameters(p);
-  CHECK_THAT(mp.beta, WithinRel(100.0, kRel));
-  CHECK_THAT(mp.gamma, WithinRel(1 / (10000 * std::log(10000.0)), kRel));
+  CHECK_THAT(mp.beta, WithinRel(100.0, kNonconvexRel));
+  CHECK_THAT(mp.gamma, WithinRel(1 / (10000 * std::log(10000.0)), kNonconvexRel));
   CHECK(mp.oracle_steps == static_cast<long long>(std::ceil(144 / (mp.gamma * mp.gamma))));
   CHECK(mp.eta_le_2_over_beta == (mp.eta <= 0.02));
 
@@ -422,11 +423,11 @@ TEST_CASE("Theorem 1 2 4 5 6 8 rates up to constants", "[nonconvex]") {
   k.M = 0.1;
   const risk_bound t8 = risk::kernel_glm_rate(k);
   CHECK_THAT(t8.terms[0].name, Contains("Alg 2 branch"));
-  CHECK_THAT(t8.terms[2].value, WithinRel(0.11, kRel));
+  CHECK_THAT(t8.terms[2].value, WithinRel(0.11, kNonconvexRel));
   k.epsilon = 0.0005;  // < θ/n = 9e-4
   CHECK_THAT(risk::kernel_glm_rate(k).terms[0].name, Contains("Alg 3 branch"));
   CHECK_THAT(risk::kernel_glm_rate(k).terms[0].value,
-             WithinRel(std::sqrt(ld) / std::sqrt(5.0), kRel));
+             WithinRel(std::sqrt(ld) / std::sqrt(5.0), kNonconvexRel));
 
   glm_problem bad = p;
   bad.examples = 0;
@@ -459,9 +460,9 @@ TEST_CASE("Thm 2 JL dimension and Thm 6 horizon trade-offs", "[nonconvex]") {
   const risk::relu_gd_horizon h = risk::relu_gd_steps(p, jl, eta);
   const risk::relu_gd_horizon h0 = risk::relu_gd_steps(p, jl);
   CHECK(std::isnan(h0.optimal_steps));
-  CHECK_THAT(h.theorem_steps, WithinRel(std::min(20000.0, 1e8 / (jl * std::log(1e5))), kRel));
+  CHECK_THAT(h.theorem_steps, WithinRel(std::min(20000.0, 1e8 / (jl * std::log(1e5))), kNonconvexRel));
   const double a = 1 / eta, b = eta * 4 * (jl * std::log(1e5) / 1e8 + 1 / 20000.0);
-  CHECK_THAT(h.optimal_steps, WithinRel(std::sqrt(a / b), kRel));
+  CHECK_THAT(h.optimal_steps, WithinRel(std::sqrt(a / b), kNonconvexRel));
   const auto T = static_cast<long long>(std::llround(h.optimal_steps));
   const risk_bound at = risk::relu_gd_proof_bound(p, T, jl, eta);
   REQUIRE(at.terms.size() == 5);
@@ -475,7 +476,7 @@ TEST_CASE("Thm 2 JL dimension and Thm 6 horizon trade-offs", "[nonconvex]") {
   // The proof's η: W/(√T max{W + B, (W + B)√(mT log(1/δ))/(nε)}).
   const risk_bound proof_eta = risk::relu_gd_proof_bound(p, 400, jl);
   const double e = 1 / (20 * std::max(2.0, 2 * std::sqrt(jl * 400 * std::log(1e5)) / 1e4));
-  CHECK_THAT(proof_eta.terms[4].value, WithinRel(e * 4, kRel));
+  CHECK_THAT(proof_eta.terms[4].value, WithinRel(e * 4, kNonconvexRel));
   CHECK(risk::relu_gd_proof_bound(p, 400, jl, 0.6).status == bound_status::condition_violated);
   REQUIRE_THROWS_AS(risk::relu_gd_proof_bound(p, 0, jl), std::domain_error);
   REQUIRE_THROWS_AS(risk::jl_dimension_tradeoff(p, 0), std::domain_error);
@@ -484,12 +485,12 @@ TEST_CASE("Thm 2 JL dimension and Thm 6 horizon trade-offs", "[nonconvex]") {
 
 TEST_CASE("Thm 7 guarantee contraction and sample size, Thms 10 and 11 shapes", "[nonconvex]") {
   const risk_bound g = risk::agnostic_relu_guarantee(0.1, 0.5, 0.05);
-  CHECK_THAT(g.value, WithinRel(0.45, kRel));
+  CHECK_THAT(g.value, WithinRel(0.45, kNonconvexRel));
   CHECK(g.status == bound_status::explicit_bound);
   const risk::agnostic_relu_contraction_bound c = risk::agnostic_relu_contraction(0.5, 1.0 / 16);
-  CHECK_THAT(c.tau, WithinRel(1.0 / 6, kRel));
-  CHECK_THAT(c.factor, WithinRel(1 - 1.0 / 192, kRel));
-  CHECK_THAT(c.noise_coefficient, WithinRel(6.25 / 16, kRel));
+  CHECK_THAT(c.tau, WithinRel(1.0 / 6, kNonconvexRel));
+  CHECK_THAT(c.factor, WithinRel(1 - 1.0 / 192, kNonconvexRel));
+  CHECK_THAT(c.noise_coefficient, WithinRel(6.25 / 16, kNonconvexRel));
   CHECK(c.eta_le_1_over_16);
   CHECK_FALSE(risk::agnostic_relu_contraction(0.5, 0.1).eta_le_1_over_16);
   // Exact construction: for x ~ N(0, I), ∇L^ℓ_P(w) = (w − w*_ℓ)/2, so the
@@ -499,12 +500,12 @@ TEST_CASE("Thm 7 guarantee contraction and sample size, Thms 10 and 11 shapes", 
     CHECK((1 - eta / 2) * (1 - eta / 2) <= risk::agnostic_relu_contraction(0.5, eta).factor);
   const risk_bound n7 = risk::agnostic_relu_sample_size(10, 2, 0.5, 1e-5, 0.1, 0.01);
   const double lz = std::log(100.0);
-  CHECK_THAT(n7.terms[0].value, WithinRel(10 * 2 * std::sqrt(std::log(1e5) * lz) / 0.05, kRel));
-  CHECK_THAT(n7.terms[1].value, WithinRel(4 * 10 * std::pow(lz, 4) / 0.01, kRel));
+  CHECK_THAT(n7.terms[0].value, WithinRel(10 * 2 * std::sqrt(std::log(1e5) * lz) / 0.05, kNonconvexRel));
+  CHECK_THAT(n7.terms[1].value, WithinRel(4 * 10 * std::pow(lz, 4) / 0.01, kNonconvexRel));
   CHECK(n7.value == std::max(n7.terms[0].value, n7.terms[1].value));
   // Linear in d.
   CHECK_THAT(risk::agnostic_relu_sample_size(20, 2, 0.5, 1e-5, 0.1, 0.01).value,
-             WithinRel(2 * n7.value, kRel));
+             WithinRel(2 * n7.value, kNonconvexRel));
   CHECK(risk::agnostic_relu_sample_size(10, 0.05, 0.5, 1e-5, 0.1, 0.01).status ==
         bound_status::condition_violated);  // α ≥ ‖w*_ℓ‖
 
@@ -513,10 +514,10 @@ TEST_CASE("Thm 7 guarantee contraction and sample size, Thms 10 and 11 shapes", 
   const auto relu = risk::hidden_activation::relu;
   const double s1 = risk::two_layer_sample_size(sig, 4, 0.1, 1, 1, 0.5, 1e-5).terms[0].value;
   const double s2 = risk::two_layer_sample_size(sig, 8, 0.1, 1, 1, 0.5, 1e-5).terms[0].value;
-  CHECK_THAT(s2 / s1, WithinRel(4.0, kRel));  // (2)^{2C}, C = 1
+  CHECK_THAT(s2 / s1, WithinRel(4.0, kNonconvexRel));  // (2)^{2C}, C = 1
   const double r1 = risk::two_layer_sample_size(relu, 4, 0.5, 1, 1, 0.5, 1e-5).terms[0].value;
   const double r2 = risk::two_layer_sample_size(relu, 5, 0.5, 1, 1, 0.5, 1e-5).terms[0].value;
-  CHECK_THAT(r2 / r1, WithinRel(16.0, kRel));  // 4^{C·Δ(k/α)}, Δ = 2
+  CHECK_THAT(r2 / r1, WithinRel(16.0, kNonconvexRel));  // 4^{C·Δ(k/α)}, Δ = 2
   REQUIRE_THROWS_AS(risk::agnostic_relu_guarantee(-1, 0.5, 0.1), std::domain_error);
   REQUIRE_THROWS_AS(risk::agnostic_relu_contraction(0, 0.1), std::domain_error);
   REQUIRE_THROWS_AS(risk::agnostic_relu_sample_size(10, 2, 0.5, 1e-5, 0.1, 1), std::domain_error);

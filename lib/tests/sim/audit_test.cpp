@@ -30,8 +30,8 @@ namespace sim = dpkit::sim;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kStrict = 1 - 1e-6;  // confidence of the guaranteed assertions
+using dpkit::test::kNan;
+using dpkit::test::kStrict;
 
 // G(μ)(α) = Φ(Φ⁻¹(1 − α) − μ), with Φ⁻¹(1 − α) taken without forming 1 − α.
 double gaussian_tradeoff(double mu, double alpha) {
@@ -361,24 +361,24 @@ TEST_CASE("audit functions reject bad input", "[audit][sim]") {
                       Contains("estimate_tradeoff: size of samples_d is 0, but must be >= 1"));
   REQUIRE_THROWS_WITH(sim::estimate_tradeoff(x, empty),
                       Contains("estimate_tradeoff: size of samples_dprime is 0"));
-  REQUIRE_THROWS_WITH(sim::estimate_tradeoff(x, std::vector<double>{0.1, kNaN}),
+  REQUIRE_THROWS_WITH(sim::estimate_tradeoff(x, std::vector<double>{0.1, kNan}),
                       Contains("estimate_tradeoff: samples_dprime[1] is nan"));
   sim::tradeoff_options o;
   o.confidence = 1;
   REQUIRE_THROWS_WITH(sim::estimate_tradeoff(x, x, o),
                       Contains("options.confidence is 1, but must be in (0, 1)"));
-  o.confidence = kNaN;
+  o.confidence = kNan;
   REQUIRE_THROWS_AS(sim::estimate_tradeoff(x, x, o), std::domain_error);
   o = {};
   o.threshold_count = 0;
   REQUIRE_THROWS_WITH(sim::estimate_tradeoff(x, x, o),
                       Contains("options.threshold_count is 0, but must be >= 1"));
   o = {};
-  o.thresholds = {0.1, kNaN};
+  o.thresholds = {0.1, kNan};
   REQUIRE_THROWS_WITH(sim::estimate_tradeoff(x, x, o), Contains("options.thresholds[1] is nan"));
 
   const auto e = sim::estimate_tradeoff(x, x);
-  REQUIRE_THROWS_WITH(sim::audit_tradeoff(e, [](double) { return kNaN; }),
+  REQUIRE_THROWS_WITH(sim::audit_tradeoff(e, [](double) { return kNan; }),
                       Contains("audit_tradeoff: f("));
   REQUIRE_THROWS_AS(sim::audit_tradeoff(sim::empirical_tradeoff{}, [](double a) { return a; }),
                     std::domain_error);

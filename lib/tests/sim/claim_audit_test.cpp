@@ -22,7 +22,7 @@ namespace sim = dpkit::sim;
 
 namespace {
 
-constexpr double kStrict = 1 - 1e-6;
+using dpkit::test::kStrict;
 
 using samples = dpkit::test::pair_samples;
 using dpkit::test::gaussian_mechanism;

@@ -20,6 +20,7 @@
 #include <limits>
 #include <stdexcept>
 #include <vector>
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using dpkit::random_stream;
@@ -27,8 +28,8 @@ using dpkit::random_stream;
 namespace {
 
 constexpr double kAlpha = 1e-6;  // family-wise false-alarm probability of each TEST_CASE
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpkit::test::kNan;
+using dpkit::test::kInf;
 
 // Two-sided χ²_n test at level alpha: is `statistic` inside the central 1 − alpha interval?
 bool chi2_accepts(double statistic, double n, double alpha) {

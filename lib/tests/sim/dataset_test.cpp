@@ -19,14 +19,15 @@
 #include <vector>
 
 #include "dpkit/core/random.hpp"
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using dpkit::sim::dataset;
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpkit::test::kNan;
+using dpkit::test::kInf;
 
 // A file in the temporary directory, unique to this process, removed when the test ends.
 struct temp_file {

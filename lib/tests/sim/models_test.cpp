@@ -33,9 +33,9 @@ using dpkit::sim::model;
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+using dpkit::test::kNan;
 constexpr double kFdTolerance = 1e-7;
-const double kFdStep = std::cbrt(dpkit::tol::kMachineEps);
+using dpkit::test::kFdStep;
 
 Eigen::VectorXd gradient_of(const model& m, std::size_t i, const Eigen::VectorXd& x) {
   Eigen::VectorXd g(static_cast<Eigen::Index>(m.dimension()));

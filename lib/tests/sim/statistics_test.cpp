@@ -19,6 +19,7 @@
 
 #include "dpkit/core/normal.hpp"
 #include "dpkit/core/random.hpp"
+#include "support/test_util.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinAbs;
@@ -27,8 +28,8 @@ namespace sim = dpkit::sim;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpkit::test::kNan;
+using dpkit::test::kInf;
 
 // Exact coverage P_p(lower(X) ≤ p ≤ upper(X)), X ~ Bin(n, p), by summing binomial
 // probabilities (Boost.Math binomial pdf) over the k whose interval (intervals[k]) contains p.
@@ -120,7 +121,7 @@ TEST_CASE("clopper_pearson rejects bad input", "[statistics][sim]") {
   REQUIRE_THROWS_WITH(sim::clopper_pearson(1, 5, 1.0),
                       Contains("clopper_pearson: confidence is 1, but must be in (0, 1)"));
   REQUIRE_THROWS_AS(sim::clopper_pearson(1, 5, 0.0), std::domain_error);
-  REQUIRE_THROWS_AS(sim::clopper_pearson(1, 5, kNaN), std::domain_error);
+  REQUIRE_THROWS_AS(sim::clopper_pearson(1, 5, kNan), std::domain_error);
 }
 
 TEST_CASE("mean_interval uses Student t quantiles", "[statistics][sim]") {
@@ -178,7 +179,7 @@ TEST_CASE("mean_interval rejects bad input", "[statistics][sim]") {
                       Contains("mean_interval: n is 1, but must be >= 2"));
   REQUIRE_THROWS_WITH(sim::mean_interval(0, -1, 5, 0.95),
                       Contains("mean_interval: standard_deviation is -1, but must be"));
-  REQUIRE_THROWS_AS(sim::mean_interval(kNaN, 1, 5, 0.95), std::domain_error);
+  REQUIRE_THROWS_AS(sim::mean_interval(kNan, 1, 5, 0.95), std::domain_error);
   REQUIRE_THROWS_AS(sim::mean_interval(0, kInf, 5, 0.95), std::domain_error);
   REQUIRE_THROWS_AS(sim::mean_interval(0, 1, 5, 1.5), std::domain_error);
 }
@@ -271,7 +272,7 @@ TEST_CASE("kolmogorov_survival: critical values, branch switch and edges", "[sta
   CHECK(sim::kolmogorov_survival(0) == 1);
   CHECK(sim::kolmogorov_survival(-1) == 1);
   CHECK(sim::kolmogorov_survival(kInf) == 0);
-  REQUIRE_THROWS_AS(sim::kolmogorov_survival(kNaN), std::domain_error);
+  REQUIRE_THROWS_AS(sim::kolmogorov_survival(kNan), std::domain_error);
 }
 
 TEST_CASE("ks_p_value has the stated size by Monte Carlo", "[statistics][sim]") {
@@ -332,13 +333,13 @@ TEST_CASE("ks functions reject bad input", "[statistics][sim]") {
   auto uniform = [](double u) { return u; };
   REQUIRE_THROWS_WITH(sim::ks_statistic(std::vector<double>{}, uniform),
                       Contains("ks_statistic: size of samples is 0, but must be >= 1"));
-  REQUIRE_THROWS_WITH(sim::ks_statistic(std::vector<double>{0.1, kNaN}, uniform),
+  REQUIRE_THROWS_WITH(sim::ks_statistic(std::vector<double>{0.1, kNan}, uniform),
                       Contains("ks_statistic: samples[1] is nan"));
   REQUIRE_THROWS_WITH(sim::ks_statistic(std::vector<double>{2.0}, uniform),
                       Contains("cdf(sample) is 2, but must be in [0, 1]"));
   REQUIRE_THROWS_AS(sim::ks_two_sample(std::vector<double>{}, std::vector<double>{1}),
                     std::domain_error);
-  REQUIRE_THROWS_AS(sim::ks_two_sample(std::vector<double>{1}, std::vector<double>{kNaN}),
+  REQUIRE_THROWS_AS(sim::ks_two_sample(std::vector<double>{1}, std::vector<double>{kNan}),
                     std::domain_error);
   REQUIRE_THROWS_AS(sim::ks_p_value(1.5, 10), std::domain_error);
   REQUIRE_THROWS_AS(sim::ks_p_value(0.5, 0), std::domain_error);
@@ -450,5 +451,5 @@ TEST_CASE("chi_squared_qq uses Hazen plotting positions", "[statistics][sim]") {
   REQUIRE_THROWS_WITH(sim::chi_squared_qq(std::vector<double>{}, 2),
                       Contains("chi_squared_qq: size of values is 0, but must be >= 1"));
   REQUIRE_THROWS_AS(sim::chi_squared_qq(v, 0), std::domain_error);
-  REQUIRE_THROWS_AS(sim::chi_squared_qq(std::vector<double>{kNaN}, 2), std::domain_error);
+  REQUIRE_THROWS_AS(sim::chi_squared_qq(std::vector<double>{kNan}, 2), std::domain_error);
 }

@@ -17,7 +17,7 @@ namespace ss = dpkit::subsampling;
 using dpkit::test::relative_error;
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using dpkit::test::kInf;
 }
 
 TEST_CASE("epoch maximum: one step per epoch is a sliced Gaussian mechanism",

@@ -16,7 +16,7 @@ using dpkit::test::relative_error;
 namespace ss = dpkit::subsampling;
 
 namespace {
-const double inf = std::numeric_limits<double>::infinity();
+using dpkit::test::kInf;
 
 std::vector<std::unique_ptr<ss::privacy_loss>> all_losses() {
   std::vector<std::unique_ptr<ss::privacy_loss>> v;
@@ -41,7 +41,7 @@ double poisson_remove_delta(double sigma, double q, double eps) {
 TEST_CASE("privacy losses are probability laws under P and Q", "[subsampling][pld]") {
   for (const auto& l : all_losses()) {
     CAPTURE(l->describe());
-    const ss::loss_mass total = l->mass(-inf, inf);
+    const ss::loss_mass total = l->mass(-kInf, kInf);
     CHECK(std::abs(total.p - 1) < 1e-14);
     CHECK(std::abs(total.q - 1) < 1e-14);
     // dQ = e^{−Y} dP: on a fine grid, Q(cell) ≈ e^{−y_mid} P(cell) to O(h²) per cell.
@@ -75,8 +75,8 @@ TEST_CASE("vectorised interval masses equal the one-interval masses", "[subsampl
                         std::abs(cells[k].q - m.q) / std::max(m.q, 1e-300)});
     }
     CHECK(worst < 1e-9);
-    CHECK(relative_error(below.p, l->mass(-inf, cuts.front()).p) < 1e-12);
-    CHECK(relative_error(above.p, l->mass(cuts.back(), inf).p) < 1e-12);
+    CHECK(relative_error(below.p, l->mass(-kInf, cuts.front()).p) < 1e-12);
+    CHECK(relative_error(above.p, l->mass(cuts.back(), kInf).p) < 1e-12);
   }
 }
 
@@ -114,9 +114,9 @@ TEST_CASE("C_p(G(mu)) loss is symmetric with its atom at 0", "[subsampling][pld]
     const double ep = std::log((p - 1 + std::exp(t)) / p);
     const double cdf =
         p * dpkit::normal_cdf(ep / mu - mu / 2) + (1 - p) * dpkit::normal_cdf(ep / mu + mu / 2);
-    CHECK(relative_error(l->mass(-inf, t).p, cdf) < 1e-12);
+    CHECK(relative_error(l->mass(-kInf, t).p, cdf) < 1e-12);
     // Symmetry: Q(Y ≤ −t) = P(Y ≥ t).
-    CHECK(relative_error(l->mass(-inf, -t).q, l->mass(t, inf).p) < 1e-12);
+    CHECK(relative_error(l->mass(-kInf, -t).q, l->mass(t, kInf).p) < 1e-12);
   }
 }
 
@@ -125,8 +125,8 @@ TEST_CASE("tail points bound the truncated mass", "[subsampling][pld]") {
     CAPTURE(l->describe());
     for (double tau : {1e-3, 1e-9, 1e-15}) {
       const double hi = l->upper_tail_point(tau), lo = l->lower_tail_point(tau);
-      CHECK(l->mass(hi, inf).p <= tau * (1 + 1e-9));
-      CHECK(l->mass(-inf, lo).p <= tau * (1 + 1e-9));
+      CHECK(l->mass(hi, kInf).p <= tau * (1 + 1e-9));
+      CHECK(l->mass(-kInf, lo).p <= tau * (1 + 1e-9));
       CHECK(lo <= hi);
     }
   }

@@ -5,13 +5,24 @@
 // mollified error |e − c|/max(|e|, 1) for quantities that cross zero.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace dpkit::test {
+
+// Constants the test files share (one definition: the unit tests are compiled in batches,
+// DPKIT_UNITY_BUILD, where two files' definitions of one name would collide).
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+/// A finite-difference step for central differences: the cube root of the machine epsilon.
+inline const double kFdStep = std::cbrt(std::numeric_limits<double>::epsilon());
+/// The confidence of an audit assertion that must hold at every seed (fails once in 1e6 runs).
+inline constexpr double kStrict = 1 - 1e-6;
 
 /// data/reference/<name> in the source tree.
 std::filesystem::path reference_path(const std::string& name);

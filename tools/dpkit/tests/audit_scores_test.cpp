@@ -18,14 +18,9 @@ using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
 using dpkit::test::dpkit_run;
 using json = nlohmann::json;
+using dpkit::test::write_temp;
 
 namespace {
-
-std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / (std::to_string(getpid()) + name);
-  std::ofstream(p) << text;
-  return p;
-}
 
 std::string repeat(const std::string& line, int n) {
   std::string s;

@@ -20,6 +20,7 @@
 using Catch::Matchers::Contains;
 using dpkit::test::dpkit_run;
 using json = nlohmann::json;
+using dpkit::test::write_temp;
 
 namespace {
 
@@ -32,12 +33,6 @@ double exact_mu() {
   const double delta = L / (n * m) * (1 - std::pow(c, T));
   const double s = eta * sigma * std::sqrt((1 - std::pow(c, 2 * T)) / (1 - c * c));
   return delta / s;
-}
-
-std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto p = std::filesystem::temp_directory_path() / name;
-  std::ofstream(p) << text;
-  return p;
 }
 
 }  // namespace

@@ -20,15 +20,7 @@ using dpkit::test::count_lines;
 using dpkit::test::dpkit_run;
 using dpkit::test::slurp;
 using json = nlohmann::json;
-
-namespace {
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dpkit_cli_io_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
-}  // namespace
+using dpkit::test::scratch;
 
 TEST_CASE("CSV output is RFC 4180: the PLD method's commas are quoted", "[cli]") {
   const auto r = dpkit_run(

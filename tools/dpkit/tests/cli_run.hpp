@@ -25,6 +25,22 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// A path named `name` in this process's own scratch folder under the temporary directory
+/// (CTest runs test cases in parallel processes, which must not share their files).
+inline std::filesystem::path scratch(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dpkit_cli_tests_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+/// Writes `text` to scratch(name) and returns the path.
+inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
+  const auto p = scratch(name);
+  std::ofstream(p) << text;
+  return p;
+}
+
 inline run_result dpkit_run(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
   // Per-process names: CTest runs test cases in parallel processes (-j), which must not share

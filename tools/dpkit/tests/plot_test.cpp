@@ -17,15 +17,9 @@ using Catch::Matchers::Contains;
 using dpkit::test::count_lines;
 using dpkit::test::dpkit_run;
 using dpkit::test::slurp;
+using dpkit::test::scratch;
 
 namespace {
-
-std::filesystem::path scratch(const std::string& name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dpkit_plot_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
-}
 
 std::string quoted(const std::filesystem::path& p) {
   return "'" + p.string() + "'";
