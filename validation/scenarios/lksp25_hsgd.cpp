@@ -545,9 +545,9 @@ scenario_result risk_concentration(const scenario_context& c) {
   r.source = "LKSP25 Cor 4.1 eq. (8), Thm 4.1";
   r.claim =
       "the RMS deviation of P(x_k) from P_{k/d} over runs of one-pass noisy SGD scales like "
-      "d^{-1/2}: the log-log slope in d is -1/2 (holds if its 95% interval contains -1/2; "
-      "violated if it is resolved faster, or slower by more than Cor 4.1's d^{c_*} allowance "
-      "taken as c_* <= 0.1; inconclusive in between)";
+      "d^{-1/2} up to Cor 4.1's d^{c_*}, c_* <= 0.1: the log-log slope in d is -1/2 within 0.1 "
+      "(an approximate equality audited as an equivalence: holds if its 95% interval lies "
+      "inside [-0.6, -0.4], violated if it lies wholly outside, inconclusive otherwise)";
   r.parameters = setup_json(two_level(ds.front()));
   r.parameters["d"] = ds;
   r.parameters["gamma"] = gamma;
@@ -669,28 +669,31 @@ scenario_result risk_concentration(const scenario_context& c) {
   // the per-d standard errors).
   const double t_slope = t_multiplier(z95, fewest);
   const double lo = rf.slope - t_slope * rf.se, hi = rf.slope + t_slope * rf.se;
-  // Cor 4.1 bounds the deviation by d^{-1/2 + c_*} with an unspecified small c_* > 0; the RMS
-  // is predicted at exactly d^{-1/2}. A slope resolved faster than claimed is violated (the RMS
-  // cannot beat the CLT rate: a simulator error); one resolved slower by more than the stated
-  // allowance c_* <= 0.1 is violated; one resolved slower but within it is inconclusive (the
-  // pre-asymptotic d = 32 runs flatten the quick fit: at seed 7 the slope came out -0.457).
+  // Cor 4.1 bounds the deviation by d^{-1/2 + c_*} with an unspecified small c_* > 0, and the
+  // RMS is predicted at d^{-1/2} up to the O(1/d) corrections of the variance. The claim is an
+  // approximate equality, audited as an equivalence with the margin c_* <= 0.1 on both sides
+  // (docs/validation.md, "Equality claims"). Before, an interval that excluded -1/2 on the
+  // faster side was violated: the 320-seed coverage study put that rule's false-violation rate
+  // at 25 of 320 (7.8 %, Clopper-Pearson [5.1, 11.3] %, beyond the 5 % level) — the quick
+  // tier's slope over d = 32, 128, 512 is -0.5069 +- 0.0009 (mean over the seeds), steeper than
+  // -1/2 by the finite-d corrections, not by a simulator error.
   constexpr double c_star_allowance = 0.1;
-  const bool inside = claimed_slope >= lo && claimed_slope <= hi;
-  const bool faster = hi < claimed_slope, too_slow = lo > claimed_slope + c_star_allowance;
-  r.verdict = inside                ? verdict::holds
-              : faster || too_slow ? verdict::violated
-                                   : verdict::inconclusive;
-  r.verdict_reason = (inside    ? "the claimed slope " + sig(claimed_slope, 3) + " lies inside"
-                      : faster  ? "the slope is resolved faster than the claimed " +
-                                     sig(claimed_slope, 3) + ":"
-                      : too_slow ? "the slope is resolved slower than the claimed " +
-                                       sig(claimed_slope, 3) + " + c_* allowance " +
-                                       sig(c_star_allowance) + ":"
-                                 : "the slope is resolved slower than the claimed " +
-                                       sig(claimed_slope, 3) + " but within Cor 4.1's d^{c_*} "
-                                       "allowance (c_* <= " + sig(c_star_allowance) + "):") +
-                     " the 95% interval [" + sig(lo, 3) + ", " + sig(hi, 3) +
-                     "] of the fitted log-log slope " + sig(rf.slope, 3);
+  const double half_width = t_slope * rf.se;
+  r.verdict = equivalence_verdict(rf.slope - claimed_slope, half_width, c_star_allowance,
+                                  equality::approximate);
+  r.verdict_reason =
+      (r.verdict == verdict::holds
+           ? "the 95% interval lies within the margin " + sig(c_star_allowance) +
+                 " (Cor 4.1's c_*) of the claimed slope " + sig(claimed_slope, 3) + ":"
+       : r.verdict == verdict::violated
+           ? "the 95% interval lies wholly beyond the margin " + sig(c_star_allowance) +
+                 " (Cor 4.1's c_*) of the claimed slope " + sig(claimed_slope, 3) + ":"
+           : "the 95% interval reaches beyond the margin " + sig(c_star_allowance) +
+                 " (Cor 4.1's c_*) of the claimed slope " + sig(claimed_slope, 3) +
+                 " without lying wholly beyond it:") +
+      " [" + sig(lo, 3) + ", " + sig(hi, 3) + "] around the fitted log-log slope " +
+      sig(rf.slope, 3) + " (reach " + sig((std::abs(rf.slope - claimed_slope) + half_width) /
+                                             c_star_allowance, 3) + " margins)";
   r.quantity = "log-log slope of the RMS deviation in d";
   r.bound = claimed_slope;
   r.estimate = rf.slope;
