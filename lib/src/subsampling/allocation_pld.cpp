@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -173,13 +174,29 @@ void rebin(sum_law& s, double h) {
   const double spacing = h * static_cast<double>(s.stride);
   std::vector<long long> cell(s.q.size());
   long long lo = std::numeric_limits<long long>::max(), hi = std::numeric_limits<long long>::min();
+  bool zero_ratio = false;
   for (std::size_t k = 0; k < s.q.size(); ++k) {
     if (!(s.q[k] > 0)) continue;
+    // An atom whose P-mass underflowed to 0 (far in the lower tail: q ≈ 1e-300, p below the
+    // smallest double) has ratio 0 and no cell of its own: it joins the lowest cell below —
+    // merging atoms is a mean-preserving contraction, as within every cell, so the law stays
+    // dominated. (Its cell was floor(-inf): undefined behaviour, and at r = 1 of t = 3730 a
+    // write far outside the vector.)
+    if (!(s.p[k] > 0)) {
+      zero_ratio = true;
+      continue;
+    }
     cell[k] = static_cast<long long>(std::floor((std::log(s.p[k]) - std::log(s.q[k])) / spacing));
     lo = std::min(lo, cell[k]);
     hi = std::max(hi, cell[k]);
   }
-  if (lo > hi) return;
+  if (lo > hi) {
+    if (zero_ratio)
+      throw std::overflow_error("allocation_epoch_ratio: every atom's P-mass underflowed");
+    return;
+  }
+  for (std::size_t k = 0; k < s.q.size(); ++k)
+    if (s.q[k] > 0 && !(s.p[k] > 0)) cell[k] = lo;
   std::vector<double> q(static_cast<std::size_t>(hi - lo + 1), 0.0), p(q.size(), 0.0);
   for (std::size_t k = 0; k < s.q.size(); ++k) {
     if (!(s.q[k] > 0)) continue;

@@ -252,3 +252,36 @@ TEST_CASE("random allocation: one partial epoch used with probability <= delta h
   CHECK(c.estimate.upper == 0);
   CHECK_THAT(c.message, Catch::Matchers::Contains("smallest noise multiplier random allocation"));
 }
+
+TEST_CASE("random allocation: one step of a long epoch, delta at every epsilon (no heap damage)",
+          "[accounting][allocation]") {
+  // Domain-sweep case 1108: r = 1 released step of t = 3730 at σ = 0.1986. The partial epoch's
+  // sums ran on a stride 512 times coarser, where the lower side's far left cells hold Q-mass but
+  // an underflowed P-mass; their ratio 0 got the cell floor(−inf), and the rebinning wrote far
+  // outside its vector (every δ query aborted: munmap_chunk(): invalid pointer). One released
+  // step of an epoch is one Poisson step at q = 1/t, whose δ(ε) the 50-digit curve gives: the
+  // certified bracket must hold it.
+  const double q = 0.00026809651474530834, sigma = 0.19861551174500289;
+  const long long t = acc::allocation_steps_per_epoch(q, 1);
+  REQUIRE(t == 3730);
+  const auto exact = dpkit::test::poisson_one_step_curve(sigma, 1.0 / static_cast<double>(t));
+  for (const double eps : {0.0, 0.5, 1.0, 3.0}) {
+    INFO("epsilon " << eps);
+    const auto b = acc::allocation_delta(allocated(sigma, q, 1), eps);
+    REQUIRE(b.lower <= b.upper);
+    CHECK(dpkit::test::at_least(std::log(b.upper), exact(eps)));
+    CHECK(dpkit::test::at_most(std::log(b.lower), exact(eps)));
+  }
+  const auto e = acc::allocation_epsilon(allocated(sigma, q, 1), 1e-4);
+  CHECK(dpkit::test::at_least(e.upper, dpkit::test::exact_epsilon(exact, 1e-4)));
+  CHECK(dpkit::test::at_most(e.lower, dpkit::test::exact_epsilon(exact, 1e-4)));
+  // The sweep's own options (accuracy 1 %, FFT limit 65536): the coarse first lattice is where
+  // the write went astray (ASan and valgrind see it; a release build may not crash). Now the
+  // lattice is built and the run is refused for its memory in the user's terms.
+  acc::pld_options o;
+  o.relative_accuracy = 0.01;
+  o.max_fft_size = 65536;
+  for (const double eps : {0.0, 1.0, 23.6})
+    CHECK_THROWS_WITH(acc::allocation_delta(allocated(sigma, q, 1), eps, o),
+                      Catch::Matchers::Contains("more than the FFT limit 65536"));
+}
