@@ -621,14 +621,11 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
       r.derivation.push_back(at + "sampling rate q = batch size / dataset size = " +
                              ratio_text(d.batch_size, d.dataset_size) + " = " +
                              format_number(d.phase.sampling_rate));
-    ph.sampling_rate = d.phase.sampling_rate;
-    ph.sampling = d.phase.sampling;
-    ph.neighbours = d.phase.neighbours;
-    ph.max_batch_size = d.phase.max_batch_size;
-    ph.dataset_size = d.phase.dataset_size;
-    ph.steps_per_epoch = d.phase.steps_per_epoch;
-    ph.selected = d.phase.selected;
-    if (p.noise_multiplier) ph.noise_multiplier = d.phase.noise_multiplier;  // relative to C
+    // The library's phase, whole; without a noise multiplier, calibration's placeholder stays.
+    // (Its steps are the first length's, or 1 without one; set from the counts below.)
+    const double placeholder = ph.noise_multiplier;
+    ph = d.phase;
+    if (!p.noise_multiplier) ph.noise_multiplier = placeholder;
     const std::size_t values = epochs_list.size() + steps_list.size();
     if (values > 1 && !range_ok)
       throw usage_error(at + (last ? std::string("this subcommand takes one length, not a list")
