@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -208,6 +209,16 @@ TEST_CASE("k of t: the routes, the edges and the refusals", "[accounting][alloca
     p = k_of_t(1.0, 10, 2, 10);
     p.sampling_rate = 1;  // every step: the Gaussian mechanism
     CHECK_THROWS_AS(acc::allocation_epsilon(p, 1e-5), std::domain_error);
+    // Neither upper route: 2e8 allocations to compose (k·epochs > 1e8) and μ√k = 47 > 40 for
+    // the convex order. Every query refuses, naming selected — the upper end alone included
+    // (it returned NaN until 2026-11-26).
+    p = k_of_t(0.03, 4, 2, 400000000);
+    for (const auto& query :
+         {std::function<void()>([&] { (void)acc::allocation_epsilon(p, 1e-5); }),
+          std::function<void()>([&] { (void)acc::allocation_epsilon_upper(p, 1e-5); }),
+          std::function<void()>([&] { (void)acc::allocation_delta(p, 1.0); })})
+      CHECK_THROWS_WITH(query(), Catch::Matchers::Contains("selected") &&
+                                     Catch::Matchers::Contains("neither upper-bound route"));
   }
   SECTION("one partial epoch used with probability k r / t <= delta: epsilon = 0") {
     const acc::allocation_bracket b = acc::allocation_epsilon(k_of_t(1.0, 10000, 2, 2), 1e-3);
