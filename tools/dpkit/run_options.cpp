@@ -621,11 +621,12 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
       r.derivation.push_back(at + "sampling rate q = batch size / dataset size = " +
                              ratio_text(d.batch_size, d.dataset_size) + " = " +
                              format_number(d.phase.sampling_rate));
-    // The library's phase, whole; without a noise multiplier, calibration's placeholder stays.
-    // (Its steps are the first length's, or 1 without one; set from the counts below.)
-    const double placeholder = ph.noise_multiplier;
+    // The library's phase, whole; without a noise multiplier the σ set above (1, which
+    // calibration solves for) stays. (Its steps: the first length's, or 1; set from the counts
+    // below.)
+    const double sigma = ph.noise_multiplier;
     ph = d.phase;
-    if (!p.noise_multiplier) ph.noise_multiplier = placeholder;
+    if (!p.noise_multiplier) ph.noise_multiplier = sigma;
     const std::size_t values = epochs_list.size() + steps_list.size();
     if (values > 1 && !range_ok)
       throw usage_error(at + (last ? std::string("this subcommand takes one length, not a list")

@@ -60,14 +60,14 @@ std::vector<double> epoch_rdp(double sigma, long long t) {
 // r·ρ(σ, m + 1) with m = ⌊t/k⌋, r = t − km — at every order at most the convex-order route's.
 std::vector<double> many_epoch_rdp(double sigma, long long t, long long k) {
   const long long m = t / k, r = t - k * m;
-  std::vector<double> best = epoch_rdp(sigma, m);
-  for (double& v : best) v *= static_cast<double>(k - r);
+  std::vector<double> epoch = epoch_rdp(sigma, m);
+  for (double& v : epoch) v *= static_cast<double>(k - r);
   if (r > 0) {
     const std::vector<double> longer = epoch_rdp(sigma, m + 1);
-    best.resize(std::min(best.size(), longer.size()));
-    for (std::size_t i = 0; i < best.size(); ++i) best[i] += static_cast<double>(r) * longer[i];
+    epoch.resize(std::min(epoch.size(), longer.size()));
+    for (std::size_t i = 0; i < epoch.size(); ++i) epoch[i] += static_cast<double>(r) * longer[i];
   }
-  return best;
+  return epoch;
 }
 
 divergence::rdp_curve curve_of(const training_phase& p, const allocation_bracket& b) {
@@ -400,21 +400,6 @@ double epoch_max_lower(const allocation_bracket& b, const training_phase& p, Com
   return m.termination == termination_type::converged ? m.lower : 0.0;
 }
 
-// Runs `pass` over the upper bound's route, refined as for k = 1 on the route's own lattice;
-// b.lower is left to the caller (the route's dominated side bounds the route's mechanism, not
-// the run's).
-template <class Pass>
-void route_query(const char* fn,
-                 allocation_bracket& b,
-                 const training_phase& p,
-                 const pld_options& options,
-                 Pass&& pass) {
-  const route r = upper_route(fn, p, b);
-  refine_until_narrow(b, route_spacing(r, options.relative_accuracy), options,
-                      [&](allocation_bracket& y, double h) { return pass(y, r.factors, h); });
-  b.route = r.name;
-}
-
 // One query (ε at δ, or δ at ε) of an allocated phase: k = 1, both laws refined together; k > 1,
 // the route above and, below, the larger of the two post-processings of the complete epochs —
 // the sums (`sums(μ)`: the Gaussian mechanism's certified lower end) and the sliced maxima
@@ -433,7 +418,12 @@ void query(const char* fn,
                         options, [&](allocation_bracket& x, double h) { return pass(x, f, h); });
     return;
   }
-  route_query(fn, b, p, options, pass);
+  // The upper route, refined as for k = 1 on its own lattice; its dominated side bounds the
+  // route's mechanism, not the run's, so the lower end comes from the post-processings.
+  const route r = upper_route(fn, p, b);
+  refine_until_narrow(b, route_spacing(r, options.relative_accuracy), options,
+                      [&](allocation_bracket& y, double h) { return pass(y, r.factors, h); });
+  b.route = r.name;
   b.lower = 0;
   if (!std::isfinite(b.upper) || b.complete_epochs == 0) return;
   const double by_sums = sums(sum_mu(p, b));
