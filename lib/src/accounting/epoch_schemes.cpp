@@ -205,26 +205,37 @@ noise_calibration calibrate_allocation_pld(training_run run,
   const pld_options& o = options.pld;
   const double accuracy = o.relative_accuracy;
   // Start next to the Poisson answer at the same q and T (random allocation is within a few
-  // per cent of it on every case measured; a cheap calibration, tens of milliseconds). Only a
-  // start: where the Poisson calibration cannot answer (a budget it cannot certify, an FFT
-  // beyond its limit), the search starts from σ = 1.
+  // per cent of it on every case measured; a cheap calibration, tens of milliseconds): the PLD
+  // accountant's, else the RDP accountant's (beyond 1e8 steps, where the PLD accountant refuses
+  // Poisson runs). Only a start: where neither answers, the search starts from σ = 1.
   double guess = 1.0;
-  try {
-    training_run poisson = run;
-    poisson.phases.front().sampling = sampling_scheme::poisson;
-    poisson.phases.front().steps_per_epoch = 0;
-    poisson.phases.front().selected = 1;
-    calibration_options po = options;
-    po.accountant = accountant_type::pld;
-    const noise_calibration pc = calibrate_noise_multiplier(poisson, target_epsilon, delta, po);
-    if (std::isfinite(pc.noise_multiplier) && pc.noise_multiplier > 0) guess = pc.noise_multiplier;
-  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the start stays σ = 1
+  for (const accountant_type a : {accountant_type::pld, accountant_type::rdp}) {
+    try {
+      training_run poisson = run;
+      poisson.phases.front().sampling = sampling_scheme::poisson;
+      poisson.phases.front().steps_per_epoch = 0;
+      poisson.phases.front().selected = 1;
+      calibration_options po = options;
+      po.accountant = a;
+      const noise_calibration pc = calibrate_noise_multiplier(poisson, target_epsilon, delta, po);
+      if (std::isfinite(pc.noise_multiplier) && pc.noise_multiplier > 0) {
+        guess = pc.noise_multiplier;
+        break;
+      }
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the next start, or σ = 1
+    }
   }
   constexpr double kSmallest = 0.025;  // the scheme's limit (random_allocation.hpp)
   constexpr double kLargest = 1e24;    // the search's limit
   guess = std::clamp(guess, kSmallest, kLargest);
   p.noise_multiplier = guess;
-  double h = o.grid_spacing > 0 ? o.grid_spacing : allocation_spacing(p, accuracy);
+  // The spacing allocation_epsilon starts from at a noise multiplier.
+  auto spacing_at = [&](double sigma) {
+    training_phase at = p;
+    at.noise_multiplier = sigma;
+    return allocation_spacing(at, accuracy);
+  };
+  double h = o.grid_spacing > 0 ? o.grid_spacing : spacing_at(guess);
   int evaluations = 0;
   auto eps_at = [&](double sigma) {
     p.noise_multiplier = sigma;
@@ -236,37 +247,53 @@ noise_calibration calibrate_allocation_pld(training_run run,
   const double enough = (1 - options.budget_tolerance) * target_epsilon;
   const double log_target = std::log(target_epsilon);
   double lo = guess, hi = guess, e_lo = INFINITY, e_hi = INFINITY;
-  // The search on the current h, from `start`.
+  // The search on the current h, from `start`. Bracketing upward, where the noise multiplier has
+  // grown so far that the spacing allocation_epsilon would start from there is below half the
+  // current one, the search starts again there on that spacing: a lattice chosen far below the
+  // answer sets a rounding floor under epsilon that no noise removes (a start at σ = 1 for a run
+  // of 1e8 epochs kept every upper end above the target up to 1e24, where σ = 2000 certifies
+  // less on its own spacing).
   auto search = [&](double start) {
-    lo = hi = start;
-    e_lo = e_hi = eps_at(start);
-    // Bracket outward by factors 1.03, 1.06, 1.12, … (squared each time, at most 16).
+    // Bracket outward by factors 1.03, 1.06, 1.12, … (squared each time, at most 16; a start
+    // again on a finer spacing keeps the factor reached).
     double step = 1.03;
-    if (e_hi > target_epsilon) {
-      while (e_hi > target_epsilon) {
-        if (hi >= kLargest)
-          throw_domain_error(kFn, "target_epsilon", target_epsilon,
-                             "certified by the PLD accountant for random allocation with a noise "
-                             "multiplier below 1e24 (the allowance of its laws' rounding sets a "
-                             "floor under epsilon)");
-        lo = hi;
-        e_lo = e_hi;
-        hi = std::min(kLargest, hi * step);
-        step = std::min(16.0, step * step);
-        e_hi = eps_at(hi);
-      }
-    } else {
-      while (lo > kSmallest) {
-        const double next = std::max(kSmallest, lo / step);
-        step = std::min(16.0, step * step);
-        const double e = eps_at(next);
-        if (e > target_epsilon) {
-          lo = next;
-          e_lo = e;
-          break;
+    for (bool again = true; again;) {
+      again = false;
+      lo = hi = start;
+      e_lo = e_hi = eps_at(start);
+      if (e_hi > target_epsilon) {
+        while (e_hi > target_epsilon && !again) {
+          if (hi >= kLargest)
+            throw_domain_error(kFn, "target_epsilon", target_epsilon,
+                               "certified by the PLD accountant for random allocation with a noise "
+                               "multiplier below 1e24 (the allowance of its laws' rounding sets a "
+                               "floor under epsilon)");
+          lo = hi;
+          e_lo = e_hi;
+          hi = std::min(kLargest, hi * step);
+          step = std::min(16.0, step * step);
+          const double there = o.grid_spacing > 0 ? h : spacing_at(hi);
+          if (there < h / 2) {  // from hi again, on its spacing
+            h = there;
+            start = hi;
+            again = true;
+          } else {
+            e_hi = eps_at(hi);
+          }
         }
-        hi = lo = next;
-        e_hi = e_lo = e;
+      } else {
+        while (lo > kSmallest) {
+          const double next = std::max(kSmallest, lo / step);
+          step = std::min(16.0, step * step);
+          const double e = eps_at(next);
+          if (e > target_epsilon) {
+            lo = next;
+            e_lo = e;
+            break;
+          }
+          hi = lo = next;
+          e_hi = e_lo = e;
+        }
       }
     }
     // ε = 0 at an end (a noise multiplier at which δ(0) ≤ δ) or +∞ (no certified bound): its log

@@ -218,6 +218,30 @@ TEST_CASE("random allocation: calibration in the corners answers, or refuses in 
   REQUIRE(std::isfinite(c.noise_multiplier));
   CHECK(c.estimate.upper <= 1e-6);
   CHECK(c.noise_multiplier_lower < c.noise_multiplier);
+  // More than 1e8 steps (here 1.01e6 epochs of t = 100), where the PLD accountant refuses the
+  // Poisson run the search starts next to: the search started from σ = 1 on that σ's lattice
+  // spacing, whose rounding kept ε_upper above the target at every σ up to 1e24, and refused
+  // ("below 1e24"). Now it starts from the RDP accountant's Poisson answer, and bracketing
+  // upward moves to the spacing of the σ reached. Checked against the epochs' sums, a
+  // post-processing of the run, hence a certified lower bound: the Gaussian mechanism with
+  // μ = √(epochs)/(σ√t) (divergence/gdp.hpp). At the answer it is within the target (no false
+  // certificate); at 0.9σ it exceeds it (no σ that small holds the budget).
+  {
+    acc::calibration_options o;
+    o.pld.relative_accuracy = 0.05;
+    const double target = 5, delta = 1e-5, epochs = 1.01e6, t = 100;
+    const auto big = acc::calibrate_noise_multiplier(
+        run_of(allocated(1.0, 1 / t, static_cast<long long>(epochs * t))), target, delta, o);
+    REQUIRE(std::isfinite(big.noise_multiplier));
+    CHECK(big.estimate.upper <= target);
+    CHECK(big.estimate.upper >= target * (1 - o.budget_tolerance));
+    const auto sums = [&](double sigma) {
+      const double mu = std::sqrt(epochs) / (sigma * std::sqrt(t));
+      return dpkit::divergence::gdp_epsilon_bounds(mu, mu, delta).lower;
+    };
+    CHECK(sums(big.noise_multiplier) <= target);
+    CHECK(sums(0.9 * big.noise_multiplier) > target);
+  }
   // ε = 1e-14 is below the floor that the laws' rounding allowance sets under ε_upper: the
   // bracketing once grew σ by squared factors to +∞ ("noise_multiplier is inf"); now it stops
   // at 1e24 and says why, naming the target.
