@@ -94,6 +94,9 @@ struct compose_focus {
   /// round-off corrections may cost before the composition is tilted instead (a tilted FFT is
   /// up to 4× dearer). NaN: 1e-4. The PLD accountant passes 0.1 × its relative accuracy.
   double tolerance = NAN;
+  /// Compose tilted without trying the untilted composition first (the query's composition at
+  /// a coarser grid was tilted). Either is certified; this only saves the untilted FFT.
+  bool tilt_first = false;
 };
 
 /// The composed distribution on a window, with the certified corrections of its side.
@@ -125,6 +128,9 @@ struct composed_pld {
   /// error of each coefficient of the product of transforms. Empty: no FFT.
   std::vector<double> spectral_prefix, spectral_tail;
   std::size_t fft_size = 0;
+  /// The span of losses the FFT had to hold (the Chernoff window, or one step's cells where
+  /// wider), which fft_size rounds up to a power of two: fft_size·h ≥ span.
+  double span = 0;
   /// Relative allowance for the rounding of the discretisation (cell masses, sums): measured,
   /// not proven; max(1e-9, 1e-12 × steps) (pld.cpp, kFloatingSlack).
   double floating_slack = 1e-9;
@@ -162,9 +168,11 @@ struct composed_pld {
     return std::exp(std::min(700.0, log_scale - tilt * loss(k)));
   }
   /// The probability at ℓ_k (pessimistic: negative round-off clipped to 0), at most 1.
-  [[nodiscard]] double probability(std::size_t k) const {
+  [[nodiscard]] double probability(std::size_t k) const { return probability(k, weight(k)); }
+  /// The same with weight(k) given (the sweeps below need both: one exponential, not two).
+  [[nodiscard]] double probability(std::size_t k, double w) const {
     const double m = side == pld_side::pessimistic ? std::max(mass[k], 0.0) : mass[k];
-    return std::min(1.0, m * weight(k));
+    return std::min(1.0, m * w);
   }
 
   /// The certified bound of this side on δ(ε) (upper for pessimistic, lower for optimistic),
