@@ -49,7 +49,15 @@ def clopper_pearson_lower(k: int, n: int, confidence: float = 0.95) -> float:
     target = (1 - confidence) / 2
 
     def upper_tail(p: float) -> float:
-        return sum(math.comb(n, j) * p ** j * (1 - p) ** (n - j) for j in range(k, n + 1))
+        # Each term in logs: math.comb(n, j) exceeds a double's range beyond n ~ 1 030 (a
+        # 1 320-seed study overflowed).
+        if p <= 0.0:
+            return 0.0
+        if p >= 1.0:
+            return 1.0
+        lp, lq = math.log(p), math.log1p(-p)
+        return sum(math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) +
+                            j * lp + (n - j) * lq) for j in range(k, n + 1))
 
     lo, hi = 0.0, 1.0
     for _ in range(100):
