@@ -237,12 +237,15 @@ noise_calibration calibrate_allocation_pld(training_run run,
   };
   double h = o.grid_spacing > 0 ? o.grid_spacing : spacing_at(guess);
   int evaluations = 0;
+  double delta_floor = 0;  // the last evaluation's, where δ was below what the bracket takes
   auto eps_at = [&](double sigma) {
     p.noise_multiplier = sigma;
     pld_options fixed = o;
     fixed.grid_spacing = h;
     ++evaluations;
-    return allocation_epsilon_upper(p, delta, fixed).upper;  // +∞ where it failed: too small
+    const allocation_bracket b = allocation_epsilon_upper(p, delta, fixed);
+    delta_floor = b.delta_floor;
+    return b.upper;  // +∞ where it failed: too small, or δ below its floor
   };
   const double enough = (1 - options.budget_tolerance) * target_epsilon;
   const double log_target = std::log(target_epsilon);
@@ -263,6 +266,13 @@ noise_calibration calibrate_allocation_pld(training_run run,
       e_lo = e_hi = eps_at(start);
       if (e_hi > target_epsilon) {
         while (e_hi > target_epsilon && !again) {
+          if (hi >= kLargest && delta_floor > 0)  // no σ answers: δ is what stops it
+            throw_domain_error(kFn, "delta", delta,
+                               ">= " + format_value(delta_floor) +
+                                   " for random allocation's PLD bracket at every noise "
+                                   "multiplier tried (10^4 times the certified rounding "
+                                   "allowance of its laws); the RDP accountant answers smaller "
+                                   "delta");
           if (hi >= kLargest)
             throw_domain_error(kFn, "target_epsilon", target_epsilon,
                                "certified by the PLD accountant for random allocation with a noise "

@@ -237,6 +237,7 @@ void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, cons
   if (!(up.moved <= 1e-4 * delta && up.gamma <= 1e-3)) {
     b.upper = std::numeric_limits<double>::infinity();
     b.termination = termination_type::failure;
+    b.delta_floor = 1e4 * up.moved;
     b.message = "delta is " + format_value(delta) +
                 ", but must be >= " + format_value(1e4 * up.moved) +
                 " for random allocation (10^4 times the certified rounding allowance of its "

@@ -242,6 +242,22 @@ TEST_CASE("random allocation: calibration in the corners answers, or refuses in 
     CHECK(sums(big.noise_multiplier) <= target);
     CHECK(sums(0.9 * big.noise_multiplier) > target);
   }
+  // δ below the smallest the PLD bracket takes at every σ (10^4 × its laws' rounding allowance,
+  // ~1e-14 here): the search went up to σ = 1e24 and refused naming the target ε (domain-sweep
+  // case 2342); now it names δ and its floor, as an ε query at any σ of the run does.
+  try {
+    acc::calibration_options o;
+    o.pld.relative_accuracy = 0.01;
+    o.pld.max_fft_size = std::size_t{1} << 16;
+    (void)acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.5, 1)), 0.051374171847491143,
+                                          8.6052298796732085e-143, o);
+    FAIL("no refusal");
+  } catch (const std::domain_error& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("delta is 8.6"));
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("for random allocation"));
+  }
+  CHECK(acc::allocation_epsilon_upper(allocated(3.5, 0.5, 1), 8.6052298796732085e-143)
+            .delta_floor > 8.6052298796732085e-143);
   // ε = 1e-14 is below the floor that the laws' rounding allowance sets under ε_upper: the
   // bracketing once grew σ by squared factors to +∞ ("noise_multiplier is inf"); now it stops
   // at 1e24 and says why, naming the target.

@@ -56,6 +56,9 @@ struct shuffling_bracket {
   /// Random allocation with k > 1: the lower bound kept ("sums": the epoch sums' Gaussian;
   /// "largest coordinates": the sliced epoch maximum).
   std::string lower_route;
+  /// Random allocation: where δ was below what its PLD bracket takes (10^4 × its laws' certified
+  /// rounding allowance at this run and spacing), that smallest δ; 0 otherwise.
+  double delta_floor = 0;
   pld_diagnostics pld;            ///< of the lower bound's composition (the larger direction)
   termination_type termination = termination_type::converged;
   std::string message;  ///< why the lower bound's bracket stopped short, if it did
