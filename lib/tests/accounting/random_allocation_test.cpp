@@ -293,6 +293,24 @@ TEST_CASE("random allocation: one partial epoch used with probability <= delta h
   CHECK_THAT(c.message, Catch::Matchers::Contains("smallest noise multiplier random allocation"));
 }
 
+TEST_CASE("random allocation: an epsilon below every lattice spacing is said, not refined",
+          "[accounting][allocation]") {
+  // Domain-sweep case 3658: one epoch of t = 185 and 176 steps more, δ = 0.037 in ε's fall to 0.
+  // The refinement went to h = 2e-5 (165 s) and kept its last pass, [0, 8.3e-8], although the
+  // first pass had certified a thirtyfold smaller upper end. Now the intersection over passes is
+  // kept and an upper end below 2e-5 over a lower end of 0 stops the refinement, said. The δ
+  // bracket at that ε must not certify more than the δ asked (else the ε bound would be false).
+  const double sigma = 3.7894809840761678, q = 0.0054054054054054057, delta = 0.036848410765711131;
+  acc::pld_options o;
+  o.max_fft_size = std::size_t{1} << 16;
+  const auto b = acc::allocation_epsilon(allocated(sigma, q, 361), delta, o);
+  CHECK(b.lower == 0);
+  CHECK(b.upper < 2e-5);
+  CHECK(b.termination == dpkit::termination_type::max_iterations);
+  CHECK_THAT(b.message, Catch::Matchers::Contains("below 2e-05"));
+  CHECK(acc::allocation_delta(allocated(sigma, q, 361), b.upper, o).lower <= delta);
+}
+
 TEST_CASE("random allocation: one step of a long epoch, delta at every epsilon (no heap damage)",
           "[accounting][allocation]") {
   // Domain-sweep case 1108: r = 1 released step of t = 3730 at σ = 0.1986. The partial epoch's
