@@ -209,12 +209,12 @@ noise_calibration calibrate_allocation_pld(training_run run,
   // accountant's, else the RDP accountant's (beyond 1e8 steps, where the PLD accountant refuses
   // Poisson runs). Only a start: where neither answers, the search starts from σ = 1.
   double guess = 1.0;
+  training_run poisson = run;
+  poisson.phases.front().sampling = sampling_scheme::poisson;
+  poisson.phases.front().steps_per_epoch = 0;
+  poisson.phases.front().selected = 1;
   for (const accountant_type a : {accountant_type::pld, accountant_type::rdp}) {
     try {
-      training_run poisson = run;
-      poisson.phases.front().sampling = sampling_scheme::poisson;
-      poisson.phases.front().steps_per_epoch = 0;
-      poisson.phases.front().selected = 1;
       calibration_options po = options;
       po.accountant = a;
       const noise_calibration pc = calibrate_noise_multiplier(poisson, target_epsilon, delta, po);

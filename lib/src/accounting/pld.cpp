@@ -39,15 +39,6 @@ double log_mgf(const discrete_pld& d, double lambda) {
   return std::log(s) + lambda * d.loss(0);
 }
 
-// FFT sizes are powers of two: FFTW plans them fastest (planning a size like 2⁸·3⁴·5 costs
-// ~11 ms even with FFTW_ESTIMATE — measured — more than the transform itself), and the few
-// sizes recur, so plans are cached. The padding costs at most a factor 2 in a ~1 ms FFT.
-std::size_t fft_size_for(std::size_t n) {
-  std::size_t m = 64;
-  while (m < n) m *= 2;
-  return m;
-}
-
 struct fftw_deleter {
   void operator()(void* p) const { fftw_free(p); }
 };
@@ -165,6 +156,15 @@ constexpr double kLogLambdaMax = 9.210340371976182;   // log 1e4
 constexpr double kMaxExponent = 1e6;
 
 }  // namespace
+
+// FFT sizes are powers of two: FFTW plans them fastest (planning a size like 2⁸·3⁴·5 costs
+// ~11 ms even with FFTW_ESTIMATE — measured — more than the transform itself), and the few
+// sizes recur, so plans are cached. The padding costs at most a factor 2 in a ~1 ms FFT.
+std::size_t fft_size_for(std::size_t points) {
+  std::size_t m = 64;
+  while (m < points) m *= 2;
+  return m;
+}
 
 composed_pld compose(std::span<const pld_factor> factors,
                      double tail_bound,

@@ -173,9 +173,8 @@ double next_spacing(double h, double gap, double target, double span) {
   if (!(span > 0)) return predicted;
   const double points = std::ceil(span / predicted) + 4;
   if (!(points < 0x1p60)) return predicted;
-  std::size_t n = 64;
-  while (static_cast<double>(n) < points) n *= 2;
-  return std::min(predicted, 1.03 * span / (static_cast<double>(n) - 4));
+  const auto n = static_cast<double>(fft_size_for(static_cast<std::size_t>(points)));
+  return std::min(predicted, 1.03 * span / (n - 4));
 }
 
 // The adaptive-grid loop shared by every query. `query(composed)` is the quantity on one

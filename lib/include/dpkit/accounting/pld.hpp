@@ -99,6 +99,10 @@ struct compose_focus {
   bool tilt_first = false;
 };
 
+/// The FFT size compose() uses for a window of `points` lattice points: the next power of two,
+/// at least 64.
+std::size_t fft_size_for(std::size_t points);
+
 /// The composed distribution on a window, with the certified corrections of its side.
 ///
 /// Exponential tilting: `mass` holds the composition of the tilted factors m_k e^{λ ℓ_k}/M(λ),
