@@ -19,9 +19,11 @@ at least b apart, at most k of them (jax_privacy's multi-epoch schema).
 
 Answers (:class:`MatrixPrivacy`) carry ``route``: ``amplified`` (C has at most b bands: ⌈T/b⌉
 rounds of the Poisson-subsampled Gaussian, a certified two-sided bracket), ``gaussian``
-(``sample_rate=1``: one Gaussian mechanism, exact where the sensitivity is) or ``unamplified``
+(``sample_rate=1``: one Gaussian mechanism, exact where the sensitivity is), ``unamplified``
 (more bands than b with sampling: an upper bound without amplification, and a lower bound from
-the count of the example's participations). docs/matrix-mechanisms.md has the formulas.
+the count of the example's participations) or ``conditional`` (the same case, where conditional
+composition — MMCC, CGST24 — gives the smaller upper end). docs/matrix-mechanisms.md has the
+formulas.
 
 :func:`amplified_bandmf_event` builds jax_privacy's event for BandMF as a
 :mod:`dpkit.dp_accounting` event, so code written for jax_privacy runs on dpkit's accountants.
@@ -77,7 +79,12 @@ def _int(name: str, value: Any, lo: int = 1) -> int:
 class MatrixPrivacy:
     """A certified bracket: ``lower`` ≤ the mechanism's ε at δ (or δ at ε) ≤ ``upper``.
 
-    With ``route == "unamplified"`` the upper end ignores sampling and the bracket can be wide.
+    With ``route == "unamplified"`` the upper end ignores sampling and the bracket can be wide;
+    ``conditional`` (a dict, or None where it was not tried: only the unamplified case up to
+    10 000 steps) holds the conditional-composition bound whichever end won: ``value``,
+    ``bad_event_probability`` (δ_E, part of δ), ``pairs``, ``tail_quantile`` (z),
+    ``largest_inclusion`` (the largest posterior participation bound), ``largest_mixture``,
+    ``row_types``, ``method``, and ``evaluated``/``reason``.
     ``sensitivity``: the round's column norm (amplified) or the Δ of the whole release
     (``sensitivity_lower`` ≤ Δ ≤ ``sensitivity``; ``sensitivity_exact``). ``rounds``: ⌈T/b⌉
     (amplified). ``method``: the PLD accountant's grid. ``description``: the reduction in words.
@@ -94,6 +101,7 @@ class MatrixPrivacy:
     sensitivity_exact: bool
     method: str
     description: str
+    conditional: Optional[Dict[str, Any]] = None
 
     def __float__(self) -> float:
         return float(self.upper)
@@ -116,7 +124,7 @@ class MatrixNoise:
 def _privacy(quantity: str, d: Dict[str, Any]) -> MatrixPrivacy:
     return MatrixPrivacy(quantity, d["lower"], d["upper"], d["route"], d["rounds"],
                          d["sensitivity"], d["sensitivity_lower"], d["sensitivity_exact"],
-                         d["method"], d["description"])
+                         d["method"], d["description"], d.get("conditional"))
 
 
 def _query(quantity: str, strategy: Any, steps: Any, noise_multiplier: Any, at: Any,

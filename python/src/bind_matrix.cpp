@@ -76,6 +76,23 @@ py::dict privacy_dict(const acc::matrix_mechanism_privacy& p) {
   d["lower"] = p.lower;
   d["upper"] = p.upper;
   d["method"] = p.upper_estimate.method;
+  if (p.conditional) {
+    const acc::conditional_composition& c = *p.conditional;
+    py::dict cd;
+    cd["evaluated"] = c.evaluated;
+    cd["reason"] = c.reason;
+    cd["value"] = c.value;
+    cd["bad_event_probability"] = c.bad_event_probability;
+    cd["pairs"] = c.pairs;
+    cd["tail_quantile"] = c.tail_quantile;
+    cd["largest_inclusion"] = c.largest_inclusion;
+    cd["largest_mixture"] = c.largest_mixture;
+    cd["row_types"] = c.row_types;
+    cd["method"] = c.method;
+    d["conditional"] = cd;
+  } else {
+    d["conditional"] = py::none();
+  }
   return d;
 }
 

@@ -96,14 +96,31 @@ def test_calibrate_certifies_the_target():
 def test_unamplified_route_matches_dpkit_correlated_lower_bound():
     # The lower end of DP-λCGD with sampling is the projected pair of dpkit.correlated.
     r = mm.delta("lambda:0.5", 100, 5.0, 1.0, sample_rate=0.1)
-    assert r.route == "unamplified"
+    assert r.route in ("unamplified", "conditional")
     ref = dpkit.correlated.projected_delta(correlation=0.5, sample_rate=0.1, steps=100,
                                            noise_multiplier=5.0, epsilon=1.0)
     assert r.lower == pytest.approx(ref, rel=1e-9)
     e = mm.epsilon("lambda:0.5", 100, 5.0, 1e-5, sample_rate=0.1)
     full = mm.epsilon("lambda:0.5", 100, 5.0, 1e-5)
     assert 0 < e.lower <= e.upper
-    assert e.upper == pytest.approx(full.upper, rel=1e-12)
+    # The upper end: the full-batch mechanism's (unamplified) or conditional composition's,
+    # whichever is smaller.
+    assert e.upper <= full.upper * (1 + 1e-12)
+    if e.route == "unamplified":
+        assert e.upper == pytest.approx(full.upper, rel=1e-12)
+
+
+def test_conditional_route_amplifies_dp_lambda_cgd():
+    e = mm.epsilon("lambda:0.5", 400, 4.0, 1e-5, sample_rate=0.01)
+    full = mm.epsilon("lambda:0.5", 400, 4.0, 1e-5)
+    assert e.route == "conditional"
+    assert "CGST24" in e.description
+    assert "conditional composition" in e.method
+    assert 0 < e.lower <= e.upper < full.upper / 20
+    assert e.conditional["value"] == e.upper
+    assert e.conditional["bad_event_probability"] == pytest.approx(1e-6)
+    assert 0.01 < e.conditional["largest_inclusion"] < 0.03
+    assert mm.epsilon("lambda:0.5", 400, 4.0, 1e-5).conditional is None  # full batch
 
 
 def test_errors_name_the_keyword():

@@ -106,10 +106,20 @@ void describe_answer(json& row, const acc::matrix_mechanism_privacy& mm, const s
 std::vector<std::string> legend(const std::string& quantity, const std::string& route) {
   std::vector<std::string> notes;
   const std::string q = quantity;
-  if (route == "unamplified")
+  if (route == "conditional")
     notes.push_back("upper-bound: the mechanism is (epsilon, delta)-DP at this " + q +
-                    "; it ignores sampling, because C has more bands than --min-separation and "
-                    "dpkit does not amplify such strategies (MMCC). " + q +
+                    ", by conditional composition (MMCC, CGST24): each row of the release, "
+                    "given the rows before it, is bounded by a mixture of Gaussians whose "
+                    "participation probabilities are the example's posterior ones, bounded "
+                    "outside a rare event whose probability is part of delta. " + q +
+                    "_lower: no smaller " + q +
+                    " can hold - from the count of the example's sampled participations, a "
+                    "projection of the release. The bracket can be wide.");
+  else if (route == "unamplified")
+    notes.push_back("upper-bound: the mechanism is (epsilon, delta)-DP at this " + q +
+                    "; it ignores sampling (C has more bands than --min-separation, and "
+                    "conditional composition, MMCC, gave no smaller bound or was not tried: "
+                    "over " + std::to_string(acc::kConditionalMaxSteps) + " steps). " + q +
                     "_lower: no smaller " + q +
                     " can hold - from the count of the example's sampled participations, a "
                     "projection of the release. The bracket can be wide.");

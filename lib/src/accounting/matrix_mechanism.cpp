@@ -12,6 +12,7 @@
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/roots.hpp"
 #include "detail/outward.hpp"
+#include "detail/strategy_entries.hpp"
 #include "detail/projected_pair.hpp"
 
 namespace dpkit::accounting {
@@ -26,30 +27,15 @@ double padded_down(double x, std::size_t terms) {
 }
 
 // The pieces of C the sensitivity needs, for T steps.
-struct columns {
+struct columns : detail::strategy_entries {
   const strategy& c;
-  long long steps;
-  std::vector<double> coef;     // Toeplitz coefficients (Toeplitz kinds)
   std::vector<double> squares;  // squares[k] = Σ_{j<k} c_j² (Toeplitz kinds)
-  std::vector<double> dense;    // row-major C (dense)
 
-  columns(const strategy& s, long long t) : c(s), steps(t) {
+  columns(const strategy& s, long long t) : detail::strategy_entries(s, t), c(s) {
     if (s.is_toeplitz()) {
-      coef = s.coefficients(t);
       squares.assign(coef.size() + 1, 0.0);
       for (std::size_t k = 0; k < coef.size(); ++k) squares[k + 1] = squares[k] + coef[k] * coef[k];
-    } else {
-      dense.resize(static_cast<std::size_t>(t * t));
-      for (long long r = 0; r < t; ++r)
-        for (long long k = 0; k <= r; ++k)
-          dense[static_cast<std::size_t>(r * t + k)] = s.entry(t, r, k);
     }
-  }
-  [[nodiscard]] double at(long long r, long long k) const {
-    if (k > r) return 0;
-    if (!dense.empty()) return dense[static_cast<std::size_t>(r * steps + k)];
-    const auto d = static_cast<std::size_t>(r - k);
-    return d < coef.size() ? coef[d] : 0.0;
   }
   // ‖C[:, j]‖² and the number of its (possibly) nonzero terms.
   [[nodiscard]] double norm2(long long j, std::size_t* terms = nullptr) const {
@@ -404,6 +390,33 @@ matrix_mechanism_privacy bracket(matrix_mechanism_reduction red, Estimate estima
   return out;
 }
 
+// The unamplified route's upper end, replaced by the conditional-composition bound where that
+// is smaller (route "conditional"); the bound is kept in `conditional` either way.
+template <class Bound>
+void try_conditional(matrix_mechanism_privacy& out, long long steps, const participation& p,
+                     Bound bound) {
+  if (out.reduction.route != "unamplified" || steps > kConditionalMaxSteps) return;
+  out.conditional = bound();
+  const conditional_composition& cc = *out.conditional;
+  if (!cc.evaluated || !(cc.value < out.upper)) return;
+  out.upper = cc.value;
+  // The answer is the conditional bound's now (the unamplified run's estimate is not kept).
+  privacy_estimate e;
+  e.accountant = accountant_type::pld;
+  e.value = e.upper = cc.value;
+  e.method = cc.method;
+  out.upper_estimate = std::move(e);
+  matrix_mechanism_reduction& red = out.reduction;
+  red.route = "conditional";
+  red.description = "conditional composition (CGST24): each of the " + std::to_string(steps) +
+                    " rows dominated by a mixture of Gaussians whose participation "
+                    "probabilities are at most " + short_number(cc.largest_inclusion) +
+                    " given the rows before (rate " + short_number(p.sampling_rate) +
+                    "), outside an event of probability " + short_number(cc.bad_event_probability) +
+                    "; lower, the count of " + std::to_string(red.projected_participations) +
+                    " sampled participations in noise " + short_number(red.projected_noise);
+}
+
 }  // namespace
 
 matrix_mechanism_privacy matrix_mechanism_epsilon(const strategy& c,
@@ -425,20 +438,26 @@ matrix_mechanism_privacy matrix_mechanism_epsilon(const strategy& c,
     return detail::binomial_gaussian_delta(red.projected_participations, p.sampling_rate,
                                            red.projected_noise, e) - delta;
   };
+  auto conditional = [&] {
+    return conditional_composition_epsilon(c, steps, p, noise_multiplier, delta, options);
+  };
   if (excess(0) <= 0) {
     out.lower = 0;
+    try_conditional(out, steps, p, conditional);
     return out;
   }
   double hi = std::isfinite(out.upper) && out.upper > 0 ? out.upper : 1.0;
   for (int j = 0; excess(hi) > 0 && j < 64; ++j) hi *= 2;
   if (excess(hi) > 0) {
     out.lower = hi;  // δ₁ > δ even there: still a lower bound
+    try_conditional(out, steps, p, conditional);
     return out;
   }
   root_options o;
   o.absolute_tolerance = 1e-9 * hi;
   const root_result r = find_root(excess, 0.0, hi, o);
   out.lower = std::min(r.lower, out.upper);
+  try_conditional(out, steps, p, conditional);
   return out;
 }
 
@@ -455,10 +474,26 @@ matrix_mechanism_privacy matrix_mechanism_delta(const strategy& c,
         return estimate_delta(r, epsilon, accountant_type::pld, options);
       });
   const matrix_mechanism_reduction& red = out.reduction;
-  if (!red.lower)
+  if (!red.lower) {
     out.lower = std::min(out.upper, detail::binomial_gaussian_delta(red.projected_participations,
                                                                     p.sampling_rate,
                                                                     red.projected_noise, epsilon));
+    try_conditional(out, steps, p, [&] {
+      // Tried only where it can help: where its ε at the unamplified δ is below ε (one ε query,
+      // cheap; a δ query far in the tail of many wide mixtures can take minutes).
+      if (out.upper > 0 && out.upper < 1) {
+        conditional_composition gate =
+            conditional_composition_epsilon(c, steps, p, noise_multiplier, out.upper, options);
+        if (!(gate.value < epsilon)) {
+          conditional_composition skipped;
+          skipped.reason = "its epsilon at the unamplified delta (" + short_number(gate.value) +
+                           ") is not below epsilon: no smaller delta to find";
+          return skipped;
+        }
+      }
+      return conditional_composition_delta(c, steps, p, noise_multiplier, epsilon, options);
+    });
+  }
   return out;
 }
 

@@ -31,23 +31,27 @@
 //                 the two runs are the same: the bracket is the PLD accountant's.
 //   gaussian      q = 1: every participation happens, and the release is one Gaussian mechanism
 //                 with μ = Δ/σ, Δ the sensitivity: exact where Δ is (see strategy_sensitivity).
-//   unamplified   q < 1 and C has more than b bands (matrix mechanisms with general C need MMCC,
-//                 Choquette-Choo et al. 2024, which dpkit does not implement): the upper bound of
-//                 the q = 1 mechanism (every sampled pattern is a sub-pattern of the full one, and
-//                 Δ's upper end bounds every sub-pattern; joint convexity of the hockey-stick
-//                 divergence). Lower: a projection. With the same unit gradient at every step of
+//   unamplified   q < 1 and C has more than b bands: the upper bound of the q = 1 mechanism
+//                 (every sampled pattern is a sub-pattern of the full one, and Δ's upper end
+//                 bounds every sub-pattern; joint convexity of the hockey-stick divergence). Lower: a projection. With the same unit gradient at every step of
 //                 the worst group S (others zero), the statistic ⟨v, x⟩ of the release with
 //                 Cᵀv = 1_S is the count of the example's participations, Bin(|S|, q), plus
 //                 N(0, σ²‖v‖²); by data processing the mechanism's δ(ε) is at least that pair's
 //                 (the construction of correlated.hpp's projected_lower_bound, for any C).
+//   conditional   the unamplified case up to kConditionalMaxSteps steps, where conditional
+//                 composition (MMCC, Choquette-Choo, Ganesh, Steinke & Thakurta 2024) gives the
+//                 smaller upper end (conditional_composition below); the lower end is the same.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/pld_accountant.hpp"
 #include "dpkit/accounting/training_run.hpp"
 
 namespace dpkit::accounting {
@@ -160,7 +164,7 @@ long long amplified_rounds(long long steps, long long min_separation);
 /// compose (header comment): `upper` dominates the mechanism, `lower` is dominated by it (empty
 /// where no lower bound is available).
 struct matrix_mechanism_reduction {
-  std::string route;  ///< "amplified", "gaussian" or "unamplified"
+  std::string route;  ///< "amplified", "gaussian" or "unamplified" ("conditional" in answers)
   training_run upper;
   std::optional<training_run> lower;
   sensitivity_bracket sensitivity;  ///< of the q = 1 pattern (gaussian, unamplified)
@@ -177,13 +181,59 @@ matrix_mechanism_reduction reduce_matrix_mechanism(const strategy& c,
                                                    const participation& p,
                                                    double noise_multiplier);
 
+/// The upper bound by conditional composition (MMCC; Choquette-Choo, Ganesh, Steinke & Thakurta
+/// 2024, [CGST24] Thm 3.1) for sampled participation (q < 1) and any strategy: each row of the
+/// release, given the rows before it, is dominated — outside an event of probability δ_E — by
+/// a mixture of Gaussians whose participation probabilities are the example's posterior ones,
+/// bounded from the rows already released; the rows' pairs are composed by the PLD accountant
+/// and δ_E is added to δ. Certified for any clipped gradients, chosen adaptively (the
+/// derivation is in matrix_mmcc.cpp and docs/matrix-mechanisms.md). It amplifies where the
+/// posterior bounds stay near q (σ large against the columns' overlap); elsewhere it can be
+/// above the unamplified bound, and the mechanism's upper end is the smaller of the two.
+struct conditional_composition {
+  bool evaluated = false;  ///< false: not applicable (reason says why)
+  std::string reason;
+  double value = NAN;                 ///< the certified upper bound on ε (or on δ)
+  double bad_event_probability = 0;   ///< δ_E, included in value
+  long long pairs = 0;                ///< posterior bounds taken: rows × earlier columns
+  double tail_quantile = 0;           ///< z = Φ̄⁻¹(δ_E / pairs)
+  double largest_inclusion = 0;       ///< the largest posterior bound p̃ (q where none)
+  std::size_t largest_mixture = 0;    ///< atoms of the largest row mixture
+  long long row_types = 0;            ///< distinct row pairs composed
+  std::string method;                 ///< the composition's grid, for people
+};
+/// ε at δ ∈ (0, 1) with δ_E = δ/10.
+conditional_composition conditional_composition_epsilon(const strategy& c,
+                                                        long long steps,
+                                                        const participation& p,
+                                                        double noise_multiplier,
+                                                        double delta,
+                                                        const pld_options& options = {});
+/// δ at ε ≥ 0: the smallest δ_PLD + δ_E over δ_E = 1e-8 and, where that answer is above 1e-6, a
+/// tenth of it, else 1e-10 and 1e-12.
+conditional_composition conditional_composition_delta(const strategy& c,
+                                                      long long steps,
+                                                      const participation& p,
+                                                      double noise_multiplier,
+                                                      double epsilon,
+                                                      const pld_options& options = {});
+
+/// Conditional composition is tried for the unamplified route up to this many steps (its cost
+/// grows like T² in the posterior bounds and T·atoms in the rows' laws).
+inline constexpr long long kConditionalMaxSteps = 10000;
+
 /// A certified bracket on ε at δ (or on δ at ε): `lower` ≤ the mechanism's value ≤ `upper`.
 struct matrix_mechanism_privacy {
   double lower = 0;
   double upper = 0;
   matrix_mechanism_reduction reduction;
-  privacy_estimate upper_estimate;                ///< the accountant's answer for reduction.upper
+  /// The accountant's answer for reduction.upper (route "conditional": the conditional bound's
+  /// value and method instead).
+  privacy_estimate upper_estimate;
   std::optional<privacy_estimate> lower_estimate;  ///< for reduction.lower, when distinct
+  /// Route "unamplified" up to kConditionalMaxSteps: the conditional-composition bound, tried;
+  /// where it is below the unamplified upper end it becomes `upper` and the route "conditional".
+  std::optional<conditional_composition> conditional;
 };
 matrix_mechanism_privacy matrix_mechanism_epsilon(const strategy& c,
                                                   long long steps,

@@ -30,6 +30,10 @@
 //   mixture_loss(w, A, B)            the pair that shows A with probability w and B otherwise,
 //                                    and says which: PLD w·A + (1−w)·B (how truncated Poisson
 //                                    batches are accounted, training_run.hpp).
+//   gaussian_mixture_loss(μ, w, d)   a mixture of unit-variance Gaussians against N(0, 1):
+//                                    remove: P = Σ_m w_m N(μ_m, 1), Q = N(0, 1); add: the
+//                                    reverse pair (one row of the conditional-composition bound
+//                                    for matrix mechanisms, accounting/matrix_mechanism.hpp).
 #pragma once
 
 #include <memory>
@@ -99,5 +103,12 @@ std::unique_ptr<privacy_loss> poisson_replace_one_gaussian_loss(double sigma, do
 std::unique_ptr<privacy_loss> mixture_loss(double w,
                                            std::shared_ptr<const privacy_loss> a,
                                            std::shared_ptr<const privacy_loss> b);
+
+/// The mixture Σ_m w_m N(μ_m, 1) against N(0, 1) (remove; add: the reverse pair): means ≥ 0,
+/// at least one > 0, weights ≥ 0 summing to 1 (within 1e-12; renormalised). Equal means are
+/// merged. Throws std::invalid_argument (lengths, sum) or std::domain_error (a bad value).
+std::unique_ptr<privacy_loss> gaussian_mixture_loss(std::vector<double> means,
+                                                    std::vector<double> weights,
+                                                    adjacency_direction direction);
 
 }  // namespace dpkit::subsampling

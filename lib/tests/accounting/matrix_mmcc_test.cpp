@@ -1,0 +1,268 @@
+// The conditional-composition (MMCC) upper bound for matrix mechanisms and its rows' mixture
+// pairs, against independent sources: a two-atom mixture is the Poisson-subsampled Gaussian
+// (a separate closed-form class); a mixture's δ(ε) from the crossing point found by bisection
+// here and Boost's normal tails; the identity strategy is DP-SGD; attained lower ends (the
+// amplified route's rounds, the projected pair, and the exact two-step mechanism by quadrature
+// over every gradient sign pattern) are never above it; and a seeded sweep over the accepted
+// domain for lower ≤ upper and monotonicity in σ.
+#include <boost/math/distributions/normal.hpp>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/matrix_mechanism.hpp"
+#include "dpkit/subsampling/privacy_loss.hpp"
+#include "support/runs.hpp"
+
+namespace acc = dpkit::accounting;
+namespace sub = dpkit::subsampling;
+using dpkit::test::dpsgd;
+
+namespace {
+
+double near(double a, double b) { return std::abs(a - b) <= 1e-10 * std::max(a, b) + 1e-300; }
+
+// δ of the mixture pair at ε by an independent route: the crossing point x* of p(x) = e^ε φ(x)
+// by bisection on the log-ratio (computed term by term here), then the two normal tails.
+double mixture_delta(const std::vector<double>& mu, const std::vector<double>& w, double eps,
+                     bool remove) {
+  const boost::math::normal n;
+  auto log_ratio = [&](double x) {  // log p(x)/φ(x)
+    double s = 0;
+    for (std::size_t m = 0; m < mu.size(); ++m) s += w[m] * std::exp(mu[m] * x - mu[m] * mu[m] / 2);
+    return std::log(s);
+  };
+  const double target = remove ? eps : -eps;  // remove: p > e^ε φ; add: φ > e^ε p
+  double lo = -60, hi = 60;
+  if (log_ratio(lo) >= target) return remove ? 1.0 - std::exp(eps) : 0.0;  // not reached here
+  for (int i = 0; i < 300; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (log_ratio(mid) < target ? lo : hi) = mid;
+  }
+  const double x = 0.5 * (lo + hi);
+  double pm = 0, pc = 0;  // P(X > x), P(X ≤ x) under the mixture
+  for (std::size_t m = 0; m < mu.size(); ++m) {
+    pm += w[m] * boost::math::cdf(boost::math::complement(n, x - mu[m]));
+    pc += w[m] * boost::math::cdf(n, x - mu[m]);
+  }
+  if (remove) return pm - std::exp(eps) * boost::math::cdf(boost::math::complement(n, x));
+  return boost::math::cdf(n, x) - std::exp(eps) * pc;
+}
+
+// The exact δ(ε) of the two-step mechanism with scalar gradients s = (s0, s1) ∈ {±1}²: P = Σ_b
+// π(b) N(C·diag(s)·b, σ²I) against N(0, σ²I) (remove) and the reverse (add), b ~ Bern(q)²,
+// by the trapezoidal rule on a 1600² grid over ±9σ around the means: an attained lower end.
+double two_step_delta(const std::vector<double>& c /* c00, c10, c11 */, double q, double sigma,
+                      double eps) {
+  double best = 0;
+  for (int s0 : {1, -1})
+    for (int s1 : {1, -1}) {
+      // Means of the four patterns b = (b0, b1) and their weights.
+      double m[4][2], w[4];
+      for (int b = 0; b < 4; ++b) {
+        const int b0 = b & 1, b1 = (b >> 1) & 1;
+        m[b][0] = c[0] * s0 * b0;
+        m[b][1] = c[1] * s0 * b0 + c[2] * s1 * b1;
+        w[b] = (b0 ? q : 1 - q) * (b1 ? q : 1 - q);
+      }
+      const int n = 1600;
+      const double lo = -9 * sigma - 3, hi = 9 * sigma + 3, h = (hi - lo) / n;
+      double rem = 0, add = 0;
+      for (int i = 0; i <= n; ++i) {
+        const double x = lo + i * h;
+        for (int j = 0; j <= n; ++j) {
+          const double y = lo + j * h;
+          const double q0 = std::exp(-(x * x + y * y) / (2 * sigma * sigma));
+          double p = 0;
+          for (int b = 0; b < 4; ++b) {
+            const double dx = x - m[b][0], dy = y - m[b][1];
+            p += w[b] * std::exp(-(dx * dx + dy * dy) / (2 * sigma * sigma));
+          }
+          const double wt = (i == 0 || i == n ? 0.5 : 1.0) * (j == 0 || j == n ? 0.5 : 1.0);
+          rem += wt * std::max(0.0, p - std::exp(eps) * q0);
+          add += wt * std::max(0.0, q0 - std::exp(eps) * p);
+        }
+      }
+      const double norm = h * h / (2 * M_PI * sigma * sigma);
+      best = std::max({best, rem * norm, add * norm});
+    }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("gaussian_mixture_loss: two atoms are the Poisson-subsampled Gaussian", "[mmcc]") {
+  for (const double sigma : {0.5, 1.0, 3.0})
+    for (const double q : {0.01, 0.3})
+      for (auto d : {sub::adjacency_direction::remove, sub::adjacency_direction::add}) {
+        const auto mix = sub::gaussian_mixture_loss({0.0, 1.0 / sigma}, {1 - q, q}, d);
+        const auto ref = sub::poisson_gaussian_loss(sigma, q, d);
+        INFO("sigma " << sigma << " q " << q);
+        CHECK(mix->support_lower() == Approx(ref->support_lower()).epsilon(1e-14));
+        CHECK(mix->support_upper() == Approx(ref->support_upper()).epsilon(1e-14));
+        std::vector<double> cuts;
+        for (double y = -3; y <= 6; y += 0.37) cuts.push_back(y);
+        std::vector<sub::loss_mass> a, b;
+        sub::loss_mass a_lo, a_hi, b_lo, b_hi;
+        mix->interval_masses(cuts, a, a_lo, a_hi);
+        ref->interval_masses(cuts, b, b_lo, b_hi);
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          CHECK(near(a[k].p, b[k].p));
+          CHECK(near(a[k].q, b[k].q));
+          const sub::loss_mass one = mix->mass(cuts[k], cuts[k + 1]);
+          CHECK(near(one.p, b[k].p));
+          CHECK(near(one.q, b[k].q));
+        }
+        CHECK(near(a_lo.p, b_lo.p));
+        CHECK(near(a_hi.q, b_hi.q));
+        CHECK(near(a_hi.p, b_hi.p));
+      }
+}
+
+TEST_CASE("gaussian_mixture_loss: delta of a three-atom mixture", "[mmcc]") {
+  const std::vector<double> mu{0.0, 0.4, 1.3}, w{0.7, 0.25, 0.05};
+  for (auto d : {sub::adjacency_direction::remove, sub::adjacency_direction::add}) {
+    const auto loss = sub::gaussian_mixture_loss(mu, w, d);
+    for (const double eps : {0.0, 0.05, 0.3, 1.0, 2.5}) {
+      const double ref = mixture_delta(mu, w, eps, d == sub::adjacency_direction::remove);
+      INFO("eps " << eps);
+      CHECK(loss->delta(eps) == Approx(ref).epsilon(1e-9).margin(1e-15));
+    }
+  }
+  CHECK_THROWS_AS(sub::gaussian_mixture_loss({0.0}, {1.0}, sub::adjacency_direction::remove),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(sub::gaussian_mixture_loss({0.0, 1.0}, {0.5, 0.6},
+                                             sub::adjacency_direction::remove),
+                  std::invalid_argument);
+  CHECK_THROWS(sub::gaussian_mixture_loss({-1.0, 1.0}, {0.5, 0.5}, sub::adjacency_direction::add));
+}
+
+TEST_CASE("conditional composition: the identity strategy is DP-SGD", "[mmcc]") {
+  // Every row has its own step only: no posterior bound is needed (pairs = 0), each row is the
+  // Poisson-subsampled Gaussian exactly.
+  const auto cc = acc::conditional_composition_epsilon(acc::strategy::identity(), 500, {1, 0.02},
+                                                       1.0, 1e-5);
+  const auto ref = acc::estimate_epsilon(dpsgd(1.0, 0.02, 500), 1e-5, acc::accountant_type::pld);
+  REQUIRE(cc.evaluated);
+  CHECK(cc.pairs == 0);
+  CHECK(cc.value >= ref.lower);
+  CHECK(cc.value <= ref.upper * (1 + 2e-3));
+}
+
+TEST_CASE("conditional composition: never below attained lower ends", "[mmcc]") {
+  SECTION("banded strategies, against the amplified route's attained rounds") {
+    for (const char* spec : {"toeplitz:1,0.5", "toeplitz:1,-0.4,0.2"}) {
+      const acc::strategy c = acc::strategy::parse(spec);
+      const long long b = c.bands(1000);
+      for (const double q : {0.05, 0.3})
+        for (const double sigma : {0.8, 3.0})
+          for (const long long steps : {60LL, 301LL}) {
+            const auto mm = acc::matrix_mechanism_epsilon(c, steps, {b, q}, sigma, 1e-5);
+            const auto cc = acc::conditional_composition_epsilon(c, steps, {b, q}, sigma, 1e-5);
+            INFO(spec << " q " << q << " sigma " << sigma << " T " << steps << ": amplified ["
+                      << mm.lower << ", " << mm.upper << "], conditional " << cc.value);
+            REQUIRE(mm.reduction.route == "amplified");
+            CHECK(cc.value >= mm.lower);
+          }
+    }
+  }
+  SECTION("two steps, against the exact mechanism over every gradient sign pattern") {
+    for (const auto& c : std::vector<std::vector<double>>{{1, 0.8, 1}, {1, -0.6, 0.7}}) {
+      const acc::strategy s = acc::strategy::dense({{c[0], 0}, {c[1], c[2]}});
+      for (const double q : {0.1, 0.5})
+        for (const double eps : {0.5}) {
+          const double sigma = 1.2;
+          const double exact = two_step_delta(c, q, sigma, eps);
+          const auto cc = acc::conditional_composition_delta(s, 2, {1, q}, sigma, eps);
+          INFO("C = [" << c[0] << "; " << c[1] << ", " << c[2] << "] q " << q << " eps " << eps
+                       << ": exact " << exact << ", conditional " << cc.value);
+          CHECK(cc.value >= exact * (1 - 1e-4));
+        }
+    }
+  }
+}
+
+TEST_CASE("conditional composition: the route and its answers", "[mmcc]") {
+  const acc::strategy c = acc::strategy::correlated(0.5);
+  const auto amplified = acc::matrix_mechanism_epsilon(c, 1000, {1, 0.01}, 4.0, 1e-5);
+  REQUIRE(amplified.conditional);
+  CHECK(amplified.reduction.route == "conditional");
+  CHECK(amplified.upper == amplified.conditional->value);
+  CHECK(amplified.upper_estimate.method.find("conditional composition") != std::string::npos);
+  CHECK(amplified.reduction.description.find("CGST24") != std::string::npos);
+  CHECK(amplified.lower <= amplified.upper);
+  // The unamplified upper end at this σ is two orders of magnitude above it.
+  const auto full = acc::matrix_mechanism_epsilon(c, 1000, {1, 1.0}, 4.0, 1e-5);
+  CHECK(amplified.upper < full.upper / 50);
+  // Where sampling is almost every step, the bound's allowances cost more than it saves.
+  const auto loose = acc::matrix_mechanism_epsilon(c, 60, {1, 0.95}, 2.0, 1e-5);
+  REQUIRE(loose.conditional);
+  CHECK(loose.reduction.route == "unamplified");
+  CHECK(loose.conditional->value >= loose.upper);
+  // Beyond kConditionalMaxSteps it is not tried.
+  const auto long_run = acc::matrix_mechanism_epsilon(acc::strategy::parse("toeplitz:1,0.5"),
+                                                      acc::kConditionalMaxSteps + 1, {1, 0.01},
+                                                      4.0, 1e-5);
+  CHECK(long_run.reduction.route == "unamplified");
+  CHECK_FALSE(long_run.conditional);
+  // Full batch and max-participations are not its business.
+  const auto none = acc::conditional_composition_epsilon(c, 100, {1, 1.0}, 4.0, 1e-5);
+  CHECK_FALSE(none.evaluated);
+  CHECK_THROWS(acc::conditional_composition_epsilon(c, 100, {1, 0.1}, 0.0, 1e-5));
+  CHECK_THROWS(acc::conditional_composition_epsilon(c, 100, {1, 0.1}, 1.0, 1.5));
+}
+
+TEST_CASE("conditional composition: seeded sweep over the accepted domain", "[mmcc]") {
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int k = 0; k < 12; ++k) {
+    const long long steps = 2 + static_cast<long long>(u(rng) * 78);
+    acc::strategy c = acc::strategy::identity();
+    std::string what;
+    switch (k % 4) {
+      case 0:
+        c = acc::strategy::correlated(0.95 * u(rng));
+        what = "lambda";
+        break;
+      case 1:
+        c = acc::strategy::blt({0.98 * u(rng)}, {2 * u(rng) - 0.5});
+        what = "blt";
+        break;
+      case 2:
+        c = acc::strategy::square_root();
+        what = "sqrt";
+        break;
+      default: {
+        std::vector<std::vector<double>> rows(static_cast<std::size_t>(steps),
+                                              std::vector<double>(static_cast<std::size_t>(steps), 0.0));
+        for (long long r = 0; r < steps; ++r)
+          for (long long j = 0; j <= r; ++j)
+            rows[r][j] = r == j ? 0.5 + u(rng) : (u(rng) < 0.3 ? 2 * u(rng) - 1 : 0.0);
+        c = acc::strategy::dense(std::move(rows));
+        what = "dense";
+      }
+    }
+    const long long b = 1 + static_cast<long long>(u(rng) * 3);
+    const double q = std::exp(std::log(1e-3) * u(rng)) * 0.9;
+    const double sigma = std::exp(std::log(0.3) + u(rng) * std::log(100.0));
+    const double delta = std::exp(std::log(1e-10) + u(rng) * std::log(1e8));
+    INFO("case " << k << ": " << what << " T " << steps << " b " << b << " q " << q << " sigma "
+                 << sigma << " delta " << delta);
+    const auto at = acc::matrix_mechanism_epsilon(c, steps, {b, q}, sigma, delta);
+    const auto noisier = acc::matrix_mechanism_epsilon(c, steps, {b, q}, 1.5 * sigma, delta);
+    CHECK(at.lower <= at.upper);
+    CHECK(at.upper >= noisier.lower);  // ε decreases in σ: the bracket at σ is above 1.5σ's
+    if (at.conditional) {  // the unamplified route: the conditional bound was tried
+      REQUIRE(at.conditional->evaluated);
+      CHECK(at.conditional->value >= at.lower);
+      CHECK(at.conditional->value >= noisier.lower);
+      if (at.reduction.route == "conditional") CHECK(at.upper == at.conditional->value);
+    } else {  // amplified (at most b bands): the bound is still above its attained lower end
+      const auto cc = acc::conditional_composition_epsilon(c, steps, {b, q}, sigma, delta);
+      CHECK(cc.value >= at.lower);
+    }
+  }
+}
