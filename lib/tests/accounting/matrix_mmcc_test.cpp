@@ -215,6 +215,21 @@ TEST_CASE("conditional composition: the route and its answers", "[mmcc]") {
   CHECK_THROWS(acc::conditional_composition_epsilon(c, 100, {1, 0.1}, 1.0, 1.5));
 }
 
+TEST_CASE("conditional composition: calibration searches below the unamplified noise", "[mmcc]") {
+  const acc::strategy c = acc::strategy::correlated(0.5);
+  const acc::participation p{1, 0.01};
+  const auto cal = acc::matrix_mechanism_calibrate(c, 300, p, 2.0, 1e-5);
+  const auto full = acc::matrix_mechanism_calibrate(c, 300, {1, 1.0}, 2.0, 1e-5);
+  INFO("sigma " << cal.noise_multiplier << " (full batch " << full.noise_multiplier << ")");
+  REQUIRE(std::isfinite(cal.noise_multiplier));
+  CHECK(cal.privacy.reduction.route == "conditional");
+  CHECK(cal.privacy.upper <= 2.0);
+  CHECK(cal.privacy.upper >= 2.0 * 0.98);
+  CHECK(cal.noise_multiplier < full.noise_multiplier / 5);
+  // The bisection's other end: 2 % less noise is not certified by either end.
+  CHECK(acc::matrix_mechanism_epsilon(c, 300, p, cal.noise_multiplier * 0.98, 1e-5).upper > 2.0);
+}
+
 TEST_CASE("conditional composition: seeded sweep over the accepted domain", "[mmcc]") {
   std::mt19937_64 rng(20261126);
   std::uniform_real_distribution<double> u(0, 1);

@@ -250,6 +250,9 @@ matrix_mechanism_privacy matrix_mechanism_delta(const strategy& c,
 
 /// The smallest σ whose certified (upper) ε at δ is ≤ target_epsilon (calibrate_noise_multiplier
 /// on the upper run at unit sensitivity, scaled by its sensitivity), with the bracket there.
+/// Where the route at that σ is "conditional", σ is then bisected on the conditional bound to
+/// 0.1 % (termination max_iterations, with a message, when that leaves more than
+/// budget_tolerance of the budget unused).
 struct matrix_mechanism_noise : solver_status {
   double noise_multiplier = NAN;
   matrix_mechanism_privacy privacy;  ///< at noise_multiplier
