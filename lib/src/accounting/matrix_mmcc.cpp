@@ -150,9 +150,8 @@ mixture block_mixture(const std::vector<double>& a, const std::vector<double>& p
         merged.emplace_back(x, m);
     }
   };
-  double theta = 0;
-  merge(theta);
-  for (double t = eta * 1e-30; merged.size() > kMaxAtoms; t *= 2) merge(theta = t);
+  merge(0);
+  for (double t = eta * 1e-30; merged.size() > kMaxAtoms; t *= 2) merge(t);
   double sum = 0;
   for (const auto& [x, m] : merged) sum += m;
   for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
@@ -165,7 +164,6 @@ mixture block_mixture(const std::vector<double>& a, const std::vector<double>& p
 // The rows' dominating mixtures for one group, and what they took.
 struct group_rows {
   std::vector<mixture> rows;
-  long long pairs = 0;
   double largest_inclusion = 0;
   std::size_t largest_mixture = 0;
 };
