@@ -11,15 +11,20 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
 #include "dpkit/accounting/matrix_mechanism.hpp"
+#include "dpkit/accounting/pld_accountant.hpp"
+#include "dpkit/core/csv.hpp"
 #include "dpkit/core/random.hpp"
 #include "dpkit/subsampling/privacy_loss.hpp"
 #include "support/runs.hpp"
+#include "support/test_util.hpp"
 
 namespace acc = dpkit::accounting;
 namespace sub = dpkit::subsampling;
@@ -142,6 +147,43 @@ TEST_CASE("gaussian_mixture_loss: delta of a three-atom mixture", "[mmcc]") {
                                              sub::adjacency_direction::remove),
                   std::invalid_argument);
   CHECK_THROWS(sub::gaussian_mixture_loss({-1.0, 1.0}, {0.5, 0.5}, sub::adjacency_direction::add));
+}
+
+TEST_CASE("gaussian_mixture_loss composed: against dp_accounting's MixtureOfGaussiansDpEvent",
+          "[mmcc]") {
+  // data/reference/dp_accounting_mixture.csv: dp_accounting's PLD ε (its pessimistic estimate,
+  // an upper bound up to its 1e-4 grid) of `count` self-composed mixtures N(0, σ²) against
+  // Σ p_i N(c_i, σ²), both adjacency directions. dpkit composes the same mixtures (means c_i/σ at
+  // unit variance) with its own loss and PLD accountant: the mechanism's ε is the larger of the
+  // directions', so its bracket is [max of lower ends, max of upper ends]. Its lower end must
+  // not exceed the peer's number (else one of the two is wrong) and its upper end must be within
+  // the peer's discretisation error of it or below.
+  const dpkit::csv_table t =
+      dpkit::read_csv(dpkit::test::reference_path("dp_accounting_mixture.csv"));
+  REQUIRE(t.rows.size() >= 16);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const double sigma = t.at(i, "standard_deviation");
+    const auto atoms = static_cast<int>(t.at(i, "atoms"));
+    std::vector<double> mu, w;
+    for (int k = 0; k < atoms; ++k) {
+      mu.push_back(t.at(i, "c" + std::to_string(k)) / sigma);
+      w.push_back(t.at(i, "p" + std::to_string(k)));
+    }
+    const auto count = static_cast<long long>(t.at(i, "count"));
+    const double delta = t.at(i, "delta"), peer = t.at(i, "epsilon");
+    double lower = 0, upper = 0;
+    for (auto d : {sub::adjacency_direction::remove, sub::adjacency_direction::add}) {
+      const std::vector<acc::loss_factor> f{
+          {std::shared_ptr<const sub::privacy_loss>(sub::gaussian_mixture_loss(mu, w, d)), count}};
+      const auto r = acc::pld_epsilon(std::span<const acc::loss_factor>(f), delta);
+      lower = std::max(lower, r.lower);
+      upper = std::max(upper, r.upper);
+    }
+    INFO(t.where(i) << ": dpkit [" << lower << ", " << upper << "], dp_accounting " << peer);
+    CHECK(lower <= peer);
+    CHECK(upper <= peer * (1 + 2e-3));
+    CHECK(upper - lower <= 2e-3 * upper);
+  }
 }
 
 TEST_CASE("conditional composition: the identity strategy is DP-SGD", "[mmcc]") {
