@@ -26,7 +26,12 @@ Claim checked, for each target ε and each λ > 0 ("correlated noise beats indep
                 DP-λCGD is less accurate than independent noise at its certified κ;
   inconclusive  otherwise (some accountant between the two might make λ pay off).
 
-Intervals: paired t over R replicates (replicate r of every run uses the same seed).
+Intervals: paired t over R replicates (replicate r of every run uses the same seed), Bonferroni
+over the table: each of the 2 × targets × λ intervals that can decide a verdict (the certified
+comparison for "holds", the lower-bound one for "refuted") at 1 − 0.05/k, so that the table's
+verdicts are wrong together with probability at most 5 %. `--rejudge TABLE` recomputes a stored
+table's verdicts from its per-replicate accuracies with this rule (no training) and exits 3
+when one differs from the stored verdict; CTest pins the committed table this way.
 
 Protocol: the 60 000 training images (--train-size caps them), pixels in [0, 1] clipped to norm 8
 with a bias feature (BSA24's preprocessing), softmax regression from 0, r = 0.01 (expected batch
@@ -41,6 +46,7 @@ run, seconds):
 
     validation/real_data/correlated_accuracy.py build/ci/tools/dpkit/dpkit --output corr.csv
     validation/real_data/correlated_accuracy.py build/ci/tools/dpkit/dpkit --quick
+    validation/real_data/correlated_accuracy.py build/ci/tools/dpkit/dpkit --rejudge corr.csv
 
 Exit status: 0 (no claim refuted; and with --quick, a smoke run whose coarse verdicts are
 printed, not judged), 3 (a claim refuted; with --quick too, a test accuracy below the smoke
@@ -59,7 +65,7 @@ import sys
 from typing import Dict, List, Tuple
 
 from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser, run,
-                              simulate_samples, t975, write_table, check_floor)
+                              simulate_samples, t_quantile, write_table, check_floor)
 
 WHO = "correlated_accuracy"
 
@@ -94,10 +100,63 @@ def train(a, n: int, lam: float, k: float, tag: str) -> Tuple[List[float], float
     return [1 - e for e in out["test-error/D"]], seconds
 
 
-def paired(x: List[float], y: List[float]) -> Tuple[float, float]:
-    """Mean of x − y over the replicates and the half-width of its 95 % t interval."""
+def claim_confidence(targets: int, lams: int) -> float:
+    """Each interval's confidence: 1 − 0.05/k, k = 2 × targets × λ (the intervals that decide)."""
+    return 1 - 0.05 / max(1, 2 * targets * lams)
+
+
+def paired(x: List[float], y: List[float], confidence: float) -> Tuple[float, float]:
+    """Mean of x − y over the replicates and the half-width of its t interval at `confidence`."""
     d = [p - q for p, q in zip(x, y)]
-    return statistics.fmean(d), t975(len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
+    return (statistics.fmean(d),
+            t_quantile(confidence, len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d)))
+
+
+def judge(certified: List[float], lower_bound: List[float], base: List[float],
+          confidence: float) -> Tuple[str, float, float, float, float]:
+    """The claim at one (ε, λ): (verdict, certified difference, its half-width, difference at
+    the lower bound, its half-width), each against independent noise at its certified κ."""
+    cert, cert_h = paired(certified, base, confidence)
+    best, best_h = paired(lower_bound, base, confidence)
+    verdict = "holds" if cert > cert_h else "refuted" if best < -best_h else "inconclusive"
+    return verdict, cert, cert_h, best, best_h
+
+
+def rejudge(path: str, output: str) -> int:
+    """--rejudge: the verdicts of a stored table recomputed from its per-replicate accuracies;
+    each changed one printed; exit 3 if one changed, 0 if every stored verdict is the rule's."""
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    comment = [ln for ln in lines if ln.startswith("#")]
+    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+    need = {"epsilon", "lambda", "method", "accuracies", "verdict"}
+    if not rows or not need <= set(rows[0]):
+        sys.stderr.write(f"{WHO}: {path} is not a table of this script's --output (no rows, or "
+                         "no epsilon/lambda/method/accuracies/verdict columns)\n")
+        return 2
+    acc = {(float(r["epsilon"]), float(r["lambda"]), r["method"]):
+           [float(x) for x in r["accuracies"].split()] for r in rows}
+    targets = sorted({k[0] for k in acc})
+    lams = sorted({k[1] for k in acc if k[1] > 0})
+    confidence = claim_confidence(len(targets), len(lams))
+    changed = 0
+    for r in rows:
+        eps, lam = float(r["epsilon"]), float(r["lambda"])
+        if not (lam > 0 and r["method"] == "lower-bound"):
+            continue
+        v, _, _, best, best_h = judge(acc[(eps, lam, "f9-exact")], acc[(eps, lam, "lower-bound")],
+                                      acc[(eps, 0.0, "pld")], confidence)
+        if v != r["verdict"]:
+            changed += 1
+            print(f"eps {eps:g} lambda {lam:g}: stored '{r['verdict']}', the rule gives '{v}'")
+        r.update(verdict=v, difference_at_lower_bound=repr(best), half_width=repr(best_h))
+    print(f"# {path}: {len(targets)} targets x {len(lams)} correlations, intervals at "
+          f"{100 * confidence:.4g}% each (Bonferroni); {changed} verdict(s) differ from the "
+          "stored ones")
+    if output:  # the table as the script writes it, its provenance line kept
+        write_table(output, (comment[0] if comment else "").removeprefix(
+            "# dpkit validation/real_data/"), rows)
+    return 3 if changed else 0
 
 
 def main() -> int:
@@ -113,7 +172,14 @@ def main() -> int:
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: 3000 training and 1000 test images, r = 0.05, T = 100, "
                         "one ε = 4, one λ = 0.5, 2 replicates")
+    p.add_argument("--rejudge", metavar="TABLE",
+                   help="no training: recompute every verdict of a stored table (this script's "
+                        "--output) from its per-replicate accuracies with today's rule; with "
+                        "--output, write the table with those verdicts; exit 3 if one differs "
+                        "from the stored verdict")
     a = p.parse_args()
+    if a.rejudge:
+        return rejudge(a.rejudge, a.output)
     if a.quick:
         a.targets, a.correlations, a.sampling_rate, a.steps = "4", "0.5", 0.05, 100
         a.replicates, a.train_size, a.test_size = 2, 3000, 1000
@@ -143,6 +209,7 @@ def main() -> int:
 
     rows: List[Dict[str, object]] = []
     refuted = False
+    confidence = claim_confidence(len(targets), len(lams))
     for eps in targets:
         acc: Dict[Tuple[float, str], List[float]] = {}
         kap: Dict[Tuple[float, str], float] = {}
@@ -159,10 +226,8 @@ def main() -> int:
         for (lam, method), values in acc.items():
             verdict, diff, half = "", "", ""
             if lam > 0 and method == "lower-bound":
-                best, best_h = paired(values, base)
-                cert, cert_h = paired(acc[(lam, "f9-exact")], base)
-                verdict = ("holds" if cert > cert_h else
-                           "refuted" if best < -best_h else "inconclusive")
+                verdict, cert, cert_h, best, best_h = judge(acc[(lam, "f9-exact")], values, base,
+                                                            confidence)
                 diff, half = best, best_h
                 refuted |= verdict == "refuted"
                 print(f"  lambda {lam:g} against independent noise: certified {cert:+.4f} +- "
@@ -176,8 +241,9 @@ def main() -> int:
                          "verdict": verdict, "difference_at_lower_bound": diff,
                          "half_width": half})
     print("# verdicts: holds = DP-lambdaCGD at its certified kappa beats independent noise at its "
-          "certified kappa; refuted = even at the lower-bound kappa it does not; paired 95% t "
-          "intervals over the replicates", flush=True)
+          "certified kappa; refuted = even at the lower-bound kappa it does not; paired t "
+          f"intervals over the replicates at {100 * confidence:.4g}% each (Bonferroni over the "
+          f"{2 * len(targets) * len(lams)} that decide the table)", flush=True)
     if a.output:
         write_table(a.output, f"correlated_accuracy.py: Fashion-MNIST, n = {n}, r = "
                     f"{a.sampling_rate}, T = {a.steps}, C = {a.clip}, eta = {a.learning_rate}, "
