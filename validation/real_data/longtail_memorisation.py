@@ -22,9 +22,11 @@ of Fashion-MNIST made long-tailed by subsampling two classes (the "tail"), with 
     tail examples seen in training minus that on unseen ones from the same classes, which the
     tail's test images provide.
 
-Claims checked at each target ε (95% t intervals over the R differences of replicate r's clean
-and DP runs; both use the same seed, i.e. common random numbers, and the replicates are
-independent of each other, so the paired interval is valid):
+Claims checked at each target ε (t intervals over the R differences of replicate r's clean and
+DP runs; both use the same seed, i.e. common random numbers, and the replicates are independent
+of each other, so the paired interval is valid; Bonferroni over the table: the 2 × targets
+intervals at 1 − 0.05/k each, so that the table's verdicts are wrong together with probability
+at most 5 %):
 
   1. "DP costs the tail more": (DP − clean) tail test error exceeds (DP − clean) test error on
      all data. holds / refuted (the opposite beyond the interval) / inconclusive.
@@ -39,6 +41,11 @@ Run (full tier: about 2 min on 2 cores for the defaults; the script prints its e
 
     validation/real_data/longtail_memorisation.py build/ci/tools/dpkit/dpkit --output lt.csv
     validation/real_data/longtail_memorisation.py build/ci/tools/dpkit/dpkit --quick
+    validation/real_data/longtail_memorisation.py build/ci/tools/dpkit/dpkit --rejudge lt.csv
+
+The table keeps every replicate's value of each series (`values`), so `--rejudge TABLE`
+recomputes its verdicts with this rule without training and exits 3 when one differs from the
+stored verdict; CTest pins the committed table this way.
 
 Exit status: 0 (no claim refuted; and with --quick, a smoke run whose coarse verdicts are
 printed, not judged), 3 (a claim is refuted; with --quick too, a test accuracy below the smoke
@@ -57,7 +64,7 @@ import sys
 from typing import Dict, List, Tuple
 
 from real_data_common import (add_run_options, fashion_mnist_installed, parser, run,
-                              simulate_samples, t975, write_table, check_floor)
+                              simulate_samples, t975, t_quantile, write_table, check_floor)
 
 WHO = "longtail_memorisation"
 CLASSES = 10
@@ -88,17 +95,83 @@ def train(a, sizes: List[int], extra: List[str], tag: str) -> Tuple[Dict[str, Li
     return out, seconds
 
 
-def interval(values: List[float]) -> Tuple[float, float]:
-    """Mean and the half-width of its 95% t interval."""
+def interval(values: List[float], confidence: float = 0.95) -> Tuple[float, float]:
+    """Mean and the half-width of its t interval at `confidence` (95 %: the figure's bars)."""
     m = statistics.fmean(values)
     if len(values) < 2:
         return m, math.inf
-    return m, t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    t = t975(len(values) - 1) if confidence == 0.95 else t_quantile(confidence, len(values) - 1)
+    return m, t * statistics.stdev(values) / math.sqrt(len(values))
 
 
 def verdict(mean: float, half: float) -> str:
     """holds: mean > 0 beyond the interval; refuted: < 0 beyond it; else inconclusive."""
     return "holds" if mean > half else ("refuted" if mean < -half else "inconclusive")
+
+
+def claim_confidence(targets: int) -> float:
+    """Each claim's confidence: 1 − 0.05/k, k = 2 claims × the targets."""
+    return 1 - 0.05 / max(1, 2 * targets)
+
+
+def judge(clean: Dict[str, List[float]], dp: Dict[str, List[float]],
+          confidence: float) -> Tuple[Tuple[str, float, float], Tuple[str, float, float]]:
+    """The two claims at one ε from the replicates' paired values: (verdict, mean, half-width)
+    of the extra tail cost and of the memorisation drop."""
+    cost = [(dt - da) - (ct - ca) for dt, da, ct, ca in
+            zip(dp["tail-test-error/D"], dp["test-error/D"], clean["tail-test-error/D"],
+                clean["test-error/D"])]
+    mem = [c - d for c, d in zip(clean["memorisation"], dp["memorisation"])]
+    c_mean, c_half = interval(cost, confidence)
+    m_mean, m_half = interval(mem, confidence)
+    return (verdict(c_mean, c_half), c_mean, c_half), (verdict(m_mean, m_half), m_mean, m_half)
+
+
+SERIES = (("all", "test-error/D"), ("tail", "tail-test-error/D"), ("tail-train", "tail-error/D"),
+          ("memorisation", "memorisation"))
+
+
+def rejudge(path: str, output: str) -> int:
+    """--rejudge: the verdicts of a stored table recomputed from its per-replicate values; each
+    changed one printed; exit 3 if one changed, 0 if every stored verdict is the rule's."""
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    comment = [ln for ln in lines if ln.startswith("#")]
+    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+    need = {"epsilon", "run", "series", "values", "verdict_tail_cost", "verdict_memorisation"}
+    if not rows or not need <= set(rows[0]):
+        sys.stderr.write(f"{WHO}: {path} is not a table of this script's --output (no rows, or "
+                         "no epsilon/run/series/values/verdict columns)\n")
+        return 2
+    names = dict(SERIES)
+    obs: Dict[Tuple[float, str], Dict[str, List[float]]] = {}
+    for r in rows:
+        key = names[r["series"].split(" ", 1)[1]]
+        obs.setdefault((float(r["epsilon"]), r["run"]), {})[key] = [
+            float(x) for x in r["values"].split()]
+    targets = sorted({e for e, _ in obs})
+    confidence = claim_confidence(len(targets))
+    changed = 0
+    for eps in targets:
+        (v_cost, c_mean, c_half), (v_mem, m_mean, m_half) = judge(
+            obs[(eps, "clean")], obs[(eps, "dp")], confidence)
+        for r in rows:
+            if float(r["epsilon"]) != eps:
+                continue
+            for col, v in (("verdict_tail_cost", v_cost), ("verdict_memorisation", v_mem)):
+                if r[col] != v:
+                    changed += 1
+                    print(f"eps {eps:g} {r['series']}: stored {col} '{r[col]}', the rule gives "
+                          f"'{v}'")
+                r[col] = v
+        print(f"eps {eps:g}: extra tail cost {c_mean:+.4f} +- {c_half:.4f}: {v_cost}; "
+              f"memorisation drop {m_mean:+.4f} +- {m_half:.4f}: {v_mem}")
+    print(f"# {path}: {len(targets)} targets, the claims' intervals at {100 * confidence:.4g}% "
+          f"each (Bonferroni); {changed} verdict entr(y/ies) differ from the stored ones")
+    if output:  # the table as the script writes it, its provenance line kept
+        write_table(output, (comment[0] if comment else "").removeprefix(
+            "# dpkit validation/real_data/"), rows)
+    return 3 if changed else 0
 
 
 def main() -> int:
@@ -117,7 +190,14 @@ def main() -> int:
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: 150 images per head class, 10 per tail class, T = 400, "
                         "one target ε = 4, 3 replicates, 2000 test images")
+    p.add_argument("--rejudge", metavar="TABLE",
+                   help="no training: recompute every verdict of a stored table (this script's "
+                        "--output) from its per-replicate values with today's rule; with "
+                        "--output, write the table with those verdicts; exit 3 if one differs "
+                        "from the stored verdict")
     a = p.parse_args()
+    if a.rejudge:
+        return rejudge(a.rejudge, a.output)
     if a.quick:
         a.targets, a.head_size, a.tail_size, a.steps, a.replicates = "4", 150, 10, 400, 3
         a.test_size = 2000
@@ -154,19 +234,14 @@ def main() -> int:
           f"{statistics.fmean(clean['tail-error/D']):.4f} ({sec:.0f} s)", flush=True)
     rows = []
     refuted = False
+    confidence = claim_confidence(len(targets))
     for eps in targets:
         z = calibrate(a, q, eps)
         sigma = z * a.clip / (q * n)
         dp, sec = train(a, sizes, ["--algorithm", "poisson", "--sampling-rate", repr(q),
                                    "--clip", repr(a.clip), "--noise-std", repr(sigma),
                                    "--learning-rate", repr(a.dp_learning_rate)], f"dp_{eps:g}")
-        cost = [(dt - da) - (ct - ca) for dt, da, ct, ca in
-                zip(dp["tail-test-error/D"], dp["test-error/D"], clean["tail-test-error/D"],
-                    clean["test-error/D"])]
-        mem = [c - d for c, d in zip(clean["memorisation"], dp["memorisation"])]
-        c_mean, c_half = interval(cost)
-        m_mean, m_half = interval(mem)
-        v_cost, v_mem = verdict(c_mean, c_half), verdict(m_mean, m_half)
+        (v_cost, c_mean, c_half), (v_mem, m_mean, m_half) = judge(clean, dp, confidence)
         refuted |= "refuted" in (v_cost, v_mem)
         print(f"eps {eps:g}: z = {z:.4f}, sigma = {sigma:.4g}; DP test error "
               f"{statistics.fmean(dp['test-error/D']):.4f}, tail test error "
@@ -177,15 +252,16 @@ def main() -> int:
         print(f"  DP prevents memorisation: clean minus DP memorisation {m_mean:+.4f} +- "
               f"{m_half:.4f}: {v_mem}", flush=True)
         for run_name, obs, ctx in (("clean", clean, None), ("dp", dp, (z, sigma))):
-            for series, key in (("all", "test-error/D"), ("tail", "tail-test-error/D"),
-                                ("tail-train", "tail-error/D"), ("memorisation", "memorisation")):
+            for series, key in SERIES:
                 mean, half = interval(obs[key])
                 rows.append({"epsilon": eps, "run": run_name, "series": f"{run_name} {series}",
                              "mean": mean, "half_width": half,
                              "noise_multiplier": ctx[0] if ctx else "",
                              "sigma": ctx[1] if ctx else "",
-                             "verdict_tail_cost": v_cost, "verdict_memorisation": v_mem})
-    print("# verdicts: 95% t intervals over the replicates' paired clean/DP differences; "
+                             "verdict_tail_cost": v_cost, "verdict_memorisation": v_mem,
+                             "values": " ".join(repr(v) for v in obs[key])})
+    print(f"# verdicts: t intervals over the replicates' paired clean/DP differences at "
+          f"{100 * confidence:.4g}% each (Bonferroni over the {2 * len(targets)} claims); "
           "'refuted' = the opposite of the paper's claim beyond the interval")
     print("# an analogue of ZXD+26 Fig 2(a): softmax regression, rare classes as the tail, "
           "Fashion-MNIST; memorisation = tail test error - tail training error")
