@@ -244,20 +244,35 @@ TEST_CASE("random allocation: calibration in the corners answers, or refuses in 
   }
   // δ below the smallest the PLD bracket takes at every σ (10^4 × its laws' rounding allowance,
   // ~1e-14 here): the search went up to σ = 1e24 and refused naming the target ε (domain-sweep
-  // case 2342); now it names δ and its floor, as an ε query at any σ of the run does.
+  // case 2342, one step); now it names δ and its floor, as an ε query at any σ of the run does.
+  // (Two steps: one complete epoch of t = 2, on the lattice. One released step is a Poisson step
+  // without a lattice, and answers — below.)
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 0.01;
+  o.pld.max_fft_size = std::size_t{1} << 16;
+  const double tiny_delta = 8.6052298796732085e-143, small_target = 0.051374171847491143;
   try {
-    acc::calibration_options o;
-    o.pld.relative_accuracy = 0.01;
-    o.pld.max_fft_size = std::size_t{1} << 16;
-    (void)acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.5, 1)), 0.051374171847491143,
-                                          8.6052298796732085e-143, o);
+    (void)acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.5, 2)), small_target, tiny_delta,
+                                          o);
     FAIL("no refusal");
   } catch (const std::domain_error& e) {
     CHECK_THAT(e.what(), Catch::Matchers::Contains("delta is 8.6"));
     CHECK_THAT(e.what(), Catch::Matchers::Contains("for random allocation"));
   }
-  CHECK(acc::allocation_epsilon_upper(allocated(3.5, 0.5, 1), 8.6052298796732085e-143)
-            .delta_floor > 8.6052298796732085e-143);
+  CHECK(acc::allocation_epsilon_upper(allocated(3.5, 0.5, 2), tiny_delta).delta_floor > tiny_delta);
+  // The one-step run (case 2342 itself) is exactly one Poisson step at q = 1/t = 1/2: the
+  // calibrated σ certifies the target against the 50-digit curve, and 0.99σ does not hold it.
+  const auto one = acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.5, 1)), small_target,
+                                                   tiny_delta, o);
+  REQUIRE(std::isfinite(one.noise_multiplier));
+  using dpkit::test::exact_epsilon;
+  using dpkit::test::poisson_one_step_curve;
+  CHECK(one.estimate.upper <= small_target);
+  CHECK(dpkit::test::at_least(one.estimate.upper,
+                              exact_epsilon(poisson_one_step_curve(one.noise_multiplier, 0.5),
+                                            tiny_delta)));
+  CHECK(exact_epsilon(poisson_one_step_curve(0.99 * one.noise_multiplier, 0.5), tiny_delta) >
+        small_target);
   // ε = 1e-14 is below the floor that the laws' rounding allowance sets under ε_upper: the
   // bracketing once grew σ by squared factors to +∞ ("noise_multiplier is inf"); now it stops
   // at 1e24 and says why, naming the target.
@@ -334,12 +349,17 @@ TEST_CASE("random allocation: one step of a long epoch, delta at every epsilon (
   CHECK(dpkit::test::at_least(e.upper, dpkit::test::exact_epsilon(exact, 1e-4)));
   CHECK(dpkit::test::at_most(e.lower, dpkit::test::exact_epsilon(exact, 1e-4)));
   // The sweep's own options (accuracy 1 %, FFT limit 65536): the coarse first lattice is where
-  // the write went astray (ASan and valgrind see it; a release build may not crash). Now the
-  // lattice is built and the run is refused for its memory in the user's terms.
+  // the write went astray (ASan and valgrind see it; a release build may not crash). The run was
+  // then refused for its memory; one released step is now composed as the Poisson step it is,
+  // with no lattice: the bracket holds the 50-digit value at every ε.
   acc::pld_options o;
   o.relative_accuracy = 0.01;
   o.max_fft_size = 65536;
-  for (const double eps : {0.0, 1.0, 23.6})
-    CHECK_THROWS_WITH(acc::allocation_delta(allocated(sigma, q, 1), eps, o),
-                      Catch::Matchers::Contains("more than the FFT limit 65536"));
+  for (const double eps : {0.0, 1.0, 23.6}) {
+    INFO("sweep options, epsilon " << eps);
+    const auto b = acc::allocation_delta(allocated(sigma, q, 1), eps, o);
+    REQUIRE(b.lower <= b.upper);
+    CHECK(dpkit::test::at_least(std::log(b.upper), exact(eps)));
+    if (b.lower > 0) CHECK(dpkit::test::at_most(std::log(b.lower), exact(eps)));
+  }
 }
