@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -505,7 +506,7 @@ TEST_CASE("unamplified lower end: a Monte Carlo of the mechanism attains it", "[
     const double tau_remove = threshold(eps);
     // Add direction: {LR < e^{−ε}}, empty where LR(−∞) = (1 − q)^{|S|} is not below e^{−ε}.
     const bool add_possible = n_s * std::log1p(-st.q) < -eps;
-    const double tau_add = add_possible ? threshold(-eps) : -INFINITY;
+    const double tau_add = add_possible ? threshold(-eps) : -std::numeric_limits<double>::infinity();
     constexpr int n = 200000;
     dpkit::random_stream rng(20261126, static_cast<std::uint64_t>(T * 10 + st.b), 7);
     std::vector<double> y(T_), z(T_);

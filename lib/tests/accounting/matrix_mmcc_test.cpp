@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <random>
@@ -374,7 +375,7 @@ TEST_CASE("conditional composition: a Monte Carlo of the whole mechanism stays b
       const double s2 = st.sigma * st.sigma;
       std::vector<double> terms(patterns);
       auto log_lr = [&](const std::vector<double>& x) {
-        double top = -INFINITY;
+        double top = -std::numeric_limits<double>::infinity();
         for (int p = 0; p < patterns; ++p) {
           double dot = 0;
           for (long long r = 0; r < T; ++r) dot += mean[static_cast<std::size_t>(p * T + r)] * x[r];
