@@ -185,8 +185,13 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       r.converged())
     x0 = r.root;
   const double log_target = std::log(target_epsilon);
+  // log(ε/target), formed as log1p((ε − target)/target) so that its sign is always excess's: as
+  // log ε − log target it rounded to 0 at ε = target·(1 + 2e-16), and the search took that σ for
+  // a root whose ε was above the target ("no noise multiplier within the budget was certified"
+  // for one full-batch step at ε = 1e4, δ = 8.8e-8, where the CLT start is the exact root).
   auto log_excess = [&](double x) {
-    return std::log(std::max(excess(x) + target_epsilon, 1e-300)) - log_target;
+    const double r = excess(x) / target_epsilon;
+    return r > -1 ? std::log1p(r) : std::log(1e-300) - log_target;
   };
   // Widens [lo, hi] outward (×2 each time, at most 20 times a side) until the signs of excess
   // differ on the current level's grid.

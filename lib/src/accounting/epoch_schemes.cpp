@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "detail/epoch_bracket.hpp"
 #include "detail/facade.hpp"
 #include "dpkit/accounting/random_allocation.hpp"
 #include "dpkit/accounting/rdp_accountant.hpp"
@@ -225,7 +226,7 @@ noise_calibration calibrate_allocation_pld(training_run run,
     } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the next start, or σ = 1
     }
   }
-  constexpr double kSmallest = 0.025;  // the scheme's limit (random_allocation.hpp)
+  constexpr double kSmallest = kSmallestEpochNoise;  // the scheme's limit
   constexpr double kLargest = 1e24;    // the search's limit
   guess = std::clamp(guess, kSmallest, kLargest);
   p.noise_multiplier = guess;
@@ -424,11 +425,12 @@ noise_calibration calibrate_epoch_scheme(training_run run,
                              "reachable with a noise multiplier below 1e24");
       }
     } else {
-      while (lo > 0.025 && eps_at(std::max(0.025, lo / 2)) <= target_epsilon)
-        lo = std::max(0.025, lo / 2);
+      while (lo > kSmallestEpochNoise &&
+             eps_at(std::max(kSmallestEpochNoise, lo / 2)) <= target_epsilon)
+        lo = std::max(kSmallestEpochNoise, lo / 2);
       hi = lo;
-      lo = std::max(0.025, lo / 2);
-      if (hi == 0.025) lo = hi;  // the budget holds at the smallest σ the scheme accepts
+      lo = std::max(kSmallestEpochNoise, lo / 2);
+      if (hi == kSmallestEpochNoise) lo = hi;  // the budget holds at the scheme's smallest σ
     }
     // Until the σ bracket closes or the safe end uses the budget to within budget_tolerance.
     const double enough = (1 - options.budget_tolerance) * target_epsilon;
@@ -454,8 +456,25 @@ noise_calibration calibrate_epoch_scheme(training_run run,
   // for that run, then report the shuffled run's bracket at the answer.
   noise_calibration c = calibrate_noise_multiplier(shuffling_upper_run(epoch_phase(run, kFn)),
                                                    target_epsilon, delta, options);
+  // No σ certified for that run: its answer (and message) is the shuffled run's. (Evaluating the
+  // shuffled run at σ = NaN told the user "--noise-multiplier is nan", a flag they never gave.)
+  if (std::isnan(c.noise_multiplier)) return c;
+  // A budget that holds below the smallest σ shuffled batches take holds there too (ε falls
+  // with σ): that σ is the answer, said. (Evaluating the shuffled run below it told the user
+  // "--noise-multiplier is 0.00165, but must be >= 0.025", a flag they never gave.)
+  const bool at_floor = c.noise_multiplier < kSmallestEpochNoise;
+  if (at_floor) {
+    c.noise_multiplier = kSmallestEpochNoise;
+    c.noise_multiplier_lower = NAN;
+  }
   run.phases.front().noise_multiplier = c.noise_multiplier;
   c.estimate = estimate_epsilon(run, delta, options.accountant, options.pld);
+  if (at_floor) {
+    c.termination = termination_type::converged;
+    c.message = "the budget holds at " + format_value(kSmallestEpochNoise) +
+                ", the smallest noise multiplier shuffled batches take (epsilon there: " +
+                format_value(c.estimate.value) + ")";
+  }
   return c;
 }
 

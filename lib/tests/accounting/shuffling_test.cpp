@@ -117,3 +117,27 @@ TEST_CASE("shuffling through the accounting facade", "[accounting][shuffling]") 
   CHECK_THROWS_WITH(acc::shuffling_epsilon(shuffled(0.01, 0.01, 300), 1e-5),
                     Catch::Matchers::Contains("noise_multiplier is 0.01"));
 }
+
+TEST_CASE("shuffled batches: a budget that holds below the smallest sigma answers with it",
+          "[accounting][shuffling][calibration][sweep]") {
+  // Domain-sweep case 3791: three shuffled steps at ε = 186 608 — the certified side (one epoch
+  // without amplification) needs σ = 0.00165, below the 0.025 shuffled batches take. The
+  // calibration evaluated the shuffled run there and told the user "--noise-multiplier is
+  // 0.00165, but must be >= 0.025" (before that, "is nan"): flags they never gave. ε falls
+  // with σ, so the budget holds at 0.025, which is returned and said.
+  acc::training_run run;
+  acc::training_phase p;
+  p.noise_multiplier = 1;
+  p.sampling_rate = 0.0001755926251097454;
+  p.steps = 3;
+  p.sampling = acc::sampling_scheme::shuffling;
+  run.phases.push_back(p);
+  const double target = 186607.81573914306, delta = 8.7765285024096387e-08;
+  const auto c = acc::calibrate_noise_multiplier(run, target, delta);
+  REQUIRE(c.converged());
+  CHECK(c.noise_multiplier == 0.025);
+  CHECK(c.estimate.value <= target);
+  CHECK_THAT(c.message, Catch::Matchers::Contains("smallest noise multiplier shuffled batches"));
+  run.phases.front().noise_multiplier = 0.025;
+  CHECK(acc::estimate_epsilon(run, delta, acc::accountant_type::pld, {}).value == c.estimate.value);
+}

@@ -15,6 +15,11 @@
 
 namespace dpkit::accounting::detail {
 
+/// The smallest noise multiplier the epoch schemes take: the sliced epoch maximum needs
+/// μ = 1/σ ≤ 40 (epoch_max_loss); at such σ even one epoch without amplification, G(40), has ε in
+/// the hundreds at any useful δ.
+inline constexpr double kSmallestEpochNoise = 0.025;
+
 /// Validates one epoch-sampled phase (`what`: "shuffled batches" or "random allocation", for
 /// messages) and fills steps_per_epoch (the phase's, or ⌈1/q⌉), used, complete_epochs and
 /// epochs_begun.
@@ -22,9 +27,7 @@ inline shuffling_bracket epoch_layout(const char* fn, const training_phase& p, c
   training_run run;
   run.phases.push_back(p);
   run.validate(fn);
-  // The sliced epoch maximum needs μ = 1/σ ≤ 40 (epoch_max_loss); at such σ even one epoch
-  // without amplification, G(40), has ε in the hundreds at any useful δ.
-  if (p.noise_multiplier < 0.025)
+  if (p.noise_multiplier < kSmallestEpochNoise)
     throw_domain_error(fn, "noise_multiplier", p.noise_multiplier,
                        std::string(">= 0.025 for ") + what);
   shuffling_bracket b;
