@@ -125,8 +125,8 @@ side_run build_side(std::span<const epoch_factor> factors, double h, ss::convex_
       // One released step of an epoch of t: the record is in it with probability 1/t, whatever
       // the other records' allocations, so its release is exactly one step of the
       // Poisson-subsampled Gaussian at rate 1/t — on both sides of the convex order, with no
-      // lattice error. (The one-step run T = 1 took the lattice route 1.1 s at q = 0.001 for a
-      // 30× wider bracket.)
+      // lattice error. (As a lattice law the one-step run took 1.1 s at q = 0.001, σ = 0.5, and
+      // was refused for its memory under a 2^16 FFT limit at q = 2.7e-4, σ = 0.2.)
       const double sigma = 1 / e.mu, q = 1 / static_cast<double>(e.t);
       s.remove.push_back(
           {ss::poisson_gaussian_loss(sigma, q, ss::adjacency_direction::remove), e.count});
