@@ -119,6 +119,14 @@ bool names_an_input(const std::string& message) {
   return false;
 }
 
+// Whether a refusal opens with the noise multiplier (after the facade's function name).
+bool names_the_noise_multiplier(const std::string& message) {
+  std::string m = message;
+  const auto colon = m.find(": ");
+  if (colon != std::string::npos && colon < 40 && m.find(' ') > colon) m = m.substr(colon + 2);
+  return m.rfind("noise_multiplier", 0) == 0;
+}
+
 std::string num(double x) {
   std::ostringstream s;
   s.precision(17);
@@ -306,6 +314,13 @@ class checker {
       out_.refusals.push_back("calibrate: " + shape(e.what()));
       if (!names_an_input(e.what()))
         fail("message", std::string("a refusal that names no input: ") + e.what(), "calibrate");
+      // A calibration is given no noise multiplier: a refusal of one names a value the search
+      // made up ("noise_multiplier is nan", case 3791), which the CLI shows as the user's flag.
+      else if (names_the_noise_multiplier(e.what()))
+        fail("message",
+             std::string("a calibration refused by a noise multiplier the user did not give: ") +
+                 e.what(),
+             "calibrate");
       return;
     }
     const std::string where = "calibrate (target " + num(target) + ")";

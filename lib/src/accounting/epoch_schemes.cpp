@@ -470,7 +470,9 @@ noise_calibration calibrate_epoch_scheme(training_run run,
   run.phases.front().noise_multiplier = c.noise_multiplier;
   c.estimate = estimate_epsilon(run, delta, options.accountant, options.pld);
   if (at_floor) {
-    c.termination = termination_type::converged;
+    // Not `converged`: that promises the budget used to within its tolerance (the noise
+    // bracket closed with budget unused says the same, for random allocation).
+    c.termination = termination_type::max_iterations;
     c.message = "the budget holds at " + format_value(kSmallestEpochNoise) +
                 ", the smallest noise multiplier shuffled batches take (epsilon there: " +
                 format_value(c.estimate.value) + ")";

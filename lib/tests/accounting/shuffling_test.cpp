@@ -134,7 +134,8 @@ TEST_CASE("shuffled batches: a budget that holds below the smallest sigma answer
   run.phases.push_back(p);
   const double target = 186607.81573914306, delta = 8.7765285024096387e-08;
   const auto c = acc::calibrate_noise_multiplier(run, target, delta);
-  REQUIRE(c.converged());
+  // Not "converged": the budget is not used to within its tolerance, and the message says why.
+  CHECK(c.termination == dpkit::termination_type::max_iterations);
   CHECK(c.noise_multiplier == 0.025);
   CHECK(c.estimate.value <= target);
   CHECK_THAT(c.message, Catch::Matchers::Contains("smallest noise multiplier shuffled batches"));
