@@ -64,6 +64,7 @@ import statistics
 import sys
 from typing import Dict, List, Tuple
 
+from real_data_common import read_table, rewrite_table
 from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser, run,
                               simulate_samples, t_quantile, write_table, check_floor)
 
@@ -125,10 +126,7 @@ def judge(certified: List[float], lower_bound: List[float], base: List[float],
 def rejudge(path: str, output: str) -> int:
     """--rejudge: the verdicts of a stored table recomputed from its per-replicate accuracies;
     each changed one printed; exit 3 if one changed, 0 if every stored verdict is the rule's."""
-    with open(path, newline="") as f:
-        lines = f.read().splitlines()
-    comment = [ln for ln in lines if ln.startswith("#")]
-    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+    head, rows = read_table(path)
     need = {"epsilon", "lambda", "method", "accuracies", "verdict"}
     if not rows or not need <= set(rows[0]):
         sys.stderr.write(f"{WHO}: {path} is not a table of this script's --output (no rows, or "
@@ -154,8 +152,7 @@ def rejudge(path: str, output: str) -> int:
           f"{100 * confidence:.4g}% each (Bonferroni); {changed} verdict(s) differ from the "
           "stored ones")
     if output:  # the table as the script writes it, its provenance line kept
-        write_table(output, (comment[0] if comment else "").removeprefix(
-            "# dpkit validation/real_data/"), rows)
+        rewrite_table(output, head, rows)
     return 3 if changed else 0
 
 

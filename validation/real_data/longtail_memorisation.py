@@ -63,6 +63,7 @@ import statistics
 import sys
 from typing import Dict, List, Tuple
 
+from real_data_common import read_table, rewrite_table
 from real_data_common import (add_run_options, fashion_mnist_installed, parser, run,
                               simulate_samples, t975, t_quantile, write_table, check_floor)
 
@@ -134,10 +135,7 @@ SERIES = (("all", "test-error/D"), ("tail", "tail-test-error/D"), ("tail-train",
 def rejudge(path: str, output: str) -> int:
     """--rejudge: the verdicts of a stored table recomputed from its per-replicate values; each
     changed one printed; exit 3 if one changed, 0 if every stored verdict is the rule's."""
-    with open(path, newline="") as f:
-        lines = f.read().splitlines()
-    comment = [ln for ln in lines if ln.startswith("#")]
-    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+    head, rows = read_table(path)
     need = {"epsilon", "run", "series", "values", "verdict_tail_cost", "verdict_memorisation"}
     if not rows or not need <= set(rows[0]):
         sys.stderr.write(f"{WHO}: {path} is not a table of this script's --output (no rows, or "
@@ -169,8 +167,7 @@ def rejudge(path: str, output: str) -> int:
     print(f"# {path}: {len(targets)} targets, the claims' intervals at {100 * confidence:.4g}% "
           f"each (Bonferroni); {changed} verdict entr(y/ies) differ from the stored ones")
     if output:  # the table as the script writes it, its provenance line kept
-        write_table(output, (comment[0] if comment else "").removeprefix(
-            "# dpkit validation/real_data/"), rows)
+        rewrite_table(output, head, rows)
     return 3 if changed else 0
 
 

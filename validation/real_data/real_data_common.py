@@ -132,6 +132,19 @@ def write_table(path: str, comment: str, rows: List[Dict[str, object]]) -> None:
         w.writerows(rows)
 
 
+def read_table(path: str) -> Tuple[str, List[Dict[str, str]]]:
+    """A table written by write_table: its provenance line ('' if none) and its rows."""
+    with open(path, newline="") as f:
+        lines = f.read().splitlines()
+    head = next((ln for ln in lines if ln.startswith("#")), "")
+    return head, list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+
+
+def rewrite_table(path: str, head: str, rows: List[Dict[str, object]]) -> None:
+    """write_table with a provenance line read by read_table (a re-judged table)."""
+    write_table(path, head.removeprefix("# dpkit validation/real_data/"), rows)
+
+
 def parser(doc: str) -> argparse.ArgumentParser:
     """A script's argument parser: its docstring's first paragraph as the description, and the
     dpkit program as the first argument."""

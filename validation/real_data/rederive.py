@@ -31,7 +31,6 @@ configured with -DDPKIT_FULL_TIER=ON: about 70 min on 2 cores for the five runs.
 
 from __future__ import annotations
 
-import csv
 import os
 import subprocess
 import sys
@@ -39,6 +38,8 @@ import tempfile
 from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from real_data_common import read_table  # noqa: E402
 
 # The columns that name a row, and those that hold its verdicts, per script.
 KEYS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {
@@ -48,13 +49,6 @@ KEYS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...]]] = {
     "correlated_accuracy": (("epsilon", "lambda", "method"), ("verdict",)),
 }
 COMMENT_VERDICTS = {"nonconvex_sweeps"}  # verdicts on the first line: "verdicts: fig2 refuted, …"
-
-
-def read(path: str) -> Tuple[str, List[Dict[str, str]]]:
-    with open(path, newline="") as f:
-        lines = f.read().splitlines()
-    head = next((ln for ln in lines if ln.startswith("#")), "")
-    return head, list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
 
 
 def normal(value: str) -> str:
@@ -67,7 +61,7 @@ def normal(value: str) -> str:
 
 def verdicts_of(path: str, script: str) -> Dict[Tuple[str, ...], str]:
     """{(row key..., verdict column): verdict} of a table written by `script`."""
-    head, rows = read(path)
+    head, rows = read_table(path)
     if script in COMMENT_VERDICTS:
         if "verdicts:" not in head:
             raise ValueError(f"{path}: no 'verdicts:' on its first line")

@@ -63,6 +63,7 @@ import statistics
 import sys
 from typing import Dict, List, Tuple
 
+from real_data_common import read_table, rewrite_table
 from real_data_common import (add_run_options, fashion_mnist_installed, parser, run as run_dpkit,
                               simulate_samples, t_quantile, write_table, z_quantile,
                               check_floor)
@@ -181,10 +182,7 @@ def rejudge(path: str, output: str, test_n: int) -> int:
     """--rejudge: the verdicts of a stored table recomputed from its accuracies (compare(), the
     Bonferroni level of comparison_confidence over the table's targets and methods). Prints each
     verdict that changed; exit 3 if one did, 0 if every stored verdict is the rule's."""
-    with open(path, newline="") as f:
-        lines = f.read().splitlines()
-    comment = [ln for ln in lines if ln.startswith("#")]
-    rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
+    head, rows = read_table(path)
     need = {"epsilon", "method", "accuracies", "verdict_vs_ours"}
     if not rows or not need <= set(rows[0]) or not any(
             r["method"] == "shifted-interpolation" for r in rows):
@@ -211,8 +209,7 @@ def rejudge(path: str, output: str, test_n: int) -> int:
     print(f"# {path}: {len(targets)} targets, the claims' intervals at {100 * confidence:.4g}% "
           f"each (Bonferroni); {changed} verdict(s) differ from the stored ones")
     if output:  # the table as the script writes it, its provenance line kept
-        write_table(output, (comment[0] if comment else "").removeprefix(
-            "# dpkit validation/real_data/"), rows)
+        rewrite_table(output, head, rows)
     return 3 if changed else 0
 
 
