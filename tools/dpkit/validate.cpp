@@ -155,16 +155,30 @@ int run_validate(const validate_options& o) {
     report r;
     r.tool = "dpkit validate";
     r.title = "validation scenarios";
-    r.columns = {"id", "title", "self_check_factor", "self_check_claim"};
-    for (const scenario& s : registry())
+    r.columns = {"id",           "title", "self_check_factor", "self_check_claim", "blind_spot",
+                 "expected_refuted"};
+    // The tiers an entry of a reviewed list covers, "" when none: "quick", "full" or both.
+    const auto tiers = [](bool quick, bool full) {
+      return std::string(quick ? "quick" : "") + (quick && full ? "," : "") + (full ? "full" : "");
+    };
+    for (const scenario& s : registry()) {
+      const self_check_blind_spot* quick_spot = find_blind_spot(s.id, tier::quick);
+      const self_check_blind_spot* full_spot = find_blind_spot(s.id, tier::full);
+      const expected_refutation* e = find_expected_refutation(s.id);
       r.results.push_back({{"id", s.id},
                            {"title", s.title},
                            {"self_check_factor", s.self_check_factor},
-                           {"self_check_claim", s.self_check_claim}});
+                           {"self_check_claim", s.self_check_claim},
+                           {"blind_spot", tiers(quick_spot != nullptr, full_spot != nullptr)},
+                           {"expected_refuted", e ? tiers(e->quick, e->full) : std::string()}});
+    }
     r.notes = {
         "self_check_claim: the wrong claim `dpkit validate ID --self-check` audits in place of",
         "the real one (at bound factor self_check_factor where the claim is a value); the",
-        "audit has power only if its own data reject it (verdict violated)."};
+        "audit has power only if its own data reject it (verdict violated).",
+        "blind_spot: the tiers where that audit is a listed blind spot (it cannot reject the",
+        "wrong claim at the tier's size); expected_refuted: the tiers where the paper's claim is",
+        "a reviewed refutation that must reproduce (docs/findings.md)."};
     emit(r, o.output);
     return kExitSuccess;
   }

@@ -17,6 +17,12 @@ expected_refutations.cpp) are counted apart: for them a seed without the refutat
     validation/coverage/coverage_study.py build/ci/tools/dpkit/dpkit --seeds 20 --work DIR \\
         --output coverage.csv --markdown coverage.md
 
+--check makes the study a test (the full tier's CTest validation.coverage_study): exit 3 when a
+real claim's false-violation rate is beyond its nominal level, when a reviewed refutation of the
+quick tier did not reproduce at every seed, or when a self-check never caught its wrong claim
+without being a listed blind spot of the quick tier (both lists from `dpkit validate --list`).
+Self-check power below 1 is reported, not failed: it is a statement about the audit's size.
+
 --ids limits the study to some scenarios, --first-seed starts it later, --real-only skips the
 self-checks, and --jobs N runs N seeds side by side, each on one thread (results do not depend
 on the thread count). The 320-seed study of docs/validation.md ran on a 16-core machine as
@@ -25,7 +31,7 @@ on the thread count). The 320-seed study of docs/validation.md ran on a 16-core 
 
 The runs are kept in --work (one JSON per seed and mode) and reused when present, so an
 interrupted study continues where it stopped. 20 seeds take about 40 min on 2 cores.
-Exit status: 0, 2 (bad input or a failed run).
+Exit status: 0, 2 (bad input or a failed run), 3 (--check failed; each failure printed).
 """
 
 from __future__ import annotations
@@ -85,6 +91,39 @@ def run_seed(dpkit: str, seed: int, self_check: bool, work: str, ids: List[str],
         return json.load(f)["results"]
 
 
+def reviewed_lists(dpkit: str, work: str) -> Dict[str, Dict[str, str]]:
+    """Per scenario id, its `blind_spot` and `expected_refuted` tiers from `dpkit validate --list`
+    (the reviewed lists live once, in validation/scenarios/)."""
+    name = os.path.join(work, "list.json")
+    p = subprocess.run([dpkit, "validate", "--list", "--format", "json", "--output", name],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.stderr.write("coverage_study: failed: dpkit validate --list\n" + p.stderr)
+        sys.exit(2)
+    with open(name) as f:
+        return {r["id"]: r for r in json.load(f)["results"]}
+
+
+def check(rows: List[Dict[str, object]], lists: Dict[str, Dict[str, str]], n: int,
+          real_only: bool) -> List[str]:
+    """What fails the study as a test, one line each (empty: it passes)."""
+    failures = []
+    for r in rows:
+        sid = str(r["id"])
+        entry = lists.get(sid, {})
+        if r["false_violation_beyond_5pct"] == "yes":
+            failures.append(f"{sid}: violated at {r['violated']} of {n} seeds, beyond its nominal "
+                            f"5 % (Clopper-Pearson lower end {clopper_pearson_lower(int(r['violated']), n):.3f})")
+        if "quick" in str(entry.get("expected_refuted", "")).split(",") and r["refuted"] != n:
+            failures.append(f"{sid}: a reviewed refutation, refuted at {r['refuted']} of {n} seeds "
+                            "(it must reproduce at every seed)")
+        if (not real_only and r["self_check_caught"] == 0 and
+                "quick" not in str(entry.get("blind_spot", "")).split(",")):
+            failures.append(f"{sid}: its self-check caught the wrong claim at none of {n} seeds, "
+                            "and it is not a listed blind spot")
+    return failures
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -100,6 +139,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1,
                     help="seeds run side by side, one thread each (default 1: one run at a time, "
                          "on every core)")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 3 when a rate is beyond its level, a reviewed refutation did not "
+                         "reproduce, or a self-check never caught (see the description)")
     a = ap.parse_args()
     if a.seeds < 1:
         ap.error("--seeds must be >= 1")
@@ -156,6 +198,13 @@ def main() -> int:
             f.write(text)
     else:
         sys.stdout.write(text)
+    if a.check:
+        failures = check(rows, reviewed_lists(a.dpkit, a.work), n, a.real_only)
+        for line in failures:
+            print("coverage_study: check failed: " + line, file=sys.stderr)
+        if failures:
+            return 3
+        print(f"coverage_study: check passed ({len(rows)} scenarios, {n} seeds)", file=sys.stderr)
     return 0
 
 
