@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from . import _dpkit, _errors
+from . import _core, _dpkit, _errors
 
 
 class ScoreAudit:
@@ -78,9 +78,18 @@ def audit_scores(in_scores: Any, out_scores: Any, *, delta: float = 1e-5,
 
     ins = np.ascontiguousarray(in_scores, dtype=float)
     outs = np.ascontiguousarray(out_scores, dtype=float)
-    raw = _errors.call(_dpkit.audit_canary_scores, ins, outs, float(delta), float(confidence),
-                       str(threshold_strategy), float(split_fraction), int(seed),
-                       bool(two_sided), float(fpr), bool(one_run),
-                       None if guesses is None else int(guesses),
-                       None if claim_epsilon is None else float(claim_epsilon))
+    def number(name: str, value: Any) -> float:
+        # Converted here, so a wrong type names its argument; the library checks the ranges.
+        return _core._real(name, value, lambda v: True, "a number")
+
+    claim = (None if claim_epsilon is None else
+             _core._real("claim_epsilon", claim_epsilon, lambda v: v >= 0,
+                         "a finite number >= 0 (or None: no claim)"))
+    raw = _errors.call(_dpkit.audit_canary_scores, ins, outs, number("delta", delta),
+                       number("confidence", confidence), str(threshold_strategy),
+                       number("split_fraction", split_fraction),
+                       _core._integer("seed", seed, 0, "an integer >= 0"),
+                       bool(two_sided), number("fpr", fpr), bool(one_run),
+                       None if guesses is None else
+                       _core._integer("guesses", guesses, 1, "an integer >= 1"), claim)
     return ScoreAudit(raw)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import sys
 from typing import TYPE_CHECKING
 
 from . import _dpkit, _errors
@@ -90,6 +91,11 @@ def _real(name: str, value: Any, ok, constraint: str, allow_inf: bool = False) -
         raise _bad(name, value, constraint) from None
     if not ((math.isfinite(x) or (allow_inf and x == math.inf)) and ok(x)):
         raise _bad(name, value, constraint)
+    if x != 0 and abs(x) < sys.float_info.min:
+        # As the CLI refuses text that reads only as a subnormal (tools/dpkit/cli.cpp,
+        # out_of_range): a subnormal keeps a few digits at most, and its square is 0.
+        raise ValueError(f"{name} is {value!r}, but must be {constraint} ({value!r} underflows "
+                         "double precision: the smallest normal double is 2.2e-308)")
     return x
 
 
@@ -162,9 +168,10 @@ def _accountant(value: Any, allowed: Sequence[str] = ACCOUNTANTS) -> str:
 
 
 def _delta_arg(value: Any, name: str = "delta") -> float:
-    # (0, 1) as the library: below ~1e-290 the PLD accountant's certified tail corrections
-    # swamp δ and its result says so (termination failure); closed forms go further.
-    return _real(name, value, lambda v: 0 < v < 1, "a number in (0, 1)")
+    # [SMALLEST_DELTA, 1), the CLI's --delta range (accounting::kSmallestDelta): below it the
+    # accountants' certified tail corrections swamp δ.
+    return _real(name, value, lambda v: _SMALLEST_DELTA <= v < 1,
+                 f"a number in [{_SMALLEST_DELTA:g}, 1)")
 
 
 def _epsilon_arg(value: Any, name: str = "epsilon") -> float:
@@ -240,6 +247,7 @@ def _sigma_or_edge(v: float) -> bool:
 # The smallest positive sampling rate: the smallest normal double (the library's
 # accounting::kSmallestSamplingRate; subnormal rates lose their precision).
 _SMALLEST_RATE = _dpkit.SMALLEST_SAMPLING_RATE
+_SMALLEST_DELTA = _dpkit.SMALLEST_DELTA  # accounting::kSmallestDelta, the CLI's --delta floor
 
 
 def _rate_or_edge(v: float) -> bool:
@@ -264,12 +272,12 @@ def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
     _sampling(sampling)
 
 
-def _steps_from_epochs(epochs: Any, derivation: Any) -> int:
+def _steps_from_epochs(epochs: Any, derivation: Any, name: str = "epochs") -> int:
     """T for ``epochs`` epochs of the derived phase ``derivation`` (a _dpkit.PhaseDerivation):
     the library's one rule for its scheme — ⌈E·N/B⌉ or ⌈E/q⌉ for Poisson, ⌈E·k⌉ with k batches
     per pass for a data loader's schemes — exact on the numbers as written
     (accounting/run_units.hpp)."""
-    e = _real("epochs", epochs, lambda v: v > 0, "a finite number > 0")
+    e = _real(name, epochs, lambda v: v > 0, "a finite number > 0")
     return _dpkit.steps_for_epochs_of(e, derivation)
 
 
@@ -382,7 +390,7 @@ def epsilon(delta: float,
     """The smallest ε such that the run is (ε, δ)-DP, as a labelled result.
 
     Args:
-        delta: δ ∈ (0, 1).
+        delta: δ ∈ [1e-290, 1) (the CLI's --delta range).
         noise_multiplier: σ = noise standard deviation / clipping norm C (> 0; the edge
             values 0, no noise, and ``math.inf``, nothing released, are answered exactly).
             Relative to the sensitivity it is σ for add/remove and zero-out neighbours
@@ -507,7 +515,7 @@ def calibrate_steps(target_epsilon: float,
         if derivation is None:
             raise ValueError("max_epochs needs sample_rate or batch_size and dataset_size "
                              "(use max_steps with phases)")
-        cap = _steps_from_epochs(max_epochs, derivation)
+        cap = _steps_from_epochs(max_epochs, derivation, "max_epochs")
     elif max_steps is not None:
         cap = _integer("max_steps", max_steps, 1, "an integer >= 1")
     else:

@@ -72,7 +72,7 @@ class Accountant:
         return int(self._acc.discretisations)
 
     def epsilon(self, delta: float) -> PrivacyResult:
-        """The certified bracket on ε at δ ∈ (0, 1) of the run so far (0 before any step)."""
+        """The certified bracket on ε at δ ∈ [1e-290, 1) of the run so far (0 before any step)."""
         d = _delta_arg(delta)
         return PrivacyResult._from_estimate(_call(self._acc.epsilon, d), "epsilon", d)
 

@@ -152,9 +152,18 @@ def _kind(event: Any) -> str:
     return type(event).__name__
 
 
+def _finite_number(x: Any) -> bool:
+    """A finite int or float (not a bool, which Python counts as an int)."""
+    return (not isinstance(x, bool) and isinstance(x, (int, float, np.integer, np.floating))
+            and math.isfinite(x))
+
+
 def _phases(event: Any, count: int, relation: NeighboringRelation, out: list) -> Optional[str]:
     """Appends the event's phases (σ, q, scheme, steps) to ``out``, or returns why it is not
     supported. A non-private event appends _NON_PRIVATE."""
+    if count > _dpkit.MAX_STEPS:
+        return (f"the composed count is {count}, but must be at most {_dpkit.MAX_STEPS} "
+                "(2^53: the accountants count steps exactly in doubles)")
     k = _kind(event)
     if k == "NoOpDpEvent":
         return None
@@ -178,7 +187,7 @@ def _phases(event: Any, count: int, relation: NeighboringRelation, out: list) ->
         return "neighboring_relation REPLACE_SPECIAL is not supported by dpkit's accountants"
     if k == "GaussianDpEvent":
         s = event.noise_multiplier
-        if not (isinstance(s, (int, float, np.floating)) and math.isfinite(s) and s >= 0):
+        if not _finite_number(s) or s < 0:
             return f"GaussianDpEvent.noise_multiplier is {s!r}, but must be a finite number >= 0"
         if s == 0:
             out.append(_NON_PRIVATE)
@@ -194,12 +203,14 @@ def _phases(event: Any, count: int, relation: NeighboringRelation, out: list) ->
         if _kind(inner) != "GaussianDpEvent":
             return f"the subevent of PoissonSampledDpEvent must be GaussianDpEvent, found {inner}"
         q = event.sampling_probability
-        if not (isinstance(q, (int, float, np.floating)) and 0 <= q <= 1):
-            return f"PoissonSampledDpEvent.sampling_probability is {q!r}, but must be in [0, 1]"
+        if not (_finite_number(q) and (q == 0 or _core._SMALLEST_RATE <= q <= 1)):
+            return (f"PoissonSampledDpEvent.sampling_probability is {q!r}, but must be 0 or in "
+                    f"[{_core._SMALLEST_RATE:.2g}, 1] (the smallest normal double: a subnormal "
+                    "probability loses its precision)")
         if q == 0:
             return None
         s = inner.noise_multiplier
-        if not (isinstance(s, (int, float, np.floating)) and math.isfinite(s) and s >= 0):
+        if not _finite_number(s) or s < 0:
             return f"GaussianDpEvent.noise_multiplier is {s!r}, but must be a finite number >= 0"
         if s == 0:
             out.append(_NON_PRIVATE)
@@ -222,7 +233,7 @@ def _phases(event: Any, count: int, relation: NeighboringRelation, out: list) ->
         if m == 0:
             return None
         s = inner.noise_multiplier
-        if not (isinstance(s, (int, float, np.floating)) and math.isfinite(s) and s >= 0):
+        if not _finite_number(s) or s < 0:
             return f"GaussianDpEvent.noise_multiplier is {s!r}, but must be a finite number >= 0"
         if s == 0:
             out.append(_NON_PRIVATE)
@@ -335,6 +346,10 @@ class PLDAccountant(PrivacyAccountant):
     def __init__(self, neighboring_relation: NeighboringRelation
                  = NeighboringRelation.ADD_OR_REMOVE_ONE,
                  value_discretization_interval: Optional[float] = None) -> None:
+        if value_discretization_interval is not None:
+            # Ignored, but checked: a value dp_accounting refuses is a mistake to say.
+            _core._real("value_discretization_interval", value_discretization_interval,
+                        lambda v: v > 0, "a finite number > 0 (or None)")
         super().__init__(neighboring_relation)
 
     def get_epsilon_bounds(self, target_delta: float) -> Tuple[float, float]:

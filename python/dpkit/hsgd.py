@@ -385,7 +385,7 @@ def epsilon_delta(alphas: Array, rdp: Array, delta: float) -> EpsilonDelta:
         raise ValueError("alphas must be a non-empty one-dimensional array of finite orders > 1")
     if e.shape != a.shape or np.any(np.isnan(e)) or np.any(e < 0):
         raise ValueError("rdp must have one value >= 0 (or +inf) per order")
-    d = _core._real("delta", delta, lambda x: 0 < x < 1, "a number in (0, 1)")
+    d = _core._delta_arg(delta)
     r = _call(_dpkit.hsgd_epsilon_delta, a.tolist(), e.tolist(), d)
     return EpsilonDelta(epsilon=float(r["epsilon"]), delta=d, alpha=float(r["alpha"]),
                         conversion=str(r["conversion"]), kind="approximation",

@@ -127,12 +127,20 @@ def _privacy(quantity: str, d: Dict[str, Any]) -> MatrixPrivacy:
                          d["method"], d["description"], d.get("conditional"))
 
 
+def _number(name: str, value: Any) -> float:
+    """A real number (±inf allowed: the library checks the ranges and names the argument),
+    else a ValueError naming the argument, not Python's float() message."""
+    return _core._real(name, value, lambda x: True, "a number", allow_inf=True)
+
+
 def _query(quantity: str, strategy: Any, steps: Any, noise_multiplier: Any, at: Any,
            sample_rate: Any, min_separation: Any, max_participations: Any,
            relative_accuracy: Optional[float], max_fft_size: Optional[int]) -> MatrixPrivacy:
     d = _errors.call(_dpkit.matrix_mechanism_privacy, _strategy(strategy), _int("steps", steps),
-                     float(noise_multiplier), quantity, float(at),
-                     _int("min_separation", min_separation), float(sample_rate),
+                     _number("noise_multiplier", noise_multiplier), quantity,
+                     _core._delta_arg(at) if quantity == "epsilon" else
+                     _core._epsilon_arg(at),
+                     _int("min_separation", min_separation), _number("sample_rate", sample_rate),
                      _int("max_participations", max_participations, 0),
                      _options(relative_accuracy, max_fft_size), names=_NAMES)
     return _privacy(quantity, d)
@@ -169,9 +177,11 @@ def calibrate(strategy: Any, steps: int, target_epsilon: float, delta: float, *,
     """The smallest noise multiplier whose certified ε at ``delta`` is at most
     ``target_epsilon`` (within ``budget_tolerance`` of it)."""
     d = _errors.call(_dpkit.matrix_mechanism_calibrate, _strategy(strategy),
-                     _int("steps", steps), float(target_epsilon), float(delta),
-                     _int("min_separation", min_separation), float(sample_rate),
-                     _int("max_participations", max_participations, 0), float(budget_tolerance),
+                     _int("steps", steps), _number("target_epsilon", target_epsilon),
+                     _core._delta_arg(delta), _int("min_separation", min_separation),
+                     _number("sample_rate", sample_rate),
+                     _int("max_participations", max_participations, 0),
+                     _number("budget_tolerance", budget_tolerance),
                      _options(relative_accuracy, max_fft_size), names=_NAMES)
     p = d.get("privacy")
     return MatrixNoise(d["noise_multiplier"], None if p is None else _privacy("epsilon", p),

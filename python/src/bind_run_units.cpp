@@ -105,6 +105,7 @@ acc::phase_units units_of(std::optional<double> noise_multiplier,
 void bind_run_units(py::module_& m) {
   m.attr("SMALLEST_NOISE_MULTIPLIER") = acc::kSmallestNoiseMultiplier;
   m.attr("SMALLEST_SAMPLING_RATE") = acc::kSmallestSamplingRate;
+  m.attr("SMALLEST_DELTA") = acc::kSmallestDelta;
   m.attr("MAX_STEPS") = acc::kMaxSteps;
   // The names, as the library spells them (the Python layer's SAMPLING_SCHEMES and ACCOUNTANTS).
   auto names = [](const auto& array) {

@@ -627,7 +627,7 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->type_name("E")
       ->group(gc);
   sub->add_option("--delta", a->delta, "delta of an (epsilon, delta) claim, in [0, 1)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real_in_half_open_interval(0.0, 1.0))
       ->type_name("D")
       ->group(gc);
   sub->add_option("--risk-bound", a->risk_file,
@@ -666,7 +666,7 @@ void register_audit(CLI::App& app, int& exit_code) {
       ->group(gs);
   sub->add_option("--confidence", a->confidence,
                   "Simultaneous confidence of the boxes, the verdict and epsilon_lower")
-      ->check(CLI::Range(0.5, 0.999999))
+      ->check(real_in_closed_interval(0.5, 0.999999))
       ->capture_default_str()
       ->group(gs);
   sub->add_option("--thresholds", a->thresholds, "Threshold tests per direction")

@@ -258,14 +258,14 @@ void add_score_audit_options(CLI::App* sub, score_audit_options& s) {
       ->group(g);
   sub->add_option("--split-fraction", s.split_fraction,
                   "split: the share of the scores that chooses the threshold")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real_in_open_interval(0.0, 1.0))
       ->capture_default_str()
       ->group(g);
   sub->add_flag("--two-sided", s.two_sided,
                 "Clopper-Pearson: also the reverse tests (in iff score below the threshold)")
       ->group(g);
   sub->add_option("--fpr", s.fpr, "The false positive rate at which TPR is reported")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(real_in_closed_interval(0.0, 1.0))
       ->capture_default_str()
       ->group(g);
   sub->add_option("--accountant-run", s.accountant_run,

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -188,6 +189,17 @@ CLI::Validator real_in_open_interval(double lo, double hi) {
       "in (" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_open_interval");
 }
 
+CLI::Validator real_in_closed_interval(double lo, double hi) {
+  const std::string constraint = "a number in [" + format_value(lo) + ", " + format_value(hi) + "]";
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
+        const auto v = parse_double(s);
+        return v && *v >= lo && *v <= hi ? std::string() : invalid(s, constraint);
+      },
+      "in [" + format_value(lo) + ", " + format_value(hi) + "]", "real_in_closed_interval");
+}
+
 CLI::Validator real_in_half_open_interval(double lo, double hi) {
   const std::string constraint = "a number in [" + format_value(lo) + ", " + format_value(hi) + ")";
   return CLI::Validator(
@@ -202,8 +214,9 @@ CLI::Validator real_in_half_open_interval(double lo, double hi) {
 // A finite real satisfying `accept`; `constraint` completes "must be a finite number ...".
 template <class Accept>
 CLI::Validator finite_real(Accept accept, const std::string& relation) {
-  const std::string constraint =
-      relation.rfind("in ", 0) == 0 ? "a number " + relation : "a finite number " + relation;
+  const std::string constraint = relation.empty()             ? std::string("a finite number")
+                                 : relation.rfind("in ", 0) == 0 ? "a number " + relation
+                                                                 : "a finite number " + relation;
   return CLI::Validator(
       [=](std::string& s) -> std::string {
         if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
@@ -211,6 +224,10 @@ CLI::Validator finite_real(Accept accept, const std::string& relation) {
         return v && std::isfinite(*v) && accept(*v) ? std::string() : invalid(s, constraint);
       },
       relation, "finite_real");
+}
+
+CLI::Validator real_finite() {
+  return finite_real([](double) { return true; }, "");
 }
 
 CLI::Validator real_at_least(double lo) {
@@ -261,8 +278,8 @@ CLI::Validator sampling_rate_edge_validator() {
 
 CLI::Validator integer_at_least(long long lo, long long hi) {
   auto text = [](long long v) {
-    // 1e9 and 2^53 read better than their digits.
-    if (v == 1000000000LL) return std::string("1e9");
+    // 2^53 reads better than its digits; 1e9 is written out, since integers are read in
+    // digits only ("--max-order 1e9" is not one).
     if (v == kMaxExactInteger) return std::string("2^53");
     return std::to_string(v);
   };
@@ -270,7 +287,7 @@ CLI::Validator integer_at_least(long long lo, long long hi) {
   const std::string constraint = "an integer in " + range;
   return CLI::Validator(
       [=](std::string& s) -> std::string {
-        const auto v = parse_integer(s);
+        const std::optional<long long> v = parse_integer(s);
         return v && *v >= lo && *v <= hi ? std::string() : invalid(s, constraint);
       },
       range, "integer_at_least");
@@ -395,6 +412,9 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
   const std::string target = "--target-";
   if (app != nullptr && app->get_option_no_throw(flag) == nullptr && flag.rfind(target, 0) == 0)
     flag = "--" + flag.substr(target.size());
+  // A training run's G(mu) factor (training_run::gaussian_mu) is what --mu gives.
+  if (app != nullptr && app->get_option_no_throw(flag) == nullptr && name == "gaussian_mu")
+    flag = "--mu";
   if (app != nullptr && app->get_option_no_throw(flag) != nullptr) name = flag;
   return name + " is " + e.value() + ", but must be " + e.constraint();
 }
@@ -412,12 +432,15 @@ std::string library_reason(
 }
 
 CLI::Validator delta_validator() {
-  // Below 1e-290 the accountants' certified tail corrections (at least 1e-300) swamp delta.
-  return finite_real([](double v) { return v >= 1e-290 && v < 1; }, "in [1e-290, 1)");
+  // accounting::kSmallestDelta: below it the accountants' tail corrections swamp delta.
+  return finite_real([](double v) { return v >= accounting::kSmallestDelta && v < 1; },
+                     "in [" + format_value(accounting::kSmallestDelta) + ", 1)");
 }
 
 CLI::Option* add_delta_option(CLI::App* app, double& delta, bool required) {
-  CLI::Option* o = app->add_option("-d,--delta", delta, "Target delta, in [1e-290, 1)")
+  CLI::Option* o = app->add_option("-d,--delta", delta,
+                                   "Target delta, in [" +
+                                       format_value(accounting::kSmallestDelta) + ", 1)")
                        ->check(delta_validator())
                        ->type_name("D");
   return required ? o->required() : o->capture_default_str();

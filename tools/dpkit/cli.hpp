@@ -45,6 +45,8 @@ struct numerical_failure : std::runtime_error {
 // out-of-range values all give one line "--flag is <value>, but must be <constraint>".
 CLI::Validator real_in_open_interval(double lo, double hi);       // (lo, hi)
 CLI::Validator real_in_half_open_interval(double lo, double hi);  // [lo, hi)
+CLI::Validator real_in_closed_interval(double lo, double hi);     // [lo, hi]
+CLI::Validator real_finite();                                     // any finite number
 CLI::Validator real_at_least(double lo);                          // finite, >= lo
 CLI::Validator real_greater_than(double lo);  // finite, > lo
 /// 2^53: the largest integer below which every count converts to a double exactly.

@@ -798,8 +798,10 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->check(real_at_least(0))
       ->capture_default_str();
   sub->add_option("--start-target", o->start_target, "Families: <x0 - x~, x~>")
+      ->check(real_finite())
       ->capture_default_str();
   sub->add_option("--seed", o->seed, "paper-design/paper-code: seed of the x~, x0 draws")
+      ->check(integer_at_least(0, kMaxExactInteger))
       ->capture_default_str();
   sub->add_option("--x0-scale", o->x0_scale,
                   "paper-design/paper-code: x0 ~ N(0, s^2 I) (2 in the released code, 1 in the "
@@ -856,7 +858,9 @@ void register_hsgd(CLI::App& app, int& exit_code) {
   priv->add_option("--label-noise", q->label_noise, "Label-noise variance")
       ->check(real_at_least(0))
       ->capture_default_str();
-  priv->add_option("--noise-std", q->noise, "DP noise sigma")->capture_default_str();
+  priv->add_option("--noise-std", q->noise, "DP noise sigma")
+      ->check(real_greater_than(0))
+      ->capture_default_str();
   priv->add_option("--learning-rate", q->learning_rate, "HSGD rate gamma = eta d (constant)")
       ->check(real_in_open_interval(0, 1e300))
       ->capture_default_str();
@@ -898,7 +902,9 @@ void register_hsgd(CLI::App& app, int& exit_code) {
                    "release time and pair, with LKSP25's g(theta) and the exact mean gap: "
                    "Fig. 1(b)'s scatter; docs/hsgd.md)")
       ->type_name("FILE");
-  priv->add_option("--seed", q->seed, "Seed of the generated instance")->capture_default_str();
+  priv->add_option("--seed", q->seed, "Seed of the generated instance")
+      ->check(integer_at_least(0, kMaxExactInteger))
+      ->capture_default_str();
   priv->add_option("--x0-scale", q->x0_scale, "x0 ~ N(0, s^2 I) (2 in the code, 1 in the paper)")
       ->check(real_at_least(0))
       ->capture_default_str();

@@ -479,7 +479,7 @@ void add_run_options(CLI::App* app, run_options& o, const run_requirements& need
                 "--batch-size B (the average batch) and --dataset-size N. The upper bound is "
                 "k allocations of 1 of t/k steps composed, the lower bound from the epochs' sums or "
                 "largest coordinates (docs/accounting.md)")
-      ->check(CLI::Range(1LL, 9007199254740992LL))
+      ->check(integer_at_least(1, kMaxExactInteger))
       ->capture_default_str()
       ->type_name("K")
       ->group(group);

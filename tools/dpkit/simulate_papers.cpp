@@ -178,7 +178,7 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->group(gg);
   sub->add_option("--kernel-degree", o.kernel_degree,
                   "Degree of the multinomial-kernel features of dp-kernel-glm (Alg 9)")
-      ->check(CLI::Range(0, 8))
+      ->check(integer_at_least(0, 8))
       ->capture_default_str()
       ->group(gg);
   sub->add_flag("--corrected-sensitivity", o.corrected_sensitivity,

@@ -559,6 +559,7 @@ void add_setting_options(CLI::App* sub, simulate_options& o) {
       ->capture_default_str()
       ->group(gm);
   sub->add_option("--data-seed", o.data_seed, "Seed of the generated data (default: --seed)")
+      ->check(integer_at_least(0, kMaxExactInteger))
       ->group(gm);
 
   const char* gi = "Real data (IDX, Fashion-MNIST; docs/sim.md)";
@@ -648,7 +649,10 @@ void add_setting_options(CLI::App* sub, simulate_options& o) {
       ->check(integer_at_least(1))
       ->capture_default_str()
       ->group(gr);
-  sub->add_option("--seed", o.seed, "Seed of the random streams")->capture_default_str()->group(gr);
+  sub->add_option("--seed", o.seed, "Seed of the random streams")
+      ->check(integer_at_least(0, kMaxExactInteger))
+      ->capture_default_str()
+      ->group(gr);
   sub->add_option("--threads", o.threads,
                   "OpenMP threads (0: all cores); results are identical for any number")
       ->check(integer_at_least(0, 1024))

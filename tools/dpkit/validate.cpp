@@ -373,7 +373,9 @@ void register_validate(CLI::App& app, int& exit_code) {
                   "OpenMP threads (0: all cores); results are identical for any number")
       ->check(integer_at_least(0, 1024))
       ->capture_default_str();
-  sub->add_option("--seed", o->seed, "Seed of the random streams")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Seed of the random streams")
+      ->check(integer_at_least(0, kMaxExactInteger))
+      ->capture_default_str();
   sub->add_option("--output-dir", o->out, "Directory for the JSON, CSV and SVG/PNG files")
       ->capture_default_str();
   sub->add_flag("!--no-figures", o->figures, "Do not call gnuplot");

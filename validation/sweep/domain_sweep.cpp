@@ -326,6 +326,19 @@ class checker {
     const std::string where = "calibrate (target " + num(target) + ")";
     if (std::isnan(cal.noise_multiplier)) {
       if (cal.converged()) fail("calibrate", "converged without a noise multiplier", where);
+      // ε = 0 at every σ where the example enters a batch with probability ≤ δ (per-step
+      // schemes, no G(μ) factor): such a calibration has an answer and must give it (cases
+      // 6706, 7633, ... before 2026-11-27 said "could not bracket").
+      if (!c_.run.has_epoch_sampling() && c_.run.gaussian_mu == 0) {
+        double log_unused = 0;
+        for (const acc::training_phase& p : c_.run.phases)
+          log_unused += static_cast<double>(p.steps) * std::log1p(-p.sampling_rate);
+        if (-std::expm1(log_unused) <= delta)
+          fail("calibrate",
+               "no answer, yet the example enters a batch with probability " +
+                   num(-std::expm1(log_unused)) + " <= delta: epsilon = 0 at every noise multiplier",
+               where);
+      }
       out_.refusals.push_back("calibrate: " + shape(cal.message));
       return;
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,12 @@
 
 namespace dpkit::accounting {
 namespace {
+
+// calibrate_noise_multiplier's targets: a normal double (the search runs on log ε) up to the ε
+// of the largest Gaussian-DP μ (divergence::kLargestGdpMu = 1e6: ε ≈ μ²/2 ≈ 5e11; 1e11 keeps the
+// root of gdp_mu inside it).
+constexpr double kSmallestTargetEpsilon = std::numeric_limits<double>::min();
+constexpr double kLargestTargetEpsilon = 1e11;
 // A share as a percentage to 3 significant digits ("0.024", "1e-10").
 std::string percent(double share) {
   std::array<char, 32> b{};
@@ -33,6 +40,12 @@ noise_calibration calibrate_noise_multiplier(training_run run,
                                              const calibration_options& options) {
   constexpr const char* kFn = "calibrate_noise_multiplier";
   check_positive(kFn, "target_epsilon", target_epsilon);
+  // The search starts from the Gaussian-DP μ of the target (divergence::gdp_mu, ε ≤ 1e11); a
+  // subnormal target has no logarithm to search on. Both refused here, named as the caller's.
+  if (!(target_epsilon >= kSmallestTargetEpsilon && target_epsilon <= kLargestTargetEpsilon))
+    throw_domain_error(kFn, "target_epsilon", target_epsilon,
+                       "in [2.2e-308, 1e11] (the smallest normal double to the epsilon of "
+                       "mu = 1e6, the largest Gaussian-DP mu supported)");
   check_open_probability(kFn, "delta", delta);
   if (!(options.relative_tolerance > 0 && options.relative_tolerance < 1))
     throw_domain_error(kFn, "relative_tolerance", options.relative_tolerance, "in (0, 1)");
@@ -53,6 +66,40 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     for (training_phase& p : r.phases) p.noise_multiplier = sigma;
     return r;
   };
+  // A run whose example enters a batch with probability at most δ is (0, δ)-DP at every σ:
+  // its output's law depends on the example only on that event. Each step of these schemes
+  // holds it with probability at most q (truncated Poisson keeps it with at most q), so the
+  // chance is at most 1 − Π(1 − q)^T, and the smallest σ the accountants take is the answer
+  // where the accountant certifies it. (The search cannot find it: ε = 0 below every σ it
+  // tries, and it stopped after 42 steps at σ = 8e-5; `calibrate --epsilon 1 --delta 1e-5
+  // --sampling-rate 1e-6 --steps 1` said "could not bracket" before.) Not with a G(μ₀) factor,
+  // whose δ(0) does not depend on σ.
+  if (run.gaussian_mu == 0) {
+    double log_unused = 0;  // log Π(1 − q)^T
+    for (const training_phase& p : run.phases)
+      log_unused += static_cast<double>(p.steps) * std::log1p(-p.sampling_rate);
+    const double used = -std::expm1(log_unused);
+    if (used <= delta) {
+      ++evaluations;
+      const privacy_estimate e = estimate_epsilon(with_sigma(kSmallestNoiseMultiplier), delta,
+                                                  options.accountant, options.pld);
+      if (e.termination != termination_type::failure && e.value <= target_epsilon) {
+        out.noise_multiplier = kSmallestNoiseMultiplier;
+        out.estimate = e;
+        // Converged where the certified ε is 0; otherwise (a tail correction above 0) the
+        // budget is not used, as the epoch schemes report their smallest σ (epoch_schemes.cpp).
+        out.termination =
+            e.value == 0 ? termination_type::converged : termination_type::max_iterations;
+        out.evaluations = evaluations;
+        out.message = "the budget holds at every noise multiplier: the example enters a batch "
+                      "with probability at most " +
+                      format_value(used) + " <= delta, so " + format_value(kSmallestNoiseMultiplier) +
+                      ", the smallest the accountants take, is the answer (epsilon there: " +
+                      format_value(e.value) + ")";
+        return out;
+      }
+    }
+  }
   // Evaluations are cached by log σ; each PLD evaluation starts from the previous one's grid
   // spacing (skipping the coarse first pass). Far from the root a sign suffices: a coarse PLD
   // evaluation settles it when the target lies outside its [ε_lower, ε_upper] — ε_lower >
@@ -309,6 +356,16 @@ noise_calibration calibrate_noise_multiplier(training_run run,
                     format_value(last.value) + " (target " + format_value(target_epsilon) +
                     "; the search moves at most 4x per step and stopped after " +
                     std::to_string(evaluations) + " evaluations)";
+      // A G(μ₀) factor's ε is a floor no noise multiplier goes below: say so where it is the
+      // reason (sweep case 9228: G(4.43) against a target of 0.24).
+      if (run.gaussian_mu > 0) {
+        const double floor = divergence::gdp_epsilon(run.gaussian_mu, delta).lower;
+        if (floor > target_epsilon)
+          out.message = "no noise multiplier holds the budget: the run's G(mu) factor alone (mu "
+                        "= " + format_value(run.gaussian_mu) + ") has epsilon >= " +
+                        format_value(floor) + " at this delta, above the target " +
+                        format_value(target_epsilon);
+      }
       out.estimate.message = out.message;
       out.evaluations = evaluations;
       return out;

@@ -25,7 +25,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // gdp.hpp supports μ ≤ 1e6; beyond, h_ε(μ) is replaced by its upper bound 1.
-constexpr double kMaxMu = 1e6;
+constexpr double kMaxMu = divergence::kLargestGdpMu;
 // Relative padding of the Boost.Math binomial tails before they enter δ' = (δ − F̄)/(1 − F̄):
 // their measured error is ≤ 1e-13 against the 50-digit references
 // (data/reference/correlated_binomial_tail.csv, lib/tests/accounting/correlated_test.cpp).

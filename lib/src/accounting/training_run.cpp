@@ -9,6 +9,7 @@
 
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/parse.hpp"
+#include "dpkit/divergence/gdp.hpp"
 
 namespace dpkit::accounting {
 
@@ -106,6 +107,11 @@ truncation_weights truncated_poisson_weights(long long n, double q, long long ma
 
 void training_run::validate(std::string_view function, bool edge_values) const {
   check_nonnegative(function, "gaussian_mu", gaussian_mu);
+  // A G(μ₀) factor is μ₀-GDP: the same range as every μ-GDP conversion (divergence/gdp.hpp).
+  if (gaussian_mu > divergence::kLargestGdpMu)
+    throw_domain_error(function, "gaussian_mu", gaussian_mu,
+                       "<= 1e6 (beyond, epsilon > 5e11 and delta(epsilon) is ill-conditioned in "
+                       "double precision)");
   for (const training_phase& p : phases) {
     if (edge_values) {
       if (!(p.noise_multiplier == 0 || p.noise_multiplier >= kSmallestNoiseMultiplier))

@@ -295,9 +295,10 @@ canary_audit audit_canary_scores(std::span<const double> in_scores,
   if (!(o.confidence > 0.5 && o.confidence < 1))
     throw_domain_error(kFunction, "confidence", o.confidence, "in (0.5, 1)");
   check_probability(kFunction, "fpr", o.fpr);
+  // Checked whatever the strategy: a value that could never be used is a mistake to say.
+  if (!(o.split_fraction > 0 && o.split_fraction < 1))
+    throw_domain_error(kFunction, "split_fraction", o.split_fraction, "in (0, 1)");
   if (o.strategy == threshold_strategy::split) {
-    if (!(o.split_fraction > 0 && o.split_fraction < 1))
-      throw_domain_error(kFunction, "split_fraction", o.split_fraction, "in (0, 1)");
     const auto check_side = [&](const char* name, std::size_t n) {
       const auto pilot = static_cast<std::size_t>(o.split_fraction * static_cast<double>(n));
       if (pilot == 0 || pilot == n)

@@ -20,7 +20,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // of ε is ≈ 1.1e-16·μ²: at μ = 1e6 an ulp of ε moves a = μ/2 − ε/μ by 1e-10, at μ = 1e16 by
 // 1 — no double-precision algorithm can evaluate or invert δ there (measured: garbage at
 // μ = 3e49). μ ≤ 1e6 (ε up to ~5e11) is far beyond any meaningful privacy budget.
-constexpr double kMaxMu = 1e6;
+constexpr double kMaxMu = kLargestGdpMu;
 constexpr double kMaxMuEpsilon = 1e11;  // gdp_mu: the root μ ≈ √(2ε) stays below kMaxMu
 
 void check_mu(const char* function, double mu) {

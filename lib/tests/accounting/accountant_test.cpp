@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 #include "support/exact_curves.hpp"
 #include "support/runs.hpp"
@@ -129,6 +130,47 @@ TEST_CASE("noise calibration of one Gaussian step at a huge target, against the 
     CHECK(c.estimate.value <= target);
     CHECK(exact >= dpkit::test::real50(target * (1 - 2e-4)));
   }
+}
+
+TEST_CASE("noise calibration where the example is used with probability at most delta",
+          "[accounting][calibration][sweep]") {
+  // One step at q <= δ: δ(0) <= q, so ε = 0 at every σ and the smallest σ the accountants take
+  // is the answer. The search used to stop at σ = 8e-5 with "could not bracket" (sweep cases
+  // 6706, 7633, 8050, 8373, 8943; `calibrate --epsilon 1 --delta 1e-5 --sampling-rate 1e-6
+  // --steps 1`). The 50-digit one-step curve confirms ε = 0 at the answer.
+  for (const auto& [q, steps, delta, target] :
+       {std::tuple{1e-6, 1LL, 1e-5, 1.0}, std::tuple{1.4851587772369918e-12, 1LL, 2.4e-5, 2679.5},
+        std::tuple{5.480502292490303e-07, 1LL, 2.1562830909899472e-06, 2.0065931132767039e-05},
+        std::tuple{1e-7, 3LL, 1e-6, 0.5}}) {
+    const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, q, steps), target, delta);
+    CAPTURE(q, steps, delta, target, c.message);
+    REQUIRE(c.converged());
+    CHECK(c.noise_multiplier == acc::kSmallestNoiseMultiplier);
+    CHECK(c.estimate.value == 0);
+    CHECK_THAT(c.message, Contains("the budget holds at every noise multiplier"));
+    if (steps == 1)
+      CHECK(dpkit::test::exact_epsilon(
+                dpkit::test::poisson_one_step_curve(c.noise_multiplier, q), delta) == 0);
+  }
+  // Just beyond (the example used with probability 2e-6 > δ = 1e-6): the search answers, and
+  // the exact ε at its σ is within the target.
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, 2e-6, 1), 1.0, 1e-6);
+  CAPTURE(c.message);
+  REQUIRE(!std::isnan(c.noise_multiplier));
+  CHECK(c.noise_multiplier > acc::kSmallestNoiseMultiplier);
+  CHECK(c.estimate.value <= 1.0);
+  CHECK(dpkit::test::at_least(
+      c.estimate.value,
+      dpkit::test::exact_epsilon(dpkit::test::poisson_one_step_curve(c.noise_multiplier, 2e-6),
+                                 1e-6)));
+  // A G(μ₀) factor whose ε alone exceeds the target: refused, naming the factor (sweep case
+  // 9228 said only "could not bracket").
+  acc::training_run with_factor = dpsgd(1.0, 0.001363503426462892, 1);
+  with_factor.gaussian_mu = 4.4270753708551762;
+  const auto f = acc::calibrate_noise_multiplier(with_factor, 0.24172427717932826,
+                                                 1.6908859691974137e-09);
+  CHECK(std::isnan(f.noise_multiplier));
+  CHECK_THAT(f.message, Contains("the run's G(mu) factor alone (mu = 4.42"));
 }
 
 TEST_CASE("noise calibration on a coarse PLD grid still meets the budget tolerance",

@@ -491,7 +491,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"tradeoff --mu 1 --points 4294967297",
        "--points is 4294967297, but must be an integer in [2, 10000000]"},
       {"simulate --replicates 9223372036854775807",
-       "--replicates is 9223372036854775807, but must be an integer in [1, 1e9]"},
+       "--replicates is 9223372036854775807, but must be an integer in [1, 1000000000]"},
       {"hsgd risk --spectrum-file /dev/null --learning-rate 1 --times 1", "--spectrum-file"},
       {"epsilon --noise-multiplier -0.5 --delta 1e-5",
        "--noise-multiplier is -0.5, but must be a number >= 1e-100, 0 or inf"},
@@ -566,7 +566,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"simulate --neighbour replace-one --index 100", "--index is 100, but must be below n = 100"},
       {"simulate --correlation 1", "correlation is 1"},
       {"simulate --algorithm cgd --batch-size 7 --dataset-size 20", "--batch-size"},
-      {"simulate --replicates 0", "--replicates is 0, but must be an integer in [1, 1e9]"},
+      {"simulate --replicates 0", "--replicates is 0, but must be an integer in [1, 1000000000]"},
       {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5",
        "--setting strongly-convex needs --contraction"},
       {"shifted noisy-gd --sensitivity 1 --dataset-size 10 --noise-std 1 --steps 5 --contraction 1",
@@ -594,6 +594,24 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"simulate --data /nonexistent.csv", "/nonexistent.csv"},
       {"simulate --algorithm hsgd-sde --model logistic", "--algorithm hsgd-sde simulates"},
       {"frobnicate", "dpkit: unknown subcommand 'frobnicate'"},
+      // Found by a probe of every flag (2026-11-27): a raw CLI11 message, a wrapped-around
+      // seed, an internal name or the library's spelling of a flag, before.
+      {"tradeoff --mu 1e160 --points 3", "dpkit tradeoff: --mu is 1e+160, but must be <= 1e6"},
+      {"tradeoff --mu 1e308 --gdp-mu", "dpkit tradeoff: --mu is 1e+308, but must be <= 1e6"},
+      {"calibrate --epsilon 1e30 --delta 1e-5 --sampling-rate 0.01 --steps 100",
+       "dpkit calibrate: --epsilon is 1e+30, but must be in [2.2e-308, 1e11]"},
+      {"simulate --seed -1", "--seed is -1, but must be an integer in [0, 2^53]"},
+      {"simulate --seed nan", "--seed is nan, but must be an integer in [0, 2^53]"},
+      {"validate --list --seed 99999999999999999999",
+       "--seed is 99999999999999999999, but must be an integer in [0, 2^53]"},
+      {"hsgd privacy --dimension 20 --dataset-size 30 --noise-std abc",
+       "--noise-std is abc, but must be a finite number > 0"},
+      {"hsgd risk --spectrum isotropic:1 --dimension 10 --start-target abc",
+       "--start-target is abc, but must be a finite number"},
+      {"epsilon --sampling random-allocation --selected 0.5 -s 1 -p 0.01 -i 10 -d 1e-5",
+       "--selected is 0.5, but must be an integer in [1, 2^53]"},
+      {"simulate --algorithm dp-kernel-glm --kernel-degree abc",
+       "--kernel-degree is abc, but must be an integer in [0, 8]"},
   };
   for (const bad_case& c : cases) {
     CAPTURE(c.args);

@@ -96,6 +96,10 @@ inline constexpr double kSmallestNoiseMultiplier = 1e-100;
 /// The smallest positive sampling rate: the smallest normal double (a subnormal rate's square and
 /// logarithm lose their precision). 0 (never sampled) is an edge value.
 inline constexpr double kSmallestSamplingRate = 2.2250738585072014e-308;
+/// The smallest target δ the command line and the Python package take (`--delta`, `delta=`):
+/// below it the accountants' certified tail corrections (at least 1e-300) swamp δ, and a PLD
+/// answer is ∞ after its whole refinement. The library's own functions take δ ∈ (0, 1).
+inline constexpr double kSmallestDelta = 1e-290;
 
 struct training_phase {
   double noise_multiplier = 1.0;  ///< σ > 0
@@ -145,7 +149,7 @@ struct training_run {
   double gaussian_mu = 0.0;  ///< an extra G(μ₀) factor; 0 for none
 
   /// Throws std::domain_error (check_* message) unless every phase has σ finite and ≥
-  /// kSmallestNoiseMultiplier, q ∈ [kSmallestSamplingRate, 1], steps ≥ 1, and μ₀ ≥ 0 finite. (A run
+  /// kSmallestNoiseMultiplier, q ∈ [kSmallestSamplingRate, 1], steps ≥ 1, and μ₀ ∈ [0, 1e6]. (A run
   /// without phases and μ₀ = 0 is perfectly private: ε = 0.) With edge_values, σ ∈ [0, +inf] and q
   /// ∈ [0, 1] are accepted: the edge values that estimate_epsilon and estimate_delta answer
   /// (accountant.hpp). Also: each phase's neighbours are ones its scheme takes (replace-one or

@@ -22,6 +22,7 @@ namespace dpkit::divergence {
 /// Supported range of every function here: μ ∈ [0, 1e6] (ε up to ~5e11). Beyond, δ(ε) near
 /// its median ε ≈ μ²/2 changes within one ulp of ε, so no double-precision evaluation is
 /// meaningful; larger μ throws std::domain_error.
+inline constexpr double kLargestGdpMu = 1e6;
 
 /// δ(ε) of μ-GDP; μ ∈ [0, 1e6], ε finite (any sign). μ = 0 gives max(0, 1 − e^ε).
 double gdp_delta(double mu, double epsilon);
