@@ -74,15 +74,22 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // tries, and it stopped after 42 steps at σ = 8e-5; `calibrate --epsilon 1 --delta 1e-5
   // --sampling-rate 1e-6 --steps 1` said "could not bracket" before.) Not with a G(μ₀) factor,
   // whose δ(0) does not depend on σ.
-  if (run.gaussian_mu == 0) {
+  // Only the PLD accountant certifies ε = 0 (the RDP bound stays above it, the CLT refuses
+  // σ = 1e-100); where it refuses the run at that σ, the search below goes on as before.
+  if (run.gaussian_mu == 0 && options.accountant == accountant_type::pld) {
     double log_unused = 0;  // log Π(1 − q)^T
     for (const training_phase& p : run.phases)
       log_unused += static_cast<double>(p.steps) * std::log1p(-p.sampling_rate);
     const double used = -std::expm1(log_unused);
     if (used <= delta) {
       ++evaluations;
-      const privacy_estimate e = estimate_epsilon(with_sigma(kSmallestNoiseMultiplier), delta,
-                                                  options.accountant, options.pld);
+      privacy_estimate e;
+      e.termination = termination_type::failure;
+      try {
+        e = estimate_epsilon(with_sigma(kSmallestNoiseMultiplier), delta, options.accountant,
+                             options.pld);
+      } catch (const std::exception&) {  // a limit of the accountant at σ = 1e-100: search on
+      }
       if (e.termination != termination_type::failure && e.value <= target_epsilon) {
         out.noise_multiplier = kSmallestNoiseMultiplier;
         out.estimate = e;

@@ -152,6 +152,17 @@ TEST_CASE("noise calibration where the example is used with probability at most 
       CHECK(dpkit::test::exact_epsilon(
                 dpkit::test::poisson_one_step_curve(c.noise_multiplier, q), delta) == 0);
   }
+  // The RDP and CLT accountants never certify ε = 0: their searches run as before (the first
+  // version of this rule asked the CLT at σ = 1e-100 and passed on its refusal).
+  for (const acc::accountant_type a : {acc::accountant_type::rdp, acc::accountant_type::clt}) {
+    acc::calibration_options o;
+    o.accountant = a;
+    const auto other = acc::calibrate_noise_multiplier(dpsgd(1.0, 1e-6, 1), 1.0, 1e-5, o);
+    CAPTURE(acc::to_string(a), other.message);
+    CHECK(other.converged());
+    CHECK(other.noise_multiplier > 0.01);
+    CHECK(other.estimate.value <= 1.0);
+  }
   // Just beyond (the example used with probability 2e-6 > δ = 1e-6): the search answers, and
   // the exact ε at its σ is within the target.
   const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, 2e-6, 1), 1.0, 1e-6);
