@@ -14,6 +14,7 @@ import dpkit
 import dpkit.dp_accounting as dpa
 import dpkit.matrix_mechanism as mm
 import dpkit.opacus as op
+import dpkit.shifted as shifted
 
 RUN = dict(noise_multiplier=1.0, sample_rate=0.01, steps=100)
 
@@ -99,3 +100,9 @@ def test_audit_scores_arguments_are_named():
         refused(lambda: dpkit.audit_scores(ins, outs, claim_epsilon=bad), "claim_epsilon is")
         refused(lambda: dpkit.audit_scores(ins, outs, split_fraction=bad), "split_fraction is")
     refused(lambda: dpkit.audit_scores(ins, outs, delta="abc"), "delta is 'abc'")
+
+
+def test_a_contraction_derived_from_the_learning_rate_names_the_rate():
+    refused(lambda: shifted.noisy_gd(sensitivity=1, dataset_size=1, noise=1, steps=10,
+                                     strong_convexity=1, smoothness=2, learning_rate=1e-300),
+            "learning_rate is 1e-300", "contraction")

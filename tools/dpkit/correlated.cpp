@@ -33,13 +33,9 @@ struct correlated_cli_options {
 
 // λ ∈ [0, 1): "--correlation is 1, but must be a number in [0, 1)".
 CLI::Validator correlation_validator() {
-  return CLI::Validator(
-      [](std::string& s) -> std::string {
-        const std::optional<double> v = parse_double(s);
-        const bool ok = v && *v >= 0 && *v < 1;
-        return ok ? std::string() : "is " + s + ", but must be a number in [0, 1)";
-      },
-      "in [0, 1)", "correlation");
+  // The shared validator: it also refuses text that reads only as a subnormal or as 0 by
+  // underflow ("1e-400" ran as correlation 0).
+  return real_in_half_open_interval(0, 1);
 }
 
 std::string form_of(const accounting::correlated_noise& c) {

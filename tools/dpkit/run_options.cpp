@@ -579,10 +579,16 @@ resolved_run resolve_run(const run_options& o, const run_requirements& needs) {
     // ---- the length: one count for every phase but the last, which may be a curve
     const bool range_ok = last && needs.curve;
     std::vector<double> epochs_list, steps_list;
+    // The key as the user typed it: a flag, or a key of a --phase ("--phase 2 steps is -1").
+    const std::string phase_key =
+        o.phases.empty() ? std::string("--")
+                         : "--phase " + (specs.size() > 1 ? std::to_string(k + 1) + " " : "");
     if (!p.epochs.empty())
-      epochs_list = parse_number_list("--epochs", p.epochs, number_kind::positive, kMaxCurvePoints);
+      epochs_list =
+          parse_number_list(phase_key + "epochs", p.epochs, number_kind::positive, kMaxCurvePoints);
     if (!p.steps.empty())
-      steps_list = parse_number_list("--steps", p.steps, number_kind::count, kMaxCurvePoints);
+      steps_list =
+          parse_number_list(phase_key + "steps", p.steps, number_kind::count, kMaxCurvePoints);
     // ---- the units: the library derives q and T (accounting/run_units.hpp)
     const std::string scheme = p.sampling.empty() ? o.sampling : p.sampling;
     const std::string neighbours = p.neighbours.empty() ? o.neighbours : p.neighbours;

@@ -150,7 +150,15 @@ double resolve_contraction(const report_inputs& in_, bool strongly, bool lmc) {
              " (c = max{|1 - eta m|, |1 - eta M|})");
     c = contraction(*in_.learning_rate, *in_.strong_convexity, *in_.smoothness);
   }
+  const bool derived = !in_.contraction.has_value() && c.has_value();
   if (!c) c = 1.0;
+  // A c derived from the learning rate is named by what the user gave: a rate too small for
+  // 1 − ηm to differ from 1 in double precision said "--contraction is 1" before.
+  if (strongly && !lmc && !(*c < 1) && derived)
+    refuse(in("learning_rate") + " is " + ten_digits(*in_.learning_rate) +
+           ", but must make the contraction max{|1 - eta m|, |1 - eta M|} < 1 (here it is " +
+           ten_digits(*c) + ", with " + in("strong_convexity") + " " +
+           ten_digits(*in_.strong_convexity) + ")");
   if (strongly && !lmc && !(*c < 1))
     refuse(in("contraction") + " is " + ten_digits(*c) + ", but must be < 1 for " +
            in("setting", "strongly-convex"));

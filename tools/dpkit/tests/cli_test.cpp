@@ -612,6 +612,16 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--selected is 0.5, but must be an integer in [1, 2^53]"},
       {"simulate --algorithm dp-kernel-glm --kernel-degree abc",
        "--kernel-degree is abc, but must be an integer in [0, 8]"},
+      {"epsilon -d 1e-5 --phase noise-multiplier=1,sampling-rate=0.01,steps=-1",
+       "dpkit epsilon: --phase steps is -1, but must be an integer in [1, 2^53]"},
+      {"epsilon -d 1e-5 --phase noise-multiplier=1,sampling-rate=0.01,steps=10 "
+       "--phase noise-multiplier=1,sampling-rate=0.01,epochs=nan",
+       "dpkit epsilon: --phase 2 epochs is nan, but must be a number > 0"},
+      {"shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --strong-convexity 1 "
+       "--smoothness 2 --steps 10 --learning-rate 1e-300",
+       "--learning-rate is 1e-300, but must make the contraction"},
+      {"correlated --correlation 1e-400 --sampling-rate 0.1 --steps 100 --epsilon 1 --delta 1e-5",
+       "--correlation is 1e-400, but must be a number in [0, 1) (1e-400 underflows"},
   };
   for (const bad_case& c : cases) {
     CAPTURE(c.args);
