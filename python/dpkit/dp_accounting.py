@@ -161,10 +161,13 @@ def _finite_number(x: Any) -> bool:
 def _phases(event: Any, count: int, relation: NeighboringRelation, out: list) -> Optional[str]:
     """Appends the event's phases (σ, q, scheme, steps) to ``out``, or returns why it is not
     supported. A non-private event appends _NON_PRIVATE."""
-    if count > _dpkit.MAX_STEPS:
+    k = _kind(event)
+    if count > _dpkit.MAX_STEPS and k in ("GaussianDpEvent", "PoissonSampledDpEvent",
+                                          "SampledWithoutReplacementDpEvent"):
+        # A mechanism's steps (an event that releases nothing may be composed any number of
+        # times).
         return (f"the composed count is {count}, but must be at most {_dpkit.MAX_STEPS} "
                 "(2^53: the accountants count steps exactly in doubles)")
-    k = _kind(event)
     if k == "NoOpDpEvent":
         return None
     if k == "NonPrivateDpEvent":
