@@ -178,39 +178,6 @@ std::string format_number(double x) {
   return fmt::format("{:.10g}", x);
 }
 
-CLI::Validator real_in_open_interval(double lo, double hi) {
-  const std::string constraint = "a number in (" + format_value(lo) + ", " + format_value(hi) + ")";
-  return CLI::Validator(
-      [=](std::string& s) -> std::string {
-        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_double(s);
-        return v && *v > lo && *v < hi ? std::string() : invalid(s, constraint);
-      },
-      "in (" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_open_interval");
-}
-
-CLI::Validator real_in_closed_interval(double lo, double hi) {
-  const std::string constraint = "a number in [" + format_value(lo) + ", " + format_value(hi) + "]";
-  return CLI::Validator(
-      [=](std::string& s) -> std::string {
-        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_double(s);
-        return v && *v >= lo && *v <= hi ? std::string() : invalid(s, constraint);
-      },
-      "in [" + format_value(lo) + ", " + format_value(hi) + "]", "real_in_closed_interval");
-}
-
-CLI::Validator real_in_half_open_interval(double lo, double hi) {
-  const std::string constraint = "a number in [" + format_value(lo) + ", " + format_value(hi) + ")";
-  return CLI::Validator(
-      [=](std::string& s) -> std::string {
-        if (std::string m = out_of_range(s, constraint); !m.empty()) return m;
-        const auto v = parse_double(s);
-        return v && *v >= lo && *v < hi ? std::string() : invalid(s, constraint);
-      },
-      "in [" + format_value(lo) + ", " + format_value(hi) + ")", "real_in_half_open_interval");
-}
-
 // A finite real satisfying `accept`; `constraint` completes "must be a finite number ...".
 template <class Accept>
 CLI::Validator finite_real(Accept accept, const std::string& relation) {
@@ -224,6 +191,26 @@ CLI::Validator finite_real(Accept accept, const std::string& relation) {
         return v && std::isfinite(*v) && accept(*v) ? std::string() : invalid(s, constraint);
       },
       relation, "finite_real");
+}
+
+// The three intervals: one finite_real each (its out_of_range, parse and message).
+namespace {
+std::string interval(char open, double lo, double hi, char close) {
+  return "in " + std::string(1, open) + format_value(lo) + ", " + format_value(hi) +
+         std::string(1, close);
+}
+}  // namespace
+
+CLI::Validator real_in_open_interval(double lo, double hi) {
+  return finite_real([=](double v) { return v > lo && v < hi; }, interval('(', lo, hi, ')'));
+}
+
+CLI::Validator real_in_closed_interval(double lo, double hi) {
+  return finite_real([=](double v) { return v >= lo && v <= hi; }, interval('[', lo, hi, ']'));
+}
+
+CLI::Validator real_in_half_open_interval(double lo, double hi) {
+  return finite_real([=](double v) { return v >= lo && v < hi; }, interval('[', lo, hi, ')'));
 }
 
 CLI::Validator real_finite() {
