@@ -380,7 +380,8 @@ def contraction(learning_rate: float, strong_convexity: float, smoothness: float
 
 
 def clt_k(mu: float) -> float:
-    """K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (BSA24 Lemma A.5), μ ≥ 0: the CLT constant of
+    """K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (BSA24 Lemma A.5), 0 ≤ μ ≤ 26.64 (beyond,
+    e^{μ²} overflows and the library refuses μ): the CLT constant of
     C_p(G(μ))^{⊗t} → G(√2·p√t·√K(μ))."""
     m = _core._real("mu", mu, lambda x: x >= 0, "a finite number >= 0")
     return float(_call(_dpkit.shifted_clt_k, m))

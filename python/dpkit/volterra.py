@@ -74,7 +74,10 @@ Array = Union[Sequence[float], np.ndarray]
 
 
 def _call(fn, *args):
-    return _errors.call(fn, *args, names={"params.sigma": "noise", "sigma": "noise"},
+    return _errors.call(fn, *args, names={"params.sigma": "noise", "sigma": "noise",
+                                          "energies.e0_sq": "start_error",
+                                          "energies.xstar_sq": "target_norm",
+                                          "energies.e0_xstar": "start_target"},
                         strip=("params.",))
 
 
@@ -431,9 +434,9 @@ def _gamma(learning_rate: Any, sgd_step_size: Any, schedule: Any, d: int) -> Sch
         return schedule
     if learning_rate is not None:
         return Schedule.constant(_core._real("learning_rate", learning_rate,
-                                             lambda x: 0 < x < 1e300, "a finite number > 0"))
+                                             lambda x: 0 < x < 1e300, "a number in (0, 1e300)"))
     eta = _core._real("sgd_step_size", sgd_step_size, lambda x: 0 < x < 1e300,
-                      "a finite number > 0")
+                      "a number in (0, 1e300)")
     return Schedule.constant(eta * d)
 
 

@@ -236,7 +236,7 @@ void register_correlated(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_max_fft_size_option(sub, o->max_fft_size);
   sub->add_option("--max-order", o->max_order, "d9, d9-eq19: largest integer Renyi order")
-      ->check(integer_at_least(2))
+      ->check(integer_at_least(2, accounting::kLargestCorrelatedOrder))
       ->type_name("N")
       ->capture_default_str();
   add_output_options(sub, o->output);

@@ -3,6 +3,7 @@
 // file or a covariance family, any learning-rate schedule, with the plateau and K_∞.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
@@ -12,6 +13,9 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -88,6 +92,51 @@ void need_count(const std::string& flag,
     throw usage_error(flag + " is '" + text + "', but must be " + form);
 }
 
+// An integer part of a spec (GROUPS, K, I, J), refused unless it is an integer in [lo, hi]
+// before any conversion: a double beyond 2^63 converted to long long is undefined behaviour (it
+// wrapped to -2^63), and 1.5 was truncated silently.
+long long spec_integer(const std::string& where, double x, long long lo, long long hi) {
+  if (!(x == std::floor(x) && x >= static_cast<double>(lo) && x <= static_cast<double>(hi)))
+    throw usage_error(where + " is " + format_number(x) + ", but must be an integer in [" +
+                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return static_cast<long long>(x);
+}
+
+// Runs a library builder of a --spectrum or --schedule spec and names the argument it refuses
+// in the user's words: the spec's placeholder (BULK, SPIKE2, INTERVAL, HORIZON) with the spec's
+// form, or the flag of the start energies. The library's names go in by field (argument_error),
+// never by parsing its text; a name not listed passes on unchanged.
+template <class F>
+auto in_spec_words(const std::string& flag,
+                   const std::string& form,
+                   const std::vector<std::pair<std::string, std::string>>& parts,
+                   F&& build) {
+  try {
+    return build();
+  } catch (const argument_error& e) {
+    std::string who;
+    for (const auto& [lib, word] : parts)
+      if (e.name() == lib) who = word + " in " + flag + " " + form;
+    // Indexed parts: spikes[i] is SPIKE(i+1); a table's times[k] and rates[k] are Tk and Gk.
+    static const std::tuple<const char*, const char*, int> indexed[] = {
+        {"spikes[", "SPIKE", 1}, {"times[", "T", 0}, {"rates[", "G", 0}};
+    for (const auto& [prefix, word, offset] : indexed) {
+      const std::string_view pre(prefix);
+      if (who.empty() && e.name().rfind(pre, 0) == 0 && e.name().back() == ']')
+        who = word + std::to_string(std::atoll(e.name().c_str() + pre.size()) + offset) + " in " +
+              flag + " " + form;
+    }
+    static const std::pair<const char*, const char*> energy_flags[] = {
+        {"energies.e0_sq", "--start-error"},
+        {"energies.xstar_sq", "--target-norm"},
+        {"energies.e0_xstar", "--start-target"}};
+    for (const auto& [lib, word] : energy_flags)
+      if (e.name() == lib) who = word;
+    if (who.empty()) throw;
+    throw usage_error(who + " is " + e.value() + ", but must be " + e.constraint());
+  }
+}
+
 volterra::problem build_problem(const hsgd_options& o, report& rep) {
   volterra::problem p;
   if (!o.spectrum_file.empty()) {
@@ -129,29 +178,40 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
   rep.parameters["spectrum"] = text;
   if (name == "isotropic") {
     need_count("--spectrum", text, v, 1, 1, "isotropic:LAMBDA");
-    return volterra::isotropic(d, v[0], e, par);
+    return in_spec_words("--spectrum", "isotropic:LAMBDA", {{"lambda", "LAMBDA"}},
+                         [&] { return volterra::isotropic(d, v[0], e, par); });
   }
   if (name == "two-level") {
     // Σ = λ_b I + (λ_1 − λ_b)uuᵀ: a spike of multiplicity 1 (its direction is immaterial when
     // the energies are spread by multiplicity; docs/volterra.md).
     need_count("--spectrum", text, v, 2, 2, "two-level:BULK,SPIKE");
-    return volterra::spiked(d, v[0], std::vector<double>{v[1]}, e, par);
+    return in_spec_words("--spectrum", "two-level:BULK,SPIKE",
+                         {{"lambda_bulk", "BULK"}, {"spikes[0]", "SPIKE"}}, [&] {
+                           return volterra::spiked(d, v[0], std::vector<double>{v[1]}, e, par);
+                         });
   }
   if (name == "spiked") {
     need_count("--spectrum", text, v, 2, 1u << 20, "spiked:BULK,SPIKE1[,SPIKE2,...]");
-    return volterra::spiked(d, v[0], std::vector<double>(v.begin() + 1, v.end()), e, par);
+    return in_spec_words("--spectrum", "spiked:BULK,SPIKE1[,SPIKE2,...]",
+                         {{"lambda_bulk", "BULK"}}, [&] {
+                           return volterra::spiked(
+                               d, v[0], std::vector<double>(v.begin() + 1, v.end()), e, par);
+                         });
   }
   if (name == "power-law") {
     need_count("--spectrum", text, v, 1, 2, "power-law:EXPONENT[,TRACE] (trace default 1)");
-    return volterra::power_law(d, v[0], v.size() > 1 ? v[1] : 1.0, e, par);
+    return in_spec_words(
+        "--spectrum", "power-law:EXPONENT[,TRACE]", {{"exponent", "EXPONENT"}, {"trace", "TRACE"}},
+        [&] { return volterra::power_law(d, v[0], v.size() > 1 ? v[1] : 1.0, e, par); });
   }
   if (name == "marchenko-pastur") {
     need_count("--spectrum", text, v, 2, 3, "marchenko-pastur:RATIO,SCALE[,GROUPS] (groups 200)");
-    const double g = v.size() > 2 ? v[2] : 200;
-    if (g != std::floor(g) || g < 1)
-      throw usage_error("--spectrum: GROUPS is " + format_number(g) +
-                        ", but must be an integer >= 1");
-    return volterra::marchenko_pastur(d, v[0], v[1], static_cast<long long>(g), e, par);
+    // At most 1e5 groups (1e9 ran for minutes; the discretisation is converged long before).
+    const long long g = spec_integer("GROUPS in --spectrum marchenko-pastur:RATIO,SCALE,GROUPS",
+                                     v.size() > 2 ? v[2] : 200, 1, 100000);
+    return in_spec_words("--spectrum", "marchenko-pastur:RATIO,SCALE[,GROUPS]",
+                         {{"ratio", "RATIO"}, {"scale", "SCALE"}},
+                         [&] { return volterra::marchenko_pastur(d, v[0], v[1], g, e, par); });
   }
   if (name == "paper-design" || name == "paper-code") {
     // LKSP25 §5 and its released code: x̃ iid U(0, 1/√d), x0 ~ N(0, s²I) (s = 2 in the code, 1 in
@@ -176,15 +236,21 @@ volterra::schedule build_schedule(const std::string& text, double gamma) {
   }
   if (name == "step") {
     need_count("--schedule", text, v, 2, 2, "step:FACTOR,INTERVAL");
-    return volterra::schedule::step_decay(gamma, v[0], v[1]);
+    return in_spec_words("--schedule", "step:FACTOR,INTERVAL",
+                         {{"factor", "FACTOR"}, {"interval", "INTERVAL"}},
+                         [&] { return volterra::schedule::step_decay(gamma, v[0], v[1]); });
   }
   if (name == "polynomial") {
     need_count("--schedule", text, v, 2, 2, "polynomial:TIME_SCALE,POWER");
-    return volterra::schedule::polynomial_decay(gamma, v[0], v[1]);
+    return in_spec_words("--schedule", "polynomial:TIME_SCALE,POWER",
+                         {{"time_scale", "TIME_SCALE"}, {"power", "POWER"}},
+                         [&] { return volterra::schedule::polynomial_decay(gamma, v[0], v[1]); });
   }
   if (name == "cosine") {
     need_count("--schedule", text, v, 2, 2, "cosine:GAMMA_MIN,HORIZON");
-    return volterra::schedule::cosine(gamma, v[0], v[1]);
+    return in_spec_words("--schedule", "cosine:GAMMA_MIN,HORIZON",
+                         {{"gamma_min", "GAMMA_MIN"}, {"horizon", "HORIZON"}},
+                         [&] { return volterra::schedule::cosine(gamma, v[0], v[1]); });
   }
   if (name == "table") {
     // table:t1,g1,t2,g2,... (t = 0 first); the learning rate flag is not used.
@@ -195,7 +261,8 @@ volterra::schedule build_schedule(const std::string& text, double gamma) {
       t.push_back(v[i]);
       g.push_back(v[i + 1]);
     }
-    return volterra::schedule::piecewise_linear(t, g);
+    return in_spec_words("--schedule", "table:0,G0,T1,G1,...", {{"max(rates)", "the largest G"}},
+                         [&] { return volterra::schedule::piecewise_linear(t, g); });
   }
   throw usage_error("--schedule is '" + text +
                     "', but must be constant, step:F,I, polynomial:T0,P, cosine:GMIN,T or "
@@ -271,12 +338,23 @@ int run_risk(const hsgd_options& o) {
   rep.title = "noisy HSGD risk (LKSP25 eqs. (6)-(7)), d = " + std::to_string(p.d) + ", " +
               std::to_string(p.groups.size()) + " eigen-groups, " + sched.describe();
   rep.columns = {"t", "P", "R", "P_error", "R_error"};
-  for (std::size_t i = 0; i < times.size(); ++i)
+  // The solvers leave NaN at the times they did not reach (a stop or a divergence): those are
+  // not rows of the trajectory (a probe printed four rows of nan).
+  std::size_t missing = 0;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (!std::isfinite(c.P[i])) {
+      ++missing;
+      continue;
+    }
     rep.results.push_back({{"t", times[i]},
                            {"P", c.P[i]},
                            {"R", c.R[i]},
                            {"P_error", c.P_error[i]},
                            {"R_error", c.R_error[i]}});
+  }
+  if (missing > 0)
+    rep.notes.push_back(std::to_string(missing) + " of " + std::to_string(times.size()) +
+                        " output times not computed: the solver stopped before them (below)");
   rep.notes.push_back(
       "P = E[population risk of X_t], R = P + (ridge/2) E|X_t|^2; t = k/d (k SGD "
       "steps), SGD step eta = gamma/d; *_error: estimated absolute error");
@@ -296,8 +374,10 @@ int run_risk(const hsgd_options& o) {
     } else {
       rep.notes.push_back(
           "DIVERGES: K_inf = " + format_number(pl.kernel_norm) +
-          " >= 1, so P_t grows without bound (docs/volterra.md); lower gamma below " +
-          format_number(gamma / pl.kernel_norm));
+          " >= 1, so P_t grows without bound (docs/volterra.md)" +
+          (std::isfinite(pl.kernel_norm)
+               ? "; lower --learning-rate below " + format_number(gamma / pl.kernel_norm)
+               : std::string()));
     }
   }
   emit(rep, o.output);
@@ -565,7 +645,7 @@ int run_privacy(const privacy_options& o) {
   } else if (kind == "extreme" && v.size() == 1) {
     // The default screen, extreme:30, takes at most half the dataset at each end (a smaller
     // dataset is a valid input, not the user's error); a K the user gave must fit.
-    long long k = static_cast<long long>(v[0]);
+    long long k = spec_integer("K in --pairs extreme:K", v[0], 1, 9007199254740992LL);
     if (!o.pairs_given) k = std::min(k, n / 2);
     if (2 * k > n)
       throw usage_error("--pairs is extreme:" + std::to_string(k) + ", which takes " +
@@ -575,11 +655,18 @@ int run_privacy(const privacy_options& o) {
     pairs = hsgd::extreme_label_pairs(inst.data, k);
   } else if (kind == "proxy" && v.size() == 1) {
     pairs = hsgd::top_pairs_by_proxy(law, inst.data, hsgd::all_pairs(n), 0.0,
-                                     static_cast<long long>(v[0]));
+                                     spec_integer("K in --pairs proxy:K", v[0], 1,
+                                                  9007199254740992LL));
   } else if (kind == "pair" && v.size() == 2) {
-    pairs = {{static_cast<long long>(v[0]), static_cast<long long>(v[1])}};
+    const long long i = spec_integer("I in --pairs pair:I,J", v[0], 0, n - 1);
+    const long long j = spec_integer("J in --pairs pair:I,J", v[1], 0, n - 1);
+    if (i == j)
+      throw usage_error("--pairs is pair:" + std::to_string(i) + "," + std::to_string(j) +
+                        ", but I and J must differ (a neighbouring pair: records I and J)");
+    pairs = {{i, j}};
   } else if (kind == "random" && v.size() == 1) {
-    pairs = random_pairs(n, static_cast<long long>(v[0]), o.seed);
+    pairs = random_pairs(n, spec_integer("K in --pairs random:K", v[0], 1, 9007199254740992LL),
+                         o.seed);
   } else {
     throw usage_error("--pairs is '" + o.pairs +
                       "', but must be extreme:K, proxy:K, random:K, all or pair:I,J");

@@ -168,6 +168,8 @@ int run_shifted(const shifted_options& o) {
       j["kind"] = std::string(to_string(r.kind));
       j["tau"] = r.tau >= 0 ? json(r.tau) : json(nullptr);
       if (!r.note.empty()) j["note"] = r.note;
+      // Why a row has no (or no converged) epsilon, in the JSON too (the notes are text only).
+      if (r.termination != termination_type::converged) j["message"] = r.message;
       rep.results.push_back(j);
     }
     rep.notes.insert(

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -272,6 +273,10 @@ int run_simulate(const simulate_options& o) {
   rep.notes.push_back(
       fmt::format("{} replicates on {} thread(s){} in {:.2f} s", o.replicates, res.threads,
                   res.ranks > 1 ? fmt::format(" x {} MPI ranks", res.ranks) : "", res.seconds));
+  const std::string diverged = sim::non_finite_observables(res);
+  if (!diverged.empty())
+    rep.notes.push_back("DIVERGED: not finite in some replicates: " + diverged +
+                        "; their statistics are not defined (lower --learning-rate)");
   emit(rep, o.output);
 
   if (!o.samples_file.empty() && output_rank()) {
@@ -286,6 +291,12 @@ int run_simulate(const simulate_options& o) {
     }
     write_csv(f, header, rows);
     write_file("--samples", o.samples_file, f.str());  // whole or not at all
+  }
+  if (!diverged.empty()) {
+    if (output_rank())
+      std::cerr << "dpkit simulate: the run diverged: not finite in some replicates: " << diverged
+                << "\n";
+    return kExitNumericalFailure;
   }
   return kExitSuccess;
 }

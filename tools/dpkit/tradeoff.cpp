@@ -149,13 +149,15 @@ int run(const tradeoff_options& o) {
         "Largest gap: " + format_number(width) +
             ". Poisson sampling: the symmetrised curve of both neighbouring directions."};
   }
-  emit(r, o.output);
-  if (t.termination == termination_type::max_iterations)
-    std::cerr << "dpkit tradeoff: note: " << t.message << "\n";
+  // A failed computation prints no table: its bounds are not certified (a probe's -s 1e200
+  // printed 101 rows before the failure).
   if (t.termination == termination_type::failure) {
     std::cerr << "dpkit tradeoff: " << t.message << "\n";
     return kExitNumericalFailure;
   }
+  emit(r, o.output);
+  if (t.termination == termination_type::max_iterations)
+    std::cerr << "dpkit tradeoff: note: " << t.message << "\n";
   return kExitSuccess;
 }
 

@@ -482,7 +482,9 @@ void correlated_options::validate(std::string_view function) const {
   pld.validate(function);
   if (!(relative_tolerance > 0 && relative_tolerance < 1))
     throw_domain_error(function, "relative_tolerance", relative_tolerance, "in (0, 1)");
-  check_at_least(function, "max_order", max_order, 2);
+  if (max_order < 2 || max_order > kLargestCorrelatedOrder)
+    throw_domain_error(function, "max_order", format_value(max_order),
+                       "an integer in [2, " + format_value(kLargestCorrelatedOrder) + "]");
 }
 
 std::string_view to_string(correlated_method m) noexcept {
@@ -695,7 +697,9 @@ eq19_epsilon d9_eq19_epsilon(const correlated_setting& setting,
   setting.validate(kFn);
   check_positive(kFn, "noise_multiplier", noise_multiplier);
   check_open_probability(kFn, "delta", delta);
-  check_at_least(kFn, "max_order", max_order, 2);
+  if (max_order < 2 || max_order > kLargestCorrelatedOrder)
+    throw_domain_error(kFn, "max_order", format_value(max_order),
+                       "an integer in [2, " + format_value(kLargestCorrelatedOrder) + "]");
   const double T = static_cast<double>(setting.steps);
   eq19_epsilon best;
   best.epsilon = kInf;

@@ -439,10 +439,23 @@ double exponential_mechanism_threshold() {
 
 // ---- CLT choices ---------------------------------------------------------------------------
 
-double clt_k(double mu) {
-  check_nonnegative("clt_k", "mu", mu);
-  // BSA24 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2
+namespace {
+
+// BSA24 Lemma A.5: K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2; +∞ beyond μ = √ln(DBL_MAX).
+double clt_k_value(double mu) {
   return std::exp(mu * mu) * normal_cdf(1.5 * mu) + 3 * normal_cdf(-0.5 * mu) - 2;
+}
+
+}  // namespace
+
+double clt_k(double mu) {
+  // Beyond √ln(DBL_MAX) = 26.64 e^{μ²} overflows: refused rather than answered +∞ (a probe's
+  // clt_k(1e30)); the CLT choices below use the value, whose +∞ they report as such.
+  static const double largest = std::sqrt(std::log(std::numeric_limits<double>::max()));
+  if (!(mu >= 0 && mu <= largest))
+    throw_domain_error("clt_k", "mu", mu,
+                       "in [0, " + format_value(largest) + "] (beyond, e^(mu^2) overflows)");
+  return clt_k_value(mu);
 }
 
 namespace {
@@ -451,7 +464,8 @@ namespace {
 // (x ≲ 1e-8), its leading term x²/2 (K(x) = x²/2 + O(x³), checked against 40-digit values at
 // x = 1e-3 … 1e-9: K/x² = 0.5004, 0.5000004, 0.5000000004).
 double clt_k_positive(double x) {
-  const double k = clt_k(x);
+  if (!(x >= 0)) throw_domain_error("clt_k", "mu", x, ">= 0");  // +inf gives K = +inf
+  const double k = clt_k_value(x);
   return k > 0 ? k : 0.5 * x * x;
 }
 

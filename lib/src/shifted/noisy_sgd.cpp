@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "dpkit/core/check.hpp"
@@ -73,6 +74,34 @@ std::pair<long long, double> minimise_over_k(
   return {best->first, best->second};
 }
 
+// Where the sensitivity is too large for the noise, the runs' G(μ) factor is above μ = 1e6 or
+// their noise multiplier below 1e-100, which the accountants refuse (ε is beyond 5e11 there).
+// A row then says so instead of the accountants' internal names (a probe's --sensitivity 1e308
+// said "noise_multiplier is 2e-308").
+const char* const kBeyondAccountants =
+    "the run is beyond the accountants' range (a G(mu) factor above mu = 1e6 or a noise "
+    "multiplier below 1e-100: the sensitivity is too large for the noise): no epsilon";
+
+accounting::privacy_estimate beyond_accountants() {
+  accounting::privacy_estimate e;
+  e.value = e.upper = std::numeric_limits<double>::infinity();
+  e.termination = termination_type::failure;
+  e.message = kBeyondAccountants;
+  return e;
+}
+
+// The PLD estimate of a run, or beyond_accountants() where its validation refuses it.
+accounting::privacy_estimate estimate_or_beyond(const accounting::training_run& run,
+                                                double delta,
+                                                const accounting::pld_options& pld) {
+  try {
+    run.validate("noisy_sgd", /*edge_values=*/true);  // as estimate_epsilon validates
+  } catch (const argument_error&) {
+    return beyond_accountants();
+  }
+  return accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld, pld);
+}
+
 template <class Run>
 sgd_bound search(const char* source,
                  const noisy_gradient_setting& s,
@@ -90,9 +119,8 @@ sgd_bound search(const char* source,
     int evaluations = 0;
     auto eps = [&](long long k) {
       ++evaluations;
-      return accounting::estimate_epsilon(run_at(s.steps - k, alpha), delta,
-                                          accounting::accountant_type::pld, o.pld)
-          .value;
+      // +∞ where the accountants refuse this τ's run: a valid bound; another τ may answer.
+      return estimate_or_beyond(run_at(s.steps - k, alpha), delta, o.pld).value;
     };
     const auto [k, e] = minimise_over_k(eps, k_lo, k_hi, o.exhaustive_limit, o.progress);
     best.evaluations += evaluations;
@@ -101,6 +129,16 @@ sgd_bound search(const char* source,
       best.tau = s.steps - k;
       best.alpha = alpha;
     }
+  }
+  if (!(best_eps < INFINITY)) {
+    // No τ gave a run the accountants take (a probe's --sensitivity 1e308 reached run_at(−1)):
+    // say so, with the run at the first τ of the range for the record.
+    best.tau = s.steps - k_lo;
+    best.alpha = alphas.front();
+    best.run = run_at(best.tau, best.alpha);
+    best.estimate = beyond_accountants();
+    best.estimate.message = std::string("at every tau, ") + kBeyondAccountants;
+    return best;
   }
   best.run = run_at(best.tau, best.alpha);
   best.estimate =
@@ -205,8 +243,7 @@ sgd_bound noisy_sgd_composition(const noisy_gradient_setting& s,
   sgd_bound out;
   out.source = "BSA24 Thm 4.8 (composition)";
   out.run = noisy_sgd_composition_run(s);
-  out.estimate =
-      accounting::estimate_epsilon(out.run, delta, accounting::accountant_type::pld, o.pld);
+  out.estimate = estimate_or_beyond(out.run, delta, o.pld);
   out.evaluations = 1;
   return out;
 }

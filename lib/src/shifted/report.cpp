@@ -86,6 +86,16 @@ report_row rdp_row(
   r.source = std::move(source);
   r.note = std::move(note);
   r.rho = rho;
+  // The same range as gdp_row's μ ≤ 1e6 (ρ = μ²/2): beyond it ε > 5e11, and the order search's
+  // ρ·α overflows near ρ = 1e300 (a probe's --sensitivity 1e308 said "rho is inf"). A row
+  // without ε that says why; the other rows stand.
+  constexpr double kLargestRho = 0.5 * divergence::kLargestGdpMu * divergence::kLargestGdpMu;
+  if (!(rho >= 0 && rho <= kLargestRho)) {
+    r.termination = termination_type::failure;
+    r.message = "rho = " + ten_digits(rho) + " is outside [0, " + format_value(kLargestRho) +
+                "] (the range of mu <= 1e6 in rho = mu^2/2): no epsilon";
+    return r;
+  }
   const divergence::rdp_epsilon_result e =
       divergence::rdp_epsilon(divergence::rdp_curve::linear(rho), delta);
   r.epsilon = r.epsilon_upper = e.value;

@@ -107,6 +107,23 @@ const observable_summary& monte_carlo_result::at(const std::string& name) const 
   throw_domain_error("monte_carlo_result::at", "name", name, "an observable of the run");
 }
 
+std::string non_finite_observables(const monte_carlo_result& result) {
+  std::string out;
+  for (const observable_summary& o : result.observables) {
+    std::size_t bad = 0;
+    for (double x : o.samples) bad += std::isfinite(x) ? 0 : 1;
+    // Without samples: one inf or NaN makes the running mean non-finite for good.
+    if (bad == 0 && (o.samples.size() == o.stats.count() || std::isfinite(o.stats.mean())))
+      continue;
+    if (!out.empty()) out += ", ";
+    out += o.name;
+    if (bad > 0)
+      out += " (" + std::to_string(bad) + " of " + std::to_string(o.samples.size()) +
+             " replicates)";
+  }
+  return out;
+}
+
 bool monte_carlo_uses_mpi() {
 #ifdef DPKIT_WITH_MPI
   int initialised = 0, finalised = 0;

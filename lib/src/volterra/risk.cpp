@@ -96,6 +96,20 @@ void check_times(const char* fn, std::span<const double> times) {
   }
 }
 
+// The number of the fastest relaxation times in the horizon, 2·max γ·κ_max·T, must be finite
+// for the solvers' time grids and first steps (beyond it they overflow to inf or NaN; found by
+// probing --ridge 1e308). 1e300 leaves every grid formula a factor 1e8 of headroom; a run that
+// long has relaxed 1e300 times over, and its late risk is the stationary one.
+constexpr double kLargestRelaxations = 1e300;
+
+void check_relaxations(const char* fn, const groups_data& G, const schedule& s, double T) {
+  const double n = 2 * s.max_rate(T) * G.kappa_max * T;
+  if (!(n <= kLargestRelaxations))
+    throw_domain_error(fn, "2 x learning rate x (largest eigenvalue + ridge) x horizon", n,
+                       "<= 1e300 (the solvers' time grids overflow beyond: lower the learning "
+                       "rate, the spectrum's scale, the ridge or the horizon)");
+}
+
 risk_curve empty_curve(std::span<const double> times, std::string method) {
   risk_curve c;
   c.method = std::move(method);
@@ -268,6 +282,10 @@ lift_run run_lift(const groups_data& G,
       // First guess of the step: a fraction of the fastest relaxation time; the controller
       // adapts it.
       const double dt0 = rate_scale > 0 ? std::min(b - a, 0.1 / rate_scale) : b - a;
+      // odeint started with a zero step never advances (and reads unset buffers: a segfault
+      // found by probing --learning-rate 1e299 --ridge 1e10); check_relaxations keeps it > 0,
+      // and this keeps a caller that skipped it from crashing.
+      if (!(dt0 > 0)) throw non_finite_state{a};
       auto stepper = odeint::make_dense_output(atol, rtol, odeint::runge_kutta_dopri5<state>());
       bool first = true;
       auto observer = [&](const state& xs, double t) {
@@ -718,6 +736,7 @@ risk_curve solve_ode_lift(const problem& p,
   risk_curve c = empty_curve(times, "ode-lift dopri5");
   if (times.empty()) return c;
   const double T = times.back();
+  check_relaxations(fn, G, gamma, T);
   c.max_kernel_norm = G.kernel_norm(gamma.max_rate(T));
 
   double atol = o.absolute_tolerance;
@@ -771,6 +790,7 @@ risk_curve solve_exponential(const problem& p,
   const std::string method = "exponential trapezoid on the ODE lift, log-time grid";
   if (times.empty()) return empty_curve(times, method);
   const double T = times.back();
+  check_relaxations(fn, G, gamma, T);
   const double gamma_max = gamma.max_rate(T);
   double ts = o.time_scale;
   if (ts == 0) ts = gamma_max * G.kappa_max > 0 ? 1 / (2 * gamma_max * G.kappa_max) : T;
@@ -811,6 +831,7 @@ risk_curve solve_product_trapezoid(const problem& p,
   const std::string method = "product trapezoid on (6)-(7)";
   if (times.empty()) return empty_curve(times, method);
   const double T = times.back();
+  check_relaxations(fn, G, gamma, T);
   const long long N = std::max(1LL, o.initial_steps >> (o.extrapolate ? 2 : 1));
   std::vector<double> base;
   for (long long i = 1; i < N; ++i)

@@ -85,8 +85,8 @@ schedule schedule::piecewise_linear(std::vector<double> times, std::vector<doubl
     largest = std::max(largest, rates[k]);
     if (k > 0 && !(std::isfinite(times[k]) && times[k] > times[k - 1]))
       throw_domain_error(fn, "times[" + std::to_string(k) + "]", times[k],
-                         "finite and > times[" + std::to_string(k - 1) +
-                             "] = " + format_value(times[k - 1]) + " (strictly increasing)");
+                         "finite and > the previous time, " + format_value(times[k - 1]) +
+                             " (strictly increasing)");
   }
   if (largest == 0) throw_domain_error(fn, "max(rates)", 0.0, "> 0");
   // Γ at the knots: the trapezoid rule is exact for a linear γ.
@@ -171,8 +171,17 @@ std::vector<double> schedule::breakpoints(double t_end) const {
   check_time("schedule::breakpoints", t_end);
   std::vector<double> b;
   if (const step* s = std::get_if<step>(&rep_)) {
-    if (s->factor < 1)
+    if (s->factor < 1) {
+      // Each decay is a breakpoint the solvers stop at: at most 1e5 of them (a probe's
+      // interval 1e-300 asked for 1e300 and ran out of memory). By then the rate has fallen by
+      // factor^1e5, below 1e-4 of gamma0 for any factor below 0.9999.
+      if (t_end / s->interval > 1e5)
+        throw_domain_error("schedule::breakpoints", "interval", s->interval,
+                           ">= horizon / 1e5 = " + format_value(t_end / 1e5) +
+                               " (at most 100000 decay steps before the horizon " +
+                               format_value(t_end) + ")");
       for (double k = 1; k * s->interval < t_end; ++k) b.push_back(k * s->interval);
+    }
   } else if (const cosine_rate* c = std::get_if<cosine_rate>(&rep_)) {
     if (c->horizon < t_end) b.push_back(c->horizon);
   } else if (const table* tb = std::get_if<table>(&rep_)) {

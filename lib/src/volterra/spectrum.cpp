@@ -2,6 +2,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -94,8 +95,9 @@ void check_energies(std::string_view fn, const energies& e) {
   const double bound = std::sqrt(e.e0_sq * e.xstar_sq);
   if (std::abs(e.e0_xstar) > bound * (1 + kConsistencySlack))
     throw_domain_error(fn, "energies.e0_xstar", e.e0_xstar,
-                       "at most sqrt(e0_sq*xstar_sq) = " + format_value(bound) +
-                           " in absolute value (Cauchy-Schwarz)");
+                       "at most " + format_value(bound) +
+                           " in absolute value (Cauchy-Schwarz: the square root of the start "
+                           "error times the target norm)");
 }
 
 void check_vector(std::string_view fn,
@@ -125,6 +127,18 @@ double mp_continuous_cdf(double theta, double c) {
   const double sc = std::sqrt(c);
   if (c == 1) return (theta + std::sin(theta)) / std::numbers::pi;
   const double A = 1 + c, B = 2 * sc;
+  if (c < 1e-4 || c > 1e4) {
+    // The closed form cancels terms of size 1/(4c) (c/4 for large c) down to a result of size 1
+    // (1/c), losing digits like eps/c (eps·c): at ratio 1e-20 it put the whole spectrum at 4s²
+    // and 0 instead of near s² (found by probing). There, adaptive Gauss–Kronrod on the smooth
+    // integrand (A − B cos φ ≥ (1 − √c)² > 0) keeps full relative accuracy.
+    const auto f = [&](double phi) {
+      const double s = std::sin(phi);
+      return s * s / (A - B * std::cos(phi));
+    };
+    return 2 / std::numbers::pi *
+           boost::math::quadrature::gauss_kronrod<double, 61>::integrate(f, 0.0, theta, 15, 1e-14);
+  }
   const double half = theta / 2;
   // tan(θ/2) → ∞ at θ = π: atan → π/2.
   const double at = half >= std::numbers::pi / 2

@@ -79,7 +79,12 @@ TEST_CASE("correlated: bad input is rejected with the check vocabulary",
   acc::correlated_options bad_order;
   bad_order.max_order = 1;
   REQUIRE_THROWS_WITH(acc::calibrate_correlated(good, 1, 1e-5, M::d9_eq19, bad_order),
-                      "calibrate_correlated: max_order is 1, but must be >= 2");
+                      "calibrate_correlated: max_order is 1, but must be an integer in [2, 1000000]");
+  // Beyond 1e6 the WBK19 RDP refused its own order ("alpha is 1015376"): the option says so.
+  bad_order.max_order = 2000000;
+  REQUIRE_THROWS_WITH(
+      acc::calibrate_correlated(good, 1, 1e-5, M::d9_eq19, bad_order),
+      "calibrate_correlated: max_order is 2000000, but must be an integer in [2, 1000000]");
   REQUIRE_THROWS_WITH(acc::binomial_tail(10, 0.5, -1), "binomial_tail: k is -1, but must be >= 0");
   REQUIRE_THROWS_WITH(acc::leading_block_norm(0.5, 10, 11),
                       "leading_block_norm: k is 11, but must be <= steps = 10");

@@ -280,6 +280,10 @@ TEST_CASE("CLT choices of t - tau (Props C.14 and C.15) are the minimisers of (C
         1e-13);
   // K(μ) → 0 as μ → 0 like μ² (e^{μ²}Φ(1.5μ) + 3Φ(−μ/2) − 2 = μ² + O(μ³)... checked loosely).
   CHECK(sh::clt_k(0) == Approx(0).margin(1e-15));
+  // The domain ends where e^{μ²} overflows (√ln DBL_MAX = 26.64): a refusal, not +inf.
+  CHECK(std::isfinite(sh::clt_k(26.6)));
+  CHECK_THROWS_WITH(sh::clt_k(27), Catch::Matchers::Contains("mu is 27, but must be in [0, 26.64"));
+  CHECK_THROWS_AS(sh::clt_k(INFINITY), std::domain_error);
 }
 
 TEST_CASE("CLT choices at large L/(b sigma): t - tau at least 1, an infinite mu, never NaN",

@@ -97,3 +97,25 @@ TEST_CASE("quantiles, intervals and errors", "[monte_carlo]") {
                       {{"x"}}, [](std::uint64_t, std::span<double>) {}, o),
                   std::domain_error);
 }
+
+TEST_CASE("non-finite replicates are named, counted where samples are kept", "[monte_carlo]") {
+  monte_carlo_options o;
+  o.replicates = 10;
+  o.threads = 2;
+  // Replicates 3 and 7 overflow (inf, NaN); "fine" stays finite; "blind" keeps no samples.
+  const auto r = run_monte_carlo(
+      {{"kept", true}, {"blind"}, {"fine", true}},
+      [](std::uint64_t k, std::span<double> out) {
+        const double bad = k == 3 ? INFINITY : k == 7 ? NAN : 1.0;
+        out[0] = bad;
+        out[1] = bad;
+        out[2] = static_cast<double>(k);
+      },
+      o);
+  CHECK(non_finite_observables(r) == "kept (2 of 10 replicates), blind");
+  o.replicates = 4;
+  const auto clean = run_monte_carlo(
+      {{"x", true}, {"y"}},
+      [](std::uint64_t k, std::span<double> out) { out[0] = out[1] = 1e307 * double(k); }, o);
+  CHECK(non_finite_observables(clean).empty());
+}

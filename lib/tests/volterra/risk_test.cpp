@@ -447,6 +447,26 @@ TEST_CASE("risk solvers: bad input is rejected", "[volterra][risk]") {
   vt::exponential_options eo;
   eo.max_steps = 10;
   CHECK_THROWS_AS(vt::solve_exponential(p, s, std::vector<double>{1.0}, eo), std::domain_error);
+  // 2γκ_max·T beyond 1e300: refused by name, before any grid overflows (a probe's
+  // --learning-rate 1e299 --ridge 1e10 started odeint with a zero step and crashed).
+  vt::problem stiff = p;
+  stiff.ridge = 1e10;
+  const vt::schedule fast = vt::schedule::constant(1e299);
+  for (int solver = 0; solver < 4; ++solver) {
+    CAPTURE(solver);
+    const std::vector<double> t{0.5, 1.0};
+    auto run = [&] {
+      if (solver == 0) return vt::solve_ode_lift(stiff, fast, t);
+      if (solver == 1) return vt::solve_exponential(stiff, fast, t);
+      if (solver == 2) return vt::solve_product_trapezoid(stiff, fast, t);
+      return vt::solve_risk(stiff, fast, t);
+    };
+    CHECK_THROWS_WITH(run(), Contains("2 x learning rate x (largest eigenvalue + ridge) x horizon "
+                                      "is inf, but must be <= 1e300"));
+  }
+  // κ_max = 2 + 0.1 (generic_problem): 2·1·2.1·1e300 = 4.2e300.
+  CHECK_THROWS_WITH(vt::solve_risk(p, s, std::vector<double>{1e300}),
+                    Contains("x horizon is 4.2"));
   // No times: an empty, converged curve.
   const vt::risk_curve none = vt::solve_ode_lift(p, s, std::vector<double>{});
   CHECK(none.converged());

@@ -142,11 +142,15 @@ TEST_CASE("schedule: bad input is rejected", "[volterra][schedule]") {
   CHECK_THROWS_WITH(schedule::piecewise_linear({0.5, 1}, {1, 1}),
                     "schedule::piecewise_linear: times[0] is 0.5, but must be 0");
   CHECK_THROWS_WITH(schedule::piecewise_linear({0, 1, 1}, {1, 1, 1}),
-                    Contains("times[2] is 1, but must be finite and > times[1]"));
+                    Contains("times[2] is 1, but must be finite and > the previous time, 1 (strictly"));
   CHECK_THROWS_AS(schedule::piecewise_linear({0, 1}, {1}), std::domain_error);
   CHECK_THROWS_AS(schedule::piecewise_linear({0, 1}, {1, -1}), std::domain_error);
   CHECK_THROWS_AS(schedule::piecewise_linear({0, 1}, {0, 0}), std::domain_error);
   CHECK_THROWS_AS(schedule::piecewise_linear({}, {}), std::domain_error);
+  // At most 1e5 decay breakpoints before the horizon (interval 1e-300 asked for 1e300).
+  CHECK_THROWS_WITH(schedule::step_decay(1, 0.5, 1e-300).breakpoints(1),
+                    Contains("interval is 1e-300, but must be >= horizon / 1e5 = 1e-05"));
+  CHECK(schedule::step_decay(1, 0.5, std::ldexp(1.0, -16)).breakpoints(1).size() == 65535);
   const schedule s = schedule::constant(1);
   CHECK_THROWS_WITH(s.rate(-1), "schedule::rate: t is -1, but must be finite and >= 0");
   CHECK_THROWS_AS(s.integral(NAN), std::domain_error);

@@ -4,6 +4,7 @@
 // the Marchenko–Pastur CDF against quadrature of its density, CSV round trips, bad input.
 #include <Eigen/QR>
 #include <boost/math/quadrature/tanh_sinh.hpp>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -203,6 +204,43 @@ TEST_CASE("Marchenko-Pastur: the closed-form CDF equals quadrature of the densit
     }
     CHECK(vt::marchenko_pastur_cdf(b, c, s2) == 1.0);
     CHECK(vt::marchenko_pastur_cdf(-1, c, s2) == 0.0);
+  }
+}
+
+TEST_CASE("Marchenko-Pastur at extreme ratios: the CDF against quadrature, the bins near s^2",
+          "[volterra][spectrum]") {
+  // The closed form cancels terms of size 1/(4c) (c/4) for small (large) c; at c = 1e-20 it put
+  // the whole spectrum at 4s² and 0. The density quadrature is independent of that form.
+  boost::math::quadrature::tanh_sinh<double> integrator;
+  for (double c : {1e-20, 1e-12, 1e-6, 1e-4, 1e4, 1e8}) {
+    const double s2 = 0.7;
+    const double a = s2 * std::pow(1 - std::sqrt(c), 2), b = s2 * std::pow(1 + std::sqrt(c), 2);
+    const double atom = c > 1 ? 1 - 1 / c : 0.0;
+    // In the angle variable x = s²(1 + c) − 2s²√c cos θ the density is (2/π) sin²θ/(A − B cos θ)
+    // (A = 1 + c, B = 2√c): quadrature of it, not the closed form.
+    for (double theta : {0.3, 1.0, 2.0, 3.0}) {
+      CAPTURE(c, theta);
+      const double x = s2 * (1 + c) - 2 * s2 * std::sqrt(c) * std::cos(theta);
+      // The angle of the rounded x (at c = 1e-20, x carries θ to about 1e-6 only).
+      const double theta_x =
+          std::acos(std::clamp((s2 * (1 + c) - x) / (2 * s2 * std::sqrt(c)), -1.0, 1.0));
+      const double quad =
+          atom + 2 / std::numbers::pi * integrator.integrate(
+                                            [&](double phi) {
+                                              return std::pow(std::sin(phi), 2) /
+                                                     (1 + c - 2 * std::sqrt(c) * std::cos(phi));
+                                            },
+                                            0.0, theta_x, 1e-14);
+      if (x > a && x < b)
+        CHECK(std::abs(vt::marchenko_pastur_cdf(x, c, s2) - quad) < 1e-12 * std::max(1.0, atom));
+    }
+  }
+  const vt::energies e{2.0, 1.0, 0.0};
+  for (double c : {1e-20, 1e-12}) {
+    CAPTURE(c);
+    const vt::problem p = vt::marchenko_pastur(10, c, 1.0, 4, e, kParams);
+    // The support is s²(1 ± √c)²: every bin mean within 2√c (+ rounding) of s².
+    for (const auto& g : p.groups) CHECK(std::abs(g.eigenvalue - 1.0) <= 2 * std::sqrt(c) + 1e-12);
   }
 }
 

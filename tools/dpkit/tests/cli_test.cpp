@@ -739,3 +739,24 @@ TEST_CASE("dpkit simulate: paper and generic options are not mixed", "[cli]") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--class-frequencies"));
 }
+
+TEST_CASE("a failed or diverged run says so: no table of a failed bound, no silent empty stats",
+          "[cli]") {
+  // tradeoff at a noise multiplier whose variance overflows: exit 1, no table (it printed 101
+  // rows first).
+  const auto t = dpkit_run("tradeoff -s 1e200 -p 0.01 -i 100");
+  CHECK(t.exit_code == 1);
+  CHECK(t.out.empty());
+  CHECK(t.err.find("dpkit tradeoff: ") != std::string::npos);
+  // simulate with an overflowing step: exit 1 and a note naming the observables (it printed
+  // empty statistics with exit 0).
+  const auto s = dpkit_run("simulate --learning-rate 1e308 --replicates 5 --steps 10 --threads 1");
+  CHECK(s.exit_code == 1);
+  CHECK(s.out.find("DIVERGED: not finite in some replicates: risk/D (5 of 5 replicates)") !=
+        std::string::npos);
+  CHECK(s.err.find("dpkit simulate: the run diverged") != std::string::npos);
+  // A converging run is unchanged.
+  const auto ok = dpkit_run("simulate --replicates 5 --steps 10 --threads 1");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find("DIVERGED") == std::string::npos);
+}

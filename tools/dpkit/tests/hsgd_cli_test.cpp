@@ -231,3 +231,58 @@ TEST_CASE("dpkit hsgd privacy --ys22-clip: Ye & Shokri's bound at 50-digit value
     CHECK(b.err.find("ys22") != std::string::npos);
   }
 }
+
+TEST_CASE("dpkit hsgd: spec parts, pair indices and overflowing inputs in the user's words",
+          "[cli]") {
+  // Each refusal names what the user wrote (a spec's placeholder, a flag), never a C++ field
+  // (lambda_bulk, spikes[1], rates[1], pairs[0].second) or a derived quantity's internal name
+  // ("t is nan"); a count beyond 2^63 is refused, not wrapped to -2^63.
+  const std::string risk = "hsgd risk --dimension 10 --noise-std 1 --learning-rate 0.1 "
+                           "--horizon 1 --points 3 ";
+  const std::string privacy = "hsgd privacy --dimension 4 --dataset-size 8 --points 2 ";
+  const std::pair<std::string, std::string> cases[] = {
+      {risk + "--spectrum spiked:1,1,-2",
+       "SPIKE2 in --spectrum spiked:BULK,SPIKE1[,SPIKE2,...] is -2, but must be finite and >= 0"},
+      {risk + "--spectrum two-level:-1,1", "BULK in --spectrum two-level:BULK,SPIKE is -1"},
+      {risk + "--spectrum marchenko-pastur:0.5,1,2e19",
+       "GROUPS in --spectrum marchenko-pastur:RATIO,SCALE,GROUPS is 2e+19, but must be an "
+       "integer in [1, 100000]"},
+      {risk + "--spectrum isotropic:1 --schedule cosine:0.1,0",
+       "HORIZON in --schedule cosine:GAMMA_MIN,HORIZON is 0, but must be finite and > 0"},
+      {risk + "--spectrum isotropic:1 --schedule table:0,1,1,-1",
+       "G1 in --schedule table:0,G0,T1,G1,... is -1"},
+      {risk + "--spectrum isotropic:1 --schedule step:0.5,1e-300",
+       "interval is 1e-300, but must be >= horizon / 1e5 = 1e-05"},
+      {risk + "--spectrum isotropic:1 --start-target 5",
+       "--start-target is 5, but must be at most 0 in absolute value"},
+      {risk + "--spectrum isotropic:1 --ridge 1e308",
+       "2 x learning rate x (largest eigenvalue + ridge) x horizon is 2.0000000000000002e+307, "
+       "but must be <= 1e300"},
+      // Was a segfault: odeint started with a zero first step.
+      {"hsgd risk --spectrum isotropic:1 --dimension 10 --noise-std 1 --learning-rate 1e299 "
+       "--ridge 1e10 --horizon 1 --points 3 --solver ode",
+       "x horizon is inf, but must be <= 1e300"},
+      {privacy + "--pairs extreme:2e19",
+       "K in --pairs extreme:K is 2e+19, but must be an integer in [1, 9007199254740992]"},
+      {privacy + "--pairs extreme:1.5", "K in --pairs extreme:K is 1.5"},
+      {privacy + "--pairs pair:0,0", "--pairs is pair:0,0, but I and J must differ"},
+      {privacy + "--pairs pair:0,1e19",
+       "J in --pairs pair:I,J is 1e+19, but must be an integer in [0, 7]"},
+  };
+  for (const auto& [args, message] : cases) {
+    CAPTURE(args);
+    const auto r = dpkit_run(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  // A diverging state: no rows of nan, a note on the times not reached, exit 1.
+  const auto diverged = dpkit_run(
+      "hsgd risk --spectrum isotropic:1 --dimension 10 --noise-std 1 --learning-rate 1e6 "
+      "--horizon 1 --points 4");
+  CHECK(diverged.exit_code == 1);
+  CHECK(diverged.out.find("nan") == std::string::npos);
+  CHECK(diverged.out.find("output times not computed") != std::string::npos);
+  CHECK(diverged.out.find("lower --learning-rate below") != std::string::npos);
+}

@@ -186,3 +186,35 @@ TEST_CASE("dpkit shifted noisy-sgd at a small noise: certified rows, the CLT row
   CHECK(clt_rows("1e-3") == 0);
   CHECK(clt_rows("3e-3") == 1);
 }
+
+TEST_CASE("dpkit shifted: a sensitivity too large for the noise gives rows without epsilon",
+          "[cli]") {
+  // A probe's --sensitivity 1e308 failed the whole command with "rho is inf", "tau is -1" or
+  // "noise_multiplier is 2e-308". Each row now says why it has no epsilon; exit 0.
+  const std::string gd = "shifted noisy-gd --noise-std 1 --dataset-size 1 --contraction 0.95 "
+                         "--steps 100 --sensitivity ";
+  const std::string sgd = "shifted noisy-sgd --noise-std 1 --dataset-size 10 --batch-size 1 "
+                          "--contraction 0.95 --steps 10 --learning-rate 0.1 --sensitivity ";
+  for (const std::string& args : {gd + "1e308", gd + "1e150", sgd + "1e308", sgd + "1e100"}) {
+    CAPTURE(args);
+    const auto r = dpkit_run(args + " --format json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    int without = 0;
+    for (const auto& row : j["results"]) {
+      CAPTURE(row.dump());
+      // No finite small number: either no epsilon, with the reason, or a huge one.
+      if (row["epsilon"].is_null()) {
+        ++without;
+        REQUIRE(row.contains("message"));
+        const std::string why = row["message"];
+        CHECK(why.find("no epsilon") != std::string::npos);
+        CHECK(why.find("rho is") == std::string::npos);
+        CHECK(why.find("tau is") == std::string::npos);
+      } else {
+        CHECK(row["epsilon"].get<double>() > 1e10);
+      }
+    }
+    CHECK(without >= 1);
+  }
+}

@@ -121,6 +121,11 @@ enum class neighbouring_relation {
 /// "zero-out" or "replace-one".
 std::string_view to_string(neighbouring_relation r) noexcept;
 
+/// The largest Rényi order d9-eq19 takes (max_order): the subsampled-Gaussian RDP of WBK19 is
+/// evaluated up to α = 1e6 (subsampling/subsampled_rdp.cpp), and a larger order asked for
+/// refused there under its internal name ("alpha is 1015376").
+inline constexpr long long kLargestCorrelatedOrder = 1000000;
+
 struct correlated_options {
   /// Accuracy of the PLD evaluations (pld, pld-replace-one).
   pld_options pld;
@@ -129,7 +134,7 @@ struct correlated_options {
   /// within calibration_options::budget_tolerance (0.02 %) below the target (accountant.hpp).
   /// Default: 1e-3.
   double relative_tolerance = 1e-3;
-  /// d9-eq19: largest integer Rényi order tried. Default: 10000.
+  /// d9-eq19: largest integer Rényi order tried, in [2, kLargestCorrelatedOrder]. Default: 10000.
   long long max_order = 10000;
 
   /// Throws std::domain_error naming the violated constraint.

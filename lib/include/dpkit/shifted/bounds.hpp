@@ -149,6 +149,7 @@ double exponential_mechanism_threshold();
 // ---- CLT choices of t − τ for NoisySGD (approximations) -----------------------------------
 
 /// K(μ) = e^{μ²}Φ(1.5μ) + 3Φ(−0.5μ) − 2 (BSA24 Lemma A.5): C_p(G(μ))^{⊗t} → G(√2·p√t·√K(μ)).
+/// μ ∈ [0, √ln(DBL_MAX) ≈ 26.64]; beyond, e^{μ²} overflows and argument_error is thrown.
 double clt_k(double mu);
 
 /// Prop C.14 (strongly convex NoisySGD, Thm 4.9): the real-valued CLT-optimal t − τ (at least 1:

@@ -79,6 +79,12 @@ struct monte_carlo_result {
   const observable_summary& at(const std::string& name) const;
 };
 
+/// The observables that were not finite in some replicate (a diverged run: an iterate that
+/// overflowed), in words, e.g. "risk (5 of 5 replicates), norm (5 of 5 replicates)"; the count
+/// is given where samples are kept. Empty when every value of every observable is finite (the
+/// running mean is then finite too, which is how an observable without samples is judged).
+std::string non_finite_observables(const monte_carlo_result& result);
+
 /// Fills out[j] with observable j of replicate `replicate`. Must draw randomness only from
 /// random_stream(seed, replicate, ·). Called concurrently from several threads.
 using replicate_function = std::function<void(std::uint64_t replicate, std::span<double> out)>;
