@@ -23,6 +23,35 @@ const char* to_string(tier t) {
   return t == tier::quick ? "quick" : "full";
 }
 
+ordering_verdict judge_orderings(int resolved, int refuted, int total, bool self_check) {
+  const std::string of = " of " + std::to_string(total);
+  if (!self_check) {
+    if (refuted > 0)
+      return {verdict::violated, std::to_string(refuted) + of +
+                                     " predicted orderings are refuted (interval wholly on the "
+                                     "wrong side)"};
+    if (resolved == total)
+      return {verdict::holds,
+              "every predicted ordering holds: each paired-difference interval lies above 0"};
+    return {verdict::inconclusive, std::to_string(total - resolved) + of +
+                                       " orderings are not resolved at this sample size"};
+  }
+  // The self-check: each ordering reversed, caught only when every one is refuted.
+  if (refuted == total)
+    return {verdict::violated,
+            "every reversed ordering is refuted (" + std::to_string(refuted) + of +
+                "): the audit resolves each ordering, so reversing any one of them is caught"};
+  if (resolved == total)
+    return {verdict::holds, "every reversed ordering holds: the data side with the wrong claim"};
+  const int left = total - refuted;
+  return {verdict::inconclusive,
+          std::to_string(refuted) + of + " reversed orderings are refuted; " +
+              (left == 1 ? std::string("the other one is not, so a claim reversing it")
+                         : "the other " + std::to_string(left) +
+                               " are not, so a claim reversing one of them") +
+              " alone would pass (no power against it at this sample size)"};
+}
+
 namespace {
 verdict verdict_from_string(const std::string& s) {
   if (s == "holds") return verdict::holds;

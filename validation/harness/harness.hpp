@@ -160,6 +160,21 @@ struct judgement {
 };
 judgement judge(const scenario_result& r, tier t, double bound_factor);
 
+/// The verdict of an ordering (trend) audit: `total` predicted orderings, each a paired-difference
+/// interval; `resolved` of them lie wholly on the audited side, `refuted` wholly on the other.
+/// The real claim holds when every ordering resolves and is violated when one is refuted. Under
+/// the self-check the data are the same and each ordering is reversed; its wrong claims are the
+/// plausible ones, "this one ordering reversed", one per ordering, and the self-check is caught
+/// (violated) only when every reversed ordering is refuted. Catching "every ordering reversed"
+/// when any single one resolves would report power that the real audit, which needs all of them,
+/// does not have: this way the self-check is caught exactly when the real audit would say holds.
+/// `noun` names the orderings in the reason ("orderings", "audited orderings").
+struct ordering_verdict {
+  validation::verdict verdict = verdict::inconclusive;
+  std::string reason;
+};
+ordering_verdict judge_orderings(int resolved, int refuted, int total, bool self_check);
+
 /// JSON of a result (the same layout `dpkit validate` writes and `dpkit plot` reads).
 nlohmann::json to_json(const scenario_result& r);
 scenario_result result_from_json(const nlohmann::json& j);

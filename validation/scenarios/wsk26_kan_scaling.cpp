@@ -85,17 +85,13 @@ void audit_ordering(const std::string& claim,
                                 : "not resolved"));
 }
 
-void finish_verdict(const ordering_tally& t, double confidence, scenario_result& r) {
-  r.verdict = t.wrong > 0          ? verdict::violated
-              : t.right == t.total ? verdict::holds
-                                   : verdict::inconclusive;
-  r.verdict_reason =
-      t.wrong > 0 ? std::to_string(t.wrong) + " of " + std::to_string(t.total) +
-                        " predicted orderings are refuted (interval wholly on the wrong side)"
-      : t.right == t.total
-          ? "every predicted ordering holds: each paired-difference interval lies above 0"
-          : std::to_string(t.total - t.right) + " of " + std::to_string(t.total) +
-                " orderings are not resolved at this sample size";
+void finish_verdict(const ordering_tally& t,
+                    double confidence,
+                    bool self_check,
+                    scenario_result& r) {
+  const ordering_verdict v = judge_orderings(t.right, t.wrong, t.total, self_check);
+  r.verdict = v.verdict;
+  r.verdict_reason = v.reason;
   r.quantity = "weakest audited paired difference (" + t.weakest_name + ")";
   r.bound = 0;
   r.estimate = t.weakest_mean;
@@ -260,7 +256,7 @@ scenario_result dplcgd_horizon(const scenario_context& c) {
                          (v == 0 ? " [Thm E.1: every term of A_non falls in T or is constant]"
                                  : " [Thm 4.1: every term of A_corr falls in T or is constant]"),
                      column(v, h), column(v, h + 1), c.self_check, z, tally, r);
-  finish_verdict(tally, confidence, r);
+  finish_verdict(tally, confidence, c.self_check, r);
   r.replicates = replicates;
 
   // The measured slopes next to the bounds' local exponents (hidden constants 1).
@@ -497,7 +493,7 @@ scenario_result dplcgd_sample_size(const scenario_context& c) {
                        sig(1 + kEta * T / static_cast<double>(sizes[s + 1]), 3) +
                        "; A_corr does not depend on n at fixed B]",
                    column(s, 0), column(s + 1, 0), c.self_check, z, tally, r);
-  finish_verdict(tally, confidence, r);
+  finish_verdict(tally, confidence, c.self_check, r);
   r.replicates = replicates;
 
   // Reported: the per-n means, the gap's slope (Thm 5.2: ηT/n, exponent −1), the test risk's

@@ -287,16 +287,12 @@ scenario_result dplcgd_trends(const scenario_context& c) {
                        : hi < 0 ? "REFUTED"
                                 : "not resolved"));
   }
-  r.verdict = wrong > 0                                  ? verdict::violated
-              : right == static_cast<int>(checks.size()) ? verdict::holds
-                                                         : verdict::inconclusive;
-  r.verdict_reason =
-      wrong > 0 ? std::to_string(wrong) + " of " + std::to_string(checks.size()) +
-                      " predicted orderings are refuted (interval wholly on the wrong side)"
-      : right == static_cast<int>(checks.size())
-          ? "every predicted ordering holds: each paired-difference interval lies above 0"
-          : std::to_string(checks.size() - static_cast<std::size_t>(right)) + " of " +
-                std::to_string(checks.size()) + " orderings are not resolved at this sample size";
+  {
+    const ordering_verdict v =
+        judge_orderings(right, wrong, static_cast<int>(checks.size()), c.self_check);
+    r.verdict = v.verdict;
+    r.verdict_reason = v.reason;
+  }
   {
     const auto [mean, se] = diffs[weakest_index];
     r.quantity =

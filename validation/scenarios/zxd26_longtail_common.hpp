@@ -251,16 +251,12 @@ inline void mark_refuted(const std::string& reason, scenario_result& r) {
   r.verdict_reason = reason;
 }
 
-inline void finish(const tally& t, double confidence, scenario_result& r) {
-  r.verdict = t.wrong > 0          ? verdict::violated
-              : t.right == t.total ? verdict::holds
-                                   : verdict::inconclusive;
-  r.verdict_reason =
-      t.wrong > 0 ? std::to_string(t.wrong) + " of " + std::to_string(t.total) +
-                        " predicted orderings refuted (interval wholly on the wrong side)"
-      : t.right == t.total ? "every audited ordering holds: each interval lies above 0"
-                           : std::to_string(t.total - t.right) + " of " + std::to_string(t.total) +
-                                 " audited orderings not resolved at this sample size";
+// The verdict of the audited orderings (judge_orderings, validation/harness/harness.hpp): under
+// the self-check it is violated only when every reversed ordering is refuted.
+inline void finish(const tally& t, double confidence, bool self_check, scenario_result& r) {
+  const ordering_verdict v = judge_orderings(t.right, t.wrong, t.total, self_check);
+  r.verdict = v.verdict;
+  r.verdict_reason = v.reason;
   r.quantity = "weakest audited difference (" + t.weakest_name + ")";
   r.bound = 0;
   r.estimate = t.weakest_mean;

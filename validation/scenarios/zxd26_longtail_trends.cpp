@@ -235,7 +235,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
                      " epochs - " + sig(epochs[1]) + " epochs",
                  diff(diff(tcol(J - 1, 0), tcol(J - 1, 1)), diff(tcol(1, 0), tcol(1, 1))), zq, c.self_check, t,
                  r);
-  finish(t, conf, r);
+  finish(t, conf, c.self_check, r);
   for (std::size_t i = 0; i < I; ++i)
     r.notes.push_back("eps = " + sig(eps[i]) + ": z = " + sig(z_eps[i], 4) +
                       ", sigma_n = " + sig(learners::noise_std_for(z_eps[i], g.clip, g.batch), 3) +
@@ -438,7 +438,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
                     (v == 0 ? std::string("clean") : "DP z = " + sig(mults[v - 1], 4)),
                 col(b1 + NZ + 1 + v), zq, r);
   report_only("slope in L of the tail error, clean", col(b1), zq, r);
-  finish(t, conf, r);
+  finish(t, conf, c.self_check, r);
   // Claim 27 as printed: under DP in the regime a <= b, increasing L does not reduce the tail
   // error. Refuted when the Student t interval of the DP slope in L lies wholly below 0.
   bool refuted27 = false;
@@ -581,7 +581,7 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
   audit_positive("rare-class DP penalty minus common-class DP penalty", col(J), zq, c.self_check, t, r);
   audit_positive("clean L_S(W_T): |u| = 0.5 minus |u| = 1", diff(col(J + 1), col(J + 2)), zq, c.self_check, t,
                  r);
-  finish(t, conf, r);
+  finish(t, conf, c.self_check, r);
   std::vector<double> means;
   for (std::size_t j = 0; j < J; ++j) means.push_back(mean_se(col(j)).first);
   std::string levels;
