@@ -43,7 +43,6 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-import sys
 from typing import TYPE_CHECKING
 
 from . import _dpkit, _errors
@@ -91,12 +90,45 @@ def _real(name: str, value: Any, ok, constraint: str, allow_inf: bool = False) -
         raise _bad(name, value, constraint) from None
     if not ((math.isfinite(x) or (allow_inf and x == math.inf)) and ok(x)):
         raise _bad(name, value, constraint)
-    if x != 0 and abs(x) < sys.float_info.min:
-        # As the CLI refuses text that reads only as a subnormal (tools/dpkit/cli.cpp,
-        # out_of_range): a subnormal keeps a few digits at most, and its square is 0.
-        raise ValueError(f"{name} is {value!r}, but must be {constraint} ({value!r} underflows "
-                         "double precision: the smallest normal double is 2.2e-308)")
+    if _dpkit.is_subnormal(x):
+        # The library's rule (core/check.hpp), as the CLI refuses text that reads only as a
+        # subnormal: a subnormal keeps a few digits at most, and its square is 0.
+        raise ValueError(f"{name} is {value!r}, but must be {constraint} "
+                         f"{_dpkit.underflow_note(repr(value))}")
     return x
+
+
+def _reals(name: str, values: Any, ok, constraint: str) -> Any:
+    """values (a number or a non-empty one-dimensional sequence) as a float array, every element
+    checked as _real checks a scalar: a bool, text, None, a non-finite or subnormal element is
+    refused naming the argument and the element (``alpha[1] is True, but must be ...``), never
+    passed on as 1.0 or with numpy's "could not convert string to float"."""
+    import numpy as np
+
+    shape = ValueError(f"{name} must be a number or a non-empty one-dimensional array, each "
+                       f"element {constraint}")
+    if isinstance(values, (str, bytes)):
+        raise _bad(name, values, constraint)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiu":
+        # Numeric arrays (the common, possibly long, case): checked whole; any doubt goes to
+        # the element-wise path below, which words the refusal.
+        a = np.atleast_1d(values.astype(float))
+        if a.ndim != 1 or a.size == 0:
+            raise shape
+        normal = np.isfinite(a) & ((a == 0) | (np.abs(a) >= np.finfo(float).tiny))
+        if bool(normal.all()) and all(ok(x) for x in a.tolist()):
+            return a
+        items = a.tolist()
+    else:
+        try:
+            items = np.atleast_1d(np.asarray(values, dtype=object))
+        except ValueError:  # a ragged nesting
+            raise shape from None
+        if items.ndim != 1 or items.size == 0:
+            raise shape
+        items = items.tolist()
+    return np.array([_real(f"{name}[{i}]", v, ok, constraint) for i, v in enumerate(items)],
+                    dtype=float)
 
 
 # The largest count the extension takes: 2^53, as the CLI (counts beyond are not exact doubles,
@@ -248,6 +280,8 @@ def _sigma_or_edge(v: float) -> bool:
 # accounting::kSmallestSamplingRate; subnormal rates lose their precision).
 _SMALLEST_RATE = _dpkit.SMALLEST_SAMPLING_RATE
 _SMALLEST_DELTA = _dpkit.SMALLEST_DELTA  # accounting::kSmallestDelta, the CLI's --delta floor
+# "[2.2250738585072014e-308, 1]": the limit written exactly (a rounded 2.2e-308 lies below it).
+_RATE_RANGE = f"[{_dpkit.SMALLEST_NORMAL_TEXT}, 1]"
 
 
 def _rate_or_edge(v: float) -> bool:
@@ -267,7 +301,7 @@ def _check_phase(sigma: Any, q: Any, steps: Any, sampling: Any) -> None:
     # refuse them with the library's message (only epsilon and delta do).
     _real("noise_multiplier", sigma, _sigma_or_edge, "a number >= 1e-100, 0 or inf",
           allow_inf=True)
-    _real("sample_rate", q, _rate_or_edge, "a number in [2.2e-308, 1] or 0")
+    _real("sample_rate", q, _rate_or_edge, f"a number in {_RATE_RANGE} or 0")
     _integer("steps", steps, 1, "an integer >= 1")
     _sampling(sampling)
 
@@ -333,11 +367,11 @@ def _resolve_run(run: Dict[str, Any],
             "noise_multiplier", noise_multiplier, lambda v: v > 0, "a finite number > 0")
     q: Optional[float] = None
     if sample_rate is not None:
-        q = (_real("sample_rate", sample_rate, _rate_or_edge, "a number in [2.2e-308, 1] or 0")
+        q = (_real("sample_rate", sample_rate, _rate_or_edge, f"a number in {_RATE_RANGE} or 0")
              if edge else
              _real("sample_rate", sample_rate, lambda v: _SMALLEST_RATE <= v <= 1,
-                   "a number in [2.2e-308, 1] (0 is an edge value that only epsilon and delta "
-                   "answer)" if _is_edge_number(sample_rate) else "a number in [2.2e-308, 1]"))
+                   f"a number in {_RATE_RANGE} (0 is an edge value that only epsilon and delta "
+                   "answer)" if _is_edge_number(sample_rate) else f"a number in {_RATE_RANGE}"))
     n = None if dataset_size is None else _integer("dataset_size", dataset_size, 1,
                                                    "an integer >= 1")
     b = None if batch_size is None else _integer("batch_size", batch_size, 1, "an integer >= 1")
@@ -595,10 +629,7 @@ def delta_curve(epsilons: Sequence[float],
     composition. Accuracy is relative to the largest δ on the list."""
     import numpy as np
 
-    e = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    if e.ndim != 1 or e.size == 0 or not np.all(np.isfinite(e)) or np.any(e < 0):
-        raise ValueError("epsilons must be a non-empty one-dimensional array of finite numbers "
-                         ">= 0")
+    e = _reals("epsilons", epsilons, lambda x: x >= 0, "a finite number >= 0")
     phases, _ = _resolve_run(run)
     order = np.argsort(e, kind="stable")
     uniq, inverse = np.unique(e[order], return_inverse=True)
@@ -627,9 +658,7 @@ def tradeoff(alpha: Sequence[float],
     (true-positive rate) of any membership-inference test at false-positive rate α."""
     import numpy as np
 
-    a = np.atleast_1d(np.asarray(alpha, dtype=float))
-    if a.ndim != 1 or a.size == 0 or not np.all((a >= 0) & (a <= 1)):
-        raise ValueError("alpha must be a non-empty one-dimensional array of numbers in [0, 1]")
+    a = _reals("alpha", alpha, lambda x: 0 <= x <= 1, "a number in [0, 1]")
     phases, _ = _resolve_run(run)
     res = _call(_dpkit.tradeoff, phases, _gaussian_mu(gaussian_mu), a,
                 _options(relative_accuracy, max_fft_size))
@@ -675,8 +704,6 @@ def rdp(orders: Sequence[float],
     from its privacy profile)."""
     import numpy as np
 
-    o = np.atleast_1d(np.asarray(orders, dtype=float))
-    if o.ndim != 1 or o.size == 0 or not np.all((o > 1) & (o <= 1e6)):
-        raise ValueError("orders must be a non-empty one-dimensional array of numbers in (1, 1e6]")
+    o = _reals("orders", orders, lambda x: 1 < x <= 1e6, "a number in (1, 1e6]")
     phases, _ = _resolve_run(run)
     return np.asarray(_call(_dpkit.rdp, phases, _gaussian_mu(gaussian_mu), o))

@@ -208,7 +208,7 @@ def _phases(event: Any, count: int, relation: NeighboringRelation, out: list) ->
         q = event.sampling_probability
         if not (_finite_number(q) and (q == 0 or _core._SMALLEST_RATE <= q <= 1)):
             return (f"PoissonSampledDpEvent.sampling_probability is {q!r}, but must be 0 or in "
-                    f"[{_core._SMALLEST_RATE:.2g}, 1] (the smallest normal double: a subnormal "
+                    f"{_core._RATE_RANGE} (the smallest normal double: a subnormal "
                     "probability loses its precision)")
         if q == 0:
             return None
@@ -383,9 +383,7 @@ class RdpAccountant(PrivacyAccountant):
                  = NeighboringRelation.ADD_OR_REMOVE_ONE) -> None:
         super().__init__(neighboring_relation)
         if orders is not None:
-            o = np.asarray(orders, dtype=float)
-            if o.ndim != 1 or o.size == 0 or not np.all((o > 1) & (o <= 1e6)):
-                raise ValueError("orders must be a non-empty list of numbers in (1, 1e6]")
+            o = _core._reals("orders", orders, lambda x: 1 < x <= 1e6, "a number in (1, 1e6]")
             self._orders: Optional[np.ndarray] = o
         else:
             self._orders = None

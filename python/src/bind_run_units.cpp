@@ -107,6 +107,10 @@ void bind_run_units(py::module_& m) {
   m.attr("SMALLEST_SAMPLING_RATE") = acc::kSmallestSamplingRate;
   m.attr("SMALLEST_DELTA") = acc::kSmallestDelta;
   m.attr("MAX_STEPS") = acc::kMaxSteps;
+  // The subnormal rule (core/check.hpp): which numbers are refused, and the words of the note.
+  m.attr("SMALLEST_NORMAL_TEXT") = dpkit::kSmallestNormalText;
+  m.def("is_subnormal", &dpkit::is_subnormal);
+  m.def("underflow_note", [](const std::string& text) { return dpkit::underflow_note(text); });
   // The names, as the library spells them (the Python layer's SAMPLING_SCHEMES and ACCOUNTANTS).
   auto names = [](const auto& array) {
     py::tuple t(array.size());

@@ -65,6 +65,19 @@ def test_a_subnormal_is_refused_as_the_cli_refuses_it():
     refused(lambda: dpkit.gdp_mu(fpr_min=1e-320, **RUN), "fpr_min is 1e-320", "underflows")
     refused(lambda: dpkit.epsilon(delta=1e-5, noise_multiplier=1.0, sample_rate=5e-324,
                                   steps=10), "sample_rate is 5e-324")
+    # The library's words (core/check.hpp): the limit written exactly, as the CLI writes it.
+    refused(lambda: dpkit.gdp_mu(fpr_min=1e-320, **RUN),
+            "(1e-320 underflows double precision: the smallest normal double is "
+            "2.2250738585072014e-308)")
+    # 2.2e-308 is below the limit: the range must not read [2.2e-308, 1].
+    refused(lambda: dpkit.epsilon(delta=1e-5, noise_multiplier=1.0, sample_rate=2.2e-308,
+                                  steps=10),
+            "sample_rate is 2.2e-308, but must be a number in [2.2250738585072014e-308, 1]")
+
+
+def test_clt_k_and_shifted_overflow_in_words():
+    from dpkit import shifted
+    refused(lambda: shifted.clt_k(1e30), "mu is 1e+30, but must be in [0, 26.64")
 
 
 def test_matrix_mechanism_arguments_are_named():
@@ -106,3 +119,22 @@ def test_a_contraction_derived_from_the_learning_rate_names_the_rate():
     refused(lambda: shifted.noisy_gd(sensitivity=1, dataset_size=1, noise=1, steps=10,
                                      strong_convexity=1, smoothness=2, learning_rate=1e-300),
             "learning_rate is 1e-300", "contraction")
+
+
+def test_list_arguments_are_checked_element_by_element():
+    # True was read as 1.0 and text passed numpy's "could not convert string to float".
+    refused(lambda: dpkit.tradeoff([0.1, True], **RUN), "alpha[1] is True, but must be a number "
+            "in [0, 1]")
+    refused(lambda: dpkit.tradeoff([0.1, "abc"], **RUN), "alpha[1] is 'abc'")
+    refused(lambda: dpkit.rdp(["abc"], **RUN), "orders[0] is 'abc', but must be a number in "
+            "(1, 1e6]")
+    refused(lambda: dpkit.delta_curve([1, 1e-320], **RUN), "epsilons[1] is 1e-320",
+            "underflows")
+    refused(lambda: dpkit.delta_curve([[1, 2], [3, 4]], **RUN), "epsilons must be a number or a "
+            "non-empty one-dimensional array")
+    from dpkit import dp_accounting
+    refused(lambda: dp_accounting.RdpAccountant(orders=["abc"]), "orders[0] is 'abc'")
+    # Numeric arrays take the fast path and come back unchanged.
+    import numpy as np
+    a = np.linspace(0, 1, 11)
+    assert np.array_equal(dpkit.tradeoff(a, **RUN).alpha, a)

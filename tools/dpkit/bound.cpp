@@ -253,11 +253,16 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
     }
   // A value that is not a finite double is never labelled a bound (an overflow: the inputs are
   // far outside any regime the theorem is about).
-  for (const auto& [part, r] : e.totals)
+  for (const auto& [part, r] : e.totals) {
+    if (std::isnan(r.value))  // was printed "-nan ... (it overflows)"
+      throw numerical_failure("the value of " + spec.name +
+                              " is not a number at these inputs (its terms overflow double "
+                              "precision, e.g. inf - inf): nothing to report");
     if (!std::isfinite(r.value))
       throw numerical_failure("the value of " + spec.name + " is " + format_number(r.value) +
                               " at these inputs (it overflows double precision): nothing to "
                               "report");
+  }
   // The kind of a result whose hypotheses hold: the library's status where it says so.
   risk::bound_status ok = spec.kind;
   for (const auto& [part, r] : e.totals)

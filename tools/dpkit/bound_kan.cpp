@@ -42,7 +42,8 @@ std::vector<param> kan_run_params(const std::string& kappa, const std::string& l
       choice("activation", "sigma of Assumption 3.2 (with cubic B-splines: its constants in closed "
                            "form)",
              "tanh", {"tanh", "sigmoid"}),
-      real("spacing", "h, knot spacing of the cubic B-splines (2/G on [-1, 1])", "0.4", positive())};
+      real("spacing", "h, knot spacing of the cubic B-splines (2/G on [-1, 1]; in [1e-100, 2])",
+           "0.4", number([](double v) { return v >= 1e-100 && v <= 2; }, "a number in [1e-100, 2]"))};
   if (with_radius)
     ps.push_back(real("radius",
                       "R*, radius of the projection ball B(W_0, R*); auto: the theorems' choice "

@@ -142,8 +142,9 @@ namespace {
 std::vector<param> glm_params(bool misspecification) {
   std::vector<param> ps = {
       integer("dataset-size", "n, training examples", 10000, 1),
-      real("theta", "theta >= 1, bound on the expected rank of sum x_i x_i'", "10",
-           number([](double v) { return v >= 1; }, "a finite number >= 1")),
+      real("theta", "theta in [1, 2^53], bound on the expected rank of sum x_i x_i'", "10",
+           number([](double v) { return v >= 1 && v <= 9007199254740992.0; },
+                  "a number in [1, 2^53]")),
       real("epsilon", "epsilon of (epsilon, delta)-DP (the theorems assume epsilon < 1 or <= 1)",
            "0.5", positive()),
       real("delta", "delta of (epsilon, delta)-DP", "1e-5", open_unit()),

@@ -40,8 +40,7 @@ std::string out_of_range(const std::string& s, const std::string& constraint) {
     return "is " + s + ", which overflows double precision (largest 1.8e308), but must be " +
            constraint;
   if (p.status != number_status::underflow) return "";
-  return invalid(s, constraint) + " (" + s +
-         " underflows double precision: the smallest normal double is 2.2e-308)";
+  return invalid(s, constraint) + " " + underflow_note(s);
 }
 
 std::string utc_now() {
@@ -234,10 +233,11 @@ CLI::Validator pld_accuracy_validator() {
 }
 
 CLI::Validator sampling_rate_validator() {
-  // Subnormal rates (below 2.2e-308) are not computable: their square, and log-space terms the
+  // Subnormal rates (below DBL_MIN) are not computable: their square, and log-space terms the
   // accountants form from them, lose all precision.
-  return finite_real([](double v) { return v >= 2.2250738585072014e-308 && v <= 1; },
-                     "in [2.2e-308, 1] (normal doubles; 1 = full batch)");
+  return finite_real(
+      [](double v) { return v >= accounting::kSmallestSamplingRate && v <= 1; },
+      std::string("in [") + kSmallestNormalText + ", 1] (normal doubles; 1 = full batch)");
 }
 
 CLI::Validator noise_multiplier_validator() {
@@ -259,8 +259,10 @@ CLI::Validator noise_multiplier_edge_validator() {
 }
 
 CLI::Validator sampling_rate_edge_validator() {
-  return finite_real([](double v) { return v == 0 || (v >= 2.2250738585072014e-308 && v <= 1); },
-                     "in [2.2e-308, 1] or 0 (normal doubles; 1 = full batch, 0 = never sampled)");
+  return finite_real(
+      [](double v) { return v == 0 || (v >= accounting::kSmallestSamplingRate && v <= 1); },
+      std::string("in [") + kSmallestNormalText +
+          ", 1] or 0 (normal doubles; 1 = full batch, 0 = never sampled)");
 }
 
 CLI::Validator integer_at_least(long long lo, long long hi) {

@@ -75,6 +75,9 @@ std::pair<std::string, std::vector<double>> parse_spec(const std::string& flag,
     std::string cell;
     while (std::getline(rest, cell, ',')) {
       const std::optional<double> v = parse_finite(trim(cell));
+      if (!v && parse_number(trim(cell)).status == number_status::underflow)
+        throw usage_error(flag + ": '" + cell + "' in '" + text + "' is not a normal number " +
+                          underflow_note(trim(cell)));
       if (!v) throw usage_error(flag + ": '" + cell + "' in '" + text + "' is not a number");
       values.push_back(*v);
     }

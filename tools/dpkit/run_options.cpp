@@ -71,7 +71,10 @@ void parse_item(const std::string& flag,
   if (parts.size() != 3) throw bad();
   const auto a = number(trimmed(parts[0]));
   const auto b = number(trimmed(parts[1]));
-  if (!a || !b || !valid(*a) || !valid(*b) || *b < *a) throw bad(" (START <= STOP)");
+  // Each failure its own reason ("-i 1:1e20:1" was told "START <= STOP").
+  if (!a || !valid(*a)) throw bad(" (START " + trimmed(parts[0]) + " is not " + one + ")");
+  if (!b || !valid(*b)) throw bad(" (STOP " + trimmed(parts[1]) + " is not " + one + ")");
+  if (*b < *a) throw bad(" (START <= STOP)");
   const std::string step = trimmed(parts[2]);
   if (step.rfind("log", 0) == 0) {
     if (!(*a > 0)) throw bad(" (a log range starts above 0)");
@@ -162,7 +165,8 @@ phase_spec parse_phase(const std::string& text) {
       const bool read = typed.read();
       const double v = typed.value;
       const bool sigma = k == "noise-multiplier";
-      const std::string range = sigma ? "0, inf or a number >= 1e-100" : "0 or in [2.2e-308, 1]";
+      const std::string range = sigma ? std::string("0, inf or a number >= 1e-100")
+                                      : std::string("0 or in [") + kSmallestNormalText + ", 1]";
       if (read && typed.status != number_status::ok)
         throw bad(k + " must be " + range + " (" + value + " leaves double precision)");
       if (!read || !(sigma ? v == 0 || v >= accounting::kSmallestNoiseMultiplier

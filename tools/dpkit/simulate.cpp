@@ -53,6 +53,10 @@ int run_simulate(const simulate_options& o) {
     throw usage_error("--neighbour: hsgd-sde has no dataset (it is the population SDE)");
   if (o.coupling == "shared" && o.neighbour == "none")
     throw usage_error("--coupling shared needs --neighbour");
+  // hsgd-sde's horizon is steps x dt: finite, or the library refuses its "horizon is inf".
+  if (sde && !std::isfinite(static_cast<double>(o.steps) * o.dt))
+    throw usage_error("--steps x --dt is " + format_number(static_cast<double>(o.steps) * o.dt) +
+                      ", but must be finite (the horizon of hsgd-sde)");
 
   std::vector<std::string> notes;
   models m;
@@ -273,11 +277,7 @@ int run_simulate(const simulate_options& o) {
   rep.notes.push_back(
       fmt::format("{} replicates on {} thread(s){} in {:.2f} s", o.replicates, res.threads,
                   res.ranks > 1 ? fmt::format(" x {} MPI ranks", res.ranks) : "", res.seconds));
-  const std::string diverged = sim::non_finite_observables(res);
-  if (!diverged.empty())
-    rep.notes.push_back("DIVERGED: not finite in some replicates: " + diverged +
-                        "; their statistics are not defined (lower --learning-rate)");
-  emit(rep, o.output);
+  const int status = emit_simulation(rep, sim::non_finite_observables(res), o.output);
 
   if (!o.samples_file.empty() && output_rank()) {
     std::ostringstream f;
@@ -292,13 +292,7 @@ int run_simulate(const simulate_options& o) {
     write_csv(f, header, rows);
     write_file("--samples", o.samples_file, f.str());  // whole or not at all
   }
-  if (!diverged.empty()) {
-    if (output_rank())
-      std::cerr << "dpkit simulate: the run diverged: not finite in some replicates: " << diverged
-                << "\n";
-    return kExitNumericalFailure;
-  }
-  return kExitSuccess;
+  return status;
 }
 
 }  // namespace

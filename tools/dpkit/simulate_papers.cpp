@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -264,6 +265,18 @@ int run_paper_simulation(const paper_common_options& c, const paper_options& o) 
   if (family == "relu-pgd" || family == "adaptive") return run_relu(c, o);
   if (family == "mlp") return run_mlp(c, o);
   return run_longtail(c, o);
+}
+
+int emit_simulation(report& rep, const std::string& non_finite, const output_options& output) {
+  if (!non_finite.empty())
+    rep.notes.push_back("DIVERGED: not finite in some replicates: " + non_finite +
+                        "; their statistics are not defined (lower --learning-rate)");
+  emit(rep, output);
+  if (non_finite.empty()) return kExitSuccess;
+  if (output_rank())
+    std::cerr << "dpkit simulate: the run diverged: not finite in some replicates: " << non_finite
+              << "\n";
+  return kExitNumericalFailure;
 }
 
 }  // namespace dpkit::cli

@@ -87,4 +87,9 @@ void add_paper_options(CLI::App* sub, paper_options& o);
 /// Runs a paper algorithm and emits its report; returns the exit code.
 int run_paper_simulation(const paper_common_options& common, const paper_options& o);
 
+/// Emits a simulation's report and returns its exit status: with a DIVERGED note (and a line on
+/// stderr, exit 1) where some replicate's value was not finite (sim::non_finite_observables), so
+/// that a run whose iterates overflowed never reads as empty statistics with exit 0.
+int emit_simulation(report& rep, const std::string& non_finite, const output_options& output);
+
 }  // namespace dpkit::cli

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,12 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     const sim::dataset data = draw_data(r);
     const learners::glm_result res = run(data, a, sim::random_key{c.seed, r, 0});
+    // A diverged run (an overflowing step) has no risk to evaluate: its observables are NaN,
+    // which the report flags as DIVERGED (it was refused as bad input, "w(0) is nan").
+    if (!res.w.allFinite()) {
+      std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     random_stream es(c.seed, r, kEvaluation);
     std::size_t j = 0;
     if (kernel) {
@@ -230,8 +237,7 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
       theta, d, format_number(o.w_norm), o.link));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  emit(rep, c.output);
-  return kExitSuccess;
+  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
 }
 
 // ---- SWX+23 Alg 7 (ReLU, well specified) and Alg 8 (agnostic ReLU)
@@ -323,6 +329,10 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
   auto replicate = [&](std::uint64_t r, std::span<double> out) {
     const sim::dataset data = draw_data(r);
     const learners::glm_result res = run(data, sim::random_key{c.seed, r, 0});
+    if (!res.w.allFinite()) {  // diverged: see above
+      std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     random_stream es(c.seed, r, kEvaluation);
     if (adaptive) {
       out[0] = pop.risk(learners::glm_link::relu, res.w, samples, es).value;
@@ -378,8 +388,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
         d, format_number(o.w_norm), format_number(h)));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  emit(rep, c.output);
-  return kExitSuccess;
+  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
 }
 
 }  // namespace dpkit::cli::detail::papers

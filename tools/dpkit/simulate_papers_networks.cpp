@@ -252,8 +252,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
         d, o.teacher_hidden, format_number(label_noise), format_number(eta)));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  emit(rep, c.output);
-  return kExitSuccess;
+  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
 }
 
 // ---- ZXD+26
@@ -454,8 +453,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
       format_number(learners::tail_frequency(o.tail_threshold))));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  emit(rep, c.output);
-  return kExitSuccess;
+  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
 }
 
 }  // namespace dpkit::cli::detail::papers

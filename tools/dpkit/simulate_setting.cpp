@@ -214,9 +214,13 @@ std::shared_ptr<const sim::dataset> make_dataset(const simulate_options& o,
   const Eigen::VectorXd x_star = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(d),
                                                            1 / std::sqrt(static_cast<double>(d)));
   if (o.model == "least-squares") {
-    data->labels =
-        sim::linear_labels(data->features, x_star, o.label_noise, label_stream,
-                           o.label_clamp.value_or(std::numeric_limits<double>::infinity()));
+    try {
+      data->labels =
+          sim::linear_labels(data->features, x_star, o.label_noise, label_stream,
+                             o.label_clamp.value_or(std::numeric_limits<double>::infinity()));
+    } catch (const argument_error& e) {  // the library's noise_sd is --label-noise
+      throw usage_error(library_reason(e, nullptr, {{"noise_sd", "--label-noise"}}));
+    }
   } else if (o.model == "logistic") {
     data->labels = sim::logistic_labels(data->features, x_star, label_stream);
   } else {

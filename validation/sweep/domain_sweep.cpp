@@ -24,9 +24,11 @@
 // never a failure — unless its message does not start with a name the user gave.
 //
 // usage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]
-//                           [--threads K] [--failures FILE] [--times FILE] [--quiet] [--list]
+//                           [--threads K] [--failures FILE] [--times FILE] [--refusals FILE]
+//                           [--quiet] [--list]
 // --list prints each case (its run, and a calibration's target) without running it.
 // --times writes each case's wall time and description (a CSV), to see where the time goes.
+// --refusals writes every refusal whole (case, where, message: a CSV), to read them one by one.
 // Exit 0: every property held; 3: a property failed (each printed with its case).
 #include <algorithm>
 #include <atomic>
@@ -63,6 +65,7 @@ struct failure {
 struct case_result {
   std::vector<failure> failures;
   std::vector<std::string> refusals;
+  std::vector<std::pair<std::string, std::string>> refusal_texts;  // where, whole message
   int evaluations = 0, exact_checks = 0, calibrations = 0, unconverged = 0;
   double seconds = 0;
 };
@@ -151,6 +154,12 @@ class checker {
     out_.failures.push_back({c_.index, property, detail, where});
   }
 
+  // A refusal, grouped by its shape in the summary and kept whole for --refusals.
+  void refused(const std::string& where, const std::string& message) {
+    out_.refusals.push_back(where + ": " + shape(message));
+    out_.refusal_texts.emplace_back(where, message);
+  }
+
   // One facade call; nullopt where it refuses (counted), with the refusal's message checked.
   template <class Call>
   std::optional<acc::privacy_estimate> ask(const std::string& where, Call&& call) {
@@ -158,14 +167,14 @@ class checker {
     try {
       acc::privacy_estimate e = call();
       if (e.termination == dpkit::termination_type::failure) {
-        out_.refusals.push_back(where + ": " + shape(e.message));
+        refused(where, e.message);
         return std::nullopt;
       }
       if (e.termination != dpkit::termination_type::converged) ++out_.unconverged;
       return e;
     } catch (const std::exception& e) {
       const std::string m = e.what();
-      out_.refusals.push_back(where + ": " + shape(m));
+      refused(where, m);
       if (!names_an_input(m)) fail("message", "a refusal that names no input: " + m, where);
       return std::nullopt;
     }
@@ -311,7 +320,7 @@ class checker {
       co.pld = pld_;
       cal = acc::calibrate_noise_multiplier(c_.run, target, delta, co);
     } catch (const std::exception& e) {
-      out_.refusals.push_back("calibrate: " + shape(e.what()));
+      refused("calibrate", e.what());
       if (!names_an_input(e.what()))
         fail("message", std::string("a refusal that names no input: ") + e.what(), "calibrate");
       // A calibration is given no noise multiplier: a refusal of one names a value the search
@@ -339,7 +348,7 @@ class checker {
                    num(-std::expm1(log_unused)) + " <= delta: epsilon = 0 at every noise multiplier",
                where);
       }
-      out_.refusals.push_back("calibrate: " + shape(cal.message));
+      refused("calibrate", cal.message);
       return;
     }
     if (!(cal.estimate.value <= target))
@@ -394,14 +403,14 @@ struct options {
   sw::tier tier = sw::tier::quick;
   std::uint64_t cases = 0, seed = 20261125, first = 0;
   unsigned threads = 0;
-  std::string failures_file, times_file;
+  std::string failures_file, times_file, refusals_file;
   bool quiet = false, list = false;
 };
 
 int usage(const std::string& why) {
   std::cerr << "dpkit_domain_sweep: " << why
             << "\nusage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]"
-               " [--threads K] [--failures FILE] [--times FILE] [--quiet] [--list]\n";
+               " [--threads K] [--failures FILE] [--times FILE] [--refusals FILE] [--quiet] [--list]\n";
   return 2;
 }
 
@@ -433,6 +442,8 @@ int main(int argc, char** argv) {
         o.failures_file = value();
       } else if (a == "--times") {
         o.times_file = value();
+      } else if (a == "--refusals") {
+        o.refusals_file = value();
       } else if (a == "--list") {
         o.list = true;
       } else if (a == "--quiet") {
@@ -527,6 +538,14 @@ int main(int argc, char** argv) {
     for (const case_result& r : results)
       for (const failure& x : r.failures)
         f << dpkit::csv_row({std::to_string(x.index), x.property, x.where, x.detail}) << "\n";
+  }
+  if (!o.refusals_file.empty()) {
+    // Every refusal whole, by case: for reading them one by one.
+    std::ofstream f(o.refusals_file);
+    f << "case,where,message\n";
+    for (std::uint64_t k = 0; k < o.cases; ++k)
+      for (const auto& [where, message] : results[k].refusal_texts)
+        f << dpkit::csv_row({std::to_string(o.first + k), where, message}) << "\n";
   }
   if (!o.times_file.empty()) {
     std::ofstream f(o.times_file);

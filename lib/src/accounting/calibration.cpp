@@ -44,8 +44,9 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // subnormal target has no logarithm to search on. Both refused here, named as the caller's.
   if (!(target_epsilon >= kSmallestTargetEpsilon && target_epsilon <= kLargestTargetEpsilon))
     throw_domain_error(kFn, "target_epsilon", target_epsilon,
-                       "in [2.2e-308, 1e11] (the smallest normal double to the epsilon of "
-                       "mu = 1e6, the largest Gaussian-DP mu supported)");
+                       std::string("in [") + kSmallestNormalText +
+                           ", 1e11] (the smallest normal double to the epsilon of mu = 1e6, the "
+                           "largest Gaussian-DP mu supported)");
   check_open_probability(kFn, "delta", delta);
   if (!(options.relative_tolerance > 0 && options.relative_tolerance < 1))
     throw_domain_error(kFn, "relative_tolerance", options.relative_tolerance, "in (0, 1)");

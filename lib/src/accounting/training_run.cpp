@@ -120,7 +120,8 @@ void training_run::validate(std::string_view function, bool edge_values) const {
       if (!(p.sampling_rate == 0 ||
             (p.sampling_rate >= kSmallestSamplingRate && p.sampling_rate <= 1)))
         throw_domain_error(function, "sampling_rate", p.sampling_rate,
-                           "0 (never sampled) or in [2.2e-308, 1]");
+                           std::string("0 (never sampled) or in [") + kSmallestNormalText +
+                               ", 1]");
     } else {
       // The edge values have exact answers only where ε or δ is asked for: say where.
       const bool edge = p.noise_multiplier == 0 || p.sampling_rate == 0 ||
@@ -133,7 +134,7 @@ void training_run::validate(std::string_view function, bool edge_values) const {
                            std::string("finite and >= 1e-100") + where);
       if (!(p.sampling_rate >= kSmallestSamplingRate && p.sampling_rate <= 1))
         throw_domain_error(function, "sampling_rate", p.sampling_rate,
-                           std::string("in [2.2e-308, 1]") + where);
+                           std::string("in [") + kSmallestNormalText + ", 1]" + where);
     }
     check_at_least(function, "steps", p.steps, 1);
     const neighbouring r = relation(p);

@@ -1,6 +1,8 @@
 #include "dpkit/core/check.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <system_error>
 
@@ -17,6 +19,16 @@ std::string format_value(double value) {
 
 std::string format_value(long long value) {
   return std::to_string(value);
+}
+
+bool is_subnormal(double x) noexcept {
+  return x != 0 && std::abs(x) < std::numeric_limits<double>::min();
+}
+
+std::string underflow_note(std::string_view text) {
+  return "(" + std::string(text) +
+         " underflows double precision: the smallest normal double is " + kSmallestNormalText +
+         ")";
 }
 
 namespace {

@@ -281,6 +281,13 @@ std::size_t default_jl_dim(std::size_t n, double epsilon, double delta, bool ker
   const auto nd = static_cast<double>(n);
   const double m =
       std::log(nd / delta) * (kernel ? nd * epsilon : std::cbrt(nd * epsilon * nd * epsilon));
+  // Converting a double beyond the range of size_t is undefined (a probe's --epsilon 1e308 gave
+  // m = 0): at most 1e9 rows, as every count the CLI takes.
+  if (!(m <= 1e9))
+    throw_domain_error("default_jl_dim", "epsilon", epsilon,
+                       "small enough that the JL dimension " +
+                           std::string(kernel ? "log(n/delta) n eps" : "log(n/delta) (n eps)^(2/3)") +
+                           " = " + format_value(m) + " is at most 1e9");
   return static_cast<std::size_t>(std::max(1.0, std::ceil(m)));
 }
 

@@ -125,11 +125,21 @@ double spike_for_ncr(std::size_t K, std::size_t d, double s, double ncr) {
     throw_domain_error(fn, "ncr", ncr, "finite and >= 1 (the spiked construction's minimum)");
   // NCR² = (D − 1 + x²)/(D − 2 + 2x), x = λ²/s² (header): the larger root of
   // x² − 2N²x + (D − 1) − N²(D − 2) = 0.
+  // Divided through by N⁴ so that no intermediate overflows (N⁴ did beyond N = 1.2e77, and a
+  // probe's 1e308 reached the bounds as "lambda is inf"): x = N²(1 + √(1 + (D − 2)/N² −
+  // (D − 1)/N⁴)), the radicand ≥ 0 for N ≥ 1 (= 0·(D − 1)/N⁴ at N = 1 up to rounding).
   const double D = static_cast<double>(d - K);
   const double N2 = ncr * ncr;
-  const double disc = N2 * N2 + N2 * (D - 2) - (D - 1);  // ≥ 0 for N ≥ 1 (= (D − 1)·0 at N = 1)
-  const double x = N2 + std::sqrt(std::max(disc, 0.0));
-  return s * std::sqrt(x);
+  const double radicand = 1 + (D - 2) / N2 - (D - 1) / N2 / N2;
+  const double lambda = s * ncr * std::sqrt(1 + std::sqrt(std::max(radicand, 0.0)));
+  // Its square enters the data's norms and every bound: at most 1e150 (a probe's 1e308 gave
+  // "frobenius is inf").
+  if (!(lambda <= 1e150))
+    throw_domain_error(fn, "ncr", ncr,
+                       "small enough that the spike's eigenvalue, about sqrt(2) x noise scale x "
+                       "ncr = " + format_value(std::sqrt(2.0) * s * ncr) +
+                           ", is at most 1e150 (its square enters the bounds)");
+  return lambda;
 }
 
 // ---- class counts -------------------------------------------------------------------------------

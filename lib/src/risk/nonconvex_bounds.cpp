@@ -39,8 +39,10 @@ void check_eps_delta(const char* fn, double epsilon, double delta) {
 
 void check_problem(const char* fn, const glm_problem& p) {
   check_at_least(fn, "examples", p.examples, 1);
-  if (!(std::isfinite(p.theta) && p.theta >= 1))
-    throw_domain_error(fn, "theta", p.theta, "finite and >= 1");
+  // An upper bound on a rank: at most 2^53 (a probe's 1e308 overflowed θ·log(1/δ) and made
+  // the step size 0, refused as "--eta is 0").
+  if (!(p.theta >= 1 && p.theta <= 9007199254740992.0))
+    throw_domain_error(fn, "theta", p.theta, "in [1, 2^53] (an upper bound on a rank)");
   check_eps_delta(fn, p.epsilon, p.delta);
   check_positive(fn, "W", p.W);
   check_positive(fn, "G", p.G);

@@ -131,7 +131,9 @@ Eigen::VectorXd linear_labels(const Eigen::Ref<const Eigen::MatrixXd>& features,
                               double clamp) {
   constexpr const char* fn = "linear_labels";
   check_design_and_parameter(fn, features, "x_star", x_star, true);
-  check_nonnegative(fn, "noise_sd", noise_sd);
+  // ξ² enters every risk: beyond 1e150 it overflows (a probe's 1e308 gave labels of ±inf).
+  if (!(noise_sd >= 0 && noise_sd <= 1e150))
+    throw_domain_error(fn, "noise_sd", noise_sd, "in [0, 1e150] (the squared labels overflow beyond)");
   if (!(clamp >= 0)) throw_domain_error(fn, "clamp", clamp, ">= 0 (+inf: no clamping)");
   // LKSP25 §1.3 Assumption 2 / §5: b = aᵀx̃ + ξ, ξ ~ N(0, noise_sd²) clamped (np.clip).
   Eigen::VectorXd y = features * x_star;

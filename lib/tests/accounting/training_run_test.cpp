@@ -36,7 +36,7 @@ TEST_CASE("training runs are validated with check_* messages", "[accounting][run
                       Contains("f: noise_multiplier is 0, but must be finite and >= 1e-100"));
   run.phases[0] = {1.0, 0.0, acc::sampling_scheme::poisson, 10};
   REQUIRE_THROWS_WITH(run.validate("f"),
-                      Contains("f: sampling_rate is 0, but must be in [2.2e-308, 1]"));
+                      Contains("f: sampling_rate is 0, but must be in [2.2250738585072014e-308, 1]"));
   run.phases[0] = {1.0, 0.5, acc::sampling_scheme::poisson, 0};
   REQUIRE_THROWS_WITH(run.validate("f"), Contains("f: steps is 0, but must be >= 1"));
   run.phases[0] = {1.0, NAN, acc::sampling_scheme::poisson, 1};
@@ -53,7 +53,7 @@ TEST_CASE("training runs are validated with check_* messages", "[accounting][run
       Contains("must be 0 (no noise), +inf (nothing released) or in [1e-100, +inf)"));
   run.phases[0] = {1.0, 1.5, acc::sampling_scheme::poisson, 1};
   REQUIRE_THROWS_WITH(run.validate("f", true),
-                      Contains("must be 0 (never sampled) or in [2.2e-308, 1]"));
+                      Contains("must be 0 (never sampled) or in [2.2250738585072014e-308, 1]"));
   // Below the smallest noise multiplier and sampling rate the accountants take (1e-100, the
   // smallest normal double): refused, never silently accounted.
   run.phases[0] = {1e-200, 0.5, acc::sampling_scheme::poisson, 1};

@@ -443,6 +443,11 @@ TEST_CASE("longtail training helpers: steps, accounting request, noise scales", 
 TEST_CASE("longtail: bad input throws domain_error", "[longtail]") {
   REQUIRE_THROWS_AS(spiked_spectra(5, 9, 0.5, 1), std::domain_error);
   REQUIRE_THROWS_WITH(spike_for_ncr(5, 100, 0.5, 0.5), Contains("must be"));
+  // Large NCR: N⁴ overflowed beyond N = 1.2e77; the eigenvalue is now √2·s·N(1 + O(D/N²)) up to
+  // 1e150, and refused by name beyond.
+  CHECK_THAT(spike_for_ncr(5, 1000, 0.5, 1e100), WithinRel(0.5e100 * std::sqrt(2.0), 1e-14));
+  REQUIRE_THROWS_WITH(spike_for_ncr(5, 1000, 0.5, 1e308),
+                      Contains("ncr is 1e+308, but must be small enough that the spike's"));
   REQUIRE_THROWS_AS(spiked_spectra(3, 10, 0, 1), std::domain_error);
   noise_spectra bad = spiked_spectra(2, 6, 0.5, 1);
   bad(0, 1) = 1;  // non-zero on a signal coordinate

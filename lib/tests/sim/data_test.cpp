@@ -327,7 +327,10 @@ TEST_CASE("data generators reject bad input", "[data]") {
   CHECK_THROWS_WITH(dpkit::sim::linear_labels(a, Eigen::Vector3d(1, 1, 1), 1.0, s),
                     "linear_labels: x_star.size() is 3, but must be features.cols() = 2");
   CHECK_THROWS_WITH(dpkit::sim::linear_labels(a, x, -1.0, s),
-                    "linear_labels: noise_sd is -1, but must be finite and >= 0");
+                    "linear_labels: noise_sd is -1, but must be in [0, 1e150] (the squared labels "
+                    "overflow beyond)");
+  CHECK_THROWS_WITH(dpkit::sim::linear_labels(a, x, 1e308, s),
+                    Catch::Matchers::Contains("noise_sd is 1e+308, but must be in [0, 1e150]"));
   CHECK_THROWS_WITH(dpkit::sim::linear_labels(a, x, 1.0, s, kNan),
                     "linear_labels: clamp is nan, but must be >= 0 (+inf: no clamping)");
   CHECK_THROWS_AS(dpkit::sim::linear_labels(a, x, 1.0, s, -1.0), std::domain_error);

@@ -469,8 +469,17 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
       {"bound kan-certificate --clip inf",
        "dpkit bound kan-certificate: --clip is inf, but must be finite when kappa > 0"},
       {"bound nonconvex-thm1 --theta 0.5",
-       "dpkit bound nonconvex-thm1: --theta is 0.5, but must be a finite number >= 1"},
+       "dpkit bound nonconvex-thm1: --theta is 0.5, but must be a number in [1, 2^53]"},
       {"bound kan-thm4.1 --activation relu", "dpkit bound kan-thm4.1: --activation"},
+      // Overflowing inputs named as the user gave them (a probe: "--clip is 0" for
+      // --spacing 1e308, "--eta is 0" for --theta 1e308, "lambda is inf" for --ncr 1e308).
+      {"bound kan-thm4.1 --spacing 1e308",
+       "dpkit bound kan-thm4.1: --spacing is 1e308, but must be a number in [1e-100, 2]"},
+      {"bound nonconvex-thm1 --theta 1e308",
+       "dpkit bound nonconvex-thm1: --theta is 1e308, but must be a number in [1, 2^53]"},
+      {"bound longtail-thm2 --ncr 1e308",
+       "dpkit bound longtail-thm2: --ncr is 1e+308, but must be small enough that the spike's "
+       "eigenvalue"},
       {"bound --list mlp-thm13", "dpkit bound mlp-thm13: --list takes no bound name"},
   };
   for (const auto& [args, message] : cases) {
@@ -487,4 +496,8 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
   CHECK(inf.exit_code == 1);
   CHECK(count_lines(inf.err) == 1);
   CHECK_THAT(inf.err, Contains("overflows"));
+  // A NaN total is not "-nan ... (it overflows)".
+  const auto nan = dpkit_run("bound longtail-thm2 --signal-norm 1e308");
+  CHECK(nan.exit_code == 1);
+  CHECK(nan.err.find("nan") == std::string::npos);
 }

@@ -485,7 +485,22 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"calibrate --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 4294967297",
        "--steps is 4294967297, but must be <= 1e8 for the PLD accountant"},
       {"epsilon --noise-multiplier 1 --sampling-rate 1e-320 --delta 1e-5",
-       "--sampling-rate is 1e-320, but must be a number in [2.2e-308, 1]"},
+       "--sampling-rate is 1e-320, but must be a number in [2.2250738585072014e-308, 1]"},
+      // A range's own failure: STOP beyond 2^53 (the hint said "START <= STOP").
+      {"epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 1:1e20:1 --delta 1e-5",
+       "(STOP 1e20 is not an integer in [1, 2^53])"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 0.01 --steps 10:1:1 --delta 1e-5",
+       "(START <= STOP)"},
+      // The limit is written exactly: 2.2e-308 is below it (the message said "[2.2e-308, 1]").
+      {"epsilon --noise-multiplier 1 --sampling-rate 2.2e-308 --steps 10 --delta 1e-5",
+       "--sampling-rate is 2.2e-308, but must be a number in [2.2250738585072014e-308, 1] or 0 "
+       "(normal doubles"},
+      {"epsilon --noise-multiplier 1 --sampling-rate 1e-320 --steps 10 --delta 1e-5",
+       "(1e-320 underflows double precision: the smallest normal double is "
+       "2.2250738585072014e-308)"},
+      {"hsgd risk --spectrum isotropic:1e-320 --dimension 10 --learning-rate 1 --times 1",
+       "--spectrum: '1e-320' in 'isotropic:1e-320' is not a normal number (1e-320 underflows "
+       "double precision"},
       {"epsilon --noise-multiplier 1e-6 --full-batch --steps 1000 --delta 1e-5",
        "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier is"},
       {"tradeoff --mu 1 --points 4294967297",
@@ -522,11 +537,11 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --mu 1 --delta 1e-5 --output /dev/full", "--output: cannot write /dev/full"},
       {"epsilon --mu 1 --delta 1e-5 --output /tmp", "--output is /tmp, a directory"},
       {"calibrate --epsilon 1 --delta 1e-5 --sampling-rate 0 --steps 10",
-       "--sampling-rate is 0, but must be a number in [2.2e-308, 1]"},
+       "--sampling-rate is 0, but must be a number in [2.2250738585072014e-308, 1]"},
       {"epsilon --noise-multiplier 1 --sampling-rate 1e-320 --delta 1e-5",
-       "--sampling-rate is 1e-320, but must be a number in [2.2e-308, 1] or 0"},
+       "--sampling-rate is 1e-320, but must be a number in [2.2250738585072014e-308, 1] or 0"},
       {"epsilon --noise-multiplier 1 --sampling-rate 1.5 --delta 1e-5",
-       "--sampling-rate is 1.5, but must be a number in [2.2e-308, 1] or 0"},
+       "--sampling-rate is 1.5, but must be a number in [2.2250738585072014e-308, 1] or 0"},
       {"epsilon --noise-multiplier 1 --sampling-rate nan --delta 1e-5", "--sampling-rate is nan"},
       {"epsilon --noise-multiplier 1 --sampling shuffle --delta 1e-5", "--sampling"},
       {"epsilon --noise-multiplier 1 --delta 1e-5 --accuracy 0",
@@ -599,7 +614,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"tradeoff --mu 1e160 --points 3", "dpkit tradeoff: --mu is 1e+160, but must be <= 1e6"},
       {"tradeoff --mu 1e308 --gdp-mu", "dpkit tradeoff: --mu is 1e+308, but must be <= 1e6"},
       {"calibrate --epsilon 1e30 --delta 1e-5 --sampling-rate 0.01 --steps 100",
-       "dpkit calibrate: --epsilon is 1e+30, but must be in [2.2e-308, 1e11]"},
+       "dpkit calibrate: --epsilon is 1e+30, but must be in [2.2250738585072014e-308, 1e11]"},
       {"simulate --seed -1", "--seed is -1, but must be an integer in [0, 2^53]"},
       {"simulate --seed nan", "--seed is nan, but must be an integer in [0, 2^53]"},
       {"validate --list --seed 99999999999999999999",
@@ -755,6 +770,28 @@ TEST_CASE("a failed or diverged run says so: no table of a failed bound, no sile
   CHECK(s.out.find("DIVERGED: not finite in some replicates: risk/D (5 of 5 replicates)") !=
         std::string::npos);
   CHECK(s.err.find("dpkit simulate: the run diverged") != std::string::npos);
+  // A paper algorithm whose step overflows the iterate: DIVERGED too (it was refused as bad
+  // input, "w(0) is nan", exit 2).
+  const auto glm = dpkit_run(
+      "simulate --algorithm phased-sgd --dataset-size 256 --dimension 6 --rank 3 --replicates 3 "
+      "--epsilon 2 --delta 1e-5 --learning-rate 1e308 --threads 1");
+  CHECK(glm.exit_code == 1);
+  CHECK(glm.out.find("DIVERGED") != std::string::npos);
+  // Inputs whose derived quantities overflow, refused by the flag the user gave.
+  const std::pair<const char*, const char*> refused[] = {
+      {"simulate --algorithm jl-phased-sgd --dataset-size 256 --dimension 6 --replicates 2 "
+       "--epsilon 1e308 --delta 1e-5",
+       "--epsilon is 1e+308, but must be small enough that the JL dimension"},
+      {"simulate --label-noise 1e308 --replicates 2",
+       "--label-noise is 1e+308, but must be in [0, 1e150]"},
+      {"simulate --algorithm hsgd-sde --dt 1e308 --replicates 2",
+       "--steps x --dt is inf, but must be finite"}};
+  for (const auto& [args, message] : refused) {
+    CAPTURE(args);
+    const auto r = dpkit_run(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
   // A converging run is unchanged.
   const auto ok = dpkit_run("simulate --replicates 5 --steps 10 --threads 1");
   CHECK(ok.exit_code == 0);

@@ -132,7 +132,7 @@ TEST_CASE("dpkit correlated: a single inapplicable method, --help, bad input", "
       {"correlated --correlation 1 --sampling-rate 0.1 --steps 10 --epsilon 1 --delta 1e-5",
        "--correlation is 1, but must be a number in [0, 1)"},
       {"correlated --correlation 0.5 --sampling-rate 0 --steps 10 --epsilon 1 --delta 1e-5",
-       "--sampling-rate is 0, but must be a number in [2.2e-308, 1]"},
+       "--sampling-rate is 0, but must be a number in [2.2250738585072014e-308, 1]"},
       {"correlated --correlation 0.5 --sampling-rate 0.1 --steps 10 --epsilon 1 --delta 1e-5 "
        "--method f13",
        "--method"},

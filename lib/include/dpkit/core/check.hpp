@@ -44,6 +44,20 @@ class argument_error : public std::domain_error {
 std::string format_value(double value);
 std::string format_value(long long value);
 
+/// The smallest normal double (DBL_MIN) as every message writes it. A rounded "2.2e-308" lies
+/// below the limit it states: `-p 2.2e-308` was refused with "must be in [2.2e-308, 1]".
+inline constexpr const char* kSmallestNormalText = "2.2250738585072014e-308";
+
+/// Whether x is subnormal: nonzero and below DBL_MIN in magnitude. Such a number keeps a few
+/// digits at most and its square is 0, so every front end refuses it as an argument.
+bool is_subnormal(double x) noexcept;
+
+/// The note that goes with such a refusal, for a number written `text`:
+/// "(TEXT underflows double precision: the smallest normal double is 2.2250738585072014e-308)".
+/// The CLI adds it to text that reads only as a subnormal (or as 0 by underflow), Python to a
+/// subnormal value: one wording.
+std::string underflow_note(std::string_view text);
+
 /// Throws argument_error("<function>: <name> is <value>, but must be <constraint>").
 [[noreturn]] void throw_domain_error(std::string_view function,
                                      std::string_view name,
