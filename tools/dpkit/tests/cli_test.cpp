@@ -777,6 +777,12 @@ TEST_CASE("a failed or diverged run says so: no table of a failed bound, no sile
       "--epsilon 2 --delta 1e-5 --learning-rate 1e308 --threads 1");
   CHECK(glm.exit_code == 1);
   CHECK(glm.out.find("DIVERGED") != std::string::npos);
+  // The Moreau variant's prox refused the diverged iterate as bad input ("lower is nan").
+  const auto moreau = dpkit_run(
+      "simulate --algorithm moreau-phased-sgd --dataset-size 256 --dimension 6 --replicates 2 "
+      "--epsilon 2 --delta 1e-5 --learning-rate 1e308 --threads 1");
+  CHECK(moreau.exit_code == 1);
+  CHECK(moreau.out.find("DIVERGED") != std::string::npos);
   // Inputs whose derived quantities overflow, refused by the flag the user gave.
   const std::pair<const char*, const char*> refused[] = {
       {"simulate --algorithm jl-phased-sgd --dataset-size 256 --dimension 6 --replicates 2 "
