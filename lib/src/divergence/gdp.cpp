@@ -216,6 +216,9 @@ log_delta_bounds log_delta_bounds_at(double mu, double epsilon) {
   // δ ≤ Φ(a), and δ ≥ 1 − e^ε.
   const double a = -t + 0.5 * mu;
   const double la = normal_lcdf(a);
+  // log Φ(a) below the doubles (a ≲ −1.9e154): δ is below every positive double, as in the
+  // overflow branch above (the sum with its error was NaN, and min(0, NaN) read as δ ≤ 1).
+  if (!(la > -kInf)) return {-kInf, kLowest};
   const double upper =
       std::min(0.0, la + kSafety * lcdf_error(a, la, kU * (std::abs(t) + std::abs(a))));
   double lower = -kInf;
@@ -269,7 +272,10 @@ epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta) {
   auto upper_excess = [&](double e) { return log_delta_bounds_at(mu_hi, e).upper - target_lo; };
   auto lower_excess = [&](double e) { return log_delta_bounds_at(mu_lo, e).lower - target_hi; };
   // Bracket from δ(ε) ≤ Φ(−ε/μ + μ/2) ≤ δ at ε = μ²/2 + μ√(2 log(1/δ)) (Chernoff), doubled.
-  const double guess = 0.5 * mu_hi * mu_hi + mu_hi * std::sqrt(2 * -log_target) + 1.0;
+  // (It added 1 instead: for tiny μ the search then started at ε/μ ≈ 1e155, where log δ has no
+  // certified value, and `--mu 5e-156 --delta 3.5e-229` found no ε at all, while μ = 1e-100
+  // stopped at a bracket [7e-147, 5e-26] around the exact 3.2e-99.)
+  const double guess = 2 * (0.5 * mu_hi * mu_hi + mu_hi * std::sqrt(2 * -log_target));
   int evaluations = 2;
   if (upper_excess(0.0) <= 0) {
     r.value = r.upper = 0.0;

@@ -130,6 +130,28 @@ TEST_CASE("tiny mu uses the cancellation-free integral and stays accurate", "[di
   }
 }
 
+TEST_CASE("epsilon at a tiny mu: a tight certified bracket down to mu = 1e-300",
+          "[divergence][gdp]") {
+  // The search started near ε = 1 whatever μ, where ε/μ ≈ 1e155 has no certified log δ:
+  // μ = 5e-156 at δ = 3.5e-229 found no ε (exit 1 from the CLI), μ = 1e-100 stopped at
+  // [7e-147, 5e-26] around 3.2e-99. The ends are checked against δ(ε) by the privacy-loss
+  // integral (no closed form involved), and their relative width.
+  for (double mu : {1e-300, 1e-200, 5e-156, 1e-100, 1e-50, 1e-20, 1e-12}) {
+    for (double delta : {1e-5, 1e-30, 3.5e-229, 1e-290}) {
+      CAPTURE(mu, delta);
+      const dv::epsilon_result r = dv::gdp_epsilon(mu, delta);
+      REQUIRE(r.termination == dpkit::termination_type::converged);
+      if (r.upper == 0) {  // δ(0) ≤ δ already: δ(0) = 2Φ(μ/2) − 1 ≈ μ φ(0)
+        CHECK(mu * 0.3989422804014327 <= delta * (1 + 1e-12));
+        continue;
+      }
+      CHECK(delta_by_privacy_loss(mu, r.upper) <= delta * (1 + 1e-9));
+      CHECK(delta_by_privacy_loss(mu, r.lower) >= delta * (1 - 1e-9));
+      CHECK((r.upper - r.lower) / r.upper < 1e-12);
+    }
+  }
+}
+
 TEST_CASE("GDP profile identities: monotonicity and the symmetric-curve relation",
           "[divergence][gdp]") {
   for (double mu : {0.1, 1.0, 5.0}) {
