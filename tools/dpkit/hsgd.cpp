@@ -103,7 +103,11 @@ volterra::problem build_problem(const hsgd_options& o, report& rep) {
   par.label_noise = o.label_noise.value_or(0);
   par.sigma = o.noise.value_or(0);
   const volterra::energies e{o.start_error, o.target_norm, o.start_target};
-  const auto [given, v] = parse_spec("--spectrum", o.spectrum);
+  // Named references, not structured bindings: the lambdas below capture them (clang's analyzer
+  // misreads a captured binding as an uninitialised pointer).
+  const auto spec = parse_spec("--spectrum", o.spectrum);
+  const std::string& given = spec.first;
+  const std::vector<double>& v = spec.second;
   const std::string name = canonical_family(given);
   const std::string& text = o.spectrum;
   rep.parameters["spectrum"] = text;

@@ -50,7 +50,11 @@ long long spec_integer(const std::string& where, double x, long long lo, long lo
 }
 
 volterra::schedule build_schedule(const std::string& text, double gamma) {
-  const auto [name, v] = parse_spec("--schedule", text);
+  // Named references, not structured bindings: the lambdas below capture them (clang's analyzer
+  // misreads a captured binding as an uninitialised pointer).
+  const auto spec = parse_spec("--schedule", text);
+  const std::string& name = spec.first;
+  const std::vector<double>& v = spec.second;
   if (name == "constant") {
     need_count("--schedule", text, v, 0, 0, "constant");
     return volterra::schedule::constant(gamma);
