@@ -26,6 +26,12 @@ def pos(name: str, v: Any) -> float:
 def vector(name: str, v: Any, size: Optional[int] = None) -> np.ndarray:
     """v as a contiguous non-empty 1-D float array of finite numbers (of length size)."""
     import numpy as np
+    try:
+        one_dimensional = np.ndim(v) == 1
+    except ValueError:  # a ragged nesting
+        one_dimensional = False
+    if not one_dimensional:
+        raise ValueError(f"{name} must be a non-empty one-dimensional array of finite numbers")
     a = _core._reals(name, v, lambda x: True, "a finite number")
     if size is not None and a.size != size:
         raise ValueError(f"{name} has {a.size} entries, but must have {size}")

@@ -109,6 +109,14 @@ def _reals(name: str, values: Any, ok, constraint: str) -> Any:
                        f"element {constraint}")
     if isinstance(values, (str, bytes)):
         raise _bad(name, values, constraint)
+    try:
+        scalar = np.ndim(values) == 0
+    except ValueError:  # a ragged nesting
+        raise shape from None
+    if scalar:  # one number: named as the argument itself
+        return np.array([_real(name, values, ok, constraint)], dtype=float)
+    if isinstance(values, (list, tuple)) and all(type(v) in (float, int) for v in values):
+        values = np.asarray(values, dtype=float)  # plain numbers (no bool, no text): whole
     if isinstance(values, np.ndarray) and values.dtype.kind in "fiu":
         # Numeric arrays (the common, possibly long, case): checked whole; any doubt goes to
         # the element-wise path below, which words the refusal.

@@ -138,3 +138,10 @@ def test_list_arguments_are_checked_element_by_element():
     import numpy as np
     a = np.linspace(0, 1, 11)
     assert np.array_equal(dpkit.tradeoff(a, **RUN).alpha, a)
+
+
+def test_list_arguments_one_number_and_plain_lists():
+    # A single number is named as the argument itself, not as its element 0.
+    refused(lambda: dpkit.tradeoff(2.0, **RUN), "alpha is 2.0, but must be a number in [0, 1]")
+    # A plain list of numbers is taken whole, as an array is.
+    assert list(dpkit.tradeoff([0.5, 0, 1], **RUN).alpha) == [0.5, 0.0, 1.0]

@@ -270,7 +270,8 @@ int run_risk(const hsgd_options& o) {
           "DIVERGES: K_inf = " + format_number(pl.kernel_norm) +
           " >= 1, so P_t grows without bound (docs/volterra.md)" +
           (std::isfinite(pl.kernel_norm)
-               ? "; lower --learning-rate below " + format_number(gamma / pl.kernel_norm)
+               ? "; lower the HSGD rate gamma (--learning-rate) below " +
+                     format_number(gamma / pl.kernel_norm)
                : std::string()));
     }
   }

@@ -32,7 +32,7 @@ ordering_verdict judge_orderings(int resolved, int refuted, int total, bool self
                                      "wrong side)"};
     if (resolved == total)
       return {verdict::holds,
-              "every predicted ordering holds: each paired-difference interval lies above 0"};
+              "every predicted ordering holds: each interval lies wholly on the predicted side"};
     return {verdict::inconclusive, std::to_string(total - resolved) + of +
                                        " orderings are not resolved at this sample size"};
   }
@@ -49,7 +49,7 @@ ordering_verdict judge_orderings(int resolved, int refuted, int total, bool self
               (left == 1 ? std::string("the other one is not, so a claim reversing it")
                          : "the other " + std::to_string(left) +
                                " are not, so a claim reversing one of them") +
-              " alone would pass (no power against it at this sample size)"};
+              " alone would pass"};
 }
 
 namespace {

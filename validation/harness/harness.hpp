@@ -167,8 +167,8 @@ judgement judge(const scenario_result& r, tier t, double bound_factor);
 /// plausible ones, "this one ordering reversed", one per ordering, and the self-check is caught
 /// (violated) only when every reversed ordering is refuted. Catching "every ordering reversed"
 /// when any single one resolves would report power that the real audit, which needs all of them,
-/// does not have: this way the self-check is caught exactly when the real audit would say holds.
-/// `noun` names the orderings in the reason ("orderings", "audited orderings").
+/// does not have: this way the self-check is caught exactly when the real audit would say holds
+/// (before a scenario's own further checks).
 struct ordering_verdict {
   validation::verdict verdict = verdict::inconclusive;
   std::string reason;

@@ -208,9 +208,9 @@ phased_output run_phased(const Eigen::MatrixXd& X,
       sum += w;  // average of w_i^1 … w_i^{n_i}: the start point in, the last iterate out
       const double a = X.col(col).dot(w), yi = y(col);
       double s;
-      if (!std::isfinite(a)) {
-        // A diverged iterate (an overflowing step): it stays NaN and the result says so (the
-        // Moreau prox's root search refused it as "lower is nan", an input error).
+      if (plan.moreau && !std::isfinite(a)) {
+        // A diverged iterate (an overflowing step) has no Moreau prox: it stays NaN and the
+        // result says so (the prox's root search refused it as "lower is nan", an input error).
         s = std::numeric_limits<double>::quiet_NaN();
       } else if (!plan.moreau) {
         s = link_value(plan.link, a) - yi;  // ∇ℓ = (σ(⟨w,x⟩) − y)x

@@ -135,10 +135,9 @@ double spike_for_ncr(std::size_t K, std::size_t d, double s, double ncr) {
   // Its square enters the data's norms and every bound: at most 1e150 (a probe's 1e308 gave
   // "frobenius is inf").
   if (!(lambda <= 1e150))
-    throw_domain_error(fn, "ncr", ncr,
-                       "small enough that the spike's eigenvalue, about sqrt(2) x noise scale x "
-                       "ncr = " + format_value(std::sqrt(2.0) * s * ncr) +
-                           ", is at most 1e150 (its square enters the bounds)");
+    throw_domain_error(fn, "the spike's eigenvalue (from the noise scale and the NCR)", lambda,
+                       "<= 1e150 (its square enters the bounds: lower the noise scale or the "
+                       "NCR)");
   return lambda;
 }
 

@@ -187,11 +187,12 @@ bool risk_bound::conditions_hold() const noexcept {
 }
 
 kan_constants cubic_bspline_constants(kan_activation activation, double spacing) {
-  // h = 2/G on [−1, 1] with G ≥ 1 grid intervals, so h ≤ 2; a probe's 1e308 made B″_b = 0
-  // and the automatic clip 0 ("--clip is 0"), and below 1e-100 2/h² overflows.
+  // h = 2/G on [−1, 1] with G ≥ 1 grid intervals, so h ≤ 2 (a probe's 1e308 made B″_b = 0
+  // and the automatic clip 0, "--clip is 0"); at most 1e100 intervals keeps 2/h² ≤ 2e200, far
+  // from overflowing (it overflows below h ≈ 1e-154).
   if (!(spacing >= 1e-100 && spacing <= 2))
     throw_domain_error("cubic_bspline_constants", "spacing", spacing,
-                       "in [1e-100, 2] (h = 2/G on [-1, 1] with G >= 1 grid intervals)");
+                       "in [1e-100, 2] (h = 2/G on [-1, 1] with 1 <= G <= 1e100 grid intervals)");
   const double h = spacing;
   // Cardinal cubic B-spline: max N = 2/3 (at the centre), max |N′| = 2/3 (at 4/3 and 8/3),
   // max |N″| = 2 (at the centre); scaled by h^{−r}.

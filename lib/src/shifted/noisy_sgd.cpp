@@ -80,7 +80,8 @@ std::pair<long long, double> minimise_over_k(
 // said "noise_multiplier is 2e-308").
 const char* const kBeyondAccountants =
     "the run is beyond the accountants' range (a G(mu) factor above mu = 1e6 or a noise "
-    "multiplier below 1e-100: the sensitivity is too large for the noise): no epsilon";
+    "multiplier below 1e-100: too little noise for the sensitivity, diameter or step): no "
+    "epsilon";
 
 accounting::privacy_estimate beyond_accountants() {
   accounting::privacy_estimate e;
@@ -110,6 +111,9 @@ sgd_bound search(const char* source,
                  long long k_lo,
                  long long k_hi,
                  Run run_at) {
+  // The caller's own inputs are checked first: the refusals caught below are the runs'.
+  check_open_probability(source, "delta", delta);
+  o.pld.validate(source);
   sgd_bound best;
   best.source = source;
   std::vector<double> alphas = {std::sqrt(2.0)};
@@ -240,6 +244,8 @@ accounting::training_run noisy_sgd_constrained_convex_run(const noisy_gradient_s
 sgd_bound noisy_sgd_composition(const noisy_gradient_setting& s,
                                 double delta,
                                 const sgd_search_options& o) {
+  check_open_probability("noisy_sgd_composition", "delta", delta);
+  o.pld.validate("noisy_sgd_composition");
   sgd_bound out;
   out.source = "BSA24 Thm 4.8 (composition)";
   out.run = noisy_sgd_composition_run(s);

@@ -172,9 +172,8 @@ std::vector<double> schedule::breakpoints(double t_end) const {
   std::vector<double> b;
   if (const step* s = std::get_if<step>(&rep_)) {
     if (s->factor < 1) {
-      // Each decay is a breakpoint the solvers stop at: at most 1e5 of them (a probe's
-      // interval 1e-300 asked for 1e300 and ran out of memory). By then the rate has fallen by
-      // factor^1e5, below 1e-4 of gamma0 for any factor below 0.9999.
+      // Each decay is a breakpoint the solvers stop at: at most 1e5 of them, a resource limit
+      // (a probe's interval 1e-300 asked for 1e300 and ran out of memory).
       if (t_end / s->interval > 1e5)
         throw_domain_error("schedule::breakpoints", "interval", s->interval,
                            ">= horizon / 1e5 = " + format_value(t_end / 1e5) +

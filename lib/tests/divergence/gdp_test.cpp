@@ -137,7 +137,8 @@ TEST_CASE("epsilon at a tiny mu: a tight certified bracket down to mu = 1e-300",
   // [7e-147, 5e-26] around 3.2e-99. The ends are checked against δ(ε) by the privacy-loss
   // integral (no closed form involved), and their relative width.
   for (double mu : {1e-300, 1e-200, 5e-156, 1e-100, 1e-50, 1e-20, 1e-12}) {
-    for (double delta : {1e-5, 1e-30, 3.5e-229, 1e-290}) {
+    // 1e-303 is below δ(0) ≈ 4e-301 at μ = 1e-300, so the search runs there too.
+    for (double delta : {1e-5, 1e-30, 3.5e-229, 1e-290, 1e-303}) {
       CAPTURE(mu, delta);
       const dv::epsilon_result r = dv::gdp_epsilon(mu, delta);
       REQUIRE(r.termination == dpkit::termination_type::converged);

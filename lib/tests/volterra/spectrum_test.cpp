@@ -210,7 +210,10 @@ TEST_CASE("Marchenko-Pastur: the closed-form CDF equals quadrature of the densit
 TEST_CASE("Marchenko-Pastur at extreme ratios: the CDF against quadrature, the bins near s^2",
           "[volterra][spectrum]") {
   // The closed form cancels terms of size 1/(4c) (c/4) for small (large) c; at c = 1e-20 it put
-  // the whole spectrum at 4s² and 0. The density quadrature is independent of that form.
+  // the whole spectrum at 4s² and 0. Outside [1e-4, 1e4] the library integrates the angle
+  // density too (Gauss–Kronrod); the reference is another quadrature of it (tanh-sinh), so the
+  // independent checks here are the bins near s² below and the switch points 1e-4 and 1e4,
+  // where both sides of the switch must agree with it.
   boost::math::quadrature::tanh_sinh<double> integrator;
   for (double c : {1e-20, 1e-12, 1e-6, 1e-4, 1e4, 1e8}) {
     const double s2 = 0.7;

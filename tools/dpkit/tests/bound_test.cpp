@@ -478,8 +478,11 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
       {"bound nonconvex-thm1 --theta 1e308",
        "dpkit bound nonconvex-thm1: --theta is 1e308, but must be a number in [1, 2^53]"},
       {"bound longtail-thm2 --ncr 1e308",
-       "dpkit bound longtail-thm2: --ncr is 1e+308, but must be small enough that the spike's "
-       "eigenvalue"},
+       "dpkit bound longtail-thm2: the spike's eigenvalue (from the noise scale and the NCR) is "
+       "7.071067811865476e+307, but must be <= 1e150"},
+      {"bound longtail-thm2 --noise-scale 1e200 --ncr 1",
+       "dpkit bound longtail-thm2: the spike's eigenvalue (from the noise scale and the NCR) is "
+       "1e+200, but must be <= 1e150"},
       {"bound --list mlp-thm13", "dpkit bound mlp-thm13: --list takes no bound name"},
   };
   for (const auto& [args, message] : cases) {

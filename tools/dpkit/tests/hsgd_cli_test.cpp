@@ -284,5 +284,6 @@ TEST_CASE("dpkit hsgd: spec parts, pair indices and overflowing inputs in the us
   CHECK(diverged.exit_code == 1);
   CHECK(diverged.out.find("nan") == std::string::npos);
   CHECK(diverged.out.find("output times not computed") != std::string::npos);
-  CHECK(diverged.out.find("lower --learning-rate below") != std::string::npos);
+  CHECK(diverged.out.find("lower the HSGD rate gamma (--learning-rate) below") !=
+        std::string::npos);
 }

@@ -101,7 +101,8 @@ enum class kan_activation { tanh, sigmoid };
 
 /// Assumption 3.2's constants for uniform cubic B-splines of knot spacing h and tanh or
 /// sigmoid (closed forms, docs/kan.md): B_b = 2/3, B′_b = 2/(3h), B″_b = 2/h²; tanh 1, 1,
-/// 4/(3√3); sigmoid 1, 1/4, 1/(6√3). Throws std::domain_error unless h is finite and > 0.
+/// 4/(3√3); sigmoid 1, 1/4, 1/(6√3). Throws std::domain_error unless h ∈ [1e-100, 2] (h = 2/G
+/// on [−1, 1] with G ≥ 1 grid intervals, at most 1e100 of them).
 kan_constants cubic_bspline_constants(kan_activation activation, double spacing);
 
 /// The hidden constants of the "up to constants" statements, each a named input. Every bound
