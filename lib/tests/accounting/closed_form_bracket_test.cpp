@@ -87,3 +87,21 @@ TEST_CASE("small noise over many steps: every certified end is on its side (50 d
     CHECK(pld.upper - pld.lower <= 1e-3 * pld.upper);
   }
 }
+
+TEST_CASE("the replace-one Poisson curve resolves a sampling rate below 1e-50",
+          "[accounting][pld][certified]") {
+  // The 50-digit reference took δ as the difference of two tails near 1/2, which loses any q
+  // below 1e-50: at q = 2.26e-104 it read δ(0) = 0 and ε = 0, and the domain sweep (case 24689)
+  // failed a correct PLD lower end, 21 906. The exact ε here, 21906.380797450644671, is a
+  // 300-digit bisection of the same integral taken directly (mpmath, no decomposition).
+  const double sigma = 0.0049755865309765238, q = 2.2625513718597391e-104;
+  const double delta = 3.4537430889414394e-126;
+  const real50 exact =
+      exact_epsilon(dpkit::test::poisson_replace_one_one_step_curve(sigma, q), delta);
+  CHECK(abs(exact - real50("21906.380797450644671")) < real50("1e-12"));
+  acc::training_run run = poisson_run(sigma, q, 1);
+  run.phases[0].neighbours = acc::neighbouring::replace_one;
+  const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
+  CHECK(at_most(e.lower, exact));
+  CHECK(at_least(e.upper, exact));
+}

@@ -116,11 +116,15 @@ delta_curve poisson_replace_one_one_step_curve(double sigma_d, double q_d) {
       (log_ratio(mid) < e ? lo : hi) = mid;
     }
     const real50 x = (lo + hi) / 2;
-    const real50 p_tail =
-        log_add(log_1mq + log_normal_sf(x / s), log(q) + log_normal_sf((x - 1) / s));
-    const real50 q_tail =
-        log_add(log_1mq + log_normal_sf(x / s), log(q) + log_normal_sf((x + 1) / s));
-    return log_sub(p_tail, e + q_tail);
+    // δ = ∫_{x > x*} (P − e^ε Q) = q[Φ̄((x*−1)/σ) − e^ε Φ̄((x*+1)/σ)] − (1−q)(e^ε − 1)Φ̄(x*/σ),
+    // each part of size q or e^ε − 1. (The difference of the two tails, each ≈ Φ̄(x*/σ) ≈ 1/2,
+    // lost q below 1e-50 entirely: at q = 2.3e-104 it read δ(0) = 0 and ε = 0, where the
+    // exact ε is 21 906 — domain sweep case 24689.)
+    const real50 part_q =
+        log(q) + log_sub(log_normal_sf((x - 1) / s), e + log_normal_sf((x + 1) / s));
+    if (e == 0) return part_q;
+    const real50 part_rest = log_1mq + log(expm1(e)) + log_normal_sf(x / s);
+    return log_sub(part_q, part_rest);
   };
 }
 

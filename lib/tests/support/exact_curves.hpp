@@ -16,7 +16,9 @@
 //   poisson_replace_one_one_step
 //                       one Poisson step, replace-one: (1−q)N(0,σ²) + qN(1,σ²) against
 //                       (1−q)N(0,σ²) + qN(−1,σ²); the likelihood ratio is increasing in x, its
-//                       level set found at 50 digits.
+//                       level set x* found at 50 digits; δ(ε) = q[Φ̄((x*−1)/σ) −
+//                       e^ε Φ̄((x*+1)/σ)] − (1−q)(e^ε − 1)Φ̄(x*/σ), parts of size q (no
+//                       difference of two tails near 1/2, which loses a q below 1e-50).
 //   wor_one_step        one fixed-size batch, replace-one: the pair C_q(G(2/σ)),
 //                       δ(ε) = q·δ_G(2/σ)(log(1 + (e^ε − 1)/q)) (BSA24 Prop D.4).
 //   poisson_small_sigma Poisson add/remove, any number of steps, σ ≤ 0.005: with K ~ Bin(T, q)
