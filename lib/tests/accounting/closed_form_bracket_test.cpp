@@ -104,4 +104,12 @@ TEST_CASE("the replace-one Poisson curve resolves a sampling rate below 1e-50",
   const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
   CHECK(at_most(e.lower, exact));
   CHECK(at_least(e.upper, exact));
+  // At a tiny σ the root is astronomically large: e^ε must not be formed (it left even the
+  // 50-digit type's range near ε = 1.5e9, where the reference then stopped, case 26848). With
+  // the record in, the loss is N(log(q/(1 − q)) + 1/(2σ²), 1/σ²): ε ≈ 1/(2σ²) = 6.1e16 here.
+  const double tiny = 2.8594128900682254e-09;
+  const real50 large = exact_epsilon(
+      dpkit::test::poisson_replace_one_one_step_curve(tiny, 9.521491943719836e-06), 3.7e-12);
+  CHECK(large > real50(6.1e16));
+  CHECK(large < real50(6.2e16));
 }

@@ -123,7 +123,9 @@ delta_curve poisson_replace_one_one_step_curve(double sigma_d, double q_d) {
     const real50 part_q =
         log(q) + log_sub(log_normal_sf((x - 1) / s), e + log_normal_sf((x + 1) / s));
     if (e == 0) return part_q;
-    const real50 part_rest = log_1mq + log(expm1(e)) + log_normal_sf(x / s);
+    // log(e^ε − 1) without forming e^ε, which leaves even this type's range near ε = 1.5e9.
+    const real50 log_expm1 = e > 1 ? e + log1p(-exp(-e)) : log(expm1(e));
+    const real50 part_rest = log_1mq + log_expm1 + log_normal_sf(x / s);
     return log_sub(part_q, part_rest);
   };
 }
