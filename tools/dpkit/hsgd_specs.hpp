@@ -36,7 +36,7 @@ long long spec_integer(const std::string& where, double x, long long lo, long lo
 volterra::schedule build_schedule(const std::string& text, double gamma);
 
 // Runs a library builder of a --spectrum or --schedule spec and names the argument it refuses
-// in the user's words: the spec's placeholder (BULK, SPIKE2, INTERVAL, HORIZON) with the spec's
+// in the user's words: the spec's own part name (BULK, SPIKE2, INTERVAL, HORIZON) with the spec's
 // form, or the flag of the start energies. The library's names go in by field (argument_error),
 // never by parsing its text; a name not listed passes on unchanged.
 template <class F>

@@ -234,7 +234,7 @@ TEST_CASE("dpkit hsgd privacy --ys22-clip: Ye & Shokri's bound at 50-digit value
 
 TEST_CASE("dpkit hsgd: spec parts, pair indices and overflowing inputs in the user's words",
           "[cli]") {
-  // Each refusal names what the user wrote (a spec's placeholder, a flag), never a C++ field
+  // Each refusal names what the user wrote (a spec's part name, a flag), never a C++ field
   // (lambda_bulk, spikes[1], rates[1], pairs[0].second) or a derived quantity's internal name
   // ("t is nan"); a count beyond 2^63 is refused, not wrapped to -2^63.
   const std::string risk = "hsgd risk --dimension 10 --noise-std 1 --learning-rate 0.1 "
