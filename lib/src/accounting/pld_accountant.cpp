@@ -276,7 +276,13 @@ void bracket(const directions& dirs,
     at.tilt_first = p.tilted;
     if (!finite) {
       r.termination = termination_type::failure;
-      r.message = "the truncation corrections alone exceed the target";
+      // +∞ is a certified answer (the corrections exceed the target); NaN is a fault, and
+      // saying it was the corrections once hid one (an exact zero in the FFT's spectrum).
+      const bool fault =
+          std::any_of(upper.begin(), upper.end(), [](double v) { return std::isnan(v); });
+      r.message =
+          fault ? "internal fault: the upper bound is not a number (please report the command)"
+                : "the truncation corrections alone exceed the target";
       return;
     }
     if (options.grid_spacing > 0 || scale == 0 || gap <= options.relative_accuracy * scale) {
