@@ -364,6 +364,25 @@ noise_calibration calibrate_noise_multiplier(training_run run,
                     format_value(last.value) + " (target " + format_value(target_epsilon) +
                     "; the search moves at most 4x per step and stopped after " +
                     std::to_string(evaluations) + " evaluations)";
+      // Where 4 times more noise hardly lowers the certified ε, the accountant has reached the
+      // smallest ε it resolves at this δ (the PLD's grid floor, RDP's largest order), far above
+      // the exact ε. Say so, and which ε can be asked for (sweep case 28068: T = 12,
+      // δ = 1.1e-263, target 1.1e-10; the PLD stalls at 6.3e-9 from σ ~ 1e10, RDP at 4.6e-4;
+      // the exact ε falls like 1/σ). `seen` holds each σ tried: the nearest at least 4x below
+      // the last one is compared (the secant's own steps may be a factor 1.2 where ε is flat).
+      const auto below = seen.upper_bound(x1 - std::log(4.0));
+      if (last.value > target_epsilon && std::isfinite(last.value) && below != seen.begin()) {
+        const auto& [x_before, before] = *std::prev(below);
+        if (before > 0 && std::isfinite(before) && last.value >= before / 1.5)
+          out.message = "the certified epsilon stops falling at about " +
+                        format_value(last.value) + " at this delta (noise multiplier " +
+                        format_value(std::exp(x_before)) + " gives " + format_value(before) +
+                        ", " + format_value(std::exp(x1)) + " gives " + format_value(last.value) +
+                        "): the accountant cannot certify an epsilon as small as the target " +
+                        format_value(target_epsilon) +
+                        " here; ask for an epsilon above the one it stops at, or a "
+                        "larger delta";
+      }
       // A G(μ₀) factor's ε is a floor no noise multiplier goes below: say so where it is the
       // reason (sweep case 9228: G(4.43) against a target of 0.24).
       if (run.gaussian_mu > 0) {

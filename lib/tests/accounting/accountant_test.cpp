@@ -230,9 +230,25 @@ TEST_CASE("a failed calibration says which accountant failed, and returns no sig
   CHECK(std::isnan(c.noise_multiplier));
   CHECK(c.estimate.accountant == acc::accountant_type::rdp);
   CHECK_FALSE(c.estimate.converged());
-  // The message says where the search stopped and that the budget was still exceeded there.
-  CHECK_THAT(c.message, Contains("could not bracket the noise multiplier: at noise multiplier"));
-  CHECK_THAT(c.message, Contains("(target 1e-04;"));
+  // The message says that the certified ε stopped falling, at what value, and that the target
+  // is below it (it said only "could not bracket" before).
+  CHECK_THAT(c.message, Contains("the certified epsilon stops falling at about 0.000"));
+  CHECK_THAT(c.message, Contains("cannot certify an epsilon as small as the target 1e-04"));
+  // The PLD's floor (its finest grid, 1e-10): sweep case 28068, 12 Poisson steps at
+  // δ = 1.1e-263, where ε ≈ 0.15/σ exactly, but the certified ε stays near 6e-9 for every σ
+  // beyond 1e9. Once "could not bracket", which did not say that no σ would do.
+  const auto p = acc::calibrate_noise_multiplier(dpsgd(0.31707377256823155, 0.0012022049147102309,
+                                                       12),
+                                                 1.117337906311698e-10, 1.1073984564988163e-263);
+  CAPTURE(p.message);
+  CHECK(std::isnan(p.noise_multiplier));
+  CHECK_THAT(p.message, Contains("the certified epsilon stops falling at about"));
+  // An ε above the one it stops at is answered.
+  const auto above = acc::calibrate_noise_multiplier(
+      dpsgd(0.31707377256823155, 0.0012022049147102309, 12), 1e-8, 1.1073984564988163e-263);
+  CAPTURE(above.message);
+  CHECK_FALSE(std::isnan(above.noise_multiplier));
+  CHECK(above.estimate.value <= 1e-8);
 }
 
 TEST_CASE("a target below the accountant's resolution: the smallest sigma with epsilon = 0",
