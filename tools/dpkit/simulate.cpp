@@ -405,6 +405,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
   sub->callback([o, paper, sub, &exit_code] {
     if (is_paper_algorithm(o->algorithm)) {
       o->classes_given = sub->get_option("--classes")->count() > 0;
+      reject_foreign_paper_options(*sub, o->algorithm, *paper);
       exit_code = run_paper_simulation(paper_common_of(*o, *sub), *paper);
       return;
     }

@@ -255,6 +255,59 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->group(gl);
 }
 
+void reject_foreign_paper_options(const CLI::App& sub,
+                                  const std::string& algorithm,
+                                  const paper_options& o) {
+  // The paper options that only some paper algorithms read (the privacy target's are read by
+  // all). GLM: Algs 1-3, 5, 6, 9; dp-glm and dp-kernel-glm may take Alg 3's JL branch.
+  const std::vector<std::string> glm = {"phased-sgd",           "jl-phased-sgd", "moreau-phased-sgd",
+                                        "jl-moreau-phased-sgd", "dp-glm",        "dp-kernel-glm"};
+  std::vector<std::string> teacher = glm;
+  teacher.insert(teacher.end(), {"relu-dp-pgd", "adaptive-batched-gd"});
+  const std::vector<std::string> moreau = {"moreau-phased-sgd", "jl-moreau-phased-sgd"};
+  const std::vector<std::string> networks = {"mlp-dp-sgd", "longtail-dp-sgd"};
+  const std::vector<std::pair<const char*, std::vector<std::string>>> users = {
+      {"--link", glm},
+      {"--rank", glm},
+      {"--w-norm", teacher},
+      {"--risk-samples", teacher},
+      {"--jl-dim",
+       {"jl-phased-sgd", "jl-moreau-phased-sgd", "dp-glm", "dp-kernel-glm", "relu-dp-pgd"}},
+      {"--moreau-beta", moreau},
+      {"--oracle", moreau},
+      {"--oracle-gamma", moreau},
+      {"--kernel-degree", {"dp-kernel-glm"}},
+      {"--corrected-sensitivity", {"adaptive-batched-gd"}},
+      {"--width", networks},
+      {"--test-examples", networks},
+      {"--depth", {"mlp-dp-sgd"}},
+      {"--constraint", {"mlp-dp-sgd"}},
+      {"--teacher-hidden", {"mlp-dp-sgd"}},
+      {"--signal-norm", {"longtail-dp-sgd"}},
+      {"--ncr", {"longtail-dp-sgd"}},
+      {"--noise-law", {"longtail-dp-sgd"}},
+      {"--class-frequencies", {"longtail-dp-sgd"}},
+      {"--epochs", {"longtail-dp-sgd"}},
+      {"--tail-threshold", {"longtail-dp-sgd"}},
+      {"--network-init", {"longtail-dp-sgd"}},
+      {"--sigma0", {"longtail-dp-sgd"}},
+  };
+  for (const auto& [flag, readers] : users) {
+    const CLI::Option* opt = sub.get_option_no_throw(flag);
+    if (opt == nullptr || opt->count() == 0) continue;
+    if (std::find(readers.begin(), readers.end(), algorithm) == readers.end()) {
+      std::string list;
+      for (const std::string& r : readers) list += (list.empty() ? "" : ", ") + r;
+      throw usage_error(std::string(flag) + " does not apply to --algorithm " + algorithm +
+                        " (it is read by " + list + ")");
+    }
+  }
+  const CLI::Option* sigma0 = sub.get_option_no_throw("--sigma0");
+  if (sigma0 != nullptr && sigma0->count() > 0 && o.init != "gaussian")
+    throw usage_error("--sigma0 applies to --network-init gaussian only (the default, pytorch, "
+                      "draws U(-1/sqrt(d), 1/sqrt(d)))");
+}
+
 int run_paper_simulation(const paper_common_options& c, const paper_options& o) {
   const std::string family = info_of(c.algorithm).family;
   if (family != "mlp" && (!c.data.empty() || !c.keep_classes.empty()))

@@ -84,6 +84,12 @@ struct paper_options {
 /// Adds the paper options to `simulate` in option groups.
 void add_paper_options(CLI::App* sub, paper_options& o);
 
+/// Refuses (usage_error) a paper option given to a paper algorithm that does not read it, such
+/// as --moreau-beta to phased-sgd or --sigma0 without --network-init gaussian: before, such
+/// flags were ignored without a word.
+void reject_foreign_paper_options(const CLI::App& sub, const std::string& algorithm,
+                                  const paper_options& o);
+
 /// Runs a paper algorithm and emits its report; returns the exit code.
 int run_paper_simulation(const paper_common_options& common, const paper_options& o);
 

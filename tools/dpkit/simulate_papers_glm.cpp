@@ -26,6 +26,18 @@ learners::glm_link link_of(const std::string& s) {
   return learners::glm_link::relu;
 }
 
+/// The teacher the flags describe, checked before any replicate: its limits
+/// (learners::kLargestTeacherNorm) said in the flags' words (--w-norm 1e308 once failed inside
+/// a replicate with "label 38 is inf").
+void check_teacher(const learners::glm_teacher& teacher) {
+  try {
+    teacher.validate("dpkit simulate");
+  } catch (const std::exception& e) {
+    throw usage_error(library_reason(
+        e, nullptr, {{"teacher.|w_star|", "--w-norm"}, {"teacher.noise_scale", "--label-noise"}}));
+  }
+}
+
 /// ε certified for `compositions` Gaussian releases of noise multiplier z (exact GDP:
 /// μ = √k/z; Dong, Roth & Su 2022, Cor. 2.13 for the composition, Balle & Wang 2018 for δ(ε)).
 double gaussian_epsilon(double z, long long compositions, double delta) {
@@ -107,6 +119,7 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
   pop.teacher.w_star.head(static_cast<Eigen::Index>(theta))
       .setConstant(o.w_norm / std::sqrt(static_cast<double>(theta)));
   pop.teacher.noise = learners::glm_label_noise::binary;
+  check_teacher(pop.teacher);
 
   learners::phased_sgd_options a;
   a.link = link;
@@ -259,6 +272,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
                                              o.w_norm / std::sqrt(static_cast<double>(d)));
   pop.teacher.noise = learners::glm_label_noise::uniform;
   pop.teacher.noise_scale = h;
+  check_teacher(pop.teacher);
   double B = o.w_norm + h;
   if (adaptive) {
     // Assumption 2: x isotropic log-concave AND bounded — uniform in the ball of radius

@@ -39,9 +39,12 @@ accounting::training_run subsampled_run(double z, double q, long long steps, boo
   return run;
 }
 
-// ε of the run at its noise multiplier (∞ without noise).
+// ε of the run at its noise multiplier: ∞ without noise, and ∞ below the smallest noise
+// multiplier the accountants take (there ε exceeds 1e200 per step; a --noise-std of 1e-300 once
+// failed the whole run with "noise_multiplier is 6.4e-299").
 double certified_epsilon(const accounting::training_run& run, double delta) {
-  if (!(run.phases.front().noise_multiplier > 0)) return INFINITY;
+  if (!(run.phases.front().noise_multiplier >= accounting::kSmallestNoiseMultiplier))
+    return INFINITY;
   const auto e = accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld);
   if (!e.converged()) throw numerical_failure("PLD accountant: " + e.message);
   return e.value;
@@ -114,9 +117,9 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
     throw usage_error("--label-noise is " + format_number(label_noise) +
                       ", but for mlp-dp-sgd it is a flip probability: must be <= 0.5");
   // Thm 13's step size η = √L R/(C√(mT)) (SWX+23 Thm 13) unless given.
-  const double eta = c.learning_rate.value_or(
-      std::sqrt(static_cast<double>(arch.depth)) * R /
-      (C * std::sqrt(static_cast<double>(arch.width) * static_cast<double>(T))));
+  const double eta = c.learning_rate ? *c.learning_rate
+                                     : learners::alg10_theorem13_learning_rate(
+                                           arch.depth, R, C, arch.width, T);
   const learners::mlp_constraint constraint = o.constraint == "none" ? learners::mlp_constraint::none
                                          : o.constraint == "printed"
                                              ? learners::mlp_constraint::printed
@@ -125,8 +128,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
   // Noise: --noise-std sigma as given; else the tight calibration (PLD accountant, Poisson q, T) or
   // the paper's σ = c₂ qC√(T log(1/δ))/(|B_t| ε) with |B_t| = qn and the unknown c₂ set to 1.
   const double z_tight = certified_multiplier(o.epsilon, o.delta, subsampled_run(1, q, T, true));
-  const double sigma_paper = q * C * std::sqrt(static_cast<double>(T) * std::log(1 / o.delta)) /
-                             (q * static_cast<double>(n) * o.epsilon);
+  const double sigma_paper = learners::alg10_paper_noise_std(C, q, T, o.delta, n, o.epsilon);
   const double z_paper = learners::alg10_noise_multiplier(sigma_paper, C, q, n);
   double sigma = 0;
   std::string calibration = o.calibration;

@@ -431,7 +431,13 @@ void glm_teacher::validate(const char* function) const {
   check_at_least(function, "teacher.w_star.size()", static_cast<long long>(w_star.size()), 1);
   for (Eigen::Index j = 0; j < w_star.size(); ++j)
     check_finite(function, "teacher.w_star(" + count(static_cast<long long>(j)) + ")", w_star(j));
-  check_nonnegative(function, "teacher.noise_scale", noise_scale);
+  // stableNorm: the plain norm squares the entries, and ‖w*‖ = 1e200 would read as inf.
+  if (const double norm = w_star.stableNorm(); !(norm <= kLargestTeacherNorm))
+    throw_domain_error(function, "teacher.|w_star|", norm,
+                       "<= 1e150 (the labels' squares overflow beyond)");
+  if (!(noise_scale >= 0 && noise_scale <= kLargestTeacherNorm))
+    throw_domain_error(function, "teacher.noise_scale", noise_scale,
+                       "in [0, 1e150] (the labels' squares overflow beyond)");
   if (!(clamp > 0)) throw_domain_error(function, "teacher.clamp", clamp, "> 0 (+inf: no clamp)");
   if (noise == glm_label_noise::binary && link == glm_link::relu)
     throw_domain_error(function, "teacher.noise", "binary", "uniform or none for a ReLU teacher");

@@ -561,6 +561,10 @@ glm_result relu_dp_pgd(const dataset& data, const relu_pgd_options& o, const ran
   check_open_probability(fn, "options.delta", o.delta);
   check_positive(fn, "options.W_norm", o.W_norm);
   check_positive(fn, "options.B_bound", o.B_bound);
+  // Their squares enter the step size and the risk (glm.hpp, kLargestTeacherNorm); B is W + h or
+  // 2W + h in the papers' settings, with W and h each at most that norm.
+  check_bounded(fn, "options.W_norm", o.W_norm, 0, kLargestTeacherNorm);
+  check_bounded(fn, "options.B_bound", o.B_bound, 0, 10 * kLargestTeacherNorm);
   check_at_least(fn, "options.steps", o.steps, 0);
   check_nonnegative(fn, "options.eta", o.eta);
   check_nonnegative(fn, "options.noise_multiplier", o.noise_multiplier);
@@ -661,6 +665,7 @@ glm_result adaptive_batched_gd(const dataset& data,
   check_positive(fn, "options.epsilon", o.epsilon);
   check_open_probability(fn, "options.delta", o.delta);
   check_positive(fn, "options.B_bound", o.B_bound);
+  check_bounded(fn, "options.B_bound", o.B_bound, 0, 10 * kLargestTeacherNorm);  // as Alg 7
   check_at_least(fn, "options.steps", o.steps, 1);
   check_positive(fn, "options.eta", o.eta);
   check_nonnegative(fn, "options.feature_norm_bound", o.feature_norm_bound);

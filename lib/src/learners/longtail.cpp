@@ -251,7 +251,11 @@ vector longtail_initial_weights(std::size_t K,
   const index p = idx(K * m * d);
   vector w(p);
   if (init.type == initialisation::kind::gaussian) {
-    check_positive(fn, "sigma0", init.sigma0);
+    // The weights' squares enter the outputs and the memorisation measures: at most 1e150 (a
+    // probe's 1e308 drew weights of ±inf and failed with "A_k' w is 0").
+    if (!(init.sigma0 > 0 && init.sigma0 <= 1e150))
+      throw_domain_error(fn, "sigma0", init.sigma0,
+                         "in (0, 1e150] (the weights' squares overflow beyond)");
     // ZXD+26 §3: w_{j,r} ~ N(0, σ₀²I) — rotation invariant, so drawn in the U basis directly.
     stream.fill_normal({w.data(), static_cast<std::size_t>(p)});
     w *= init.sigma0;
@@ -595,7 +599,7 @@ vector tail_direction(const longtail_network& net,
     }
   }
   v.array() *= net.data().spectra.row(k).transpose().array();  // A_kᵀw = a_k ∘ w (U basis)
-  const double norm = v.norm();
+  const double norm = v.stableNorm();  // the plain norm squares: weights of 1e200 read as inf
   if (!(norm > 0)) throw_domain_error(fn, "A_k' w", "0", "non-zero (no memorised direction)");
   return v / norm;
 }

@@ -1,9 +1,10 @@
-// ZXD+26's DP-SGD (learners/longtail.hpp, eq. (4)): the step count and the noisy-gradient options of
-// a training configuration, its accounting request and noise scales (Remark 4), the per-step
+// ZXD+26's DP-SGD (learners/longtail.hpp, eq. (4)): the step count and the noisy-gradient options
+// of a training configuration, its accounting request and noise scales (Remark 4), the per-step
 // record (the §5.2 metrics), and the network's batch gradient for run_noisy_gradient, computed
 // from the gradient's scalars with the same bits at a fraction of the cost.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -104,7 +105,17 @@ double noise_std_for(double z, double clip, std::size_t batch_size) {
   check_nonnegative("noise_std_for", "noise_multiplier", z);
   check_nonnegative("noise_std_for", "clip", clip);
   check_at_least("noise_std_for", "batch_size", static_cast<long long>(batch_size), 1);
-  return z * clip / static_cast<double>(batch_size);  // σ_n = zC/B
+  double sigma = z * clip / static_cast<double>(batch_size);  // σ_n = zC/B
+  if (!std::isfinite(sigma)) sigma = z * (clip / static_cast<double>(batch_size));  // zC overflowed
+  // Named as the clip norm: z and B are derived (calibration, batching), C is what is given.
+  if (!std::isfinite(sigma))
+    throw_domain_error(
+        "noise_std_for", "clip", clip,
+        "<= " +
+            format_value(std::numeric_limits<double>::max() / z * static_cast<double>(batch_size)) +
+            " at noise multiplier " + format_value(z) +
+            " (the noise std noise_multiplier x clip / batch_size overflows beyond)");
+  return sigma;
 }
 
 double remark4_noise_scale(
@@ -116,8 +127,15 @@ double remark4_noise_scale(
   check_at_least(fn, "examples", static_cast<long long>(n), 1);
   check_positive(fn, "epsilon", epsilon);
   // ZXD+26 Remark 4: σ_n = O(C√(T ln(1/δ))/(nε)); the O's constant is unknown.
-  return clip * std::sqrt(static_cast<double>(steps) * std::log(1 / dp_delta)) /
-         (static_cast<double>(n) * epsilon);
+  const double scale = std::sqrt(static_cast<double>(steps) * std::log(1 / dp_delta)) /
+                       (static_cast<double>(n) * epsilon);
+  const double sigma = clip * scale;
+  if (!std::isfinite(sigma))
+    throw_domain_error(fn, "clip", clip,
+                       "<= " + format_value(std::numeric_limits<double>::max() / scale) +
+                           " (Remark 4's noise scale C sqrt(T ln(1/delta))/(n epsilon) overflows "
+                           "beyond)");
+  return sigma;
 }
 
 longtail_record measure(const longtail_network& net,

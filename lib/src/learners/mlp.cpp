@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <utility>
@@ -382,7 +383,55 @@ double alg10_noise_std(double z, double clip, double q, std::size_t n) {
   if (!(q > 0 && q <= 1)) throw_domain_error(fn, "sampling_rate", q, "in (0, 1]");
   check_at_least(fn, "n", static_cast<long long>(n), 1);
   // Sensitivity of (1/(qn)) Σ clip_C(g_i) under add/remove is C/(qn); σ = z·C/(qn).
-  return z * clip / (q * static_cast<double>(n));
+  const double qn = q * static_cast<double>(n);
+  double sigma = z * clip / qn;
+  if (!std::isfinite(sigma)) sigma = z * (clip / qn);  // the product alone overflowed
+  // Named as the clip norm: z is derived (calibration), C is what is given.
+  if (!std::isfinite(sigma))
+    throw_domain_error(fn, "clip", clip,
+                       "<= " + format_value(std::numeric_limits<double>::max() / z * qn) +
+                           " at noise multiplier " + format_value(z) +
+                           " (the noise std noise_multiplier x clip / (q n) overflows beyond)");
+  return sigma;
+}
+
+double alg10_paper_noise_std(
+    double clip, double q, long long steps, double delta, std::size_t n, double epsilon) {
+  constexpr const char* fn = "alg10_paper_noise_std";
+  check_positive(fn, "clip", clip);
+  if (!(q > 0 && q <= 1)) throw_domain_error(fn, "sampling_rate", q, "in (0, 1]");
+  check_at_least(fn, "steps", steps, 1);
+  check_open_probability(fn, "delta", delta);
+  check_at_least(fn, "n", static_cast<long long>(n), 1);
+  check_positive(fn, "epsilon", epsilon);
+  // c₂·qC√(T log(1/δ))/(qn·ε), c₂ = 1, evaluated as printed (q cancels but for rounding).
+  const double root = std::sqrt(static_cast<double>(steps) * std::log(1 / delta));
+  const double scale = root / (static_cast<double>(n) * epsilon);
+  double sigma = q * clip * root / (q * static_cast<double>(n) * epsilon);
+  if (!std::isfinite(sigma)) sigma = clip * scale;  // the product alone overflowed
+  if (!std::isfinite(sigma))
+    throw_domain_error(fn, "clip", clip,
+                       "<= " + format_value(std::numeric_limits<double>::max() / scale) +
+                           " (the paper's noise std C sqrt(T log(1/delta))/(n epsilon) overflows "
+                           "beyond)");
+  return sigma;
+}
+
+double alg10_theorem13_learning_rate(
+    std::size_t depth, double radius, double clip, std::size_t width, long long steps) {
+  constexpr const char* fn = "alg10_theorem13_learning_rate";
+  check_at_least(fn, "depth", static_cast<long long>(depth), 1);
+  check_positive(fn, "radius", radius);
+  check_positive(fn, "clip", clip);
+  check_at_least(fn, "width", static_cast<long long>(width), 1);
+  check_at_least(fn, "steps", steps, 1);
+  const double eta = std::sqrt(static_cast<double>(depth)) * radius /
+                     (clip * std::sqrt(static_cast<double>(width) * static_cast<double>(steps)));
+  if (!(eta > 0 && std::isfinite(eta)))
+    throw_domain_error(fn, "clip", clip,
+                       "such that Theorem 13's step size sqrt(L) R/(C sqrt(m T)) is a positive "
+                       "number (it is " + format_value(eta) + "; give the learning rate instead)");
+  return eta;
 }
 
 double alg10_noise_multiplier(double sigma, double clip, double q, std::size_t n) {

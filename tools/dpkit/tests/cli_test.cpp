@@ -810,3 +810,59 @@ TEST_CASE("a failed or diverged run says so: no table of a failed bound, no sile
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("DIVERGED") == std::string::npos);
 }
+
+TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and name overflows by "
+          "the flag given",
+          "[cli][simulate]") {
+  const std::string glm = "simulate --dataset-size 200 --dimension 5 --replicates 2 --threads 1 ";
+  const std::string lt =
+      "simulate --algorithm longtail-dp-sgd --classes 3 --dimension 20 --dataset-size 60 "
+      "--width 4 --replicates 2 --threads 1 ";
+  const std::string mlp =
+      "simulate --algorithm mlp-dp-sgd --dataset-size 64 --dimension 5 --replicates 2 "
+      "--threads 1 ";
+  const std::pair<std::string, const char*> refused[] = {
+      // Flags of another paper algorithm were ignored without a word.
+      {glm + "--algorithm phased-sgd --moreau-beta 2",
+       "--moreau-beta does not apply to --algorithm phased-sgd (it is read by moreau-phased-sgd, "
+       "jl-moreau-phased-sgd)"},
+      {mlp + "--w-norm 3", "--w-norm does not apply to --algorithm mlp-dp-sgd"},
+      {glm + "--algorithm phased-sgd --sigma0 1", "--sigma0 does not apply"},
+      {lt + "--sigma0 0.1", "--sigma0 applies to --network-init gaussian only"},
+      // Overflows that surfaced in the library's words ("label 38 is inf", "--noise-std is
+      // inf", "A_k' w is 0"), now refused by the flag given.
+      {glm + "--algorithm adaptive-batched-gd --w-norm 1e308 --epsilon 1",
+       "--w-norm is 1e+308, but must be <= 1e150"},
+      {glm + "--algorithm relu-dp-pgd --w-norm 1e200 --epsilon 1",
+       "--w-norm is 1e+200, but must be <= 1e150"},
+      {glm + "--algorithm relu-dp-pgd --label-noise 1e300 --epsilon 1",
+       "--label-noise is 1e+300, but must be in [0, 1e150]"},
+      {lt + "--epsilon 1e-4 --clip 1e308 --calibration paper",
+       "--clip is 1e+308, but must be <= 7.1"},
+      {mlp + "--clip 1e308 --epsilon 1e-5 --learning-rate 0.1",
+       "--clip is 1e+308, but must be <= 2.39"},
+      {mlp + "--clip 1e308 --epsilon 1",
+       "--clip is 1e+308, but must be such that Theorem 13's step size"},
+      {lt + "--network-init gaussian --sigma0 1e308",
+       "--sigma0 is 1e+308, but must be in (0, 1e150]"},
+  };
+  for (const auto& [args, message] : refused) {
+    CAPTURE(args);
+    const auto r = dpkit_run(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+  // The flags each algorithm reads still run, and a noise too small for the accountants is
+  // reported as epsilon = inf instead of failing the run ("noise_multiplier is 6.4e-299").
+  for (const std::string& args :
+       {glm + "--algorithm jl-moreau-phased-sgd --moreau-beta 2 --jl-dim 3",
+        lt + "--network-init gaussian --sigma0 0.1", mlp + "--noise-std 1e-300",
+        lt + "--noise-std 1e-300"}) {
+    CAPTURE(args);
+    const auto r = dpkit_run(args);
+    CAPTURE(r.err);
+    CHECK(r.exit_code == 0);
+  }
+  CHECK(dpkit_run(mlp + "--noise-std 1e-300").out.find("certified eps = inf") != std::string::npos);
+}

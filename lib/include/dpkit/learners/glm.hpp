@@ -155,6 +155,11 @@ enum class glm_label_noise { binary, uniform, none };
 const char* to_string(glm_label_noise noise);
 
 /// The conditional law of y given x, through b = ⟨w*, x⟩ only.
+/// The largest teacher norm ‖w*‖ (and label noise scale h) the GLM populations take: the
+/// labels ⟨w*, x⟩ and their squares enter every risk and sensitivity, and beyond ~1e154 the
+/// squares overflow (a probe's --w-norm 1e308 gave labels of inf).
+inline constexpr double kLargestTeacherNorm = 1e150;  // messages spell it 1e150
+
 struct glm_teacher {
   glm_link link = glm_link::sigmoid;  ///< the teacher's σ (may differ from the learner's link)
   vector w_star;                      ///< w* ∈ R^d
@@ -172,8 +177,9 @@ struct glm_teacher {
   double draw(double b, random_stream& stream) const;
   /// Whether E[y|x] = σ(⟨w*, x⟩) exactly (clamp infinite, or never active: clamp ≥ sup|y|).
   bool well_specified() const;
-  /// Throws std::domain_error if the teacher is invalid: empty or non-finite w*, negative or
-  /// non-finite h, NaN or non-positive clamp, binary noise with a ReLU link.
+  /// Throws std::domain_error if the teacher is invalid: empty or non-finite w*, ‖w*‖ above
+  /// kLargestTeacherNorm (argument "teacher.|w_star|"), h negative or above that norm, NaN or
+  /// non-positive clamp, binary noise with a ReLU link.
   void validate(const char* function) const;
 };
 

@@ -181,7 +181,7 @@ struct initialisation {
     pytorch_uniform  ///< U(−1/√d, 1/√d) per coordinate: PyTorch's nn.Linear default, fan_in = d
   };
   kind type = kind::gaussian;
-  double sigma0 = 0.01;  ///< σ₀ for gaussian
+  double sigma0 = 0.01;  ///< σ₀ for gaussian, in (0, 1e150]
   /// pytorch_uniform only: draw a Haar-random U (QR of a Gaussian matrix with the sign fix of
   /// Mezzadri 2007) and store Uᵀw, so the run equals the paper's construction in the original
   /// coordinates exactly (header comment). false: the uniform draw is used in the U basis

@@ -248,8 +248,18 @@ struct alg10_options {
 
 /// σ = z·C/(q·n): the noise std on the averaged clipped gradient that gives noise multiplier z
 /// with the expected-batch normaliser (sensitivity C/(qn)). Throws std::domain_error unless
-/// z ≥ 0, C > 0, q ∈ (0, 1], n ≥ 1.
+/// z ≥ 0, C > 0, q ∈ (0, 1], n ≥ 1, or where σ overflows (named as the clip norm C).
 double alg10_noise_std(double noise_multiplier, double clip, double sampling_rate, std::size_t n);
+/// SWX+23 Algorithm 10's printed noise std σ = c₂·qC√(T log(1/δ))/(|B_t| ε) with |B_t| = qn and
+/// the unknown constant c₂ set to 1. Throws std::domain_error unless C > 0, q ∈ (0, 1], T ≥ 1,
+/// δ ∈ (0, 1), n ≥ 1, ε > 0, or where σ overflows (named as the clip norm C).
+double alg10_paper_noise_std(
+    double clip, double sampling_rate, long long steps, double delta, std::size_t n, double epsilon);
+/// SWX+23 Theorem 13's step size η = √L·R/(C·√(m·T)) for depth L, radius R, clip C, width m
+/// and T steps. Throws std::domain_error unless every argument is positive (and finite), or
+/// where η underflows to 0 (named as the clip norm C, the one that can be that large).
+double alg10_theorem13_learning_rate(
+    std::size_t depth, double radius, double clip, std::size_t width, long long steps);
 /// z = σ·q·n/C, the inverse of alg10_noise_std.
 double alg10_noise_multiplier(double noise_std, double clip, double sampling_rate, std::size_t n);
 
