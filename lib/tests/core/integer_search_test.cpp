@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <random>
 
 TEST_CASE("golden_section_bracket: the exhaustive minimiser of a unimodal f lies in the bracket",
@@ -48,4 +49,26 @@ TEST_CASE("golden_section_bracket: a bracket already narrow is returned as it is
   const auto [c, d] = dpkit::golden_section_bracket(f, 0, 1'000'000);  // increasing: the left end
   CHECK(c == 0);
   CHECK(d <= 4);
+}
+
+TEST_CASE("golden_section_bracket: a run of +inf at one end does not hide the finite minimum",
+          "[core][integer_search]") {
+  // f = +inf where the caller cannot evaluate (a refused tau), unimodal elsewhere: a tie at +inf
+  // between the two probes once kept the left, narrowing onto the +inf run.
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const long long edge : {0LL, 1LL, 380LL, 700LL, 990LL}) {
+    for (const long long minimum : {edge, edge + 3, (edge + 1000) / 2, 1000LL}) {
+      auto prefix = [&](long long k) {
+        return k < edge ? inf : static_cast<double>((k - minimum) * (k - minimum));
+      };
+      const auto [a, b] = dpkit::golden_section_bracket(prefix, 0, 1000);
+      CAPTURE(edge, minimum, a, b);
+      CHECK((a <= minimum && minimum <= b));
+      // The mirror image: +inf on a suffix.
+      auto suffix = [&](long long k) { return prefix(1000 - k); };
+      const auto [c, d] = dpkit::golden_section_bracket(suffix, 0, 1000);
+      CAPTURE(c, d);
+      CHECK((c <= 1000 - minimum && 1000 - minimum <= d));
+    }
+  }
 }

@@ -18,7 +18,10 @@ namespace dpkit {
 /// the side of the smaller value (ties keep the left), and returns the final bracket [a, b]
 /// (b − a ≤ 4). f(k) is called only at integers inside [lo, hi]; a point may be asked for more
 /// than once (cache in f where an evaluation is costly). For a unimodal f, the minimiser over
-/// the integers of [lo, hi] lies in the bracket.
+/// the integers of [lo, hi] lies in the bracket. f may be +∞ where it cannot be evaluated (a
+/// refused τ) on a prefix or a suffix of [lo, hi], finite and unimodal on the rest: a tie at +∞
+/// then keeps the side whose end is finite (keeping the left once narrowed onto a run of +∞
+/// while the finite values lay to the right).
 template <class F>
 std::pair<long long, long long> golden_section_bracket(F&& f, long long lo, long long hi) {
   constexpr double inverse_golden_ratio = 0.6180339887498949;
@@ -30,10 +33,15 @@ std::pair<long long, long long> golden_section_bracket(F&& f, long long lo, long
     const long long c = b - step(a, b);
     long long d = a + step(a, b);
     if (c >= d) d = c + 1;
-    if (f(c) <= f(d))
-      b = d;
-    else
+    const double fc = f(c), fd = f(d);
+    const bool right = fc == fd && std::isinf(fc) && fc > 0
+                           ? std::isfinite(static_cast<double>(f(hi))) &&
+                                 !std::isfinite(static_cast<double>(f(lo)))
+                           : !(fc <= fd);
+    if (right)
       a = c;
+    else
+      b = d;
   }
   return {a, b};
 }
