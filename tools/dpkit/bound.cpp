@@ -91,6 +91,9 @@ CLI::Validator number(std::function<bool(double)> ok,
       [ok, words, full](std::string& s) -> std::string {
         for (const std::string& w : words)
           if (s == w) return {};
+        // Text beyond double precision says so ("--eta 1e-308" once read "is 1e-308, but must
+        // be a finite number > 0").
+        if (std::string m = out_of_range(s, full); !m.empty()) return m;
         const auto v = parse_finite(s);
         return v && ok(*v) ? std::string() : "is " + s + ", but must be " + full;
       },
@@ -256,12 +259,13 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   for (const auto& [part, r] : e.totals) {
     if (std::isnan(r.value))  // was printed "-nan ... (it overflows)"
       throw numerical_failure("the value of " + spec.name +
-                              " is not a number at these inputs (its terms overflow double "
-                              "precision, e.g. inf - inf): nothing to report");
+                              " could not be computed at these inputs (an intermediate quantity "
+                              "leaves double precision, e.g. inf/inf, 0/0 or inf - inf; the "
+                              "value itself may be finite): nothing to report");
     if (!std::isfinite(r.value))
       throw numerical_failure("the value of " + spec.name + " is " + format_number(r.value) +
-                              " at these inputs (it overflows double precision): nothing to "
-                              "report");
+                              " at these inputs (it, or an intermediate quantity, overflows "
+                              "double precision): nothing to report");
   }
   // The kind of a result whose hypotheses hold: the library's status where it says so.
   risk::bound_status ok = spec.kind;

@@ -31,6 +31,8 @@ std::string invalid(const std::string& value, const std::string& constraint) {
   return "is " + value + ", but must be " + constraint;
 }
 
+}  // namespace
+
 // A number that strtod reads only by leaving the range of normal doubles: 1e400 overflows to
 // inf (it is not infinity: inf is written inf), 1e-400 underflows to 0 and 1e-320 to a
 // subnormal that keeps a few digits at most. Such text is refused, never read as inf or 0.
@@ -42,6 +44,8 @@ std::string out_of_range(const std::string& s, const std::string& constraint) {
   if (p.status != number_status::underflow) return "";
   return invalid(s, constraint) + " " + underflow_note(s);
 }
+
+namespace {
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -404,8 +408,20 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
   // A training run's G(mu) factor (training_run::gaussian_mu) is what --mu gives.
   if (app != nullptr && app->get_option_no_throw(flag) == nullptr && name == "gaussian_mu")
     flag = "--mu";
-  if (app != nullptr && app->get_option_no_throw(flag) != nullptr) name = flag;
-  return name + " is " + e.value() + ", but must be " + e.constraint();
+  const CLI::Option* option = app != nullptr ? app->get_option_no_throw(flag) : nullptr;
+  if (option == nullptr) return name + " is " + e.value() + ", but must be " + e.constraint();
+  // A flag the user did not give: the value is its default, or one derived from the other
+  // inputs (an automatic --jl-dim once read "--jl-dim is inf" as if the user had typed inf).
+  if (option->count() == 0) {
+    const std::string d = option->get_default_str();
+    const bool derived = d.empty() || d == "auto" || d == "none";
+    return flag + " was not given, and " +
+           (derived ? "the value derived for it from the other inputs"
+                    : std::string("its default")) +
+           " is " + e.value() + ", but must be " + e.constraint() +
+           (derived ? " (give " + flag + ", or change the inputs it is derived from)" : "");
+  }
+  return flag + " is " + e.value() + ", but must be " + e.constraint();
 }
 
 std::string library_reason(

@@ -101,6 +101,11 @@ std::vector<csv_record> read_csv_records(const std::string& label, const std::st
 /// noise_multiplier).
 std::string argument_message(const argument_error& e, const CLI::App* app);
 
+/// The message after the flag's name for text that reads as a number only outside double
+/// precision ("is 1e400, which overflows ...", "is 1e-320, but must be ... (underflows ...)"),
+/// or "" where the text is not such a number. `constraint` completes "but must be ...".
+std::string out_of_range(const std::string& s, const std::string& constraint);
+
 /// Why the library refused, in the user's terms, by the exception's type: an argument_error
 /// from its fields (argument_message; `flags` maps library names to flags where `app` is
 /// null), any other exception's own text (the library's messages carry no function name).

@@ -334,7 +334,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
     t.noise_std = o.calibration == "tight" ? learners::noise_std_for(z_tight, t.clip, request.batch_size)
                                            : sigma_remark4;
   }
-  const double z_used = t.noise_std * static_cast<double>(request.batch_size) / t.clip;
+  const double z_used = learners::noise_multiplier_for(t.noise_std, t.clip, request.batch_size);
   learners::longtail_training clean = t;
   clean.clip = 0;
   clean.noise_std = 0;

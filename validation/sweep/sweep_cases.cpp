@@ -179,8 +179,10 @@ sweep_case make_case(std::uint64_t seed, std::uint64_t index, tier t) {
               most / 10, t);
     c.run.phases.push_back(second);
   }
+  // Half of the G(μ₀) factors in the usual range, half over the accepted one up to 1e6 (from
+  // 1e-8: tiny factors whose discretisation is a few cells, and large ones above any budget).
   if (per_step(c.run.phases.front()) && r.uniform() < 0.05)
-    c.run.gaussian_mu = log_uniform(r, 1e-3, 10);
+    c.run.gaussian_mu = r.uniform() < 0.5 ? log_uniform(r, 1e-3, 10) : log_uniform(r, 1e-8, 1e6);
   // A closed form where one applies.
   const acc::training_phase& p = c.run.phases.front();
   const bool one_phase = c.run.phases.size() == 1 && c.run.gaussian_mu == 0;

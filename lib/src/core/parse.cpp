@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "dpkit/core/check.hpp"
+
 namespace dpkit {
 
 parsed_number parse_number(std::string_view text) {
@@ -17,7 +19,9 @@ parsed_number parse_number(std::string_view text) {
   out.value = std::strtod(s.c_str(), &end);
   if (end != s.c_str() + s.size()) {
     out.status = number_status::not_a_number;
-  } else if (errno == ERANGE) {
+  } else if (errno == ERANGE || is_subnormal(out.value)) {
+    // A subnormal read exactly (hexadecimal "0x1p-1074": no ERANGE) is below the smallest
+    // normal double all the same, and refused as the decimal "4.9e-324" is.
     out.status = std::isinf(out.value) ? number_status::overflow : number_status::underflow;
   } else {
     out.status = number_status::ok;

@@ -118,6 +118,16 @@ double noise_std_for(double z, double clip, std::size_t batch_size) {
   return sigma;
 }
 
+double noise_multiplier_for(double noise_std, double clip, std::size_t batch_size) {
+  constexpr const char* fn = "noise_multiplier_for";
+  check_nonnegative(fn, "noise_std", noise_std);
+  check_positive(fn, "clip", clip);
+  check_at_least(fn, "batch_size", static_cast<long long>(batch_size), 1);
+  const double b = static_cast<double>(batch_size);
+  const double z = noise_std * b / clip;
+  return std::isfinite(z) ? z : noise_std / (clip / b);  // σB overflowed; C/B cannot
+}
+
 double remark4_noise_scale(
     double clip, long long steps, double dp_delta, std::size_t n, double epsilon) {
   constexpr const char* fn = "remark4_noise_scale";

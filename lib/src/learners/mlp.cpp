@@ -440,7 +440,9 @@ double alg10_noise_multiplier(double sigma, double clip, double q, std::size_t n
   check_positive(fn, "clip", clip);
   if (!(q > 0 && q <= 1)) throw_domain_error(fn, "sampling_rate", q, "in (0, 1]");
   check_at_least(fn, "n", static_cast<long long>(n), 1);
-  return sigma * q * static_cast<double>(n) / clip;
+  const double qn = q * static_cast<double>(n);
+  const double z = sigma * qn / clip;
+  return std::isfinite(z) ? z : sigma / (clip / qn);  // σqn overflowed; C/(qn) cannot
 }
 
 namespace {

@@ -14,6 +14,7 @@ namespace {
 
 using detail::at_least;
 using detail::at_most;
+using detail::log_over;
 
 constexpr const char* kC13 = "WSK+26, Thm 4.1 / C.13";
 
@@ -220,8 +221,8 @@ second_layer_radii lemma_b5(long long width, long long basis_size, double delta)
   check_delta(fn, "delta", delta);
   const double m = dbl(width), p = dbl(basis_size);
   // WSK+26, Lemma B.5, eq. (1).
-  return {4 * std::sqrt(p * m) + 2 * std::sqrt(std::log(2 / delta)),
-          4 * std::sqrt(p) + 2 * std::sqrt(std::log(2 * m / delta))};
+  return {4 * std::sqrt(p * m) + 2 * std::sqrt(log_over(2, delta)),
+          4 * std::sqrt(p) + 2 * std::sqrt(log_over(2 * m, delta))};
 }
 
 kan_curvature kan_curvature_given_c(const kan_constants& k,
@@ -277,7 +278,7 @@ kan_curvature kan_curvature_stated(long long width,
   kan_curvature r;
   // WSK+26, Lemma B.6 as stated.
   r.gradient = C * p * (std::sqrt(p) + std::sqrt(std::log(1 / delta) / m));
-  r.hessian = C * std::pow(p, 1.5) * (std::sqrt(p) + std::sqrt(std::log(m / delta))) / std::sqrt(m);
+  r.hessian = C * std::pow(p, 1.5) * (std::sqrt(p) + std::sqrt(log_over(m, delta))) / std::sqrt(m);
   // WSK+26, Lemma B.7 as stated.
   r.weak_convexity = r.hessian;
   r.smoothness = C * std::pow(p, 3);
@@ -311,7 +312,7 @@ risk_bound kan_comparator_radius(double gamma,
   r.source = src;
   // |f_{W_0}(x_i)| ≤ B_b √(2p log(2n/δ)) for all i w.p. ≥ 1 − δ/2 (eq. (15)) must be ≤ τγ/2,
   // and y f_{W*} ≥ τγ/4 ≥ log T gives ℓ ≤ e^{−log T} = 1/T.
-  const double output = B_b * std::sqrt(2 * dbl(basis_size) * std::log(2 * dbl(examples) / delta));
+  const double output = B_b * std::sqrt(2 * dbl(basis_size) * log_over(2 * dbl(examples), delta));
   const double tau = std::max(2 * output, 4 * std::log(dbl(steps))) / gamma;
   r.terms = {{"output at init 2 B_b sqrt(2p log(2n/delta))/gamma", 2 * output / gamma},
              {"loss 1/T needs 4 log(T)/gamma", 4 * std::log(dbl(steps)) / gamma}};
@@ -440,7 +441,7 @@ risk_bound kan_correlated_population(const kan_training& s,
   a_corr *= c.polylog;
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta, R = radius_of(s, c);
-  const double l1 = std::log(1 / delta), ln = std::log(n / delta);
+  const double l1 = std::log(1 / delta), ln = log_over(n, delta);
   double factor, residual;
   if (form == statement::appendix) {
     // WSK+26, Thm C.23: (1 + ηT log(1/δ)/n)(A_corr + log(n/δ)(√m + R*)δ).
@@ -462,7 +463,7 @@ risk_bound kan_correlated_population(const kan_training& s,
   r.conditions.push_back(at_least(
       "m >= width_generalization R*^2 log(m/delta) eta^2 (T A_corr + (log(n/delta) + R*)"
       "(sqrt(T log(1/delta)/B) + log(1/delta)))^2",
-      m, c.width_generalization * R * R * std::log(m / delta) * eta * eta * inner * inner, src));
+      m, c.width_generalization * R * R * log_over(m, delta) * eta * eta * inner * inner, src));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -476,7 +477,7 @@ std::vector<bound_term> a_van_terms(const kan_training& s) {
   const double g = s.gamma, eta = s.eta, T = dbl(s.steps), B = dbl(s.batch_size);
   const double n = dbl(s.examples), delta = s.delta, kap = s.kappa;
   const double md = dbl(s.width) * dbl(s.input_dimension);
-  const double L = std::log(1 / delta), ln = std::log(n / delta), lT = std::log(T);
+  const double L = std::log(1 / delta), ln = log_over(n, delta), lT = std::log(T);
   const double rho = lT + std::sqrt(ln);
   // WSK+26, Thm D.14: A_van.
   return {
@@ -499,9 +500,9 @@ void independent_conditions(risk_bound& r,
   r.conditions.push_back(margin_condition(s.gamma, src));
   r.conditions.push_back(step_size_condition(s, c, src));
   r.conditions.push_back(clip_condition(s, k, src));
-  const double lT = std::log(T), ln = std::log(n / delta);
-  const double w1 = std::log(m / delta) * (std::pow(lT, 4) + ln * ln) / std::pow(s.gamma, 4);
-  const double w2 = std::log(n * T / delta) / (T * dbl(s.input_dimension));
+  const double lT = std::log(T), ln = log_over(n, delta);
+  const double w1 = log_over(m, delta) * (std::pow(lT, 4) + ln * ln) / std::pow(s.gamma, 4);
+  const double w2 = log_over(n * T, delta) / (T * dbl(s.input_dimension));
   r.conditions.push_back(at_least(
       "m >= width_lower max{log(m/delta)(log^4 T + log^2(n/delta))/gamma^4, log(nT/delta)/(T d)}",
       m, c.width_lower * std::max(w1, w2), src));
@@ -529,7 +530,7 @@ risk_bound kan_independent_population(const kan_training& s,
   double a_van = sum_terms(a_van_terms(s));
   const double n = dbl(s.examples), T = dbl(s.steps), B = dbl(s.batch_size), m = dbl(s.width);
   const double eta = s.eta, delta = s.delta;
-  const double L = std::log(1 / delta), ln = std::log(n / delta);
+  const double L = std::log(1 / delta), ln = log_over(n, delta);
   const double rho = std::log(T) + std::sqrt(ln);
   // WSK+26, Thm D.16.
   const double factor = 1 + eta * T * L / n;
@@ -546,7 +547,7 @@ risk_bound kan_independent_population(const kan_training& s,
       "m >= width_generalization log(m/delta) eta^2 (T^2 A_van^2 + log(n/delta) log^2(1/delta)"
       "(T/B + 1))",
       m,
-      c.width_generalization * std::log(m / delta) * eta * eta *
+      c.width_generalization * log_over(m, delta) * eta * eta *
           (T * T * a_van * a_van + ln * L * L * (T / B + 1)),
       src));
   finish(r, bound_status::up_to_constants);
@@ -576,10 +577,10 @@ void sgd_conditions(risk_bound& r,
   r.conditions.push_back(margin_condition(s.gamma, src));
   r.conditions.push_back(step_size_condition(s, c, src));
   r.conditions.push_back(clip_condition(s, k, src));
-  const double lT = std::log(T), ln = std::log(n / delta);
+  const double lT = std::log(T), ln = log_over(n, delta);
   r.conditions.push_back(at_least(
       "m >= width_lower log(m/delta)(log^4 T + log^2(n/delta))/gamma^4", m,
-      c.width_lower * std::log(m / delta) * (std::pow(lT, 4) + ln * ln) / std::pow(s.gamma, 4),
+      c.width_lower * log_over(m, delta) * (std::pow(lT, 4) + ln * ln) / std::pow(s.gamma, 4),
       src));
 }
 
@@ -612,12 +613,12 @@ risk_bound kan_sgd_population(const kan_training& s,
               c.bound * (eta * T / n * (a_non + delta) + delta / s.gamma)}};
   r.value = c.bound * ((1 + eta * T / n) * (a_non + delta) + delta / s.gamma);
   sgd_conditions(r, s, k, c, src);
-  const double L = std::log(1 / delta), ln = std::log(n / delta);
+  const double L = std::log(1 / delta), ln = log_over(n, delta);
   r.conditions.push_back(at_least(
       "m >= width_generalization log(m/delta) eta^2 (T^2 A_non^2 + log(n/delta) log^2(1/delta)"
       "(T/B + 1))",
       m,
-      c.width_generalization * std::log(m / delta) * eta * eta *
+      c.width_generalization * log_over(m, delta) * eta * eta *
           (T * T * a_non * a_non + ln * L * L * (T / B + 1)),
       src));
   finish(r, bound_status::up_to_constants);

@@ -16,6 +16,7 @@ namespace {
 
 using detail::at_least;
 using detail::at_most;
+using detail::log_over;
 
 constexpr const char* kThm1 = "ZXD+26, Thm 1";
 constexpr const char* kThm2 = "ZXD+26, Thm 2";
@@ -461,7 +462,7 @@ std::vector<condition> condition1(const longtail_problem& p,
   if (!(s.steps >= 2)) throw_domain_error(fn, "steps", s.steps, ">= 2 (log T > 0)");
   const std::size_t K = p.classes();
   const double n = p.examples(), m = s.width, d = p.dimension, delta = s.fail_delta;
-  const double logn2 = std::log(n * n / delta);
+  const double logn2 = log_over(n * n, delta);
   double max_cross = 0;
   for (double v : p.cross) max_cross = std::max(max_cross, v);
   std::vector<condition> out;
@@ -480,7 +481,7 @@ std::vector<condition> condition1(const longtail_problem& p,
       out.push_back(
           at_least("(a) ||A_i'A_j||_F/||A_i'A_j||_op >= c1 sqrt(log(K/delta)) " + pair(i, j),
                    p.cross_at(i, j) / p.cross_operator[i * K + j],
-                   c.c1 * std::sqrt(std::log(static_cast<double>(K) / delta)), kCond1));
+                   c.c1 * std::sqrt(log_over(static_cast<double>(K), delta)), kCond1));
       if (!c.self_dominance_reading) {
         double other = 0;
         for (std::size_t k = 0; k < K; ++k)
@@ -506,16 +507,16 @@ std::vector<condition> condition1(const longtail_problem& p,
     cond_ratio = std::max(cond_ratio, r * r);
   }
   out.push_back(at_least("(b) m >= c1 log(n/delta) max_i (lambda+max/lambda+min)^2", m,
-                         c.c1 * std::log(n / delta) * cond_ratio, kCond1));
-  out.push_back(at_least("(b) n >= c1 log(m/delta)", n, c.c1 * std::log(m / delta), kCond1));
+                         c.c1 * log_over(n, delta) * cond_ratio, kCond1));
+  out.push_back(at_least("(b) n >= c1 log(m/delta)", n, c.c1 * log_over(m, delta), kCond1));
   const double logT = std::log(s.steps);
   out.push_back(at_least("(b) m >= c1 log(n/delta) log(T)^2/(n sigma0^2)", m,
-                         c.c1 * std::log(n / delta) * logT * logT / (n * s.sigma0 * s.sigma0),
+                         c.c1 * log_over(n, delta) * logT * logT / (n * s.sigma0 * s.sigma0),
                          kCond1));
   for (std::size_t j = 0; j < K; ++j)
     out.push_back(at_least("(b) min{m, d, rank(A_j)} - 0.9m >= C n (j = " + count(j) + ")",
                            std::min({m, d, p.rank[j]}) - 0.9 * m, c.c_abs * n, kCond1));
-  out.push_back(at_least("(b) d >= c1 log(mn/delta)", d, c.c1 * std::log(m * n / delta), kCond1));
+  out.push_back(at_least("(b) d >= c1 log(mn/delta)", d, c.c1 * log_over(m * n, delta), kCond1));
   // (c).
   double max_signal_noise = 0, max_trace = 0;
   for (std::size_t k = 0; k < K; ++k) {
@@ -535,7 +536,7 @@ std::vector<condition> condition1(const longtail_problem& p,
       at_most("(c) eta <= m n log(T)/max_j Tr(A_j'A_j)", s.eta, m * n * logT / max_trace, kCond1));
   out.push_back(at_least("(c) B >= c2 n", s.batch_size, c.c2 * n, kCond1));
   double scale = 0;
-  const double lkm = std::log(static_cast<double>(K) * m / delta);
+  const double lkm = log_over(static_cast<double>(K) * m, delta);
   for (std::size_t k = 0; k < K; ++k)
     scale = std::max({scale, std::sqrt(lkm) * p.signal_norms[k], lkm * p.frobenius[k]});
   out.push_back(at_most(

@@ -12,6 +12,7 @@ namespace dpkit::risk {
 namespace {
 
 using detail::at_most;
+using detail::log_over;
 
 constexpr const char* kThm1 = "SWX+23, Thm 1 (Alg 2)";
 constexpr const char* kThm2 = "SWX+23, Thm 2 (Alg 3)";
@@ -94,7 +95,14 @@ std::vector<glm_phase> schedule(const char* fn,
     p.size = n / two_i;
     p.eta = eta / four_i;  // η_i = η/4^i
     // τ_i = noise_factor·B η_i √log(log_argument/δ)/ε (Alg 2: 8, 1; Alg 3: 16, 2).
-    p.tau = noise_factor * B * p.eta * std::sqrt(std::log(log_argument / delta)) / epsilon;
+    p.tau = noise_factor * B * p.eta * std::sqrt(log_over(log_argument, delta)) / epsilon;
+    if (!std::isfinite(p.tau))  // once "phases[i].tau is inf" (--label-bound 1e308)
+      throw_domain_error(fn, "phase " + std::to_string(i) + "'s noise tau = " +
+                                 format_value(noise_factor) +
+                                 " B eta/4^i sqrt(log(" + format_value(log_argument) +
+                                 "/delta))/epsilon",
+                         p.tau, "finite (--label-bound times --eta is too large for double "
+                                "precision at this --epsilon)");
     out.push_back(p);
     if (two_i > n / 2) break;  // next 2^{i+1} > n (and avoids overflow)
   }
@@ -111,7 +119,7 @@ double gaussian_mechanism_sigma(double sensitivity, double epsilon, double delta
   check_nonnegative(fn, "sensitivity", sensitivity);
   check_eps_delta(fn, epsilon, delta);
   // SWX+23, Lemma 1: ξ ~ N(0, 2Δ² log(1.25/δ)/ε² I).
-  return sensitivity * std::sqrt(2 * std::log(1.25 / delta)) / epsilon;
+  return sensitivity * std::sqrt(2 * log_over(1.25, delta)) / epsilon;
 }
 
 // ---- Lemmas 3 and 7 -----------------------------------------------------------------------------
@@ -196,9 +204,15 @@ long long gradient_oracle_steps(double B, double gamma) {
   constexpr const char* fn = "gradient_oracle_steps";
   check_positive(fn, "B", B);
   check_positive(fn, "gamma", gamma);
-  const double t = std::ceil(144 * B * B / (gamma * gamma));  // SWX+23, Alg 4 step 2
+  // SWX+23, Alg 4 step 2: T = 144B²/γ², formed as (12B/γ)² (B² overflowed at B = 1e160
+  // although γ ∝ B in Thm 4, and the ratio does not depend on B).
+  const double ratio = 12 * B / gamma;
+  const double t = std::ceil(ratio * ratio);
   if (!(t < 9.0e18))
-    throw_domain_error(fn, "gamma", gamma, "large enough that 144B^2/gamma^2 < 9e18");
+    throw_domain_error(fn, "Algorithm 4's step count 144 B^2/gamma^2 (gamma its accuracy)",
+                       format_value(t),
+                       "< 9e18 (an integer count: a larger oracle accuracy gamma, or fewer "
+                       "examples)");
   return std::max(1LL, static_cast<long long>(t));
 }
 
@@ -225,7 +239,7 @@ double jl_phased_sgd_noise(double B, double eta_i, double epsilon, double delta)
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
   check_eps_delta(fn, epsilon, delta);
-  return 16 * B * eta_i * std::sqrt(std::log(2 / delta)) / epsilon;  // SWX+23, Alg 3 step 2
+  return 16 * B * eta_i * std::sqrt(log_over(2, delta)) / epsilon;  // SWX+23, Alg 3 step 2
 }
 
 double moreau_phased_sgd_sensitivity_proof(double B,
@@ -262,7 +276,7 @@ double jl_moreau_phased_sgd_noise(double B, double eta_i, double epsilon, double
   check_positive(fn, "B", B);
   check_positive(fn, "eta_i", eta_i);
   check_eps_delta(fn, epsilon, delta);
-  return 20 * B * eta_i * std::sqrt(std::log(2 / delta)) / epsilon;  // SWX+23, Alg 6 step 2
+  return 20 * B * eta_i * std::sqrt(log_over(2, delta)) / epsilon;  // SWX+23, Alg 6 step 2
 }
 
 double relu_gd_sensitivity(double W, double B, long long examples) {
@@ -283,7 +297,7 @@ double relu_gd_noise_variance(
   check_eps_delta(fn, epsilon, delta);
   const double n = dbl(examples);
   // SWX+23, Alg 7: σ² = 32(4W + B)² T log(2/δ)/(n²ε²).
-  return 32 * (4 * W + B) * (4 * W + B) * dbl(steps) * std::log(2 / delta) /
+  return 32 * (4 * W + B) * (4 * W + B) * dbl(steps) * log_over(2, delta) /
          (n * n * epsilon * epsilon);
 }
 
@@ -301,7 +315,7 @@ adaptive_gd_noise adaptive_gd_noise_scale(double iterate_norm,
   check_eps_delta(fn, epsilon, delta);
   const double sd = std::sqrt(dbl(dimension)), m = dbl(chunk);
   const double a = sd * iterate_norm + B;  // √d‖w‖ + B
-  const double L = std::log(1.25 / delta);
+  const double L = log_over(1.25, delta);
   adaptive_gd_noise r;
   // SWX+23, Alg 8 step 3 as printed: 8(√d‖w‖ + B)² log(1.25/δ)/(m²ε²).
   r.printed = 8 * a * a * L / (m * m * epsilon * epsilon);
@@ -581,6 +595,10 @@ moreau_parameters moreau_phased_sgd_parameters(const glm_problem& problem,
   moreau_parameters p;
   p.beta = c.smoothing * std::sqrt(n) * B / (W * W);   // proof of Thm 4
   p.gamma = c.oracle * B / (n * std::log(n));          // proof of Thm 4: γ = B/(n log n)
+  if (!(p.gamma > 0 && std::isfinite(p.gamma)))
+    throw_domain_error(fn, "Algorithm 4's accuracy gamma = c-oracle B/(n log n)", p.gamma,
+                       "finite and > 0 (it leaves double precision at these --c-oracle and "
+                       "--label-bound)");
   p.eta = phased_sgd_step_size(problem, c);            // Thm 4: as Thm 1
   p.oracle_steps = gradient_oracle_steps(B, p.gamma);  // Alg 4
   p.eta_le_2_over_beta = p.eta <= 2 / p.beta;
@@ -713,14 +731,18 @@ risk_bound agnostic_relu_sample_size(long long dimension,
   // n ≥ Ω̃(max{d‖w*_ℓ‖√(log(1/δ) log(1/ζ))/(εα), ‖w*_ℓ‖² d log⁴(1/ζ)/α²}).
   const double priv =
       c.sample_size * d * w * std::sqrt(std::log(1 / delta) * lz) / (epsilon * alpha);
-  const double stat = c.sample_size * w * w * d * std::pow(lz, 4) / (alpha * alpha);
+  // (‖w*‖/α)² rather than ‖w*‖²/α²: both squares underflowed to 0 at ‖w*‖ = 2e-170,
+  // α = 1e-170, and the 0/0 dropped out of the max below, leaving the privacy term alone.
+  const double ratio = w / alpha;
+  const double stat = c.sample_size * ratio * ratio * d * std::pow(lz, 4);
   r.terms = {{"privacy d |w*| sqrt(log(1/delta) log(1/zeta))/(eps alpha)", priv},
              {"statistical |w*|^2 d log^4(1/zeta)/alpha^2", stat}};
   r.conditions.push_back(
       at_most("alpha < |w*_l|", alpha, std::nextafter(w, 0.0), "SWX+23, Thm 7"));
   r.conditions.push_back({"epsilon < 1", epsilon, 1, epsilon < 1, "SWX+23, Thm 7"});
   finish(r, bound_status::up_to_constants);
-  r.value = std::max(priv, stat);  // a max, not a sum
+  // A max, not a sum; NaN in either term stays NaN (std::max drops a NaN second argument).
+  r.value = std::isnan(priv) || std::isnan(stat) ? NAN : std::max(priv, stat);
   return r;
 }
 

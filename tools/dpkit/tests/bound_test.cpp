@@ -484,6 +484,20 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
        "dpkit bound longtail-thm2: the spike's eigenvalue (from the noise scale and the NCR) is "
        "1e+200, but must be <= 1e150"},
       {"bound --list mlp-thm13", "dpkit bound mlp-thm13: --list takes no bound name"},
+      // Subnormal text says it underflows (it read "must be a finite number > 0"); derived
+      // values are named as derived, not as if the user had typed them (a probe, 2026-11-27:
+      // "--jl-dim is inf", "phases[i].tau is inf", "gamma is 1.1e+155").
+      {"bound kan-thm4.1 --eta 1e-308",
+       "dpkit bound kan-thm4.1: --eta is 1e-308, but must be a finite number > 0 (1e-308 "
+       "underflows double precision"},
+      {"bound kan-thm4.1 --eta 0x1p-1074", "dpkit bound kan-thm4.1: --eta is 0x1p-1074, but must"},
+      {"bound nonconvex-thm6-proof --delta 1e-307",
+       "dpkit bound nonconvex-thm6-proof: --jl-dim was not given, and the value derived for it "
+       "from the other inputs is inf"},
+      {"bound nonconvex-thm1-phase-sum --label-bound 1e308",
+       "dpkit bound nonconvex-thm1-phase-sum: phase 1's noise tau = 8 B eta/4^i"},
+      {"bound nonconvex-thm4 --dataset-size 9007199254740992",
+       "dpkit bound nonconvex-thm4: Algorithm 4's step count 144 B^2/gamma^2"},
   };
   for (const auto& [args, message] : cases) {
     INFO(args);
@@ -503,4 +517,32 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
   const auto nan = dpkit_run("bound longtail-thm2 --signal-norm 1e308");
   CHECK(nan.exit_code == 1);
   CHECK(nan.err.find("nan") == std::string::npos);
+}
+
+TEST_CASE("dpkit bound: values whose intermediate quantities leave double precision", "[cli]") {
+  // log(2m/delta) once formed 2m/delta = inf at delta = 1e-305 ("c_block_norm is inf"): the
+  // bound's value is that at delta = 1e-300 up to the log's growth, and finite.
+  for (const char* args : {"bound kan-thm4.1 --delta 1e-305 --format json",
+                           "bound kan-certificate --delta-init 1e-305 --format json",
+                           "bound nonconvex-thm4 --label-bound 1e160 --format json"}) {
+    INFO(args);
+    const auto r = dpkit_run(args);
+    CHECK(r.exit_code == 0);
+  }
+  // (|w*|/alpha)^2 d log^4(1/zeta) depends on the ratio only: |w*|^2 and alpha^2 underflowed to
+  // 0/0, and the NaN term dropped out of the max, leaving the privacy term (234.9) alone.
+  const auto tiny = nlohmann::json::parse(
+      dpkit_run("bound nonconvex-thm7-sample-size --w-star-norm 2e-170 --alpha 1e-170 "
+                "--format json")
+          .out);
+  const auto plain = nlohmann::json::parse(
+      dpkit_run("bound nonconvex-thm7-sample-size --w-star-norm 2 --alpha 1 --format json").out);
+  for (const auto& row : tiny["results"])
+    if (row["row"] == "term") CHECK(row["value"].is_number());
+  double tiny_total = 0, plain_total = 0;
+  for (const auto& row : tiny["results"])
+    if (row["row"] == "total") tiny_total = row["value"].get<double>();
+  for (const auto& row : plain["results"])
+    if (row["row"] == "total") plain_total = row["value"].get<double>();
+  CHECK(tiny_total == Approx(plain_total).epsilon(1e-12));
 }

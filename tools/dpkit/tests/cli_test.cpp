@@ -865,4 +865,10 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
     CHECK(r.exit_code == 0);
   }
   CHECK(dpkit_run(mlp + "--noise-std 1e-300").out.find("certified eps = inf") != std::string::npos);
+  // The noise multiplier of a huge clip norm: sigma_n B / C once overflowed to z = inf, and the
+  // report certified eps = 0 (false); it is the same z as at --clip 1e150.
+  const auto huge = dpkit_run(lt + "--clip 1e308");
+  CAPTURE(huge.out);
+  CHECK(huge.exit_code == 0);
+  CHECK(huge.out.find("(z = 15.17427129), certified eps = 2.396572218") != std::string::npos);
 }

@@ -339,6 +339,9 @@ privacy_request accounting_request(const longtail_training& t, std::size_t n);
 /// σ_n = z·C/B: the std of the noise on the averaged clipped gradient for noise multiplier z
 /// (docs/longtail.md).
 double noise_std_for(double noise_multiplier, double clip, std::size_t batch_size);
+/// z = σ_n·B/C, the inverse of noise_std_for, formed so that it does not overflow where z itself
+/// is finite (σ_n·B overflowed at --clip 1e308, and z = inf certified ε = 0).
+double noise_multiplier_for(double noise_std, double clip, std::size_t batch_size);
 /// C√(T ln(1/δ))/(nε): Remark 4's calibration σ_n = O(·) WITHOUT its unknown constant (it is a
 /// scale, not a calibrated noise; docs/longtail.md).
 double remark4_noise_scale(

@@ -3,6 +3,7 @@
 // status/label of a bound from its conditions.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -17,6 +18,14 @@ inline condition at_most(std::string name, double value, double limit, std::stri
 /// The condition "name: value ≥ limit".
 inline condition at_least(std::string name, double value, double limit, std::string source) {
   return {std::move(name), value, limit, value >= limit, std::move(source)};
+}
+
+/// log(a/δ), also where a/δ itself overflows (a/δ = 2m/δ is inf at δ = 1e-305: a probe's
+/// --delta 1e-305 gave "c_block_norm is inf"); the plain quotient where it is finite, so that
+/// values printed before are unchanged.
+inline double log_over(double a, double delta) {
+  const double r = a / delta;
+  return std::isfinite(r) ? std::log(r) : std::log(a) - std::log(delta);
 }
 
 /// Sets status and label from the conditions: `ok` when every condition holds,
