@@ -286,10 +286,16 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
   const auto K = static_cast<std::size_t>(c.classes.value_or(5));
   const auto d = static_cast<std::size_t>(c.dimension);
   const auto m = static_cast<std::size_t>(o.width);
+  // K is --classes where given, else 5 for this algorithm (--help's 3 is softmax's): say which.
+  const std::string k_words = "K = " + std::to_string(K) +
+                              (c.classes ? " (--classes)"
+                                         : " (--classes not given: 5 for "
+                                           "longtail-dp-sgd)");
   if (d <= K + 1)
     throw usage_error("--dimension is " + std::to_string(d) +
                       ", but ZXD+26's data model "
-                      "needs d > K + 1 (K signal directions and a noise spike per class)");
+                      "needs d > K + 1 (K signal directions and a noise spike per class), " +
+                      k_words);
   std::vector<std::size_t> counts, test_counts;
   if (o.class_frequencies.empty()) {
     counts = learners::balanced_counts(n, K);
@@ -298,7 +304,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
     const auto f = parse_frequencies(o.class_frequencies);
     if (f.size() != K)
       throw usage_error("--class-frequencies has " + std::to_string(f.size()) +
-                        " entries, but must have K = " + std::to_string(K));
+                        " entries, but must have " + k_words);
     counts = learners::counts_from_frequencies(n, f);
     test_counts = learners::balanced_counts(n_test, K);  // every class is tested on the same footing
   }

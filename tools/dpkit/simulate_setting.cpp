@@ -549,8 +549,10 @@ void add_setting_options(CLI::App* sub, simulate_options& o) {
       ->check(real_at_least(0))
       ->type_name("C")
       ->group(gm);
-  sub->add_option("--classes", o.classes,
-                  "K, the number of classes of softmax (IDX data: the classes kept)")
+  sub->add_option(
+         "--classes", o.classes,
+         "K, the number of classes of softmax (IDX data: the classes kept; longtail-dp-sgd: "
+         "default 5)")
       ->check(integer_at_least(2))
       ->capture_default_str()
       ->group(gm);

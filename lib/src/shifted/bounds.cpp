@@ -469,6 +469,12 @@ double clt_k_positive(double x) {
   return k > 0 ? k : 0.5 * x * x;
 }
 
+// √K(x) where K(x) itself underflows to 0 (x ≲ 1e-154: x²/2 is below the smallest double), as
+// x/√2, its leading term: a sensitivity of 1e-200 once took log √K = −∞ and gave μ = NaN.
+double clt_sqrt_k(double x, double k) {
+  return k > 0 ? std::sqrt(k) : x / std::sqrt(2.0);
+}
+
 }  // namespace
 
 clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
@@ -486,7 +492,7 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   // dominates); t − τ ≥ 1 (τ ≤ t − 1), so the choice is then 1 (a minimiser of the convex (C.6)
   // over k ≥ 1).
   const double log_sqrt_k1 =
-      std::isfinite(k1) ? 0.5 * std::log(k1) : 0.5 * (x * x + normal_lcdf(1.5 * x));
+      std::isfinite(k1) ? std::log(clt_sqrt_k(x, k1)) : 0.5 * (x * x + normal_lcdf(1.5 * x));
   const double steps_after = std::max(
       1.0,
       -(std::log(b * b * sigma * (1 - c) / (2 * std::sqrt(2.0) * n * L * std::sqrt(log_inv_c))) +
@@ -499,8 +505,12 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   const double first = L / (b * sigma) * power(c, k + 1) / (1 - c);
   clt_choice out;
   out.steps_after_tau = steps_after;
-  out.bound = make(std::sqrt(8 * first * first + 2 * b * b / (n * n) * k * k1),
-                   "BSA24 Prop C.14 (CLT)", bound_kind::approximation);
+  double mu = std::sqrt(8 * first * first + 2 * b * b / (n * n) * k * k1);
+  // Where K₁ underflowed (tiny L: then μ ∝ L ~ 1e-200 and its square underflows too), the
+  // same sum of squares by hypot, with √K₁ = x/√2.
+  if (k1 == 0)
+    mu = std::hypot(std::sqrt(8.0) * first, std::sqrt(2 * k) * (b / n) * clt_sqrt_k(x, k1));
+  out.bound = make(mu, "BSA24 Prop C.14 (CLT)", bound_kind::approximation);
   out.bound.note = "CLT approximation, not a certified bound";
   return out;
 }
@@ -511,15 +521,25 @@ clt_choice noisy_sgd_constrained_convex_clt(const noisy_gradient_setting& s) {
                eta = learning_rate(fn, s), D = diameter(fn, s);
   check_at_least(fn, "batch_size", s.batch_size, 1);
   const double b = static_cast<double>(s.batch_size);
-  const double k2 = clt_k_positive(2 * std::sqrt(2.0) * L / (b * sigma));
+  const double x2 = 2 * std::sqrt(2.0) * L / (b * sigma);
+  const double k2 = clt_k_positive(x2);
+  const double sqrt_k2 = clt_sqrt_k(x2, k2);
   // BSA24 Prop C.15: t − τ = Dn/(bησ√K₂), at least 1 (τ ≤ t − 1); (C.7) μ = √(2D²/(η²σ²k) +
   // 2b²kK₂/n²), +∞ where K₂ overflows a double (the CLT approximation is vacuous there)
-  const double k = std::max(1.0, D * n / (b * eta * sigma * std::sqrt(k2)));
+  const double k = std::max(1.0, D * n / (b * eta * sigma * sqrt_k2));
+  double mu = std::sqrt(2 * D * D / (eta * eta * sigma * sigma * k) + 2 * b * b * k * k2 / (n * n));
+  // Where K₂ underflowed to 0 (tiny L), its term is 2(b/n)²(k√K₂)√K₂, with √K₂ = x/√2.
+  if (k2 == 0)
+    mu = std::sqrt(2 * D * D / (eta * eta * sigma * sigma * k) +
+                   2 * (b / n) * (b / n) * (k * sqrt_k2) * sqrt_k2);
+  // Where that overflows or cancels to NaN (D n = inf at D = 1e308, or K₂ = 0) but the choice
+  // is the unconstrained optimum, its value μ = 2√(D b √K₂/(ησn)) is formed in logs.
+  if (!std::isfinite(mu) && std::isfinite(k2) && D * n / (b * eta * sigma * sqrt_k2) >= 1)
+    mu = 2 * std::exp(0.5 * (std::log(D) + std::log(b) + std::log(sqrt_k2) - std::log(eta) -
+                             std::log(sigma) - std::log(n)));
   clt_choice out;
   out.steps_after_tau = k;
-  out.bound =
-      make(std::sqrt(2 * D * D / (eta * eta * sigma * sigma * k) + 2 * b * b * k * k2 / (n * n)),
-           "BSA24 Prop C.15 (CLT)", bound_kind::approximation);
+  out.bound = make(mu, "BSA24 Prop C.15 (CLT)", bound_kind::approximation);
   out.bound.note = "CLT approximation, not a certified bound";
   return out;
 }

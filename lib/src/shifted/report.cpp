@@ -62,8 +62,11 @@ report_row gdp_row(std::string bound, const gdp_bound& g, double delta) {
   // noise, say) is a row without ε that says why, and the other rows stand.
   if (!(g.mu >= 0 && g.mu <= 1e6)) {
     r.termination = termination_type::failure;
-    r.message = "mu = " + ten_digits(g.mu) +
-                " is outside [0, 1e6], the range of the exact GDP conversion: no epsilon";
+    r.message = std::isnan(g.mu) ? "mu could not be computed in double precision at these "
+                                   "inputs: no epsilon"
+                                 : "mu = " + ten_digits(g.mu) +
+                                       " is outside [0, 1e6], the range of the exact GDP "
+                                       "conversion: no epsilon";
     return r;
   }
   const divergence::epsilon_result e = divergence::gdp_epsilon(g.mu, delta);
@@ -133,12 +136,18 @@ report_row sgd_row(std::string bound, const sgd_bound& b) {
 // so a choice of t − τ outside this run is said.
 void add_clt_row(report_result& out, const clt_choice& clt, long long k_range, double delta) {
   const long long t = out.setting.steps;
+  if (std::isnan(clt.bound.mu)) {  // never shown as "mu is nan (beyond 1e6 ...)"
+    out.notes.push_back(
+        "shifted-interpolation (CLT): not shown, the CLT approximation's mu could not be computed "
+        "in double precision at these inputs; the certified rows stand");
+    return;
+  }
   if (!(clt.bound.mu <= 1e6)) {
     out.notes.push_back(
         "shifted-interpolation (CLT): not shown, the CLT approximation's mu is " +
         ten_digits(clt.bound.mu) +
-        " (beyond 1e6: K(2L/(b sigma)) grows like exp((2L/(b sigma))^2)); the certified rows "
-        "stand");
+        " (beyond 1e6, where epsilon would exceed 5e11: K(2L/(b sigma)) grows like "
+        "exp((2L/(b sigma))^2), and the diameter's term like D); the certified rows stand");
     return;
   }
   report_row r = gdp_row("shifted-interpolation (CLT)", clt.bound, delta);

@@ -443,3 +443,33 @@ TEST_CASE("every closed form matches the 50-digit references", "[shifted][bounds
   }
   CHECK(checked.size() >= 19);
 }
+
+TEST_CASE("CLT choices at a tiny sensitivity: K underflows, mu is not NaN", "[shifted][bounds]") {
+  // Where K(x) ≈ x²/2 underflows to 0 (x = 2L/(bσ) ≲ 1e-154), log √K was −∞ and μ NaN (a
+  // probe's --sensitivity 1e-200 printed "the CLT approximation's mu is -nan"). Independent
+  // check, the scaling for small L: with √K = x/√2, (C.6)'s choice of t − τ does not depend on
+  // L and μ is proportional to L; (C.7)'s optimum μ = 2√(Db√K₂/(ησn)) is proportional to √L.
+  sh::noisy_gradient_setting s = gd(1e-100, 100, 0.5, 0.5, 64, 0.9);
+  s.batch_size = 10;
+  const auto at_100 = sh::noisy_sgd_strongly_convex_clt(s);
+  s.sensitivity = 1e-200;
+  const auto at_200 = sh::noisy_sgd_strongly_convex_clt(s);
+  REQUIRE(std::isfinite(at_200.bound.mu));
+  CHECK(relative_error(at_200.steps_after_tau, at_100.steps_after_tau) < 1e-12);
+  CHECK(relative_error(at_200.bound.mu / 1e-200, at_100.bound.mu / 1e-100) < 1e-12);
+  s.diameter = 1;
+  s.sensitivity = 1e-100;
+  const auto c_100 = sh::noisy_sgd_constrained_convex_clt(s);
+  s.sensitivity = 1e-200;
+  const auto c_200 = sh::noisy_sgd_constrained_convex_clt(s);
+  REQUIRE(std::isfinite(c_200.bound.mu));
+  CHECK(relative_error(c_200.bound.mu / 1e-100, c_100.bound.mu / 1e-50) < 1e-12);
+  // A diameter whose D n overflows: the optimum's value, formed in logs, with μ ∝ √D.
+  s.sensitivity = 1;
+  s.diameter = 1e300;
+  const auto d_300 = sh::noisy_sgd_constrained_convex_clt(s);
+  s.diameter = 1e308;
+  const auto d_308 = sh::noisy_sgd_constrained_convex_clt(s);
+  REQUIRE(std::isfinite(d_308.bound.mu));
+  CHECK(relative_error(d_308.bound.mu / 1e4, d_300.bound.mu) < 1e-12);
+}
