@@ -122,9 +122,9 @@ CLI::Validator any_finite() {
 CLI::Validator count_list() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
-        const std::string bad =
-            "is " + s +
-            ", but must be two or more integers >= 1 separated by commas (e.g. 50,50,5)";
+        const std::string bad = "is " + s + ", but must be 2 to " +
+                                std::to_string(risk::kLargestLongtailClasses) +
+                                " integers in [1, 1e9] separated by commas (e.g. 50,50,5)";
         std::size_t n = 0, start = 0;
         while (start <= s.size()) {
           const std::size_t comma = std::min(s.find(',', start), s.size());
@@ -133,9 +133,9 @@ CLI::Validator count_list() {
           ++n;
           start = comma + 1;
         }
-        return n >= 2 ? std::string() : bad;
+        return n >= 2 && n <= risk::kLargestLongtailClasses ? std::string() : bad;
       },
-      "two or more integers >= 1, comma-separated", "count_list");
+      "2 to 100 integers in [1, 1e9], comma-separated", "count_list");
 }
 
 std::vector<double> parse_list(const std::string& s) {

@@ -173,6 +173,19 @@ int main(int argc, char** argv) {
     }
     std::cerr << subcommand_path(app) << ": " << message << "\n";
     return kExitUsage;
+  } catch (const CLI::ArgumentMismatch& e) {
+    // CLI11 words a repeated flag "--steps: At Most 1 required but received 2" (its own text,
+    // as for ExtrasError above): say it in ours.
+    const std::string message = one_line(e.what());
+    const auto colon = message.find(':');
+    const std::string flag = message.substr(0, colon);
+    if (colon != std::string::npos &&
+        message.find("At Most 1 required", colon) != std::string::npos)
+      std::cerr << subcommand_path(app) << ": " << flag
+                << " is given more than once; give it once\n";
+    else
+      std::cerr << subcommand_path(app) << ": " << message << "\n";
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty()) {
       std::cerr << "dpkit: a subcommand is required (" << one_line(e.what())

@@ -101,7 +101,9 @@ double longtail_problem::examples() const {
 
 void longtail_problem::validate(const char* fn) const {
   const std::size_t K = classes();
-  if (K < 2) throw_domain_error(fn, "classes", count(K), ">= 2");
+  if (K < 2 || K > kLargestLongtailClasses)
+    throw_domain_error(fn, "classes", count(K),
+                       "in [2, 100] (Condition 1 compares every pair of classes)");
   auto check_vec = [&](const char* name, const std::vector<double>& v, std::size_t size) {
     if (v.size() != size)
       throw_domain_error(fn, std::string(name) + ".size()", count(v.size()), count(size));

@@ -463,7 +463,15 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
       {"bound longtail-thm3-all --class 3",
        "dpkit bound longtail-thm3-all: --class is 3, but must be < K = 3"},
       {"bound longtail-thm3-all --class-counts 50",
-       "dpkit bound longtail-thm3-all: --class-counts is 50, but must be two or more integers"},
+       "dpkit bound longtail-thm3-all: --class-counts is 50, but must be 2 to 100 integers"},
+      // K classes give K^2 condition rows: K = 1000 once printed two million lines.
+      {"bound longtail-thm2 --dimension 6000 --class-counts 5" +
+           [] {
+             std::string more;
+             for (int i = 0; i < 100; ++i) more += ",5";
+             return more;
+           }(),
+       "dpkit bound longtail-thm2: --class-counts is 5,5,"},
       {"bound longtail-thm2 --dimension 5",
        "dpkit bound longtail-thm2: --dimension is 5, but must be >= 2K = 6"},
       {"bound kan-certificate --clip inf",

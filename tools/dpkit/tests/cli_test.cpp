@@ -847,6 +847,8 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
        "--sigma0 is 1e+308, but must be in (0, 1e150]"},
       // K is --classes, or 5 where it is not given (--help's 3 is softmax's): said, not implied.
       {lt + "--class-frequencies 1,1", "entries, but must have K = 3 (--classes)"},
+      // CLI11's own words were "--steps: At Most 1 required but received 2".
+      {glm + "--steps 3 --steps 4", "--steps is given more than once; give it once"},
       {"simulate --algorithm longtail-dp-sgd --dimension 20 --dataset-size 60 --width 4 "
        "--replicates 2 --class-frequencies 1,1,1",
        "must have K = 5 (--classes not given: 5 for longtail-dp-sgd)"},

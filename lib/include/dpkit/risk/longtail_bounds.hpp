@@ -40,6 +40,10 @@ namespace dpkit::risk {
 
 // ---- the problem: signals, class sizes and noise geometry ----------------------------------
 
+/// The most classes the long-tail bounds take: Condition 1 compares every pair of classes, so
+/// a report has K² rows (K = 1000 printed two million lines in 51 s).
+inline constexpr std::size_t kLargestLongtailClasses = 100;
+
 /// The quantities of Definition 1 the bounds depend on, for K classes. Matrices are K × K,
 /// row-major: cross[k·K + j] = ‖A_kᵀA_j‖_F.
 struct longtail_problem {
