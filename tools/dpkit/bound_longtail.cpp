@@ -104,7 +104,7 @@ longtail_inputs longtail_of(const args& a, evaluation& e) {
                       " (the sum of --class-counts)");
   e.derived.push_back({"spike lambda of A_k (from --ncr)", spike});
   e.derived.push_back({"n = sum of class counts", in.problem.examples()});
-  e.derived.push_back({"Lambda_k = C/(||u_k|| + ||A_k||_F), clipping factor",
+  e.derived.push_back({"Lambda_k = min{1, C/(||u_k|| + ||A_k||_F)}, clipping factor",
                        risk::setting_clipping_factor(in.problem, s, in.k)});
   for (std::size_t j = 0; j < K; ++j)
     if (j != in.k) {

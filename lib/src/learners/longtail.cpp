@@ -120,7 +120,11 @@ double spike_for_ncr(std::size_t K, std::size_t d, double s, double ncr) {
   constexpr const char* fn = "spike_for_ncr";
   check_at_least(fn, "classes", static_cast<long long>(K), 2);
   if (d < 2 * K) throw_domain_error(fn, "dimension", count(d), ">= 2K = " + count(2 * K));
-  check_positive(fn, "s", s);
+  // s⁴ enters the cross norms ‖A_iᵀA_j‖_F² of the construction: below 1e-75 it underflows, and
+  // the bounds' conditions compared 0/0 (a probe's --noise-scale 1e-200; SNR, NCR blank at 1e-100).
+  if (!(s >= 1e-75 && s <= 1e75))
+    throw_domain_error(fn, "noise_scale", s,
+                       "in [1e-75, 1e75] (its fourth power enters the cross norms)");
   if (!(std::isfinite(ncr) && ncr >= 1))
     throw_domain_error(fn, "ncr", ncr, "finite and >= 1 (the spiked construction's minimum)");
   // NCR² = (D − 1 + x²)/(D − 2 + 2x), x = λ²/s² (header): the larger root of

@@ -489,8 +489,9 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
        "dpkit bound longtail-thm2: the spike's eigenvalue (from the noise scale and the NCR) is "
        "7.071067811865476e+307, but must be <= 1e150"},
       {"bound longtail-thm2 --noise-scale 1e200 --ncr 1",
-       "dpkit bound longtail-thm2: the spike's eigenvalue (from the noise scale and the NCR) is "
-       "1e+200, but must be <= 1e150"},
+       "dpkit bound longtail-thm2: --noise-scale is 1e+200, but must be in [1e-75, 1e75]"},
+      {"bound longtail-thm2 --noise-scale 1e70 --ncr 1e100",
+       "dpkit bound longtail-thm2: the spike's eigenvalue (from the noise scale and the NCR) is "},
       {"bound --list mlp-thm13", "dpkit bound mlp-thm13: --list takes no bound name"},
       // Subnormal text says it underflows (it read "must be a finite number > 0"); derived
       // values are named as derived, not as if the user had typed them (a probe, 2026-11-27:
@@ -504,6 +505,8 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
        "from the other inputs is inf"},
       {"bound nonconvex-thm1-phase-sum --label-bound 1e308",
        "dpkit bound nonconvex-thm1-phase-sum: phase 1's noise tau = 8 B eta/4^i"},
+      {"bound longtail-thm1 --noise-scale 1e-200",
+       "dpkit bound longtail-thm1: --noise-scale is 1e-200, but must be in [1e-75, 1e75]"},
       {"bound nonconvex-thm4 --dataset-size 9007199254740992",
        "dpkit bound nonconvex-thm4: Algorithm 4's step count 144 B^2/gamma^2"},
   };

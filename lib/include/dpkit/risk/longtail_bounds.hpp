@@ -112,7 +112,8 @@ struct longtail_constants {
   double C2 = 1;           ///< Thm 3 Stmt 2 threshold constant
 };
 
-/// Λ_y for a setting: clipping_factor, or 1 for clip = +inf (Remark 5's clean limit).
+/// Λ_y for a setting: min{1, clipping_factor} (the proofs bound the clipping multiplier, which is
+/// at most 1, by Λ_y), or 1 for clip = +inf (Remark 5's clean limit).
 double setting_clipping_factor(const longtail_problem& p, const longtail_setting& s, std::size_t k);
 
 // ---- Theorem 1 (memorisation) ----------------------------------------------------------------
