@@ -398,6 +398,13 @@ std::vector<csv_record> read_csv_records(const std::string& label, const std::st
 
 std::string argument_message(const argument_error& e, const CLI::App* app) {
   std::string name = e.name();
+  // A learner's options.X (adaptive_gd_options::steps) is the command's --X where it has one.
+  if (const std::string prefix = "options."; app != nullptr && name.rfind(prefix, 0) == 0) {
+    std::string flag = "--" + name.substr(prefix.size());
+    for (char& c : flag)
+      if (c == '_') c = '-';
+    if (app->get_option_no_throw(flag) != nullptr) name = name.substr(prefix.size());
+  }
   std::string flag = "--" + name;
   for (char& c : flag)
     if (c == '_') c = '-';

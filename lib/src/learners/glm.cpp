@@ -691,9 +691,12 @@ moreau_oracle_result oracle_unchecked(
 }
 
 long long oracle_steps(const char* fn, double B, double gamma, long long max_steps) {
-  const double t = std::ceil(144 * B * B / (gamma * gamma));  // Lemma 6: T_o = 144B²/γ²
+  // Lemma 6: T_o = 144B²/γ², as (12B/γ)² (B² alone overflowed where the ratio is small).
+  // Named as the oracle's accuracy, the --oracle-gamma a user gives.
+  const double ratio = 12 * B / gamma;
+  const double t = std::ceil(ratio * ratio);
   if (!(t <= static_cast<double>(max_steps)))
-    throw_domain_error(fn, "gamma", gamma,
+    throw_domain_error(fn, "oracle_gamma", gamma,
                        "large enough that T_o = ceil(144 B^2/gamma^2) = " + format_value(t) +
                            " <= max_steps = " + count(max_steps) + " (B = " + format_value(B) +
                            ")");

@@ -148,7 +148,7 @@ vector polynomial_feature_map(const_vector_ref x, int degree) {
 // =============================================================================================
 
 std::vector<std::size_t> phase_sizes(std::size_t n) {
-  if (n < 2) throw_domain_error("phase_sizes", "n", count(n), ">= 2");
+  if (n < 2) throw_domain_error("phase_sizes", "dataset_size", count(n), ">= 2");
   // SWX+23 Alg 2 step 2: n_i = ⌊n/2^i⌋, i = 1, …, k; k = ⌊log₂ n⌋ (the printed ⌈log₂ n⌉ leaves an
   // empty last phase unless n is a power of 2; docs/findings.md).
   std::vector<std::size_t> sizes;
@@ -259,7 +259,7 @@ double check_phased(const char* fn, const dataset& data, const phased_sgd_option
   if (o.link == glm_link::relu)
     throw_domain_error(fn, "options.link", "relu",
                        "a bounded link (sigmoid or tanh; Assumption 1)");
-  check_at_least(fn, "n", static_cast<long long>(data.size()), 2);
+  check_at_least(fn, "dataset_size", static_cast<long long>(data.size()), 2);
   const double B = o.B_bound > 0 ? o.B_bound : link_range_bound(o.link);
   if (B < link_range_bound(o.link))
     throw_domain_error(fn, "options.B_bound", B,

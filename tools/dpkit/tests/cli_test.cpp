@@ -847,6 +847,14 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
        "--sigma0 is 1e+308, but must be in (0, 1e150]"},
       // K is --classes, or 5 where it is not given (--help's 3 is softmax's): said, not implied.
       {lt + "--class-frequencies 1,1", "entries, but must have K = 3 (--classes)"},
+      // The learners' argument names reach the user as flags ("options.steps is 101", "n is 1",
+      // "gamma is 1e-200" before).
+      {glm + "--algorithm adaptive-batched-gd --steps 201",
+       "--steps is 201, but must be <= n = 200"},
+      {"simulate --dataset-size 1 --dimension 5 --replicates 2 --algorithm dp-glm",
+       "--dataset-size is 1, but must be >= 2"},
+      {glm + "--algorithm moreau-phased-sgd --oracle algorithm4 --oracle-gamma 1e-200",
+       "--oracle-gamma is 1e-200, but must be large enough that T_o"},
       // CLI11's own words were "--steps: At Most 1 required but received 2".
       {glm + "--steps 3 --steps 4", "--steps is given more than once; give it once"},
       {"simulate --algorithm longtail-dp-sgd --dimension 20 --dataset-size 60 --width 4 "
