@@ -323,7 +323,9 @@ int run_paper_simulation(const paper_common_options& c, const paper_options& o) 
 int emit_simulation(report& rep, const std::string& non_finite, const output_options& output) {
   if (!non_finite.empty())
     rep.notes.push_back("DIVERGED: not finite in some replicates: " + non_finite +
-                        "; their statistics are not defined (lower --learning-rate)");
+                        "; their statistics are not defined (a value left double precision: "
+                        "the step size, the noise or a scale is too large for the problem; a "
+                        "smaller --learning-rate is the usual remedy)");
   emit(rep, output);
   if (non_finite.empty()) return kExitSuccess;
   if (output_rank())
