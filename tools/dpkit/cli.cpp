@@ -422,11 +422,17 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
   if (option->count() == 0) {
     const std::string d = option->get_default_str();
     const bool derived = d.empty() || d == "auto" || d == "none";
+    const auto shown = parse_double(d), used = parse_double(e.value());
+    // "its default" only where the value is the default --help shows: a paper algorithm may use
+    // its own (adaptive-batched-gd's 10 steps against --help's 100).
+    const bool is_default = !derived && shown && used && *shown == *used;
+    if (derived)
+      return flag + " was not given, and the value derived for it from the other inputs is " +
+             e.value() + ", but must be " + e.constraint() + " (give " + flag +
+             ", or change the inputs it is derived from)";
     return flag + " was not given, and " +
-           (derived ? "the value derived for it from the other inputs"
-                    : std::string("its default")) +
-           " is " + e.value() + ", but must be " + e.constraint() +
-           (derived ? " (give " + flag + ", or change the inputs it is derived from)" : "");
+           (is_default ? std::string("its default") : std::string("the value used for it")) +
+           " is " + e.value() + ", but must be " + e.constraint() + " (give " + flag + ")";
   }
   return flag + " is " + e.value() + ", but must be " + e.constraint();
 }

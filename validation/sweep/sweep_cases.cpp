@@ -179,10 +179,15 @@ sweep_case make_case(std::uint64_t seed, std::uint64_t index, tier t) {
               most / 10, t);
     c.run.phases.push_back(second);
   }
-  // Half of the G(μ₀) factors in the usual range, half over the accepted one up to 1e6 (from
-  // 1e-8: tiny factors whose discretisation is a few cells, and large ones above any budget).
-  if (per_step(c.run.phases.front()) && r.uniform() < 0.05)
-    c.run.gaussian_mu = r.uniform() < 0.5 ? log_uniform(r, 1e-3, 10) : log_uniform(r, 1e-8, 1e6);
+  if (per_step(c.run.phases.front()) && r.uniform() < 0.05) {
+    c.run.gaussian_mu = log_uniform(r, 1e-3, 10);
+  } else if (per_step(c.run.phases.front())) {
+    // As many again over the accepted range, log-uniform in [1e-8, 1e6] (tiny factors of a few
+    // cells, large ones above any budget), from a stream of their own so that every case drawn
+    // before 2026-11-27 keeps its run (guarantees.md cites cases by number).
+    random_stream extra(seed, index, 1);
+    if (extra.uniform() < 0.05) c.run.gaussian_mu = log_uniform(extra, 1e-8, 1e6);
+  }
   // A closed form where one applies.
   const acc::training_phase& p = c.run.phases.front();
   const bool one_phase = c.run.phases.size() == 1 && c.run.gaussian_mu == 0;

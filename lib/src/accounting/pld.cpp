@@ -426,8 +426,9 @@ composed_pld compose(std::span<const pld_factor> factors,
       for (std::size_t k = 0; k < nc; ++k) {
         const std::complex<double> x(spectrum[k][0], spectrum[k][1]);
         const double r2 = std::norm(x);
-        // r2 = 0 takes this branch too: at c = 1, r2_min = e^{−1490} rounds to 0, and
-        // log 0 + E/0 would be −∞ + ∞ (a NaN that once made the whole upper bound NaN).
+        // r2 = 0 takes this branch too: at c = 1, r2_min = e^{−1490} rounds to 0, and below,
+        // the rounding term |X̂^c|·(c(½|log r2| + 6) + 4) ulp would be 0·∞ (a NaN that once
+        // made the whole upper bound NaN).
         if (!(r2 > 0) || r2 < r2_min) {
           spectrum_error[k] += skipped_error;
           product[k] = 0.0;

@@ -413,7 +413,8 @@ risk_bound remark4_all_data(const longtail_problem& p,
   check_constants(fn, c);
   check_positive(fn, "epsilon", epsilon);
   check_positive(fn, "clip (finite)", s.clip);
-  const double u = p.signal_norms[k], lam = clipping_factor(p, k, s.clip);
+  // min{1, Λ_k}, as in every bound (setting_clipping_factor).
+  const double u = p.signal_norms[k], lam = setting_clipping_factor(p, s, k);
   const double ct = s.clip * std::sqrt(s.steps);
   // (ε|S_k|Λ_k‖u_k‖² − C√T‖u_k‖)/(ε√|S_j|‖A_kᵀA_j‖_F + C√T‖A_k‖_F) (ZXD+26 Remark 4).
   const double numerator = epsilon * p.class_counts[k] * lam * u * u - ct * u;
@@ -440,7 +441,7 @@ calibrated_ratios calibrated_margin_ratios(const longtail_problem& p,
   check_finite(fn, "tail_L", tail_L);
   calibrated_ratios out;
   out.noise_std = remark4_noise(s.clip, s.steps, dp_delta, p.examples(), epsilon, noise_constant);
-  const double n = p.examples(), u = p.signal_norms[k], lam = clipping_factor(p, k, s.clip);
+  const double n = p.examples(), u = p.signal_norms[k], lam = setting_clipping_factor(p, s, k);
   const double ns = n * out.noise_std;
   // N_D, N_T(L), D_j of Thm 3 at σ_n = Remark 4's calibration.
   const double nd =

@@ -97,12 +97,13 @@ std::vector<glm_phase> schedule(const char* fn,
     // τ_i = noise_factor·B η_i √log(log_argument/δ)/ε (Alg 2: 8, 1; Alg 3: 16, 2).
     p.tau = noise_factor * B * p.eta * std::sqrt(log_over(log_argument, delta)) / epsilon;
     if (!std::isfinite(p.tau))  // once "phases[i].tau is inf" (--label-bound 1e308)
-      throw_domain_error(fn, "phase " + std::to_string(i) + "'s noise tau = " +
-                                 format_value(noise_factor) +
-                                 " B eta/4^i sqrt(log(" + format_value(log_argument) +
-                                 "/delta))/epsilon",
-                         p.tau, "finite (--label-bound times --eta is too large for double "
-                                "precision at this --epsilon)");
+      throw_domain_error(
+          fn,
+          "phase " + std::to_string(i) + "'s noise tau = " + format_value(noise_factor) +
+              " B eta/4^i sqrt(log(" + format_value(log_argument) + "/delta))/epsilon",
+          p.tau,
+          "finite (the label bound B times the step size eta is too "
+          "large for double precision at this epsilon)");
     out.push_back(p);
     if (two_i > n / 2) break;  // next 2^{i+1} > n (and avoids overflow)
   }
@@ -597,8 +598,8 @@ moreau_parameters moreau_phased_sgd_parameters(const glm_problem& problem,
   p.gamma = c.oracle * B / (n * std::log(n));          // proof of Thm 4: γ = B/(n log n)
   if (!(p.gamma > 0 && std::isfinite(p.gamma)))
     throw_domain_error(fn, "Algorithm 4's accuracy gamma = c-oracle B/(n log n)", p.gamma,
-                       "finite and > 0 (it leaves double precision at these --c-oracle and "
-                       "--label-bound)");
+                       "finite and > 0 (it leaves double precision at this hidden constant "
+                       "c-oracle and label bound B)");
   p.eta = phased_sgd_step_size(problem, c);            // Thm 4: as Thm 1
   p.oracle_steps = gradient_oracle_steps(B, p.gamma);  // Alg 4
   p.eta_le_2_over_beta = p.eta <= 2 / p.beta;

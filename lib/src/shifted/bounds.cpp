@@ -472,7 +472,9 @@ double clt_k_positive(double x) {
 // √K(x) where K(x) itself underflows to 0 (x ≲ 1e-154: x²/2 is below the smallest double), as
 // x/√2, its leading term: a sensitivity of 1e-200 once took log √K = −∞ and gave μ = NaN.
 double clt_sqrt_k(double x, double k) {
-  return k > 0 ? std::sqrt(k) : x / std::sqrt(2.0);
+  // Below DBL_MIN the computed K keeps few digits (subnormal): its leading term is exact enough
+  // there (K = x²/2 + O(x³)).
+  return k >= std::numeric_limits<double>::min() ? std::sqrt(k) : x / std::sqrt(2.0);
 }
 
 }  // namespace
@@ -506,9 +508,9 @@ clt_choice noisy_sgd_strongly_convex_clt(const noisy_gradient_setting& s) {
   clt_choice out;
   out.steps_after_tau = steps_after;
   double mu = std::sqrt(8 * first * first + 2 * b * b / (n * n) * k * k1);
-  // Where K₁ underflowed (tiny L: then μ ∝ L ~ 1e-200 and its square underflows too), the
-  // same sum of squares by hypot, with √K₁ = x/√2.
-  if (k1 == 0)
+  // Where K₁ is subnormal or 0 (tiny L: then μ ∝ L ~ 1e-200 and its square underflows too),
+  // or the sum of squares underflowed, the same sum by hypot, with √K₁ = x/√2 below DBL_MIN.
+  if (k1 < std::numeric_limits<double>::min() || mu < std::numeric_limits<double>::min())
     mu = std::hypot(std::sqrt(8.0) * first, std::sqrt(2 * k) * (b / n) * clt_sqrt_k(x, k1));
   out.bound = make(mu, "BSA24 Prop C.14 (CLT)", bound_kind::approximation);
   out.bound.note = "CLT approximation, not a certified bound";
@@ -526,15 +528,18 @@ clt_choice noisy_sgd_constrained_convex_clt(const noisy_gradient_setting& s) {
   const double sqrt_k2 = clt_sqrt_k(x2, k2);
   // BSA24 Prop C.15: t − τ = Dn/(bησ√K₂), at least 1 (τ ≤ t − 1); (C.7) μ = √(2D²/(η²σ²k) +
   // 2b²kK₂/n²), +∞ where K₂ overflows a double (the CLT approximation is vacuous there)
-  const double k = std::max(1.0, D * n / (b * eta * sigma * sqrt_k2));
+  double k_star = D * n / (b * eta * sigma * sqrt_k2);
+  if (std::isinf(k_star))  // D n overflowed (D = 1e308): the same quotient in logs
+    k_star = std::exp(std::log(D) + std::log(n) - std::log(b * eta * sigma * sqrt_k2));
+  const double k = std::max(1.0, k_star);
   double mu = std::sqrt(2 * D * D / (eta * eta * sigma * sigma * k) + 2 * b * b * k * k2 / (n * n));
-  // Where K₂ underflowed to 0 (tiny L), its term is 2(b/n)²(k√K₂)√K₂, with √K₂ = x/√2.
-  if (k2 == 0)
+  // Where K₂ is subnormal or 0 (tiny L), its term is 2(b/n)²(k√K₂)√K₂, with √K₂ = x/√2.
+  if (k2 < std::numeric_limits<double>::min())
     mu = std::sqrt(2 * D * D / (eta * eta * sigma * sigma * k) +
                    2 * (b / n) * (b / n) * (k * sqrt_k2) * sqrt_k2);
   // Where that overflows or cancels to NaN (D n = inf at D = 1e308, or K₂ = 0) but the choice
   // is the unconstrained optimum, its value μ = 2√(D b √K₂/(ησn)) is formed in logs.
-  if (!std::isfinite(mu) && std::isfinite(k2) && D * n / (b * eta * sigma * sqrt_k2) >= 1)
+  if (!std::isfinite(mu) && std::isfinite(k2) && k_star >= 1)
     mu = 2 * std::exp(0.5 * (std::log(D) + std::log(b) + std::log(sqrt_k2) - std::log(eta) -
                              std::log(sigma) - std::log(n)));
   clt_choice out;

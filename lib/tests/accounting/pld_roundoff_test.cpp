@@ -124,9 +124,9 @@ TEST_CASE("the FFT round-off bound covers the exact composition's error",
 
 // A factor whose transform has an exact zero: two equal masses one cell apart give
 // 1/2 + 1/2·e^{iπ} = 0 at the Nyquist frequency. At count 1 the underflow threshold of |X̂|²
-// is e^{-1490} = 0 in double, so the zero once reached log 0 + E/0 = NaN, and every δ bound of
-// the composition became NaN (a Gaussian-DP factor composed with one subsampled step, at
-// ε = 2476.84, printed "δ ≤ nan").
+// is e^{-1490} = 0 in double, so the zero once reached the rounding term 0·|log 0| = NaN, and
+// every δ bound of the composition became NaN (a Gaussian-DP factor composed with one
+// subsampled step, at ε = 2476.84, printed "δ ≤ nan").
 TEST_CASE("a spectrum with an exact zero keeps a finite round-off bound",
           "[accounting][pld][certified]") {
   std::mt19937_64 rng(20261127);

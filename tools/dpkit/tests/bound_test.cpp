@@ -499,7 +499,9 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
       {"bound kan-thm4.1 --eta 1e-308",
        "dpkit bound kan-thm4.1: --eta is 1e-308, but must be a finite number > 0 (1e-308 "
        "underflows double precision"},
-      {"bound kan-thm4.1 --eta 0x1p-1074", "dpkit bound kan-thm4.1: --eta is 0x1p-1074, but must"},
+      {"bound kan-thm4.1 --eta 0x1p-1074",
+       "dpkit bound kan-thm4.1: --eta is 0x1p-1074, but must be a finite number > 0 (0x1p-1074 "
+       "underflows double precision"},
       {"bound nonconvex-thm6-proof --delta 1e-307",
        "dpkit bound nonconvex-thm6-proof: --jl-dim was not given, and the value derived for it "
        "from the other inputs is inf"},
@@ -556,4 +558,22 @@ TEST_CASE("dpkit bound: values whose intermediate quantities leave double precis
   for (const auto& row : plain["results"])
     if (row["row"] == "total") plain_total = row["value"].get<double>();
   CHECK(tiny_total == Approx(plain_total).epsilon(1e-12));
+}
+
+TEST_CASE("dpkit bound longtail: a clip above the gradients' scale is no better than no clip",
+          "[cli]") {
+  // The proofs bound the clipping multiplier h <= 1 by Lambda_k, so the factor is min{1, Lambda_k}
+  // and a clip far above the gradients gives the clean limit of Remark 5 (Lambda_k = 1, the value
+  // at --clip inf), not a better bound (--clip 100 once gave Lambda_k = 6.66 and a total of 0).
+  auto total = [](const std::string& args) {
+    const auto j = nlohmann::json::parse(dpkit_run(args + " --format json").out);
+    for (const auto& row : j["results"])
+      if (row["row"] == "total") return row["value"].get<double>();
+    return -1.0;
+  };
+  const double clean = total("bound longtail-thm3-all --clip inf");
+  CHECK(clean > 0);
+  CHECK(total("bound longtail-thm3-all --clip 100") == clean);
+  CHECK(total("bound longtail-thm3-tail --clip 100") ==
+        total("bound longtail-thm3-tail --clip inf"));
 }

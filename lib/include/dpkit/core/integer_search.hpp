@@ -29,15 +29,19 @@ std::pair<long long, long long> golden_section_bracket(F&& f, long long lo, long
     return static_cast<long long>(std::llround(inverse_golden_ratio * static_cast<double>(b - a)));
   };
   long long a = lo, b = hi;
+  int finite_right = -1;  // whether the finite part lies right: asked once, at the first +∞ tie
   while (b - a > 4) {
     const long long c = b - step(a, b);
     long long d = a + step(a, b);
     if (c >= d) d = c + 1;
     const double fc = f(c), fd = f(d);
-    const bool right = fc == fd && std::isinf(fc) && fc > 0
-                           ? std::isfinite(static_cast<double>(f(hi))) &&
-                                 !std::isfinite(static_cast<double>(f(lo)))
-                           : !(fc <= fd);
+    const bool tie_at_inf = fc == fd && std::isinf(fc) && fc > 0;
+    if (tie_at_inf && finite_right < 0)
+      finite_right =
+          std::isfinite(static_cast<double>(f(hi))) && !std::isfinite(static_cast<double>(f(lo)))
+              ? 1
+              : 0;
+    const bool right = tie_at_inf ? finite_right == 1 : !(fc <= fd);
     if (right)
       a = c;
     else
