@@ -152,6 +152,21 @@ TEST_CASE("noise calibration where the example is used with probability at most 
       CHECK(dpkit::test::exact_epsilon(
                 dpkit::test::poisson_one_step_curve(c.noise_multiplier, q), delta) == 0);
   }
+  // With a tiny G(μ₀) factor beside it (sweep cases 5973, 8943, 9430 said "could not bracket"):
+  // δ(0) of the run is at most q + δ_G(0) (a union bound, δ_G(0) = 2Φ(μ₀/2) − 1), below δ
+  // here, so ε = 0 at every σ again and the smallest σ is the answer.
+  {
+    acc::training_run with_factor = dpsgd(1.0, 1.1988521588755144e-06, 1);
+    with_factor.gaussian_mu = 0.00017146494900740529;
+    const double delta = 0.00053763292200039673;
+    REQUIRE(1.1988521588755144e-06 + std::erf(with_factor.gaussian_mu / (2 * std::sqrt(2.0))) <
+            delta);
+    const auto c = acc::calibrate_noise_multiplier(with_factor, 0.048873938211362357, delta);
+    CAPTURE(c.message);
+    CHECK(c.noise_multiplier == acc::kSmallestNoiseMultiplier);
+    CHECK(c.estimate.value <= 0.048873938211362357);
+    CHECK_THAT(c.message, Contains("the budget holds at every noise multiplier down to 1e-100"));
+  }
   // The RDP and CLT accountants never certify ε = 0: their searches run as before (the first
   // version of this rule asked the CLT at σ = 1e-100 and passed on its refusal).
   for (const acc::accountant_type a : {acc::accountant_type::rdp, acc::accountant_type::clt}) {
