@@ -224,8 +224,12 @@ std::vector<bound_spec> nonconvex_bounds() {
   const std::string kGlm =
       "GLM y = sigma(<w*, x>) + zeta with a monotone G-Lipschitz link bounded by B, learned\n"
       "through the convex surrogate (||x|| <= 1).";
-  auto with_eta = [](const std::string& def, const std::string& help) {
-    return in_group({real("eta", help, def, positive({"auto", "none"}))}, "Step size");
+  // "none" (the step size not checked) only where the bound has a use for it: the phase sum
+  // needs a step size, and took --eta none as NaN ("--eta is nan").
+  auto with_eta = [](const std::string& def, const std::string& help, bool none = true) {
+    return in_group(
+        {real("eta", help, def, none ? positive({"auto", "none"}) : positive({"auto"}))},
+        "Step size");
   };
   out.push_back(
       {"nonconvex-thm1", "SWX+23", "Thm 1 (Algorithm 2)",
@@ -252,18 +256,20 @@ std::vector<bound_spec> nonconvex_bounds() {
          return e;
        }});
   out.push_back(
-      {"nonconvex-thm1-phase-sum", "SWX+23", "App A (proof of Thm 1): Lemma 8 summed over the phases",
+      {"nonconvex-thm1-phase-sum", "SWX+23",
+       "App A (proof of Thm 1): Lemma 8 summed over the phases",
        "surrogate excess risk E L^l_P(w_k) - L^l_P(w*) of Algorithm 2, every constant explicit",
        bound_status::explicit_bound,
        "Proof of Thm 1: the explicit phase-sum bound on Algorithm 2's surrogate excess risk",
-       "value = D0^2/(2 eta_1 n_1) + sum_{i>=2} theta tau_{i-1}^2/(2 eta_i n_i) + 2 B^2 sum_i eta_i\n"
+       "value = D0^2/(2 eta_1 n_1) + sum_{i>=2} theta tau_{i-1}^2/(2 eta_i n_i) + 2 B^2 sum_i "
+       "eta_i\n"
        "      + 2 B tau_k, with n_i = floor(n/2^i), eta_i = eta/4^i, tau_i = 8 B eta_i\n"
-       "sqrt(log(1/delta))/eps, k = floor(log2 n). The excess risk is at most 2G times it (Lemma 3,\n"
+       "sqrt(log(1/delta))/eps, k = floor(log2 n). The excess risk is at most 2G times it (Lemma "
+       "3,\n"
        "a derived row). " +
            kGlm,
        "--eta 0.01 --initial-distance 0.5",
-       join({glm_params(false),
-             with_eta("auto", "eta of Algorithm 2; auto: Thm 1's choice"),
+       join({glm_params(false), with_eta("auto", "eta of Algorithm 2; auto: Thm 1's choice", false),
              in_group({real("initial-distance", "D0 = ||w_0 - w*||; auto: W (w_0 = 0)", "auto",
                             nonnegative({"auto"}))},
                       "Step size"),

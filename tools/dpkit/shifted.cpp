@@ -67,12 +67,18 @@ std::vector<double> read_shifts(const std::string& arg) {
   std::vector<double> out;
   std::string cell;
   while (in >> cell) {
+    if (const std::string m = out_of_range(cell, "a number in [0, 1]"); !m.empty())
+      throw usage_error("--shifts: a value " + m);  // 1e-320 was "not a number"
     const std::optional<double> v = parse_finite(cell);
     if (!v)
       throw usage_error("--shifts: '" + cell +
                         "' is not a number (give a file or a list like 0,0,1,1)");
     out.push_back(*v);
   }
+  if (out.empty())  // --shifts '' was ignored, and Thm C.13's row silently dropped
+    throw usage_error(
+        "--shifts has no numbers, but must be a file or a list of t - 1 numbers "
+        "a_k/(eta L/b) in [0, 1]");
   return out;
 }
 
@@ -263,7 +269,12 @@ void register_shifted(CLI::App& app, int& exit_code) {
                   "noisy-sgd, strongly convex: Thm C.13 with your own shifts — a file or a list of "
                   "t - 1 numbers a_k/(eta L/b) in [0, 1] (Thm 4.9 is 0 before tau, 1 after); the "
                   "running shift z_k = c z_{k-1} + eta L/b - a_k must stay >= 0")
-      ->type_name("FILE|LIST");
+      ->type_name("FILE|LIST")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            return v.empty() ? "is empty, but must be a file or a list of t - 1 numbers" : "";
+          },
+          "", "nonempty"));
   sub->add_option("--accuracy", o->accuracy, "PLD relative accuracy (noisy-sgd, curves)")
       ->check(pld_accuracy_validator())
       ->capture_default_str();

@@ -302,6 +302,11 @@ void reject_foreign_paper_options(const CLI::App& sub,
                         " (it is read by " + list + ")");
     }
   }
+  const CLI::Option* gamma = sub.get_option_no_throw("--oracle-gamma");
+  if (gamma != nullptr && gamma->count() > 0 && o.oracle != "algorithm4")
+    throw usage_error(
+        "--oracle-gamma applies to --oracle algorithm4 only (the default, exact, "
+        "takes the prox to machine precision)");
   const CLI::Option* sigma0 = sub.get_option_no_throw("--sigma0");
   if (sigma0 != nullptr && sigma0->count() > 0 && o.init != "gaussian")
     throw usage_error("--sigma0 applies to --network-init gaussian only (the default, pytorch, "

@@ -509,6 +509,9 @@ TEST_CASE("dpkit bound: bad input exits 2 with one line naming the flag", "[cli]
        "dpkit bound nonconvex-thm1-phase-sum: phase 1's noise tau = 8 B eta/4^i"},
       {"bound longtail-thm1 --noise-scale 1e-200",
        "dpkit bound longtail-thm1: --noise-scale is 1e-200, but must be in [1e-75, 1e75]"},
+      {"bound nonconvex-thm1-phase-sum --eta none",
+       "dpkit bound nonconvex-thm1-phase-sum: --eta is none, but must be a finite number > 0, "
+       "or auto"},
       {"bound nonconvex-thm4 --dataset-size 9007199254740992",
        "dpkit bound nonconvex-thm4: Algorithm 4's step count 144 B^2/gamma^2"},
   };

@@ -829,6 +829,8 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
       {mlp + "--w-norm 3", "--w-norm does not apply to --algorithm mlp-dp-sgd"},
       {glm + "--algorithm phased-sgd --sigma0 1", "--sigma0 does not apply"},
       {lt + "--sigma0 0.1", "--sigma0 applies to --network-init gaussian only"},
+      {glm + "--algorithm moreau-phased-sgd --oracle-gamma 0.1",
+       "--oracle-gamma applies to --oracle algorithm4 only"},
       // Overflows that surfaced in the library's words ("label 38 is inf", "--noise-std is
       // inf", "A_k' w is 0"), now refused by the flag given.
       {glm + "--algorithm adaptive-batched-gd --w-norm 1e308 --epsilon 1",

@@ -144,6 +144,14 @@ TEST_CASE("dpkit shifted: Thm 4.2 against the exact Gaussian law and every row l
   CHECK(relative_error(cr[0].at("epsilon").get<double>(), cr[1].at("epsilon").get<double>()) <
         1e-12);
   CHECK(dpkit_run(sgd10 + "1,1,1,1,1,1,1,1,1.5").exit_code == 2);
+  // An empty list was ignored and the C.13 row dropped without a word; a subnormal cell was
+  // "not a number".
+  const auto empty = dpkit_run(sgd10 + "''");
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err.find("--shifts is empty") != std::string::npos);
+  const auto tiny = dpkit_run(sgd10 + "1e-320,1,1,1,1,1,1,1,1");
+  CHECK(tiny.exit_code == 2);
+  CHECK(tiny.err.find("1e-320 underflows double precision") != std::string::npos);
   // Tradeoff curves: G(mu) at alpha = 0.5 is Phi(-mu) ... beta(1/2) = Phi(Phi^-1(1/2) - mu).
   const auto t = dpkit_run(
       "shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 --steps "
