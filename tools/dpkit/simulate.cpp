@@ -144,6 +144,13 @@ int run_simulate(const simulate_options& o) {
       meta.push_back({"risk", side, k});
     }
 
+  // ‖x‖ as Eigen's plain norm where that is exact enough, its scaled norm where the squares
+  // overflow or underflow (‖x‖ = 1e160 read as inf, and a finite run as diverged).
+  auto norm_of = [](const sim::vector& x) {
+    const double plain = x.norm();
+    const bool exact = std::isfinite(plain) && (plain > 1e-150 || x.isZero(0.0));
+    return exact ? plain : x.stableNorm();
+  };
   const sim::vector x0_zero = sim::vector::Zero(static_cast<Eigen::Index>(p));
   const auto per_side = 3;
   const std::size_t trajectory_offset = final_count;
@@ -177,7 +184,7 @@ int run_simulate(const simulate_options& o) {
       }
       out[s * per_side + 0] =
           sde ? equation.population_risk(x) : (s == 0 ? *m.d : *m.dprime).empirical_risk(x);
-      out[s * per_side + 1] = x.norm();
+      out[s * per_side + 1] = norm_of(x);
       out[s * per_side + 2] = x[0];
       if (s == 0) {
         std::size_t e = extra_offset;
@@ -191,7 +198,7 @@ int run_simulate(const simulate_options& o) {
       }
       finals.push_back(std::move(x));
     }
-    if (pair && shared) out[sides.size() * per_side] = (finals[0] - finals[1]).norm();
+    if (pair && shared) out[sides.size() * per_side] = norm_of(finals[0] - finals[1]);
   };
 
   const sim::monte_carlo_result res = sim::run_monte_carlo(

@@ -289,7 +289,12 @@ void quadratic::hessian_vector(std::size_t i,
 }
 
 double quadratic::empirical_risk(const_vector_ref x) const {
-  return 0.5 * m_ * x.squaredNorm();
+  const double plain = 0.5 * m_ * x.squaredNorm();
+  if (std::isfinite(plain)) return plain;
+  // ‖x‖² overflowed while (m/2)‖x‖² may not (m = 1e-200, ‖x‖ = 1e160 is a risk of 5e119, once
+  // reported as a diverged run): (√m ‖x‖)²/2 with the scaled norm.
+  const double s = std::sqrt(m_) * x.stableNorm();
+  return 0.5 * s * s;
 }
 
 std::string quadratic::describe() const {

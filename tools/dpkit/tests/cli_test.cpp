@@ -805,6 +805,23 @@ TEST_CASE("a failed or diverged run says so: no table of a failed bound, no sile
       "--replicates 2 --epsilon 2 --delta 1e-5 --threads 1");
   CHECK(tail.exit_code == 0);
   CHECK(tail.out.find("DIVERGED") == std::string::npos);
+  // A run whose iterate is large but finite is not diverged: ||x|| = 1e160 once read as inf (its
+  // squares overflow), and (m/2)||x||^2 at m = 1e-200 as well. One step from N(0, s^2 I) with
+  // s = 1e160 in d = 5 barely moves x, so ||x||/s is a chi(5) draw: in (0.1, 10) but with
+  // probability below 1e-6.
+  const auto big = dpkit_run(
+      "simulate --model quadratic --curvature 1e-200 --init gaussian --init-scale 1e160 --steps 1 "
+      "--dataset-size 100 --dimension 5 --replicates 2 --threads 1 --format json");
+  CHECK(big.exit_code == 0);
+  int norms = 0;
+  const auto big_json = nlohmann::json::parse(big.out);
+  for (const auto& row : big_json.at("results"))
+    if (row.at("observable") == "norm") {
+      ++norms;
+      CHECK(row.at("mean").get<double>() > 1e159);
+      CHECK(row.at("mean").get<double>() < 1e161);
+    }
+  CHECK(norms == 1);
   // A converging run is unchanged.
   const auto ok = dpkit_run("simulate --replicates 5 --steps 10 --threads 1");
   CHECK(ok.exit_code == 0);
