@@ -365,7 +365,17 @@ instance paper_instance(
   instance out{std::move(start.x0), std::move(start.xtilde), {}};
   out.data.features = sim::uniform_design(std::size_t(n), std::size_t(d), feats);
   const double sd = std::sqrt(noise2);
-  out.data.labels = sim::linear_labels(out.data.features, out.xtilde, sd, labels, 3 * sd);
+  try {
+    out.data.labels = sim::linear_labels(out.data.features, out.xtilde, sd, labels, 3 * sd);
+  } catch (const argument_error& e) {
+    // The library's limit is on the sd; --label-noise is a variance ("noise_sd is 1e+154" for
+    // --label-noise 1e308 before).
+    if (e.name() != "noise_sd") throw;
+    throw usage_error("--label-noise is " + format_number(noise2) +
+                      ", but must be at most 1e300 (a variance: the labels' noise sd, its "
+                      "square root, is at most 1e150, beyond which the squared labels "
+                      "overflow)");
+  }
   return out;
 }
 

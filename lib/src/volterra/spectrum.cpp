@@ -399,7 +399,11 @@ lksp25_vectors lksp25_start(long long d,
                               std::uint64_t stream) {
   constexpr const char* fn = "lksp25_start";
   check_at_least(fn, "d", d, 1);
-  check_nonnegative(fn, "x0_scale", x0_scale);
+  // ‖x0‖² = s²·χ²_d enters every risk and divergence: at most 1e100 (a probe's 1e308 drew
+  // x0[8] = inf, and 1e200 overflowed a group's squared norm).
+  if (!(x0_scale >= 0 && x0_scale <= 1e100))
+    throw_domain_error(fn, "x0_scale", x0_scale,
+                       "in [0, 1e100] (the squared norm of x0 enters the risk)");
   random_stream rng(seed, 0, stream);
   lksp25_vectors v{Eigen::VectorXd(d), Eigen::VectorXd(d)};
   // The draw order of LKSP25's released code: x̃ first, then x0.

@@ -265,6 +265,10 @@ TEST_CASE("dpkit hsgd: spec parts, pair indices and overflowing inputs in the us
       {privacy + "--pairs extreme:2e19",
        "K in --pairs extreme:K is 2e+19, but must be an integer in [1, 9007199254740992]"},
       {privacy + "--pairs extreme:1.5", "K in --pairs extreme:K is 1.5"},
+      // Once "noise_sd is 1e+154" (the square root of the variance given) and "x0[8] is inf".
+      {privacy + "--label-noise 1e308",
+       "--label-noise is 1e+308, but must be at most 1e300 (a variance"},
+      {privacy + "--x0-scale 1e308", "--x0-scale is 1e+308, but must be in [0, 1e100]"},
       {privacy + "--pairs pair:0,0", "--pairs is pair:0,0, but I and J must differ"},
       {privacy + "--pairs pair:0,1e19",
        "J in --pairs pair:I,J is 1e+19, but must be an integer in [0, 7]"},
