@@ -77,36 +77,42 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // whose δ(0) does not depend on σ.
   // Only the PLD accountant certifies ε = 0 (the RDP bound stays above it, the CLT refuses
   // σ = 1e-100); where it refuses the run at that σ, the search below goes on as before.
+  // The smallest σ the accountants take as the answer, where the PLD accountant certifies the
+  // budget there (ε is nonincreasing in σ, so every larger σ holds it too); false where it does
+  // not, or refuses the run at that σ (a limit of the accountant: the search goes on). `why`
+  // words the message from ε there.
+  auto answer_at_smallest = [&](auto&& why) {
+    ++evaluations;
+    privacy_estimate e;
+    e.termination = termination_type::failure;
+    try {
+      e = estimate_epsilon(with_sigma(kSmallestNoiseMultiplier), delta, options.accountant,
+                           options.pld);
+    } catch (const std::exception&) {
+    }
+    if (e.termination == termination_type::failure || !(e.value <= target_epsilon)) return false;
+    out.noise_multiplier = kSmallestNoiseMultiplier;
+    out.estimate = e;
+    // Converged where the certified ε is 0; otherwise (a tail correction above 0) the budget is
+    // not used, as the epoch schemes report their smallest σ (epoch_schemes.cpp).
+    out.termination = e.value == 0 ? termination_type::converged : termination_type::max_iterations;
+    out.evaluations = evaluations;
+    out.message = why(e.value);
+    return true;
+  };
   if (run.gaussian_mu == 0 && options.accountant == accountant_type::pld) {
     double log_unused = 0;  // log Π(1 − q)^T
     for (const training_phase& p : run.phases)
       log_unused += static_cast<double>(p.steps) * std::log1p(-p.sampling_rate);
     const double used = -std::expm1(log_unused);
-    if (used <= delta) {
-      ++evaluations;
-      privacy_estimate e;
-      e.termination = termination_type::failure;
-      try {
-        e = estimate_epsilon(with_sigma(kSmallestNoiseMultiplier), delta, options.accountant,
-                             options.pld);
-      } catch (const std::exception&) {  // a limit of the accountant at σ = 1e-100: search on
-      }
-      if (e.termination != termination_type::failure && e.value <= target_epsilon) {
-        out.noise_multiplier = kSmallestNoiseMultiplier;
-        out.estimate = e;
-        // Converged where the certified ε is 0; otherwise (a tail correction above 0) the
-        // budget is not used, as the epoch schemes report their smallest σ (epoch_schemes.cpp).
-        out.termination =
-            e.value == 0 ? termination_type::converged : termination_type::max_iterations;
-        out.evaluations = evaluations;
-        out.message = "the budget holds at every noise multiplier: the example enters a batch "
-                      "with probability at most " +
-                      format_value(used) + " <= delta, so " + format_value(kSmallestNoiseMultiplier) +
-                      ", the smallest the accountants take, is the answer (epsilon there: " +
-                      format_value(e.value) + ")";
-        return out;
-      }
-    }
+    if (used <= delta && answer_at_smallest([&](double eps) {
+          return "the budget holds at every noise multiplier: the example enters a batch with "
+                 "probability at most " +
+                 format_value(used) + " <= delta, so " + format_value(kSmallestNoiseMultiplier) +
+                 ", the smallest the accountants take, is the answer (epsilon there: " +
+                 format_value(eps) + ")";
+        }))
+      return out;
   }
   // Evaluations are cached by log σ; each PLD evaluation starts from the previous one's grid
   // spacing (skipping the coarse first pass). Far from the root a sign suffices: a coarse PLD
@@ -363,29 +369,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       // smallest σ the accountants take holds it too, that σ is the answer (a tiny G(μ₀) factor
       // beside a rarely used example: sweep cases 5973, 8943, 9430 said "could not bracket"
       // with ε = 0 at σ = 8e-5; without a G factor the rule above answers them first).
-      if (last.value <= target_epsilon && options.accountant == accountant_type::pld) {
-        ++evaluations;
-        privacy_estimate e;
-        e.termination = termination_type::failure;
-        try {
-          e = estimate_epsilon(with_sigma(kSmallestNoiseMultiplier), delta, options.accountant,
-                               options.pld);
-        } catch (const std::exception&) {  // beyond the accountant at σ = 1e-100: say so below
-        }
-        if (e.termination != termination_type::failure && e.value <= target_epsilon) {
-          out.noise_multiplier = kSmallestNoiseMultiplier;
-          out.estimate = e;
-          out.termination =
-              e.value == 0 ? termination_type::converged : termination_type::max_iterations;
-          out.evaluations = evaluations;
-          out.message = "the budget holds at every noise multiplier down to " +
-                        format_value(kSmallestNoiseMultiplier) +
-                        ", the smallest the accountants take, which is the answer (epsilon "
-                        "there: " +
-                        format_value(e.value) + ")";
-          return out;
-        }
-      }
+      if (last.value <= target_epsilon && options.accountant == accountant_type::pld &&
+          answer_at_smallest([](double eps) {
+            return "the budget holds at every noise multiplier down to " +
+                   format_value(kSmallestNoiseMultiplier) +
+                   ", the smallest the accountants take, which is the answer (epsilon there: " +
+                   format_value(eps) + ")";
+          }))
+        return out;
       out.message = "could not bracket the noise multiplier: at noise multiplier " +
                     format_value(std::exp(x1)) + " the certified epsilon is " +
                     format_value(last.value) + " (target " + format_value(target_epsilon) +
