@@ -397,17 +397,19 @@ std::vector<csv_record> read_csv_records(const std::string& label, const std::st
 }
 
 std::string argument_message(const argument_error& e, const CLI::App* app) {
-  std::string name = e.name();
-  // A learner's options.X (adaptive_gd_options::steps) is the command's --X where it has one.
-  if (const std::string prefix = "options."; app != nullptr && name.rfind(prefix, 0) == 0) {
-    std::string flag = "--" + name.substr(prefix.size());
+  auto as_flag = [](const std::string& library_name) {
+    std::string flag = "--" + library_name;
     for (char& c : flag)
       if (c == '_') c = '-';
-    if (app->get_option_no_throw(flag) != nullptr) name = name.substr(prefix.size());
-  }
-  std::string flag = "--" + name;
-  for (char& c : flag)
-    if (c == '_') c = '-';
+    return flag;
+  };
+  std::string name = e.name();
+  // A learner's options.X (adaptive_gd_options::steps) is the command's --X where it has one.
+  if (const std::string prefix = "options.";
+      app != nullptr && name.rfind(prefix, 0) == 0 &&
+      app->get_option_no_throw(as_flag(name.substr(prefix.size()))) != nullptr)
+    name = name.substr(prefix.size());
+  std::string flag = as_flag(name);
   // A library's target_X (calibrate_noise_multiplier's target_epsilon) is the command's --X.
   const std::string target = "--target-";
   if (app != nullptr && app->get_option_no_throw(flag) == nullptr && flag.rfind(target, 0) == 0)
