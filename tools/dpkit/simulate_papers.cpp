@@ -136,7 +136,7 @@ void add_paper_options(CLI::App* sub, paper_options& o) {
       ->capture_default_str()
       ->group(gp);
   sub->add_option("--delta", o.delta, "Target delta (paper algorithms)")
-      ->check(real_in_open_interval(0, 1))
+      ->check(delta_validator())
       ->capture_default_str()
       ->group(gp);
   sub->add_option("--calibration", o.calibration,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "dpkit/core/random.hpp"
@@ -239,6 +240,30 @@ sweep_case make_case(std::uint64_t seed, std::uint64_t index, tier t) {
   c.target_epsilon = v < 0.1   ? log_uniform(r, 1e-10, 1e-4)
                      : v < 0.9 ? log_uniform(r, 1e-3, 100)
                                : log_uniform(r, 100, 1e7);
+  // σ above 1e6, log-uniform up to the largest double (the accountants take any finite σ; σ
+  // beyond 1.3e154, whose square overflows, once failed with "b is nan"): the first phase of one
+  // ε/δ case in 25 with a per-step or truncated Poisson scheme, from a stream of its own and after
+  // every other draw, so that each case drawn before 2026-11-27 keeps its other values. The
+  // monotone neighbour keeps its ratio to σ; σ > 0.005 has no small-σ closed form, and the
+  // one-step Poisson forms are left out beyond σ = 1e15: their two terms differ by a relative
+  // ~1/σ, and at 50 digits the difference would lose more than 15 of them (the Gaussian form has
+  // a cancellation-free branch for its tiny μ; exact_curves.hpp).
+  if (!c.calibrate && p.sampling != acc::sampling_scheme::shuffling &&
+      p.sampling != acc::sampling_scheme::random_allocation) {
+    random_stream wide(seed, index, 2);
+    if (wide.uniform() < 0.04) {
+      constexpr double kMax = std::numeric_limits<double>::max();
+      const double sigma = std::min(log_uniform(wide, 1e6, kMax), kMax);  // exp(log max) may be inf
+      const double ratio =
+          c.larger.phases.front().noise_multiplier / c.run.phases.front().noise_multiplier;
+      c.run.phases.front().noise_multiplier = sigma;
+      c.larger.phases.front().noise_multiplier = std::min(sigma * ratio, kMax);
+      if (c.exact == regime::poisson_small_sigma) c.exact = regime::none;
+      if (sigma > 1e15 &&
+          (c.exact == regime::poisson_one_step || c.exact == regime::poisson_replace_one_one_step))
+        c.exact = regime::none;
+    }
+  }
   return c;
 }
 

@@ -213,11 +213,26 @@ bool training_run::is_gaussian() const {
 }
 
 double training_run::gdp_mu() const {
-  // G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)), summed with scaling against overflow.
+  // G(μ₁) ⊗ G(μ₂) = G(√(μ₁² + μ₂²)) (BSA24 eq. (3.3)).
   double sum = gaussian_mu * gaussian_mu;
   for (const training_phase& p : phases)
     sum += static_cast<double>(p.steps) * phase_mu(p) * phase_mu(p);
-  return std::sqrt(sum);
+  if (sum >= 1e-290 && std::isfinite(sum)) return std::sqrt(sum);
+  // Beyond, the squares are summed relative to the largest term √T·μ: unscaled, a μ below 1e-154
+  // squared to 0 (σ = 1e200 at q = 1 gave μ = 0 and a false "exact" ε = 0 at δ = 1e-290, where
+  // δ(0) ≈ 0.4μ exceeds δ). One more rounding per phase (the division) and one for the product;
+  // the accountants' rounding allowance for μ (8 + 4 per phase machine epsilons) covers both.
+  double largest = gaussian_mu;
+  for (const training_phase& p : phases)
+    largest = std::max(largest, std::sqrt(static_cast<double>(p.steps)) * phase_mu(p));
+  if (!(largest > 0) || std::isinf(largest)) return largest;
+  const double r0 = gaussian_mu / largest;
+  sum = r0 * r0;
+  for (const training_phase& p : phases) {
+    const double r = phase_mu(p) / largest;
+    sum += static_cast<double>(p.steps) * r * r;
+  }
+  return largest * std::sqrt(sum);
 }
 
 bool training_run::has_poisson_subsampling() const {

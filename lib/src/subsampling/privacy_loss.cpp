@@ -91,15 +91,13 @@ class poisson_gaussian_privacy_loss final : public privacy_loss {
   loss_mass mass(double a, double b) const override {
     if (direction_ == adjacency_direction::remove) {
       // Y = L(x): P = (1−q)N(0,σ²) + qN(1,σ²), Q = N(0,σ²).
-      const double xa = x_of(a), xb = x_of(b);
-      const double base = normal_interval(xa / sigma_, xb / sigma_);
-      const double shifted = normal_interval((xa - 1) / sigma_, (xb - 1) / sigma_);
+      const double base = normal_interval(standardized(a, 0), standardized(b, 0));
+      const double shifted = normal_interval(standardized(a, 1), standardized(b, 1));
       return {(1 - q_) * base + q_ * shifted, base};
     }
     // add: Y = −L(x) with P = N(0,σ²), Q = the mixture; Y ∈ (a, b] ⟺ x ∈ [x(−b), x(−a)).
-    const double xa = x_of(-b), xb = x_of(-a);
-    const double base = normal_interval(xa / sigma_, xb / sigma_);
-    const double shifted = normal_interval((xa - 1) / sigma_, (xb - 1) / sigma_);
+    const double base = normal_interval(standardized(-b, 0), standardized(-a, 0));
+    const double shifted = normal_interval(standardized(-b, 1), standardized(-a, 1));
     return {base, (1 - q_) * base + q_ * shifted};
   }
   void interval_masses(std::span<const double> cuts,
@@ -112,9 +110,9 @@ class poisson_gaussian_privacy_loss final : public privacy_loss {
     const bool remove = direction_ == adjacency_direction::remove;
     std::vector<double> u(n), v(n);
     for (std::size_t k = 0; k < n; ++k) {
-      const double x = remove ? x_of(cuts[k]) : x_of(-cuts[n - 1 - k]);
-      u[k] = x / sigma_;
-      v[k] = (x - 1) / sigma_;
+      const double y = remove ? cuts[k] : -cuts[n - 1 - k];
+      u[k] = standardized(y, 0);
+      v[k] = standardized(y, 1);
     }
     const detail::normal_cells base(u), shifted(v);
     cells.resize(n - 1);
@@ -149,10 +147,15 @@ class poisson_gaussian_privacy_loss final : public privacy_loss {
   }
 
  private:
-  double x_of(double y) const {
+  // (x(y) − shift)/σ, the point x(y) in the units of N(shift, σ²). Formed as (σ²s + 1/2 − shift)/σ
+  // while σ² is finite; beyond σ ≈ 1.3e154 σ² overflows (σ = 1e155 gave "b is nan" from ∞·0),
+  // so it is σs + (1/2 − shift)/σ there, the same value up to rounding.
+  double standardized(double y, double shift) const {
     if (y == -kInf) return -kInf;
     const double s = mixture_log_ratio_inverse(y, q_);
-    return std::isinf(s) ? s : sigma_ * sigma_ * s + 0.5;
+    if (std::isinf(s)) return s;
+    if (std::isfinite(sigma_ * sigma_)) return (sigma_ * sigma_ * s + 0.5 - shift) / sigma_;
+    return sigma_ * s + (0.5 - shift) / sigma_;
   }
   double sigma_, q_;
   adjacency_direction direction_;
@@ -262,10 +265,9 @@ class poisson_replace_one_privacy_loss final : public privacy_loss {
 
   loss_mass mass(double a, double b) const override {
     // Y ∈ (a, b] ⟺ x ∈ [x(b), x(a)).
-    const double lo = x_of(b), hi = x_of(a);
-    const double base = normal_interval(lo / sigma_, hi / sigma_);
-    return {(1 - q_) * base + q_ * normal_interval((lo + 1) / sigma_, (hi + 1) / sigma_),
-            (1 - q_) * base + q_ * normal_interval((lo - 1) / sigma_, (hi - 1) / sigma_)};
+    const double base = normal_interval(standardized(b, 0), standardized(a, 0));
+    return {(1 - q_) * base + q_ * normal_interval(standardized(b, 1), standardized(a, 1)),
+            (1 - q_) * base + q_ * normal_interval(standardized(b, -1), standardized(a, -1))};
   }
   void interval_masses(std::span<const double> cuts,
                        std::vector<loss_mass>& cells,
@@ -275,10 +277,10 @@ class poisson_replace_one_privacy_loss final : public privacy_loss {
     // x decreases in y: the x-cuts in increasing order are x(b_{n−1}), …, x(b_0).
     std::vector<double> u(n), up(n), down(n);
     for (std::size_t k = 0; k < n; ++k) {
-      const double x = x_of(cuts[n - 1 - k]);
-      u[k] = x / sigma_;
-      up[k] = (x + 1) / sigma_;
-      down[k] = (x - 1) / sigma_;
+      const double y = cuts[n - 1 - k];
+      u[k] = standardized(y, 0);
+      up[k] = standardized(y, 1);
+      down[k] = standardized(y, -1);
     }
     const detail::normal_cells base(u), p_shift(up), q_shift(down);
     auto pair = [&](double b, double ps, double qs) {
@@ -300,8 +302,16 @@ class poisson_replace_one_privacy_loss final : public privacy_loss {
   }
 
  private:
-  // x(y) in log space: α = e^{log α} may overflow (small σ) and sinh(y/2) does for large y.
-  double x_of(double y) const {
+  // (x(y) + shift)/σ, formed as (σ²w + shift)/σ with w = x(y)/σ² while σ² is finite and as
+  // σw + shift/σ beyond σ ≈ 1.3e154, where σ² overflows (the same value up to rounding).
+  double standardized(double y, double shift) const {
+    const double w = scaled_x(y);
+    if (std::isinf(w)) return w;
+    if (std::isfinite(sigma_ * sigma_)) return (sigma_ * sigma_ * w + shift) / sigma_;
+    return sigma_ * w + shift / sigma_;
+  }
+  // x(y)/σ² in log space: α = e^{log α} may overflow (small σ) and sinh(y/2) does for large y.
+  double scaled_x(double y) const {
     if (y == kInf) return -kInf;
     if (y == -kInf) return kInf;
     if (y == 0) return 0;
@@ -318,7 +328,7 @@ class poisson_replace_one_privacy_loss final : public privacy_loss {
     else
       asinh_abs = std::asinh(std::exp(log_z));
     // asinh(−α sinh(y/2)) has the sign of −y.
-    return sigma_ * sigma_ * ((y > 0 ? -asinh_abs : asinh_abs) - 0.5 * y);
+    return (y > 0 ? -asinh_abs : asinh_abs) - 0.5 * y;
   }
   double sigma_, q_, log_alpha_;
 };

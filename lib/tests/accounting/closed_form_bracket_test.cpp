@@ -5,8 +5,11 @@
 // +∞ (17 of these 105 lower ends above the exact ε); small σ over many steps, where tilts of
 // λ ≥ 1e-4 on losses of 1e20 lost the composed masses to rounding (a lower end 14× the exact
 // ε); and σ < 7e-10, where the subsampled RDP's fractional orders came out 0.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <sstream>
 
 #include "dpkit/accounting/accountant.hpp"
@@ -112,4 +115,95 @@ TEST_CASE("the replace-one Poisson curve resolves a sampling rate below 1e-50",
       dpkit::test::poisson_replace_one_one_step_curve(tiny, 9.521491943719836e-06), 3.7e-12);
   CHECK(large > real50(6.1e16));
   CHECK(large < real50(6.2e16));
+}
+
+TEST_CASE("the Gaussian reference resolves mu below 1e-40 (700-digit values)",
+          "[accounting][certified]") {
+  // At μ ~ 1e-57 the two terms of δ(ε) = Φ(a) − e^ε Φ(a − μ) agree to 57 digits, and the
+  // 50-digit reference read "exact ε = 0" where dpkit's lower ends were right (domain sweep cases
+  // 10144, 11160, 1535, 1597 once σ went beyond 1e6). The values here are bisections of δ(ε) as
+  // printed, at 700 digits (mpmath), for replace-one full-batch runs, μ = 2√T/σ.
+  struct row {
+    double sigma;
+    long long steps;
+    double delta;
+    const char* exact;
+  };
+  for (const row r :
+       {row{4.4283402195947927e58, 654, 5.53186526715816e-270, "3.5826747191396087036e-56"},
+        row{7.8597265728533266e154, 1, 1.4191968118741352e-239, "4.9230180972103998647e-154"},
+        row{1.3478096930288808e240, 124, 1.1732214846844898e-263, "1.6532216277710579093e-238"},
+        row{3.5337163447649958e110, 5, 1.7727094091804546e-262, "3.3108606814885599307e-109"}}) {
+    const real50 mu = 2 * sqrt(real50(r.steps)) / real50(r.sigma);
+    const real50 exact = exact_epsilon(dpkit::test::gaussian_curve(mu), r.delta);
+    INFO("sigma " << r.sigma << ": reference " << text(exact) << ", 700 digits " << r.exact);
+    CHECK(abs(exact / real50(r.exact) - 1) < real50("1e-15"));
+  }
+}
+
+TEST_CASE("noise multipliers up to the largest double: every end on its side (seeded sweep)",
+          "[accounting][pld][rdp][certified]") {
+  // The accountants take any finite σ ≥ 1e-100. Beyond σ ≈ 1.3e154 σ² overflows: the Poisson
+  // PLD failed with "b is nan" (∞·0 in its x-space cuts), a full-batch run's μ = √T/σ squared to
+  // 0 (a false "exact" ε = 0 at δ = 1e-290), and the RDP curve's ρ = μ²/2 did too (δ = 0 where it
+  // is 1.2e-263). σ log-uniform in [1e6, max double], T in [1, 1e4], δ in [1e-290, 0.5]; the
+  // full-batch runs against the exact μ-GDP curve, the subsampled ones against the full-batch
+  // value above their exact ε (subsampling never raises it) and 0 below it.
+  std::mt19937_64 gen(20261127);
+  auto log_uniform = [&](double lo, double hi) {
+    return std::min(
+        std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(gen)), hi);
+  };
+  int full = 0, subsampled = 0;
+  for (int i = 0; i < 80; ++i) {
+    const double sigma = log_uniform(1e6, std::numeric_limits<double>::max());
+    const auto steps = static_cast<long long>(log_uniform(1, 1e4));
+    const double delta = log_uniform(1e-290, 0.5);
+    const bool replace = i % 3 == 0;
+    const double q = i % 2 == 0 ? 1.0 : log_uniform(1e-6, 1);
+    acc::training_run run = poisson_run(sigma, q, steps);
+    if (replace) run.phases[0].neighbours = acc::neighbouring::replace_one;
+    const real50 mu = (replace ? 2 : 1) * sqrt(real50(steps)) / real50(sigma);
+    const auto curve = dpkit::test::gaussian_curve(mu);
+    const real50 full_batch = exact_epsilon(curve, delta);
+    const acc::privacy_estimate pld = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
+    // RDP has no bound for subsampled replace-one runs (it refuses them); a full batch is μ-GDP.
+    const bool with_rdp = q == 1 || !replace;
+    const acc::privacy_estimate rdp =
+        with_rdp ? acc::estimate_epsilon(run, delta, acc::accountant_type::rdp)
+                 : acc::privacy_estimate{};
+    INFO("case " << i << ": sigma " << sigma << ", q " << q << ", T " << steps << ", delta "
+                 << delta << (replace ? ", replace-one" : "") << ": full-batch exact "
+                 << text(full_batch) << ", pld [" << pld.lower << ", " << pld.upper << "] ("
+                 << pld.message << "), rdp " << rdp.value << " (" << rdp.message << ")");
+    // An answer, never a failure: a PLD bracket wider than asked is still certified, with a
+    // message that says so (the grid spacing's floor, 1e-10, can keep it from closing on ε = 0).
+    REQUIRE(pld.termination != dpkit::termination_type::failure);
+    CHECK((pld.converged() || !pld.message.empty()));
+    REQUIRE(std::isfinite(pld.upper));
+    if (with_rdp) REQUIRE(rdp.converged());
+    CHECK(pld.lower >= 0);
+    CHECK(pld.lower <= pld.upper);
+    CHECK(at_most(pld.lower, full_batch));
+    if (q == 1) {
+      CHECK(at_least(pld.upper, full_batch));
+      CHECK(at_least(rdp.value, full_batch));
+      // δ at the exact ε rounded to double (δ there is about the δ asked for, ≥ 1e-290, so it
+      // does not underflow double): both sides of the PLD bracket and RDP's bound against it.
+      const double e = full_batch.convert_to<double>();
+      const real50 exact_delta = exp(curve(real50(e)));
+      const acc::privacy_estimate pd = acc::estimate_delta(run, e, acc::accountant_type::pld);
+      const acc::privacy_estimate rd = acc::estimate_delta(run, e, acc::accountant_type::rdp);
+      INFO("delta at " << e << ": exact " << text(exact_delta) << ", pld [" << pd.lower << ", "
+                       << pd.upper << "], rdp " << rd.value);
+      CHECK(at_most(pd.lower, exact_delta));
+      CHECK(at_least(pd.upper, exact_delta));
+      CHECK(at_least(rd.value, exact_delta));
+      ++full;
+    } else {
+      ++subsampled;
+    }
+  }
+  CHECK(full == 40);
+  CHECK(subsampled == 40);
 }

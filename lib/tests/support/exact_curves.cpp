@@ -77,6 +77,19 @@ real50 log_binomial(long long n, long long k) {
 delta_curve gaussian_curve(const real50& mu) {
   return [mu](const real50& e) {
     if (mu == 0) return kMinusInf;
+    if (mu < real50(1e-20) && e < real50(1e-10)) {
+      // Φ(a) and e^ε Φ(a − μ), a = μ/2 − ε/μ, agree to about −log10 μ digits, which 50 digits do
+      // not hold for μ below 1e-40 (σ = 1e58 once gave "exact ε = 0" where it is 3.6e-56).
+      // Cancellation-free: δ = [Φ(a) − Φ(a − μ)] − (e^ε − 1) Φ(a − μ), and with m = −ε/μ, the
+      // interval's midpoint, Φ(a) − Φ(a − μ) = φ(m) ∫_{−μ/2}^{μ/2} cosh(mu) e^{−u²/2} du
+      // = φ(m) μ (1 + (m² − 1) μ²/24) up to a relative O((mμ)⁴ + μ⁴) = O(ε⁴ + μ⁴) < 1e-40. The
+      // two parts left differ by a relative ~1/m² (at most a few digits for δ ≥ 1e-300).
+      const real50 m = -e / mu;
+      const real50 log_interval = -m * m / 2 - log(boost::math::constants::root_two_pi<real50>()) +
+                                  log(mu) + log1p((m * m - 1) * mu * mu / 24);
+      const real50 tail = e == 0 ? kMinusInf : log(expm1(e)) + log_normal_cdf(m - mu / 2);
+      return log_sub(log_interval, tail);
+    }
     return log_sub(log_normal_cdf(-e / mu + mu / 2), e + log_normal_cdf(-e / mu - mu / 2));
   };
 }

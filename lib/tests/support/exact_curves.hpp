@@ -7,7 +7,9 @@
 // mistake here.
 //
 //   gaussian            every phase full batch: the run is exactly μ-GDP,
-//                       δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)  (Dong, Roth & Su 2022).
+//                       δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)  (Dong, Roth & Su 2022);
+//                       below μ = 1e-20, where the two terms agree to more digits than 50,
+//                       as [Φ(a) − Φ(a − μ)] − (e^ε − 1)Φ(a − μ) with the first part's series.
 //   poisson_one_step    one Poisson-subsampled step, add/remove: the worse of the two directions,
 //                       remove δ(ε) = q Φ̄((x* − 1)/σ) − (e^ε − 1 + q) Φ̄(x*/σ),
 //                       x* = σ² log((e^ε − 1 + q)/q) + 1/2; add δ(ε) = (1 − e^ε(1−q)) Φ(x_a/σ) −

@@ -882,6 +882,9 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
       {"simulate --algorithm longtail-dp-sgd --dimension 20 --dataset-size 60 --width 4 "
        "--replicates 2 --class-frequencies 1,1,1",
        "must have K = 5 (--classes not given: 5 for longtail-dp-sgd)"},
+      // The accountants' smallest delta, as dpkit epsilon's (was "find_root: the iteration
+      // produced a NaN abscissa" after a minute of calibration).
+      {mlp + "--delta 1e-300", "--delta is 1e-300, but must be a number in [1e-290, 1)"},
   };
   for (const auto& [args, message] : refused) {
     CAPTURE(args);
@@ -902,6 +905,14 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
     CHECK(r.exit_code == 0);
   }
   CHECK(dpkit_run(mlp + "--noise-std 1e-300").out.find("certified eps = inf") != std::string::npos);
+  // The paper's noise at a delta within 1e-16 of 1 is tiny (sqrt(log(1/delta)) ~ 1e-8): its
+  // mu-GDP parameter 3.4e7 is beyond the conversion's range, so its certified eps is inf (it
+  // exceeds 5e11) instead of failing the run with "mu is 33554432.00000001".
+  const auto near_one = dpkit_run(glm + "--algorithm phased-sgd --delta 0.9999999999999999");
+  CAPTURE(near_one.err);
+  CHECK(near_one.exit_code == 0);
+  CHECK(near_one.out.find("The paper's z = 2.98") != std::string::npos);
+  CHECK(near_one.out.find("certifies eps = inf") != std::string::npos);
   // The noise multiplier of a huge clip norm: sigma_n B / C once overflowed to z = inf, and the
   // report certified eps = 0 (false). Remark 4's sigma_n is proportional to C, so z does not
   // depend on C: the same privacy line as at --clip 1 (sigma_n aside).
