@@ -15,6 +15,7 @@ namespace {
 using detail::at_least;
 using detail::at_most;
 using detail::log_over;
+using detail::positive;
 
 constexpr const char* kC13 = "WSK+26, Thm 4.1 / C.13";
 
@@ -107,7 +108,7 @@ condition margin_condition(double gamma, const char* source) {
 
 condition step_size_condition(const kan_training& s, const hidden_constants& c, const char* src) {
   // η ≤ 1/(12 C_{σ,b} p³).
-  return at_most("eta <= 1/(12 C_sigma_b p^3)", s.eta,
+  return at_most("eta <= 1/(12 C_{sigma,b} p^3)", s.eta,
                  1 / (12 * c.C_sigma_b * std::pow(dbl(s.basis_size), 3)), src);
 }
 
@@ -141,9 +142,8 @@ void correlated_conditions(risk_bound& r,
                            const hidden_constants& c) {
   const double g = s.gamma, eta = s.eta, T = dbl(s.steps), B = dbl(s.batch_size);
   const double lam = s.lambda, kap = s.kappa;
-  r.conditions.push_back(
-      at_least("lambda > 0 (Thm C.13: 0 < lambda < 1)", lam, std::nextafter(0.0, 1.0), kC13));
-  r.conditions.push_back(at_least("kappa > 0 (Thm C.13)", kap, std::nextafter(0.0, 1.0), kC13));
+  r.conditions.push_back(positive("lambda > 0 (Thm C.13: 0 < lambda < 1)", lam, kC13));
+  r.conditions.push_back(positive("kappa > 0 (Thm C.13)", kap, kC13));
   r.conditions.push_back(margin_condition(g, kC13));
   r.conditions.push_back(step_size_condition(s, c, kC13));
   r.conditions.push_back(clip_condition(s, k, kC13));
@@ -152,18 +152,18 @@ void correlated_conditions(risk_bound& r,
                       eta * eta * g * g * (T / B + 1);
   r.conditions.push_back(
       at_most("eta gamma sqrt(T)(1/sqrt(B) + kappa(1-lambda)/B) + "
-              "eta^2 gamma^2 (T/B + 1) <= step_size_condition",
+              "eta^2 gamma^2 (T/B + 1) <= c-step-size-condition",
               step, c.step_size_condition, kC13));
   // Ω̃(γ^{−4}) ≤ m ≤ Õ(B²/(η²κ²γ²d) min{1, 1/(T((1 − λ)² + λ²η))}).
   const double m = dbl(s.width);
   r.conditions.push_back(
-      at_least("m >= width_lower gamma^-4", m, c.width_lower / std::pow(g, 4), kC13));
+      at_least("m >= c-width-lower gamma^-4", m, c.width_lower / std::pow(g, 4), kC13));
   const double q = (1 - lam) * (1 - lam) + lam * lam * eta;
   const double upper = c.width_upper * B * B /
                        (eta * eta * kap * kap * g * g * dbl(s.input_dimension)) *
                        std::min(1.0, 1 / (T * q));
   r.conditions.push_back(
-      at_most("m <= width_upper B^2/(eta^2 kappa^2 gamma^2 d) "
+      at_most("m <= c-width-upper B^2/(eta^2 kappa^2 gamma^2 d) "
               "min{1, 1/(T((1-lambda)^2 + lambda^2 eta))}",
               m, upper, kC13));
 }
@@ -285,7 +285,7 @@ kan_curvature kan_curvature_stated(long long width,
   r.self_bounding = 4 * C * std::pow(p, 3);
   r.status = bound_status::up_to_constants;
   r.label = std::string(to_string(r.status));
-  r.source = "WSK+26, Lemmas B.6-B.7 (statements, hidden C_sigma_b)";
+  r.source = "WSK+26, Lemmas B.6-B.7 (statements, hidden C_{sigma,b})";
   return r;
 }
 
@@ -392,8 +392,7 @@ kan_certificate kan_correlated_certificate(const kan_training& s,
   r.conditions.push_back(at_least("R* >= R_bar + tau + eta c z (projection inactive)", s.radius,
                                   r.R_bar + in.tau + shift, src));
   r.conditions.push_back(at_least("C_clip >= G_delta (eq. (5))", s.clip, G, src));
-  r.conditions.push_back(
-      at_least("lambda > 0 (Lemma C.11: 0 < lambda < 1)", lam, std::nextafter(0.0, 1.0), src));
+  r.conditions.push_back(positive("lambda > 0 (Lemma C.11: 0 < lambda < 1)", lam, src));
   finish(r, bound_status::explicit_bound);
   return r;
 }
@@ -504,7 +503,7 @@ void independent_conditions(risk_bound& r,
   const double w1 = log_over(m, delta) * (std::pow(lT, 4) + ln * ln) / std::pow(s.gamma, 4);
   const double w2 = log_over(n * T, delta) / (T * dbl(s.input_dimension));
   r.conditions.push_back(at_least(
-      "m >= width_lower max{log(m/delta)(log^4 T + log^2(n/delta))/gamma^4, log(nT/delta)/(T d)}",
+      "m >= c-width-lower max{log(m/delta)(log^4 T + log^2(n/delta))/gamma^4, log(nT/delta)/(T d)}",
       m, c.width_lower * std::max(w1, w2), src));
 }
 
@@ -579,7 +578,7 @@ void sgd_conditions(risk_bound& r,
   r.conditions.push_back(clip_condition(s, k, src));
   const double lT = std::log(T), ln = log_over(n, delta);
   r.conditions.push_back(at_least(
-      "m >= width_lower log(m/delta)(log^4 T + log^2(n/delta))/gamma^4", m,
+      "m >= c-width-lower log(m/delta)(log^4 T + log^2(n/delta))/gamma^4", m,
       c.width_lower * log_over(m, delta) * (std::pow(lT, 4) + ln * ln) / std::pow(s.gamma, 4),
       src));
 }
@@ -672,7 +671,7 @@ void add_common(kan_rate& out, const std::vector<condition>& conditions) {
 }
 
 condition eta_condition(const kan_training& s, const hidden_constants& c, const char* src) {
-  return at_most("eta <= 1/(12 C_sigma_b p^3)", s.eta,
+  return at_most("eta <= 1/(12 C_{sigma,b} p^3)", s.eta,
                  1 / (12 * c.C_sigma_b * std::pow(dbl(s.basis_size), 3)), src);
 }
 
@@ -709,13 +708,12 @@ kan_rate kan_correlated_rate(const rate_problem& p, const hidden_constants& c) {
   out.optimization = rate(value, "1/(gamma sqrt n) + sqrt(d)/(gamma^4 n epsilon)", src);
   out.population = out.optimization;
   const double m = dbl(s.width);
-  add_common(
-      out, {at_least("lambda > 0 (0 < lambda < 1 fixed)", p.lambda, std::nextafter(0.0, 1.0), src),
-            at_most("rho < 1 (0 < rho < 1 fixed)", p.rho, std::nextafter(1.0, 0.0), src),
-            margin_condition(g, src),
-            at_most("delta <= min{1/(n sqrt m), gamma/n}", p.delta,
-                    std::min(1 / (n * std::sqrt(m)), g / n), src),
-            eta_condition(s, c, src)});
+  add_common(out, {positive("lambda > 0 (0 < lambda < 1 fixed)", p.lambda, src),
+                   at_most("rho < 1 (0 < rho < 1 fixed)", p.rho, std::nextafter(1.0, 0.0), src),
+                   margin_condition(g, src),
+                   at_most("delta <= min{1/(n sqrt m), gamma/n}", p.delta,
+                           std::min(1 / (n * std::sqrt(m)), g / n), src),
+                   eta_condition(s, c, src)});
   return out;
 }
 
@@ -746,10 +744,10 @@ kan_rate kan_independent_rate(const rate_problem& p, const hidden_constants& c) 
       c.bound * (1 / (g * std::sqrt(n)) + std::sqrt(d) / (std::pow(g, 3) * n * eps));
   out.optimization = rate(value, "1/(gamma sqrt n) + sqrt(d)/(gamma^3 n epsilon)", src);
   out.population = out.optimization;
-  add_common(out, {margin_condition(g, src), at_most("delta <= gamma/n", p.delta, g / n, src),
-                   eta_condition(s, c, src),
-                   at_least("batch_size >= 1 (B = batch gamma sqrt n)", B_real, 1, src),
-                   at_most("batch_size <= n (B = batch gamma sqrt n)", B_real, n, src)});
+  add_common(out,
+             {margin_condition(g, src), at_most("delta <= gamma/n", p.delta, g / n, src),
+              eta_condition(s, c, src), at_least("B >= 1 (B = batch gamma sqrt n)", B_real, 1, src),
+              at_most("B <= n (B = batch gamma sqrt n)", B_real, n, src)});
   return out;
 }
 

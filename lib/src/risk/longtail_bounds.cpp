@@ -17,6 +17,7 @@ namespace {
 using detail::at_least;
 using detail::at_most;
 using detail::log_over;
+using detail::positive;
 
 constexpr const char* kThm1 = "ZXD+26, Thm 1";
 constexpr const char* kThm2 = "ZXD+26, Thm 2";
@@ -336,7 +337,7 @@ risk_bound thm3_all_data(const longtail_problem& p,
       "|S_k| Lambda_k ||u_k||^2 >= C1 (max_j sqrt|S_j| ||A_k'A_j||_F + n sigma_n (||u_k|| + "
       "||A_k||_F))",
       signal, c.C1 * (max_cross_term(p, k) + n * s.noise_std * (u + p.frobenius[k])), kThm3a));
-  r.conditions.push_back(at_least("N_D > 0", numerator, std::nextafter(0.0, 1.0), kThm3a));
+  r.conditions.push_back(positive("N_D > 0", numerator, kThm3a));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -365,7 +366,7 @@ risk_bound thm3_tail(const longtail_problem& p,
       "sqrt|S_k| Lambda_k ||A_k'A_k||_F >= C2 (max_j sqrt|S_j| ||A_k'A_j||_F + n sigma_n "
       "sqrt(d + L^2) ||A_k||_op + n sigma_n ||A_k||_F)",
       a, c.C2 * (max_cross_term(p, k) + b * root + n * s.noise_std * p.frobenius[k]), kThm3b));
-  r.conditions.push_back(at_least("N_T(L) > 0", numerator, std::nextafter(0.0, 1.0), kThm3b));
+  r.conditions.push_back(positive("N_T(L) > 0", numerator, kThm3b));
   finish(r, bound_status::up_to_constants);
   return r;
 }
@@ -421,7 +422,7 @@ risk_bound remark4_all_data(const longtail_problem& p,
   risk_bound r;
   r.source = kRem4;
   add_class_terms(r, p, k, numerator, epsilon, ct * p.frobenius[k], c.c1);
-  r.conditions.push_back(at_least("numerator > 0", numerator, std::nextafter(0.0, 1.0), kRem4));
+  r.conditions.push_back(positive("numerator > 0", numerator, kRem4));
   finish(r, bound_status::up_to_constants);
   return r;
 }

@@ -323,7 +323,7 @@ TEST_CASE("kan_bounds: Thm C.13 value and conditions", "[risk]") {
     };
     kan_training t = s;
     t.eta = 1.01 / (12 * 512);
-    flagged(t, {}, "eta <= 1/(12 C_sigma_b p^3)");
+    flagged(t, {}, "eta <= 1/(12 C_{sigma,b} p^3)");
     t = s;
     t.clip = G_delta(k, 64, 8, 0.01) * (1 - 1e-9);
     flagged(t, {}, "C_clip >= G_delta");
@@ -340,12 +340,12 @@ TEST_CASE("kan_bounds: Thm C.13 value and conditions", "[risk]") {
                          std::min(1.0, 1 / (T * ((1 - l) * (1 - l) + l * l * e)));
     t = s;
     t.width = 15;
-    flagged(t, {}, "m >= width_lower gamma^-4");
+    flagged(t, {}, "m >= c-width-lower gamma^-4");
     t.width = 16;
     t.clip = 1e9;
     CHECK(dpkit::risk::kan_correlated_optimization(t, k).conditions_hold());
     t.width = static_cast<long long>(upper) + 1;
-    flagged(t, {}, "m <= width_upper");
+    flagged(t, {}, "m <= c-width-upper");
     t = s;
     t.lambda = 0;
     flagged(t, {}, "lambda > 0");
@@ -451,7 +451,7 @@ TEST_CASE("kan_bounds: Thm D.14 and D.16 (independent noise)", "[risk]") {
                                       std::sqrt(L) * rho * delta / g,
                                   kKanRel));
   const double w1 = std::log(1e7 / delta) * (std::pow(std::log(T), 4) + ln * ln) / std::pow(g, 4);
-  CHECK_THAT(find(opt, "m >= width_lower max")->limit, WithinRel(w1, kKanRel));
+  CHECK_THAT(find(opt, "m >= c-width-lower max")->limit, WithinRel(w1, kKanRel));
   CHECK(opt.conditions_hold());
   CHECK(pop.conditions_hold());
   s.lambda = 0.3;
@@ -510,7 +510,7 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
                WithinRel(std::sqrt(amp * amp * (rT + std::sqrt(rT * L)) * L) / eps, kKanRel));
     // η ≍ 1 violates η ≤ 1/(12 C p³) unless C_{σ,b} absorbs p³ (docs/kan.md).
     CHECK(r.optimization.status == bound_status::condition_violated);
-    CHECK_THAT(r.optimization.label, Contains("eta <= 1/(12 C_sigma_b p^3)"));
+    CHECK_THAT(r.optimization.label, Contains("eta <= 1/(12 C_{sigma,b} p^3)"));
     CHECK(holds(r.optimization, "delta <= min{1/(n sqrt m), gamma/n}"));
     hidden_constants c;
     c.C_sigma_b = 1.0 / (12 * 512);
@@ -536,7 +536,7 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
     CHECK_THAT(r.setting.kappa,
                WithinRel(std::sqrt(B * B * T * std::log(1 / delta)) / (n * eps), kKanRel));
     CHECK(holds(r.optimization, "delta <= gamma/n"));
-    CHECK(!holds(r.optimization, "eta <= 1/(12 C_sigma_b p^3)"));
+    CHECK(!holds(r.optimization, "eta <= 1/(12 C_{sigma,b} p^3)"));
     // Cor 5.5's privacy term is γ^{-3} against Cor 5.3's γ^{-4}.
     CHECK(r.optimization.value < dpkit::risk::kan_correlated_rate(p).optimization.value);
   }
@@ -549,7 +549,7 @@ TEST_CASE("kan_bounds: Cor 5.3, 5.5, 5.6 and full-batch GD parameter choices and
     CHECK_THAT(r.setting.eta, WithinRel(B / n, kKanRel));
     CHECK(r.setting.steps == static_cast<long long>(std::round(n * n / (g * g * B))));
     // η = B/n = 1.6e-3 > 1/(12·512): flagged; δ = 1e-7 ≤ 1/(γn) = 2e-5 holds.
-    CHECK(!holds(r.optimization, "eta <= 1/(12 C_sigma_b p^3)"));
+    CHECK(!holds(r.optimization, "eta <= 1/(12 C_{sigma,b} p^3)"));
     CHECK(holds(r.optimization, "delta <= 1/(gamma n)"));
     dpkit::risk::rate_problem q = p;
     q.batch_size = 1000;  // > γ√n ≈ 158

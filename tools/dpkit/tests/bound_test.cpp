@@ -241,10 +241,10 @@ TEST_CASE("dpkit bound kan-thm4.1: A_corr and G_delta recomputed by hand", "[cli
                    (4 * std::sqrt(p) + 2 * std::sqrt(std::log(2 / delta) / m));
   CHECK_THAT(derived(r, "G_delta"), Catch::Matchers::WithinRel(G, kRel));
   CHECK_THAT(derived(r, "C_clip = G_delta"), Catch::Matchers::WithinRel(G, kRel));
-  // The step-size condition eta <= 1/(12 C_sigma_b p^3) fails at eta = 0.01, p = 8.
+  // The step-size condition eta <= 1/(12 C_{sigma,b} p^3) fails at eta = 0.01, p = 8.
   bool saw = false;
   for (const json& c : r.conditions)
-    if (c.at("name") == "eta <= 1/(12 C_sigma_b p^3)") {
+    if (c.at("name") == "eta <= 1/(12 C_{sigma,b} p^3)") {
       saw = true;
       CHECK_THAT(c.at("limit").get<double>(),
                  Catch::Matchers::WithinRel(1 / (12 * p * p * p), kRel));

@@ -19,6 +19,11 @@ inline condition at_most(std::string name, double value, double limit, std::stri
 inline condition at_least(std::string name, double value, double limit, std::string source) {
   return {std::move(name), value, limit, value >= limit, std::move(source)};
 }
+/// The strict condition "name: value > 0", shown with its limit 0 (as value ≥ the smallest
+/// positive double it printed the limit as 4.940656458e-324).
+inline condition positive(std::string name, double value, std::string source) {
+  return {std::move(name), value, 0.0, value > 0, std::move(source)};
+}
 
 /// log(a/δ), also where a/δ itself overflows (a/δ = 2m/δ is inf at δ = 1e-305: a probe's
 /// --delta 1e-305 gave "c_block_norm is inf"); the plain quotient where it is finite, so that
