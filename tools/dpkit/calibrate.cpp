@@ -100,10 +100,9 @@ int run(const calibrate_options& o) {
     if (!c.message.empty()) row["message"] = c.message;
     r.results.back() = row;
     if (c.termination != termination_type::failure && c.estimate.value == 0)
-      r.notes = {
-          "noise_multiplier: the smallest value at which the accountant certifies epsilon = 0",
-          "(delta(0) <= delta): the target is below what it resolves there. At",
-          "noise_multiplier_lower it does not certify epsilon = 0."};
+      r.notes = {"noise_multiplier: the smallest value at which the accountant gives epsilon = 0",
+                 "(delta(0) <= delta): the target is below what it resolves there. At",
+                 "noise_multiplier_lower it does not give epsilon = 0."};
     else if (c.termination != termination_type::failure)
       r.notes = {
           "noise_multiplier: the budget holds at this value (epsilon is what the accountant",
@@ -119,8 +118,16 @@ int run(const calibrate_options& o) {
     for (const std::string& line : wrap(scheme_sentences(m.run, "epsilon", m.noise_scale), 90))
       r.notes.push_back(line);
     if (c.termination == termination_type::failure) failure = c.message;
-    // Certified, with more of the budget unused than asked, or ε = 0 at the answer: said.
+    // Certified, with more of the budget unused than asked, or ε = 0 at the answer: said. The
+    // library's message counts noise multipliers relative to C: said where the table does not.
     if (c.termination != termination_type::failure) note = c.message;
+    // The messages that quote noise multipliers (the ε = 0 thresholds, a failed search's last
+    // tries) count them relative to C.
+    if (in_scale(1.0) != 1.0) {
+      const char* units = " (noise multipliers in this message are relative to the clip norm C)";
+      if (!note.empty() && c.estimate.value == 0) note += units;
+      if (!failure.empty()) failure += units;
+    }
   } else {
     r.parameters["max_steps"] = o.max_steps;
     const accounting::steps_calibration c = [&] {
@@ -144,8 +151,13 @@ int run(const calibrate_options& o) {
     r.title = "largest number of steps within " + budget + ": " +
               describe_run(m.run, true, false, m.noise_scale);
     for (const std::string& line : m.derivation) r.title += "\n" + line;
-    r.notes = {"steps: the budget holds for this many steps and is exceeded at one more (searched",
-               "up to --max-steps)."};
+    if (c.termination == termination_type::max_iterations)
+      r.notes = {"steps: the budget holds for this many steps, the most searched (--max-steps);",
+                 "more steps may hold it too."};
+    else
+      r.notes = {
+          "steps: the budget holds for this many steps and is exceeded at one more (searched",
+          "up to --max-steps)."};
     if (c.steps == 0) r.notes.push_back(c.message);
   }
   emit(r, o.output);

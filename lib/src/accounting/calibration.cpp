@@ -250,9 +250,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // log ε − log target it rounded to 0 at ε = target·(1 + 2e-16), and the search took that σ for
   // a root whose ε was above the target ("no noise multiplier within the budget was certified"
   // for one full-batch step at ε = 1e4, δ = 8.8e-8, where the CLT start is the exact root).
+  // A certified ε of 0 (r = −1) stands for log 0 = −∞ as a finite value below the log ratio of
+  // every positive ε (≥ the smallest subnormal): as log(1e-300) − log target it was 0 at a target
+  // of 1e-300, so ε = 0 read as a root, and `calibrate --epsilon 1e-300` answered σ = 5.9e151
+  // where σ = 12 617 certifies ε = 0.
+  const double log_zero = std::log(std::numeric_limits<double>::denorm_min()) - 1 - log_target;
   auto log_excess = [&](double x) {
     const double r = excess(x) / target_epsilon;
-    return r > -1 ? std::log1p(r) : std::log(1e-300) - log_target;
+    return r > -1 ? std::log1p(r) : log_zero;
   };
   // Widens [lo, hi] outward (×2 each time, at most 20 times a side) until the signs of excess
   // differ on the current level's grid.
@@ -555,6 +560,20 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   out.estimate = certified(safe);
   if (out.estimate.value == 0 && options.accountant != accountant_type::clt)
     return zero_answer(safe, std::isnan(other) ? safe - std::log(2.0) : other);
+  // The CLT's ε falls to exactly 0 where its δ(0) ≤ δ too; the root search has closed on that
+  // threshold (to its tolerance): say so, as zero_answer does for the PLD, instead of "100 % of
+  // the budget unused" and the root finder's own words.
+  if (out.estimate.value == 0 && !std::isnan(other)) {
+    out.termination = termination_type::converged;
+    out.message = "the CLT gives epsilon = 0 from noise multiplier " +
+                  format_value(out.noise_multiplier) + " on (delta(0) <= delta): the target " +
+                  format_value(target_epsilon) +
+                  " is below what it resolves there, and this is the smallest noise multiplier "
+                  "at which it gives epsilon = 0 (at " +
+                  format_value(out.noise_multiplier_lower) + " it does not)";
+    out.evaluations = evaluations;
+    return out;
+  }
   const double unused = (target_epsilon - out.estimate.value) / target_epsilon;
   if (met || unused <= options.budget_tolerance) {
     out.termination = termination_type::converged;
@@ -612,6 +631,13 @@ steps_calibration calibrate_steps(training_run run,
   out.estimate = best;
   out.evaluations = evaluations;
   if (good == 0) out.message = "even one step exceeds the budget";
+  // The search's end is not a step count at which the budget is exceeded: say so (the CLI read
+  // it as "exceeded at one more" at 10^7 steps of noise multiplier 1e300).
+  if (good == max_steps) {
+    out.termination = termination_type::max_iterations;
+    out.message = "the budget holds at max_steps = " + std::to_string(max_steps) +
+                  ", where the search stops: more steps may hold it too";
+  }
   return out;
 }
 

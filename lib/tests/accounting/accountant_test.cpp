@@ -285,6 +285,32 @@ TEST_CASE("a target below the accountant's resolution: the smallest sigma with e
   const auto below = acc::estimate_epsilon(dpsgd(c.noise_multiplier_lower, 0.1, 10), 0.1,
                                            acc::accountant_type::pld, o.pld);
   CHECK(below.value > 0);
+  // Targets at the bottom of the accepted range give the same answer: ε = 0 stood for a log
+  // ratio of log(1e-300/target), which is 0 at a target of 1e-300, so the search read the first
+  // σ with ε = 0 as a root (5.9e151 at q = 0.01, T = 1000, where 12 617 certifies ε = 0).
+  for (const double target : {1e-300, std::numeric_limits<double>::min()}) {
+    CAPTURE(target);
+    const auto tiny = acc::calibrate_noise_multiplier(dpsgd(1.0, 0.1, 10), target, 0.1, o);
+    CAPTURE(tiny.message);
+    REQUIRE(tiny.converged());
+    CHECK(tiny.estimate.value == 0);
+    CHECK(tiny.noise_multiplier <= c.noise_multiplier * (1 + 2e-4));
+    CHECK(tiny.noise_multiplier >= c.noise_multiplier * (1 - 2e-4));
+  }
+  // The CLT's ε falls to 0 at a threshold too; on a full batch it is exact: δ(0) = 2Φ(μ/2) − 1
+  // with μ = √T/σ, so the threshold is σ* = √T/(2Φ⁻¹((1 + δ)/2)). It said "100 % of the budget
+  // unused" and "find_root: stopped after 62 evaluations" there.
+  acc::calibration_options clt;
+  clt.accountant = acc::accountant_type::clt;
+  const auto z = acc::calibrate_noise_multiplier(dpsgd(1.0, 1.0, 1000), 1e-20, 1e-5, clt);
+  CAPTURE(z.message);
+  REQUIRE(z.converged());
+  CHECK(z.estimate.value == 0);
+  CHECK_THAT(z.message, Contains("the CLT gives epsilon = 0 from noise multiplier"));
+  const double threshold =
+      std::sqrt(1000.0) / (2 * boost::math::quantile(boost::math::normal(), (1 + 1e-5) / 2));
+  CHECK(z.noise_multiplier >= threshold * (1 - 1e-6));
+  CHECK(z.noise_multiplier <= threshold * (1 + 1e-4));
 }
 
 TEST_CASE("where no grid resolves the target: the epsilon = 0 threshold, against its closed form",
@@ -365,8 +391,15 @@ TEST_CASE("steps calibration finds the largest number of steps", "[accounting][c
   CHECK(
       acc::estimate_epsilon(dpsgd(2.0, 0.01, c.steps + 1), 1e-5, acc::accountant_type::pld).value >
       1.0);
+  CHECK(c.converged());
   const auto none = acc::calibrate_steps(dpsgd(0.1, 1.0, 1), 0.01, 1e-5, 100);
   CHECK(none.steps == 0);
+  // Where the budget holds at max_steps, the search's end is not where it is exceeded: said, not
+  // converged (the CLI once read it as "exceeded at one more").
+  const auto capped = acc::calibrate_steps(dpsgd(1e300, 1.0, 1), 1.0, 1e-5, 1000);
+  CHECK(capped.steps == 1000);
+  CHECK(capped.termination == dpkit::termination_type::max_iterations);
+  CHECK_THAT(capped.message, Contains("the budget holds at max_steps = 1000"));
   REQUIRE_THROWS_AS(acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 10), 0.0, 1e-5),
                     std::domain_error);
   REQUIRE_THROWS_AS(acc::calibrate_steps(dpsgd(1.0, 0.01, 10), 1.0, 1e-5, 0), std::domain_error);

@@ -213,6 +213,20 @@ TEST_CASE("dpkit calibrate uses the budget to within --budget-tolerance, or says
   CHECK_THAT(wide.err, Contains("note: the certified epsilon at the returned noise multiplier "
                                 "leaves"));
   CHECK_THAT(wide.err, Contains("% of the budget unused (asked: 1e-10 %)"));
+  // The number of steps where the budget still holds at --max-steps: not "exceeded at one more".
+  const auto capped = dpkit_run(
+      "calibrate --epsilon 1 --delta 1e-5 --sampling-rate 1 --noise-multiplier 1e300 "
+      "--max-steps 1000");
+  REQUIRE(capped.exit_code == 0);
+  CHECK_THAT(capped.out, Contains("the most searched (--max-steps)"));
+  CHECK_THAT(capped.out, !Contains("exceeded at one more"));
+  // The ε = 0 thresholds quote noise multipliers relative to C: said where the table's are
+  // relative to the sensitivity.
+  const auto scaled = dpkit_run(
+      "calibrate --epsilon 1e-300 --delta 1e-5 --sampling-rate 1 --steps 1 --neighbours "
+      "replace-one --noise-relative-to sensitivity");
+  REQUIRE(scaled.exit_code == 0);
+  CHECK_THAT(scaled.err, Contains("relative to the clip norm C)"));
 }
 
 TEST_CASE("dpkit tradeoff of a composed subsampled run: a certified bracket", "[cli]") {

@@ -173,7 +173,8 @@ struct steps_calibration : solver_status {
 };
 
 /// The largest number of steps of the run's last phase within target_epsilon at δ, searched up
-/// to max_steps (≥ 1).
+/// to max_steps (≥ 1). Where the budget still holds at max_steps, the termination is
+/// max_iterations and the message says so (more steps may hold it too).
 steps_calibration calibrate_steps(training_run run,
                                   double target_epsilon,
                                   double delta,
