@@ -662,8 +662,9 @@ def tradeoff(alpha: Sequence[float],
              relative_accuracy: Optional[float] = None,
              max_fft_size: Optional[int] = None) -> TradeoffCurve:
     """The run's tradeoff curve β(α) (f-DP) at each α ∈ [0, 1] of any array, certified from
-    both sides. α may go down to 1e-10 and below: ``1 − upper`` at small α bounds the power
-    (true-positive rate) of any membership-inference test at false-positive rate α."""
+    both sides. α may go down to 1e-10 and below: ``power_upper`` (1 − lower, formed without
+    the cancellation of 1 − β near 1) bounds the power (true-positive rate) of any
+    membership-inference test at false-positive rate α."""
     import numpy as np
 
     a = _reals("alpha", alpha, lambda x: 0 <= x <= 1, "a number in [0, 1]")
@@ -671,6 +672,8 @@ def tradeoff(alpha: Sequence[float],
     res = _call(_dpkit.tradeoff, phases, _gaussian_mu(gaussian_mu), a,
                 _options(relative_accuracy, max_fft_size))
     return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]), upper=np.asarray(res["upper"]),
+                         power_upper=np.asarray(res["power_upper"]),
+                         power_lower=np.asarray(res["power_lower"]),
                          exact=bool(res["exact"]), method=str(res["method"]),
                          termination=str(res["termination"]),
                          message=str(res["message"]))

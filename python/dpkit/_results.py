@@ -235,13 +235,19 @@ class TradeoffCurve(Record):
 
     ``lower`` is the f-DP guarantee (every test at type I error α has type II error at least
     this); ``upper`` says no guarantee better than it holds. ``exact``: closed form.
+    ``power_upper[i] ≥`` the true-positive rate of every test at false-positive rate
+    ``alpha[i]`` ``≥ power_lower[i]`` for the best one: 1 − lower and 1 − upper, formed without
+    cancellation (1 − lower in floating point is 0 wherever lower rounds to 1).
     """
 
-    __slots__ = _fields = ("alpha", "lower", "upper", "exact", "method", "termination", "message")
-    _no_compare = ("alpha", "lower", "upper")
+    __slots__ = _fields = ("alpha", "lower", "upper", "power_upper", "power_lower", "exact",
+                           "method", "termination", "message")
+    _no_compare = ("alpha", "lower", "upper", "power_upper", "power_lower")
     alpha: np.ndarray
     lower: np.ndarray
     upper: np.ndarray
+    power_upper: np.ndarray
+    power_lower: np.ndarray
     exact: bool
     method: str
     termination: str

@@ -187,7 +187,9 @@ class ShiftedBound:
         res = _call(_dpkit.tradeoff, [p._native() for p in self.phases], float(self.gaussian_mu), a,
                     _core._options(relative_accuracy, None))
         return TradeoffCurve(alpha=a, lower=np.asarray(res["lower"]),
-                             upper=np.asarray(res["upper"]), exact=bool(res["exact"]),
+                             upper=np.asarray(res["upper"]),
+                             power_upper=np.asarray(res["power_upper"]),
+                             power_lower=np.asarray(res["power_lower"]), exact=bool(res["exact"]),
                              method=str(res["method"]), termination=str(res["termination"]),
                              message=str(res["message"]))
 

@@ -218,6 +218,8 @@ py::dict tradeoff(const std::vector<acc::training_phase>& phases,
   py::dict d = status_dict(r);
   d["lower"] = as_array(r.beta_lower);
   d["upper"] = as_array(r.beta_upper);
+  d["power_upper"] = as_array(r.power_upper);
+  d["power_lower"] = as_array(r.power_lower);
   d["exact"] = r.exact;
   d["method"] = r.method;
   return d;

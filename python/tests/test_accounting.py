@@ -221,6 +221,24 @@ def test_tradeoff_of_gaussian_run_reaches_alpha_1e_minus_10():
         assert rel(t.lower[i], float(r["beta"])) < 1e-9
 
 
+def test_tradeoff_power_at_tiny_alpha_has_no_cancellation():
+    # 1 - lower is 0 wherever lower rounds to 1 (alpha = 1e-200 at mu = 1); power_upper is the
+    # largest true-positive rate, Phi(Phi^-1(alpha) + mu), checked here at 50 digits (mpmath).
+    import mpmath as mp
+    mp.mp.dps = 50
+    alphas = np.array([1e-200, 1e-20, 1e-5])
+    t = dpkit.tradeoff(alphas, noise_multiplier=2.0, sample_rate=1.0, steps=4)  # mu = 1
+    for i, a in enumerate(alphas):
+        a50 = mp.mpf(a)
+        z = mp.findroot(lambda x: mp.log(mp.ncdf(x)) - mp.log(a50),
+                        -mp.sqrt(2 * mp.log(1 / a50)))  # Phi^-1(alpha)
+        exact = mp.ncdf(z + 1)
+        assert rel(t.power_upper[i], float(exact)) < 1e-12
+        assert t.power_lower[i] <= t.power_upper[i]
+    s = dpkit.tradeoff(alphas, noise_multiplier=1.0, sample_rate=0.05, steps=50)
+    assert np.all(alphas <= s.power_lower) and np.all(s.power_lower <= s.power_upper)
+
+
 def test_calibrate_noise_brackets_the_exact_sigma_for_full_batch_runs():
     steps, target, delta = 100, 1.5, 1e-6
     import mpmath as mp

@@ -107,25 +107,15 @@ int run(const tradeoff_options& o) {
             ": the smallest false-negative rate beta of any membership test with false-positive "
             "rate alpha";
   for (const std::string& line : m.derivation) r.title += "\n" + line;
-  // 1 − β is exact in double for β ≥ 1/2 (Sterbenz) and rounds by half an ulp below: the TPR
-  // bound is the certified β bound's complement, rounded up by one ulp to stay an upper bound.
-  auto tpr_upper = [](double beta) {
-    const double v = 1.0 - beta;
-    return beta >= 0.5 ? v : std::min(1.0, std::nextafter(v, 2.0));
-  };
-  auto tpr_lower = [](double beta) {
-    const double v = 1.0 - beta;
-    return beta >= 0.5 ? v : std::max(0.0, std::nextafter(v, -1.0));
-  };
   if (t.exact) {
     r.columns = {"alpha", "beta", "tpr_upper"};
     for (std::size_t i = 0; i < alphas.size(); ++i)
-      r.results.push_back({{"alpha", alphas[i]},
-                           {"beta", t.beta_lower[i]},
-                           {"tpr_upper", tpr_upper(t.beta_lower[i])}});
+      r.results.push_back(
+          {{"alpha", alphas[i]}, {"beta", t.beta_lower[i]}, {"tpr_upper", t.power_upper[i]}});
     r.notes = {
         t.method, "No membership test distinguishes neighbouring datasets better than this curve:",
-        "at false-positive rate alpha its true-positive rate is at most tpr_upper = 1 - beta."};
+        "at false-positive rate alpha its true-positive rate is at most tpr_upper = 1 - beta",
+        "(formed without cancellation: not 0 where beta rounds to 1)."};
   } else {
     r.parameters["accuracy"] = o.accuracy;
     r.columns = {"alpha", "beta", "beta_upper", "tpr_upper", "tpr_lower"};
@@ -134,8 +124,8 @@ int run(const tradeoff_options& o) {
       r.results.push_back({{"alpha", alphas[i]},
                            {"beta", t.beta_lower[i]},
                            {"beta_upper", t.beta_upper[i]},
-                           {"tpr_upper", tpr_upper(t.beta_lower[i])},
-                           {"tpr_lower", tpr_lower(t.beta_upper[i])}});
+                           {"tpr_upper", t.power_upper[i]},
+                           {"tpr_lower", t.power_lower[i]}});
       width = std::max(width, t.beta_upper[i] - t.beta_lower[i]);
     }
     r.notes = {
@@ -143,7 +133,8 @@ int run(const tradeoff_options& o) {
         "beta is a certified lower bound on the curve (the f-DP guarantee: no test does "
         "better), so",
         "tpr_upper = 1 - beta bounds the true-positive rate of every test at false-positive "
-        "rate alpha;",
+        "rate alpha",
+        "(formed without cancellation: not 0 where beta rounds to 1);",
         "beta_upper is a certified upper bound (the true curve lies between; tpr_lower = 1 - "
         "beta_upper).",
         "Largest gap: " + format_number(width) +

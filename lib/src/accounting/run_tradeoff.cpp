@@ -22,6 +22,12 @@ double affine_terms(double one_minus_delta_at, double e_eps, double alpha) {
   return std::max({0.0, one_minus_delta_at - e_eps * alpha, (one_minus_delta_at - alpha) / e_eps});
 }
 
+// 1 − affine_terms(1 − δ, e^ε, α) = min{1, δ + e^ε α, (e^ε − 1 + δ + α)e^{−ε}}, without forming
+// 1 − δ: each term a sum of nonnegative parts (e^ε − 1 as expm1), a few roundings each.
+double one_minus_affine_terms(double delta, double epsilon, double e_eps, double alpha) {
+  return std::min({1.0, delta + e_eps * alpha, (std::expm1(epsilon) + delta + alpha) / e_eps});
+}
+
 std::string short_number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
@@ -49,17 +55,27 @@ tradeoff_bracket tradeoff_from_profile(std::span<const double> eps,
   std::vector<double> e_eps(eps.size());
   for (std::size_t j = 0; j < eps.size(); ++j) e_eps[j] = std::exp(eps[j]);
   tradeoff_bracket b;
+  // The powers' roundings: a sum or product of nonnegative parts and one division, each within
+  // half an ulp; 8 machine epsilons outward covers them.
+  constexpr double kOut = 8 * std::numeric_limits<double>::epsilon();
   for (double a : alphas) {
     double lo = 0, up = 0;
+    double power_hi = 1, power_lo = 1;  // 1 − lo and 1 − up, formed directly
     for (std::size_t j = 0; j < eps.size(); ++j) {
       lo = std::max(lo, affine_terms(1 - delta_upper[j], e_eps[j], a));
+      power_hi = std::min(power_hi, one_minus_affine_terms(delta_upper[j], eps[j], e_eps[j], a));
       // Cell [ε_j, ε_{j+1}] (the last one: [ε_n, ∞) with δ ≥ 0).
       const double d_next = j + 1 < eps.size() ? delta_lower[j + 1] : 0.0;
       up = std::max(up, affine_terms(1 - d_next, e_eps[j], a));
+      power_lo = std::min(power_lo, one_minus_affine_terms(d_next, eps[j], e_eps[j], a));
     }
     up = std::min(up, 1 - a);  // every tradeoff function is ≤ 1 − α
+    power_lo = std::max(power_lo, a);
     b.beta_lower.push_back(std::min(lo, up));
     b.beta_upper.push_back(up);
+    // β_lower = min(lo, up): its complement is the larger of the two powers.
+    b.power_upper.push_back(std::min(1.0, std::max(power_hi, power_lo) * (1 + kOut)));
+    b.power_lower.push_back(std::max(a, power_lo * (1 - kOut)));
   }
   return b;
 }
@@ -101,7 +117,15 @@ run_tradeoff_result run_tradeoff(const training_run& run,
     r.method = "C_q(G(mu)) in closed form (BSA24 §C.4.1): exact for one step";
   }
   if (exact) {
-    for (double a : alphas) r.beta_lower.push_back(exact->beta(a));
+    // 1 − β without cancellation, rounded outward by a few ulps (the closed forms' own
+    // rounding), as the PLD bracket's powers are.
+    constexpr double kOut = 8 * std::numeric_limits<double>::epsilon();
+    for (double a : alphas) {
+      r.beta_lower.push_back(exact->beta(a));
+      const double power = exact->power(a);
+      r.power_upper.push_back(std::min(1.0, power * (1 + kOut)));
+      r.power_lower.push_back(std::max(a, power * (1 - kOut)));
+    }
     r.beta_upper = r.beta_lower;
     r.exact = true;
     return r;
@@ -125,11 +149,14 @@ run_tradeoff_result run_tradeoff(const training_run& run,
   tradeoff_bracket b = tradeoff_from_profile(eps, profile.lower, profile.upper, alphas);
   r.beta_lower = std::move(b.beta_lower);
   r.beta_upper = std::move(b.beta_upper);
+  r.power_upper = std::move(b.power_upper);
+  r.power_lower = std::move(b.power_lower);
   // α = 0: every mechanism here adds Gaussian noise, so the output laws of neighbouring
   // datasets are mutually absolutely continuous (no loss is +∞) and f(0) = 1 exactly; the
   // profile, known only up to ε_max, cannot show this.
   for (std::size_t i = 0; i < alphas.size(); ++i)
-    if (alphas[i] == 0) r.beta_lower[i] = r.beta_upper[i] = 1;
+    if (alphas[i] == 0)
+      r.beta_lower[i] = r.beta_upper[i] = 1, r.power_upper[i] = r.power_lower[i] = 0;
   r.method = "PLD/FFT privacy profile at " + std::to_string(eps.size()) + " epsilons in [0, " +
              short_number(eps_max) + "], grid h = " + short_number(profile.grid_spacing) +
              ": certified lower and upper bounds";

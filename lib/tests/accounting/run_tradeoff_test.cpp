@@ -1,6 +1,7 @@
 #include "dpkit/accounting/run_tradeoff.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>
@@ -130,6 +131,36 @@ TEST_CASE("composed subsampled runs: a narrow certified bracket consistent with 
       acc::run_tradeoff(dpsgd(1.0, 0.05, 50, acc::sampling_scheme::without_replacement), alphas);
   REQUIRE(wor.converged());
   CHECK(wor.beta_upper[200] < t.beta_lower[200]);
+}
+
+TEST_CASE("the largest true-positive rate at tiny false-positive rates: no cancellation",
+          "[accounting][tradeoff][certified]") {
+  // 1 − β at α = 1e-200 was 0 (β rounds to 1): below the true rate, which is at least α for
+  // the best test. The Gaussian run against Φ(Φ⁻¹(α) + μ) (Boost, in double: no subtraction
+  // near 1); a composed subsampled run against the order α ≤ power_lower ≤ power_upper and the
+  // complement of β where β is not near 1.
+  const std::vector<double> alphas = {1e-300, 1e-200, 1e-20, 1e-10, 1e-5, 0.05, 0.5};
+  const auto gauss = acc::run_tradeoff(dpsgd(20.0, 1.0, 400), alphas);  // μ = 1
+  REQUIRE(gauss.exact);
+  const boost::math::normal n;
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    const double exact = boost::math::cdf(n, boost::math::quantile(n, alphas[i]) + 1.0);
+    CAPTURE(alphas[i], gauss.power_upper[i], exact);
+    CHECK(gauss.power_upper[i] == Approx(exact).epsilon(1e-12));
+    CHECK(gauss.power_lower[i] <= gauss.power_upper[i]);
+    CHECK(gauss.power_lower[i] == Approx(exact).epsilon(1e-12));
+  }
+  const auto t = acc::run_tradeoff(dpsgd(1.0, 0.05, 50), alphas);
+  REQUIRE(t.converged());
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    CAPTURE(alphas[i], t.power_lower[i], t.power_upper[i], t.beta_lower[i], t.beta_upper[i]);
+    CHECK(alphas[i] <= t.power_lower[i]);
+    CHECK(t.power_lower[i] <= t.power_upper[i]);
+    if (t.beta_lower[i] < 0.5) {
+      CHECK(t.power_upper[i] == Approx(1 - t.beta_lower[i]).epsilon(1e-13));
+      CHECK(t.power_lower[i] == Approx(1 - t.beta_upper[i]).epsilon(1e-13));
+    }
+  }
 }
 
 TEST_CASE("run tradeoff rejects bad input", "[accounting][tradeoff]") {

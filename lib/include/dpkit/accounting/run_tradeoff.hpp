@@ -34,6 +34,11 @@ struct run_tradeoff_result : solver_status, pld_diagnostics {
   std::vector<double> alpha;
   std::vector<double> beta_lower;  ///< certified: every test has type II error ≥ this
   std::vector<double> beta_upper;  ///< certified: the curve is at most this
+  /// 1 − β_lower and 1 − β_upper, the largest true-positive rate of any membership test at
+  /// false-positive rate α, bounded above and below — formed without the cancellation of 1 − β
+  /// (at α = 1e-200 a β within 1e-187 of 1 rounds to 1, and 1 − β to 0 below the true rate).
+  std::vector<double> power_upper;
+  std::vector<double> power_lower;
   bool exact = false;              ///< closed form: beta_lower == beta_upper
   std::string method;              ///< how it was computed, for reports
   std::size_t epsilon_points = 0;  ///< size of the ε grid (PLD only)
@@ -43,6 +48,9 @@ struct run_tradeoff_result : solver_status, pld_diagnostics {
 /// ε_0 = 0 < ε_1 < … < ε_n (δ_lower ≤ δ ≤ δ_upper pointwise): β_lower ≤ f ≤ β_upper at each α.
 struct tradeoff_bracket {
   std::vector<double> beta_lower, beta_upper;
+  /// 1 − β_lower ≥ 1 − f ≥ 1 − β_upper, each formed from its terms (δ + e^ε α and
+  /// (e^ε − 1 + δ + α)e^{−ε}), rounded outward: no difference of numbers near 1.
+  std::vector<double> power_upper, power_lower;
 };
 tradeoff_bracket tradeoff_from_profile(std::span<const double> epsilons,
                                        std::span<const double> delta_lower,
