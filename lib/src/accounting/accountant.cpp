@@ -1,6 +1,7 @@
 #include "dpkit/accounting/accountant.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -89,13 +90,26 @@ privacy_estimate from_pld(const pld_delta_result& r, const training_run& run) {
   return e;
 }
 
+// A number for a method string, rounded to `decimals` decimals where that keeps at least 3
+// significant digits, else to 3 significant digits: as decimals alone a μ of 3e-7 read
+// "mu = 0", and an order of 1 + 1e-9 "alpha = 1" (orders are > 1).
+std::string method_number(double x, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  if (!(std::abs(x) < 100 / scale)) return format_value(std::round(x * scale) / scale);
+  std::array<char, 32> b{};
+  std::snprintf(b.data(), b.size(), "%.3g", x);
+  return b.data();
+}
+
 std::string rdp_method(const divergence::rdp_conversion c, double alpha) {
-  return std::string(divergence::to_string(c)) +
-         " conversion at alpha = " + format_value(std::round(alpha * 1e4) / 1e4);
+  // An order just above 1 as 1 + (α − 1), which is exact in double there (Sterbenz).
+  const std::string order =
+      alpha > 1 && alpha < 1.01 ? "1 + " + method_number(alpha - 1, 4) : method_number(alpha, 4);
+  return std::string(divergence::to_string(c)) + " conversion at alpha = " + order;
 }
 
 std::string clt_method(const training_run& run) {
-  return "Gaussian CLT, mu = " + format_value(std::round(clt_mu(run) * 1e6) / 1e6);
+  return "Gaussian CLT, mu = " + method_number(clt_mu(run), 6);
 }
 
 privacy_estimate clt_epsilon_estimate(const training_run& run, double delta) {

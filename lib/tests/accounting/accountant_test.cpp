@@ -13,8 +13,10 @@
 #include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
-using dpkit::test::dpsgd;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::Matches;
+using dpkit::test::dpsgd;
 
 namespace {
 // One Poisson step: δ(0) is the total variation between N(0, σ²) and (1 − q)N(0, σ²) +
@@ -51,6 +53,21 @@ TEST_CASE("the facade labels every accountant honestly", "[accounting]") {
   const auto d = acc::estimate_delta(run, 1.0, acc::accountant_type::pld);
   CHECK(d.lower <= d.value);
   CHECK(std::isfinite(d.log_value));
+}
+
+TEST_CASE("method strings keep small values: mu and orders near 1 are not rounded away",
+          "[accounting][messages]") {
+  // "Gaussian CLT, mu = 0" at σ = 3e6 (μ = 1/σ = 3.33e-7 to 6 decimals), and "alpha = 1" for
+  // an order of 1 + 1e-9 (orders are > 1).
+  const auto clt = acc::estimate_epsilon(dpsgd(3e6, 1.0, 1), 0.5, acc::accountant_type::clt);
+  CHECK_THAT(clt.method, Contains("mu = 3.33e-07"));
+  const auto rdp = acc::estimate_epsilon(dpsgd(1.3478096930288808e240, 1.0, 124), 1e-290,
+                                         acc::accountant_type::rdp);
+  CAPTURE(rdp.method);
+  CHECK_THAT(rdp.method, !Contains("alpha = 1,") && !EndsWith("alpha = 1"));
+  // Ordinary values as before: 4 and 6 decimals.
+  const auto usual = acc::estimate_epsilon(dpsgd(1.1, 0.01, 1000), 1e-5, acc::accountant_type::clt);
+  CHECK_THAT(usual.method, Matches("Gaussian CLT, mu = [0-9]\\.[0-9]{1,6}"));
 }
 
 TEST_CASE("noise calibration leaves at most 0.02 % of the budget unused",

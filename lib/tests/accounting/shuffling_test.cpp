@@ -142,3 +142,16 @@ TEST_CASE("shuffled batches: a budget that holds below the smallest sigma answer
   run.phases.front().noise_multiplier = 0.025;
   CHECK(acc::estimate_epsilon(run, delta, acc::accountant_type::pld, {}).value == c.estimate.value);
 }
+
+TEST_CASE("shuffling: the method names the grid of a lower bound of 0", "[accounting][shuffling]") {
+  // At σ = 1e6 the epoch maximum's lower bound is 0 in both directions, and the method said
+  // "PLD/FFT, h = nan": the diagnostics were kept only from a direction whose lower end was
+  // above 0.
+  acc::training_run run;
+  run.phases.push_back(shuffled(1e6, 0.01, 1000));
+  const auto e = acc::estimate_epsilon(run, 1e-5, acc::accountant_type::pld);
+  CAPTURE(e.method);
+  CHECK(e.lower == 0);
+  CHECK(e.method.find("nan") == std::string::npos);
+  CHECK(e.pld.grid_spacing > 0);
+}

@@ -74,10 +74,11 @@ void epoch_max_lower_bound(shuffling_bracket& b,
       b.termination = r.termination;
       b.message = r.message;
     }
-    if (r.lower > b.lower) {
-      b.lower = r.lower;
-      b.pld = r;
-    }
+    // The diagnostics (grid spacing, FFT size) of the direction that gave the lower bound, or
+    // of the first one where neither is above 0 (at σ = 1e6 both are, and the method said
+    // "h = nan").
+    if (r.lower > b.lower || !(b.pld.grid_spacing > 0)) b.pld = r;
+    if (r.lower > b.lower) b.lower = r.lower;
   }
   b.lower = std::min(b.lower, b.upper);
 }
