@@ -24,6 +24,9 @@ namespace dpkit::accounting {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// eq. (19)'s κ → ∞ limit to double precision: its certified ε no longer falls beyond (the j ≥ 3
+// terms 2q^j·C(α, j) do not vanish).
+constexpr double kLargestEq19Kappa = 1e150;
 // gdp.hpp supports μ ≤ 1e6; beyond, h_ε(μ) is replaced by its upper bound 1.
 constexpr double kMaxMu = divergence::kLargestGdpMu;
 // Relative padding of the Boost.Math binomial tails before they enter δ' = (δ − F̄)/(1 − F̄):
@@ -376,7 +379,11 @@ correlated_noise d9_route(const correlated_setting& s,
   r.conditions = "correlation = 0 holds; r < 1 (B < n) " + holds(subsampled) +
                  "; c_sgm = 8 is the leading asymptotic of eq. (19) (Remark D.8)";
   const double paper_alpha = 1 + 2 * std::log(1 / delta) / epsilon;
-  const eq19_epsilon check = d9_eq19_epsilon(s, r.noise_multiplier, delta, o.max_order);
+  // eq. (19)'s ε decreases in κ and reaches its κ → ∞ limit by κ = 1e150 (d9_eq19_route): a
+  // larger κ (up to inf, at ε near the smallest double) is checked there, an upper bound on
+  // its own ε.
+  const eq19_epsilon check =
+      d9_eq19_epsilon(s, std::min(r.noise_multiplier, kLargestEq19Kappa), delta, o.max_order);
   r.certified_epsilon = check.epsilon;
   r.alpha = check.alpha;
   const bool sufficient = check.epsilon <= epsilon;
@@ -412,13 +419,14 @@ correlated_noise d9_eq19_route(const correlated_setting& s,
   };
   // Bracket from the closed form's κ (ε decreases in κ: every term of eq. (19) does).
   const double step = std::log(2.0);
-  double x = std::log(d9_noise_multiplier(s, epsilon, delta));
+  double x = std::log(std::min(d9_noise_multiplier(s, epsilon, delta), kLargestEq19Kappa));
   const double f0 = excess(x);
   const bool up = f0 > 0;  // budget exceeded: more noise
   // As κ → ∞ the j = 2 term of eq. (19) vanishes but the j ≥ 3 terms tend to 2q^j·C(α, j): the
   // certified ε has a floor. κ = 1e150 is that limit to double precision. Checked before
   // searching upward (the search would otherwise double κ 200 times in vain).
-  const eq19_epsilon floor = up ? d9_eq19_epsilon(s, 1e150, delta, o.max_order) : eq19_epsilon{};
+  const eq19_epsilon floor =
+      up ? d9_eq19_epsilon(s, kLargestEq19Kappa, delta, o.max_order) : eq19_epsilon{};
   double f = f0;
   if (!(floor.epsilon > epsilon))
     for (int i = 0; i < 200 && (f > 0) == up; ++i) x += up ? step : -step, f = excess(x);
@@ -686,7 +694,13 @@ double d9_noise_multiplier(const correlated_setting& setting, double epsilon, do
   // WSK+26 Thm D.9: κ² ≥ 16B²T/(n²ε) + 32B²T log(1/δ)/(n²ε²), B/n = r.
   const double r2T =
       setting.sampling_rate * setting.sampling_rate * static_cast<double>(setting.steps);
-  return std::sqrt(16 * r2T / epsilon + 32 * r2T * std::log(1 / delta) / (epsilon * epsilon));
+  const double kappa =
+      std::sqrt(16 * r2T / epsilon + 32 * r2T * std::log(1 / delta) / (epsilon * epsilon));
+  if (std::isfinite(kappa)) return kappa;
+  // ε² underflows (ε = 1e-300 gave κ = inf where it is 6e301): κ = (r√T/ε)·√(16ε + 32 log(1/δ)),
+  // which is inf only where κ itself exceeds the double range.
+  return setting.sampling_rate * std::sqrt(static_cast<double>(setting.steps)) / epsilon *
+         std::sqrt(16 * epsilon + 32 * std::log(1 / delta));
 }
 
 eq19_epsilon d9_eq19_epsilon(const correlated_setting& setting,

@@ -585,3 +585,23 @@ TEST_CASE("projected lower bound: bad input and the trivial pair", "[accounting]
   CHECK(none.noise_multiplier == 0);
   CHECK_THAT(none.message, Contains("no lower bound"));
 }
+
+TEST_CASE("Thm D.9 at a tiny epsilon: the closed form without the underflow of epsilon^2",
+          "[accounting][correlated]") {
+  using M = acc::correlated_method;
+  // κ² = 16r²T/ε + 32r²T log(1/δ)/ε²: at ε = 1e-300, ε² is 0 and κ came out inf, which the
+  // eq. (19) check refused as "noise_multiplier is inf" and the whole table was lost. By hand,
+  // κ = (r√T/ε)·√(16ε + 32 log(1/δ)) = √10·√(32 log 1e5)/1e-300.
+  const auto s = setting(0.0, 1.0, 10);
+  const double by_hand = std::sqrt(10.0) * std::sqrt(32 * std::log(1e5)) / 1e-300;
+  const auto d9 = acc::calibrate_correlated(s, 1e-300, 1e-5, M::d9);
+  CHECK(d9.noise_multiplier == Approx(by_hand).epsilon(1e-12));
+  // eq. (19) cannot certify such an ε (its κ → ∞ limit is ~1e-3): said, not thrown.
+  const auto eq19 = acc::calibrate_correlated(s, 1e-300, 1e-5, M::d9_eq19);
+  CHECK_FALSE(eq19.attainable);
+  CHECK(eq19.certified_epsilon > 1e-300);
+  // An ordinary ε keeps the formula as it was.
+  const double r2T = 10.0;
+  CHECK(acc::calibrate_correlated(s, 1.0, 1e-5, M::d9).noise_multiplier ==
+        std::sqrt(16 * r2T / 1.0 + 32 * r2T * std::log(1 / 1e-5) / 1.0));
+}
