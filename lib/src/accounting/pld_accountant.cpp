@@ -383,10 +383,13 @@ mu_interval gaussian_mu_interval(const training_run& run) {
   const double mu = run.gdp_mu();
   // Named for what the user gave (noise multiplier and steps), not the library's μ.
   if (!(mu <= 1e6))
-    throw_domain_error("pld", "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier",
-                       mu,
-                       "<= 1e6 (beyond, delta(epsilon) is ill-conditioned in double "
-                       "precision: a larger noise multiplier or fewer steps)");
+    throw_domain_error(
+        "pld",
+        "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier (c = 1 for "
+        "add/remove neighbours, 2 for replace-one)",
+        mu,
+        "<= 1e6 (beyond, delta(epsilon) is ill-conditioned in double "
+        "precision: a larger noise multiplier or fewer steps)");
   const double e = tol::kMachineEps * (8 + 4 * static_cast<double>(run.phases.size()));
   return {mu * (1 - e), mu * (1 + e)};
 }

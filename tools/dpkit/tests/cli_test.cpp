@@ -517,7 +517,8 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--spectrum: '1e-320' in 'isotropic:1e-320' is not a normal number (1e-320 underflows "
        "double precision"},
       {"epsilon --noise-multiplier 1e-6 --full-batch --steps 1000 --delta 1e-5",
-       "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier is"},
+       "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier (c = 1 for add/remove "
+       "neighbours, 2 for replace-one) is"},
       {"tradeoff --mu 1 --points 4294967297",
        "--points is 4294967297, but must be an integer in [2, 10000000]"},
       {"simulate --replicates 9223372036854775807",
