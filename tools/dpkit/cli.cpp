@@ -404,6 +404,17 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
     return flag;
   };
   std::string name = e.name();
+  // An entry of a list, X[j] (hsgd's times[0]), is entry j + 1 of the command's --X.
+  std::string entry;
+  if (const auto open = name.find('[');
+      app != nullptr && open != std::string::npos && name.back() == ']' &&
+      app->get_option_no_throw(as_flag(name.substr(0, open))) != nullptr) {
+    const std::string index = name.substr(open + 1, name.size() - open - 2);
+    if (!index.empty() && index.find_first_not_of("0123456789") == std::string::npos) {
+      entry = " entry " + std::to_string(std::stoll(index) + 1);
+      name = name.substr(0, open);
+    }
+  }
   // A learner's options.X (adaptive_gd_options::steps) is the command's --X where it has one.
   if (const std::string prefix = "options.";
       app != nullptr && name.rfind(prefix, 0) == 0 &&
@@ -421,6 +432,7 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
   if (option == nullptr) return name + " is " + e.value() + ", but must be " + e.constraint();
   // A flag the user did not give: the value is its default, or one derived from the other
   // inputs (an automatic --jl-dim once read "--jl-dim is inf" as if the user had typed inf).
+  if (!entry.empty()) return flag + entry + " is " + e.value() + ", but must be " + e.constraint();
   if (option->count() == 0) {
     const std::string d = option->get_default_str();
     const bool derived = d.empty() || d == "auto" || d == "none";

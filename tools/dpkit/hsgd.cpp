@@ -431,7 +431,9 @@ void announce_privacy_cost(const privacy_options& o,
   if (mo.positions != hsgd::position_mixture::continuous || times.empty() || pairs.size() < 20)
     return;
   const double t_max = *std::max_element(times.begin(), times.end());
-  if (!(t_max > 0)) return;
+  // A time beyond the horizon is refused by the run itself, which names its place in --times
+  // (a pilot at t_max alone called it entry 1).
+  if (!(t_max > 0) || !(t_max <= law.horizon())) return;
   // Two pilots, with 1 and with 4 pairs, separate the fixed cost of an integral (the law at
   // the quadrature nodes) from the cost per pair.
   // Timed in process CPU time: CPU time does not count the time another process held the core.

@@ -44,7 +44,9 @@ void check_law(const char* fn, const gaussian_law& law) {
 
 void check_time_in(const char* fn, const char* name, double t, const gaussian_law& law) {
   if (!(t >= 0 && t <= law.horizon()))
-    throw_domain_error(fn, name, t, "in [0, horizon] = [0, " + format_value(law.horizon()) + "]");
+    throw_domain_error(
+        fn, name, t,
+        "in [0, T] = [0, " + format_value(law.horizon()) + "], T the horizon (one pass: n/d)");
 }
 
 void check_record(const char* fn, const char* name, const record& rec, const gaussian_law& law) {
@@ -61,12 +63,13 @@ void check_release_times(const char* fn, std::span<const double> times, const ga
   for (std::size_t j = 0; j < times.size(); ++j) {
     const std::string name = "times[" + std::to_string(j) + "]";
     if (!(times[j] > 0 && times[j] <= law.horizon()))
-      throw_domain_error(fn, name, times[j],
-                         "in (0, horizon] = (0, " + format_value(law.horizon()) + "]");
+      throw_domain_error(
+          fn, name, times[j],
+          "in (0, T] = (0, " + format_value(law.horizon()) + "], T the horizon (one pass: n/d)");
     if (j > 0 && !(times[j] > times[j - 1]))
-      throw_domain_error(fn, name, times[j],
-                         "> times[" + std::to_string(j - 1) + "] = " + format_value(times[j - 1]) +
-                             " (strictly increasing)");
+      throw_domain_error(
+          fn, name, times[j],
+          "> the entry before it, " + format_value(times[j - 1]) + " (strictly increasing)");
   }
 }
 

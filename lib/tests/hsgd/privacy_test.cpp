@@ -806,14 +806,14 @@ TEST_CASE("hsgd privacy: bad input is rejected with the check_* message", "[hsgd
   REQUIRE_THROWS_WITH(hs::renyi_divergence(law, r1, r2, 1.0, 0.5, 1.0),
                       Contains("renyi_divergence: alpha is 1, but must be finite and > 1"));
   REQUIRE_THROWS_WITH(hs::renyi_divergence(law, r1, r2, 2.0, 0.5, 2.0),
-                      Contains("t is 2, but must be in [0, horizon] = [0, 1.5]"));
+                      Contains("t is 2, but must be in [0, T] = [0, 1.5], T the horizon"));
   REQUIRE_THROWS_WITH(
       hs::renyi_divergence(law, hs::record{Eigen::Vector2d(1, 1), 0.0}, r2, 1, 0.5, 2),
       Contains("first.a.size() is 2, but must be d = 3"));
   const std::vector<double> bad_times = {0.5, 0.5};
   REQUIRE_THROWS_WITH(
       hs::renyi_divergence_iterates(law, r1, r2, bad_times, 0.1, 2.0),
-      Contains("times[1] is 0.5, but must be > times[0] = 0.5 (strictly increasing)"));
+      Contains("times[1] is 0.5, but must be > the entry before it, 0.5 (strictly increasing)"));
   hs::dataset data{Eigen::MatrixXd::Ones(3, 3), Eigen::Vector3d(1, 2, 3)};
   const std::vector<hs::record_pair> bad_pair = {{0, 3}};
   const std::vector<double> times = {0.5};

@@ -519,6 +519,9 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"epsilon --noise-multiplier 1e-6 --full-batch --steps 1000 --delta 1e-5",
        "the run's Gaussian-DP parameter mu = c*sqrt(steps)/noise-multiplier (c = 1 for add/remove "
        "neighbours, 2 for replace-one) is"},
+      // A list's entry by its place in the flag, not the library's times[0].
+      {"hsgd privacy --dimension 20 --dataset-size 30 --times 0.5,1e308",
+       "--times entry 2 is 1e+308, but must be in [0, T] = [0, 1.5], T the horizon"},
       {"tradeoff --mu 1 --points 4294967297",
        "--points is 4294967297, but must be an integer in [2, 10000000]"},
       {"simulate --replicates 9223372036854775807",
