@@ -232,6 +232,11 @@ CLI::Validator finite_real_in_half_open_unit() {
   return finite_real([](double v) { return v > 0 && v <= 1; }, "in (0, 1]");
 }
 
+CLI::Validator real_in_left_open_interval(double lo, double hi) {
+  return finite_real([lo, hi](double v) { return v > lo && v <= hi; },
+                     "in (" + format_value(lo) + ", " + format_value(hi) + "]");
+}
+
 CLI::Validator pld_accuracy_validator() {
   return finite_real([](double v) { return v >= 1e-6 && v < 1; }, "in [1e-6, 1)");
 }

@@ -46,6 +46,7 @@ struct numerical_failure : std::runtime_error {
 CLI::Validator real_in_open_interval(double lo, double hi);       // (lo, hi)
 CLI::Validator real_in_half_open_interval(double lo, double hi);  // [lo, hi)
 CLI::Validator real_in_closed_interval(double lo, double hi);     // [lo, hi]
+CLI::Validator real_in_left_open_interval(double lo, double hi);  // (lo, hi]
 CLI::Validator real_finite();                                     // any finite number
 CLI::Validator real_at_least(double lo);                          // finite, >= lo
 CLI::Validator real_greater_than(double lo);  // finite, > lo

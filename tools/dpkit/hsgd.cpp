@@ -853,10 +853,10 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->check(real_at_least(0))
       ->capture_default_str();
   priv->add_option("--noise-std", q->noise, "DP noise sigma")
-      ->check(real_greater_than(0))
+      ->check(real_in_left_open_interval(0, hsgd::kLargestPrivacyNoise))
       ->capture_default_str();
   priv->add_option("--learning-rate", q->learning_rate, "HSGD rate gamma = eta d (constant)")
-      ->check(real_in_open_interval(0, 1e300))
+      ->check(real_in_half_open_interval(hsgd::kSmallestPrivacyRate, 1e300))
       ->capture_default_str();
   priv->add_option("--orders", q->orders, "Renyi order(s) alpha > 1 (several: best conversion)")
       ->delimiter(',')

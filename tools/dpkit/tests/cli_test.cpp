@@ -522,6 +522,11 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       // A list's entry by its place in the flag, not the library's times[0].
       {"hsgd privacy --dimension 20 --dataset-size 30 --times 0.5,1e308",
        "--times entry 2 is 1e+308, but must be in [0, T] = [0, 1.5], T the horizon"},
+      // Where the HSGD privacy law leaves double (gamma^2 sigma^2 underflows, sigma^4
+      // overflows): refused by the flag, not "a Renyi divergence is NaN" at every time.
+      {"hsgd privacy --learning-rate 1e-200",
+       "--learning-rate is 1e-200, but must be a number in [1e-150, 1e+300)"},
+      {"hsgd privacy --noise-std 1e80", "--noise-std is 1e80, but must be a number in (0, 1e+50]"},
       {"tradeoff --mu 1 --points 4294967297",
        "--points is 4294967297, but must be an integer in [2, 10000000]"},
       {"simulate --replicates 9223372036854775807",
@@ -639,7 +644,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"validate --list --seed 99999999999999999999",
        "--seed is 99999999999999999999, but must be an integer in [0, 2^53]"},
       {"hsgd privacy --dimension 20 --dataset-size 30 --noise-std abc",
-       "--noise-std is abc, but must be a finite number > 0"},
+       "--noise-std is abc, but must be a number in (0, 1e+50]"},
       {"hsgd risk --spectrum isotropic:1 --dimension 10 --start-target abc",
        "--start-target is abc, but must be a finite number"},
       {"epsilon --sampling random-allocation --selected 0.5 -s 1 -p 0.01 -i 10 -d 1e-5",

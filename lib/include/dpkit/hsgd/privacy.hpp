@@ -68,6 +68,16 @@
 
 namespace dpkit::hsgd {
 
+/// The smallest HSGD rate γ the privacy trajectories take: the DP noise enters the law as
+/// γ²σ², and below γ = 1e-150 that variance leaves the normal range of double (γ = 1e-160
+/// already moved ε_α in the third digit, γ = 1e-200 made every Rényi divergence NaN).
+inline constexpr double kSmallestPrivacyRate = 1e-150;
+/// The largest DP noise std σ they take: the divergences' moments carry σ⁴, which leaves double
+/// beyond σ ≈ 1e77 (σ = 1e80 made every Rényi divergence NaN, σ = 1e200 the law's state inf).
+/// ε_α has long stopped changing by then (the same to 13 digits from σ = 1e10 to 1e75 in a
+/// probe): the noise no longer moves it, the data's fluctuation sets it.
+inline constexpr double kLargestPrivacyNoise = 1e50;
+
 /// One data record (a, b), a in ORIGINAL coordinates (length d).
 struct record {
   Eigen::VectorXd a;
