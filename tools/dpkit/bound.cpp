@@ -264,8 +264,9 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
                               "value itself may be finite): nothing to report");
     if (!std::isfinite(r.value))
       throw numerical_failure("the value of " + spec.name + " is " + format_number(r.value) +
-                              " at these inputs (it, or an intermediate quantity, overflows "
-                              "double precision): nothing to report");
+                              " at these inputs (it divides by a quantity that is 0 here, or it "
+                              "or an intermediate quantity overflows double precision): nothing "
+                              "to report");
   }
   // The kind of a result whose hypotheses hold: the library's status where it says so.
   risk::bound_status ok = spec.kind;
