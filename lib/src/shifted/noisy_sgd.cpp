@@ -100,7 +100,17 @@ accounting::privacy_estimate estimate_or_beyond(const accounting::training_run& 
   } catch (const argument_error&) {
     return beyond_accountants();
   }
-  return accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld, pld);
+  // The PLD engine's own limits refuse a run too (more than 1e8 steps: a golden-section probe
+  // at k = 381 966 012 of t = 1e9 failed the whole bound with "--steps is 381966012"): +∞, and
+  // the message says which limit.
+  try {
+    return accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld, pld);
+  } catch (const argument_error& a) {
+    accounting::privacy_estimate e = beyond_accountants();
+    e.message = "the PLD accountant cannot compose the run (" + a.name() + " is " + a.value() +
+                ", but must be " + a.constraint() + "): no epsilon";
+    return e;
+  }
 }
 
 template <class Run>

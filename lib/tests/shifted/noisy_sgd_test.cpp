@@ -96,6 +96,15 @@ TEST_CASE("NoisySGD: shifted interpolation converges where composition grows",
     // The best window t − τ does not grow with t (convergence).
     CHECK(s.steps - ours.tau < 100);
   }
+  // Beyond the PLD engine's 1e8 steps the search's long windows are +inf (the engine refuses
+  // them), not a failure of the whole bound: t = 1e9 once failed with "--steps is 381966012", a
+  // golden-section probe's window. The plateau is the same; composition says why it has no ε.
+  const auto far = sgd(1, 1000, 100, 0.5, 0.5, 200000000, 0.9, 1.0);
+  const auto beyond = sh::noisy_sgd_strongly_convex(far, 1e-5, o);
+  CHECK(relative_error(beyond.estimate.value, plateau) < 1e-6);
+  const auto composed = sh::noisy_sgd_composition(far, 1e-5, o);
+  CHECK(composed.estimate.value == INFINITY);
+  CHECK(composed.estimate.message.find("<= 1e8") != std::string::npos);
   // Optimising the noise split never hurts.
   const auto s = sgd(1, 1000, 100, 0.5, 0.5, 400, 0.9, 1.0);
   sh::sgd_search_options split = o;
