@@ -233,7 +233,8 @@ def test_tradeoff_power_at_tiny_alpha_has_no_cancellation():
         z = mp.findroot(lambda x: mp.log(mp.ncdf(x)) - mp.log(a50),
                         -mp.sqrt(2 * mp.log(1 / a50)))  # Phi^-1(alpha)
         exact = mp.ncdf(z + 1)
-        assert rel(t.power_upper[i], float(exact)) < 1e-12
+        assert t.power_upper[i] >= float(exact) * (1 - 1e-15)
+        assert rel(t.power_upper[i], float(exact)) < 1e-9
         assert t.power_lower[i] <= t.power_upper[i]
     s = dpkit.tradeoff(alphas, noise_multiplier=1.0, sample_rate=0.05, steps=50)
     assert np.all(alphas <= s.power_lower) and np.all(s.power_lower <= s.power_upper)

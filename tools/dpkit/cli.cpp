@@ -437,7 +437,10 @@ std::string argument_message(const argument_error& e, const CLI::App* app) {
   if (option == nullptr) return name + " is " + e.value() + ", but must be " + e.constraint();
   // A flag the user did not give: the value is its default, or one derived from the other
   // inputs (an automatic --jl-dim once read "--jl-dim is inf" as if the user had typed inf).
-  if (!entry.empty()) return flag + entry + " is " + e.value() + ", but must be " + e.constraint();
+  // (Entries of a list the user did not give, --times derived from --points, fall through to
+  // "was not given" below.)
+  if (!entry.empty() && option->count() > 0)
+    return flag + entry + " is " + e.value() + ", but must be " + e.constraint();
   if (option->count() == 0) {
     const std::string d = option->get_default_str();
     const bool derived = d.empty() || d == "auto" || d == "none";

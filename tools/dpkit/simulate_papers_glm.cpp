@@ -40,13 +40,11 @@ void check_teacher(const learners::glm_teacher& teacher) {
 
 /// ε certified for `compositions` Gaussian releases of noise multiplier z (exact GDP:
 /// μ = √k/z; Dong, Roth & Su 2022, Cor. 2.13 for the composition, Balle & Wang 2018 for δ(ε)).
-/// ∞ without noise, and ∞ where μ exceeds the largest μ-GDP conversion (ε > 5e11 there: the
+/// ∞ without noise, and ∞ where μ exceeds the largest μ-GDP conversion (gdp_epsilon_upper: the
 /// paper's noise at δ within 1e-16 of 1 gave μ = 3.4e7, which failed the run with "mu is ...").
 double gaussian_epsilon(double z, long long compositions, double delta) {
   if (!(z > 0)) return INFINITY;
-  const double mu = std::sqrt(static_cast<double>(compositions)) / z;
-  if (!(mu <= divergence::kLargestGdpMu)) return INFINITY;
-  return divergence::gdp_epsilon(mu, delta).value;
+  return divergence::gdp_epsilon_upper(std::sqrt(static_cast<double>(compositions)) / z, delta);
 }
 
 /// The smallest noise multiplier for which `compositions` Gaussian releases are (ε, δ)-DP.

@@ -102,9 +102,10 @@ std::string method_number(double x, int decimals) {
 }
 
 std::string rdp_method(const divergence::rdp_conversion c, double alpha) {
-  // An order just above 1 as 1 + (α − 1), which is exact in double there (Sterbenz).
+  // An order that 4 decimals would show as 1 (orders are > 1) as 1 + (α − 1), which is exact in
+  // double there (Sterbenz); every other order as before.
   const std::string order =
-      alpha > 1 && alpha < 1.01 ? "1 + " + method_number(alpha - 1, 4) : method_number(alpha, 4);
+      alpha > 1 && alpha < 1.00005 ? "1 + " + method_number(alpha - 1, 4) : method_number(alpha, 4);
   return std::string(divergence::to_string(c)) + " conversion at alpha = " + order;
 }
 

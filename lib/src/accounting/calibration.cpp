@@ -635,8 +635,8 @@ steps_calibration calibrate_steps(training_run run,
   // it as "exceeded at one more" at 10^7 steps of noise multiplier 1e300).
   if (good == max_steps) {
     out.termination = termination_type::max_iterations;
-    out.message = "the budget holds at max_steps = " + std::to_string(max_steps) +
-                  ", where the search stops: more steps may hold it too";
+    out.message = "the budget holds at the largest number of steps searched, " +
+                  std::to_string(max_steps) + ": more steps may hold it too";
   }
   return out;
 }

@@ -74,7 +74,9 @@ tradeoff_bracket tradeoff_from_profile(std::span<const double> eps,
     b.beta_lower.push_back(std::min(lo, up));
     b.beta_upper.push_back(up);
     // β_lower = min(lo, up): its complement is the larger of the two powers.
-    b.power_upper.push_back(std::min(1.0, std::max(power_hi, power_lo) * (1 + kOut)));
+    // (+ the smallest double: e^ε α at a subnormal α rounds by an absolute ulp.)
+    b.power_upper.push_back(std::min(1.0, std::max(power_hi, power_lo) * (1 + kOut) +
+                                              std::numeric_limits<double>::denorm_min()));
     b.power_lower.push_back(std::max(a, power_lo * (1 - kOut)));
   }
   return b;
@@ -101,8 +103,10 @@ run_tradeoff_result run_tradeoff(const training_run& run,
                        "bracket)");
   // Closed forms first.
   std::unique_ptr<divergence::tradeoff_function> exact;
+  double mu_scale = 0;  // the closed form's μ, for its rounding allowance below
   if (run.is_gaussian()) {
-    exact = std::make_unique<divergence::gaussian_tradeoff>(run.gdp_mu());
+    mu_scale = run.gdp_mu();
+    exact = std::make_unique<divergence::gaussian_tradeoff>(mu_scale);
     r.method = "G(mu) = Phi(Phi^-1(1 - alpha) - mu) (BSA24 Def 2.4, eq. (3.4)): exact";
   } else if (run.phases.size() == 1 && run.phases[0].steps == 1 && run.gaussian_mu == 0 &&
              ((run.phases[0].sampling == sampling_scheme::poisson &&
@@ -113,18 +117,31 @@ run_tradeoff_result run_tradeoff(const training_run& run,
     // §C.4.1). (Replace-one Poisson and truncated batches have other pairs: the PLD below.)
     const training_phase& p = run.phases[0];
     const double mu1 = sensitivity(p) / p.noise_multiplier;
+    mu_scale = mu1;
     exact = std::make_unique<subsampling::cp_gaussian_tradeoff>(mu1, p.sampling_rate);
     r.method = "C_q(G(mu)) in closed form (BSA24 §C.4.1): exact for one step";
   }
   if (exact) {
-    // 1 − β without cancellation, rounded outward by a few ulps (the closed forms' own
-    // rounding), as the PLD bracket's powers are.
-    constexpr double kOut = 8 * std::numeric_limits<double>::epsilon();
+    // 1 − β without cancellation, Φ(μ − z) with z = Φ⁻¹(1 − α), rounded outward by its own
+    // rounding: d log Φ(x)/dx ≈ |x| in the tail, so errors of a few ulps in z (≈ √(2 log(1/α)))
+    // and in μ (the run's, (8 + 4 per phase) machine epsilons) move it by a relative ~|x|·(|z| + μ)
+    // ulps — 1e-13 at α = 1e-300 — not a few ulps; 64 ulps × (1 + (|z| + μ)²) covers it with
+    // room. A subnormal power has absolute ulps: one more of the smallest double outward.
+    const double eps = std::numeric_limits<double>::epsilon();
+    const double phases = static_cast<double>(run.phases.size());
     for (double a : alphas) {
       r.beta_lower.push_back(exact->beta(a));
       const double power = exact->power(a);
-      r.power_upper.push_back(std::min(1.0, power * (1 + kOut)));
-      r.power_lower.push_back(std::max(a, power * (1 - kOut)));
+      if (a == 0 || a == 1) {  // f(0) = 1 and f(1) = 0 exactly: power 0 and 1
+        r.power_upper.push_back(a);
+        r.power_lower.push_back(a);
+        continue;
+      }
+      const double z = std::sqrt(2 * std::max(-std::log(a), -std::log1p(-a))) + 1;
+      const double rel = 64 * eps * (1 + (z + mu_scale) * (z + mu_scale)) * (1 + phases);
+      const double tiny = std::numeric_limits<double>::denorm_min();
+      r.power_upper.push_back(std::min(1.0, power * (1 + rel) + tiny));
+      r.power_lower.push_back(std::max(a, power * (1 - rel) - tiny));
     }
     r.beta_upper = r.beta_lower;
     r.exact = true;

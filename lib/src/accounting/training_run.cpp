@@ -219,9 +219,10 @@ double training_run::gdp_mu() const {
     sum += static_cast<double>(p.steps) * phase_mu(p) * phase_mu(p);
   if (sum >= 1e-290 && std::isfinite(sum)) return std::sqrt(sum);
   // Beyond, the squares are summed relative to the largest term √T·μ: unscaled, a μ below 1e-154
-  // squared to 0 (σ = 1e200 at q = 1 gave μ = 0 and a false "exact" ε = 0 at δ = 1e-290, where
-  // δ(0) ≈ 0.4μ exceeds δ). One more rounding per phase (the division) and one for the product;
-  // the accountants' rounding allowance for μ (8 + 4 per phase machine epsilons) covers both.
+  // squared to a subnormal (losing digits) and below 1.5e-162 to 0 (σ = 1e200 at q = 1 gave
+  // μ = 0 and a false "exact" ε = 0 at δ = 1e-290, where δ(0) ≈ 0.4μ exceeds δ). One more rounding
+  // per phase (the division) and one for the product; the accountants' rounding allowance for μ (8
+  // + 4 per phase machine epsilons) covers both.
   double largest = gaussian_mu;
   for (const training_phase& p : phases)
     largest = std::max(largest, std::sqrt(static_cast<double>(p.steps)) * phase_mu(p));

@@ -320,6 +320,13 @@ epsilon_result gdp_epsilon(double mu, double delta) {
   return gdp_epsilon_bounds(mu, mu, delta);
 }
 
+double gdp_epsilon_upper(double mu, double delta) {
+  check_nonnegative("gdp_epsilon_upper", "mu", mu);
+  check_open_probability("gdp_epsilon_upper", "delta", delta);
+  if (!(mu <= kMaxMu)) return kInf;
+  return gdp_epsilon(mu, delta).upper;
+}
+
 calibration_result gdp_mu(double epsilon, double delta) {
   check_nonnegative("gdp_mu", "epsilon", epsilon);
   if (epsilon > kMaxMuEpsilon)

@@ -140,7 +140,7 @@ double rdp_curve::operator()(double alpha) const {
 
 rdp_curve gdp_rdp_curve(double mu) {
   check_nonnegative("gdp_rdp_curve", "mu", mu);
-  // BSA24 Lemma A.4: ρ = μ²/2. Below μ ≈ 2e-154 the square underflows (to 0 below 1.5e-162,
+  // BSA24 Lemma A.4: ρ = μ²/2. Below μ ≈ 2e-154 the square underflows (to 0 below 2.2e-162,
   // which claimed ε = 0 at every δ: σ = 1.3e240 gave δ = 0 where it is 1.2e-263). A larger ρ is
   // a weaker RDP guarantee, so there ρ is raised to the smallest normal double, above the exact
   // μ²/2: the bound stays an upper bound, only looser than the exact one (ε ~ 1e-152 at most).

@@ -39,7 +39,26 @@ void check_alpha(const char* fn, double alpha) {
 
 void check_law(const char* fn, const gaussian_law& law) {
   // σ = 0 makes V(t) singular near the jump (no noise masks it): no finite RDP.
-  check_positive(fn, "law.problem().sigma", law.problem().sigma);
+  const double sigma = law.problem().sigma;
+  check_positive(fn, "law.problem().sigma", sigma);
+  if (!(sigma <= kLargestPrivacyNoise))
+    throw_domain_error(fn, "noise_std", sigma,
+                       "<= 1e50 (the divergences' moments carry sigma^4, which leaves double "
+                       "precision beyond)");
+  // The DP noise enters each step as (hσ)², h = γ/d: it must be a normal double, or the
+  // divergences come out NaN (γ = 1e-200 at σ = 1.5 did). Checked at both ends of the horizon
+  // (a decaying schedule is smallest at its end); named by whichever of γ and σ is the smaller.
+  const double d = static_cast<double>(law.dimension());
+  for (const double t : {0.0, law.horizon()}) {
+    const double gamma = law.schedule().rate(t), step_noise = gamma / d * sigma;
+    if (!(step_noise * step_noise >= 1e-300))
+      throw_domain_error(fn, gamma < sigma ? "learning_rate" : "noise_std",
+                         gamma < sigma ? gamma : sigma,
+                         "large enough that the DP noise's variance per step, (gamma sigma / d)^2 "
+                         "= " +
+                             format_value(step_noise * step_noise) +
+                             " here, is at least 1e-300 (below, it leaves double precision)");
+  }
 }
 
 void check_time_in(const char* fn, const char* name, double t, const gaussian_law& law) {

@@ -107,8 +107,9 @@ accounting::privacy_estimate estimate_or_beyond(const accounting::training_run& 
     return accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld, pld);
   } catch (const argument_error& a) {
     accounting::privacy_estimate e = beyond_accountants();
-    e.message = "the PLD accountant cannot compose the run (" + a.name() + " is " + a.value() +
-                ", but must be " + a.constraint() + "): no epsilon";
+    e.message = "the run is beyond what the PLD accountant composes (its " + a.name() + ", " +
+                a.value() + ", must be " + a.constraint().substr(0, a.constraint().find(" (")) +
+                "): no epsilon";
     return e;
   }
 }

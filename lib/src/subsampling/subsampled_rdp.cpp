@@ -326,9 +326,9 @@ double wor_gaussian_rdp(double q, double sigma, double alpha) {
   if (mu > 1e3) return 0.5 * alpha * mu * mu;
   // Below μ = 1e-20 (σ > 2e20) the same bound: it exceeds the subsampled divergence by less
   // than αμ²/2 ≤ 5e-35 per step at the accountant's largest order (1e6), below 5e-19 for 2^53
-  // steps, far below the conversion's log(1/δ)/(α − 1) ≥ 1e-6 — while the profile's quadrature
-  // of a loss this small took up to 12 minutes at some σ (σ = 2.4e159, q = 1.3e-11, 110 steps;
-  // domain sweep case 12821).
+  // steps, far below the conversion's log(1/δ)/(α − 1) ≥ 1e-9 (δ ≤ 0.999) — while the profile's
+  // quadrature of a loss this small took up to 12 minutes at some σ (σ = 2.4e159, q = 1.3e-11, 110
+  // steps; domain sweep case 12821).
   if (mu < 1e-20) return 0.5 * alpha * mu * mu;
   // Below q = 1e-100 WBK19's bound (the same mechanism, Thm 9; at most ~4× the profile's value,
   // which is then below ~1e-190 at every order the accountant uses) replaces the profile integral,

@@ -416,7 +416,8 @@ TEST_CASE("steps calibration finds the largest number of steps", "[accounting][c
   const auto capped = acc::calibrate_steps(dpsgd(1e300, 1.0, 1), 1.0, 1e-5, 1000);
   CHECK(capped.steps == 1000);
   CHECK(capped.termination == dpkit::termination_type::max_iterations);
-  CHECK_THAT(capped.message, Contains("the budget holds at max_steps = 1000"));
+  CHECK_THAT(capped.message,
+             Contains("the budget holds at the largest number of steps searched, 1000"));
   REQUIRE_THROWS_AS(acc::calibrate_noise_multiplier(dpsgd(1.0, 0.01, 10), 0.0, 1e-5),
                     std::domain_error);
   REQUIRE_THROWS_AS(acc::calibrate_steps(dpsgd(1.0, 0.01, 10), 1.0, 1e-5, 0), std::domain_error);

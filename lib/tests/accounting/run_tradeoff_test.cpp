@@ -1,7 +1,8 @@
 #include "dpkit/accounting/run_tradeoff.hpp"
 
 #include <algorithm>
-#include <boost/math/distributions/normal.hpp>
+#include <boost/math/constants/constants.hpp>
+#include <boost/math/special_functions/erf.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "dpkit/divergence/gaussian_tradeoff.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/subsampled_tradeoff.hpp"
+#include "support/exact_curves.hpp"
 #include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
@@ -136,25 +138,36 @@ TEST_CASE("composed subsampled runs: a narrow certified bracket consistent with 
 TEST_CASE("the largest true-positive rate at tiny false-positive rates: no cancellation",
           "[accounting][tradeoff][certified]") {
   // 1 − β at α = 1e-200 was 0 (β rounds to 1): below the true rate, which is at least α for
-  // the best test. The Gaussian run against Φ(Φ⁻¹(α) + μ) (Boost, in double: no subtraction
-  // near 1); a composed subsampled run against the order α ≤ power_lower ≤ power_upper and the
-  // complement of β where β is not near 1.
+  // the best test.
   const std::vector<double> alphas = {1e-300, 1e-200, 1e-20, 1e-10, 1e-5, 0.05, 0.5};
-  const auto gauss = acc::run_tradeoff(dpsgd(20.0, 1.0, 400), alphas);  // μ = 1
+  // G(1) (σ = 20, T = 400: μ = 1 exactly, the run's μ rounded): each side on its side of
+  // Φ(Φ⁻¹(α) + 1) at 50 digits, and the two within 1e-9 of each other.
+  const auto gauss = acc::run_tradeoff(dpsgd(20.0, 1.0, 400), alphas);
   REQUIRE(gauss.exact);
-  const boost::math::normal n;
+  using dpkit::test::real50;
+  const real50 root2 = boost::math::constants::root_two<real50>();
   for (std::size_t i = 0; i < alphas.size(); ++i) {
-    const double exact = boost::math::cdf(n, boost::math::quantile(n, alphas[i]) + 1.0);
-    CAPTURE(alphas[i], gauss.power_upper[i], exact);
-    CHECK(gauss.power_upper[i] == Approx(exact).epsilon(1e-12));
-    CHECK(gauss.power_lower[i] <= gauss.power_upper[i]);
-    CHECK(gauss.power_lower[i] == Approx(exact).epsilon(1e-12));
+    const real50 x = -root2 * boost::math::erfc_inv(2 * real50(alphas[i])) + 1;  // Φ⁻¹(α) + 1
+    const real50 exact = boost::math::erfc(-x / root2) / 2;
+    CAPTURE(alphas[i], gauss.power_lower[i], gauss.power_upper[i], exact.convert_to<double>());
+    CHECK(dpkit::test::at_least(gauss.power_upper[i], exact));
+    CHECK(dpkit::test::at_most(gauss.power_lower[i], exact));
+    CHECK(gauss.power_upper[i] <= gauss.power_lower[i] * (1 + 1e-9));
   }
+  // 50 composed subsampled steps, no closed form: their curve lies below one step's (composing
+  // only adds power), whose closed form C_q(G(1/σ)) gives a lower bound on the true rate that
+  // power_upper must stay above; and the full batch's G(√50/σ) (subsampling only removes power)
+  // an upper bound that power_lower must stay below — at 1e-300 as at 0.5.
   const auto t = acc::run_tradeoff(dpsgd(1.0, 0.05, 50), alphas);
+  const auto one = acc::run_tradeoff(dpsgd(1.0, 0.05, 1), alphas);
+  const auto full = acc::run_tradeoff(dpsgd(1.0, 1.0, 50), alphas);
   REQUIRE(t.converged());
+  REQUIRE(one.exact);
+  REQUIRE(full.exact);
   for (std::size_t i = 0; i < alphas.size(); ++i) {
-    CAPTURE(alphas[i], t.power_lower[i], t.power_upper[i], t.beta_lower[i], t.beta_upper[i]);
-    CHECK(alphas[i] <= t.power_lower[i]);
+    CAPTURE(alphas[i], t.power_lower[i], t.power_upper[i], one.power_lower[i], full.power_upper[i]);
+    CHECK(t.power_upper[i] >= one.power_lower[i]);
+    CHECK(t.power_lower[i] <= full.power_upper[i]);
     CHECK(t.power_lower[i] <= t.power_upper[i]);
     if (t.beta_lower[i] < 0.5) {
       CHECK(t.power_upper[i] == Approx(1 - t.beta_lower[i]).epsilon(1e-13));

@@ -810,6 +810,12 @@ TEST_CASE("hsgd privacy: bad input is rejected with the check_* message", "[hsgd
   REQUIRE_THROWS_WITH(
       hs::renyi_divergence(law, hs::record{Eigen::Vector2d(1, 1), 0.0}, r2, 1, 0.5, 2),
       Contains("first.a.size() is 2, but must be d = 3"));
+  // The DP noise's variance per step (γσ/d)² must be a normal double: at γ = 1e-200 every
+  // divergence came out NaN (the CLI's --learning-rate limit does not cover Python or a small σ).
+  const setup tiny = make_setup(3, {1.0, 0.5, 0.2}, vt::schedule::constant(1e-200), 61);
+  REQUIRE_THROWS_WITH(hs::renyi_divergence(make_law(tiny), r1, r2, 1.0, 0.5, 2.0),
+                      Contains("learning_rate is 1e-200, but must be large enough that the DP "
+                               "noise's variance per step, (gamma sigma / d)^2"));
   const std::vector<double> bad_times = {0.5, 0.5};
   REQUIRE_THROWS_WITH(
       hs::renyi_divergence_iterates(law, r1, r2, bad_times, 0.1, 2.0),

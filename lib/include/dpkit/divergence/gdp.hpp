@@ -56,6 +56,11 @@ delta_bounds gdp_delta_bounds(double mu_lo, double mu_hi, double epsilon);
 /// gdp_log_delta_bounds), and `value` = `upper`.
 epsilon_result gdp_epsilon(double mu, double delta);
 
+/// gdp_epsilon's certified upper end for any μ ≥ 0, +∞ included: +∞ beyond kLargestGdpMu
+/// (ε exceeds 5e11 there: a true, if trivial, upper bound), for reports that show a number for
+/// whatever noise they are given (a paper's noise at δ within 1e-16 of 1 gave μ = 3.4e7).
+double gdp_epsilon_upper(double mu, double delta);
+
 /// The certified bracket of ε valid for every μ ∈ [mu_lo, mu_hi] (an interval that covers the
 /// rounding of a μ computed from a training run): `upper` for μ_hi, `lower` for μ_lo.
 epsilon_result gdp_epsilon_bounds(double mu_lo, double mu_hi, double delta);

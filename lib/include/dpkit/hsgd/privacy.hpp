@@ -68,9 +68,10 @@
 
 namespace dpkit::hsgd {
 
-/// The smallest HSGD rate γ the privacy trajectories take: the DP noise enters the law as
-/// γ²σ², and below γ = 1e-150 that variance leaves the normal range of double (γ = 1e-160
-/// already moved ε_α in the third digit, γ = 1e-200 made every Rényi divergence NaN).
+/// The smallest HSGD rate γ the command line takes for the privacy trajectories: the DP noise
+/// enters each step as (γσ/d)², and below γ = 1e-150 that variance leaves the normal range of
+/// double at any ordinary σ and d (γ = 1e-160 already moved ε_α in the third digit, γ = 1e-200
+/// made every Rényi divergence NaN). The privacy functions check (γσ/d)² ≥ 1e-300 itself.
 inline constexpr double kSmallestPrivacyRate = 1e-150;
 /// The largest DP noise std σ they take: the divergences' moments carry σ⁴, which leaves double
 /// beyond σ ≈ 1e77 (σ = 1e80 made every Rényi divergence NaN, σ = 1e200 the law's state inf).

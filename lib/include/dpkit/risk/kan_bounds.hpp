@@ -58,7 +58,7 @@ std::string_view to_string(bound_status s) noexcept;
 /// One checked hypothesis of a theorem, in the form value ≤ limit (or value ≥ limit; the name
 /// says which).
 struct condition {
-  std::string name;    ///< the inequality, e.g. "eta <= 1/(12 C_sigma_b p^3)"
+  std::string name;    ///< the inequality, e.g. "eta <= 1/(12 C_{sigma,b} p^3)"
   double value = NAN;  ///< its left-hand side at the inputs
   double limit = NAN;  ///< its right-hand side
   bool holds = false;
