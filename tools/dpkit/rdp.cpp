@@ -83,7 +83,7 @@ void register_rdp(CLI::App& app, int& exit_code) {
                   "1.1:10000:log50)")
       ->required()
       ->type_name("LIST");
-  sub->add_option("--delta", o->delta, "Also convert to (epsilon, delta) at this delta")
+  sub->add_option("-d,--delta", o->delta, "Also convert to (epsilon, delta) at this delta")
       ->check(delta_validator())
       ->type_name("D");
   add_output_options(sub, o->output);

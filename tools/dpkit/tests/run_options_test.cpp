@@ -501,3 +501,9 @@ TEST_CASE("a PLD run at the default accuracy and FFT limit is not announced as l
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, !Contains("takes roughly"));
 }
+
+TEST_CASE("rdp takes -d for --delta, as epsilon, delta and calibrate do", "[cli]") {
+  // "rdp -d 1e-5" was refused ("did you mean -h?") although the other commands take it.
+  const std::string run = "rdp -s 1 -p 0.01 -i 1000 --orders 2,8 ";
+  CHECK(run_json(run + "-d 1e-5") == run_json(run + "--delta 1e-5"));
+}
