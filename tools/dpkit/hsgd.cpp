@@ -780,8 +780,10 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--horizon", o->horizon, "Last time T (t = k/d); with --points")
       ->check(real_at_least(0));
-  sub->add_option("--points", o->points, "Grid points from 0 to T inclusive (default 101)")
-      ->check(integer_at_least(1));
+  // At most 1e7, as tradeoff's: the table holds every point (1e9 asked for gigabytes first).
+  sub->add_option("--points", o->points,
+                  "Grid points from 0 to T inclusive (default 101), at most 1e7")
+      ->check(integer_at_least(1, 10000000));
   sub->add_option("--times", o->times, "Explicit times t1,t2,... instead of a grid")
       ->type_name("LIST");
   sub->add_option("--start-error", o->start_error,
@@ -875,8 +877,11 @@ void register_hsgd(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   priv->add_option("--times", q->times, "Release times t (default: --points equally spaced to T)")
       ->type_name("LIST");
-  priv->add_option("--points", q->points, "Equally spaced release times in (0, T] (default 30)")
-      ->check(integer_at_least(1));
+  // Each release time is a divergence integral per candidate pair: 1e5 at most (1e9 ran
+  // without an end in sight).
+  priv->add_option("--points", q->points,
+                   "Equally spaced release times in (0, T] (default 30), at most 1e5")
+      ->check(integer_at_least(1, 100000));
   priv->add_option("--pairs", q->pairs,
                    "Candidate neighbouring pairs: extreme:K (K largest x K smallest labels, the "
                    "released code's screen; the default takes K = min(30, n/2)), proxy:K (top K "

@@ -527,6 +527,11 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       {"hsgd privacy --learning-rate 1e-200",
        "--learning-rate is 1e-200, but must be a number in [1e-150, 1e+300)"},
       {"hsgd privacy --noise-std 1e80", "--noise-std is 1e80, but must be a number in (0, 1e+50]"},
+      // Work caps named (1e9 points ran without a cap).
+      {"hsgd risk --spectrum paper-design --horizon 1 --points 1000000000",
+       "--points is 1000000000, but must be an integer in [1, 10000000]"},
+      {"hsgd privacy --points 1000000000",
+       "--points is 1000000000, but must be an integer in [1, 100000]"},
       {"tradeoff --mu 1 --points 4294967297",
        "--points is 4294967297, but must be an integer in [2, 10000000]"},
       {"simulate --replicates 9223372036854775807",
