@@ -255,9 +255,11 @@ void register_shifted(CLI::App& app, int& exit_code) {
       ->check(real_greater_than(0))
       ->type_name("TAU");
   add_delta_option(sub, o->delta, false);
+  // At most 1e7, as tradeoff's --points: every point is a row of the output (1e9 ran uncapped).
   sub->add_option("--tradeoff-points", o->tradeoff_points,
-                  "Emit each bound's tradeoff curve at N equally spaced alpha instead of the table")
-      ->check(integer_at_least(2))
+                  "Emit each bound's tradeoff curve at N equally spaced alpha instead of the "
+                  "table, at most 1e7")
+      ->check(integer_at_least(2, 10000000))
       ->type_name("N");
   sub->add_flag("--optimise-split", o->optimise_split,
                 "noisy-sgd: also optimise the split of the last step's noise (footnotes 10/11)");

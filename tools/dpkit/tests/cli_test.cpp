@@ -530,6 +530,9 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
       // Work caps named (1e9 points ran without a cap).
       {"hsgd risk --spectrum paper-design --horizon 1 --points 1000000000",
        "--points is 1000000000, but must be an integer in [1, 10000000]"},
+      {"shifted noisy-gd --sensitivity 1 --dataset-size 1 --noise-std 1 --contraction 0.95 "
+       "--steps 100 --tradeoff-points 1000000000",
+       "--tradeoff-points is 1000000000, but must be an integer in [2, 10000000]"},
       {"hsgd privacy --points 1000000000",
        "--points is 1000000000, but must be an integer in [1, 100000]"},
       {"tradeoff --mu 1 --points 4294967297",
