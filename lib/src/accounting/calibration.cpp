@@ -32,6 +32,27 @@ std::string percent(double share) {
   std::snprintf(b.data(), b.size(), "%.3g", share * 100);
   return b.data();
 }
+// The message of an answer at the σ where ε first falls to 0 (δ(0) ≤ δ): certified by the PLD
+// (its smallest σ, bisected), or the CLT's threshold (its root search's ends).
+std::string zero_threshold_message(const noise_calibration& out,
+                                   double target_epsilon,
+                                   bool certified) {
+  const std::string sigma = format_value(out.noise_multiplier),
+                    target = format_value(target_epsilon),
+                    below = format_value(out.noise_multiplier_lower);
+  if (certified)
+    return "epsilon = 0 is certified from noise multiplier " + sigma +
+           " on (delta(0) <= delta): the target " + target +
+           " is below what the accountant resolves there, and this is the smallest noise "
+           "multiplier at which it certifies epsilon = 0 (below " +
+           below + " it is not certified)";
+  return "the CLT gives epsilon = 0 from noise multiplier " + sigma +
+         " on (delta(0) <= delta): the target " + target +
+         " is below what it resolves there, and this is the smallest noise multiplier at which "
+         "it gives epsilon = 0 (at " +
+         below + " it does not)";
+}
+
 }  // namespace
 
 noise_calibration calibrate_noise_multiplier(training_run run,
@@ -350,12 +371,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     out.noise_multiplier_lower = std::exp(lo);
     out.estimate = std::move(at_hi.second);
     out.termination = termination_type::converged;
-    out.message = "epsilon = 0 is certified from noise multiplier " +
-                  format_value(out.noise_multiplier) + " on (delta(0) <= delta): the target " +
-                  format_value(target_epsilon) +
-                  " is below what the accountant resolves there, and this is the smallest "
-                  "noise multiplier at which it certifies epsilon = 0 (below " +
-                  format_value(out.noise_multiplier_lower) + " it is not certified)";
+    out.message = zero_threshold_message(out, target_epsilon, true);
     out.evaluations = evaluations;
     return out;
   };
@@ -565,12 +581,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // the budget unused" and the root finder's own words.
   if (out.estimate.value == 0 && !std::isnan(other)) {
     out.termination = termination_type::converged;
-    out.message = "the CLT gives epsilon = 0 from noise multiplier " +
-                  format_value(out.noise_multiplier) + " on (delta(0) <= delta): the target " +
-                  format_value(target_epsilon) +
-                  " is below what it resolves there, and this is the smallest noise multiplier "
-                  "at which it gives epsilon = 0 (at " +
-                  format_value(out.noise_multiplier_lower) + " it does not)";
+    out.message = zero_threshold_message(out, target_epsilon, false);
     out.evaluations = evaluations;
     return out;
   }
