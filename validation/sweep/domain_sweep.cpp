@@ -25,7 +25,10 @@
 //
 // usage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]
 //                           [--threads K] [--failures FILE] [--times FILE] [--refusals FILE]
-//                           [--quiet] [--list]
+//                           [--stop-after S] [--grace G] [--quiet] [--list]
+// --stop-after starts no case after S seconds; cases still running G seconds later (default 120)
+// are named as unfinished and the process ends, reporting the cases that finished (for a machine
+// lent for a fixed time: the report is what was checked, never more).
 // --list prints each case (its run, and a calibration's target) without running it.
 // --times writes each case's wall time and description (a CSV), to see where the time goes.
 // --refusals writes every refusal whole (case, where, message: a CSV), to read them one by one.
@@ -35,6 +38,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -454,15 +458,96 @@ struct options {
   std::uint64_t cases = 0, seed = 20261125, first = 0;
   unsigned threads = 0;
   std::string failures_file, times_file, refusals_file;
+  double stop_after = -1, grace = 120;  // seconds; stop_after < 0: run every case
   bool quiet = false, list = false;
 };
 
 int usage(const std::string& why) {
-  std::cerr
-      << "dpkit_domain_sweep: " << why
-      << "\nusage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]"
-         " [--threads K] [--failures FILE] [--times FILE] [--refusals FILE] [--quiet] [--list]\n";
+  std::cerr << "dpkit_domain_sweep: " << why
+            << "\nusage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]"
+               " [--threads K] [--failures FILE] [--times FILE] [--refusals FILE] [--stop-after S]"
+               " [--grace G] [--quiet] [--list]\n";
   return 2;
+}
+
+// The summary over the cases that finished (state 2), and the files asked for; the exit code.
+int report(const options& o,
+           const std::vector<case_result>& results,
+           const std::vector<char>& state,
+           double seconds) {
+  std::map<std::string, int> by_property, refusals;
+  long long evaluations = 0, exact = 0, calibrations = 0, unconverged = 0, failed_cases = 0;
+  std::uint64_t finished = 0;
+  std::vector<std::uint64_t> running;
+  std::vector<std::pair<double, std::uint64_t>> slowest;
+  for (std::uint64_t k = 0; k < o.cases; ++k) {
+    if (state[k] == 1) running.push_back(o.first + k);
+    if (state[k] != 2) continue;
+    const case_result& r = results[k];
+    ++finished;
+    evaluations += r.evaluations, exact += r.exact_checks, calibrations += r.calibrations;
+    unconverged += r.unconverged;
+    failed_cases += r.failures.empty() ? 0 : 1;
+    for (const failure& f : r.failures) ++by_property[f.property];
+    for (const std::string& m : r.refusals) ++refusals[m];
+    slowest.emplace_back(r.seconds, o.first + k);
+  }
+  std::sort(slowest.rbegin(), slowest.rend());
+  std::cout << "domain sweep: " << finished << " cases";
+  if (finished < o.cases)
+    std::cout << " of " << o.cases << " asked for (stopped after " << o.stop_after << " s; "
+              << running.size() << " still running, " << o.cases - finished - running.size()
+              << " not started)";
+  std::cout << " (seed " << o.seed << ", first " << o.first << ", "
+            << (o.tier == sw::tier::quick ? "quick" : "full") << " tier), " << evaluations
+            << " accountant answers, " << exact << " against a 50-digit closed form, "
+            << calibrations << " calibrations; " << unconverged
+            << " answers wider than asked (certified, with a note); " << failed_cases
+            << " cases failed; " << seconds << " s on " << o.threads << " threads\n";
+  if (!running.empty()) {
+    std::cout << "unfinished (running at the stop, not checked):";
+    for (const std::uint64_t k : running) std::cout << " " << k;
+    std::cout << "\n";
+  }
+  for (const auto& [p, n] : by_property) std::cout << "  failed " << p << ": " << n << "\n";
+  std::cout << "refusals (the accountant cannot answer there; counted, not failures):\n";
+  std::vector<std::pair<int, std::string>> ordered;
+  for (const auto& [m, n] : refusals) ordered.emplace_back(n, m);
+  std::sort(ordered.rbegin(), ordered.rend());
+  for (const auto& [n, m] : ordered) std::cout << "  " << n << " x " << m << "\n";
+  std::cout << "slowest cases:";
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, slowest.size()); ++i)
+    std::cout << " " << slowest[i].second << " (" << slowest[i].first << " s)";
+  std::cout << "\n";
+  if (!o.failures_file.empty()) {
+    std::ofstream f(o.failures_file);
+    f << "case,property,where,detail\n";
+    for (std::uint64_t k = 0; k < o.cases; ++k)
+      if (state[k] == 2)
+        for (const failure& x : results[k].failures)
+          f << dpkit::csv_row({std::to_string(x.index), x.property, x.where, x.detail}) << "\n";
+  }
+  if (!o.refusals_file.empty()) {
+    // Every refusal whole, by case: for reading them one by one.
+    std::ofstream f(o.refusals_file);
+    f << "case,where,message\n";
+    for (std::uint64_t k = 0; k < o.cases; ++k)
+      if (state[k] == 2)
+        for (const auto& [where, message] : results[k].refusal_texts)
+          f << dpkit::csv_row({std::to_string(o.first + k), where, message}) << "\n";
+  }
+  if (!o.times_file.empty()) {
+    std::ofstream f(o.times_file);
+    f << "case,seconds,calibrate,description\n";
+    for (std::uint64_t k = 0; k < o.cases; ++k) {
+      if (state[k] != 2) continue;
+      const sw::sweep_case c = sw::make_case(o.seed, o.first + k, o.tier);
+      f << dpkit::csv_row({std::to_string(c.index), num(results[k].seconds),
+                           c.calibrate ? "1" : "0", c.describe()})
+        << "\n";
+    }
+  }
+  return failed_cases == 0 ? 0 : 3;
 }
 
 }  // namespace
@@ -495,6 +580,11 @@ int main(int argc, char** argv) {
         o.times_file = value();
       } else if (a == "--refusals") {
         o.refusals_file = value();
+      } else if (a == "--stop-after" || a == "--grace") {
+        const double v = std::stod(value());
+        if (!(v >= 0) || !std::isfinite(v))
+          return usage(a + " is " + argv[i] + ", but must be a finite number of seconds >= 0");
+        (a == "--grace" ? o.grace : o.stop_after) = v;
       } else if (a == "--list") {
         o.list = true;
       } else if (a == "--quiet") {
@@ -518,11 +608,24 @@ int main(int argc, char** argv) {
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
 
   std::vector<case_result> results(o.cases);
+  // 0: not started, 1: running, 2: finished; read and written under `print`.
+  std::vector<char> state(o.cases, 0);
   std::atomic<std::uint64_t> next{0}, done{0};
+  unsigned exited = 0;
   std::mutex print;
+  std::condition_variable all_exited;
   const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   auto worker = [&] {
-    for (std::uint64_t k = next++; k < o.cases; k = next++) {
+    while (o.stop_after < 0 || elapsed() < o.stop_after) {
+      const std::uint64_t k = next++;
+      if (k >= o.cases) break;
+      {
+        std::lock_guard<std::mutex> lock(print);
+        state[k] = 1;
+      }
       const auto t0 = std::chrono::steady_clock::now();
       const sw::sweep_case c = sw::make_case(o.seed, o.first + k, o.tier);
       case_result& r = results[k];
@@ -534,6 +637,7 @@ int main(int argc, char** argv) {
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const std::uint64_t n = ++done;
       std::lock_guard<std::mutex> lock(print);
+      state[k] = 2;
       if (r.seconds > 10)
         std::cerr << "dpkit_domain_sweep: slow case (" << r.seconds << " s): " << c.describe()
                   << (c.calibrate ? " (calibrated to epsilon " + num(c.target_epsilon) + ")" : "")
@@ -541,72 +645,30 @@ int main(int argc, char** argv) {
       for (const failure& f : r.failures)
         std::cout << "FAIL " << f.property << " [" << f.where << "] " << c.describe() << ": "
                   << f.detail << std::endl;
-      if (!o.quiet && (n % 1000 == 0 || n == o.cases)) {
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "dpkit_domain_sweep: " << n << " of " << o.cases << " cases, " << s << " s\n";
-      }
+      if (!o.quiet && (n % 1000 == 0 || n == o.cases))
+        std::cerr << "dpkit_domain_sweep: " << n << " of " << o.cases << " cases, " << elapsed()
+                  << " s\n";
     }
+    std::lock_guard<std::mutex> lock(print);
+    ++exited;
+    all_exited.notify_all();
   };
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < o.threads; ++t) pool.emplace_back(worker);
+  std::unique_lock<std::mutex> lock(print);
+  if (o.stop_after < 0) {
+    all_exited.wait(lock, [&] { return exited == o.threads; });
+  } else if (!all_exited.wait_for(lock, std::chrono::duration<double>(o.stop_after + o.grace),
+                                  [&] { return exited == o.threads; })) {
+    // Cases still running past the grace: report what finished and end the process without
+    // waiting for them (their threads cannot be stopped from outside). The lock stays held, so
+    // no worker writes a result or a line from here on.
+    const int rc = report(o, results, state, elapsed());
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(rc);
+  }
+  lock.unlock();
   for (std::thread& t : pool) t.join();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  std::map<std::string, int> by_property, refusals;
-  long long evaluations = 0, exact = 0, calibrations = 0, unconverged = 0, failed_cases = 0;
-  std::vector<std::pair<double, std::uint64_t>> slowest;
-  for (std::uint64_t k = 0; k < o.cases; ++k) {
-    const case_result& r = results[k];
-    evaluations += r.evaluations, exact += r.exact_checks, calibrations += r.calibrations;
-    unconverged += r.unconverged;
-    failed_cases += r.failures.empty() ? 0 : 1;
-    for (const failure& f : r.failures) ++by_property[f.property];
-    for (const std::string& m : r.refusals) ++refusals[m];
-    slowest.emplace_back(r.seconds, o.first + k);
-  }
-  std::sort(slowest.rbegin(), slowest.rend());
-  std::cout << "domain sweep: " << o.cases << " cases (seed " << o.seed << ", first " << o.first
-            << ", " << (o.tier == sw::tier::quick ? "quick" : "full") << " tier), " << evaluations
-            << " accountant answers, " << exact << " against a 50-digit closed form, "
-            << calibrations << " calibrations; " << unconverged
-            << " answers wider than asked (certified, with a note); " << failed_cases
-            << " cases failed; " << seconds << " s on " << o.threads << " threads\n";
-  for (const auto& [p, n] : by_property) std::cout << "  failed " << p << ": " << n << "\n";
-  std::cout << "refusals (the accountant cannot answer there; counted, not failures):\n";
-  std::vector<std::pair<int, std::string>> ordered;
-  for (const auto& [m, n] : refusals) ordered.emplace_back(n, m);
-  std::sort(ordered.rbegin(), ordered.rend());
-  for (const auto& [n, m] : ordered) std::cout << "  " << n << " x " << m << "\n";
-  std::cout << "slowest cases:";
-  for (std::size_t i = 0; i < std::min<std::size_t>(5, slowest.size()); ++i)
-    std::cout << " " << slowest[i].second << " (" << slowest[i].first << " s)";
-  std::cout << "\n";
-  if (!o.failures_file.empty()) {
-    std::ofstream f(o.failures_file);
-    f << "case,property,where,detail\n";
-    for (const case_result& r : results)
-      for (const failure& x : r.failures)
-        f << dpkit::csv_row({std::to_string(x.index), x.property, x.where, x.detail}) << "\n";
-  }
-  if (!o.refusals_file.empty()) {
-    // Every refusal whole, by case: for reading them one by one.
-    std::ofstream f(o.refusals_file);
-    f << "case,where,message\n";
-    for (std::uint64_t k = 0; k < o.cases; ++k)
-      for (const auto& [where, message] : results[k].refusal_texts)
-        f << dpkit::csv_row({std::to_string(o.first + k), where, message}) << "\n";
-  }
-  if (!o.times_file.empty()) {
-    std::ofstream f(o.times_file);
-    f << "case,seconds,calibrate,description\n";
-    for (std::uint64_t k = 0; k < o.cases; ++k) {
-      const sw::sweep_case c = sw::make_case(o.seed, o.first + k, o.tier);
-      f << dpkit::csv_row({std::to_string(c.index), num(results[k].seconds),
-                           c.calibrate ? "1" : "0", c.describe()})
-        << "\n";
-    }
-  }
-  return failed_cases == 0 ? 0 : 3;
+  return report(o, results, state, elapsed());
 }
