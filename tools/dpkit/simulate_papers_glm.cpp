@@ -40,10 +40,10 @@ void check_teacher(const learners::glm_teacher& teacher) {
 
 /// ε certified for `compositions` Gaussian releases of noise multiplier z (exact GDP:
 /// μ = √k/z; Dong, Roth & Su 2022, Cor. 2.13 for the composition, Balle & Wang 2018 for δ(ε)).
-/// ∞ without noise, and ∞ where μ exceeds the largest μ-GDP conversion (gdp_epsilon_upper: the
-/// paper's noise at δ within 1e-16 of 1 gave μ = 3.4e7, which failed the run with "mu is ...").
+/// ∞ without noise (μ = ∞) and where μ exceeds the largest μ-GDP conversion, both by
+/// gdp_epsilon_upper's rule (the paper's noise at δ within 1e-16 of 1 gave μ = 3.4e7, which once
+/// failed the run with "mu is ...").
 double gaussian_epsilon(double z, long long compositions, double delta) {
-  if (!(z > 0)) return INFINITY;
   return divergence::gdp_epsilon_upper(std::sqrt(static_cast<double>(compositions)) / z, delta);
 }
 

@@ -39,13 +39,12 @@ accounting::training_run subsampled_run(double z, double q, long long steps, boo
   return run;
 }
 
-// ε of the run at its noise multiplier: ∞ without noise, and ∞ below the smallest noise
-// multiplier the accountants take (there ε exceeds 1e200 per step; a --noise-std of 1e-300 once
-// failed the whole run with "noise_multiplier is 6.4e-299").
+// ε of the run at its noise multiplier, +∞ below the smallest the accountants take (a
+// --noise-std of 1e-300 once failed the whole run with "noise_multiplier is 6.4e-299"; the rule
+// is the library's, estimate_epsilon_any_noise).
 double certified_epsilon(const accounting::training_run& run, double delta) {
-  if (!(run.phases.front().noise_multiplier >= accounting::kSmallestNoiseMultiplier))
-    return INFINITY;
-  const auto e = accounting::estimate_epsilon(run, delta, accounting::accountant_type::pld);
+  const auto e =
+      accounting::estimate_epsilon_any_noise(run, delta, accounting::accountant_type::pld);
   if (!e.converged()) throw numerical_failure("PLD accountant: " + e.message);
   return e.value;
 }

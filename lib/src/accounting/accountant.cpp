@@ -208,6 +208,25 @@ privacy_estimate estimate_epsilon(const training_run& run,
   return {};
 }
 
+privacy_estimate estimate_epsilon_any_noise(const training_run& run,
+                                            double delta,
+                                            accountant_type accountant,
+                                            const pld_options& options) {
+  for (const training_phase& ph : run.phases)
+    if (ph.noise_multiplier > 0 && ph.noise_multiplier < kSmallestNoiseMultiplier) {
+      privacy_estimate e;
+      e.accountant = accountant;
+      e.value = e.upper = std::numeric_limits<double>::infinity();
+      e.lower = 0;
+      e.kind = bound_kind::upper_bound;
+      e.method = "trivial bound: noise multiplier " + format_value(ph.noise_multiplier) +
+                 " below " + format_value(kSmallestNoiseMultiplier) +
+                 " (one step's epsilon is about 1/(2 sigma^2), above 5e199)";
+      return e;
+    }
+  return estimate_epsilon(run, delta, accountant, options);
+}
+
 privacy_estimate estimate_delta(const training_run& run,
                                 double epsilon,
                                 accountant_type accountant,

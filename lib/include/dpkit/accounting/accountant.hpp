@@ -65,6 +65,16 @@ privacy_estimate estimate_epsilon(const training_run& run,
                                   accountant_type accountant,
                                   const pld_options& options = {});
 
+/// estimate_epsilon for a run whose noise multipliers are derived (from a noise std and a clip
+/// norm, say) rather than given, so that one may fall below kSmallestNoiseMultiplier, which
+/// estimate_epsilon refuses: there one step's ε is about 1/(2σ²) > 5e199, and the answer is the
+/// trivial bracket [0, +inf] (an upper bound, not tight, its method saying why). Every other run
+/// gets estimate_epsilon's answer.
+privacy_estimate estimate_epsilon_any_noise(const training_run& run,
+                                            double delta,
+                                            accountant_type accountant,
+                                            const pld_options& options = {});
+
 /// δ at ε ≥ 0. Edge values as estimate_epsilon: δ = 0 exactly when nothing is released;
 /// with noise-free phases δ = p exactly when nothing else is released, else the trivial
 /// bracket [p, 1].
