@@ -284,7 +284,7 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
     for (const risk::bound_term& t : r.terms)
       rep.results.push_back({{"row", "term"},
                              {"name", t.name},
-                             {"value", number_or_null(t.value)},
+                             {"value", number_or_word(t.value)},
                              {"limit", nullptr},
                              {"status", ""},
                              {"source", source}});
@@ -302,15 +302,15 @@ report evaluate_report(const bound_spec& spec, const args& a, evaluation e) {
   for (const risk::condition& c : e.conditions)
     rep.results.push_back({{"row", "condition"},
                            {"name", c.name},
-                           {"value", number_or_null(c.value)},
-                           {"limit", number_or_null(c.limit)},
+                           {"value", number_or_word(c.value)},
+                           {"limit", number_or_word(c.limit)},
                            {"status", c.holds ? "holds" : "FAILS"},
                            {"source", c.source},
                            {"holds", c.holds}});
   for (const auto& [name, v] : e.derived)
     rep.results.push_back({{"row", "derived"},
                            {"name", name},
-                           {"value", number_or_null(v)},
+                           {"value", number_or_word(v)},
                            {"limit", nullptr},
                            {"status", ""},
                            {"source", ""}});

@@ -592,6 +592,12 @@ json number_or_null(double x) {
   return std::isfinite(x) ? json(x) : json(nullptr);
 }
 
+json number_or_word(double x) {
+  if (std::isfinite(x)) return x;
+  if (std::isnan(x)) return "nan";
+  return x > 0 ? "inf" : "-inf";
+}
+
 json unavailable_row(accounting::accountant_type a,
                      const std::string& quantity,
                      const std::string& reason) {

@@ -174,6 +174,11 @@ json unavailable_row(accounting::accountant_type a,
 /// A number for JSON output: the value where finite, null otherwise (JSON has no inf or NaN).
 json number_or_null(double x);
 
+/// A number for JSON output that keeps what a non-finite value is: the value where finite, else
+/// the string "inf", "-inf" or "nan" (a table then shows that word, where null shows "-", which
+/// is kept for "nothing here", such as a term's limit).
+json number_or_word(double x);
+
 /// The value of a double for tables: 10 significant digits.
 std::string format_number(double x);
 

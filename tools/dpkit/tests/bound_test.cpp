@@ -563,6 +563,30 @@ TEST_CASE("dpkit bound: values whose intermediate quantities leave double precis
   CHECK(tiny_total == Approx(plain_total).epsilon(1e-12));
 }
 
+TEST_CASE("dpkit bound: an infinite value or limit says inf; '-' only where there is none",
+          "[cli]") {
+  // At gamma = 1e-100 the width condition m >= c gamma^-4 has the limit 1e400 = inf: it was shown
+  // as '-' (null), the sign a term row uses for "no limit".
+  const auto r = dpkit_run("bound kan-thm4.1 --gamma 1e-100 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = json::parse(r.out);
+  int width = 0;
+  for (const auto& row : j["results"]) {
+    if (row["row"] == "term") CHECK(row["limit"].is_null());
+    if (row["row"] == "condition" &&
+        row["name"].get<std::string>().find("c-width-lower gamma^-4") != std::string::npos) {
+      ++width;
+      CHECK(row["limit"] == "inf");
+      CHECK(row["holds"] == false);
+    }
+  }
+  CHECK(width == 1);
+  const auto table = dpkit_run("bound kan-thm4.1 --gamma 1e-100").out;
+  const auto line = table.find("c-width-lower gamma^-4");
+  REQUIRE(line != std::string::npos);
+  CHECK_THAT(table.substr(line, table.find('\n', line) - line), Contains(" inf "));
+}
+
 TEST_CASE("dpkit bound longtail: a clip above the gradients' scale is no better than no clip",
           "[cli]") {
   // The proofs bound the clipping multiplier h <= 1 by Lambda_k, so the factor is min{1, Lambda_k}
