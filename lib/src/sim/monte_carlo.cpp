@@ -24,6 +24,12 @@
 
 namespace dpkit::sim {
 
+void moments::rescale(int e) noexcept {
+  if (scaled_ && e > scale_exp_) m2_ = std::ldexp(m2_, 2 * (scale_exp_ - e));
+  scale_exp_ = e;
+  scaled_ = true;
+}
+
 void moments::add(double x) noexcept {
   ++n_;
   if (n_ == 1) {
@@ -32,9 +38,19 @@ void moments::add(double x) noexcept {
     min_ = std::min(min_, x);
     max_ = std::max(max_, x);
   }
-  const double d = x - mean_;
-  mean_ += d / static_cast<double>(n_);
-  m2_ += d * (x - mean_);
+  if (!std::isfinite(x)) {  // as the unscaled recurrence: the mean inf or NaN, M2 NaN
+    mean_ += (x - mean_) / static_cast<double>(n_);
+    m2_ = NAN;
+    return;
+  }
+  if (x == 0 && !scaled_) return;  // only zeros so far: mean and M2 stay 0
+  // s = 2^e with |x| < s: frexp's exponent (|x| = f·2^e, f in [0.5, 1)).
+  if (int e = 0; x != 0 && (std::frexp(x, &e), !scaled_ || e > scale_exp_)) rescale(e);
+  const double xs = std::ldexp(x, -scale_exp_), ms = std::ldexp(mean_, -scale_exp_);
+  const double d = xs - ms;
+  const double ms_new = ms + d / static_cast<double>(n_);
+  mean_ = std::ldexp(ms_new, scale_exp_);
+  m2_ += d * (xs - ms_new);
 }
 
 void moments::merge(const moments& o) noexcept {
@@ -44,39 +60,54 @@ void moments::merge(const moments& o) noexcept {
     return;
   }
   const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_), n = na + nb;
-  const double d = o.mean_ - mean_;
-  mean_ += d * nb / n;
-  m2_ += o.m2_ + d * d * na * nb / n;
+  double m2b = o.m2_;
+  if (o.scaled_) {
+    if (!scaled_ || o.scale_exp_ > scale_exp_)
+      rescale(o.scale_exp_);
+    else
+      m2b = std::ldexp(m2b, 2 * (o.scale_exp_ - scale_exp_));
+  }
+  if (scaled_) {
+    const double ma = std::ldexp(mean_, -scale_exp_), mb = std::ldexp(o.mean_, -scale_exp_);
+    const double d = mb - ma;
+    mean_ = std::ldexp(ma + d * nb / n, scale_exp_);
+    m2_ += m2b + d * d * na * nb / n;
+  }
   n_ += o.n_;
   min_ = std::min(min_, o.min_);
   max_ = std::max(max_, o.max_);
 }
 
 double moments::variance() const noexcept {
-  return n_ > 1 ? m2_ / static_cast<double>(n_ - 1) : 0.0;
+  if (n_ < 2) return 0.0;
+  return std::ldexp(m2_ / static_cast<double>(n_ - 1), 2 * scale_exp_);
 }
 double moments::standard_deviation() const noexcept {
-  return std::sqrt(variance());
+  if (n_ < 2) return 0.0;
+  return std::ldexp(std::sqrt(m2_ / static_cast<double>(n_ - 1)), scale_exp_);
 }
 double moments::standard_error() const noexcept {
   return n_ > 0 ? standard_deviation() / std::sqrt(static_cast<double>(n_)) : 0.0;
 }
 
-void moments::to_array(double out[5]) const noexcept {
+void moments::to_array(double out[kArraySize]) const noexcept {
   out[0] = static_cast<double>(n_);
   out[1] = mean_;
   out[2] = m2_;
   out[3] = min_;
   out[4] = max_;
+  out[5] = scaled_ ? static_cast<double>(scale_exp_) : NAN;
 }
 
-moments moments::from_array(const double in[5]) noexcept {
+moments moments::from_array(const double in[kArraySize]) noexcept {
   moments m;
   m.n_ = static_cast<std::uint64_t>(in[0]);
   m.mean_ = in[1];
   m.m2_ = in[2];
   m.min_ = in[3];
   m.max_ = in[4];
+  m.scaled_ = !std::isnan(in[5]);
+  m.scale_exp_ = m.scaled_ ? static_cast<int>(in[5]) : 0;
   return m;
 }
 
@@ -284,13 +315,14 @@ monte_carlo_result run_monte_carlo(const std::vector<observable>& observables,
       MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, MPI_BOR,
                     MPI_COMM_WORLD);
     };
-    std::vector<double> raw(chunks * k * 5, 0.0);
+    std::vector<double> raw(chunks * k * moments::kArraySize, 0.0);
     for (std::uint64_t c = static_cast<std::uint64_t>(rank); c < chunks;
          c += static_cast<std::uint64_t>(ranks))
-      for (std::size_t j = 0; j < k; ++j) chunk_moments[c * k + j].to_array(&raw[(c * k + j) * 5]);
+      for (std::size_t j = 0; j < k; ++j)
+        chunk_moments[c * k + j].to_array(&raw[(c * k + j) * moments::kArraySize]);
     or_bits(raw);
     for (std::size_t i = 0; i < chunks * k; ++i)
-      chunk_moments[i] = moments::from_array(&raw[i * 5]);
+      chunk_moments[i] = moments::from_array(&raw[i * moments::kArraySize]);
     for (std::size_t j = 0; j < k; ++j) {
       if (samples[j].empty()) continue;
       // Zero the entries this rank did not compute, then OR.

@@ -34,11 +34,59 @@ TEST_CASE("moments: Welford and merging agree with a two-pass computation", "[mo
     CHECK(m->min() == *std::min_element(x.begin(), x.end()));
     CHECK(m->max() == *std::max_element(x.begin(), x.end()));
   }
-  double raw[5];
+  double raw[moments::kArraySize];
   all.to_array(raw);
   const moments back = moments::from_array(raw);
   CHECK(back.mean() == all.mean());
   CHECK(back.variance() == all.variance());
+}
+
+TEST_CASE("moments at the ends of the double range: exactly the scaled moments of O(1) values",
+          "[monte_carlo]") {
+  // Multiplying every value by 2^k multiplies the mean and the standard deviation by 2^k,
+  // exactly in binary floating point (barring overflow and underflow). The unscaled recurrence
+  // squared deviations of ~1e160 to inf and of ~1e-170 to 0: the simulate summary showed
+  // sd = inf (and an infinite interval) for a risk near 1e160.
+  std::vector<double> y;
+  dpkit::random_stream s(4, 5, 6);
+  for (int i = 0; i < 257; ++i) y.push_back(3 + s.normal(0, 2));
+  moments plain;
+  for (double v : y) plain.add(v);
+  REQUIRE(std::isfinite(plain.standard_deviation()));
+  for (const int k : {530, 1000, -560, -1000}) {
+    CAPTURE(k);
+    moments all, a, b, zeros_first;
+    zeros_first.add(0.0);
+    zeros_first.add(0.0);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const double x = std::ldexp(y[i], k);
+      all.add(x);
+      (i % 3 == 0 ? a : b).add(x);
+    }
+    a.merge(b);
+    CHECK(all.mean() == std::ldexp(plain.mean(), k));
+    CHECK(all.standard_deviation() == std::ldexp(plain.standard_deviation(), k));
+    CHECK(all.standard_error() == std::ldexp(plain.standard_error(), k));
+    CHECK(a.mean() == Approx(all.mean()).epsilon(1e-14));
+    CHECK(a.standard_deviation() == Approx(all.standard_deviation()).epsilon(1e-12));
+    if (k < 500) {
+      CHECK(all.variance() == Approx(std::ldexp(plain.variance(), 2 * k)).epsilon(1e-15));
+    } else {
+      CHECK(std::isinf(all.variance()));  // s^2 itself exceeds the largest double
+    }
+    double raw[moments::kArraySize];
+    a.to_array(raw);
+    const moments back = moments::from_array(raw);
+    CHECK(back.standard_deviation() == a.standard_deviation());
+    // Zeros before the first nonzero value: the moments of the whole set, against two passes
+    // on the O(1) values with two zeros in front.
+    for (double v : y) zeros_first.add(std::ldexp(v, k));
+    moments zy;
+    zy.add(0.0);
+    zy.add(0.0);
+    for (double v : y) zy.add(v);
+    CHECK(zeros_first.standard_deviation() == std::ldexp(zy.standard_deviation(), k));
+  }
 }
 
 TEST_CASE("results are bit-identical for 1, 2 and 3 threads", "[monte_carlo]") {

@@ -965,3 +965,24 @@ TEST_CASE("simulate's paper algorithms refuse the flags they do not read, and na
   CHECK_FALSE(privacy_z(unit.out).empty());
   CHECK(privacy_z(huge.out) == privacy_z(unit.out));
 }
+
+TEST_CASE("dpkit simulate: the summary's sd and interval of a risk near 1e160 are numbers",
+          "[cli][simulate]") {
+  // The squared deviations of ~1e159 overflowed: sd and the interval were null ('-').
+  const auto r = dpkit_run(
+      "simulate --algorithm sgd --batch-size 10 --dataset-size 100 --dimension 5 --replicates 50 "
+      "--steps 20 --noise-std 1e80 --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& risk = j["results"][0];
+  REQUIRE(risk["observable"] == "risk");
+  REQUIRE(risk["sd"].is_number());
+  const double mean = risk["mean"], sd = risk["sd"], lo = risk["ci95_lo"], hi = risk["ci95_hi"];
+  CHECK(mean > 1e158);
+  // The sd lies between a tenth of the 5-95 % spread and the range; the interval is
+  // mean ± 1.96 sd/sqrt(50).
+  CHECK(sd > (risk["q95"].get<double>() - risk["q05"].get<double>()) / 10);
+  CHECK(sd < risk["max"].get<double>() - risk["min"].get<double>());
+  CHECK(hi - mean == Approx(1.959963985 * sd / std::sqrt(50.0)).epsilon(1e-6));
+  CHECK(mean - lo == Approx(1.959963985 * sd / std::sqrt(50.0)).epsilon(1e-6));
+}

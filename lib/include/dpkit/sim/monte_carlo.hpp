@@ -7,6 +7,7 @@
 // replicate r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed
 // chunks of `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
 // accumulators are merged in chunk order at the end. Who ran a chunk never matters.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -16,26 +17,37 @@
 namespace dpkit::sim {
 
 /// Running count, mean, variance, min and max (Welford), mergeable (Chan, Golub & LeVeque 1979).
+/// The sum of squared deviations is kept divided by s², s the power of two at or above the
+/// largest |x| seen, so the standard deviation of values near the ends of the double range
+/// neither overflows (values ~1e160 squared) nor underflows (~1e-170): the scaling by powers of
+/// two is exact, and elsewhere the results are bit for bit those of the unscaled recurrence.
 class moments {
  public:
   void add(double x) noexcept;
   void merge(const moments& other) noexcept;
   std::uint64_t count() const noexcept { return n_; }
   double mean() const noexcept { return mean_; }
-  /// Unbiased sample variance (0 for fewer than two values).
+  /// Unbiased sample variance (0 for fewer than two values; +inf where it exceeds the largest
+  /// double, while the standard deviation is still finite).
   double variance() const noexcept;
   double standard_deviation() const noexcept;
   /// Standard error of the mean, sd/√n.
   double standard_error() const noexcept;
   double min() const noexcept { return min_; }
   double max() const noexcept { return max_; }
-  /// Raw state (for MPI reduction): count, mean, M2, min, max.
-  void to_array(double out[5]) const noexcept;
-  static moments from_array(const double in[5]) noexcept;
+  /// Raw state (for MPI reduction): count, mean, M2/s², min, max, s.
+  static constexpr std::size_t kArraySize = 6;
+  void to_array(double out[kArraySize]) const noexcept;
+  static moments from_array(const double in[kArraySize]) noexcept;
 
  private:
+  // Brings m2_ to the scale 2^e (e >= scale_exp_), exactly: a power-of-two factor.
+  void rescale(int e) noexcept;
   std::uint64_t n_ = 0;
-  double mean_ = 0, m2_ = 0;
+  double mean_ = 0;
+  double m2_ = 0;      // Σ (x − mean)² / s², s = 2^scale_exp_
+  int scale_exp_ = 0;  // meaningful once a nonzero finite value was seen (scaled_)
+  bool scaled_ = false;
   double min_ = 0, max_ = 0;
 };
 
