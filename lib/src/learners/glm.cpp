@@ -18,6 +18,7 @@
 #include "dpkit/core/roots.hpp"
 #include "dpkit/core/tolerance.hpp"
 #include "dpkit/sim/data.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::learners {
 
@@ -40,27 +41,6 @@ void check_same_size(const char* fn, const_vector_ref w, const_vector_ref x) {
     throw_domain_error(fn, "w.size()", count(static_cast<long long>(w.size())),
                        "x.size() = " + count(static_cast<long long>(x.size())));
 }
-
-// ---- Welford accumulator for Monte Carlo means -------------------------------------------
-
-struct running_mean {
-  double mean = 0, m2 = 0;
-  std::size_t n = 0;
-  void add(double v) {
-    ++n;
-    const double delta = v - mean;
-    mean += delta / static_cast<double>(n);
-    m2 += delta * (v - mean);
-  }
-  mc_estimate result() const {
-    mc_estimate e;
-    e.value = mean;
-    e.samples = n;
-    e.standard_error =
-        n >= 2 ? std::sqrt(m2 / static_cast<double>(n - 1) / static_cast<double>(n)) : kInf;
-    return e;
-  }
-};
 
 }  // namespace
 
@@ -341,12 +321,16 @@ mc_estimate population_mc(const char* fn,
   check_population(fn, p, w);
   check_at_least(fn, "samples", static_cast<long long>(samples), 2);
   const plane_projection q = project(p.design, w, p.teacher.w_star);
-  running_mean acc;
+  sim::moments acc;  // the engine's accumulator (scaled Welford)
   for (std::size_t k = 0; k < samples; ++k) {
     const auto [z1, z2] = draw_plane(p.design, stream);
     acc.add(value(q.a1 * z1 + q.a2 * z2, q.b1 * z1));
   }
-  return acc.result();
+  mc_estimate e;
+  e.value = acc.mean();
+  e.samples = samples;
+  e.standard_error = acc.standard_error();  // samples >= 2, checked above
+  return e;
 }
 
 // F(t) = ∫_0^t clamp_c(s) ds and H(t) = ∫_0^t clamp_c(s)² ds.
