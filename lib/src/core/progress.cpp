@@ -27,6 +27,21 @@ progress_reporter::progress_reporter(std::string label,
       bar_(o_.bar && total > 0 && ::isatty(2) != 0),
       start_(std::chrono::steady_clock::now()) {
   o_.announce = o_.announce && total > 0;
+  if (!o_.announce) return;
+  const auto at = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(o_.announce_seconds));
+  watchdog_ = std::jthread([this, at](const std::stop_token& stop) {
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_until(lock, stop, at, [] { return false; }) || stop.stop_requested()) return;
+    if (finished_ || announced_ || done_.load() > 0) return;
+    const std::string what = o_.what.empty() ? std::to_string(total_) + " " + o_.unit : o_.what;
+    std::fprintf(stderr,
+                 "%s%s: still running after %s, with none of the %s%s reported finished yet: "
+                 "a long run (its length is projected once some are)\n",
+                 bar_ ? "\r" : "", label_.c_str(), duration_text(o_.announce_seconds).c_str(),
+                 what.c_str(), o_.where.c_str());
+    std::fflush(stderr);
+  });
 }
 
 void progress_reporter::advance(std::uint64_t k) {
@@ -75,6 +90,10 @@ void progress_reporter::finish() {
 
 progress_reporter::~progress_reporter() {
   finish();
+  if (watchdog_.joinable()) {
+    watchdog_.request_stop();
+    watchdog_.join();
+  }
 }
 
 elapsed_ticker::elapsed_ticker(std::string label, double after_seconds)

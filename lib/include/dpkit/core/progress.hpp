@@ -2,7 +2,8 @@
 //
 // A one-line bar on stderr, redrawn at most ~10 times a second, only when stderr is a terminal;
 // and, terminal or not, one line with the projected duration once the first units of work show
-// that the whole will take longer than a threshold (the cost estimate before the rest runs).
+// that the whole will take longer than a threshold (the cost estimate before the rest runs) —
+// or, where no unit has finished by the threshold (few, heavy units), one line saying so then.
 // Thread-safe: advance() may be called from several threads (a call that finds another one
 // drawing skips its redraw).
 #pragma once
@@ -52,6 +53,10 @@ class progress_reporter {
   std::mutex mutex_;
   bool announced_ = false, finished_ = false;
   std::chrono::steady_clock::time_point start_, last_{};
+  std::condition_variable_any wake_;
+  // With announce: wakes at announce_seconds and, if no unit has finished, says so (the
+  // projection needs finished units). Last: started after the members it uses, joined first.
+  std::jthread watchdog_;
 };
 
 /// For one computation that reports no progress of its own (a single PLD composition, a
