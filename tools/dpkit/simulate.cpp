@@ -9,6 +9,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,14 @@ int run_simulate(const simulate_options& o) {
   if (sde && !std::isfinite(static_cast<double>(o.steps) * o.dt))
     throw usage_error("--steps x --dt is " + format_number(static_cast<double>(o.steps) * o.dt) +
                       ", but must be finite (the horizon of hsgd-sde)");
+
+  // hsgd-sde takes the label-noise variance: --label-noise squared must be finite, or the
+  // library's refusal would name the flag with the square's value ("--label-noise is inf").
+  if (sde && !std::isfinite(o.label_noise * o.label_noise))
+    throw usage_error("--label-noise is " + format_number(o.label_noise) +
+                      ", but must be at most " +
+                      format_number(std::sqrt(std::numeric_limits<double>::max())) +
+                      " for hsgd-sde (its square, the label-noise variance, must be finite)");
 
   std::vector<std::string> notes;
   models m;

@@ -110,6 +110,13 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
     throw usage_error("--rank is " + std::to_string(theta) + ", but must be <= --dimension (" +
                       std::to_string(d) + ")");
   const bool kernel = c.algorithm == "dp-kernel-glm";
+  if (kernel) {  // the features' count, checked before any replicate runs, in the flags' words
+    try {
+      (void)learners::polynomial_feature_dimension(d, o.kernel_degree);
+    } catch (const std::exception& e) {
+      throw usage_error(library_reason(e, nullptr, {{"degree", "--kernel-degree"}}));
+    }
+  }
 
   // The population: x uniform on the unit sphere of the first θ axes (rank θ), w* = (W/√θ)(1, …,
   // 1, 0, …) (‖w*‖ = W), labels binary with E[y|x] = σ(⟨w*, x⟩) (well specified, model (1)).

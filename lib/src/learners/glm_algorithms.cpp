@@ -107,7 +107,11 @@ std::size_t polynomial_feature_dimension(std::size_t d, int degree) {
     total += term;
   }
   if (total > kMaxFeatures)
-    throw_domain_error(fn, "feature dimension", total, "<= 1e7 (reduce d or degree)");
+    throw_domain_error(fn, "degree", count(static_cast<long long>(degree)),
+                       "small enough that the polynomial features of " +
+                           count(static_cast<long long>(d)) +
+                           " input dimensions number at most 1e7 (they number " +
+                           format_value(total) + "; a smaller degree or dimension)");
   return static_cast<std::size_t>(std::llround(total));
 }
 

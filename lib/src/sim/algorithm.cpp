@@ -176,13 +176,16 @@ void check_options(const noisy_gradient_options& o, const model& f) {
       break;
     case batch_rule::cyclic:
       if (o.batch_size < 1 || o.batch_size > n || n % o.batch_size != 0)
-        throw_domain_error(fn, "batch_size", size_text(o.batch_size),
-                           "a divisor of n = " + size_text(n) + " (cyclic batches)");
+        throw_domain_error(
+            fn, "batch_size", size_text(o.batch_size),
+            n == 1 ? std::string("1, the only divisor of the dataset size n = 1 "
+                                 "(cyclic batches)")
+                   : "a divisor of the dataset size n = " + size_text(n) + " (cyclic batches)");
       break;
     case batch_rule::shuffled:
       if (o.batch_size < 1 || o.batch_size > n)
         throw_domain_error(fn, "batch_size", size_text(o.batch_size),
-                           "in [1, n = " + size_text(n) + "]");
+                           "in [1, n], n = " + size_text(n) + " the dataset size");
       break;
     case batch_rule::poisson:
       if (!(o.sampling_rate > 0 && o.sampling_rate <= 1))
