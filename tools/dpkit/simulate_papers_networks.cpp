@@ -39,9 +39,9 @@ accounting::training_run subsampled_run(double z, double q, long long steps, boo
   return run;
 }
 
-// ε of the run at its noise multiplier, +∞ below the smallest the accountants take (a
-// --noise-std of 1e-300 once failed the whole run with "noise_multiplier is 6.4e-299"; the rule
-// is the library's, estimate_epsilon_any_noise).
+// ε of the run at its noise multiplier; below the smallest the accountants take (a --noise-std
+// of 1e-300 once failed the whole run with "noise_multiplier is 6.4e-299") the noise-free answer
+// bounds it (the library's rule, estimate_epsilon_any_noise).
 double certified_epsilon(const accounting::training_run& run, double delta) {
   const auto e =
       accounting::estimate_epsilon_any_noise(run, delta, accounting::accountant_type::pld);

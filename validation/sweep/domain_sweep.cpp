@@ -32,7 +32,8 @@
 // --list prints each case (its run, and a calibration's target) without running it.
 // --times writes each case's wall time and description (a CSV), to see where the time goes.
 // --refusals writes every refusal whole (case, where, message: a CSV), to read them one by one.
-// Exit 0: every property held; 3: a property failed (each printed with its case).
+// Exit 0: every property held; 3: a property failed (each printed with its case); 4: stopped by
+// --stop-after before every case finished, and every property held in those that did.
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -547,7 +548,8 @@ int report(const options& o,
         << "\n";
     }
   }
-  return failed_cases == 0 ? 0 : 3;
+  if (failed_cases > 0) return 3;
+  return finished < o.cases ? 4 : 0;
 }
 
 }  // namespace
@@ -582,8 +584,8 @@ int main(int argc, char** argv) {
         o.refusals_file = value();
       } else if (a == "--stop-after" || a == "--grace") {
         const double v = std::stod(value());
-        if (!(v >= 0) || !std::isfinite(v))
-          return usage(a + " is " + argv[i] + ", but must be a finite number of seconds >= 0");
+        if (!(v >= 0 && v <= 1e9))
+          return usage(a + " is " + argv[i] + ", but must be a number of seconds in [0, 1e9]");
         (a == "--grace" ? o.grace : o.stop_after) = v;
       } else if (a == "--list") {
         o.list = true;
@@ -662,7 +664,8 @@ int main(int argc, char** argv) {
                                   [&] { return exited == o.threads; })) {
     // Cases still running past the grace: report what finished and end the process without
     // waiting for them (their threads cannot be stopped from outside). The lock stays held, so
-    // no worker writes a result or a line from here on.
+    // no worker marks a case finished or prints from here on (a running case may still write
+    // its own result, which the report does not read).
     const int rc = report(o, results, state, elapsed());
     std::cout.flush();
     std::cerr.flush();

@@ -27,7 +27,9 @@ progress_reporter::progress_reporter(std::string label,
       bar_(o_.bar && total > 0 && ::isatty(2) != 0),
       start_(std::chrono::steady_clock::now()) {
   o_.announce = o_.announce && total > 0;
-  if (!o_.announce) return;
+  // No watchdog for a threshold of a billion seconds or more (inf: never), which a steady_clock
+  // duration cannot hold.
+  if (!o_.announce || !(o_.announce_seconds < 1e9)) return;
   const auto at = start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                std::chrono::duration<double>(o_.announce_seconds));
   watchdog_ = std::jthread([this, at](const std::stop_token& stop) {

@@ -38,7 +38,9 @@ void moments::add(double x) noexcept {
     min_ = std::min(min_, x);
     max_ = std::max(max_, x);
   }
-  if (!std::isfinite(x)) {  // as the unscaled recurrence: the mean inf or NaN, M2 NaN
+  if (!std::isfinite(x) || !finite_state()) {
+    // As the unscaled recurrence from the first inf or NaN on: the mean inf or NaN, M2 NaN, for
+    // good (non_finite_observables relies on it).
     mean_ += (x - mean_) / static_cast<double>(n_);
     m2_ = NAN;
     return;
@@ -60,6 +62,14 @@ void moments::merge(const moments& o) noexcept {
     return;
   }
   const double na = static_cast<double>(n_), nb = static_cast<double>(o.n_), n = na + nb;
+  if (!finite_state() || !o.finite_state()) {  // an inf or NaN on either side: as add's
+    mean_ += (o.mean_ - mean_) * nb / n;
+    m2_ = NAN;
+    n_ += o.n_;
+    min_ = std::min(min_, o.min_);
+    max_ = std::max(max_, o.max_);
+    return;
+  }
   double m2b = o.m2_;
   if (o.scaled_) {
     if (!scaled_ || o.scale_exp_ > scale_exp_)

@@ -598,13 +598,14 @@ TEST_CASE("edge values: curves and bad input", "[accounting][edge]") {
                     std::domain_error);
 }
 
-TEST_CASE("a derived noise multiplier below the smallest accepted: the trivial bracket, labelled",
+TEST_CASE("a derived noise multiplier below the smallest accepted: answered as noise-free",
           "[accounting][edge]") {
   const double inf = std::numeric_limits<double>::infinity();
   for (const double q : {1e-3, 1.0}) {
     const auto tiny = dpsgd(1e-300, q, 10);
     CHECK_THROWS_AS(acc::estimate_epsilon(tiny, 1e-5, acc::accountant_type::pld),
                     std::domain_error);
+    // delta below p = 1 - (1 - q)^10: the noise-free answer is inf, an upper bound here.
     const auto e = acc::estimate_epsilon_any_noise(tiny, 1e-5, acc::accountant_type::pld);
     CAPTURE(q, e.method);
     CHECK(e.converged());
@@ -614,7 +615,7 @@ TEST_CASE("a derived noise multiplier below the smallest accepted: the trivial b
     CHECK(e.kind == dpkit::bound_kind::upper_bound);
     CHECK_FALSE(e.tight);
     CHECK_FALSE(e.edge_value);
-    CHECK_THAT(e.method, Contains("below 1e-100"));
+    CHECK_THAT(e.method, Contains("below 1e-100 taken as 0"));
     // At the smallest accepted noise multiplier the certified epsilon already exceeds 1e199
     // (and is larger below it, epsilon falling in sigma): nothing finite is lost. (At q = 1 the
     // PLD accountant refuses there: mu = sqrt(10)/sigma is beyond its 1e6.)
@@ -633,4 +634,16 @@ TEST_CASE("a derived noise multiplier below the smallest accepted: the trivial b
       CHECK(a.method == b.method);
     }
   }
+  // delta at or above p: the example is in a batch with probability at most delta, so epsilon =
+  // 0 exactly at every noise multiplier, 1e-300 included (p = 1 - (1 - 1e-7)^10 ~ 1e-6), as at
+  // the smallest accepted one.
+  const auto rare =
+      acc::estimate_epsilon_any_noise(dpsgd(1e-300, 1e-7, 10), 1e-5, acc::accountant_type::pld);
+  CHECK(rare.value == 0);
+  CHECK(rare.tight);
+  CHECK(acc::estimate_epsilon(dpsgd(1e-100, 1e-7, 10), 1e-5, acc::accountant_type::pld).value == 0);
+  // Bad input is refused as by estimate_epsilon.
+  CHECK_THROWS_AS(
+      acc::estimate_epsilon_any_noise(dpsgd(1e-300, 1e-3, 10), 2.0, acc::accountant_type::pld),
+      std::domain_error);
 }

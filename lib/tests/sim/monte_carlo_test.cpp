@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -87,6 +88,32 @@ TEST_CASE("moments at the ends of the double range: exactly the scaled moments o
     for (double v : y) zy.add(v);
     CHECK(zeros_first.standard_deviation() == std::ldexp(zy.standard_deviation(), k));
   }
+}
+
+TEST_CASE("moments: an inf or NaN makes the mean non-finite for good, merged or added",
+          "[monte_carlo]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto of = [](std::initializer_list<double> xs) {
+    moments m;
+    for (double x : xs) m.add(x);
+    return m;
+  };
+  // Added: after the inf, zeros and finite values alike.
+  CHECK_FALSE(std::isfinite(of({inf, 0.0}).mean()));
+  CHECK_FALSE(std::isfinite(of({1.0, inf, 2.0}).mean()));
+  CHECK(std::isnan(of({1.0, inf, 2.0}).standard_deviation()));
+  CHECK(std::isnan(of({0.0, std::nan(""), 0.0}).mean()));
+  // Merged: an all-zero accumulator with one that saw only zeros and a non-finite value (the
+  // chunks of a run whose replicates diverged), in either order, and with a scaled one.
+  for (const moments& bad : {of({std::nan("")}), of({inf, 0.0}), of({0.0, -inf}), of({3.0, inf})})
+    for (const moments& good : {of({0.0, 0.0}), of({1e200, -3.0}), moments{}}) {
+      moments a = good, b = bad;
+      a.merge(bad);
+      b.merge(good);
+      CHECK_FALSE(std::isfinite(a.mean()));
+      CHECK_FALSE(std::isfinite(b.mean()));
+      CHECK(a.count() == good.count() + bad.count());
+    }
 }
 
 TEST_CASE("results are bit-identical for 1, 2 and 3 threads", "[monte_carlo]") {

@@ -563,7 +563,7 @@ TEST_CASE("dpkit bound: values whose intermediate quantities leave double precis
   CHECK(tiny_total == Approx(plain_total).epsilon(1e-12));
 }
 
-TEST_CASE("dpkit bound: an infinite value or limit says inf; '-' only where there is none",
+TEST_CASE("dpkit bound: an infinite value or limit says inf, and '-' only where there is none",
           "[cli]") {
   // At gamma = 1e-100 the width condition m >= c gamma^-4 has the limit 1e400 = inf: it was shown
   // as '-' (null), the sign a term row uses for "no limit".

@@ -620,7 +620,7 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "--kernel-degree is 5, but must be small enough that the polynomial features of 200 input "
        "dimensions number at most 1e7 (they number 2872408791; a smaller degree or dimension)"},
       {"simulate --algorithm hsgd-sde --dimension 10 --label-noise 1e308",
-       "--label-noise is 1e+308, but must be at most 1.340780793e+154 for hsgd-sde"},
+       "--label-noise is 1e+308, but must be at most 1.34e154 for hsgd-sde"},
       {"simulate --algorithm sgd --batch-size 30 --dataset-size 20",
        "--batch-size is 30, but must be in [1, n], n = 20 the dataset size"},
       {"simulate --replicates 0", "--replicates is 0, but must be an integer in [1, 1000000000]"},

@@ -67,9 +67,11 @@ privacy_estimate estimate_epsilon(const training_run& run,
 
 /// estimate_epsilon for a run whose noise multipliers are derived (from a noise std and a clip
 /// norm, say) rather than given, so that one may fall below kSmallestNoiseMultiplier, which
-/// estimate_epsilon refuses: there one step's ε is about 1/(2σ²) > 5e199, and the answer is the
-/// trivial bracket [0, +inf] (an upper bound, not tight, its method saying why). Every other run
-/// gets estimate_epsilon's answer.
+/// estimate_epsilon refuses: such a phase is answered as noise-free (σ = 0, the edge values
+/// above), an upper bound since ε does not grow with the noise — +inf where δ is below the
+/// chance that the example is in one of its batches, else the run's answer without it (0 when
+/// nothing else is released, exactly). Labelled an upper bound with lower end 0, its method
+/// saying so. Every other run gets estimate_epsilon's answer.
 privacy_estimate estimate_epsilon_any_noise(const training_run& run,
                                             double delta,
                                             accountant_type accountant,

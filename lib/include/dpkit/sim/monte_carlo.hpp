@@ -7,6 +7,7 @@
 // replicate r draws only from streams keyed by (seed, r, ·); replicates are grouped into fixed
 // chunks of `chunk` consecutive indices, each chunk is accumulated sequentially, and the chunk
 // accumulators are merged in chunk order at the end. Who ran a chunk never matters.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -20,7 +21,8 @@ namespace dpkit::sim {
 /// The sum of squared deviations is kept divided by s², s the power of two at or above the
 /// largest |x| seen, so the standard deviation of values near the ends of the double range
 /// neither overflows (values ~1e160 squared) nor underflows (~1e-170): the scaling by powers of
-/// two is exact, and elsewhere the results are bit for bit those of the unscaled recurrence.
+/// two is exact, and where no scaled value is subnormal the results are bit for bit those of the
+/// unscaled recurrence. From the first inf or NaN on, the mean is inf or NaN and M2 NaN, for good.
 class moments {
  public:
   void add(double x) noexcept;
@@ -43,6 +45,8 @@ class moments {
  private:
   // Brings m2_ to the scale 2^e (e >= scale_exp_), exactly: a power-of-two factor.
   void rescale(int e) noexcept;
+  // No inf or NaN seen (the mean finite, M2 a number).
+  bool finite_state() const noexcept { return std::isfinite(mean_) && !std::isnan(m2_); }
   std::uint64_t n_ = 0;
   double mean_ = 0;
   double m2_ = 0;      // Σ (x − mean)² / s², s = 2^scale_exp_
