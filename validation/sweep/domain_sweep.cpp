@@ -6,7 +6,8 @@
 // and checks what must hold whatever the values:
 //
 //   labels      a bound is a number (no NaN), lower ≤ upper, ε ≥ 0, an upper end +∞ only where
-//               said (never for these runs); the CLT is an approximation, never a bound
+//               said (never for these runs), a δ upper end 0 only for an edge value (δ > 0
+//               wherever Gaussian noise is released); the CLT is an approximation, never a bound
 //   exact       where the run has a closed form (support/exact_curves.hpp, 50 digits), every
 //               certified lower end ≤ the exact ε ≤ every upper end
 //   across      every certified lower end of the run ≤ every certified upper end (PLD, RDP)
@@ -248,6 +249,10 @@ class checker {
     if (std::isinf(e.value) && e.method.rfind("edge value", 0) != 0)
       fail("labels", "an upper bound of +inf", where);
     if (is_delta && e.value > 1) fail("labels", "delta above 1: " + num(e.value), where);
+    // A run that releases something with Gaussian noise has delta(eps) > 0 at every eps: an
+    // upper bound of 0 (a delta below the doubles rounded down) would be false.
+    if (is_delta && e.value == 0 && !e.edge_value)
+      fail("labels", "a delta upper bound of 0 (delta is positive)", where);
     if (!std::isnan(e.lower)) {
       if (!(e.lower <= e.upper))
         fail("labels", "lower " + num(e.lower) + " above upper " + num(e.upper), where);

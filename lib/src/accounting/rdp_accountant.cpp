@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dpkit/core/check.hpp"
+#include "dpkit/core/log_space.hpp"
 #include "dpkit/core/tolerance.hpp"
 #include "dpkit/subsampling/subsampled_rdp.hpp"
 
@@ -273,14 +274,21 @@ divergence::rdp_delta_result delta_of(const training_run& run,
   if (run.is_gaussian()) {
     const double mu = gaussian_mu_upper(run);
     divergence::rdp_delta_result r = divergence::rdp_delta(divergence::gdp_rdp_curve(mu), epsilon);
+    // Each candidate's log δ with the rounding allowance at its order (log of a candidate's
+    // value is ≥ its log δ: the values are rounded up), so a δ below the doubles keeps its log.
+    const auto rounding_at = [&](const divergence::rdp_candidate& cand) {
+      const double a = std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
+      return log_delta_rounding(a, 0.5 * a * mu * mu, epsilon);
+    };
+    const auto& chosen = r.candidates[static_cast<std::size_t>(r.conversion)];
+    const double chosen_log = r.log_value;  // before the allowance
     for (auto& cand : r.candidates) {
       if (!cand.applicable) continue;
-      const double a = std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
-      const double rounding = log_delta_rounding(a, 0.5 * a * mu * mu, epsilon);
-      cand.value = std::min(1.0, cand.value * std::exp(rounding) * (1 + tol::kMachineEps));
+      const double log_value = &cand == &chosen ? chosen_log : std::log(cand.value);
+      cand.value = std::min(1.0, exp_upper(std::min(0.0, log_value + rounding_at(cand))));
     }
-    r.value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
-    r.log_value = std::log(r.value);
+    r.log_value = std::min(0.0, chosen_log + rounding_at(chosen));
+    r.value = chosen.value;
     return r;
   }
   divergence::rdp_delta_result r;
@@ -293,10 +301,10 @@ divergence::rdp_delta_result delta_of(const training_run& run,
                              log_delta_rounding(a, up, epsilon));
   });
   r.log_value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
-  // exp rounds by < 1 ulp: one more, upward.
+  // exp rounds by < 1 ulp: one more, upward (and never to 0: exp_upper).
   for (auto& cand : r.candidates)
-    if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
-  r.value = std::min(1.0, std::exp(r.log_value) * (1 + tol::kMachineEps));
+    if (cand.applicable) cand.value = std::min(1.0, exp_upper(cand.value));
+  r.value = std::min(1.0, exp_upper(r.log_value));
   return r;
 }
 
@@ -427,8 +435,8 @@ divergence::rdp_delta_result rdp_delta_at_orders(const training_run& run,
   });
   r.log_value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   for (auto& cand : r.candidates)
-    if (cand.applicable) cand.value = std::min(1.0, std::exp(cand.value) * (1 + tol::kMachineEps));
-  r.value = std::min(1.0, std::exp(r.log_value) * (1 + tol::kMachineEps));
+    if (cand.applicable) cand.value = std::min(1.0, exp_upper(cand.value));
+  r.value = std::min(1.0, exp_upper(r.log_value));
   return r;
 }
 

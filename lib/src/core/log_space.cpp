@@ -30,6 +30,14 @@ double log1pexp(double x) {
   return x;
 }
 
+double exp_upper(double x) {
+  check_not_nan("exp_upper", "x", x);
+  if (x == -kInf) return 0;
+  // exp is within one ulp of e^x: the next double up is at or above it — for a result that
+  // underflows to 0, the smallest positive double.
+  return std::nextafter(std::exp(x), kInf);
+}
+
 double log_sum_exp(double a, double b) {
   check_not_nan("log_sum_exp", "a", a);
   check_not_nan("log_sum_exp", "b", b);

@@ -270,7 +270,7 @@ rdp_delta_result rdp_delta(const rdp_curve& curve, double epsilon) {
       log_delta = o.value;
       cand.alpha = o.alpha;
     }
-    cand.value = std::exp(log_delta);
+    cand.value = std::min(1.0, exp_upper(log_delta));
     if (log_delta < best) {
       best = log_delta;
       r.conversion = c;
@@ -278,7 +278,7 @@ rdp_delta_result rdp_delta(const rdp_curve& curve, double epsilon) {
     }
   }
   r.log_value = best;
-  r.value = std::exp(best);
+  r.value = std::min(1.0, exp_upper(best));
   return r;
 }
 

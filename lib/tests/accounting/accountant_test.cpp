@@ -647,3 +647,36 @@ TEST_CASE("a derived noise multiplier below the smallest accepted: answered as n
       acc::estimate_epsilon_any_noise(dpsgd(1e-300, 1e-3, 10), 2.0, acc::accountant_type::pld),
       std::domain_error);
 }
+
+TEST_CASE("a delta upper bound below the doubles is the smallest positive double, never 0",
+          "[accounting][edge]") {
+  using dpkit::test::real50;
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  // One full-batch step at sigma = 1 is G(1): log delta(eps) ~ -eps^2/2, about -5e5 at eps = 1000,
+  // far below the doubles, and positive. Every accountant bounds it from above, so none may
+  // print 0: its upper end is the smallest positive double, its log the bound's own.
+  const auto g = dpkit::test::gaussian_curve(real50(1));
+  const auto one = dpsgd(1.0, 0.01, 1);
+  const auto one_step = dpkit::test::poisson_one_step_curve(1.0, 0.01);
+  for (const double eps : {745.0, 800.0, 1000.0, 1e5}) {
+    for (const auto a :
+         {acc::accountant_type::pld, acc::accountant_type::rdp, acc::accountant_type::clt}) {
+      const auto d = acc::estimate_delta(dpsgd(1.0, 1.0, 1), eps, a);
+      const real50 exact_log = g(real50(eps));
+      CAPTURE(eps, acc::to_string(a), d.value, d.log_value, d.method);
+      REQUIRE(d.kind == dpkit::bound_kind::upper_bound);
+      CHECK(d.value > 0);
+      CHECK(real50(d.value) >= exp(exact_log));
+      CHECK(d.upper == d.value);
+      CHECK(std::isfinite(d.log_value));
+      CHECK(real50(d.log_value) >= exact_log);
+      if (eps >= 800) CHECK(d.value == tiny);
+    }
+    // RDP on a subsampled step: its bound underflows too, and keeps its log.
+    const auto r = acc::estimate_delta(one, eps, acc::accountant_type::rdp);
+    CAPTURE(eps, r.value, r.log_value);
+    CHECK(r.value > 0);
+    CHECK(std::isfinite(r.log_value));
+    CHECK(real50(r.log_value) >= one_step(real50(eps)));
+  }
+}

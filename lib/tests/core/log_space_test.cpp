@@ -1,8 +1,10 @@
 #include "dpkit/core/log_space.hpp"
 
+#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -50,4 +52,33 @@ TEST_CASE("log_sum_exp and log_diff_exp", "[core][log_space]") {
   CHECK(dpkit::log_diff_exp(7.0, 7.0) == -kInf);
   REQUIRE_THROWS_AS(dpkit::log_diff_exp(1.0, 2.0), std::domain_error);
   REQUIRE_THROWS_AS(dpkit::log_sum_exp(NAN, 1.0), std::domain_error);
+}
+
+// exp_upper against e^x at 50 digits, over a seeded sweep of its whole domain: normal results,
+// the subnormal range (x in [-745.2, -708.4]) and below, where e^x underflows to 0 in double.
+TEST_CASE("exp_upper is an upper bound on e^x everywhere, and never 0 for finite x",
+          "[core][log_space]") {
+  using real50 = boost::multiprecision::cpp_bin_float_50;
+  constexpr double kMin = std::numeric_limits<double>::min();
+  constexpr double kTiny = std::numeric_limits<double>::denorm_min();
+  std::mt19937_64 gen(20261127);
+  std::uniform_real_distribution<double> normal_range(-708.0, 0.0), sub_range(-746.0, -708.0);
+  for (int i = 0; i < 4000; ++i) {
+    const double x = i % 2 == 0 ? normal_range(gen) : sub_range(gen);
+    const double up = dpkit::exp_upper(x);
+    const real50 exact = exp(real50(x));
+    INFO("x = " << x << ", exp_upper = " << up);
+    REQUIRE(real50(up) >= exact);
+    REQUIRE(up > 0);
+    // Tight: within two ulps of the result (normal), two subnormal steps (below).
+    if (up >= kMin)
+      CHECK(real50(up) <= exact * (1 + real50(4.5e-16)));
+    else
+      CHECK(real50(up) <= exact + 2 * real50(kTiny));
+  }
+  CHECK(dpkit::exp_upper(-1e4) == kTiny);
+  CHECK(dpkit::exp_upper(std::numeric_limits<double>::lowest()) == kTiny);
+  CHECK(dpkit::exp_upper(-kInf) == 0);
+  CHECK(dpkit::exp_upper(0.0) >= 1.0);
+  REQUIRE_THROWS_AS(dpkit::exp_upper(NAN), std::domain_error);
 }

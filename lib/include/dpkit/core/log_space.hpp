@@ -25,6 +25,13 @@ double log_sum_exp(std::span<const double> x);
 /// log(e^a − e^b) for a ≥ b; a = b gives −∞; a < b throws std::domain_error.
 double log_diff_exp(double a, double b);
 
+/// An upper bound on e^x as a double, for a quantity carried as an upper bound x on its log
+/// (a δ that may underflow): the next double above the computed e^x (exp is within one ulp) —
+/// the smallest subnormal, 4.9e-324, where e^x underflows to 0. So an upper bound never shows a
+/// positive quantity as 0. x = −∞ gives 0 (the quantity is 0 exactly); NaN throws
+/// std::domain_error. Callers bounding a probability cap it at 1.
+double exp_upper(double x);
+
 /// log(e^x − 1) for x ≥ 0 (x = 0 gives −∞), exact for tiny x and without overflow for large x.
 double log_expm1(double x);
 
