@@ -545,7 +545,8 @@ scenario_result risk_concentration(const scenario_context& c) {
   r.source = "LKSP25 Cor 4.1 eq. (8), Thm 4.1";
   r.claim =
       "the RMS deviation of P(x_k) from P_{k/d} over runs of one-pass noisy SGD scales like "
-      "d^{-1/2} up to Cor 4.1's d^{c_*}, c_* <= 0.1: the log-log slope in d is -1/2 within 0.1 "
+      "d^{-1/2}: the log-log slope in d is -1/2 within a margin of 0.1 (dpkit's: Cor 4.1's c_* is "
+      "unspecified; 0.1 moves the RMS ratio over d = 32...512 by 16^0.1 = 1.32) "
       "(an approximate equality audited as an equivalence: holds if its 95% interval lies "
       "inside [-0.6, -0.4], violated if it lies wholly outside, inconclusive otherwise)";
   r.parameters = setup_json(two_level(ds.front()));
@@ -671,29 +672,33 @@ scenario_result risk_concentration(const scenario_context& c) {
   const double lo = rf.slope - t_slope * rf.se, hi = rf.slope + t_slope * rf.se;
   // Cor 4.1 bounds the deviation by d^{-1/2 + c_*} with an unspecified small c_* > 0, and the
   // RMS is predicted at d^{-1/2} up to the O(1/d) corrections of the variance. The claim is an
-  // approximate equality, audited as an equivalence with the margin c_* <= 0.1 on both sides
-  // (docs/validation.md, "Equality claims"). Before, an interval that excluded -1/2 on the
-  // faster side was violated: the 320-seed coverage study put that rule's false-violation rate
-  // at 25 of 320 (7.8 %, Clopper-Pearson [5.1, 11.3] %, beyond the 5 % level) — the quick
-  // tier's slope over d = 32, 128, 512 is -0.5069 +- 0.0009 (mean over the seeds), steeper than
-  // -1/2 by the finite-d corrections, not by a simulator error.
-  constexpr double c_star_allowance = 0.1;
+  // approximate equality, audited as an equivalence with a margin of 0.1 on the slope, on both
+  // sides (docs/validation.md, "Equality claims"). The margin is dpkit's, not the paper's (c_*
+  // is unspecified): over d = 32 ... 512 a slope off by 0.1 changes the RMS ratio between the
+  // ends by 16^0.1 = 1.32, a rate a reader of Cor 4.1 would call different. Its history: first
+  // used (on the slower side) after a violation at seed 7, then on both sides after the study
+  // below; its false-violation rate, re-judged over those 320 seeds, is 0 of 320. Before, an
+  // interval that excluded -1/2 on the faster side was violated: the 320-seed coverage study put
+  // that rule's false-violation rate at 25 of 320 (7.8 %, Clopper-Pearson [5.1, 11.3] %, beyond the
+  // 5 % level) — the quick tier's slope over d = 32, 128, 512 is -0.5069 +- 0.0009 (mean over the
+  // seeds), steeper than -1/2 by the finite-d corrections, not by a simulator error.
+  constexpr double slope_margin = 0.1;
   const double half_width = t_slope * rf.se;
-  r.verdict = equivalence_verdict(rf.slope - claimed_slope, half_width, c_star_allowance,
+  r.verdict = equivalence_verdict(rf.slope - claimed_slope, half_width, slope_margin,
                                   equality::approximate);
   r.verdict_reason =
       (r.verdict == verdict::holds
-           ? "the 95% interval lies within the margin " + sig(c_star_allowance) +
+           ? "the 95% interval lies within the margin " + sig(slope_margin) +
                  " (Cor 4.1's c_*) of the claimed slope " + sig(claimed_slope, 3) + ":"
        : r.verdict == verdict::violated
-           ? "the 95% interval lies wholly beyond the margin " + sig(c_star_allowance) +
+           ? "the 95% interval lies wholly beyond the margin " + sig(slope_margin) +
                  " (Cor 4.1's c_*) of the claimed slope " + sig(claimed_slope, 3) + ":"
-           : "the 95% interval reaches beyond the margin " + sig(c_star_allowance) +
+           : "the 95% interval reaches beyond the margin " + sig(slope_margin) +
                  " (Cor 4.1's c_*) of the claimed slope " + sig(claimed_slope, 3) +
                  " without lying wholly beyond it:") +
       " [" + sig(lo, 3) + ", " + sig(hi, 3) + "] around the fitted log-log slope " +
-      sig(rf.slope, 3) + " (reach " + sig((std::abs(rf.slope - claimed_slope) + half_width) /
-                                             c_star_allowance, 3) + " margins)";
+      sig(rf.slope, 3) + " (reach " +
+      sig((std::abs(rf.slope - claimed_slope) + half_width) / slope_margin, 3) + " margins)";
   r.quantity = "log-log slope of the RMS deviation in d";
   r.bound = claimed_slope;
   r.estimate = rf.slope;
