@@ -375,6 +375,12 @@ class EpsilonDelta:
     termination: str
     message: str
 
+    @property
+    def caveat(self) -> str:
+        """What this number is and is not (the library's text, as ``dpkit hsgd privacy`` prints
+        it): an approximation for the HSGD surrogate, not a DP guarantee."""
+        return _dpkit.hsgd_privacy_caveat
+
 
 def epsilon_delta(alphas: Array, rdp: Array, delta: float) -> EpsilonDelta:
     """(ε, δ) from ε_α at several orders α (orders with ε_α = +inf are skipped; +inf if all
@@ -395,7 +401,8 @@ def epsilon_delta(alphas: Array, rdp: Array, delta: float) -> EpsilonDelta:
 
 @dataclass(frozen=True)
 class RdpResult:
-    """Rényi DP of noisy HSGD at several orders and release times (kind: approximation).
+    """The HSGD surrogate's Rényi divergence (ε_α) at several orders and release times — an
+    approximation, not a DP guarantee (kind ``approximation``; ``caveat``).
 
     Attributes:
         times: the release times (``last``: one column per time; ``iterates``/``average``: one
@@ -410,7 +417,8 @@ class RdpResult:
         pair_epsilons: with ``per_pair``: each candidate pair's own ε_α, shape
             (orders, columns, pairs); else None.
         pairs: the candidate pairs used, shape (k, 2).
-        kind: always ``approximation`` (see the module docstring).
+        kind: always ``approximation`` (see the module docstring); ``caveat`` says what the
+            numbers are and are not, in the words ``dpkit hsgd privacy`` prints.
         release, order, mixture: how it was computed.
         termination: the worst over all orders and times; message: the first non-empty one.
     """
@@ -435,6 +443,13 @@ class RdpResult:
     @property
     def converged(self) -> bool:
         return self.termination == "converged"
+
+    @property
+    def caveat(self) -> str:
+        """What these numbers are and are not (the library's text, as ``dpkit hsgd privacy``
+        prints it): an approximation for the HSGD surrogate, not a DP guarantee; for a fixed
+        pair of datasets noisy SGD's exact μ was about twice the HSGD μ."""
+        return _dpkit.hsgd_privacy_caveat
 
 
 _SEVERITY = {"converged": 0, "max_iterations": 1, "failure": 2}

@@ -353,6 +353,7 @@ void bind_hsgd(py::module_& m) {
         "relative_tolerance, absolute_tolerance, max_intervals, per_pair.");
   m.def("hsgd_epsilon_delta", &epsilon_delta, py::arg("alphas"), py::arg("rdp"), py::arg("delta"),
         "Low-level: epsilon at delta from eps_alpha at several orders (best conversion).");
+  m.attr("hsgd_privacy_caveat") = std::string(dpkit::hsgd::kPrivacyCaveat);
   m.def("hsgd_all_pairs", &all_pairs, py::arg("n"), "All pairs i < j < n, shape (k, 2).");
   m.def("hsgd_extreme_pairs", &extreme_pairs, py::arg("features"), py::arg("labels"),
         py::arg("count"), "The count largest-label x count smallest-label records.");

@@ -105,6 +105,9 @@ def test_discrete_and_continuous_mixtures(setup):
     res = hsgd.rdp(law, f, y, pairs=pair, times=[t], alpha=alpha, mixture="discrete",
                    delta=1e-5)
     assert res.kind == "approximation" and res.converged
+    # The result says what it is not, in the words the CLI prints (one text, from the library).
+    assert "not a worst-case dp guarantee" in res.caveat.lower()
+    assert "fixed pair" in res.caveat and "twice" in res.caveat
     r1, r2 = (f[0], y[0]), (f[3], y[3])
 
     def sup(s):
@@ -158,6 +161,7 @@ def test_epsilon_delta_conversion():
     e = hsgd.epsilon_delta(alphas, alphas * mu**2 / 2, 1e-5)
     classic = min(a * mu**2 / 2 + math.log(1e5) / (a - 1) for a in alphas)
     assert e.kind == "approximation" and 0 < e.epsilon <= classic
+    assert e.caveat == hsgd.rdp.__globals__["_dpkit"].hsgd_privacy_caveat
 
 
 CLI = os.environ.get("DPKIT_CLI")

@@ -652,6 +652,7 @@ int run_privacy(const privacy_options& o) {
     rep.columns = {"t", "k"};
     rep.columns.insert(rep.columns.end(), order_cols.begin(), order_cols.end());
     rep.columns.push_back("epsilon");
+    rep.columns.push_back("kind");  // of eps_alpha and epsilon (the ys22 columns are bounds)
     for (double c : o.ys22_clips) rep.columns.push_back("ys22_c=" + format_number(c));
     for (std::size_t i = 0; i < times.size(); ++i) {
       json row = {{"t", times[i]}, {"k", std::llround(times[i] * double(o.dim))}};
@@ -667,12 +668,14 @@ int run_privacy(const privacy_options& o) {
       }
       const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
       row["epsilon"] = std::isfinite(e.value) ? json(e.value) : json(nullptr);
+      row["kind"] = std::string(dpkit::to_string(trajectories.front().values[i].kind));
       rep.results.push_back(row);
     }
   } else {
     rep.columns = {"release", "t_J"};
     rep.columns.insert(rep.columns.end(), order_cols.begin(), order_cols.end());
     rep.columns.push_back("epsilon");
+    rep.columns.push_back("kind");
     json row = {{"release", o.release}, {"t_J", times.back()}};
     std::vector<double> at;
     std::vector<hsgd::rdp_value> values;
@@ -692,6 +695,7 @@ int run_privacy(const privacy_options& o) {
     }
     const auto e = hsgd::epsilon_delta(o.orders, at, o.delta);
     row["epsilon"] = std::isfinite(e.value) ? json(e.value) : json(nullptr);
+    row["kind"] = std::string(dpkit::to_string(values.front().kind));
     rep.results.push_back(row);
   }
   if (!o.ys22_clips.empty())
@@ -711,12 +715,13 @@ int run_privacy(const privacy_options& o) {
         "g(theta) at v = 1_d (g_ones, as printed) and v = x0 (g_x0, the released code's), and "
         "the exact mean gap |r a - r' a'| at s = 0 (gap_exact)");
   }
-  rep.title = "Renyi DP of noisy HSGD (LKSP25 Thm " +
-              std::string(o.release == "last"       ? "4.3"
-                          : o.release == "iterates" ? "4.4"
-                                                    : "4.5") +
-              "), " + o.release + " release, " + std::to_string(pairs.size()) +
-              " candidate pairs, d = " + std::to_string(o.dim) + ", n = " + std::to_string(n);
+  rep.title =
+      "HSGD surrogate's Renyi divergence, an approximation, not a DP guarantee (LKSP25 Thm " +
+      std::string(o.release == "last"       ? "4.3"
+                  : o.release == "iterates" ? "4.4"
+                                            : "4.5") +
+      "), " + o.release + " release, " + std::to_string(pairs.size()) +
+      " candidate pairs, d = " + std::to_string(o.dim) + ", n = " + std::to_string(n);
   rep.notes.insert(
       rep.notes.begin(),
       {std::string(
@@ -727,11 +732,7 @@ int run_privacy(const privacy_options& o) {
                  "T = n/d") +
            ", sup over the candidate pairs (both orders); epsilon: at delta = " +
            format_number(o.delta) + " by the best RDP conversion",
-       "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
-       "these candidate pairs only; the transfer to noisy SGD rests on LKSP25's unproven "
-       "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee, nor a fixed pair's privacy: "
-       "HSGD counts the other records' fluctuation as noise; for a fixed pair noisy SGD's exact "
-       "mu was about twice the HSGD mu (docs/hsgd.md, \"A fixed pair of datasets\").",
+       std::string(hsgd::kPrivacyCaveat),
        "argument order of the Renyi divergence and the pre-s blocks of Thms 4.4/4.5 are the "
        "corrected ones (docs/findings.md)"});
   emit(rep, o.output);

@@ -345,7 +345,8 @@ plan hsgd_privacy_plan(const table& t) {
   }
   p.labels.x_label = p.x == "t_J" ? "last release time t_J" : "time t = k/d";
   p.labels.y_label = "Rényi DP ε_α";
-  p.labels.title = "Rényi DP of noisy HSGD against time (approximation)";
+  p.labels.title =
+      "HSGD surrogate's Rényi divergence against time (approximation, not a DP guarantee)";
   return p;
 }
 

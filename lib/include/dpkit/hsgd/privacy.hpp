@@ -68,6 +68,19 @@
 
 namespace dpkit::hsgd {
 
+/// What every privacy number of this module is and is not, in the words the CLI and Python show
+/// beside it (one text: `dpkit hsgd privacy`'s note, `dpkit.hsgd`'s results' `caveat`). The
+/// fixed-pair figures are measured by the validation scenarios lksp25-privacy-fixed-pair(-exact)
+/// (docs/hsgd.md, "A fixed pair of datasets").
+inline constexpr std::string_view kPrivacyCaveat =
+    "kind: APPROXIMATION. The numbers bound the linearised HSGD surrogate for this dataset and "
+    "these candidate pairs only; the transfer to noisy SGD rests on LKSP25's unproven "
+    "Conjecture 3.1 (docs/hsgd.md). Not a worst-case DP guarantee, nor a fixed pair's privacy: "
+    "HSGD counts the other records' fluctuation as noise; for a fixed pair noisy SGD's exact "
+    "mu was about twice the HSGD mu in dpkit's validation (3.2 to 4.1 against 1.4 to 2.0 at "
+    "d = 64, 3.75 against 1.78 at d = 128: docs/hsgd.md, \"A fixed pair of datasets\"). Do "
+    "not report these numbers as a DP guarantee.";
+
 /// The smallest HSGD rate γ the command line takes for the privacy trajectories: the DP noise
 /// enters each step as (γσ/d)², and below γ = 1e-150 that variance leaves the normal range of
 /// double at any ordinary σ and d (γ = 1e-160 already moved ε_α in the third digit, γ = 1e-200
