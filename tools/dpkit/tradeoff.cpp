@@ -71,13 +71,14 @@ int run_gdp_mu(const tradeoff_options& o,
       "is below it. dp_accounting's get_gdp_parameter_estimate is a grid estimate of the same",
       "quantity (range [1e-12, 0.5]). Below fpr_min a subsampled run's curve departs from any",
       "G(mu), so the range is part of the answer."};
-  emit(r, o.output);
-  if (g.termination == termination_type::max_iterations)
-    std::cerr << "dpkit tradeoff: note: " << g.message << "\n";
+  // A failed search prints no table, as the curve below: its mu bracket is not certified.
   if (g.termination == termination_type::failure) {
     std::cerr << "dpkit tradeoff: " << g.message << "\n";
     return kExitNumericalFailure;
   }
+  emit(r, o.output);
+  if (g.termination == termination_type::max_iterations)
+    std::cerr << "dpkit tradeoff: note: " << g.message << "\n";
   return kExitSuccess;
 }
 

@@ -361,9 +361,18 @@ pld_delta_result delta_of(const directions& dirs,
       dirs, options, tail, focus, r,
       [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper,
       cache);
-  r.value = r.upper = upper[0];
+  // Masses below the normal doubles: a cell's mass under the smallest positive double is 0 in
+  // double, and one in the subnormal range is off by up to a few of its absolute ulps
+  // (denorm_min), which the engine's relative allowances do not cover. With at most
+  // max_fft_size cells and the tail's mass, 4 (max_fft_size + 1) denorm_min (at most 3.4e-313)
+  // bounds their sum: added to the upper end, it stays an upper bound where δ is below the
+  // doubles — it read 0 there (σ = 2.4e42, q = 0.056, one step, ε = 1e-10: true δ ~ e^(-9e66)).
+  // Invisible wherever δ is above ~1e-300.
+  const double subnormal_allowance = 4 * (static_cast<double>(options.max_fft_size) + 1) *
+                                     std::numeric_limits<double>::denorm_min();
+  r.value = r.upper = std::min(1.0, upper[0] + subnormal_allowance);
   r.lower = lower[0];
-  r.log_value = std::log(upper[0]);
+  r.log_value = std::log(r.upper);
   return r;
 }
 

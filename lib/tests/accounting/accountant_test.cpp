@@ -680,3 +680,35 @@ TEST_CASE("a delta upper bound below the doubles is the smallest positive double
     CHECK(real50(r.log_value) >= one_step(real50(eps)));
   }
 }
+
+TEST_CASE("a PLD delta below the doubles: its upper end stays positive, by the subnormal allowance",
+          "[accounting][edge]") {
+  // Found by the domain sweep (cases 68066, 68117, 68263): the PLD engine's upper end read 0
+  // where every cell's mass underflowed. The true delta is positive (Gaussian noise: the loss is
+  // unbounded) but far below the doubles — one Poisson step at sigma = 2.4e42 has its loss
+  // within ~q/sigma = 2e-44 of 0 but for a mass about exp(-(1e-10 sigma/q)^2/2) ~ exp(-8e66)
+  // beyond eps = 1e-10. The upper end must be positive, and no larger than the allowance.
+  struct corner {
+    double sigma, q, epsilon;
+    long long steps;
+    acc::sampling_scheme scheme;
+  };
+  for (const corner c : {corner{2.4012796944913902e+42, 0.055982173056317329, 1e-10, 1,
+                                acc::sampling_scheme::poisson},
+                         corner{1.8827310186393975e-66, 0.0022605507644339762, 5.642264484e+131, 1,
+                                acc::sampling_scheme::without_replacement},
+                         corner{0.50536026201575313, 2.112041386619882e-122, 200, 21,
+                                acc::sampling_scheme::poisson}}) {
+    acc::pld_options o;
+    o.relative_accuracy = 0.01;
+    o.max_fft_size = 65536;
+    const auto d = acc::estimate_delta(dpsgd(c.sigma, c.q, c.steps, c.scheme), c.epsilon,
+                                       acc::accountant_type::pld, o);
+    CAPTURE(c.sigma, c.q, c.steps, d.value, d.lower, d.method);
+    CHECK(d.kind == dpkit::bound_kind::upper_bound);
+    CHECK(d.value > 0);
+    CHECK(d.value <= 4 * 65537 * std::numeric_limits<double>::denorm_min() + 1e-300);
+    CHECK(d.lower <= d.value);
+    CHECK(std::isfinite(d.log_value));
+  }
+}
