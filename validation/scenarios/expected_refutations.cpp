@@ -49,7 +49,10 @@ const std::vector<expected_refutation>& expected_refutations() {
        "claim 27 (Remark 3.3): under DP in the regime a <= b, increasing L does not reduce the "
        "tail error",
        "Remark 3.3 reads an upper bound that is vacuous in that regime as a statement about the "
-       "error; the measured error keeps the clean model's ordering in L, only less steeply",
+       "error; the measured error keeps the clean model's ordering in L, only less steeply. "
+       "Scope: the regime a <= b located with Thm 3's hidden constants set to 1, a configuration "
+       "outside Condition 1 (as every simulable one is), the L-tail along the clean model's "
+       "aggregate neuron (the paper leaves it undefined): claim 27 read literally here, not Thm 3",
        "quick tier, 16 replicates: slope of the DP tail error in L at the calibrated z = 4.0 "
        "(a = 7.0 <= b = 23.6) is -0.116 (seed 2026), -0.100, -0.103, -0.112 (seeds 1, 7, 99), "
        "its 99% Student t interval (Bonferroni over 5) wholly below 0 at every seed ([-0.127, "
@@ -61,7 +64,10 @@ const std::vector<expected_refutation>& expected_refutations() {
        "law's exact error over the data, 1.8-3.1 %)",
        "the HSGD law models the other records as a diffusion and counts their fluctuation as "
        "privacy noise; for a fixed pair noisy SGD's last iterate is affine in the DP noise and "
-       "exactly mu_fixed-GDP, with mu_fixed about twice the HSGD mu at the audited setting",
+       "exactly mu_fixed-GDP, with mu_fixed about twice the HSGD mu at the audited setting. "
+       "Scope: least squares, two-level spectrum, d = 64 (full 128), one pair at a known "
+       "position s = 0.8 (Thm 4.3's position mixture and sup over pairs not simulated), not "
+       "LKSP25's d = 1000 instance",
        "exact mu_fixed from the affine recursion, confirmed by SGD's mu-hat (6 000 replicates per "
        "side): 4.055 vs HSGD mu (1 + a) = 1.803 (seed 2026), 3.703 vs 1.866 (1), 4.013 vs 1.962 "
        "(7), 3.201 vs 1.400 (99); full tier (d = 128, 64 000): 3.754 vs 1.779",

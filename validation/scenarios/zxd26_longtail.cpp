@@ -208,7 +208,9 @@ scenario_result thm1(const scenario_context& c) {
       "memorisation growth (1/T)(<w,xi>_T - <w,xi>_0) (ZXD+26 Sec 5.2 metric) decreases as the "
       "clipping threshold C decreases (no noise): clean > C = 1 > C = 0.3 > C = 0.1 (paired, "
       "Bonferroni); and the DP-noise part of <w_{y,r0}, xi> after T steps has std "
-      "eta sigma_n ||xi|| sqrt(T) exactly (chi-square interval on the pooled variance ratio)";
+      "eta sigma_n ||xi|| sqrt(T) exactly (chi-square interval on the pooled variance ratio: "
+      "rejected if it excludes 1, shown if inside [1/sqrt(T), sqrt(T)], nearer the exact law "
+      "than the paper's noise term without sqrt(T))";
   tally t;
   const std::string names[] = {"clean", "C = 1", "C = 0.3", "C = 0.1"};
   for (std::size_t j = 0; j + 1 < nc; ++j)
@@ -232,13 +234,32 @@ scenario_result thm1(const scenario_context& c) {
   const double hi = S / boost::math::quantile(chi, a / 2);
   // Under the self-check the observable is already divided by the halved std (F = 0.5 above),
   // so the same interval tests the wrong claim.
+  // An exact claim audited as an equivalence (docs/validation.md, "Equality claims"): rejected
+  // when the interval excludes 1; shown only when it lies inside [1/sqrt(T), sqrt(T)], the
+  // margin. The claim's point is the sqrt(T) that the paper's noise term O(eta sigma_n ||A||_F)
+  // misses, a variance ratio of T against the exact law's 1: the margin is their geometric
+  // midpoint, so "shown" means closer to the exact law than to the paper's term (fixed by the
+  // claim, not by a run: T = 47 at the quick size, a factor 6.9).
+  const double variance_margin = std::sqrt(static_cast<double>(T));
   const bool exact_holds = lo <= 1 && 1 <= hi;
-  r.notes.push_back(
-      "exact check: Var[noise part / (" + std::string(c.self_check ? "F " : "") +
-      "eta sigma_n ||xi|| sqrt(T))] = " + sig(ratio, 4) + " [" + sig(lo, 4) + ", " + sig(hi, 4) +
-      "] (" + sig(conf * 100, 3) + "% chi-square, N = " + std::to_string(N) +
-      "); the law is N(0, 1) exactly -> " + (exact_holds ? "as predicted" : "VIOLATED"));
+  const bool exact_shown = lo >= 1 / variance_margin && hi <= variance_margin;
+  r.notes.push_back("exact check: Var[noise part / (" + std::string(c.self_check ? "F " : "") +
+                    "eta sigma_n ||xi|| sqrt(T))] = " + sig(ratio, 4) + " [" + sig(lo, 4) + ", " +
+                    sig(hi, 4) + "] (" + sig(conf * 100, 3) +
+                    "% chi-square, N = " + std::to_string(N) +
+                    "); the law is N(0, 1) exactly, margin [1/sqrt(T), sqrt(T)] = [" +
+                    sig(1 / variance_margin, 3) + ", " + sig(variance_margin, 3) + "] -> " +
+                    (!exact_holds  ? "VIOLATED"
+                     : exact_shown ? "as predicted"
+                                   : "not resolved"));
   finish(t, conf, c.self_check, r);
+  if (!c.self_check && exact_holds && !exact_shown && r.verdict == verdict::holds) {
+    r.verdict = verdict::inconclusive;
+    r.verdict_reason =
+        "the DP-noise part's variance ratio is not resolved within [1/sqrt(T), sqrt(T)] at this "
+        "size; " +
+        r.verdict_reason;
+  }
   if (!c.self_check && !exact_holds) {
     r.verdict = verdict::violated;
     r.verdict_reason =
