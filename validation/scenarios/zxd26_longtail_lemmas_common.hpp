@@ -18,7 +18,7 @@ namespace dpkit::validation::longtail_lemmas_detail {
 struct ledger {
   int total = 0, wrong = 0, unresolved = 0;
   std::string first_wrong;
-  // A self-check's wrong claim may join several parts ("probabilities halved and the trend
+  // A self-check's wrong claim may join several parts ("probabilities scaled down and the trend
   // reversed"): `part` names the part a check audits, and finish_self_check counts the wrong
   // claim caught only when every part is rejected by its own checks.
   std::map<std::string, int> wrong_in_part;

@@ -103,7 +103,8 @@ long long first_split_below(const correlated_setting& s, double x) {
 double hockey_stick(double mu, double epsilon) {
   if (mu == 0) return 0.0;
   if (!(mu <= kMaxMu)) return 1.0;
-  return divergence::gdp_delta(mu, epsilon);
+  // Rounded up (exp_upper): a δ below the doubles is the smallest positive one, not 0.
+  return std::min(1.0, exp_upper(divergence::gdp_log_delta(mu, epsilon)));
 }
 
 struct f9_calibration {

@@ -362,15 +362,17 @@ pld_delta_result delta_of(const directions& dirs,
       [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; }, lower, upper,
       cache);
   // Masses below the normal doubles: a cell's mass under the smallest positive double is 0 in
-  // double, and one in the subnormal range is off by up to a few of its absolute ulps
-  // (denorm_min), which the engine's relative allowances do not cover. With at most
-  // max_fft_size cells and the tail's mass, 4 (max_fft_size + 1) denorm_min (at most 3.4e-313)
-  // bounds their sum: added to the upper end, it stays an upper bound where δ is below the
-  // doubles — it read 0 there (σ = 2.4e42, q = 0.056, one step, ε = 1e-10: true δ ~ e^(-9e66)).
-  // Invisible wherever δ is above ~1e-300.
-  const double subnormal_allowance = 4 * (static_cast<double>(options.max_fft_size) + 1) *
-                                     std::numeric_limits<double>::denorm_min();
-  r.value = r.upper = std::min(1.0, upper[0] + subnormal_allowance);
+  // double, and one in the subnormal range is off by absolute ulps (denorm_min each), which the
+  // engine's relative allowances do not cover. An absolute allowance of the smallest normal
+  // double, 2.2e-308 = 2^52 denorm_min, covers 2^52 such roundings — 2^18 per cell at the largest
+  // grid the CLI allows (2^34 cells), far more than a cell's few operations. Added to the upper
+  // end, it stays an upper bound where δ is below the doubles — it read 0 there (σ = 2.4e42,
+  // q = 0.056, one step, ε = 1e-10: true δ ~ e^(-9e66)) — and it is invisible wherever δ is
+  // above ~1e-290. (A NaN — the engine's internal-fault path — stays NaN, never capped to a
+  // valid-looking 1.)
+  const double subnormal_allowance = std::numeric_limits<double>::min();
+  r.value = r.upper =
+      std::isnan(upper[0]) ? upper[0] : std::min(1.0, upper[0] + subnormal_allowance);
   r.lower = lower[0];
   r.log_value = std::log(r.upper);
   return r;

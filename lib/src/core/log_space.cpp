@@ -31,11 +31,17 @@ double log1pexp(double x) {
 }
 
 double exp_upper(double x) {
-  check_not_nan("exp_upper", "x", x);
+  if (std::isnan(x)) return x;  // propagated, as exp does: the caller's checks name it
   if (x == -kInf) return 0;
   // exp is within one ulp of e^x: the next double up is at or above it — for a result that
   // underflows to 0, the smallest positive double.
   return std::nextafter(std::exp(x), kInf);
+}
+
+double exp_lower(double x) {
+  if (std::isnan(x)) return x;
+  // exp is within one ulp of e^x: the next double down is at or below it (0 at the bottom).
+  return std::max(0.0, std::nextafter(std::exp(x), 0.0));
 }
 
 double log_sum_exp(double a, double b) {

@@ -80,5 +80,19 @@ TEST_CASE("exp_upper is an upper bound on e^x everywhere, and never 0 for finite
   CHECK(dpkit::exp_upper(std::numeric_limits<double>::lowest()) == kTiny);
   CHECK(dpkit::exp_upper(-kInf) == 0);
   CHECK(dpkit::exp_upper(0.0) >= 1.0);
-  REQUIRE_THROWS_AS(dpkit::exp_upper(NAN), std::domain_error);
+  CHECK(std::isnan(dpkit::exp_upper(NAN)));
+  // exp_lower, the mirror: at or below e^x everywhere, and moved in the subnormal range too.
+  std::mt19937_64 gen2(20261128);
+  std::uniform_real_distribution<double> any(-746.0, 0.0);
+  for (int i = 0; i < 4000; ++i) {
+    const double x = any(gen2);
+    const double lo = dpkit::exp_lower(x);
+    INFO("x = " << x << ", exp_lower = " << lo);
+    REQUIRE(real50(lo) <= exp(real50(x)));
+    REQUIRE(lo >= 0);
+  }
+  CHECK(dpkit::exp_lower(-1e4) == 0);
+  CHECK(dpkit::exp_lower(-kInf) == 0);
+  CHECK(dpkit::exp_lower(0.0) < 1.0);
+  CHECK(std::isnan(dpkit::exp_lower(NAN)));
 }

@@ -28,9 +28,14 @@ double log_diff_exp(double a, double b);
 /// An upper bound on e^x as a double, for a quantity carried as an upper bound x on its log
 /// (a δ that may underflow): the next double above the computed e^x (exp is within one ulp) —
 /// the smallest subnormal, 4.9e-324, where e^x underflows to 0. So an upper bound never shows a
-/// positive quantity as 0. x = −∞ gives 0 (the quantity is 0 exactly); NaN throws
-/// std::domain_error. Callers bounding a probability cap it at 1.
+/// positive quantity as 0. x = −∞ gives 0 (the quantity is 0 exactly); NaN gives NaN (as exp:
+/// the caller's checks name it). Callers bounding a probability cap it at 1.
 double exp_upper(double x);
+
+/// A lower bound on e^x as a double, for a quantity carried as a lower bound x on its log: the
+/// next double below the computed e^x (0 at the bottom; −∞ gives 0, NaN gives NaN). In the
+/// subnormal range, where a relative padding rounds back to the same double, this still moves.
+double exp_lower(double x);
 
 /// log(e^x − 1) for x ≥ 0 (x = 0 gives −∞), exact for tiny x and without overflow for large x.
 double log_expm1(double x);
