@@ -23,9 +23,9 @@ double affine_terms(double one_minus_delta_at, double e_eps, double alpha) {
 }
 
 // 1 − affine_terms(1 − δ, e^ε, α) = min{1, δ + e^ε α, (e^ε − 1 + δ + α)e^{−ε}}, without forming
-// 1 − δ: each term a sum of nonnegative parts (e^ε − 1 as expm1), a few roundings each.
-double one_minus_affine_terms(double delta, double epsilon, double e_eps, double alpha) {
-  return std::min({1.0, delta + e_eps * alpha, (std::expm1(epsilon) + delta + alpha) / e_eps});
+// 1 − δ: each term a sum of nonnegative parts (e^ε − 1 given as expm1(ε)), a few roundings each.
+double one_minus_affine_terms(double delta, double expm1_eps, double e_eps, double alpha) {
+  return std::min({1.0, delta + e_eps * alpha, (expm1_eps + delta + alpha) / e_eps});
 }
 
 std::string short_number(double x) {
@@ -51,9 +51,13 @@ tradeoff_bracket tradeoff_from_profile(std::span<const double> eps,
     if (!(eps[j] > eps[j - 1]))
       throw_domain_error(kFn, "epsilons", format_value(eps[j]), "strictly ascending");
   for (double a : alphas) check_probability(kFn, "alpha", a);
-  // e^{ε_j} once; the α loop is O(n) per α.
-  std::vector<double> e_eps(eps.size());
-  for (std::size_t j = 0; j < eps.size(); ++j) e_eps[j] = std::exp(eps[j]);
+  // e^{ε_j} and e^{ε_j} − 1 once (not per α: the α loop is O(n) per α, and expm1 in it was
+  // most of the time of a whole validation scenario).
+  std::vector<double> e_eps(eps.size()), expm1_eps(eps.size());
+  for (std::size_t j = 0; j < eps.size(); ++j) {
+    e_eps[j] = std::exp(eps[j]);
+    expm1_eps[j] = std::expm1(eps[j]);
+  }
   tradeoff_bracket b;
   // The powers' roundings: a sum or product of nonnegative parts and one division, each within
   // half an ulp; 8 machine epsilons outward covers them.
@@ -63,11 +67,12 @@ tradeoff_bracket tradeoff_from_profile(std::span<const double> eps,
     double power_hi = 1, power_lo = 1;  // 1 − lo and 1 − up, formed directly
     for (std::size_t j = 0; j < eps.size(); ++j) {
       lo = std::max(lo, affine_terms(1 - delta_upper[j], e_eps[j], a));
-      power_hi = std::min(power_hi, one_minus_affine_terms(delta_upper[j], eps[j], e_eps[j], a));
+      power_hi =
+          std::min(power_hi, one_minus_affine_terms(delta_upper[j], expm1_eps[j], e_eps[j], a));
       // Cell [ε_j, ε_{j+1}] (the last one: [ε_n, ∞) with δ ≥ 0).
       const double d_next = j + 1 < eps.size() ? delta_lower[j + 1] : 0.0;
       up = std::max(up, affine_terms(1 - d_next, e_eps[j], a));
-      power_lo = std::min(power_lo, one_minus_affine_terms(d_next, eps[j], e_eps[j], a));
+      power_lo = std::min(power_lo, one_minus_affine_terms(d_next, expm1_eps[j], e_eps[j], a));
     }
     up = std::min(up, 1 - a);  // every tradeoff function is ≤ 1 − α
     power_lo = std::max(power_lo, a);
