@@ -481,8 +481,10 @@ def delta(epsilon: float,
           max_fft_size: Optional[int] = None) -> PrivacyResult:
     """The smallest δ such that the run is (ε, δ)-DP, as a labelled result.
 
-    Same run arguments as :func:`epsilon`; ``epsilon`` ≥ 0. ``log_value`` holds log δ (finite
-    where δ underflows). PLD: ``lower ≤ δ_exact ≤ upper``.
+    Same run arguments as :func:`epsilon`; ``epsilon`` ≥ 0. ``log_value`` holds log of the upper
+    bound, finite where δ underflows (the RDP and Gaussian closed forms: log δ's own bound; the
+    PLD on subsampled runs: log of its subnormal allowance, -708.4, there). PLD:
+    ``lower ≤ δ_exact ≤ upper``; an upper bound is never 0 where noise is released.
     """
     e = _epsilon_arg(epsilon)
     phases, _ = _resolve_run(run, edge=True)

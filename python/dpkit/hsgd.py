@@ -394,7 +394,7 @@ def epsilon_delta(alphas: Array, rdp: Array, delta: float) -> EpsilonDelta:
     d = _core._delta_arg(delta)
     r = _call(_dpkit.hsgd_epsilon_delta, a.tolist(), e.tolist(), d)
     return EpsilonDelta(epsilon=float(r["epsilon"]), delta=d, alpha=float(r["alpha"]),
-                        conversion=str(r["conversion"]), kind="approximation",
+                        conversion=str(r["conversion"]), kind=str(r["kind"]),
                         termination=str(r["termination"]),
                         message=str(r["message"]))
 
@@ -549,5 +549,5 @@ def rdp(law: Law, features: Any, labels: Array, *,
     return RdpResult(times=ts if rel == "last" else ts[-1:], alphas=al, epsilon_alpha=eps,
                      abs_error=abs_err, law_error=law_err, epsilon=epsilon,
                      epsilon_alpha_used=used, delta=d, pair_epsilons=pair_eps, pairs=p,
-                     kind="approximation", release=rel, order=opts["order"],
+                     kind=str(r["kind"]), release=rel, order=opts["order"],
                      mixture=opts["mixture"], termination=worst, message=message)

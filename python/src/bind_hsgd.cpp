@@ -253,6 +253,7 @@ py::dict epsilon_delta(const std::vector<double>& alphas,
   d["epsilon"] = r.value;
   d["alpha"] = r.alpha;
   d["conversion"] = std::string(divergence::to_string(r.conversion));
+  d["kind"] = std::string(to_string(r.kind));  // hsgd::epsilon_delta's label (approximation)
   return d;
 }
 

@@ -103,8 +103,10 @@ long long first_split_below(const correlated_setting& s, double x) {
 double hockey_stick(double mu, double epsilon) {
   if (mu == 0) return 0.0;
   if (!(mu <= kMaxMu)) return 1.0;
-  // Rounded up (exp_upper): a δ below the doubles is the smallest positive one, not 0.
-  return std::min(1.0, exp_upper(divergence::gdp_log_delta(mu, epsilon)));
+  // The certified upper end of log δ, rounded up (exp_upper): a δ below the doubles is the
+  // smallest positive one, not 0 (gdp_log_delta's point value was -inf or NaN where ε/μ
+  // overflows; the bounds give the lowest double there).
+  return std::min(exp_upper(divergence::gdp_log_delta_bounds(mu, mu, epsilon).upper), 1.0);
 }
 
 struct f9_calibration {

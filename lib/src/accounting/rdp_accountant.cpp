@@ -285,9 +285,9 @@ divergence::rdp_delta_result delta_of(const training_run& run,
     for (auto& cand : r.candidates) {
       if (!cand.applicable) continue;
       const double log_value = &cand == &chosen ? chosen_log : std::log(cand.value);
-      cand.value = std::min(1.0, exp_upper(std::min(0.0, log_value + rounding_at(cand))));
+      cand.value = std::min(exp_upper(std::min(log_value + rounding_at(cand), 0.0)), 1.0);
     }
-    r.log_value = std::min(0.0, chosen_log + rounding_at(chosen));
+    r.log_value = std::min(chosen_log + rounding_at(chosen), 0.0);  // (a NaN stays NaN)
     r.value = chosen.value;
     return r;
   }
@@ -303,8 +303,8 @@ divergence::rdp_delta_result delta_of(const training_run& run,
   r.log_value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   // exp rounds by < 1 ulp: one more, upward (and never to 0: exp_upper).
   for (auto& cand : r.candidates)
-    if (cand.applicable) cand.value = std::min(1.0, exp_upper(cand.value));
-  r.value = std::min(1.0, exp_upper(r.log_value));
+    if (cand.applicable) cand.value = std::min(exp_upper(cand.value), 1.0);
+  r.value = std::min(exp_upper(r.log_value), 1.0);
   return r;
 }
 
@@ -435,8 +435,8 @@ divergence::rdp_delta_result rdp_delta_at_orders(const training_run& run,
   });
   r.log_value = r.candidates[static_cast<std::size_t>(r.conversion)].value;
   for (auto& cand : r.candidates)
-    if (cand.applicable) cand.value = std::min(1.0, exp_upper(cand.value));
-  r.value = std::min(1.0, exp_upper(r.log_value));
+    if (cand.applicable) cand.value = std::min(exp_upper(cand.value), 1.0);
+  r.value = std::min(exp_upper(r.log_value), 1.0);
   return r;
 }
 

@@ -252,7 +252,7 @@ delta_bounds gdp_delta_bounds(double mu_lo, double mu_hi, double epsilon) {
   // exp rounds by < 1 ulp: one ulp outward on each side (exp_upper: never 0 for a finite log,
   // so a δ below the doubles reads as the smallest positive one, not as 0).
   d.lower = l.lower == -kInf ? 0.0 : std::min(std::exp(l.lower) * (1 - kU), exp_lower(l.lower));
-  d.upper = std::min(1.0, exp_upper(l.upper));
+  d.upper = std::min(exp_upper(l.upper), 1.0);
   return d;
 }
 

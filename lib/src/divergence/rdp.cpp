@@ -270,7 +270,7 @@ rdp_delta_result rdp_delta(const rdp_curve& curve, double epsilon) {
       log_delta = o.value;
       cand.alpha = o.alpha;
     }
-    cand.value = std::min(1.0, exp_upper(log_delta));
+    cand.value = std::min(exp_upper(log_delta), 1.0);
     if (log_delta < best) {
       best = log_delta;
       r.conversion = c;
@@ -278,7 +278,7 @@ rdp_delta_result rdp_delta(const rdp_curve& curve, double epsilon) {
     }
   }
   r.log_value = best;
-  r.value = std::min(1.0, exp_upper(best));
+  r.value = std::min(exp_upper(best), 1.0);
   return r;
 }
 

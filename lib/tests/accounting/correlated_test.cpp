@@ -605,3 +605,18 @@ TEST_CASE("Thm D.9 at a tiny epsilon: the closed form without the underflow of e
   CHECK(acc::calibrate_correlated(s, 1.0, 1e-5, M::d9).noise_multiplier ==
         std::sqrt(16 * r2T / 1.0 + 32 * r2T * std::log(1 / 1e-5) / 1.0));
 }
+
+TEST_CASE("F.9's certified delta is never 0 where it is positive but below the doubles",
+          "[accounting][correlated]") {
+  // At q = 1 every split's tail is 0 and delta is the Gaussian hockey stick of the whole run,
+  // h_eps(mu) with log h ~ -eps^2/(2 mu^2): at eps = 1e4 and noise multiplier 1 far below the
+  // doubles, and positive. It read 0 (a plain exp of the closed form); it is now the certified
+  // upper end rounded up: the smallest positive double, not 0.
+  const auto s = setting(0.5, 1.0, 10);
+  for (const auto kind : {acc::f9_sensitivity::spectral, acc::f9_sensitivity::row_sum}) {
+    const acc::f9_bound b = acc::f9_delta(s, 1.0, 1e4, kind);
+    CAPTURE(b.delta, b.split);
+    CHECK(b.delta > 0);
+    CHECK(b.delta <= 1e-300);
+  }
+}

@@ -29,7 +29,8 @@ double log_diff_exp(double a, double b);
 /// (a δ that may underflow): the next double above the computed e^x (exp is within one ulp) —
 /// the smallest subnormal, 4.9e-324, where e^x underflows to 0. So an upper bound never shows a
 /// positive quantity as 0. x = −∞ gives 0 (the quantity is 0 exactly); NaN gives NaN (as exp:
-/// the caller's checks name it). Callers bounding a probability cap it at 1.
+/// the caller's checks name it). Callers bounding a probability cap it at 1 as
+/// std::min(exp_upper(x), 1.0), which keeps a NaN (std::min(1.0, NaN) is 1).
 double exp_upper(double x);
 
 /// A lower bound on e^x as a double, for a quantity carried as a lower bound x on its log: the
