@@ -181,8 +181,9 @@ const std::vector<std::pair<std::string, std::string>>& self_check_claims() {
        "the reversed orderings: the all-data and tail test errors claimed to fall as the DP noise "
        "grows"},
       {"lksp25-fig1a-mahalanobis",
-       "the HSGD law with every variance x 0.25 (standard deviations halved): the Mahalanobis "
-       "distance is then not chi^2_d"},
+       "the law the paper's released code draws, N(m(T), V(T)) with Sigma = I/(12d) in place of "
+       "the design's I/(12d) + 11'/(4d): the plausible wrong claim (its spike coordinate is off "
+       "by about 1.2 sd)"},
       {"lksp25-fig2a-risk",
        "the Volterra risk curve (design Sigma) x 0.5: a risk prediction half the simulated one"},
       {"lksp25-fig3a-clipped",
