@@ -87,9 +87,18 @@ double gaussian_mu_upper(const training_run& run) {
 
 // A linear-curve candidate's rounding: the conversion's terms at its order (BS16's closed form
 // has no order of its own: its terms are those of order 2 with ε_2 = 2ρ).
+double candidate_order(const divergence::rdp_candidate& cand) {
+  return std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
+}
 double conversion_rounding_at(const divergence::rdp_candidate& cand, double delta, double mu) {
-  const double a = std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
+  const double a = candidate_order(cand);
   return epsilon_rounding(a, 0.5 * a * mu * mu, delta);
+}
+double conversion_log_delta_rounding_at(const divergence::rdp_candidate& cand,
+                                        double epsilon,
+                                        double mu) {
+  const double a = candidate_order(cand);
+  return log_delta_rounding(a, 0.5 * a * mu * mu, epsilon);
 }
 
 // The largest order evaluated (the subsampled-Gaussian RDP accepts α ≤ 1e6).
@@ -277,8 +286,7 @@ divergence::rdp_delta_result delta_of(const training_run& run,
     // Each candidate's log δ with the rounding allowance at its order (log of a candidate's
     // value is ≥ its log δ: the values are rounded up), so a δ below the doubles keeps its log.
     const auto rounding_at = [&](const divergence::rdp_candidate& cand) {
-      const double a = std::isfinite(cand.alpha) ? std::max(cand.alpha, 1 + 1e-9) : 2.0;
-      return log_delta_rounding(a, 0.5 * a * mu * mu, epsilon);
+      return conversion_log_delta_rounding_at(cand, epsilon, mu);
     };
     const auto& chosen = r.candidates[static_cast<std::size_t>(r.conversion)];
     const double chosen_log = r.log_value;  // before the allowance
