@@ -294,19 +294,7 @@ int run_simulate(const simulate_options& o) {
                   res.ranks > 1 ? fmt::format(" x {} MPI ranks", res.ranks) : "", res.seconds));
   const int status = emit_simulation(rep, sim::non_finite_observables(res), o.output);
 
-  if (!o.samples_file.empty() && output_rank()) {
-    std::ostringstream f;
-    std::vector<std::string> header = {"replicate"};
-    for (std::size_t j = 0; j < final_count; ++j) header.push_back(res.observables[j].name);
-    std::vector<std::vector<double>> rows(res.replicates);
-    for (std::uint64_t r = 0; r < res.replicates; ++r) {
-      rows[r].push_back(static_cast<double>(r));  // exact: fewer than 2^53 replicates
-      for (std::size_t j = 0; j < final_count; ++j)
-        rows[r].push_back(res.observables[j].samples[r]);
-    }
-    write_csv(f, header, rows);
-    write_file("--samples", o.samples_file, f.str());  // whole or not at all
-  }
+  write_samples(o.samples_file, res, final_count);
   return status;
 }
 
@@ -343,13 +331,14 @@ paper_common_options paper_common_of(const simulate_options& o, const CLI::App& 
   if (given("--data")) c.data = o.data;
   c.keep_classes = o.keep_classes;
   c.examples_given = given("--dataset-size");
+  c.samples_file = o.samples_file;
   for (const char* name :
-       {"--lr-decay",     "--correlation",  "--dt",           "--init",         "--init-scale",
-        "--model",        "--label-column", "--spectrum",     "--label-clamp",  "--ridge",
-        "--curvature",    "--data-seed",    "--neighbour",    "--index",        "--coupling",
-        "--perturbation", "--record-every", "--samples",      "--weight-decay", "--idx-labels",
-        "--class-sizes",  "--pixels",       "--feature-clip", "--bias",         "--test-data",
-        "--test-labels",  "--test-size",    "--tail-classes"})
+       {"--lr-decay",     "--correlation",  "--dt",           "--init",        "--init-scale",
+        "--model",        "--label-column", "--spectrum",     "--label-clamp", "--ridge",
+        "--curvature",    "--data-seed",    "--neighbour",    "--index",       "--coupling",
+        "--perturbation", "--record-every", "--weight-decay", "--idx-labels",  "--class-sizes",
+        "--pixels",       "--feature-clip", "--bias",         "--test-data",   "--test-labels",
+        "--test-size",    "--tail-classes"})
     if (given(name)) c.unsupported_given.emplace_back(name);
   return c;
 }

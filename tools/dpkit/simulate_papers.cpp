@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "dpkit/core/csv.hpp"
 #include "simulate_papers_detail.hpp"
 #include "simulate_setting.hpp"
 
@@ -75,6 +76,15 @@ void summarise(const sim::monte_carlo_result& res,
                                {"max", number_or_null(s.stats.max())},
                                {"meaning", descriptions[j]}});
   }
+}
+
+sim::monte_carlo_result run_replicates(const paper_common_options& c,
+                                       std::vector<sim::observable> obs,
+                                       const sim::replicate_function& replicate) {
+  for (auto& ob : obs) ob.keep_samples = !c.samples_file.empty();
+  auto mc = sim::run_monte_carlo(obs, replicate, mc_of(c));
+  write_samples(c.samples_file, mc, mc.observables.size());
+  return mc;
 }
 
 sim::monte_carlo_options mc_of(const paper_common_options& c) {
@@ -323,6 +333,20 @@ int run_paper_simulation(const paper_common_options& c, const paper_options& o) 
   if (family == "relu-pgd" || family == "adaptive") return run_relu(c, o);
   if (family == "mlp") return run_mlp(c, o);
   return run_longtail(c, o);
+}
+
+void write_samples(const std::string& path, const sim::monte_carlo_result& res, std::size_t count) {
+  if (path.empty() || !output_rank()) return;
+  std::ostringstream f;
+  std::vector<std::string> header = {"replicate"};
+  for (std::size_t j = 0; j < count; ++j) header.push_back(res.observables[j].name);
+  std::vector<std::vector<double>> rows(res.replicates);
+  for (std::uint64_t r = 0; r < res.replicates; ++r) {
+    rows[r].push_back(static_cast<double>(r));  // exact: fewer than 2^53 replicates
+    for (std::size_t j = 0; j < count; ++j) rows[r].push_back(res.observables[j].samples[r]);
+  }
+  write_csv(f, header, rows);
+  write_file("--samples", path, f.str());  // whole or not at all
 }
 
 int emit_simulation(report& rep, const std::string& non_finite, const output_options& output) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "dpkit/sim/monte_carlo.hpp"
 
 namespace dpkit::cli {
 
@@ -43,6 +44,8 @@ struct paper_common_options {
   std::string data;
   std::vector<long> keep_classes;
   bool examples_given = false;
+  /// --samples: every replicate's final observables to this CSV file (empty: none).
+  std::string samples_file;
   /// Generic options given on the command line that no paper algorithm uses (usage error).
   std::vector<std::string> unsupported_given;
 };
@@ -97,5 +100,10 @@ int run_paper_simulation(const paper_common_options& common, const paper_options
 /// stderr, exit 1) where some replicate's value was not finite (sim::non_finite_observables), so
 /// that a run whose iterates overflowed never reads as empty statistics with exit 0.
 int emit_simulation(report& rep, const std::string& non_finite, const output_options& output);
+
+/// --samples FILE: a row per replicate (its index, then the first `count` observables' values,
+/// which must have been run with keep_samples), written whole or not at all, by the output rank.
+/// Nothing when `path` is empty.
+void write_samples(const std::string& path, const sim::monte_carlo_result& res, std::size_t count);
 
 }  // namespace dpkit::cli

@@ -34,6 +34,12 @@ void summarise(const sim::monte_carlo_result& res,
 
 sim::monte_carlo_options mc_of(const paper_common_options& c);
 
+// The run of a paper algorithm: sim::run_monte_carlo with every observable's per-replicate
+// values kept when --samples asks for them, and the samples file written after the run.
+sim::monte_carlo_result run_replicates(const paper_common_options& c,
+                                       std::vector<sim::observable> obs,
+                                       const sim::replicate_function& replicate);
+
 // A usage error naming the first option given that the algorithm does not use (the generic
 // ones no paper algorithm uses, and those of `also_unsupported` among `given`).
 void reject_unsupported(const paper_common_options& c,

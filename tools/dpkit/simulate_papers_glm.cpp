@@ -213,7 +213,7 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
     }
     if (jl) out[j++] = res.jl_max_norm;
   };
-  const auto mc = sim::run_monte_carlo(obs, replicate, mc_of(c));
+  const auto mc = run_replicates(c, obs, replicate);
 
   report rep;
   rep.tool = "dpkit simulate";
@@ -367,7 +367,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
       out[2] = res.jl_max_norm;
     }
   };
-  const auto mc = sim::run_monte_carlo(obs, replicate, mc_of(c));
+  const auto mc = run_replicates(c, obs, replicate);
 
   report rep;
   rep.tool = "dpkit simulate";

@@ -184,7 +184,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
     out[5] = static_cast<double>(res.min_batch);
     out[6] = res.max_layer_distance;
   };
-  const auto mc = sim::run_monte_carlo(obs, replicate, mc_of(c));
+  const auto mc = run_replicates(c, obs, replicate);
 
   report rep;
   rep.tool = "dpkit simulate";
@@ -395,7 +395,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
     out[9] = cl.records.back().signal_learning;
     out[10] = static_cast<double>(tail.size());
   };
-  const auto mc = sim::run_monte_carlo(obs, replicate, mc_of(c));
+  const auto mc = run_replicates(c, obs, replicate);
 
   report rep;
   rep.tool = "dpkit simulate";

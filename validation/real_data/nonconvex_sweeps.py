@@ -20,8 +20,10 @@ m = 16, T = 300, C = 4. Each point averages R replicates (fresh initialisation, 
 noise on the same images).
 
   * Fig 2: C ∈ {1, 2, 4, …, 64} (the paper's range) at the fixed η.
-    holds: every C's mean test loss is within ±5 % of the sweep's mean, interval included;
-    refuted: some C is outside the band beyond its interval; else inconclusive.
+    holds: every C's mean test loss is within ±5 % of the sweep's mean (the mean over the K
+    points), interval included — an equivalence test on the two contrasts x_C − 1.05·x̄ ≤ 0 and
+    0.95·x̄ − x_C ≤ 0 per point; refuted: some C is outside the band beyond its interval; else
+    inconclusive.
   * Fig 3: m ∈ {2, 4, 8, 16, 64, 256};  Fig 4: T ∈ {30, 100, 300, 1 000, 3 000}.
     holds: some interior point has both ends above it beyond the intervals of the two
     differences; refuted: an end is below every interior point beyond the intervals (a
@@ -33,14 +35,17 @@ noise on the same images).
     holds: the gap DP − non-private at the smallest n exceeds that at the largest beyond the
     interval; refuted: it is smaller beyond it; else inconclusive.
 
-Intervals: Student t with R − 1 degrees of freedom on the difference of two means with Welch's
-standard error, Bonferroni over the four figures' statements and, within a figure, over its
-comparisons (Fig 2: the K points; Figs 3, 4: every interior point against both ends), so the
-four verdicts together are at 95 %. `--rejudge TABLE` recomputes a stored table's verdicts from
-its means, sds and counts (CTest validation.real_data_verdicts_nonconvex pins the committed one). Every point runs with the same seed (common random numbers), so two
-points' runs are positively correlated; the Welch interval, which treats them as independent, is
-then conservative (wider than a paired one). The metric is the logistic test loss of the averaged iterate (the
-paper's); the test error is reported beside it.
+Intervals: paired Student t over the R replicates (R − 1 degrees of freedom). Replicate r of
+every point uses the same seed, hence the same initialisation, batches and noise draws (common
+random numbers), so each statement is a contrast computed per replicate — a difference of two
+points, or a point against the sweep's mean — and its interval is exact under normality whatever
+the correlation between points (an unpaired Welch interval is not: it ignores the correlation,
+and the sweep's mean shares noise with every point). Bonferroni over the four figures'
+statements and, within a figure, over its comparisons (Fig 2: the K points; Figs 3, 4: every
+interior point against both ends), so the four verdicts together are at 95 %. `--rejudge TABLE`
+recomputes a stored table's verdicts from its per-replicate test losses (CTest
+validation.real_data_verdicts_nonconvex pins the committed one). The metric is the logistic
+test loss of the averaged iterate (the paper's); the test error is reported beside it.
 
 What differs from the paper: Fashion-MNIST instead of MNIST (not packaged in Debian), two
 classes and n ≤ 8 000 images (the paper: 10-class MNIST, n = 60 000 for Figs 2 and 4), ε = 4 and
@@ -52,7 +57,7 @@ The quick run (--quick) checks that every path runs and prints its verdicts; its
 points, 3 replicates) are too coarse for verdicts, so it exits 0 whatever they say.
 
 Run (full tier: about 7 min on 2 cores; it prints its own estimate first; --quick is the CI
-smoke run, seconds):
+smoke run, seconds; --work is where the runs' per-replicate sample files go):
 
     validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --output sweeps.csv
     validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --quick
@@ -66,39 +71,44 @@ a failed run), 77 (Fashion-MNIST is not installed: skipped).
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
+import statistics
 import sys
 import time
 from typing import Dict, List, Tuple
 
-from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser, run,
-                              t975, t_quantile, write_table, check_floor)
+from real_data_common import (add_run_options, announce, fashion_mnist_installed, parser,
+                              simulate_samples, t975, t_quantile, write_table, check_floor)
 
 WHO = "nonconvex_sweeps"
 BAND = 0.05  # Fig 2: "flat" = within ±5 % of the sweep's mean test loss
 
 
 def point(a, n: int, width: int, steps: int, clip: float, rate: float,
-          private: bool = True) -> Dict[str, float]:
-    """Mean, sd and count of the test loss (and the mean test error) at one configuration."""
+          private: bool = True) -> Dict[str, object]:
+    """The per-replicate test losses (with their mean, sd and count) and the mean test error at
+    one configuration."""
     cmd = [a.dpkit, "simulate", "--algorithm", "mlp-dp-sgd", "--data", "fashion-mnist",
            "--keep-classes", a.classes, "--dataset-size", str(n), "--test-examples",
            str(a.test_size), "--width", str(width), "--steps", str(steps), "--sampling-rate",
            repr(a.sampling_rate), "--constraint", "none", "--learning-rate", repr(rate),
            "--replicates", str(a.replicates), "--seed", str(a.seed), "--threads", str(a.threads),
-           "--format", "json"]
+           "--format", "csv"]
     if private:
         cmd += ["--clip", repr(clip), "--epsilon", repr(a.epsilon), "--delta", repr(a.delta),
                 "--calibration", "tight"]
     else:  # non-private SGD: no noise, and a clipping norm no gradient reaches
         cmd += ["--clip", "1e12", "--noise-std", "0"]
-    doc = json.loads(run(cmd, WHO))
-    obs = {r["observable"]: r for r in doc["results"]}
-    loss = obs["test_loss"]
-    return {"mean": loss["mean"], "sd": loss["sd"], "count": loss.get("count", a.replicates),
-            "error": obs["test_error"]["mean"]}
+    out, _ = simulate_samples(cmd, os.path.join(a.work, "nonconvex_samples.csv"),
+                              ["test_loss", "test_error"], a.replicates, WHO)
+    return summary(out["test_loss"]) | {"error": statistics.fmean(out["test_error"])}
+
+
+def summary(losses: List[float]) -> Dict[str, object]:
+    """A point as the rules read it: its per-replicate test losses, their mean, sd and count."""
+    return {"losses": losses, "mean": statistics.fmean(losses), "sd": statistics.stdev(losses),
+            "count": len(losses)}
 
 
 # The four statements that decide the table (Figs 2, 3, 4, 5) share one 5 % error budget
@@ -107,15 +117,20 @@ def point(a, n: int, width: int, steps: int, clip: float, rate: float,
 CLAIMS = 4
 
 
-def difference(p: Dict[str, float], q: Dict[str, float],
+def interval(values: List[float], confidence: float) -> Tuple[float, float]:
+    """Mean of per-replicate contrasts and the half-width of its t interval at `confidence`."""
+    return (statistics.fmean(values),
+            t_quantile(confidence, len(values) - 1) * statistics.stdev(values)
+            / math.sqrt(len(values)))
+
+
+def difference(p: Dict[str, object], q: Dict[str, object],
                confidence: float) -> Tuple[float, float]:
-    """p − q for two means, and the half-width of its t interval at `confidence` (Welch's
-    standard error: conservative for the positively correlated runs of a common seed)."""
-    se = math.sqrt(p["sd"] ** 2 / p["count"] + q["sd"] ** 2 / q["count"])
-    return p["mean"] - q["mean"], t_quantile(confidence, min(p["count"], q["count"]) - 1) * se
+    """p − q, paired by replicate: the mean difference and its t interval's half-width."""
+    return interval([x - y for x, y in zip(p["losses"], q["losses"], strict=True)], confidence)
 
 
-def ushape(points: List[Dict[str, float]]) -> Tuple[str, str]:
+def ushape(points: List[Dict[str, object]]) -> Tuple[str, str]:
     """U-shape: holds when some interior point has both ends resolved above it; refuted when an
     end is resolved below every interior point (a monotone curve, minimum at that end). Every
     interior point against both ends: 2(K − 2) comparisons, Bonferroni within the figure."""
@@ -133,58 +148,68 @@ def ushape(points: List[Dict[str, float]]) -> Tuple[str, str]:
         j, _, d0, h0, d1, h1 = best
         return "holds", (f"at point {j + 1} of {len(points)} both ends are above it: "
                          f"{d0:+.4f} ± {h0:.4f} and {d1:+.4f} ± {h1:.4f} "
-                         f"({100 * conf:.4g} % intervals)")
+                         f"({100 * conf:.4g} % paired intervals)")
     for end, low in lowest_end.items():
         if low:
             return "refuted", (f"the {'first' if end == 0 else 'last'} point is below every "
-                               f"interior point ({100 * conf:.4g} % intervals): monotone")
+                               f"interior point ({100 * conf:.4g} % paired intervals): monotone")
     return "inconclusive", (f"no interior point has both ends resolved above it, and no end is "
-                            f"resolved below every interior point ({100 * conf:.4g} % intervals)")
+                            f"resolved below every interior point ({100 * conf:.4g} % paired "
+                            "intervals)")
 
 
-def flat(points: List[Dict[str, float]]) -> Tuple[str, str]:
-    """Flat: every point within ±5 % of the sweep's mean test loss; its interval decides, at a
-    Bonferroni level over the K points."""
+def flat(points: List[Dict[str, object]]) -> Tuple[str, str]:
+    """Flat: every point within ±5 % of the sweep's mean test loss x̄ (the mean over the points).
+    Per point two contrasts, computed per replicate: above = x − (1 + b)x̄ and below =
+    (1 − b)x̄ − x (b = 0.05); holds when both intervals lie below 0 at every point (an
+    equivalence test; x̄'s own noise is in the contrasts), refuted when one lies above 0 at some
+    point; Bonferroni over the K points."""
     conf = 1 - 0.05 / (CLAIMS * len(points))
-    centre = sum(p["mean"] for p in points) / len(points)
-    band = BAND * centre
-    worst_in, worst_out = 0.0, 0.0
-    for p in points:
-        d = abs(p["mean"] - centre)
-        h = t_quantile(conf, p["count"] - 1) * p["sd"] / math.sqrt(p["count"])
-        worst_in = max(worst_in, d + h)
-        worst_out = max(worst_out, d - h)
-    v = "holds" if worst_in < band else ("refuted" if worst_out > band else "inconclusive")
-    return v, (f"band ±{band:.4f} (5 % of {centre:.4f}); largest deviation with its "
-               f"{100 * conf:.4g} % interval {worst_in:.4f}, without {worst_out + 0:.4f}")
+    per_rep = list(zip(*(p["losses"] for p in points), strict=True))
+    centre = [statistics.fmean(r) for r in per_rep]
+    worst_hi, worst_lo, where = -math.inf, -math.inf, 0
+    for i, p in enumerate(points):
+        for contrast in ([x - (1 + BAND) * c for x, c in zip(p["losses"], centre)],
+                         [(1 - BAND) * c - x for x, c in zip(p["losses"], centre)]):
+            m, h = interval(contrast, conf)
+            if m + h > worst_hi:
+                worst_hi, where = m + h, i
+            worst_lo = max(worst_lo, m - h)
+    mean_centre = statistics.fmean(centre)
+    v = "holds" if worst_hi < 0 else ("refuted" if worst_lo > 0 else "inconclusive")
+    return v, (f"band ±{BAND * mean_centre:.4f} (5 % of the sweep's mean {mean_centre:.4f}); "
+               f"the farthest point (point {where + 1} of {len(points)}) is outside the band by "
+               f"at most {worst_hi:+.4f} and the largest lower end of a point's excess over the "
+               f"band is {worst_lo:+.4f} ({100 * conf:.4g} % paired intervals; < 0 inside)")
 
 
-def gap_falls(dp: List[Dict[str, float]], clean: List[Dict[str, float]]) -> Tuple[str, str]:
-    """Fig 5: the DP-minus-non-private gap is smaller at the largest n than at the smallest."""
+def gap_falls(dp: List[Dict[str, object]], clean: List[Dict[str, object]]) -> Tuple[str, str]:
+    """Fig 5: the DP-minus-non-private gap is smaller at the largest n than at the smallest: the
+    per-replicate contrast (dp₀ − clean₀) − (dp_K − clean_K)."""
     conf = 1 - 0.05 / CLAIMS
-    g0, h0 = difference(dp[0], clean[0], conf)
-    g1, h1 = difference(dp[-1], clean[-1], conf)
-    d, h = g0 - g1, math.hypot(h0, h1)
+    g0 = [x - y for x, y in zip(dp[0]["losses"], clean[0]["losses"], strict=True)]
+    g1 = [x - y for x, y in zip(dp[-1]["losses"], clean[-1]["losses"], strict=True)]
+    d, h = interval([x - y for x, y in zip(g0, g1)], conf)
     v = "holds" if d > h else ("refuted" if d < -h else "inconclusive")
-    return v, (f"gap {g0:+.4f} at the smallest n, {g1:+.4f} at the largest; difference "
-               f"{d:+.4f} ± {h:.4f}")
+    return v, (f"gap {statistics.fmean(g0):+.4f} at the smallest n, {statistics.fmean(g1):+.4f} "
+               f"at the largest; difference {d:+.4f} ± {h:.4f} ({100 * conf:.4g} % paired "
+               "interval)")
 
 
 def rejudge(path: str) -> int:
-    """--rejudge: the four verdicts of a stored table recomputed from its means, sds and counts
-    with today's rules; exit 3 if one differs from the verdicts its first line records."""
+    """--rejudge: the four verdicts of a stored table recomputed from its per-replicate test
+    losses with today's rules; exit 3 if one differs from the verdicts its first line records."""
     with open(path, newline="") as f:
         lines = f.read().splitlines()
     head = next((ln for ln in lines if ln.startswith("#")), "")
     rows = list(csv.DictReader(ln for ln in lines if not ln.startswith("#")))
-    if not rows or "verdicts:" not in head or "test_loss_sd" not in rows[0]:
+    if not rows or "verdicts:" not in head or "losses" not in rows[0]:
         sys.stderr.write(f"{WHO}: {path} is not a table of this script's --output\n")
         return 2
     stored = dict(item.strip().split(" ", 1) for item in head.split("verdicts:")[1].split(","))
 
-    def pts(fig: str, run_name: str = "dp") -> List[Dict[str, float]]:
-        return [{"mean": float(r["test_loss"]), "sd": float(r["test_loss_sd"]),
-                 "count": int(r["replicates"])} for r in rows
+    def pts(fig: str, run_name: str = "dp") -> List[Dict[str, object]]:
+        return [summary([float(x) for x in r["losses"].split()]) for r in rows
                 if r["figure"] == fig and r["run"] == run_name]
 
     now = {"fig2": flat(pts("fig2"))[0], "fig3": ushape(pts("fig3"))[0],
@@ -209,13 +234,13 @@ def main() -> int:
     p.add_argument("--epsilon", type=float, default=4.0)
     p.add_argument("--delta", type=float, default=1e-5)
     p.add_argument("--sampling-rate", type=float, default=0.1)
-    add_run_options(p, replicates=8, test_size=2000, train_size=False, work=False)
+    add_run_options(p, replicates=8, test_size=2000, train_size=False)
     p.add_argument("--quick", action="store_true",
                    help="CI smoke run: n = 500, 500 test images, three points per sweep, "
                         "3 replicates")
     p.add_argument("--rejudge", metavar="TABLE",
                    help="no training: recompute the four verdicts of a stored table (this "
-                        "script's --output) from its means, sds and counts with today's rules; "
+                        "script's --output) from its per-replicate test losses with today's rules; "
                         "exit 3 if one differs from the verdicts the table records")
     a = p.parse_args()
     if a.rejudge:
@@ -254,11 +279,12 @@ def main() -> int:
     verdicts: Dict[str, str] = {}
     t0 = time.time()
 
-    def record(fig: str, x_name: str, x: float, pt: Dict[str, float], run_name: str = "dp"):
+    def record(fig: str, x_name: str, x: float, pt: Dict[str, object], run_name: str = "dp"):
         rows.append({"figure": fig, "parameter": x_name, "value": x, "run": run_name,
                      "test_loss": pt["mean"], "test_loss_sd": pt["sd"],
                      "half_width": t975(pt["count"] - 1) * pt["sd"] / math.sqrt(pt["count"]),
-                     "test_error": pt["error"], "replicates": pt["count"]})
+                     "test_error": pt["error"], "replicates": pt["count"],
+                     "losses": " ".join(repr(v) for v in pt["losses"])})
         print(f"  {fig} {x_name} = {x:g} ({run_name}): test loss {pt['mean']:.4f} "
               f"(sd {pt['sd']:.4f}), test error {pt['error']:.4f}", flush=True)
 
@@ -289,9 +315,9 @@ def main() -> int:
         cleans.append(clean)
     verdicts["fig5"], why = gap_falls(dps, cleans)
     print(f"Fig 5 (the DP gap falls with n): {verdicts['fig5']}: {why}", flush=True)
-    print(f"# {time.time() - t0:.0f} s; verdicts: Student t intervals (Welch standard errors, "
-          f"conservative under the common seed), Bonferroni over the {CLAIMS} figures and over "
-          "each figure's comparisons", flush=True)
+    print(f"# {time.time() - t0:.0f} s; verdicts: paired Student t intervals over the "
+          f"replicates (common seed), Bonferroni over the {CLAIMS} figures and over each "
+          "figure's comparisons", flush=True)
 
     if a.output:
         write_table(a.output, f"nonconvex_sweeps.py: Fashion-MNIST classes {a.classes}, eps = "

@@ -107,9 +107,8 @@ def main(argv: List[str]) -> int:
         return 2
     with tempfile.TemporaryDirectory() as work:
         new = os.path.join(work, "rederived.csv")
-        cmd = [sys.executable, os.path.join(HERE, f"{script}.py"), dpkit, "--output", new] + rest
-        if script != "nonconvex_sweeps":
-            cmd += ["--work", work]
+        cmd = [sys.executable, os.path.join(HERE, f"{script}.py"), dpkit, "--output", new,
+               "--work", work] + rest
         print("#", " ".join(cmd), flush=True)
         rc = subprocess.call(cmd)
         if rc == 77:

@@ -107,6 +107,49 @@ TEST_CASE("output file: checked before the work, written whole, never an input",
   std::filesystem::remove_all(file.parent_path());
 }
 
+TEST_CASE("paper algorithms with --samples: a row per replicate, the report's means", "[cli]") {
+  // One learner from each file of runs (GLM, networks, long tail): the samples file has the
+  // report's observables in its order, one row per replicate, and each column's average is the
+  // mean the report prints (an independent sum of the written values).
+  const char* runs[] = {
+      "simulate --algorithm phased-sgd --dataset-size 256 --dimension 4 --rank 2 "
+      "--risk-samples 1000 --replicates 5",
+      "simulate --algorithm mlp-dp-sgd --dataset-size 50 --dimension 3 --width 4 --steps 20 "
+      "--test-examples 50 --replicates 5",
+      "simulate --algorithm longtail-dp-sgd --classes 3 --dimension 20 --dataset-size 30 "
+      "--width 4 --epochs 2 --replicates 3"};
+  for (const char* args : runs) {
+    CAPTURE(args);
+    const auto file = scratch("samples.csv");
+    const auto r =
+        dpkit_run(std::string(args) + " --format json --samples '" + file.string() + "'");
+    REQUIRE(r.exit_code == 0);
+    const json doc = json::parse(r.out);
+    const auto records = dpkit::parse_csv(slurp(file));
+    const auto replicates = doc.at("context").at("parameters").at("replicates").get<std::size_t>();
+    REQUIRE(records.size() == replicates + 1);
+    const auto& results = doc.at("results");
+    REQUIRE(records[0].cells.size() == results.size() + 1);
+    CHECK(records[0].cells[0] == "replicate");
+    for (std::size_t j = 0; j < results.size(); ++j) {
+      CHECK(records[0].cells[j + 1] == results[j].at("observable").get<std::string>());
+      double sum = 0, finite = 0;
+      for (std::size_t r2 = 1; r2 < records.size(); ++r2) {
+        const double v = std::stod(records[r2].cells[j + 1]);
+        if (std::isfinite(v)) {
+          sum += v;
+          finite += 1;
+        }
+      }
+      const json& mean = results[j].at("mean");
+      if (finite == static_cast<double>(replicates) && mean.is_number())
+        CHECK(std::abs(sum / finite - mean.get<double>()) <=
+              1e-12 * (1 + std::abs(mean.get<double>())));
+    }
+  }
+  std::filesystem::remove_all(scratch("samples.csv").parent_path());
+}
+
 TEST_CASE("a spectrum file without ridge/label_noise/sigma lines takes them from the flags",
           "[cli]") {
   // R-style quoted header, CRLF line ends, and no header lines at all: d is the sum of the
