@@ -185,7 +185,9 @@ const std::vector<std::pair<std::string, std::string>>& self_check_claims() {
        "the design's I/(12d) + 11'/(4d): the plausible wrong claim (its spike coordinate is off "
        "by about 1.2 sd)"},
       {"lksp25-fig2a-risk",
-       "the Volterra risk curve (design Sigma) x 0.5: a risk prediction half the simulated one"},
+       "the released code's Volterra curve, Sigma = I/(12d) in place of the design's I/(12d) + "
+       "11'/(4d), as the mean risk of SGD under the design: the plausible wrong claim (the "
+       "curve the paper's figure drew; it leaves out the spike direction, half the plateau)"},
       {"lksp25-fig3a-clipped",
        "clipping at c = 3.5 (half the largest c) has no effect on the risk, like the larger c"},
       {"lksp25-privacy-fixed-pair-exact",

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "cli_run.hpp"
+#include "dpkit/hsgd/privacy.hpp"
 #include "harness.hpp"
 #include "scenarios.hpp"
 
@@ -150,4 +152,29 @@ TEST_CASE("t_multiplier: the Student t multiplier at the normal multiplier's cov
   CHECK(val::t_multiplier(z975, 1000001) == Approx(z975).epsilon(1e-5));
   CHECK(val::t_multiplier(z975, 30) > z975);
   CHECK(std::isinf(val::t_multiplier(z975, 1)));
+}
+
+TEST_CASE("the HSGD privacy caveat's fixed-pair figures are what the fixed-pair audit measures",
+          "[cli]") {
+  // hsgd::kPrivacyCaveat (printed by `dpkit hsgd privacy` and carried by dpkit.hsgd's results)
+  // states the measured fixed-pair mu and the HSGD mu at d = 64 as ranges over the audited
+  // seeds. The scenario at the default seed must land inside them, and the fixed pair's mu must
+  // stay well above the HSGD one ("about twice"): the text cannot drift from the data.
+  const std::string caveat(dpkit::hsgd::kPrivacyCaveat);
+  const std::regex range(R"(\(([0-9.]+) to ([0-9.]+) against ([0-9.]+) to ([0-9.]+) at d = 64)");
+  std::smatch m;
+  REQUIRE(std::regex_search(caveat, m, range));
+  const double fixed_lo = std::stod(m[1]), fixed_hi = std::stod(m[2]);
+  const double hsgd_lo = std::stod(m[3]), hsgd_hi = std::stod(m[4]);
+  val::scenario_context c;
+  const val::scenario_result r = val::find_scenario("lksp25-privacy-fixed-pair-exact").run(c);
+  const double mu_fixed = r.parameters.at("mu_fixed").get<double>();
+  const double mu_hsgd = r.parameters.at("mu_hsgd").get<double>();
+  CAPTURE(mu_fixed, mu_hsgd);
+  CHECK(r.parameters.at("d").get<long long>() == 64);
+  CHECK(mu_fixed >= fixed_lo);
+  CHECK(mu_fixed <= fixed_hi);
+  CHECK(mu_hsgd >= hsgd_lo);
+  CHECK(mu_hsgd <= hsgd_hi);
+  CHECK(mu_fixed >= 1.5 * mu_hsgd);
 }
