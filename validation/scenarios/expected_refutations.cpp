@@ -24,9 +24,10 @@ const std::vector<expected_refutation>& expected_refutations() {
        "neurons (and every neuron 0.4n examples) with probability >= 1 - n exp(-8m/25)",
        "the probability comes from the false Lemma 9 (zxd26-lemma9-false); with Lemma 9 "
        "corrected it is 1 - n exp(-m/50), which the scenario audits in its place: per example "
-       "and per neuron as equivalences within 0.1 of the exact binomial probabilities (Lemma 19's "
-       "not resolved at the quick size), the all-i bound at m = 400, the one audited width where "
-       "it is below 1 (not resolved at the quick size; at m = 20 and 100 it is 1, not audited)",
+       "and per neuron as equivalences within half of each exact binomial probability (not "
+       "resolved at the quick size, where they can only refute), the all-i bound at m = 400, the "
+       "one audited width where it is below 1 (not resolved at the quick size; at m = 20 and 100 "
+       "it is 1, not audited)",
        "at n = 150 some example fails in 98 % of draws at m = 20 (Clopper-Pearson [85, 100] %) "
        "against the printed <= 0.25, and in 47 % [27, 67] % at m = 100 against the printed "
        "1.9e-12 (seed 2026); 38-48 % at m = 100 at seeds 1, 7, 99, 3; full tier (n = 500): 48 % "
