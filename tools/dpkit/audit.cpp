@@ -406,6 +406,8 @@ int run_risk_audit(const audit_options& a, const output_options& output) {
 
 int run_audit(const audit_options& a, const output_options& output) {
   const simulate_options& o = a.setting;
+  check_distinct_outputs(
+      {{"--output", output.file}, {"--tests", a.tests_file}, {"--figure", a.figure_file}});
   if (!generated_data(o) && o.data != "fashion-mnist") {
     check_not_an_input("--output", output.file, "--data", o.data);
     check_not_an_input("--tests", a.tests_file, "--data", o.data);

@@ -87,6 +87,11 @@ void check_not_an_input(const std::string& output_flag,
                         const std::string& input_flag,
                         const std::string& input);
 
+/// Usage error when two of one command's output files are the same file, so that one would
+/// replace the other: `outputs` pairs each flag with its value (empty: not given). Devices and
+/// pipes (/dev/stdout) are not files that a write replaces, and may be shared.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+
 /// Writes `text` to `path` so that nothing half-written is ever left: a temporary file in the
 /// same folder, flushed, closed and checked, then renamed over `path`. Files that cannot be
 /// replaced that way (devices such as /dev/stdout or /dev/full) are written directly, with the

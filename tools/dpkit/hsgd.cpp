@@ -168,6 +168,7 @@ int run_risk(const hsgd_options& o) {
   rep.tool = "dpkit hsgd risk";
   check_not_an_input("--output", o.output.file, "--spectrum-file", o.spectrum_file);
   check_not_an_input("--write-spectrum", o.write_spectrum, "--spectrum-file", o.spectrum_file);
+  check_distinct_outputs({{"--output", o.output.file}, {"--write-spectrum", o.write_spectrum}});
   if (o.spectrum_file.empty() == o.spectrum.empty())
     throw usage_error("give one of --spectrum-file or --spectrum");
   volterra::problem p = build_problem(o, rep);
@@ -496,6 +497,7 @@ int run_privacy(const privacy_options& o) {
   rep.tool = "dpkit hsgd privacy";
   check_not_an_input("--output", o.output.file, "--data", o.dataset_file);
   check_not_an_input("--per-pair", o.per_pair_file, "--data", o.dataset_file);
+  check_distinct_outputs({{"--output", o.output.file}, {"--per-pair", o.per_pair_file}});
   if (!o.ys22_clips.empty() && o.release != "last")
     throw usage_error("--ys22-clip goes with --release last (the bound is for the last iterate)");
   const volterra::problem_parameters par{o.ridge, o.label_noise, o.noise};

@@ -416,6 +416,7 @@ figure build_figure(std::vector<table>& tables, const plot_options& o) {
 }
 
 int run_plot(const plot_options& o) {
+  check_distinct_outputs({{"--output", o.out}, {"--script", o.script}});
   for (const std::string& in : o.inputs) {
     check_not_an_input("--output", o.out, "the input", in);
     check_not_an_input("--script", o.script, "the input", in);

@@ -407,6 +407,7 @@ void register_simulate(CLI::App& app, int& exit_code) {
       "Randomness: replicate r draws from Philox streams keyed by (seed, r); the same seed gives "
       "the same numbers for any --threads (and under mpirun). docs/cli.md, docs/sim.md.");
   sub->callback([o, paper, sub, &exit_code] {
+    check_distinct_outputs({{"--output", o->output.file}, {"--samples", o->samples_file}});
     if (is_paper_algorithm(o->algorithm)) {
       o->classes_given = sub->get_option("--classes")->count() > 0;
       reject_foreign_paper_options(*sub, o->algorithm, *paper);

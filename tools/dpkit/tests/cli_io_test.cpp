@@ -21,6 +21,7 @@ using dpkit::test::dpkit_run;
 using dpkit::test::slurp;
 using json = nlohmann::json;
 using dpkit::test::scratch;
+using dpkit::test::write_temp;
 
 TEST_CASE("CSV output is RFC 4180: the PLD method's commas are quoted", "[cli]") {
   const auto r = dpkit_run(
@@ -105,6 +106,49 @@ TEST_CASE("output file: checked before the work, written whole, never an input",
   CHECK_THAT(same.err, Contains("the file given to --spectrum-file"));
   CHECK(slurp(spectrum) == text);
   std::filesystem::remove_all(file.parent_path());
+}
+
+TEST_CASE("two output files of one command may not be the same file", "[cli]") {
+  // --output beside each command's second output (--samples, --per-pair, --write-spectrum,
+  // --tests, --script), the same file named two ways: exit 2 before the work, naming both
+  // flags, and nothing written; before, one file silently replaced the other.
+  const auto csv = scratch("both.csv"), svg = scratch("both.svg");
+  const std::string dir = csv.parent_path().string();
+  const std::string same_csv = "'" + dir + "/./both.csv'", same_svg = "'" + dir + "/./both.svg'";
+  const auto input = write_temp("plot_input.csv", "x,y\n1,2\n2,3\n");
+  struct pair_case {
+    std::string args;
+    const char* second;
+    std::filesystem::path output;
+  };
+  const pair_case cases[] = {
+      {"simulate --algorithm sgd --replicates 3 --steps 5 --batch-size 2 --noise-std 0.1 "
+       "--samples " +
+           same_csv,
+       "--samples", csv},
+      {"simulate --algorithm phased-sgd --dataset-size 256 --dimension 4 --rank 2 --replicates 3 "
+       "--risk-samples 100 --samples " +
+           same_csv,
+       "--samples", csv},
+      {"hsgd privacy --dimension 20 --dataset-size 30 --points 2 --pairs extreme:2 --per-pair " +
+           same_csv,
+       "--per-pair", csv},
+      {"hsgd risk --spectrum flat --dimension 10 --learning-rate 1 --times 1 --write-spectrum " +
+           same_csv,
+       "--write-spectrum", csv},
+      {"audit --algorithm gd --steps 2 --noise-std 1 --replicates 100 --tests " + same_csv,
+       "--tests", csv},
+      {"plot '" + input.string() + "' --script " + same_svg, "--script", svg}};
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    std::filesystem::remove(c.output);
+    const auto r = dpkit_run(c.args + " --output '" + c.output.string() + "'");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(std::string(c.second) + " is ") &&
+                          Contains("the file given to --output: one would replace the other"));
+    CHECK_FALSE(std::filesystem::exists(c.output));
+  }
+  std::filesystem::remove_all(csv.parent_path());
 }
 
 TEST_CASE("paper algorithms with --samples: a row per replicate, the report's means", "[cli]") {
