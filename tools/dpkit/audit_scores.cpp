@@ -285,6 +285,7 @@ int run_score_audit(const score_audit_options& s,
                     const output_options& output,
                     const CLI::App* app) {
   refuse_simulation_flags(app);
+  check_distinct_outputs({{"--output", output.file}, {"--figure", figure_file}});
   if (!figure_file.empty() &&
       !figures::is_figure_extension(std::filesystem::path(figure_file).extension().string()))
     throw usage_error("--figure is " + figure_file + ", but must end in .svg, .png or .pdf");

@@ -345,23 +345,27 @@ void check_not_an_input(const std::string& output_flag,
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
   namespace fs = std::filesystem;
   // The file a path names, as far as it can be told before it exists: the same existing file,
-  // or the same normalised absolute path.
-  auto same_file = [](const std::string& a, const std::string& b) {
+  // or the same normalised absolute path (symbolic links resolved where they can be).
+  auto normal = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? fs::absolute(p).lexically_normal() : c;
+  };
+  auto same_file = [&](const std::string& a, const std::string& b) {
     std::error_code ec;
     if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
-    const fs::path ca = fs::weakly_canonical(a, ec);
-    if (ec) return fs::absolute(a).lexically_normal() == fs::absolute(b).lexically_normal();
-    const fs::path cb = fs::weakly_canonical(b, ec);
-    return !ec && ca == cb;
+    return normal(a) == normal(b);
+  };
+  auto device = [](const std::string& p) {  // a device or a pipe: written in place, shareable
+    std::error_code ec;
+    const fs::file_status st = fs::status(p, ec);
+    return fs::exists(st) && !fs::is_regular_file(st);
   };
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       const auto& [flag_a, a] = outputs[i];
       const auto& [flag_b, b] = outputs[j];
-      if (a.empty() || b.empty()) continue;
-      std::error_code ec;
-      const fs::file_status st = fs::status(a, ec);
-      if (fs::exists(st) && !fs::is_regular_file(st)) continue;  // a device or a pipe
+      if (a.empty() || b.empty() || device(a) || device(b)) continue;
       if (same_file(a, b))
         throw usage_error(flag_b + " is " + b + ", the file given to " + flag_a +
                           ": one would replace the other (give each its own file)");

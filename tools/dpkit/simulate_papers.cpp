@@ -82,9 +82,16 @@ sim::monte_carlo_result run_replicates(const paper_common_options& c,
                                        std::vector<sim::observable> obs,
                                        const sim::replicate_function& replicate) {
   for (auto& ob : obs) ob.keep_samples = !c.samples_file.empty();
-  auto mc = sim::run_monte_carlo(obs, replicate, mc_of(c));
+  return sim::run_monte_carlo(obs, replicate, mc_of(c));
+}
+
+int emit_paper_run(const paper_common_options& c,
+                   report& rep,
+                   const sim::monte_carlo_result& mc,
+                   const std::string& non_finite) {
+  const int status = emit_simulation(rep, non_finite, c.output);
   write_samples(c.samples_file, mc, mc.observables.size());
-  return mc;
+  return status;
 }
 
 sim::monte_carlo_options mc_of(const paper_common_options& c) {

@@ -35,10 +35,17 @@ void summarise(const sim::monte_carlo_result& res,
 sim::monte_carlo_options mc_of(const paper_common_options& c);
 
 // The run of a paper algorithm: sim::run_monte_carlo with every observable's per-replicate
-// values kept when --samples asks for them, and the samples file written after the run.
+// values kept when --samples asks for them.
 sim::monte_carlo_result run_replicates(const paper_common_options& c,
                                        std::vector<sim::observable> obs,
                                        const sim::replicate_function& replicate);
+
+// Emits a paper run's report (emit_simulation, `non_finite` the observables judged), then
+// writes its --samples file, as the generic runs do; returns the exit status.
+int emit_paper_run(const paper_common_options& c,
+                   report& rep,
+                   const sim::monte_carlo_result& mc,
+                   const std::string& non_finite);
 
 // A usage error naming the first option given that the algorithm does not use (the generic
 // ones no paper algorithm uses, and those of `also_unsupported` among `given`).

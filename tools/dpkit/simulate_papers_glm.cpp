@@ -258,7 +258,7 @@ int run_glm(const paper_common_options& c, const paper_options& o) {
       theta, d, format_number(o.w_norm), o.link));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
+  return emit_paper_run(c, rep, mc, sim::non_finite_observables(mc));
 }
 
 // ---- SWX+23 Alg 7 (ReLU, well specified) and Alg 8 (agnostic ReLU)
@@ -410,7 +410,7 @@ int run_relu(const paper_common_options& c, const paper_options& o) {
         d, format_number(o.w_norm), format_number(h)));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
+  return emit_paper_run(c, rep, mc, sim::non_finite_observables(mc));
 }
 
 }  // namespace dpkit::cli::detail::papers

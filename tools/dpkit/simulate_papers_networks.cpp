@@ -253,7 +253,7 @@ int run_mlp(const paper_common_options& c, const paper_options& o) {
         d, o.teacher_hidden, format_number(label_noise), format_number(eta)));
   rep.notes.push_back(fmt::format("{} replicates on {} thread(s) in {:.2f} s", mc.replicates,
                                   mc.threads, mc.seconds));
-  return emit_simulation(rep, sim::non_finite_observables(mc), c.output);
+  return emit_paper_run(c, rep, mc, sim::non_finite_observables(mc));
 }
 
 // ---- ZXD+26
@@ -466,7 +466,7 @@ int run_longtail(const paper_common_options& c, const paper_options& o) {
   std::erase_if(judged.observables, [](const sim::observable_summary& s) {
     return s.name == "dp_tail_error" || s.name == "clean_tail_error";
   });
-  return emit_simulation(rep, sim::non_finite_observables(judged), c.output);
+  return emit_paper_run(c, rep, mc, sim::non_finite_observables(judged));
 }
 
 }  // namespace dpkit::cli::detail::papers

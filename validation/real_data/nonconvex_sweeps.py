@@ -56,7 +56,7 @@ the same images.
 The quick run (--quick) checks that every path runs and prints its verdicts; its grids (three
 points, 3 replicates) are too coarse for verdicts, so it exits 0 whatever they say.
 
-Run (full tier: about 7 min on 2 cores; it prints its own estimate first; --quick is the CI
+Run (full tier: about 9 min on 2 cores; it prints its own estimate first; --quick is the CI
 smoke run, seconds; --work is where the runs' per-replicate sample files go):
 
     validation/real_data/nonconvex_sweeps.py build/ci/tools/dpkit/dpkit --output sweeps.csv
@@ -117,6 +117,14 @@ def summary(losses: List[float]) -> Dict[str, object]:
 CLAIMS = 4
 
 
+def paired(xs: List[float], ys: List[float]) -> List[Tuple[float, float]]:
+    """The replicates' pairs of two points; the points must hold the same replicates."""
+    if len(xs) != len(ys):
+        raise ValueError(f"paired intervals need the same replicates ({len(xs)} against "
+                         f"{len(ys)})")
+    return list(zip(xs, ys))
+
+
 def interval(values: List[float], confidence: float) -> Tuple[float, float]:
     """Mean of per-replicate contrasts and the half-width of its t interval at `confidence`."""
     return (statistics.fmean(values),
@@ -127,7 +135,7 @@ def interval(values: List[float], confidence: float) -> Tuple[float, float]:
 def difference(p: Dict[str, object], q: Dict[str, object],
                confidence: float) -> Tuple[float, float]:
     """p − q, paired by replicate: the mean difference and its t interval's half-width."""
-    return interval([x - y for x, y in zip(p["losses"], q["losses"], strict=True)], confidence)
+    return interval([x - y for x, y in paired(p["losses"], q["losses"])], confidence)
 
 
 def ushape(points: List[Dict[str, object]]) -> Tuple[str, str]:
@@ -165,7 +173,9 @@ def flat(points: List[Dict[str, object]]) -> Tuple[str, str]:
     equivalence test; x̄'s own noise is in the contrasts), refuted when one lies above 0 at some
     point; Bonferroni over the K points."""
     conf = 1 - 0.05 / (CLAIMS * len(points))
-    per_rep = list(zip(*(p["losses"] for p in points), strict=True))
+    if len({len(p["losses"]) for p in points}) != 1:
+        raise ValueError("paired intervals need the same replicates at every point")
+    per_rep = list(zip(*(p["losses"] for p in points)))
     centre = [statistics.fmean(r) for r in per_rep]
     worst_hi, worst_lo, where = -math.inf, -math.inf, 0
     for i, p in enumerate(points):
@@ -187,9 +197,9 @@ def gap_falls(dp: List[Dict[str, object]], clean: List[Dict[str, object]]) -> Tu
     """Fig 5: the DP-minus-non-private gap is smaller at the largest n than at the smallest: the
     per-replicate contrast (dp₀ − clean₀) − (dp_K − clean_K)."""
     conf = 1 - 0.05 / CLAIMS
-    g0 = [x - y for x, y in zip(dp[0]["losses"], clean[0]["losses"], strict=True)]
-    g1 = [x - y for x, y in zip(dp[-1]["losses"], clean[-1]["losses"], strict=True)]
-    d, h = interval([x - y for x, y in zip(g0, g1)], conf)
+    g0 = [x - y for x, y in paired(dp[0]["losses"], clean[0]["losses"])]
+    g1 = [x - y for x, y in paired(dp[-1]["losses"], clean[-1]["losses"])]
+    d, h = interval([x - y for x, y in paired(g0, g1)], conf)
     v = "holds" if d > h else ("refuted" if d < -h else "inconclusive")
     return v, (f"gap {statistics.fmean(g0):+.4f} at the smallest n, {statistics.fmean(g1):+.4f} "
                f"at the largest; difference {d:+.4f} ± {h:.4f} ({100 * conf:.4g} % paired "

@@ -112,8 +112,9 @@ scenario_result init_lemmas(const scenario_context& c) {
   // by > 15x its interval and the adjacent grid points (refute-only, mostly ties) to about
   // +-0.15; an exact-value check refutes a frequency off by more than ~0.1 (Lemma 18, m = 20),
   // ~0.05 (m = 100) or ~0.1 (Lemma 19). The full tier's 300 resolve under half of that.
-  // Each exact-value check is an equivalence with a margin relative to the exact probability p:
-  // a frequency shown within +-kExactRelative p, i.e. within half of p (a simulator error a
+  // Each exact-value check is an equivalence with a margin relative to the claimed probability p
+  // (the exact one at --bound-factor 1): a frequency shown within +-kExactRelative p, i.e. within
+  // half of p (a simulator error a
   // reader of these lemmas would see; an absolute margin, 0.1 before, let a frequency of 0 to
   // 0.04 pass as "as predicted" against p = 2.4e-5). The quick size shows none of them (its
   // Clopper-Pearson intervals are wider than p/2 at every p here), so they read "not resolved"

@@ -110,12 +110,14 @@ TEST_CASE("output file: checked before the work, written whole, never an input",
 
 TEST_CASE("two output files of one command may not be the same file", "[cli]") {
   // --output beside each command's second output (--samples, --per-pair, --write-spectrum,
-  // --tests, --script), the same file named two ways: exit 2 before the work, naming both
+  // --tests, --script, --figure), the same file named two ways: exit 2 before the work, naming both
   // flags, and nothing written; before, one file silently replaced the other.
   const auto csv = scratch("both.csv"), svg = scratch("both.svg");
   const std::string dir = csv.parent_path().string();
   const std::string same_csv = "'" + dir + "/./both.csv'", same_svg = "'" + dir + "/./both.svg'";
   const auto input = write_temp("plot_input.csv", "x,y\n1,2\n2,3\n");
+  const auto in_scores = write_temp("in_scores.csv", "score\n0.9\n0.8\n0.7\n");
+  const auto out_scores = write_temp("out_scores.csv", "score\n0.1\n0.2\n0.3\n");
   struct pair_case {
     std::string args;
     const char* second;
@@ -138,7 +140,12 @@ TEST_CASE("two output files of one command may not be the same file", "[cli]") {
        "--write-spectrum", csv},
       {"audit --algorithm gd --steps 2 --noise-std 1 --replicates 100 --tests " + same_csv,
        "--tests", csv},
-      {"plot '" + input.string() + "' --script " + same_svg, "--script", svg}};
+      {"plot '" + input.string() + "' --script " + same_svg, "--script", svg},
+      {"audit --algorithm gd --steps 2 --noise-std 1 --replicates 100 --mu 1 --figure " + same_svg,
+       "--figure", svg},
+      {"audit --scores '" + in_scores.string() + "' '" + out_scores.string() +
+           "' --delta 1e-5 --claim-epsilon 8 --figure " + same_svg,
+       "--figure", svg}};
   for (const auto& c : cases) {
     CAPTURE(c.args);
     std::filesystem::remove(c.output);
