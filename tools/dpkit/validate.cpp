@@ -225,6 +225,15 @@ int run_validate(const validate_options& o) {
       throw usage_error("--output-dir: cannot write into " + dir.string() + ": " +
                         std::strerror(errno));
   }
+  // Each scenario writes ID.json, ID.csv and its figures into the folder: neither --output nor
+  // the --baseline read before the run may be one of them (one would be replaced).
+  for (const scenario* s : chosen)
+    for (const char* ext : {".json", ".csv", ".svg", ".png"}) {
+      const std::string file = (dir / (s->id + ext)).string();
+      const std::string flag = "--output-dir (scenario " + s->id + ")";
+      check_distinct_outputs({{flag, file}, {"--output", o.output.file}});
+      check_not_an_input(flag, file, "--baseline", o.baseline);
+    }
   if (o.self_check) r.columns.insert(r.columns.begin() + 2, "self_check");
   // The baseline is read before the scenarios run: a bad file stops nothing half-done.
   json baseline_rows = json::array();

@@ -155,6 +155,20 @@ TEST_CASE("two output files of one command may not be the same file", "[cli]") {
                           Contains("the file given to --output: one would replace the other"));
     CHECK_FALSE(std::filesystem::exists(c.output));
   }
+  // dpkit validate writes ID.json and ID.csv into --output-dir: --output may not be one of them,
+  // nor may the --baseline it reads before the run.
+  const auto v = dpkit_run("validate gdp-gaussian-1d --no-figures --format json --output-dir '" +
+                           dir + "' --output " + "'" + dir + "/./gdp-gaussian-1d.json'");
+  CHECK(v.exit_code == 2);
+  CHECK_THAT(v.err, Contains("the file given to --output-dir (scenario gdp-gaussian-1d): one "
+                             "would replace the other"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/gdp-gaussian-1d.json"));
+  const auto b = write_temp("gdp-gaussian-1d.csv", "kept\n");
+  const auto vb = dpkit_run("validate gdp-gaussian-1d --no-figures --output-dir '" + dir +
+                            "' --baseline '" + b.string() + "'");
+  CHECK(vb.exit_code == 2);
+  CHECK_THAT(vb.err, Contains("the file given to --baseline: it would be overwritten"));
+  CHECK(dpkit::test::slurp(b) == "kept\n");
   std::filesystem::remove_all(csv.parent_path());
 }
 
