@@ -330,32 +330,36 @@ CLI::Validator writable_file_validator() {
       "FILE", "writable_file");
 }
 
+namespace {
+// Whether two paths name the same file, as far as it can be told before one exists: the same
+// existing file (std::filesystem::equivalent), or the same normalised absolute path (symbolic
+// links resolved where they can be).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
+  auto normal = [](const std::string& p) {
+    std::error_code e;
+    const fs::path c = fs::weakly_canonical(p, e);
+    return e ? fs::absolute(p).lexically_normal() : c;
+  };
+  return normal(a) == normal(b);
+}
+}  // namespace
+
 void check_not_an_input(const std::string& output_flag,
                         const std::string& output,
                         const std::string& input_flag,
                         const std::string& input) {
-  if (output.empty() || input.empty()) return;
   std::error_code ec;
-  const bool same = std::filesystem::equivalent(output, input, ec);
-  if (same && !ec)
+  if (output.empty() || input.empty() || !std::filesystem::exists(input, ec)) return;
+  if (same_file(output, input))
     throw usage_error(output_flag + " is " + output + ", the file given to " + input_flag +
                       ": it would be overwritten (choose another output file)");
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
   namespace fs = std::filesystem;
-  // The file a path names, as far as it can be told before it exists: the same existing file,
-  // or the same normalised absolute path (symbolic links resolved where they can be).
-  auto normal = [](const std::string& p) {
-    std::error_code ec;
-    const fs::path c = fs::weakly_canonical(p, ec);
-    return ec ? fs::absolute(p).lexically_normal() : c;
-  };
-  auto same_file = [&](const std::string& a, const std::string& b) {
-    std::error_code ec;
-    if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec) && !ec;
-    return normal(a) == normal(b);
-  };
   auto device = [](const std::string& p) {  // a device or a pipe: written in place, shareable
     std::error_code ec;
     const fs::file_status st = fs::status(p, ec);
