@@ -30,23 +30,7 @@ void random_stream::refill() noexcept {
   next_ = 0;
 }
 
-std::uint64_t random_stream::bits() noexcept {
-  if (next_ == 4) refill();
-  ++words_;
-  return buffer_[next_++];
-}
-
-double random_stream::uniform() noexcept {
-  // The top 53 bits k give (k + 1/2)·2⁻⁵³: symmetric, in (0, 1) and never an endpoint.
-  const std::uint64_t k = bits() >> 11;
-  return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
-}
-
-double random_stream::normal() noexcept {
-  if (have_cached_normal_) {
-    have_cached_normal_ = false;
-    return cached_normal_;
-  }
+double random_stream::normal_pair() noexcept {
   const std::uint64_t u0 = bits(), u1 = bits();
   const r123::double2 z = r123::boxmuller(u0, u1);
   cached_normal_ = z.y;
@@ -70,7 +54,22 @@ std::uint64_t random_stream::below(std::uint64_t n) {
 }
 
 void random_stream::fill_normal(std::span<double> x) noexcept {
-  for (double& v : x) v = normal();
+  // The same draws as normal() called x.size() times, without the cache's bookkeeping per
+  // entry: a cached second draw first, then whole pairs, then one more normal() if odd.
+  std::size_t i = 0;
+  const std::size_t n = x.size();
+  if (n == 0) return;
+  if (have_cached_normal_) {
+    have_cached_normal_ = false;
+    x[i++] = cached_normal_;
+  }
+  for (; i + 2 <= n; i += 2) {
+    const std::uint64_t u0 = bits(), u1 = bits();
+    const r123::double2 z = r123::boxmuller(u0, u1);
+    x[i] = z.x;
+    x[i + 1] = z.y;
+  }
+  if (i < n) x[i] = normal();
 }
 
 std::vector<std::size_t> random_stream::permutation(std::size_t n) {

@@ -353,7 +353,7 @@ glm_result run_phased_algorithm(const char* fn,
     p = o.jl_dim > 0 ? o.jl_dim : default_jl_dim(n, o.epsilon, o.delta, kernel_jl);
     random_stream jl_stream(key.seed, key.replicate, key.stream_base + 5);
     res.jl = jl_matrix(p, d, jl_stream);
-    X = res.jl * data.features.transpose();
+    X.noalias() = res.jl * data.features.transpose();  // no temporary: X is p×n, often large
     res.jl_max_norm = X.colwise().norm().maxCoeff();
   } else {
     X = data.features.transpose();
@@ -591,7 +591,7 @@ glm_result relu_dp_pgd(const dataset& data, const relu_pgd_options& o, const ran
     m = o.jl_dim > 0 ? o.jl_dim : default_jl_dim(n, o.epsilon, o.delta, false);
     random_stream jl_stream(key.seed, key.replicate, key.stream_base + 5);
     res.jl = jl_matrix(m, d, jl_stream);
-    X = res.jl * data.features.transpose();
+    X.noalias() = res.jl * data.features.transpose();  // no temporary: X is m×n, often large
     res.jl_max_norm = X.colwise().norm().maxCoeff();
   } else {
     X = data.features.transpose();

@@ -31,8 +31,8 @@ std::string count(std::size_t n) {
 // n[q] = B_{μ−j+q,j}(v). The derivatives use the uniform-knot identities (de Boor, A Practical
 // Guide to Splines, ch. X, eq. (12)): B′_{i,k} = B_{i,k−1} − B_{i+1,k−1} and
 // B″_{i,k} = B_{i,k−2} − 2B_{i+1,k−2} + B_{i+2,k−2} (unit spacing), read off the lower-degree
-// rows of the same triangle.
-void span_values(double xi, int k, values_t& d0, values_t& d1, values_t& d2) {
+// rows of the same triangle. Orders above max_order are not written (the caller's zeros stay).
+void span_values(double xi, int k, values_t& d0, values_t& d1, values_t& d2, int max_order = 2) {
   values_t n{};
   n[0] = 1;
   auto raise = [&](int j) {
@@ -47,9 +47,11 @@ void span_values(double xi, int k, values_t& d0, values_t& d1, values_t& d2) {
   for (int j = 1; j <= k - 2; ++j) raise(j);
   // Degree k − 2 row: n[0..k−2].
   auto at = [&](int q, int top) { return q < 0 || q > top ? 0.0 : n[q]; };
-  for (int q = 0; q <= k; ++q) d2[q] = at(q - 2, k - 2) - 2 * at(q - 1, k - 2) + at(q, k - 2);
+  if (max_order >= 2)
+    for (int q = 0; q <= k; ++q) d2[q] = at(q - 2, k - 2) - 2 * at(q - 1, k - 2) + at(q, k - 2);
   raise(k - 1);
-  for (int q = 0; q <= k; ++q) d1[q] = at(q - 1, k - 1) - at(q, k - 1);
+  if (max_order >= 1)
+    for (int q = 0; q <= k; ++q) d1[q] = at(q - 1, k - 1) - at(q, k - 1);
   raise(k);
   for (int q = 0; q <= k; ++q) d0[q] = n[q];
 }
@@ -106,7 +108,9 @@ uniform_bspline::uniform_bspline(std::size_t grid_size, int degree, double lower
 long uniform_bspline::nonzero(double v,
                               values_t& values,
                               values_t& first_derivatives,
-                              values_t& second_derivatives) const {
+                              values_t& second_derivatives,
+                              int max_derivative) const {
+  assert(max_derivative >= 0 && max_derivative <= 2);
   const int k = degree_;
   const long spans = static_cast<long>(grid_size_) + 2L * k;  // [t_0, t_{G+2k}) has G + 2k spans
   // Position in units of h from t_0 = lower − kh.
@@ -122,18 +126,18 @@ long uniform_bspline::nonzero(double v,
   values.fill(0);
   first_derivatives.fill(0);
   second_derivatives.fill(0);
-  span_values(xi, k, values, first_derivatives, second_derivatives);
-  for (int q = 0; q <= k; ++q) {
-    first_derivatives[static_cast<std::size_t>(q)] /= h_;
-    second_derivatives[static_cast<std::size_t>(q)] /= h_ * h_;
-  }
+  span_values(xi, k, values, first_derivatives, second_derivatives, max_derivative);
+  if (max_derivative >= 1)
+    for (int q = 0; q <= k; ++q) first_derivatives[static_cast<std::size_t>(q)] /= h_;
+  if (max_derivative >= 2)
+    for (int q = 0; q <= k; ++q) second_derivatives[static_cast<std::size_t>(q)] /= h_ * h_;
   return mu - k;
 }
 
 long uniform_bspline::nonzero(double v, int derivative, values_t& values) const {
   assert(derivative >= 0 && derivative <= 2);
   values_t d0, d1, d2;
-  const long first = nonzero(v, d0, d1, d2);
+  const long first = nonzero(v, d0, d1, d2, derivative);
   values = derivative == 0 ? d0 : derivative == 1 ? d1 : d2;
   return first;
 }
@@ -285,7 +289,7 @@ kan_model::unit_scalars kan_model::unit(const_vector_ref w,
   const double s = w.segment(static_cast<Eigen::Index>(j) * dp, dp).dot(h) / std::sqrt(d);
   const activation_values act = activate(options_.activation, s);
   values_t d0, d1, d2;
-  const long first = basis_.nonzero(act.value, d0, d1, d2);
+  const long first = basis_.nonzero(act.value, d0, d1, d2, order);  // orders above: 0
   const double* c = c_.data() + static_cast<std::ptrdiff_t>(j) * p;
   // ⟨c_j, h(u_j)⟩, ⟨c_j, h′(u_j)⟩, ⟨c_j, h″(u_j)⟩ over the k + 1 nonzero basis functions.
   double c_d0 = 0, c_d1 = 0, c_d2 = 0;

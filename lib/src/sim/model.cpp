@@ -20,7 +20,12 @@ void model::clipped_gradient_sum(std::span<const std::size_t> batch,
     gradient(i, x, work);
     if (clip > 0) {
       const double norm = work.norm();
-      if (norm > clip) work *= clip / norm;
+      if (norm > clip) {
+        // Scaled and added in one pass: each entry is the rounded product, then the rounded
+        // sum, as scaling `work` first would give (work is scratch, left unscaled).
+        sum.noalias() += (clip / norm) * work;
+        continue;
+      }
     }
     sum += work;
   }

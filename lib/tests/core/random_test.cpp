@@ -73,6 +73,27 @@ TEST_CASE("streams are pure functions of (seed, replicate, stream, index)", "[ra
   CHECK(x == y);
 }
 
+TEST_CASE("fill_normal draws what normal() draws, from any cache state", "[random]") {
+  // fill_normal works pair by pair without the cache's per-draw bookkeeping; it must leave every
+  // Monte Carlo result unchanged, so it must give the same bits, leave the same cached draw and
+  // consume the same words as n calls of normal(), whatever came before.
+  for (int before = 0; before < 3; ++before)
+    for (std::size_t n : {0, 1, 2, 3, 4, 5, 8, 17}) {
+      random_stream a(11, 5, 3), b(11, 5, 3);
+      for (int i = 0; i < before; ++i) CHECK(a.normal() == b.normal());
+      std::vector<double> filled(n), drawn(n);
+      a.fill_normal(filled);
+      for (double& v : drawn) v = b.normal();
+      CHECK(filled == drawn);
+      CHECK(a.words_used() == b.words_used());
+      CHECK(a.normal() == b.normal());  // the same cached second draw, or the same next pair
+      CHECK(a.uniform() == b.uniform());
+    }
+  random_stream c(1, 1, 1);
+  for (int i = 0; i < 7; ++i) (void)c.bits();
+  CHECK(c.words_used() == 7);
+}
+
 TEST_CASE("uniform: in (0, 1), mean and variance", "[random]") {
   random_stream s(42, 0, 0);
   const int n = 1'000'000;

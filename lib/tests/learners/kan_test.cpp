@@ -181,6 +181,31 @@ TEST_CASE("uniform_bspline: degrees 3 to 7 equal the general Cox-de Boor recursi
   }
 }
 
+TEST_CASE("uniform_bspline: nonzero up to a derivative order is the full triangle's prefix",
+          "[kan]") {
+  // The per-unit hot path asks only for the orders it uses; the orders it asks for must be the
+  // same bits as the full evaluation (every training result depends on them), the rest 0.
+  using values_t = std::array<double, uniform_bspline::kMaxDegree + 1>;
+  for (const int k : {3, 4, 7}) {
+    const uniform_bspline basis(5, k, -1, 1);
+    random_stream s(12, static_cast<std::uint64_t>(k), 0);
+    for (int trial = 0; trial < 200; ++trial) {
+      const double v = s.uniform(basis.knot(0) - 0.1, basis.knot(5 + 2 * k) + 0.1);
+      values_t f0{}, f1{}, f2{};
+      const long first = basis.nonzero(v, f0, f1, f2);
+      for (int top = 0; top <= 2; ++top) {
+        values_t d0{}, d1{}, d2{};
+        d1.fill(7), d2.fill(7);  // stale values: must come back 0 above `top`
+        CAPTURE(k, v, top);
+        CHECK(basis.nonzero(v, d0, d1, d2, top) == first);
+        CHECK(d0 == f0);
+        CHECK(d1 == (top >= 1 ? f1 : values_t{}));
+        CHECK(d2 == (top >= 2 ? f2 : values_t{}));
+      }
+    }
+  }
+}
+
 TEST_CASE("uniform_bspline: nonnegative partition of unity on [lower, upper], zero outside",
           "[kan]") {
   for (const int k : {3, 5}) {

@@ -24,13 +24,26 @@ class random_stream {
   random_stream(std::uint64_t seed, std::uint64_t replicate, std::uint64_t stream) noexcept;
 
   /// 64 uniform random bits.
-  std::uint64_t bits() noexcept;
+  std::uint64_t bits() noexcept {
+    if (next_ == 4) refill();
+    return buffer_[next_++];
+  }
   /// Uniform on the open interval (0, 1): (k + 1/2)·2⁻⁵³ for a 53-bit k, never 0 or 1.
-  double uniform() noexcept;
+  double uniform() noexcept {
+    // The top 53 bits k give (k + 1/2)·2⁻⁵³: symmetric, in (0, 1) and never an endpoint.
+    const std::uint64_t k = bits() >> 11;
+    return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
+  }
   /// Uniform on (a, b).
   double uniform(double a, double b) noexcept { return a + (b - a) * uniform(); }
   /// Standard normal by the Box–Muller transform (Random123's boxmuller; pairs are cached).
-  double normal() noexcept;
+  double normal() noexcept {
+    if (have_cached_normal_) {
+      have_cached_normal_ = false;
+      return cached_normal_;
+    }
+    return normal_pair();
+  }
   /// N(mean, sd²).
   double normal(double mean, double sd) noexcept { return mean + sd * normal(); }
   /// Bernoulli(p): true with probability p (p ≤ 0: never; p ≥ 1: always).
@@ -50,15 +63,19 @@ class random_stream {
   std::vector<std::size_t> poisson_sample(std::size_t n, double q);
 
   /// Number of 64-bit words consumed so far (for diagnostics and tests).
-  std::uint64_t words_used() const noexcept { return words_; }
+  std::uint64_t words_used() const noexcept {
+    return 4 * block_ - static_cast<std::uint64_t>(4 - next_);
+  }
 
  private:
+  // The hot paths (bits, uniform, a cached normal) are inline; a Monte Carlo run draws billions.
   void refill() noexcept;
+  // Draws a Box–Muller pair: returns the first, caches the second.
+  double normal_pair() noexcept;
   std::uint64_t key_[2];
   std::uint64_t block_ = 0, stream_;
   std::uint64_t buffer_[4] = {0, 0, 0, 0};
-  int next_ = 4;  // index into buffer_; 4 = empty
-  std::uint64_t words_ = 0;
+  int next_ = 4;  // index into buffer_; 4 = empty (words used: 4·block_ − (4 − next_))
   double cached_normal_ = 0;
   bool have_cached_normal_ = false;
 };

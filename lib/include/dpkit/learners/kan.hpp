@@ -94,11 +94,13 @@ class uniform_bspline {
   /// basis indices first, first + 1, …, first + k (some may lie outside [0, p) and must be
   /// skipped by the caller). Returns first; when v is outside [t_0, t_{G+2k}) the values are 0.
   long nonzero(double v, int derivative, std::array<double, kMaxDegree + 1>& values) const;
-  /// The same for the derivative orders 0, 1 and 2 at once (one Cox–de Boor triangle).
+  /// The same for the derivative orders 0, 1 and 2 at once (one Cox–de Boor triangle); orders
+  /// above max_derivative (0, 1 or 2) are not computed and come back 0.
   long nonzero(double v,
                std::array<double, kMaxDegree + 1>& values,
                std::array<double, kMaxDegree + 1>& first_derivatives,
-               std::array<double, kMaxDegree + 1>& second_derivatives) const;
+               std::array<double, kMaxDegree + 1>& second_derivatives,
+               int max_derivative = 2) const;
 
  private:
   std::size_t grid_size_;
