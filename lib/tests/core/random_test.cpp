@@ -90,6 +90,7 @@ TEST_CASE("fill_normal draws what normal() draws, from any cache state", "[rando
       CHECK(a.uniform() == b.uniform());
     }
   random_stream c(1, 1, 1);
+  CHECK(c.words_used() == 0);
   for (int i = 0; i < 7; ++i) (void)c.bits();
   CHECK(c.words_used() == 7);
 }
