@@ -604,6 +604,11 @@ pld_profile_result pld_delta_profile(const training_run& run,
   bracket(
       directions_of(run), options, tail, compose_focus{}, r,
       [&](const composed_pld& c) { return c.delta(eps); }, r.lower, r.upper);
+  // The same absolute allowance for masses below the normal doubles as a single δ query's
+  // (pld_delta above): without it an upper end reads 0 where the true δ is positive but
+  // underflows. NaN (the engine's internal-fault path) stays NaN.
+  for (double& u : r.upper)
+    if (!std::isnan(u)) u = std::min(1.0, u + std::numeric_limits<double>::min());
   if (run.has_truncation()) {  // the attained lower side (with_attained_lower)
     const pld_profile_result low = pld_delta_profile(run.lower_bound_run(), eps, options);
     for (std::size_t i = 0; i < eps.size(); ++i) r.lower[i] = std::min(r.lower[i], low.lower[i]);

@@ -710,5 +710,13 @@ TEST_CASE("a PLD delta below the doubles: its upper end stays positive, by the s
     CHECK(d.value <= 1e-300);  // the allowance, 2.2e-308, and no more than the true tail
     CHECK(d.lower <= d.value);
     CHECK(std::isfinite(d.log_value));
+    // The privacy profile behind the tradeoff curves carries the same allowance: its upper end
+    // at this epsilon is positive too, and the same small number.
+    const std::vector<double> eps{0.0, c.epsilon};
+    const auto prof = acc::pld_delta_profile(dpsgd(c.sigma, c.q, c.steps, c.scheme), eps, o);
+    CAPTURE(prof.upper[1], prof.lower[1]);
+    CHECK(prof.upper[1] > 0);
+    CHECK(prof.upper[1] <= 1e-300);
+    CHECK(prof.lower[1] <= prof.upper[1]);
   }
 }
