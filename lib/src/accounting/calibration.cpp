@@ -96,8 +96,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // tries, and it stopped after 42 steps at σ = 8e-5; `calibrate --epsilon 1 --delta 1e-5
   // --sampling-rate 1e-6 --steps 1` said "could not bracket" before.) Not with a G(μ₀) factor,
   // whose δ(0) does not depend on σ.
-  // Only the PLD accountant certifies ε = 0 (the RDP bound stays above it, the CLT refuses
-  // σ = 1e-100); where it refuses the run at that σ, the search below goes on as before.
+  // Every accountant certifies ε = 0 there (estimate_epsilon's rare-participation edge value,
+  // edge_values.cpp); where one refuses the run at that σ, the search below goes on as before.
   // The smallest σ the accountants take as the answer, where the PLD accountant certifies the
   // budget there (ε is nonincreasing in σ, so every larger σ holds it too); false where it does
   // not, or refuses the run at that σ (a limit of the accountant: the search goes on). `why`
@@ -121,7 +121,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     out.message = why(e.value);
     return true;
   };
-  if (run.gaussian_mu == 0 && options.accountant == accountant_type::pld) {
+  if (run.gaussian_mu == 0) {
     double log_unused = 0;  // log Π(1 − q)^T
     for (const training_phase& p : run.phases)
       log_unused += static_cast<double>(p.steps) * std::log1p(-p.sampling_rate);

@@ -100,7 +100,29 @@ std::optional<privacy_estimate> edge_epsilon(const training_run& run,
                                              const pld_options& options) {
   constexpr const char* kFn = "estimate_epsilon";
   const edge_split e = split_edges(run, kFn);
-  if (!e.edge()) return std::nullopt;
+  if (!e.edge()) {
+    // A run whose differing example enters a batch with probability at most δ is (0, δ)-DP at
+    // every σ: the output's law depends on the example only on that event. Each step of these
+    // (per-step) schemes includes it with probability at most q (truncated Poisson keeps it with
+    // at most q), so the chance is at most 1 − Π(1 − q)^T. ε = 0 exactly, for every accountant;
+    // the PLD grid's floor (~1e-8) and the RDP conversion cannot show it (case 111 490 of the
+    // domain sweep: calibrate refused there). Not with a G(μ₀) factor, whose δ(0) does not
+    // depend on the example's sampling, nor for the epoch schemes.
+    if (run.gaussian_mu == 0 && !run.has_epoch_sampling() && !run.phases.empty() && delta > 0 &&
+        delta < 1) {
+      double log_unused = 0;  // log Π(1 − q)^T
+      for (const training_phase& ph : run.phases)
+        log_unused += static_cast<double>(ph.steps) * std::log1p(-ph.sampling_rate);
+      const double used = -std::expm1(log_unused);
+      if (used <= delta)
+        return edge_estimate(a, 0, 0, 0, true, "edge value: rare participation",
+                             "the differing example enters a batch with probability at most " +
+                                 format_value(used) +
+                                 " <= delta, so the run is (0, delta)-DP at every noise "
+                                 "multiplier: epsilon = 0 (exact)");
+    }
+    return std::nullopt;
+  }
   check_open_probability(kFn, "delta", delta);
   if (e.clear) {
     const double p = e.p_clear();

@@ -184,16 +184,16 @@ TEST_CASE("noise calibration where the example is used with probability at most 
     CHECK(c.estimate.value <= 0.048873938211362357);
     CHECK_THAT(c.message, Contains("the budget holds at every noise multiplier down to 1e-100"));
   }
-  // The RDP and CLT accountants never certify ε = 0: their searches run as before (the first
-  // version of this rule asked the CLT at σ = 1e-100 and passed on its refusal).
+  // The RDP and CLT accountants give the same answer: ε = 0 at every σ is the library's edge
+  // value for every accountant (before 2026-11-27 they never certified ε = 0 and searched).
   for (const acc::accountant_type a : {acc::accountant_type::rdp, acc::accountant_type::clt}) {
     acc::calibration_options o;
     o.accountant = a;
     const auto other = acc::calibrate_noise_multiplier(dpsgd(1.0, 1e-6, 1), 1.0, 1e-5, o);
     CAPTURE(acc::to_string(a), other.message);
     CHECK(other.converged());
-    CHECK(other.noise_multiplier > 0.01);
-    CHECK(other.estimate.value <= 1.0);
+    CHECK(other.noise_multiplier == acc::kSmallestNoiseMultiplier);
+    CHECK(other.estimate.value == 0);
   }
   // Just beyond (the example used with probability 2e-6 > δ = 1e-6): the search answers, and
   // the exact ε at its σ is within the target.
@@ -719,4 +719,38 @@ TEST_CASE("a PLD delta below the doubles: its upper end stays positive, by the s
     CHECK(prof.upper[1] <= 1e-300);
     CHECK(prof.lower[1] <= prof.upper[1]);
   }
+}
+
+TEST_CASE(
+    "rare participation: epsilon = 0 exactly where the example enters a batch with "
+    "probability <= delta",
+    "[accounting][edge]") {
+  // Domain sweep case 111 490: q = 1.16e-306 over 118 steps, so the differing example enters a
+  // batch with probability 1.37e-304, far below delta = 4.66e-158. The run is (0, delta)-DP at
+  // every sigma (its output depends on the example only on that event); the PLD grid's floor
+  // gave 1.27e-8 and calibrate refused a target of 4e-9. Every accountant now says 0, exact, and
+  // calibrate answers with the smallest noise multiplier.
+  const double q = 1.1614813610410139e-306, delta = 4.658059689758839e-158;
+  const long long steps = 118;
+  for (const auto a :
+       {acc::accountant_type::pld, acc::accountant_type::rdp, acc::accountant_type::clt})
+    for (const double sigma : {1e-3, 0.5, 30.0}) {
+      const auto e = acc::estimate_epsilon(dpsgd(sigma, q, steps), delta, a);
+      CAPTURE(acc::to_string(a), sigma, e.method);
+      CHECK(e.value == 0);
+      CHECK(e.lower == 0);
+      CHECK(e.upper == 0);
+      CHECK(e.kind == dpkit::bound_kind::upper_bound);
+    }
+  const auto c =
+      acc::calibrate_noise_multiplier(dpsgd(1.0, q, steps), 4.0056348896127107e-09, delta);
+  CHECK(c.noise_multiplier == acc::kSmallestNoiseMultiplier);
+  CHECK(c.estimate.value == 0);
+  // Not where the chance exceeds delta: 1 − (1 − q)^T = 0.0100 > 1e-5 (closed form).
+  const double used = -std::expm1(10 * std::log1p(-1e-3));
+  REQUIRE(used > 1e-5);
+  const auto ordinary =
+      acc::estimate_epsilon(dpsgd(0.5, 1e-3, 10), 1e-5, acc::accountant_type::pld);
+  CHECK(ordinary.value > 0);
+  CHECK(ordinary.method.find("rare participation") == std::string::npos);
 }
