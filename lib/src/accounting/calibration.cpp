@@ -122,10 +122,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     return true;
   };
   if (run.gaussian_mu == 0) {
-    double log_unused = 0;  // log Π(1 − q)^T
-    for (const training_phase& p : run.phases)
-      log_unused += static_cast<double>(p.steps) * std::log1p(-p.sampling_rate);
-    const double used = -std::expm1(log_unused);
+    const double used = detail::participation_probability(run);
     if (used <= delta && answer_at_smallest([&](double eps) {
           return "the budget holds at every noise multiplier: the example enters a batch with "
                  "probability at most " +

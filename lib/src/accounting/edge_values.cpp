@@ -94,6 +94,13 @@ privacy_estimate edge_estimate(accountant_type a,
 // ε at δ for an edge run, or std::nullopt when the run has no edge phase.
 }  // namespace
 
+double participation_probability(const training_run& run) {
+  double log_unused = 0;  // log Π(1 − q)^T
+  for (const training_phase& ph : run.phases)
+    log_unused += static_cast<double>(ph.steps) * std::log1p(-ph.sampling_rate);
+  return -std::expm1(log_unused);
+}
+
 std::optional<privacy_estimate> edge_epsilon(const training_run& run,
                                              double delta,
                                              accountant_type a,
@@ -110,10 +117,7 @@ std::optional<privacy_estimate> edge_epsilon(const training_run& run,
     // depend on the example's sampling, nor for the epoch schemes.
     if (run.gaussian_mu == 0 && !run.has_epoch_sampling() && !run.phases.empty() && delta > 0 &&
         delta < 1) {
-      double log_unused = 0;  // log Π(1 − q)^T
-      for (const training_phase& ph : run.phases)
-        log_unused += static_cast<double>(ph.steps) * std::log1p(-ph.sampling_rate);
-      const double used = -std::expm1(log_unused);
+      const double used = participation_probability(run);
       if (used <= delta)
         return edge_estimate(a, 0, 0, 0, true, "edge value: rare participation",
                              "the differing example enters a batch with probability at most " +

@@ -18,6 +18,10 @@ privacy_estimate from_rdp(const divergence::rdp_delta_result& r);
 /// phases' ranges, naming `fn`).
 bool has_edge_phase(const training_run& run, const char* fn);
 
+/// 1 − Π(1 − q)^T over the run's phases: an upper bound on the chance that the differing example
+/// enters any batch of a per-step scheme (truncated Poisson keeps it with at most q).
+double participation_probability(const training_run& run);
+
 /// ε at δ (δ at ε) for a run with an edge phase, or std::nullopt when it has none.
 std::optional<privacy_estimate> edge_epsilon(const training_run& run,
                                              double delta,
