@@ -558,17 +558,24 @@ std::vector<double> composed_pld::delta(std::span<const double> eps) const {
   const bool pessimistic = side == pld_side::pessimistic;
   std::vector<double> out(eps.size());
   // Sweep the lattice downwards and the ε list downwards together. After adding point k,
-  // s1 = Σ_{i≥k} p_i and s2 = Σ_{i≥k} p_i e^{ℓ_k − ℓ_i} (p: probabilities, untilted); for
-  // ℓ_{k−1} ≤ ε < ℓ_k, δ(ε) = s1 − e^{ε−ℓ_k}·s2 (every exponent ≤ 0). Corrections: round-off
-  // r·Σ w_i over the points used; aliasing wrap·max w_i (optimistic); the certified masses
-  // beyond the window (pessimistic).
+  // s2 = Σ_{i≥k} p_i e^{ℓ_k − ℓ_i} (p: probabilities, untilted) and d = Σ_{i≥k} p_i
+  // (1 − e^{ℓ_k − ℓ_i}); for ℓ_{k−1} ≤ ε < ℓ_k, δ(ε) = d + (1 − e^{ε−ℓ_k})·s2 (every exponent
+  // ≤ 0). Both terms are sums of positive terms: the form s1 − e^{ε−ℓ_k}·s2 (s1 = Σ p_i)
+  // subtracts two nearly equal sums where the mass above ε falls off slowly across a cell
+  // (ℓ_i − ε ≪ 1), and its rounding errors, amplified by that ratio, came out 1.4e-8 of δ,
+  // above the floating slack: a certified lower end 1e-9 above the exact ε (one step, σ = 1.06,
+  // q = 1.2e-8, δ = 4.8e-49, case 3323 of the full sweep). Moving down one point:
+  // d ← d + (1 − e^{−h})·s2, then s2 ← p_k + e^{−h}·s2. Corrections: round-off r·Σ w_i over the
+  // points used; aliasing wrap·max w_i (optimistic); the certified masses beyond the window
+  // (pessimistic).
   const double e_minus_h = std::exp(-h);
+  const double one_minus_e_minus_h = -std::expm1(-h);
   const double bottom = loss(0) - h / 2;
-  double s1 = 0, s2 = 0, sum_w = 0, last_w = 0;
+  double d = 0, s2 = 0, sum_w = 0, last_w = 0;
   double top = kInf;  // ℓ_k of the last point added (+∞: none yet)
   std::size_t j = eps.size();
   auto emit = [&](std::size_t idx) {
-    const double sum = top == kInf ? 0.0 : s1 - std::exp(eps[idx] - top) * s2;
+    const double sum = top == kInf ? 0.0 : d - std::expm1(eps[idx] - top) * s2;
     double value = std::max(sum, 0.0);
     if (pessimistic) {
       value += infinity_mass + above_bound + roundoff_bound(sum_w, last_w) +
@@ -586,8 +593,8 @@ std::vector<double> composed_pld::delta(std::span<const double> eps) const {
     if (j == 0) break;
     const double w = weight(i);
     const double p = probability(i, w);
+    if (top != kInf) d += one_minus_e_minus_h * s2;
     s2 = top == kInf ? p : p + e_minus_h * s2;
-    s1 += p;
     sum_w += w;
     last_w = w;
     top = l;
@@ -602,20 +609,23 @@ double composed_pld::epsilon(double requested) const {
   const bool pessimistic = side == pld_side::pessimistic;
   // The floating-point slack of delta(): δ_up·(1 + s) ≤ δ ⇔ δ_up ≤ δ/(1 + s), and so on.
   const double target = requested / (pessimistic ? 1 + floating_slack : 1 - floating_slack);
-  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + S1 − e^{ε−ℓ_{k−1}}·S2 ± corrections, with suffix sums over
-  // i ≥ k of the (untilted) probabilities, S1 = Σ p_i and the scaled S2 = Σ p_i e^{ℓ_{k−1} − ℓ_i}
-  // (every exponent ≤ 0: no overflow for ε beyond 709, where e^ε itself is not a double).
-  // Moving down one lattice point: S2(k) = e^{−h}(p_k + S2(k+1)). Corrections as in delta().
+  // On ε ∈ [ℓ_{k−1}, ℓ_k): δ(ε) = c + D − (e^{ε−ℓ_{k−1}} − 1)·S2 ± corrections, with suffix sums
+  // over i ≥ k of the (untilted) probabilities, the scaled S2 = Σ p_i e^{ℓ_{k−1} − ℓ_i} and
+  // D = Σ p_i (1 − e^{ℓ_{k−1} − ℓ_i}) (every exponent ≤ 0: no overflow for ε beyond 709, where
+  // e^ε itself is not a double; positive terms only: see delta() for the cancellation the form
+  // S1 − e^t·S2 had). Moving down one lattice point: D(k) = D(k+1) + (1 − e^{−h})(p_k + S2(k+1)),
+  // S2(k) = e^{−h}(p_k + S2(k+1)). Corrections as in delta().
   const double constant = pessimistic ? infinity_mass + above_bound : 0.0;
   if (pessimistic && constant >= target) return kInf;  // the corrections alone exceed δ
   const double e_minus_h = std::exp(-h);
-  double s1 = 0, s2 = 0, sum_w = 0;
+  const double one_minus_e_minus_h = -std::expm1(-h);
+  double d = 0, s2 = 0, sum_w = 0;
   for (std::size_t i = mass.size(); i-- > 0;) {
     const double l = loss(i);
     if (l <= 0) return 0.0;  // δ(0) is already ≤ target
     const double w = weight(i);
     const double p = probability(i, w);
-    s1 += p;
+    d += one_minus_e_minus_h * (p + s2);
     s2 = e_minus_h * (p + s2);
     sum_w += w;
     const double below = l - h;  // ℓ_{k−1}
@@ -623,17 +633,17 @@ double composed_pld::epsilon(double requested) const {
     // pessimistic side adds the certified mass there.
     const double correction = pessimistic ? roundoff_bound(sum_w, w) + (i == 0 ? below_bound : 0.0)
                                           : -(roundoff_bound(sum_w, w) + wrap_bound * w);
-    const double at_below = constant + s1 - s2 + correction;
+    const double at_below = constant + d + correction;
     if (at_below > target || below <= 0) {
-      // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + S1 + corr − e^t S2 = δ,
+      // The crossing lies in [max(ℓ_{k−1}, 0), ℓ_k): solve c + D + corr − (e^t − 1) S2 = δ,
       // t = ε − ℓ_{k−1}.
-      const double rest = constant + s1 + correction - target;
+      const double rest = at_below - target;
       // rest ≤ 0 (possible only when below ≤ 0): the bound of δ is ≤ target on all of
       // [max(ℓ_{k−1}, 0), ℓ_k). Pessimistic: every ε there is certified, the smallest is
       // max(ℓ_{k−1}, 0). Optimistic: no ε ≥ 0 has a lower δ bound above the target, so the
       // lower bound on ε is 0 (returning ℓ_k here once claimed ε ≥ h where the exact ε was 0).
       if (!(rest > 0)) return pessimistic ? std::max(below, 0.0) : 0.0;
-      const double t = s2 > 0 ? std::log(rest / s2) : kInf;
+      const double t = s2 > 0 ? std::log1p(rest / s2) : kInf;
       const double eps = std::clamp(below + t, std::max(below, 0.0), l);
       if (at_below > target || eps > 0) return eps;
       return 0.0;

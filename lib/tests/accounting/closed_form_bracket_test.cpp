@@ -58,6 +58,34 @@ TEST_CASE("one Poisson step: the PLD bracket contains the exact epsilon (50 digi
   CHECK(checked == 84);
 }
 
+TEST_CASE("a tiny sampling rate far in the tail: the sums behind delta do not cancel",
+          "[accounting][pld][certified]") {
+  // δ(ε) on a grid cell was S1 − e^t·S2, two sums over every point above ε that agree to a few
+  // parts in 1e4 where the mass above ε falls off slowly across a cell; their rounding came out
+  // 1.4e-8 of δ, above the 1e-9 floating slack, and the certified lower end was 1e-9 above the
+  // exact ε: 0.0045520434577 against 0.00455204345318 (full domain sweep, case 3323). Both
+  // queries, ε(δ) and δ(ε), read the same sums.
+  const double sigma = 1.062940023446169, q = 1.2123995130248582e-08;
+  const double delta = 4.8349894456585632e-49;
+  const auto curve = dpkit::test::poisson_one_step_curve(sigma, q);
+  const real50 exact = exact_epsilon(curve, delta);
+  acc::pld_options coarse;
+  coarse.relative_accuracy = 1e-2;
+  const acc::training_run run = poisson_run(sigma, q, 1);
+  const acc::privacy_estimate e =
+      acc::estimate_epsilon(run, delta, acc::accountant_type::pld, coarse);
+  INFO("exact " << text(exact) << ", bracket [" << e.lower << ", " << e.upper << "]");
+  CHECK(at_most(e.lower, exact));
+  CHECK(at_least(e.upper, exact));
+  const double at = exact.convert_to<double>();
+  const real50 exact_delta = exp(curve(real50(at)));
+  const acc::privacy_estimate d = acc::estimate_delta(run, at, acc::accountant_type::pld, coarse);
+  INFO("delta at " << at << ": exact " << text(exact_delta) << ", bracket [" << d.lower << ", "
+                   << d.upper << "]");
+  CHECK(at_most(d.lower, exact_delta));
+  CHECK(at_least(d.upper, exact_delta));
+}
+
 TEST_CASE("small noise over many steps: every certified end is on its side (50 digits)",
           "[accounting][pld][rdp][certified]") {
   struct row {
