@@ -322,6 +322,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // towards `lo`, to the relative tolerance or 1e-4, whichever is wider. Near the threshold
   // ε(σ) is linear in σ* − σ, so σ for any positive target lies within a few of the ε scale's
   // relative units of σ*; the message says which σ it is.
+  // Where the PLD search certifies no σ at all — at tiny δ its brackets can stay wide at every
+  // σ tried (q = 7.7e-9, T = 510, δ = 5.9e-142: [0, 4.35] at σ = 1.1, where the target is 2.69)
+  // — the accountant that answers such runs is named, as for a search beyond the FFT limit.
+  auto rdp_hint = [&] {
+    return options.accountant == accountant_type::pld
+               ? std::string("; the RDP accountant may calibrate it")
+               : std::string();
+  };
   auto zero_answer = [&](double hi, double lo) {
     // Whether ε = 0 is certified needs no narrow bracket, and just below the threshold a narrow
     // one is what costs (its width must shrink with ε → 0: grids down to the floor, FFTs at the
@@ -346,7 +354,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     for (int i = 0; i < 60 && !at_hi.first; ++i) lo = hi, hi += std::log(2.0), at_hi = zero_at(hi);
     if (!at_hi.first) {
       out.termination = termination_type::failure;
-      out.message = std::string("no noise multiplier within the budget was certified");
+      out.message = std::string("no noise multiplier within the budget was certified") + rdp_hint();
       out.evaluations = evaluations;
       return out;
     }
@@ -562,7 +570,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     // failed or exhausted root search), say so instead of returning an uncertified σ.
     out.termination = termination_type::failure;
     out.message = std::string("no noise multiplier within the budget was certified") +
-                  (r.message.empty() ? std::string() : " (" + r.message + ")");
+                  (r.message.empty() ? std::string() : " (" + r.message + ")") + rdp_hint();
     out.evaluations = evaluations;
     return out;
   }
