@@ -103,6 +103,11 @@ int run(const calibrate_options& o) {
       r.notes = {"noise_multiplier: the smallest value at which the accountant gives epsilon = 0",
                  "(delta(0) <= delta): the target is below what it resolves there. At",
                  "noise_multiplier_lower it does not give epsilon = 0."};
+    else if (c.termination != termination_type::failure && !c.converged())
+      r.notes = {
+          "noise_multiplier: the budget holds at this value (epsilon is what the accountant",
+          "certifies there: <= the target), but the search stopped short of --budget-tolerance",
+          "(the note says why): a smaller value may hold too."};
     else if (c.termination != termination_type::failure)
       r.notes = {
           "noise_multiplier: the budget holds at this value (epsilon is what the accountant",

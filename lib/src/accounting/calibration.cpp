@@ -171,6 +171,9 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // Every evaluation's certified ε, by log σ, whatever its grid (each is certified on its own):
   // where the search gives up on a grid, the ε = 0 answer below starts from these.
   std::map<double, double> seen;
+  // The evaluations certified within the budget, whatever their grid: the answer of last resort
+  // where the search itself certifies none (below).
+  std::map<double, privacy_estimate> within_budget;
   auto evaluate = [&](double log_sigma, pld_options& o) {
     ++evaluations;
     // Never below the smallest noise multiplier the accountants take (a large budget's search
@@ -178,6 +181,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     last_sigma = std::max(std::exp(log_sigma), kSmallestNoiseMultiplier);
     privacy_estimate e = estimate_epsilon(with_sigma(last_sigma), delta, options.accountant, o);
     seen[log_sigma] = e.value;
+    if (e.value <= target_epsilon && std::exp(log_sigma) == last_sigma)
+      within_budget.emplace(log_sigma, e);
     if (e.pld.grid_spacing > 0) {
       // Next start: the spacing that would just meet the target here (gap ∝ h²), within a
       // factor 4 of this one — coarser when this grid was finer than needed. With truncated
@@ -330,6 +335,26 @@ noise_calibration calibrate_noise_multiplier(training_run run,
                ? std::string("; the RDP accountant may calibrate it")
                : std::string();
   };
+  // Where the search ends without a certified σ but some evaluation on the way was certified
+  // within the budget (the PLD brackets wide at every σ near the target, their lower ends 0, so
+  // that the search took the target for one below what the accountant resolves), the smallest
+  // such σ is a certified answer, though maybe not the smallest: returned as such, not refused
+  // (case 3959 above: σ = 2 certifies ε ≤ 0.031 against the target 2.69).
+  auto last_resort = [&](noise_calibration& o) {
+    if (within_budget.empty()) return false;
+    const auto& [x, e] = *within_budget.begin();
+    o.noise_multiplier = std::exp(x);
+    o.noise_multiplier_lower = NAN;
+    o.estimate = e;
+    o.termination = termination_type::max_iterations;
+    o.message =
+        "the smallest noise multiplier evaluated whose certified epsilon is within the budget; "
+        "near the target the accountant's brackets stayed wider than asked, so a smaller one "
+        "may also hold" +
+        rdp_hint();
+    o.evaluations = evaluations;
+    return true;
+  };
   auto zero_answer = [&](double hi, double lo) {
     // Whether ε = 0 is certified needs no narrow bracket, and just below the threshold a narrow
     // one is what costs (its width must shrink with ε → 0: grids down to the floor, FFTs at the
@@ -353,6 +378,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     auto at_hi = zero_at(hi);
     for (int i = 0; i < 60 && !at_hi.first; ++i) lo = hi, hi += std::log(2.0), at_hi = zero_at(hi);
     if (!at_hi.first) {
+      if (last_resort(out)) return out;
       out.termination = termination_type::failure;
       out.message = std::string("no noise multiplier within the budget was certified") + rdp_hint();
       out.evaluations = evaluations;
@@ -568,6 +594,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   if (std::isnan(safe)) {
     // The safe end must be certified within the budget; if the search ended anywhere else (a
     // failed or exhausted root search), say so instead of returning an uncertified σ.
+    if (last_resort(out)) return out;
     out.termination = termination_type::failure;
     out.message = std::string("no noise multiplier within the budget was certified") +
                   (r.message.empty() ? std::string() : " (" + r.message + ")") + rdp_hint();

@@ -754,3 +754,32 @@ TEST_CASE(
   CHECK(ordinary.value > 0);
   CHECK(ordinary.method.find("rare participation") == std::string::npos);
 }
+
+TEST_CASE(
+    "a PLD calibration whose brackets stay wide at tiny delta: a certified answer that says so",
+    "[accounting][calibration]") {
+  // Full domain sweep case 3959 (q = 7.7e-9, T = 510, δ = 5.9e-142, target 2.69): the PLD
+  // brackets near the target are wide with lower ends 0 ([0, 4.35] at σ = 1.1), so the search
+  // took the target for one below what the accountant resolves, found no σ with ε = 0, and
+  // refused — although σ = 2 had been certified at ε ≤ 0.031. It now returns the smallest σ it
+  // certified within the budget, not converged, with a message that says a smaller one may hold.
+  const double q = 7.7000028222774896e-09, delta = 5.9309834474887831e-142;
+  const double target = 2.6874481382644024;
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 1e-2;
+  const auto c = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 510), target, delta, o);
+  CAPTURE(c.message, c.noise_multiplier, c.estimate.value);
+  REQUIRE(c.termination == dpkit::termination_type::max_iterations);
+  REQUIRE(std::isfinite(c.noise_multiplier));
+  CHECK(c.estimate.value <= target);
+  CHECK(c.message.find("a smaller one may also hold") != std::string::npos);
+  // Certified afresh at the returned σ, on its own grid.
+  const auto again = acc::estimate_epsilon(dpsgd(c.noise_multiplier, q, 510), delta,
+                                           acc::accountant_type::pld, o.pld);
+  CHECK(again.value <= target);
+  // No worse than the RDP accountant's own calibration (σ = 1.73 at this budget).
+  const auto rdp = acc::calibrate_noise_multiplier(dpsgd(1.0, q, 510), target, delta,
+                                                   {acc::accountant_type::rdp, {}});
+  REQUIRE(rdp.converged());
+  CHECK(c.noise_multiplier <= rdp.noise_multiplier);
+}
