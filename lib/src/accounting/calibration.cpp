@@ -169,20 +169,16 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   const double enough = (1 - options.budget_tolerance) * target_epsilon;
   double last_sigma = NAN;  // the noise multiplier evaluated last (named when one cannot be)
   // Every evaluation's certified ε, by log σ, whatever its grid (each is certified on its own):
-  // where the search gives up on a grid, the ε = 0 answer below starts from these.
-  std::map<double, double> seen;
-  // The evaluations certified within the budget, whatever their grid: the answer of last resort
-  // where the search itself certifies none (below).
-  std::map<double, privacy_estimate> within_budget;
+  // where the search gives up on a grid, the ε = 0 answer below starts from these, and where it
+  // certifies no σ at all, the answer of last resort comes from them.
+  std::map<double, privacy_estimate> seen;
   auto evaluate = [&](double log_sigma, pld_options& o) {
     ++evaluations;
     // Never below the smallest noise multiplier the accountants take (a large budget's search
     // may step past it): there ε exceeds 1e200 per step, above any budget.
     last_sigma = std::max(std::exp(log_sigma), kSmallestNoiseMultiplier);
     privacy_estimate e = estimate_epsilon(with_sigma(last_sigma), delta, options.accountant, o);
-    seen[log_sigma] = e.value;
-    if (e.value <= target_epsilon && std::exp(log_sigma) == last_sigma)
-      within_budget.emplace(log_sigma, e);
+    seen[log_sigma] = e;
     if (e.pld.grid_spacing > 0) {
       // Next start: the spacing that would just meet the target here (gap ∝ h²), within a
       // factor 4 of this one — coarser when this grid was finer than needed. With truncated
@@ -318,15 +314,6 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     }
     return (y0 > 0) != (y1 > 0);
   };
-  // The ε = 0 answer, where the target lies below what the accountant resolves: ε(σ) falls to
-  // exactly 0 at the σ where δ(0) = δ, and a target such as 1e-9 sits inside the last grid cell
-  // of that fall (the grid cannot go below 1e-10). The search may then stop anywhere on the flat
-  // part beyond (once at 15 times the smallest σ with ε = 0), or find no grid that meets the
-  // accuracy near the target (tiny_target). The answer is the smallest σ at which ε = 0 is
-  // certified, by bisection in log σ from `hi` (ε = 0 there, or found above by doubling) down
-  // towards `lo`, to the relative tolerance or 1e-4, whichever is wider. Near the threshold
-  // ε(σ) is linear in σ* − σ, so σ for any positive target lies within a few of the ε scale's
-  // relative units of σ*; the message says which σ it is.
   // Where the PLD search certifies no σ at all — at tiny δ its brackets can stay wide at every
   // σ tried (q = 7.7e-9, T = 510, δ = 5.9e-142: [0, 4.35] at σ = 1.1, where the target is 2.69)
   // — the accountant that answers such runs is named, as for a search beyond the FFT limit.
@@ -339,10 +326,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // within the budget (the PLD brackets wide at every σ near the target, their lower ends 0, so
   // that the search took the target for one below what the accountant resolves), the smallest
   // such σ is a certified answer, though maybe not the smallest: returned as such, not refused
-  // (case 3959 above: σ = 2 certifies ε ≤ 0.031 against the target 2.69).
+  // (the case above: σ = 2 certifies ε ≤ 0.031 against the target 2.69).
   auto last_resort = [&](noise_calibration& o) {
-    if (within_budget.empty()) return false;
-    const auto& [x, e] = *within_budget.begin();
+    // (An evaluation below the smallest σ the accountants take ran at that σ, not at exp(x).)
+    const auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& xe) {
+      return xe.second.value <= target_epsilon && std::exp(xe.first) >= kSmallestNoiseMultiplier;
+    });
+    if (it == seen.end()) return false;
+    const auto& [x, e] = *it;
     o.noise_multiplier = std::exp(x);
     o.noise_multiplier_lower = NAN;
     o.estimate = e;
@@ -355,6 +346,15 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     o.evaluations = evaluations;
     return true;
   };
+  // The ε = 0 answer, where the target lies below what the accountant resolves: ε(σ) falls to
+  // exactly 0 at the σ where δ(0) = δ, and a target such as 1e-9 sits inside the last grid cell
+  // of that fall (the grid cannot go below 1e-10). The search may then stop anywhere on the flat
+  // part beyond (once at 15 times the smallest σ with ε = 0), or find no grid that meets the
+  // accuracy near the target (tiny_target). The answer is the smallest σ at which ε = 0 is
+  // certified, by bisection in log σ from `hi` (ε = 0 there, or found above by doubling) down
+  // towards `lo`, to the relative tolerance or 1e-4, whichever is wider. Near the threshold
+  // ε(σ) is linear in σ* − σ, so σ for any positive target lies within a few of the ε scale's
+  // relative units of σ*; the message says which σ it is.
   auto zero_answer = [&](double hi, double lo) {
     // Whether ε = 0 is certified needs no narrow bracket, and just below the threshold a narrow
     // one is what costs (its width must shrink with ε → 0: grids down to the floor, FFTs at the
@@ -442,7 +442,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       // the last one is compared (the secant's own steps may be a factor 1.2 where ε is flat).
       const auto below = seen.upper_bound(x1 - std::log(4.0));
       if (last.value > target_epsilon && std::isfinite(last.value) && below != seen.begin()) {
-        const auto& [x_before, before] = *std::prev(below);
+        const double x_before = std::prev(below)->first, before = std::prev(below)->second.value;
         if (before > 0 && std::isfinite(before) && last.value >= before / 1.5)
           out.message = "the certified epsilon stops falling at about " +
                         format_value(last.value) + " at this delta (noise multiplier " +
@@ -562,14 +562,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
     // From the evaluations so far: the smallest σ certified at ε = 0 and the largest below it
     // certified above 0 (each, if none, found by the answer's own search).
     double hi = NAN, lo = NAN;
-    for (const auto& [x, value] : seen)
-      if (value == 0) {
+    for (const auto& [x, e] : seen)
+      if (e.value == 0) {
         hi = x;
         break;
       }
     if (std::isnan(hi)) hi = seen.rbegin()->first;
-    for (const auto& [x, value] : seen)
-      if (x < hi && value > 0) lo = x;
+    for (const auto& [x, e] : seen)
+      if (x < hi && e.value > 0) lo = x;
     return zero_answer(hi, std::isnan(lo) ? hi - std::log(2.0) : lo);
   } catch (const std::length_error& e) {
     // The PLD accountant cannot evaluate the run at a noise multiplier the search needs (large
