@@ -266,6 +266,9 @@ pld_options row_options(const pld_options& options) {
   pld_options o = options;
   o.relative_accuracy = std::max(o.relative_accuracy, 1e-2);
   o.max_fft_size = std::min<std::size_t>(o.max_fft_size, std::size_t{1} << 20);
+  // δ_E ≥ 1e-12 is added to every δ here: a PLD δ below 1e-14 need not be resolved (its later
+  // truncation rounds cost 275 s in one test, for nothing).
+  o.delta_floor = std::max(o.delta_floor, 1e-14);
   return o;
 }
 

@@ -144,8 +144,13 @@ constexpr double kFftLevelUlps = 8;
 // tilted.
 constexpr double kTiltBelow = 1e-9;
 
+// The λ searches run over [1e-4, 1e12], cut to λ·|ℓ| ≤ kMaxExponent below. Small losses need
+// large λ: at q = 1e-4, σ = 22.43 one step's losses are ~1e-4, and δ = 1e-50 over two steps
+// needs λ ≈ 1.4e6 to lift the crossing above the FFT's round-off. With λ ≤ 1e4 (and λ ≤ 1e6
+// whatever the losses, the cap below taken against losses of at least 1) that bracket stayed
+// [3.4e-5, 3.2e-4] on every grid, the exact ε being 1.1e-4; it is now [1.10425e-4, 1.10428e-4].
 constexpr double kLogLambdaMin = -9.210340371976182;  // log 1e-4
-constexpr double kLogLambdaMax = 9.210340371976182;   // log 1e4
+constexpr double kLogLambdaMax = 27.631021115928547;  // log 1e12
 
 // The largest λ·|ℓ| any exponent may reach. Tilts and Chernoff bounds form differences such as
 // K(λ) − λℓ, each term up to λ·|ℓ|, rounded to 1.1e-16 of that: at 1e6 the difference errs by
@@ -210,8 +215,9 @@ composed_pld compose(std::span<const pld_factor> factors,
   // window (the Chernoff bounds at its edges and the final rescaling), checked in `build`. (It
   // was the whole composed range, T times one step's: at T = 1e7 that capped λ at 3e-3, and
   // the Chernoff window then needed an FFT beyond the limit — [44.03, 44.41] at σ = 0.8,
-  // q = 1e-3, where the window at λ ~ 1 needs 2^21 points.)
-  double step_span = 1;
+  // q = 1e-3, where the window at λ ~ 1 needs 2^21 points.) The losses as they are, however
+  // small (kLogLambdaMax).
+  double step_span = 0;
   for (const pld_factor& f : factors)
     step_span = std::max({step_span, std::abs(f.pld->loss(0)),
                           std::abs(f.pld->loss(f.pld->mass.size() - 1))});

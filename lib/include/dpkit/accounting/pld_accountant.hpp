@@ -38,6 +38,11 @@ struct pld_options {
   std::size_t max_fft_size = std::size_t{1} << 24;
   /// Grid refinements after the first pass. Default: 6.
   int max_refinements = 6;
+  /// δ queries: the smallest δ worth resolving. δ is truncated first at 1e-20; where it lies
+  /// below, later rounds truncate lower, but not below 1e-6 × this (pld_accountant.cpp,
+  /// delta_of). Callers that add a larger δ anyway raise it (conditional composition: 1e-14).
+  /// In (0, 1); default: 1e-294, δ down to where the doubles end.
+  double delta_floor = 1e-294;
 
   /// Throws std::domain_error naming the violated constraint (Ceres Options::validate style).
   void validate(std::string_view function) const;
