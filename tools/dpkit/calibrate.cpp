@@ -104,10 +104,9 @@ int run(const calibrate_options& o) {
                  "(delta(0) <= delta): the target is below what it resolves there. At",
                  "noise_multiplier_lower it does not give epsilon = 0."};
     else if (c.termination != termination_type::failure && !c.converged())
-      r.notes = {
-          "noise_multiplier: the budget holds at this value (epsilon is what the accountant",
-          "certifies there: <= the target), but the search stopped short of --budget-tolerance",
-          "(the note says why): a smaller value may hold too."};
+      r.notes = {"noise_multiplier: the budget holds at this value (epsilon is what the accountant",
+                 "certifies there: <= the target), but the calibration did not converge (the note",
+                 "says why): a smaller value may hold too."};
     else if (c.termination != termination_type::failure)
       r.notes = {
           "noise_multiplier: the budget holds at this value (epsilon is what the accountant",
