@@ -445,7 +445,7 @@ pld_delta_result delta_of(const directions& dirs,
     r.message = "relative gap " + format_value(upper[0] > 0 ? 1 - lower[0] / upper[0] : 0.0) +
                 " above the target " + format_value(options.relative_accuracy) + " after " +
                 std::to_string(rounds) +
-                " rounds of truncation levels (delta is below the first, 1e-20; the last was " +
+                " rounds of truncation levels (the first 1e-20, the last " +
                 format_value(resolved_tail) +
                 "): round-off limits the bracket there; the tightest certified bracket is kept";
   }
