@@ -636,7 +636,8 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       return false;
     }
   };
-  if ((met || unused <= options.budget_tolerance) && !resolved()) {
+  const bool within = met || unused <= options.budget_tolerance;
+  if (within && !resolved()) {
     out.termination = termination_type::max_iterations;
     out.message =
         "the budget holds at the returned noise multiplier, but the accountant does "
@@ -644,7 +645,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         format_value(options.pld.relative_accuracy) +
         " there within the FFT limit (a larger limit or a coarser accuracy does), so a "
         "smaller noise multiplier may hold the budget too";
-  } else if (met || unused <= options.budget_tolerance) {
+  } else if (within) {
     out.termination = termination_type::converged;
   } else {
     out.termination = termination_type::max_iterations;

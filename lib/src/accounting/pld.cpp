@@ -148,7 +148,8 @@ constexpr double kTiltBelow = 1e-9;
 // large λ: at q = 1e-4, σ = 22.43 one step's losses are ~1e-4, and δ = 1e-50 over two steps
 // needs λ ≈ 1.4e6 to lift the crossing above the FFT's round-off. With λ ≤ 1e4 (and λ ≤ 1e6
 // whatever the losses, the cap below taken against losses of at least 1) that bracket stayed
-// [3.4e-5, 3.2e-4] on every grid, the exact ε being 1.1e-4; it is now [1.10425e-4, 1.10428e-4].
+// about [3.4e-5, 2e-4 to 4e-4] on every grid, the exact ε being 1.10426e-4; it is now
+// [1.1042513e-4, 1.1042762e-4].
 constexpr double kLogLambdaMin = -9.210340371976182;  // log 1e-4
 constexpr double kLogLambdaMax = 27.631021115928547;  // log 1e12
 
