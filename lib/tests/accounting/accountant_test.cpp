@@ -809,3 +809,27 @@ TEST_CASE("a PLD calibration at the FFT limit: within the budget, never called t
   CHECK_FALSE(c.converged());
   CHECK(c.message.find("a smaller noise multiplier may hold the budget too") != std::string::npos);
 }
+
+TEST_CASE("a calibration to a small epsilon with truncated batches converges",
+          "[accounting][calibration]") {
+  // Full domain sweep case 7242 (ε = 0.0018, δ = 1.4e-9, 4219 steps of at most 11 461 of
+  // 181 905): the PLD brackets near the root were 1.2 % wide on every grid (the untilted
+  // compositions' corrections, allowed to cost 1e-4 of ε absolute), so the search refined its
+  // grid to 2^24 points for 4 minutes and answered σ = 6851.9, not converged, with a note that
+  // a larger FFT would help. With the corrections held to a share of ε, the brackets meet the
+  // 1e-2 asked at once and the search converges.
+  acc::training_phase p{1.0, 8100.0 / 181905.0, acc::sampling_scheme::truncated_poisson, 4219};
+  p.dataset_size = 181905;
+  p.max_batch_size = 11461;
+  acc::training_run run;
+  run.phases.push_back(p);
+  const double delta = 1.4271893322810769e-09, target = 0.0017748504409880437;
+  acc::calibration_options o;
+  o.pld.relative_accuracy = 1e-2;
+  const auto c = acc::calibrate_noise_multiplier(run, target, delta, o);
+  CAPTURE(c.message, c.noise_multiplier, c.estimate.lower, c.estimate.value);
+  REQUIRE(c.converged());
+  CHECK(c.estimate.value <= target);
+  CHECK(c.estimate.value >= (1 - o.budget_tolerance) * target);
+  CHECK(c.estimate.value - c.estimate.lower <= 1e-2 * c.estimate.value);
+}
