@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
@@ -260,6 +261,26 @@ TEST_CASE("random allocation: calibration in the corners answers, or refuses in 
     CHECK_THAT(e.what(), Catch::Matchers::Contains("for random allocation"));
   }
   CHECK(acc::allocation_epsilon_upper(allocated(3.5, 0.5, 2), tiny_delta).delta_floor > tiny_delta);
+  // Far below the floor at every σ over four decades, the search stops there instead of
+  // climbing to σ = 1e24 on ever finer lattices (here 3.2 s to 0.6 s; full sweep case 10 775,
+  // δ = 4.7e-263, 76 s less): the message names the σ range tried, and the bracket at each end
+  // of it refuses δ too.
+  try {
+    (void)acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.01, 100)), 2.0, 1e-20);
+    FAIL("no refusal");
+  } catch (const std::domain_error& e) {
+    const std::string m = e.what();
+    CAPTURE(m);
+    CHECK_THAT(m, Catch::Matchers::Contains("delta is 1e-20"));
+    const std::size_t open = m.find("tried ("), to = m.find(" to ", open);
+    REQUIRE(open != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    const double from_sigma = std::stod(m.substr(open + 7, to - open - 7));
+    const double to_sigma = std::stod(m.substr(to + 4));
+    CHECK(to_sigma >= 1e4 * from_sigma);
+    for (const double sigma : {from_sigma, to_sigma})
+      CHECK(acc::allocation_epsilon_upper(allocated(sigma, 0.01, 100), 1e-20).delta_floor > 1e-20);
+  }
   // The one-step run (case 2342 itself) is exactly one Poisson step at q = 1/t = 1/2: the
   // calibrated σ certifies the target against the 50-digit curve, and 0.99σ does not hold it.
   const auto one = acc::calibrate_noise_multiplier(run_of(allocated(1.0, 0.5, 1)), small_target,
