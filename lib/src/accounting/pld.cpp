@@ -334,11 +334,12 @@ composed_pld compose(std::span<const pld_factor> factors,
     const std::size_t needed = static_cast<std::size_t>(std::max<long long>(j_hi - j_lo + 1, 1));
     const std::size_t n = fft_size_for(std::max(needed, longest));
     if (n > max_fft_size)
-      throw std::length_error("the composed distribution of this run needs an FFT of " +
-                              std::to_string(n) + " points, more than the FFT limit " +
-                              std::to_string(max_fft_size) +
-                              " (a coarser accuracy, a larger FFT limit or the RDP accountant "
-                              "answers it)");
+      throw fft_limit_error("the composed distribution of this run needs an FFT of " +
+                                std::to_string(n) + " points, more than the FFT limit " +
+                                std::to_string(max_fft_size) +
+                                " (a coarser accuracy, a larger FFT limit or the RDP accountant "
+                                "answers it)",
+                            static_cast<double>(n));
     result.first = j_lo;
     result.fft_size = n;
     result.span = static_cast<double>(std::max(needed, longest)) * h;

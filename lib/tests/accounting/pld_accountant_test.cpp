@@ -5,10 +5,12 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "dpkit/accounting/pld.hpp"
 #include "dpkit/accounting/rdp_accountant.hpp"
 #include "dpkit/core/csv.hpp"
 #include "dpkit/divergence/gdp.hpp"
@@ -109,6 +111,40 @@ TEST_CASE("the memory limit stops refinement honestly", "[accounting][pld]") {
   CHECK(r.termination == dpkit::termination_type::max_iterations);
   CHECK_THAT(r.message, Contains("not reached"));
   CHECK(r.lower <= r.upper);  // the bracket kept is still certified
+}
+
+TEST_CASE("a first grid beyond the FFT limit is coarsened to the spacing that fits",
+          "[accounting][pld]") {
+  // The limit's error says how many points the grid needs (they scale as 1/h), so coarsening
+  // skips the doublings that cannot fit instead of discretising the steps at each (q = 1.7e-14,
+  // T = 10 083: 103 s, now 45 s, for the same bracket). Whatever the route, the bracket is the
+  // one the fixed grid it reports gives, and the grid fits the limit.
+  const auto run = dpsgd(1.0, 0.01, 10000);
+  for (const std::size_t limit : {std::size_t{1} << 12, std::size_t{1} << 14}) {
+    acc::pld_options o;
+    o.max_fft_size = limit;
+    o.initial_grid_spacing = 1e-7;  // far too fine for these limits
+    const auto r = acc::pld_epsilon(run, 1e-5, o);
+    CAPTURE(limit, r.grid_spacing, r.fft_size, r.passes, r.message);
+    REQUIRE(r.fft_size <= limit);
+    acc::pld_options fixed;
+    fixed.max_fft_size = limit;
+    fixed.grid_spacing = r.grid_spacing;
+    const auto f = acc::pld_epsilon(run, 1e-5, fixed);
+    if (r.passes == 1) {
+      CHECK(f.value == r.value);
+      CHECK(f.lower == r.lower);
+    }
+    // Half that spacing does not fit: the coarsening went no further than it had to.
+    fixed.grid_spacing = r.grid_spacing / 2;
+    try {
+      (void)acc::pld_epsilon(run, 1e-5, fixed);
+      CHECK(r.passes > 1);  // a finer grid fits only where the refinement went on to it
+    } catch (const acc::fft_limit_error& e) {
+      CHECK(e.needed > static_cast<double>(limit));
+      CHECK_THAT(e.what(), Contains(std::to_string(limit)));
+    }
+  }
 }
 
 TEST_CASE("a long horizon is bracketed on the FFT its accuracy needs", "[accounting][pld]") {

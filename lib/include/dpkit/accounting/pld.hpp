@@ -41,6 +41,8 @@
 #include <cmath>
 #include <cstddef>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -190,11 +192,19 @@ struct composed_pld {
   [[nodiscard]] double epsilon(double delta) const;
 };
 
+/// A grid that does not fit the FFT limit: `needed` is the points (or one step's cells) it would
+/// take. Both scale as 1/h, so a caller coarsening the grid can tell how far it must go.
+struct fft_limit_error : std::length_error {
+  fft_limit_error(const std::string& what, double needed_points)
+      : std::length_error(what), needed(needed_points) {}
+  double needed;
+};
+
 /// Composes the factors (all of the same side and spacing h) by FFT: the product of their
 /// transforms raised to their counts. tail_bound ∈ (0, 1e-3]: the window is chosen so that
 /// the (tilted) discretised composition has at most this much mass beyond each of its ends.
 /// With a focus, the factors are tilted first (see composed_pld). max_fft_size bounds memory
-/// (16 bytes per point); beyond it, std::length_error.
+/// (16 bytes per point); beyond it, fft_limit_error (a std::length_error).
 composed_pld compose(std::span<const pld_factor> factors,
                      double tail_bound,
                      std::size_t max_fft_size,
