@@ -528,7 +528,7 @@ composed_pld compose(std::span<const pld_factor> factors,
     // within the tolerance relative to ε. (It was absolute below ε = 1: at ε = 0.0018 the plain
     // composition's corrections then cost 2 % of ε on both sides, on every grid, so the bracket
     // never narrowed below the 1e-3 asked for — σ = 6852, q = 0.0445, T = 4219, δ = 1.4e-9 gave
-    // [0.0017481, 0.0017703] where the tilted one gives [0.00175854, 0.00175867] — and a
+    // [0.0017481, 0.0017703] where tilted compositions give [0.00175849, 0.00175869] — and a
     // calibration there refined its grid for 4 minutes.) An upper end of 0 needs nothing more.
     if (plain.side == pld_side::pessimistic && crossing == 0) return plain;
     const std::array<double, 2> at = {crossing, crossing + h};
