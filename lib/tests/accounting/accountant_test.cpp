@@ -34,6 +34,16 @@ void check_zero_threshold(double q, double delta, double target) {
   CHECK(c.noise_multiplier >= star);
   CHECK(c.noise_multiplier <= star * 1.01);
 }
+
+// A run of `steps` truncated-Poisson batches at rate q: at most `max_batch` of `dataset` records.
+acc::training_run truncated_run(double q, long long steps, long long dataset, long long max_batch) {
+  acc::training_phase p{1.0, q, acc::sampling_scheme::truncated_poisson, steps};
+  p.dataset_size = dataset;
+  p.max_batch_size = max_batch;
+  acc::training_run run;
+  run.phases.push_back(p);
+  return run;
+}
 }  // namespace
 
 TEST_CASE("the facade labels every accountant honestly", "[accounting]") {
@@ -791,12 +801,7 @@ TEST_CASE("a PLD calibration at the FFT limit: within the budget, never called t
   // the calibration called that σ the smallest, converged; yet at 0.95 of it the certified ε was
   // 3435. Where the brackets are that wide their upper ends need not fall with σ, so the answer
   // is certified within the budget but not converged, and says why.
-  acc::training_phase p{1.0, 0.015906950090920306, acc::sampling_scheme::truncated_poisson,
-                        14900369};
-  p.dataset_size = 144;
-  p.max_batch_size = 2;
-  acc::training_run run;
-  run.phases.push_back(p);
+  const acc::training_run run = truncated_run(0.015906950090920306, 14900369, 144, 2);
   const double delta = 4.7586123956782725e-06, target = 4658.6450996974099;
   acc::calibration_options o;
   o.pld.relative_accuracy = 1e-2;
@@ -818,11 +823,7 @@ TEST_CASE("a calibration to a small epsilon with truncated batches converges",
   // grid to 2^24 points for 4 minutes and answered σ = 6851.9, not converged, with a note that
   // a larger FFT would help. With the corrections held to a share of ε, the brackets meet the
   // 1e-2 asked at once and the search converges.
-  acc::training_phase p{1.0, 8100.0 / 181905.0, acc::sampling_scheme::truncated_poisson, 4219};
-  p.dataset_size = 181905;
-  p.max_batch_size = 11461;
-  acc::training_run run;
-  run.phases.push_back(p);
+  const acc::training_run run = truncated_run(8100.0 / 181905.0, 4219, 181905, 11461);
   const double delta = 1.4271893322810769e-09, target = 0.0017748504409880437;
   acc::calibration_options o;
   o.pld.relative_accuracy = 1e-2;
