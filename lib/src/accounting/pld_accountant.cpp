@@ -406,9 +406,14 @@ pld_delta_result delta_of(const directions& dirs,
   r.kind = bound_kind::upper_bound;
   // Truncation: absolute, as δ itself is not known in advance — first 1e-20. Where δ turns out
   // to lie below that level (the upper end is then within 100 times the level), the query runs
-  // again with the level 1e-10 times lower, down to 1e-300; once δ stands above the level, a
-  // bracket still wider than asked gets one more round at 1e-6 of its lower end, the level an
-  // ε query at that δ would use — never below 1e-6 × options.delta_floor. Not lower: a deeper
+  // again with a lower level — 1e-10 times lower, then 1e-20, 1e-40, ... times for each further
+  // round that finds δ below it (1e-20, 1e-30, 1e-50, 1e-90, 1e-170, 1e-300), down to 1e-300.
+  // (Ten rounds of 1e-10 stopped at 1e-110: one Poisson step, q = 2.4e-10, σ = 0.32, ε = 70
+  // kept [0, 1e-110] where δ = 1.6e-182, and said round-off limited it.) A jump that went past
+  // the level rounds of 1e-10 would have stopped at is followed by a round at that level. Once
+  // δ stands above the level, a bracket still wider than asked gets one more round at 1e-6 of
+  // its lower end, the level an ε query at that δ would use — never below
+  // 1e-6 × options.delta_floor. Not lower: a deeper
   // truncation lets larger losses into the steps, the tilt that centres the law at ε gets
   // smaller and the round-off at ε larger
   // (q = 1e-3, σ = 4, two steps, δ(0.02) = 2.9e-38: [2.91526e-38, 2.93115e-38] at the level
@@ -433,17 +438,38 @@ pld_delta_result delta_of(const directions& dirs,
   double resolved_tail = tail;  // the level of the last round that gave a bracket
   bool refit = false;
   const double deepest = std::max(1e-300, 1e-6 * options.delta_floor);
-  while (!r.converged() && rounds < 10 && idle < 2) {
-    const bool truncated = upper[0] <= 100 * tail;
+  double decades = 10;  // how far the next level below a truncated round goes, in decades
+  double below = tail;  // the last level that a round found δ below
+  bool truncated = upper[0] <= 100 * tail, back = false;
+  // The next round's level; NaN: none.
+  auto next_level = [&]() -> double {
     if (truncated && tail > deepest) {
-      tail = std::max(deepest, 1e-10 * tail);
-    } else if (!truncated && !refit && lower[0] > 0 &&
-               std::max(deepest, 1e-6 * lower[0]) < 0.1 * tail) {
-      tail = std::max(deepest, 1e-6 * lower[0]);
-      refit = true;
-    } else {
-      break;
+      below = tail;
+      const double next = std::max(deepest, tail * std::pow(10.0, -decades));
+      decades *= 2;
+      return next;
     }
+    if (truncated) return NAN;
+    // After a jump of 20 decades or more: the level where rounds of 1e-10 would have stopped —
+    // the first below which δ (at most the upper end) stands 100-fold — if the jump went past
+    // it (δ(0.02) = 2.9e-38 below: levels 1e-30, 1e-50, then 1.2e-44 ended at [2.9155e-38,
+    // 2.9311e-38], wider than asked; with a round at 1e-40, [2.93063e-38, 2.93101e-38]).
+    if (!back && decades > 20) {
+      back = true;
+      double ladder = below * 1e-10;
+      while (ladder > tail && 100 * ladder >= upper[0]) ladder *= 1e-10;
+      if (ladder > 10 * tail) return ladder;
+    }
+    if (!refit && lower[0] > 0 && std::max(deepest, 1e-6 * lower[0]) < 0.1 * tail) {
+      refit = true;
+      return std::max(deepest, 1e-6 * lower[0]);
+    }
+    return NAN;
+  };
+  while (!r.converged() && rounds < 10 && idle < 2) {
+    const double level = next_level();
+    if (std::isnan(level)) break;
+    tail = level;
     const pld_delta_result kept = r;
     if (r.grid_spacing > 0) later.initial_grid_spacing = r.grid_spacing;
     std::vector<double> lo{NAN}, up{NAN};
@@ -459,7 +485,9 @@ pld_delta_result delta_of(const directions& dirs,
     }
     ++rounds;
     resolved_tail = tail;
-    idle = up[0] > 0.1 * upper[0] ? idle + 1 : 0;
+    truncated = up[0] <= 100 * tail;
+    // A truncated round lowers the upper end with its level; idle rounds are the others.
+    idle = up[0] > 0.1 * upper[0] && !truncated ? idle + 1 : 0;
     // Every round's bracket is certified: keep the intersection.
     lower[0] = std::max(lower[0], lo[0]);
     upper[0] = std::min(upper[0], up[0]);
@@ -475,8 +503,10 @@ pld_delta_result delta_of(const directions& dirs,
                 " above the target " + format_value(options.relative_accuracy) + " after " +
                 std::to_string(rounds) +
                 " rounds of truncation levels (the first 1e-20, the last " +
-                format_value(resolved_tail) +
-                "): round-off limits the bracket there; the tightest certified bracket is kept";
+                format_value(resolved_tail) + "): " +
+                (truncated ? "delta lies below the last level, which the upper end certifies"
+                           : "round-off limits the bracket there") +
+                "; the tightest certified bracket is kept";
   }
   // Masses below the normal doubles: a cell's mass under the smallest positive double is 0 in
   // double, and one in the subnormal range is off by absolute ulps (denorm_min each), which the

@@ -86,6 +86,39 @@ TEST_CASE("a tiny sampling rate far in the tail: the sums behind delta do not ca
   CHECK(at_least(d.upper, exact_delta));
 }
 
+TEST_CASE("a delta far below 1e-110: the truncation levels reach it (seeded, 50 digits)",
+          "[accounting][pld][certified]") {
+  // δ(ε) queries truncate each step's losses at an absolute level, first 1e-20, lowered while
+  // δ turns out to lie below it. Ten rounds of 1e-10 each stopped at 1e-110: one step at
+  // q = 2.4e-10, σ = 0.32, ε = 70 kept [0, 1e-110] where δ = 4.64e-183, with a note that
+  // round-off limited it (domain sweep case 19 202: two steps, 22 s, ε(δ) tight at the same δ).
+  // σ log-uniform in [0.3, 3], q in [1e-12, 1e-4], ε at the exact ε of a δ log-uniform in
+  // [1e-290, 1e-120].
+  std::mt19937_64 gen(20261128);
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(gen));
+  };
+  acc::pld_options options;
+  options.relative_accuracy = 1e-2;
+  for (int i = 0; i < 6; ++i) {
+    const double sigma = i == 0 ? 0.3204899454611575 : log_uniform(0.3, 3);
+    const double q = i == 0 ? 2.4272930604135825e-10 : log_uniform(1e-12, 1e-4);
+    const auto curve = dpkit::test::poisson_one_step_curve(sigma, q);
+    const double epsilon =
+        i == 0 ? 70.0 : exact_epsilon(curve, log_uniform(1e-290, 1e-120)).convert_to<double>();
+    const real50 exact = exp(curve(real50(epsilon)));
+    const acc::privacy_estimate d =
+        acc::estimate_delta(poisson_run(sigma, q, 1), epsilon, acc::accountant_type::pld, options);
+    INFO("case " << i << ": sigma " << sigma << ", q " << q << ", epsilon " << epsilon
+                 << ": exact delta " << text(exact) << ", bracket [" << d.lower << ", " << d.upper
+                 << "] (" << d.message << ")");
+    CHECK(at_most(d.lower, exact));
+    CHECK(at_least(d.upper, exact));
+    CHECK(d.converged());
+    CHECK(d.upper - d.lower <= options.relative_accuracy * d.upper);
+  }
+}
+
 TEST_CASE("one step at small sampling rates and tiny delta: brackets on their sides (seeded)",
           "[accounting][pld][certified]") {
   // Where ε lies far beyond the 1e-12 tails of the loss (tiny q, tiny δ), the first grid was
