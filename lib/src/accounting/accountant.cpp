@@ -240,15 +240,19 @@ privacy_estimate estimate_delta(const training_run& run,
   if (auto edge = detail::edge_delta(run, epsilon, accountant, options)) return *edge;
   if (run.has_epoch_sampling())
     return detail::epoch_scheme_delta(run, epsilon, accountant, options);
+  privacy_estimate e;
   switch (accountant) {
     case accountant_type::pld:
-      return from_pld(pld_delta(run, epsilon, options), run);
+      e = from_pld(pld_delta(run, epsilon, options), run);
+      break;
     case accountant_type::rdp:
-      return detail::from_rdp(rdp_delta(run, epsilon));
+      e = detail::from_rdp(rdp_delta(run, epsilon));
+      break;
     case accountant_type::clt:
       return clt_delta_estimate(run, epsilon, options);
   }
-  return {};
+  detail::cap_by_participation(e, run, options);
+  return e;
 }
 
 std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
@@ -279,6 +283,13 @@ std::vector<privacy_estimate> estimate_epsilon_curve(const training_run& run,
                        [&](const training_run& r) { return clt_epsilon_estimate(r, delta); });
       break;
   }
+  // Points where the example enters a batch with probability ≤ δ: ε = 0 exactly, as
+  // estimate_epsilon says there (the RDP curve said 0.002 at q = 1e-7, T = 99, δ = 1e-5).
+  training_run r = run;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    r.phases.back().steps = steps[i];
+    if (auto rare = detail::rare_participation_epsilon(r, delta, accountant)) out[i] = *rare;
+  }
   return out;
 }
 
@@ -308,7 +319,13 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
       out = each_steps(run, steps, kFn, progress, [&](const training_run& r) {
         return clt_delta_estimate(r, epsilon, options);
       });
-      break;
+      return out;
+  }
+  // δ ≤ the chance that the example enters a batch, at every point, as estimate_delta says.
+  training_run r = run;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    r.phases.back().steps = steps[i];
+    detail::cap_by_participation(out[i], r, options);
   }
   return out;
 }
@@ -362,6 +379,7 @@ privacy_estimate incremental_accountant::epsilon(double delta) {
   const training_run r = run();
   if (!engine_run(r, "incremental_accountant::epsilon"))
     return estimate_epsilon(r, delta, accountant_type::pld, options_);
+  if (auto rare = detail::rare_participation_epsilon(r, delta, accountant_type::pld)) return *rare;
   return from_pld(pld_epsilon(r, delta, options_, &cache_), r);
 }
 
@@ -369,7 +387,9 @@ privacy_estimate incremental_accountant::delta(double epsilon) {
   const training_run r = run();
   if (!engine_run(r, "incremental_accountant::delta"))
     return estimate_delta(r, epsilon, accountant_type::pld, options_);
-  return from_pld(pld_delta(r, epsilon, options_, &cache_), r);
+  privacy_estimate e = from_pld(pld_delta(r, epsilon, options_, &cache_), r);
+  detail::cap_by_participation(e, r, options_);
+  return e;
 }
 
 }  // namespace dpkit::accounting

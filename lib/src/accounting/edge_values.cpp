@@ -91,7 +91,20 @@ privacy_estimate edge_estimate(accountant_type a,
   return e;
 }
 
-// ε at δ for an edge run, or std::nullopt when the run has no edge phase.
+// A run whose differing example enters a batch with probability at most p: the output's law
+// depends on the example only on that event, so with the law R of the output without it and the
+// laws P′, Q′ given it, the two neighbours' laws are (1 − p)R + pP′ and (1 − p)R + pQ′ (add/remove:
+// Q itself for R and Q′), and every event S has P(S) − e^ε Q(S) ≤ p(P′(S) − e^ε Q′(S)) ≤ p for
+// ε ≥ 0: δ(ε) ≤ p, and ε = 0 exactly where p ≤ δ. Each step of these (per-step) schemes includes
+// it with probability at most q (truncated Poisson keeps it with at most q), so p is at most
+// 1 − Π(1 − q)^T. Not with a G(μ₀) factor, whose δ(0) does not depend on the example's
+// sampling, nor for the epoch schemes. The PLD grid's floor (~1e-8) and the RDP conversion
+// cannot show it (case 111 490 of the domain sweep: calibrate refused there; at q = 1.7e-14,
+// T = 10 083, σ = 0.31 the PLD's δ(0) was [0, 9e-8] where p = 1.7e-10).
+bool per_step_without_factor(const training_run& run) {
+  return run.gaussian_mu == 0 && !run.has_epoch_sampling() && !run.phases.empty();
+}
+
 }  // namespace
 
 double participation_probability(const training_run& run) {
@@ -101,32 +114,52 @@ double participation_probability(const training_run& run) {
   return -std::expm1(log_unused);
 }
 
+std::optional<privacy_estimate> rare_participation_epsilon(const training_run& run,
+                                                           double delta,
+                                                           accountant_type a) {
+  if (!per_step_without_factor(run) || !(delta > 0 && delta < 1)) return std::nullopt;
+  const double used = participation_probability(run);
+  if (!(used <= delta)) return std::nullopt;
+  return edge_estimate(a, 0, 0, 0, true, "edge value: rare participation",
+                       "the differing example enters a batch with probability at most " +
+                           format_value(used) +
+                           " <= delta, so the run is (0, delta)-DP at every noise "
+                           "multiplier: epsilon = 0 (exact)");
+}
+
+void cap_by_participation(privacy_estimate& e,
+                          const training_run& run,
+                          const pld_options& options) {
+  if (e.kind != bound_kind::upper_bound || e.edge_value || !per_step_without_factor(run) ||
+      !(e.upper >= 0))
+    return;
+  const double used = participation_probability(run);
+  if (!(used < e.upper)) return;
+  const bool bracket = !std::isnan(e.lower);
+  e.value = e.upper = used;
+  if (bracket) e.lower = std::min(e.lower, used);
+  e.log_value = std::log(used);
+  e.method += "; upper end: the chance that the example enters a batch, 1 - prod (1 - q)^T";
+  const std::string note = "the upper end is the probability " + format_value(used) +
+                           " that the differing example enters a batch, which bounds delta at "
+                           "every epsilon";
+  // A bracket the cap closes to the accuracy asked is converged; its old note spoke of a wider
+  // one.
+  if (bracket && e.upper - e.lower <= options.relative_accuracy * e.upper) {
+    e.termination = termination_type::converged;
+    e.message = note;
+  } else {
+    e.message = e.message.empty() ? note : e.message + "; " + note;
+  }
+}
+
 std::optional<privacy_estimate> edge_epsilon(const training_run& run,
                                              double delta,
                                              accountant_type a,
                                              const pld_options& options) {
   constexpr const char* kFn = "estimate_epsilon";
   const edge_split e = split_edges(run, kFn);
-  if (!e.edge()) {
-    // A run whose differing example enters a batch with probability at most δ is (0, δ)-DP at
-    // every σ: the output's law depends on the example only on that event. Each step of these
-    // (per-step) schemes includes it with probability at most q (truncated Poisson keeps it with
-    // at most q), so the chance is at most 1 − Π(1 − q)^T. ε = 0 exactly, for every accountant;
-    // the PLD grid's floor (~1e-8) and the RDP conversion cannot show it (case 111 490 of the
-    // domain sweep: calibrate refused there). Not with a G(μ₀) factor, whose δ(0) does not
-    // depend on the example's sampling, nor for the epoch schemes.
-    if (run.gaussian_mu == 0 && !run.has_epoch_sampling() && !run.phases.empty() && delta > 0 &&
-        delta < 1) {
-      const double used = participation_probability(run);
-      if (used <= delta)
-        return edge_estimate(a, 0, 0, 0, true, "edge value: rare participation",
-                             "the differing example enters a batch with probability at most " +
-                                 format_value(used) +
-                                 " <= delta, so the run is (0, delta)-DP at every noise "
-                                 "multiplier: epsilon = 0 (exact)");
-    }
-    return std::nullopt;
-  }
+  if (!e.edge()) return rare_participation_epsilon(run, delta, a);
   check_open_probability(kFn, "delta", delta);
   if (e.clear) {
     const double p = e.p_clear();

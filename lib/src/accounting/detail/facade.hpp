@@ -22,6 +22,17 @@ bool has_edge_phase(const training_run& run, const char* fn);
 /// enters any batch of a per-step scheme (truncated Poisson keeps it with at most q).
 double participation_probability(const training_run& run);
 
+/// ε = 0 exactly (an edge value, "rare participation") where a per-step run without a G(μ₀)
+/// factor has participation_probability ≤ δ; std::nullopt otherwise. Every ε path asks it.
+std::optional<privacy_estimate> rare_participation_epsilon(const training_run& run,
+                                                           double delta,
+                                                           accountant_type a);
+
+/// Caps a certified δ answer of such a run at participation_probability (δ(ε) ≤ it at every ε),
+/// saying so in the message; converged where that closes the bracket to the accuracy. Every δ
+/// path applies it.
+void cap_by_participation(privacy_estimate& e, const training_run& run, const pld_options& options);
+
 /// ε at δ (δ at ε) for a run with an edge phase, or std::nullopt when it has none.
 std::optional<privacy_estimate> edge_epsilon(const training_run& run,
                                              double delta,
