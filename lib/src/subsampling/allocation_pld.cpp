@@ -40,11 +40,22 @@ constexpr double kSplitResidual = 16 * static_cast<double>(kUnitLd);
 // split moves by at most |ŵ − w|(e^{H_out} − 1)e^{…} ≤ (5e^{H_out} + 3) u_ld ≤ 16 u_ld of the
 // pair's value (the rounding of w and 1 − w to double is a relative mass error, counted
 // separately).
+//
+// Far pairs. Where s_d = 0, r_d = log(1 + e^{−dH_in}) and w_d = (e^{r_d} − 1)/(e^{H_out} − 1) =
+// e^{−dH_in}/(e^{H_out} − 1) exactly: a geometric sequence in d. From the first d where s_d = 0
+// and w_d < 1/2 on (w_d falls with d, so every later d is alike, and the lower side's nearer
+// point is the pair's lower one), the pairs (i, j = i + d) landing at j's point are summed over i
+// by a recurrence — running sums Σ q_A[i] and Σ q_A[i] e^{−(j−i)H_in} — in O(n) instead of O(n²):
+// these are most pairs (d·H_in ≳ log(1/H_out), a few hundred of the tens of thousands of
+// lattice points of a fine grid). The formula is exact, so no residual moves the mean; the
+// recurrence's rounding is a relative mass error (add_far).
 struct split_table {
   long long in_stride = 0, out_stride = 0;
   std::vector<long long> shift;    // s_d
   std::vector<double> up, down;    // w_d and 1 − w_d
   std::vector<long long> nearest;  // s_d + (w_d ≥ 1/2): the nearer lattice point (lower side)
+  long long far = 0;               // the first d from which every pair is a far one (size(): none)
+  long double h_in = 0, h_out_m1 = 0;  // H_in and e^{H_out} − 1
 };
 
 split_table make_splits(double h, long long in_stride, long long out_stride, std::size_t count) {
@@ -75,6 +86,12 @@ split_table make_splits(double h, long long in_stride, long long out_stride, std
     t.down[d] = static_cast<double>(std::exp(r) * std::expm1(h_out - r) / em1);  // 1 − w
     t.nearest[d] = s + (w >= 0.5L ? 1 : 0);
   }
+  t.h_in = h_in;
+  t.h_out_m1 = em1;
+  t.far = static_cast<long long>(count);
+  while (t.far > 0 && t.shift[static_cast<std::size_t>(t.far - 1)] == 0 &&
+         t.up[static_cast<std::size_t>(t.far - 1)] < 0.5)
+    --t.far;
   return t;
 }
 
@@ -113,19 +130,73 @@ double lattice_value(long long k, double spacing) {
   return std::exp(static_cast<double>(k) * spacing);
 }
 
+// Adds the far pairs (i of A, j = i + d of B), d ≥ d0 ≥ t.far, into R (split_table): for each j,
+// with C = Σ_{i ≤ j−d0} q_A[i] and G = Σ_{i ≤ j−d0} q_A[i] e^{−(j−i)H_in} (long double, both
+// running over j), the upper side puts q_B[j](C − G/(e^{H_out} − 1)) at j's point and
+// q_B[j]·G/(e^{H_out} − 1) one above; the lower side puts q_B[j]·C and the moment
+// p_B[j]·C + q_B[j]·Σ p_A[i] at j's point. Rounding: G after k steps is within (4k + 4) u_ld of its
+// value relative (a product and a sum per step, e^{−H_in}'s own rounding raised to the k-th
+// power), C within k u_ld, and as G/(e^{H_out} − 1) ≤ C/2 the difference is within
+// 2((4k + 4) + k + 4) u_ld; the products and the conversion to double add 4 u_ld and one u.
+// Returns that relative bound.
+double add_far(const sum_law& a,
+               const sum_law& b,
+               long long d0,
+               double factor,
+               const split_table& t,
+               convex_side side,
+               sum_law& r) {
+  const long long f = t.in_stride / t.out_stride;
+  const long double rho = std::exp(-t.h_in);
+  const long double rho_d0 = std::exp(-static_cast<long double>(d0) * t.h_in);
+  const long double scale = static_cast<long double>(factor);
+  long double c = 0, g = 0, p = 0;
+  long long steps = 0;
+  for (long long j = a.first + d0; j < b.end(); ++j, ++steps) {
+    const long long i = j - d0;  // the pair partner that joins at this j
+    g *= rho;
+    if (i < a.end()) {
+      const auto ui = static_cast<std::size_t>(i - a.first);
+      c += a.q[ui];
+      g += static_cast<long double>(a.q[ui]) * rho_d0;
+      if (side == convex_side::dominated) p += a.p[ui];
+    }
+    if (j < b.first) continue;
+    const auto uj = static_cast<std::size_t>(j - b.first);
+    const long double qb = static_cast<long double>(b.q[uj]) * scale;
+    const auto at = static_cast<std::size_t>(j * f - r.first);
+    if (side == convex_side::dominating) {
+      const long double up = g / t.h_out_m1;
+      r.q[at] += static_cast<double>(qb * (c - up));
+      r.q[at + 1] += static_cast<double>(qb * up);
+    } else {
+      r.q[at] += static_cast<double>(qb * c);
+      r.p[at] += static_cast<double>(scale * static_cast<long double>(b.p[uj]) * c + qb * p);
+    }
+  }
+  const auto k = static_cast<double>(steps);
+  return 2 * ((5 * k + 8) * static_cast<double>(kUnitLd)) + 4 * static_cast<double>(kUnitLd) +
+         kUnit;
+}
+
 // Adds the pairs (i of A, j = i + d of B) for d0 ≤ d ≤ d1 (A's index the smaller or equal) into
 // R, each pair's product times `factor`. A and B on the table's input stride, R on its output
-// stride. Upper side: split by the table; lower side: to the nearer point, mass and moment.
-void add_ordered(const sum_law& a,
-                 const sum_law& b,
-                 long long d0,
-                 long long d1,
-                 double factor,
-                 const split_table& t,
-                 convex_side side,
-                 sum_law& r) {
+// stride. Upper side: split by the table; lower side: to the nearer point, mass and moment. The
+// far pairs (split_table) by add_far, whose rounding bound is returned (0 without far pairs).
+double add_ordered(const sum_law& a,
+                   const sum_law& b,
+                   long long d0,
+                   long long d1,
+                   double factor,
+                   const split_table& t,
+                   convex_side side,
+                   sum_law& r) {
   const long long f = t.in_stride / t.out_stride;
-  const long long d_max = std::min(d1, b.end() - 1 - a.first);
+  const long long d_all = std::min(d1, b.end() - 1 - a.first);
+  // Far pairs only where every d from t.far on is asked for (d1 = ∞): the recurrence runs to
+  // the end of B.
+  const bool far = d1 >= b.end() - 1 - a.first && d_all >= std::max(d0, t.far);
+  const long long d_max = far ? std::max(d0, t.far) - 1 : d_all;
   for (long long d = d0; d <= d_max; ++d) {
     const long long lo = std::max(a.first, b.first - d);
     const long long hi = std::min(a.end(), b.end() - d);
@@ -165,6 +236,7 @@ void add_ordered(const sum_law& a,
       }
     }
   }
+  return far ? add_far(a, b, std::max(d0, t.far), factor, t, side, r) : 0.0;
 }
 
 // Merges the lower side's groups into the cells (of the law's spacing) their atoms p/q lie in:
@@ -338,12 +410,13 @@ sum_law add(const sum_law& a,
   r.q.assign(static_cast<std::size_t>(end - r.first), 0.0);
   if (side == convex_side::dominated) r.p.assign(r.q.size(), 0.0);
   constexpr long long kAll = std::numeric_limits<long long>::max();
+  double far = 0;  // the far pairs' relative rounding (add_far)
   if (&a == &b) {  // an independent copy: the pairs (i, j) and (j, i) are alike
-    add_ordered(a, a, 0, 0, 1.0, t, side, r);
-    add_ordered(a, a, 1, kAll, 2.0, t, side, r);
+    far = std::max(far, add_ordered(a, a, 0, 0, 1.0, t, side, r));
+    far = std::max(far, add_ordered(a, a, 1, kAll, 2.0, t, side, r));
   } else {
-    add_ordered(a, b, 0, kAll, 1.0, t, side, r);
-    add_ordered(b, a, 1, kAll, 1.0, t, side, r);
+    far = std::max(far, add_ordered(a, b, 0, kAll, 1.0, t, side, r));
+    far = std::max(far, add_ordered(b, a, 1, kAll, 1.0, t, side, r));
   }
   if (side == convex_side::dominating) {
     auto copy_scaled = [&](const sum_law& x, double w) {
@@ -363,9 +436,11 @@ sum_law add(const sum_law& a,
     r.p_inf = a.p_inf * qb + b.p_inf * qa;
   }
   r.mean = a.mean + b.mean;
-  // Every entry is a sum of at most 4(n_A + n_B) + 4 products of two masses and a weight.
+  // Every entry is a sum of at most 4(n_A + n_B) + 4 products of two masses and a weight — or
+  // fewer terms, a far pairs' sum standing for many, each within `far` of its exact value
+  // besides (add_far).
   const auto terms = static_cast<double>(4 * (a.q.size() + b.q.size()) + 8);
-  r.err = a.err + b.err + (terms + 4) * kUnit;
+  r.err = a.err + b.err + (terms + 4) * kUnit + far;
   r.moved = a.moved + b.moved + kSplitResidual * r.mean;
   r.moved_relative = a.moved_relative + b.moved_relative + kSplitResidual;
   if (side == convex_side::dominated) rebin(r, h);
