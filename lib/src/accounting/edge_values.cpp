@@ -114,11 +114,17 @@ double participation_probability(const training_run& run) {
   return -std::expm1(log_unused);
 }
 
+std::optional<double> participation_cap(const training_run& run) {
+  if (!per_step_without_factor(run)) return std::nullopt;
+  return participation_probability(run);
+}
+
 std::optional<privacy_estimate> rare_participation_epsilon(const training_run& run,
                                                            double delta,
                                                            accountant_type a) {
-  if (!per_step_without_factor(run) || !(delta > 0 && delta < 1)) return std::nullopt;
-  const double used = participation_probability(run);
+  const std::optional<double> cap = participation_cap(run);
+  if (!cap || !(delta > 0 && delta < 1)) return std::nullopt;
+  const double used = *cap;
   if (!(used <= delta)) return std::nullopt;
   return edge_estimate(a, 0, 0, 0, true, "edge value: rare participation",
                        "the differing example enters a batch with probability at most " +
@@ -130,10 +136,9 @@ std::optional<privacy_estimate> rare_participation_epsilon(const training_run& r
 void cap_by_participation(privacy_estimate& e,
                           const training_run& run,
                           const pld_options& options) {
-  if (e.kind != bound_kind::upper_bound || e.edge_value || !per_step_without_factor(run) ||
-      !(e.upper >= 0))
-    return;
-  const double used = participation_probability(run);
+  const std::optional<double> cap = participation_cap(run);
+  if (e.kind != bound_kind::upper_bound || e.edge_value || !cap || !(e.upper >= 0)) return;
+  const double used = *cap;
   if (!(used < e.upper)) return;
   const bool bracket = !std::isnan(e.lower);
   e.value = e.upper = used;

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "detail/facade.hpp"
 #include "dpkit/accounting/rdp_accountant.hpp"
 #include "dpkit/core/check.hpp"
 #include "dpkit/core/normal.hpp"
@@ -172,7 +174,15 @@ run_tradeoff_result run_tradeoff(const training_run& run,
   std::vector<double> eps(cells + 1);
   for (std::size_t j = 0; j <= cells; ++j)
     eps[j] = eps_max * static_cast<double>(j) / static_cast<double>(cells);
-  const pld_profile_result profile = pld_delta_profile(run, eps, options);
+  pld_profile_result profile = pld_delta_profile(run, eps, options);
+  // δ(ε) ≤ the chance that the example enters a batch, at every ε (edge_values.cpp), as every
+  // δ answer of the facade says.
+  if (const std::optional<double> cap = detail::participation_cap(run))
+    for (std::size_t j = 0; j < profile.upper.size(); ++j)
+      if (profile.upper[j] > *cap) {
+        profile.upper[j] = *cap;
+        profile.lower[j] = std::min(profile.lower[j], *cap);
+      }
   static_cast<solver_status&>(r) = profile;
   static_cast<pld_diagnostics&>(r) = profile;
   r.epsilon_points = eps.size();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/accounting/run_tradeoff.hpp"
 #include "support/runs.hpp"
 
 namespace acc = dpkit::accounting;
@@ -109,4 +110,24 @@ TEST_CASE(
   CHECK(e.value == 0);
   inc.add_steps(2);
   CHECK_FALSE(inc.epsilon(delta).edge_value);
+}
+
+TEST_CASE("the tradeoff curve keeps delta below the chance that the example enters a batch",
+          "[accounting][edge][tradeoff]") {
+  // f(α) ≥ 1 − δ(0) − α, and δ(0) ≤ p: the certified β is at least 1 − p − α. The profile
+  // behind `dpkit tradeoff` read the PLD's δ(0) upper end, above p at q = 1e-9 (σ = 0.3,
+  // T = 100, p = 1e-7).
+  const double sigma = 0.3, q = 1e-9;
+  const long long steps = 100;
+  const double p = -std::expm1(static_cast<double>(steps) * std::log1p(-q));
+  acc::pld_options o;
+  o.relative_accuracy = 1e-2;
+  const std::vector<double> alphas{1e-3, 0.1, 0.5};
+  const acc::run_tradeoff_result t = acc::run_tradeoff(dpsgd(sigma, q, steps), alphas, o);
+  REQUIRE(t.beta_lower.size() == alphas.size());
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    CAPTURE(alphas[i], t.beta_lower[i], t.beta_upper[i], p);
+    CHECK(t.beta_lower[i] >= 1 - p - alphas[i] - 1e-15);
+    CHECK(t.beta_lower[i] <= t.beta_upper[i]);
+  }
 }

@@ -22,6 +22,10 @@ bool has_edge_phase(const training_run& run, const char* fn);
 /// enters any batch of a per-step scheme (truncated Poisson keeps it with at most q).
 double participation_probability(const training_run& run);
 
+/// participation_probability where it bounds δ(ε) at every ε — per-step schemes without a
+/// G(μ₀) factor (edge_values.cpp) — else std::nullopt.
+std::optional<double> participation_cap(const training_run& run);
+
 /// ε = 0 exactly (an edge value, "rare participation") where a per-step run without a G(μ₀)
 /// factor has participation_probability ≤ δ; std::nullopt otherwise. Every ε path asks it.
 std::optional<privacy_estimate> rare_participation_epsilon(const training_run& run,
