@@ -140,9 +140,10 @@ void cap_by_participation(privacy_estimate& e,
   if (e.kind != bound_kind::upper_bound || e.edge_value || !cap || !(e.upper >= 0)) return;
   const double used = *cap;
   if (!(used < e.upper)) return;
+  // The lower end stays as it is: both ends are certified, so a lower end above p would be a
+  // fault, which the domain sweep's lower ≤ upper check is there to see.
   const bool bracket = !std::isnan(e.lower);
   e.value = e.upper = used;
-  if (bracket) e.lower = std::min(e.lower, used);
   e.log_value = std::log(used);
   e.method += "; upper end: the chance that the example enters a batch, 1 - prod (1 - q)^T";
   const std::string note = "the upper end is the probability " + format_value(used) +

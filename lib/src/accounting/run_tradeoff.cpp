@@ -179,10 +179,7 @@ run_tradeoff_result run_tradeoff(const training_run& run,
   // δ answer of the facade says.
   if (const std::optional<double> cap = detail::participation_cap(run))
     for (std::size_t j = 0; j < profile.upper.size(); ++j)
-      if (profile.upper[j] > *cap) {
-        profile.upper[j] = *cap;
-        profile.lower[j] = std::min(profile.lower[j], *cap);
-      }
+      profile.upper[j] = std::min(profile.upper[j], *cap);
   static_cast<solver_status&>(r) = profile;
   static_cast<pld_diagnostics&>(r) = profile;
   r.epsilon_points = eps.size();
