@@ -4,6 +4,7 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -60,6 +61,26 @@ double two_step_delta(double mu, double eps, bool remove) {
   return gk::integrate(f, lo, mid, 15, 1e-14) + gk::integrate(f, mid, hi, 15, 1e-14);
 }
 
+// Both laws of one epoch of two steps at spacing h bracket two_step_delta at each ε, in both
+// directions (a relative 1e-10 for the quadrature), and come within 1e-3 of it.
+void check_two_step_profile(double mu, double h, std::initializer_list<double> epsilons) {
+  const law_ptr up = law_of(mu, 2, 2, h, ss::convex_side::dominating);
+  const law_ptr lo = law_of(mu, 2, 2, h, ss::convex_side::dominated);
+  for (const auto d : {ss::adjacency_direction::remove, ss::adjacency_direction::add}) {
+    const auto l_up = ss::allocation_ratio_loss(up, d);
+    const auto l_lo = ss::allocation_ratio_loss(lo, d);
+    for (const double eps : epsilons) {
+      const double exact = two_step_delta(mu, eps, d == ss::adjacency_direction::remove);
+      if (exact < 1e-12) continue;
+      const double du = l_up->delta(eps), dl = l_lo->delta(eps);
+      CAPTURE(mu, h, eps, d == ss::adjacency_direction::remove, exact, du, dl);
+      CHECK(du >= exact * (1 - 1e-10));
+      CHECK(dl <= exact * (1 + 1e-10));
+      CHECK(du - dl <= 1e-3 * exact);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("allocation PLD: the laws keep the mean, the contraction's moments stay below",
@@ -105,21 +126,7 @@ TEST_CASE("allocation PLD: one epoch of two steps against its closed-form profil
   // δ(ε) of the laws' privacy losses (exact sums over their atoms) bracket the profile computed
   // by conditioning and quadrature, in both directions, and come within 1e-3 of it.
   for (double mu : {0.5, 1.0, 2.0}) {
-    const law_ptr up = law_of(mu, 2, 2, 0.002, ss::convex_side::dominating);
-    const law_ptr lo = law_of(mu, 2, 2, 0.002, ss::convex_side::dominated);
-    for (const auto d : {ss::adjacency_direction::remove, ss::adjacency_direction::add}) {
-      const auto l_up = ss::allocation_ratio_loss(up, d);
-      const auto l_lo = ss::allocation_ratio_loss(lo, d);
-      for (double eps : {0.0, 0.1, 0.5, 1.0, 2.0}) {
-        const double exact = two_step_delta(mu, eps, d == ss::adjacency_direction::remove);
-        if (exact < 1e-12) continue;
-        const double du = l_up->delta(eps), dl = l_lo->delta(eps);
-        CAPTURE(mu, eps, d == ss::adjacency_direction::remove, exact, du, dl);
-        CHECK(du >= exact * (1 - 1e-10));
-        CHECK(dl <= exact * (1 + 1e-10));
-        CHECK(du - dl <= 1e-3 * exact);
-      }
-    }
+    check_two_step_profile(mu, 0.002, {0.0, 0.1, 0.5, 1.0, 2.0});
   }
 }
 
@@ -132,21 +139,7 @@ TEST_CASE("allocation PLD: far pairs, summed by recurrence, on wide lattices",
   // steps, μ = 4 and 6: ~20 000 and ~40 000 points at h = 0.004) and the exact mass and mean of
   // a 30-step epoch at μ = 9 (~40 000 points).
   for (double mu : {4.0, 6.0}) {
-    const law_ptr up = law_of(mu, 2, 2, 0.004, ss::convex_side::dominating);
-    const law_ptr lo = law_of(mu, 2, 2, 0.004, ss::convex_side::dominated);
-    for (const auto d : {ss::adjacency_direction::remove, ss::adjacency_direction::add}) {
-      const auto l_up = ss::allocation_ratio_loss(up, d);
-      const auto l_lo = ss::allocation_ratio_loss(lo, d);
-      for (double eps : {0.0, 1.0, 3.0, 6.0}) {
-        const double exact = two_step_delta(mu, eps, d == ss::adjacency_direction::remove);
-        if (exact < 1e-12) continue;
-        const double du = l_up->delta(eps), dl = l_lo->delta(eps);
-        CAPTURE(mu, eps, d == ss::adjacency_direction::remove, exact, du, dl);
-        CHECK(du >= exact * (1 - 1e-10));
-        CHECK(dl <= exact * (1 + 1e-10));
-        CHECK(du - dl <= 1e-3 * exact);
-      }
-    }
+    check_two_step_profile(mu, 0.004, {0.0, 1.0, 3.0, 6.0});
   }
   for (const auto side : {ss::convex_side::dominating, ss::convex_side::dominated}) {
     const law_ptr l = law_of(9.0, 30, 30, 0.004, side);
