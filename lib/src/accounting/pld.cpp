@@ -198,7 +198,15 @@ composed_pld compose(std::span<const pld_factor> factors,
     check_at_least("compose", "count", f.count, 1);
     const double c = static_cast<double>(f.count);
     out.offset += c * f.pld->offset;
-    base += f.count * f.pld->first;
+    // Checked: the composed lattice indices must stay exact as doubles (below 2^53), as the
+    // window's placement and the losses go through doubles; the accountant's lattice_floor
+    // keeps them below. Beyond, adjacent points merge (and past 2^63 the sum overflows).
+    long long shifted = 0;
+    if (__builtin_mul_overflow(f.count, f.pld->first, &shifted) ||
+        __builtin_add_overflow(base, shifted, &base))
+      throw std::length_error(
+          "compose: the composed lattice indices at this grid spacing are "
+          "beyond 2^53 (a coarser grid)");
     smallest += c * f.pld->loss(0);
     largest += c * f.pld->loss(f.pld->mass.size() - 1);
     longest = std::max(longest, f.pld->mass.size());
@@ -211,6 +219,10 @@ composed_pld compose(std::span<const pld_factor> factors,
     mean += total > 0 ? c * m / total : 0.0;
   }
   out.infinity_mass = -std::expm1(log_no_infinity);
+  if (!(std::max(std::abs(smallest), std::abs(largest)) / h < 0x1p53))
+    throw std::length_error(
+        "compose: the composed lattice indices at this grid spacing are "
+        "beyond 2^53 (a coarser grid)");
   // The λ range of every search below (kMaxExponent): λ·|ℓ| ≤ 1e6 on every loss an exponent
   // meets — one step's (the cumulants and the tilted masses) and the composed losses of the
   // window (the Chernoff bounds at its edges and the final rescaling), checked in `build`. (It

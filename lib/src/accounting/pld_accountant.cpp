@@ -48,6 +48,15 @@ struct discretisation_cache {
   std::vector<std::vector<std::pair<discrete_pld, discrete_pld>>> steps;  // [direction][factor]
 };
 
+// Per-step truncation: at most tail/T per step, so T steps lose at most `tail` in total (T: the
+// steps the cache is kept for, where it grows with the run).
+double step_tail_of(const directions& dirs, double tail, const discretisation_cache* cache) {
+  long long total = 0;
+  for (const loss_factor& f : dirs.front()) total += f.count;
+  if (cache != nullptr && cache->tail_steps > 0) total = cache->tail_steps;
+  return std::max(tail / static_cast<double>(std::max(total, 1LL)), 1e-300);
+}
+
 // One grid pass. `query(composed)` is the quantity asked (see bracket); `dominated(upper_d,
 // lower_so_far)` says whether a direction's upper bound is already below the best lower
 // bound: its optimistic side cannot raise the lower bound then (true value = max over
@@ -62,11 +71,7 @@ pass_result evaluate_pass(const directions& dirs,
                           Dominated&& dominated,
                           discretisation_cache* cache) {
   pass_result out;
-  long long total = 0;
-  for (const loss_factor& f : dirs.front()) total += f.count;
-  if (cache != nullptr && cache->tail_steps > 0) total = cache->tail_steps;
-  // Per-step truncation: at most tail/T per step, so T steps lose at most `tail` in total.
-  const double step_tail = std::max(tail / static_cast<double>(std::max(total, 1LL)), 1e-300);
+  const double step_tail = step_tail_of(dirs, tail, cache);
   // Without a cache (one query), each direction's steps are discretised, composed and freed
   // before the next direction's.
   discretisation_cache local;
@@ -135,7 +140,12 @@ double initial_spacing(const directions& dirs, double range_tail) {
       widest = std::max(widest, hi - lo);
       // Below the finest grid (1e-10), the step's variance is negligible anyway.
       if (!((hi - lo) / 256 >= 1e-10)) continue;
-      const discrete_pld d = discretize(*f.loss, (hi - lo) / 256, pld_side::pessimistic, 1e-12);
+      // Not finer than 2^-50 of the losses' reach: a narrow loss far from 0 (a few ulps wide
+      // at 5.4e154) would otherwise put its lattice indices out of range; its variance is
+      // then below the double resolution of its mean anyway.
+      const double reach = std::max(std::abs(lo), std::abs(hi));
+      const discrete_pld d = discretize(*f.loss, std::max((hi - lo) / 256, std::ldexp(reach, -50)),
+                                        pld_side::pessimistic, 1e-12);
       // Moments of the loss in units of the step's range (finite whatever the range).
       const double unit = hi - lo;
       double m0 = 0, m1 = 0, m2 = 0;
@@ -152,6 +162,33 @@ double initial_spacing(const directions& dirs, double range_tail) {
   }
   if (!(widest > 0)) return 1e-3;
   return std::max(widest / 2000, bulk / 65536);
+}
+
+// The finest spacing at which the lattice indices stay exact. A loss ℓ sits at index ℓ/h, a
+// composition of T steps at the sum of theirs; the indices are `long long`, but the losses
+// (first + k)·h + offset and the window's placement (ℓ − offset)/h go through doubles, exact
+// only below 2^53. A narrow loss far from 0 — a full-batch phase at σ = 3e-78, every loss
+// within 1e140 of 5.4e154 — makes the grid fine against its own width (h = 2.4e139) and its
+// index ~2^51: 5 000 such steps overflowed the composed index (undefined behaviour; the run
+// beside a Poisson phase read "unavailable"), and between 2^53 and 2^63 adjacent lattice
+// points merged and the window was placed cells off its masses (a certified lower end 1e-12
+// above the exact ε, sweep case 27 956). Each step's reach max(|lower|, |upper|) at the tail the
+// steps are cut at, summed over the steps, over 2^50: the composed indices stay below 2^50
+// (a window's few cells of room, and a coarser first grid's, stay below 2^53). The spacing
+// that sets is 8.9e-16 of the composed loss's size, about the resolution of the double that
+// holds it.
+double lattice_floor(const directions& dirs, double step_tail) {
+  double floor = 0;
+  for (const auto& factors : dirs) {
+    double reach = 0;
+    for (const loss_factor& f : factors) {
+      const double m = std::max(std::abs(f.loss->lower_tail_point(step_tail)),
+                                std::abs(f.loss->upper_tail_point(step_tail)));
+      if (std::isfinite(m)) reach += static_cast<double>(f.count) * m;
+    }
+    floor = std::max(floor, std::ldexp(reach, -50));
+  }
+  return floor;
 }
 
 // The finest grid the engine uses. The discretisation places each cell's mass by its
@@ -202,7 +239,14 @@ void bracket(const directions& dirs,
   double h = options.grid_spacing > 0           ? options.grid_spacing
              : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
                                                 : initial_spacing(dirs, range_tail);
-  h = std::max(h, kMinGridSpacing);
+  const double index_floor = lattice_floor(dirs, step_tail_of(dirs, tail, cache));
+  if (options.grid_spacing > 0 && options.grid_spacing < index_floor)
+    throw_domain_error("pld_accountant", "grid_spacing", options.grid_spacing,
+                       ">= " + format_value(index_floor) +
+                           " for this run (a finer grid's lattice indices are not exact in "
+                           "double precision), or 0");
+  const double finest = std::max(kMinGridSpacing, index_floor);
+  h = std::max(h, finest);
   // Point-by-point maximum over directions.
   auto max_of = [&](const std::vector<std::vector<double>>& vs) {
     std::vector<double> m;
@@ -343,11 +387,17 @@ void bracket(const directions& dirs,
           "dominate the discretisation; the tightest certified bracket is kept)";
       return;
     }
+    if (h <= finest) {
+      r.message += " (the grid spacing is at its floor " + format_value(finest) +
+                   " for this run, below which its lattice indices are not exact in double "
+                   "precision; the tightest certified bracket is kept)";
+      return;
+    }
     // After an erratic pass the spacing halves (a gap of 2.56 × the target: 0.8·√(1/2.56) = ½),
     // then fills the FFT it needs, instead of following a gap that jumped the FFT eightfold.
     h = std::max(next_spacing(h, erratic ? 2.56 * options.relative_accuracy : gap / scale,
                               options.relative_accuracy, p.span),
-                 kMinGridSpacing);
+                 finest);
     // A finer grid whose composition needs at least twice the FFT limit, by the span of this
     // pass's (the window's span hardly changes with h): the attempt would fail, so stop here as
     // it would — without discretising the steps at that grid first (at q = 1.7e-14,

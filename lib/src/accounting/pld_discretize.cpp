@@ -34,6 +34,14 @@ half_cells compute_half_cells(const subsampling::privacy_loss& loss, double h, d
   c.h = h;
   const double y_lo = loss.lower_tail_point(tail_mass);
   const double y_hi = std::max(loss.upper_tail_point(tail_mass), y_lo);
+  // The lattice indices must be exact as doubles (below 2^53: the losses (first + k)·h are
+  // computed from them). The accountant keeps h above the run's losses/2^50 (lattice_floor), so
+  // this refuses only a caller's own too fine grid — before the casts, which are undefined
+  // behaviour out of range.
+  if (!(std::abs(y_lo / h) < 0x1p52 && std::abs(y_hi / h) < 0x1p52))
+    throw std::length_error(
+        "discretize: the losses' lattice indices at this grid spacing are "
+        "beyond 2^52 (a coarser grid)");
   c.i_lo = static_cast<long long>(std::floor(y_lo / h)) - 1;
   c.i_hi = static_cast<long long>(std::ceil(y_hi / h)) + 1;
   const long long count = 2 * (c.i_hi - c.i_lo) + 2;

@@ -7,6 +7,7 @@
 // value iff b > hi, or b == hi and lo ≤ 0.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <random>
 #include <string>
 
 #include "dpkit/accounting/accountant.hpp"
@@ -108,6 +109,48 @@ TEST_CASE("full-batch delta: the certified bracket contains the exact delta (50 
   }
   CHECK(in_range >= 300);
   WARN("full-batch delta brackets: widest relative width " << widest);
+}
+
+TEST_CASE("a full-batch phase at tiny noise beside a Poisson phase: exact epsilon (seeded)",
+          "[accounting][pld][certified]") {
+  // A full-batch phase's loss is N(μ²/2, μ²) per step, μ = 1/σ: at σ = 3e-78 every loss lies
+  // within 1e140 of 5.4e154, and the grid, fitted to that width, put it at lattice index ~2^51;
+  // 5 000 such steps overflowed the composed index, and the run beside a Poisson phase read
+  // "unavailable" (3 000 steps answered). The exact ε: the composition's ε(δ) lies between the
+  // full-batch part's alone, μ_T²/2 + μ_T·z with |z| < 40, μ_T = √T/σ, and that plus the Poisson
+  // phase's (< 1e4 here); with σ ≤ 1e-25, both ends are T/(2σ²) to 1e-20 relative, so the
+  // bracket must contain T/(2σ²) up to its own rounding (8 ulps of room).
+  std::mt19937_64 gen(20261128);
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(gen));
+  };
+  constexpr double ulp = 0x1p-52;
+  for (int i = 0; i < 10; ++i) {
+    acc::training_phase full;
+    full.noise_multiplier = i == 0 ? 3.05e-78 : log_uniform(1e-100, 1e-25);
+    full.sampling_rate = 1;
+    full.steps = i == 0 ? 5000 : static_cast<long long>(log_uniform(1e4, 1e7));
+    acc::training_phase poisson;
+    poisson.noise_multiplier = i == 0 ? 1.0 : log_uniform(0.5, 5);
+    poisson.sampling_rate = i == 0 ? 0.01 : log_uniform(1e-3, 0.1);
+    poisson.steps = i == 0 ? 100 : static_cast<long long>(log_uniform(1, 1000));
+    acc::training_run run;
+    run.phases = i % 2 == 0 ? std::vector{full, poisson} : std::vector{poisson, full};
+    const double delta = i == 0 ? 1e-5 : log_uniform(1e-12, 1e-2);
+    const double exact =
+        static_cast<double>(full.steps) / (2 * full.noise_multiplier * full.noise_multiplier);
+    const acc::privacy_estimate e = acc::estimate_epsilon(run, delta, acc::accountant_type::pld);
+    INFO("case " << i << ": full batch sigma " << full.noise_multiplier << ", T " << full.steps
+                 << "; poisson sigma " << poisson.noise_multiplier << ", q "
+                 << poisson.sampling_rate << ", T " << poisson.steps << "; delta " << delta
+                 << ": exact " << exact << ", bracket [" << e.lower << ", " << e.upper << "] ("
+                 << e.message << ")");
+    CHECK(e.converged());
+    CHECK(e.kind == dpkit::bound_kind::upper_bound);
+    CHECK(e.upper >= exact * (1 - 8 * ulp));
+    CHECK(e.lower <= exact * (1 + 8 * ulp));
+    CHECK(e.upper - e.lower <= 1e-3 * e.upper);
+  }
 }
 
 TEST_CASE("gdp_log_delta_bounds encloses the point value and widens with the mu interval",
