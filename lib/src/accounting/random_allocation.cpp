@@ -226,6 +226,36 @@ pld_options engine_options(const pld_options& options, double h) {
 // * The splits' residual moves δ by at most `moved` (side_run), whatever ε.
 constexpr double kShift = 2.01;
 
+// Why a bracket has no upper end, in the words of both its message and the facade's refusal.
+constexpr const char* kAllowanceOverflows =
+    "beyond what the PLD accountant bounds: the rounding allowance of its laws is not finite; "
+    "the RDP accountant answers";
+
+std::string delta_floor_constraint(double floor) {
+  return ">= " + format_value(floor) +
+         " for random allocation (10^4 times the certified rounding allowance of its laws at "
+         "this run; the RDP accountant answers smaller delta)";
+}
+
+// allocation_epsilon where its bracket has no upper end (epsilon_upper's two cases): refused in
+// the user's words — δ below the bracket's floor, or a noise multiplier at which the laws'
+// allowance overflows — instead of a failure with ε = +inf, which the CLI showed as
+// "unavailable" with exit 1 (a numerical failure) although nothing failed to converge.
+// Calibration reads the failure itself, through allocation_epsilon_upper.
+void refuse_if_unanswered(const char* fn,
+                          const allocation_bracket& b,
+                          const training_phase& phase,
+                          double delta) {
+  if (b.termination != termination_type::failure) return;
+  if (b.delta_floor > 0)
+    throw_domain_error(fn, "delta", delta, delta_floor_constraint(b.delta_floor));
+  if (b.allowance_overflows)
+    throw_domain_error(fn, "noise_multiplier", phase.noise_multiplier,
+                       std::string("larger for random allocation at this sampling rate: the run "
+                                   "is ") +
+                           kAllowanceOverflows);
+}
+
 // The engine's diagnostics of one composition, gathered into the bracket's.
 void note_engine(allocation_bracket& b, const pld_diagnostics& r) {
   b.pld.fft_size = std::max(b.pld.fft_size, r.fft_size);
@@ -241,23 +271,17 @@ void epsilon_upper(allocation_bracket& b, const side_run& up, double delta, cons
     // and epoch length; "must be >= nan" was printed): refused in the run's own terms.
     b.upper = std::numeric_limits<double>::infinity();
     b.termination = termination_type::failure;
-    b.message =
-        "the run (random allocation at this noise multiplier and sampling rate) is beyond what "
-        "the PLD accountant bounds: the rounding allowance of its laws is not finite; the RDP "
-        "accountant answers";
+    b.allowance_overflows = true;
+    b.message = "the run (random allocation at this noise multiplier and sampling rate) is " +
+                std::string(kAllowanceOverflows);
     return;
   }
   if (!(up.moved <= 1e-4 * delta && up.gamma <= 1e-3)) {
     b.upper = std::numeric_limits<double>::infinity();
     b.termination = termination_type::failure;
     b.delta_floor = 1e4 * up.moved;
-    b.message = "delta is " + format_value(delta) +
-                ", but must be >= " + format_value(1e4 * up.moved) +
-                " for random allocation (10^4 times the certified rounding allowance of its "
-                "laws, " +
-                format_value(up.moved) +
-                " here; the RDP accountant answers smaller "
-                "delta)";
+    b.message = "delta is " + format_value(delta) + ", but must be " +
+                delta_floor_constraint(b.delta_floor);
     return;
   }
   const double target = delta * (1 - up.gamma) - up.moved;
@@ -536,6 +560,7 @@ allocation_bracket allocation_epsilon(const training_phase& phase,
         },
         [&](double mu) { return divergence::gdp_epsilon_bounds(mu, mu, delta).lower; },
         [&](std::span<const loss_factor> f) { return pld_epsilon(f, delta, options); });
+  refuse_if_unanswered(kFn, b, phase, delta);
   return b;
 }
 

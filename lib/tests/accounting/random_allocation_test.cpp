@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dpkit/accounting/accountant.hpp"
+#include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
 #include "dpkit/core/log_space.hpp"
 #include "dpkit/core/random.hpp"
@@ -16,8 +17,8 @@
 #include "dpkit/subsampling/allocation_rdp.hpp"
 #include "dpkit/subsampling/epoch_max_loss.hpp"
 #include "support/exact_curves.hpp"
-#include "support/test_util.hpp"
 #include "support/runs.hpp"
+#include "support/test_util.hpp"
 
 namespace acc = dpkit::accounting;
 using dpkit::test::run_of;
@@ -383,4 +384,41 @@ TEST_CASE("random allocation: one step of a long epoch, delta at every epsilon (
     CHECK(dpkit::test::at_least(std::log(b.upper), exact(eps)));
     if (b.lower > 0) CHECK(dpkit::test::at_most(std::log(b.lower), exact(eps)));
   }
+}
+
+TEST_CASE("random allocation: epsilon where the PLD bracket has no upper end is refused by name",
+          "[accounting][allocation]") {
+  // The bracket's two cases without an upper end — δ below 10^4 times its laws' rounding
+  // allowance, and a noise multiplier at which that allowance overflows (full-tier case 10 183:
+  // σ = 0.032, q = 1/12, 1e5 steps) — came back as a failure with ε = +inf, which the CLI showed
+  // as "unavailable" with exit 1, a numerical failure, although nothing failed to converge. They
+  // are refused now, naming the input (the CLI's exit 2), and the RDP accountant answers both.
+  const acc::training_run below = run_of(allocated(1.0, 0.01, 100));
+  const double floor = acc::allocation_epsilon_upper(allocated(1.0, 0.01, 100), 1e-14).delta_floor;
+  REQUIRE(floor > 1e-14);
+  try {
+    (void)acc::estimate_epsilon(below, 1e-14, acc::accountant_type::pld);
+    FAIL("no refusal");
+  } catch (const dpkit::argument_error& e) {
+    CHECK(e.name() == "delta");
+    CHECK(e.value() == "1e-14");
+    CHECK_THAT(e.constraint(), Catch::Matchers::Contains("for random allocation"));
+  }
+  // Just above the floor the bracket answers.
+  const acc::privacy_estimate above =
+      acc::estimate_epsilon(below, 2 * floor, acc::accountant_type::pld);
+  CHECK(std::isfinite(above.upper));
+  CHECK(above.lower <= above.upper);
+  CHECK(std::isfinite(acc::estimate_epsilon(below, 1e-14, acc::accountant_type::rdp).upper));
+
+  const acc::training_run overflow = run_of(allocated(0.031991534034954514, 1.0 / 12, 100000));
+  try {
+    (void)acc::estimate_epsilon(overflow, 5.6750284990013427e-09, acc::accountant_type::pld);
+    FAIL("no refusal");
+  } catch (const dpkit::argument_error& e) {
+    CHECK(e.name() == "noise_multiplier");
+    CHECK_THAT(e.constraint(), Catch::Matchers::Contains("the RDP accountant answers"));
+  }
+  CHECK(std::isfinite(
+      acc::estimate_epsilon(overflow, 5.6750284990013427e-09, acc::accountant_type::rdp).upper));
 }

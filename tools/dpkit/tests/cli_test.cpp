@@ -590,6 +590,13 @@ TEST_CASE("bad input: one line on stderr naming the flag and the constraint, exi
        "random-allocation",
        "--epsilon is 1e-14, but must be certified by the PLD accountant for random allocation"},
       {"calibrate --epsilon 1 --delta 1e-5 --accountant all", "--accountant"},
+      // Where random allocation's PLD bracket has no upper end (once "unavailable", exit 1).
+      {"epsilon --sampling random-allocation --noise-multiplier 1 --sampling-rate 0.01 --steps "
+       "100 --delta 1e-14",
+       "--delta is 1e-14, but must be >= "},
+      {"epsilon --sampling random-allocation --noise-multiplier 0.032 --sampling-rate "
+       "0.08333333333333333 --steps 100000 --delta 5.7e-9",
+       "--noise-multiplier is 0.032, but must be larger for random allocation"},
       // k of t steps: only random allocation has a k.
       {"epsilon --noise-multiplier 1 --sampling-rate 0.04 --steps 100 --selected 4 --delta 1e-5",
        "--selected is only used with --sampling random-allocation"},

@@ -59,6 +59,9 @@ struct shuffling_bracket {
   /// Random allocation: where δ was below what its PLD bracket takes (10^4 × its laws' certified
   /// rounding allowance at this run and spacing), that smallest δ; 0 otherwise.
   double delta_floor = 0;
+  /// Random allocation: the laws' rounding allowance could not be formed at this noise
+  /// multiplier and epoch length (its terms overflow), so the PLD bracket has no upper end.
+  bool allowance_overflows = false;
   pld_diagnostics pld;            ///< of the lower bound's composition (the larger direction)
   termination_type termination = termination_type::converged;
   std::string message;  ///< why the lower bound's bracket stopped short, if it did
