@@ -249,7 +249,8 @@ privacy_estimate estimate_delta(const training_run& run,
       e = detail::from_rdp(rdp_delta(run, epsilon));
       break;
     case accountant_type::clt:
-      return clt_delta_estimate(run, epsilon, options);
+      e = clt_delta_estimate(run, epsilon, options);
+      break;
   }
   detail::cap_by_participation(e, run, options);
   return e;
@@ -319,7 +320,7 @@ std::vector<privacy_estimate> estimate_delta_curve(const training_run& run,
       out = each_steps(run, steps, kFn, progress, [&](const training_run& r) {
         return clt_delta_estimate(r, epsilon, options);
       });
-      return out;
+      break;
   }
   // δ ≤ the chance that the example enters a batch, at every point, as estimate_delta says.
   training_run r = run;

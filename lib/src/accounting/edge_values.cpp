@@ -137,8 +137,23 @@ void cap_by_participation(privacy_estimate& e,
                           const training_run& run,
                           const pld_options& options) {
   const std::optional<double> cap = participation_cap(run);
-  if (e.kind != bound_kind::upper_bound || e.edge_value || !cap || !(e.upper >= 0)) return;
+  if (e.edge_value || !cap) return;
   const double used = *cap;
+  if (e.kind == bound_kind::approximation) {
+    // An approximation (the CLT's) above p is known to be too large: δ ≤ p is a fact about the
+    // run. At σ = 0.2, q = 1e-7, T = 99 the CLT said δ(1e-4) = 0.11 where p = 9.9e-6. It is
+    // capped there and stays an approximation.
+    if (!(used < e.value)) return;
+    e.value = used;
+    e.log_value = std::log(used);
+    e.method += "; capped at the chance that the example enters a batch, 1 - prod (1 - q)^T";
+    const std::string note = "the approximation was above the probability " + format_value(used) +
+                             " that the differing example enters a batch, which bounds delta "
+                             "at every epsilon; capped there";
+    e.message = e.message.empty() ? note : e.message + "; " + note;
+    return;
+  }
+  if (e.kind != bound_kind::upper_bound || !(e.upper >= 0)) return;
   if (!(used < e.upper)) return;
   // The lower end stays as it is: both ends are certified, so a lower end above p would be a
   // fault, which the domain sweep's lower ≤ upper check is there to see.

@@ -112,6 +112,33 @@ TEST_CASE(
   CHECK_FALSE(inc.epsilon(delta).edge_value);
 }
 
+TEST_CASE("the CLT's delta approximation is capped at the chance of entering a batch",
+          "[accounting][edge][clt]") {
+  // σ = 0.2, q = 1e-7, T = 99: the CLT's μ = q·√(T(e^{1/σ²} − 1)) = 0.27 gave δ(1e-4) = 0.11,
+  // 10⁴ times p = 1 − (1 − q)^T = 9.9e-6, which bounds δ at every ε. Still an approximation.
+  const double sigma = 0.2, q = 1e-7;
+  const long long steps = 99;
+  const double p = -std::expm1(static_cast<double>(steps) * std::log1p(-q));
+  for (const double epsilon : {1e-4, 0.5}) {
+    const acc::privacy_estimate e =
+        acc::estimate_delta(dpsgd(sigma, q, steps), epsilon, acc::accountant_type::clt);
+    CAPTURE(epsilon, e.value, e.method, e.message);
+    CHECK(e.kind == dpkit::bound_kind::approximation);
+    CHECK(e.value <= p);
+    CHECK(e.value == p);  // the uncapped approximation is far above p here
+    const std::vector<long long> at{steps};
+    const auto curve =
+        acc::estimate_delta_curve(dpsgd(sigma, q, steps), at, epsilon, acc::accountant_type::clt);
+    REQUIRE(curve.size() == 1);
+    CHECK(curve[0].value == e.value);
+  }
+  // Where the approximation is below p it is left alone.
+  const acc::privacy_estimate small =
+      acc::estimate_delta(dpsgd(1.0, 0.01, 100), 1.0, acc::accountant_type::clt);
+  CHECK(small.value < 1 - std::pow(0.99, 100));
+  CHECK(small.message.empty());
+}
+
 TEST_CASE("the tradeoff curve keeps delta below the chance that the example enters a batch",
           "[accounting][edge][tradeoff]") {
   // f(α) ≥ 1 − δ(0) − α, and δ(0) ≤ p: the certified β is at least 1 − p − α. The profile
