@@ -80,12 +80,6 @@ struct case_result {
 // The PLD accountant's failure where its truncation corrections alone exceed δ (an ε of +∞).
 constexpr const char* kTruncationAlone = "the truncation corrections alone exceed the target";
 
-long long steps_of(const acc::training_run& run) {
-  long long t = 0;
-  for (const acc::training_phase& p : run.phases) t += p.steps;
-  return t;
-}
-
 // A refusal's message with its numbers replaced by #, so that the same refusal groups.
 std::string shape(const std::string& message) {
   std::string out;
@@ -225,7 +219,8 @@ class checker {
         // 2026-11-28). Every ε query of a case is at its δ; 1e6 of room.
         if (e.message == kTruncationAlone && where.find("delta/") != 0 &&
             c_.delta >
-                1e6 * 1e-300 * static_cast<double>(std::max(steps_of(c_.run), steps_of(c_.larger))))
+                1e6 * 1e-300 *
+                    static_cast<double>(std::max(c_.run.total_steps(), c_.larger.total_steps())))
           fail("refusal",
                "the PLD accountant gave no epsilon at delta " + num(c_.delta) +
                    ", far above its truncation floor (T * 1e-300): " + e.message,

@@ -14,6 +14,10 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// The participation cap as a method names it, capped bound or approximation alike.
+constexpr const char* kParticipationChance =
+    "the chance that the example enters a batch, 1 - prod (1 - q)^T";
+
 // Edge values (docs/accounting.md, "Edge values"). A phase with sampling rate 0 or noise
 // multiplier +inf releases nothing about the data: it is left out. A phase with noise
 // multiplier 0 and q > 0 releases, at each step, the sampled examples' gradients exactly: with
@@ -146,7 +150,7 @@ void cap_by_participation(privacy_estimate& e,
     if (!(used < e.value)) return;
     e.value = used;
     e.log_value = std::log(used);
-    e.method += "; capped at the chance that the example enters a batch, 1 - prod (1 - q)^T";
+    e.method += std::string("; capped at ") + kParticipationChance;
     const std::string note = "the approximation was above the probability " + format_value(used) +
                              " that the differing example enters a batch, which bounds delta "
                              "at every epsilon; capped there";
@@ -160,7 +164,7 @@ void cap_by_participation(privacy_estimate& e,
   const bool bracket = !std::isnan(e.lower);
   e.value = e.upper = used;
   e.log_value = std::log(used);
-  e.method += "; upper end: the chance that the example enters a batch, 1 - prod (1 - q)^T";
+  e.method += std::string("; upper end: ") + kParticipationChance;
   const std::string note = "the upper end is the probability " + format_value(used) +
                            " that the differing example enters a batch, which bounds delta at "
                            "every epsilon";

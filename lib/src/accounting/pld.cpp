@@ -172,6 +172,11 @@ std::size_t fft_size_for(std::size_t points) {
   return m;
 }
 
+// compose's refusal of a grid too fine for its lattice indices (length_error: the accountant
+// coarsens the grid).
+constexpr const char* kIndicesBeyondDoubles =
+    "compose: the composed lattice indices at this grid spacing are beyond 2^53 (a coarser grid)";
+
 composed_pld compose(std::span<const pld_factor> factors,
                      double tail_bound,
                      std::size_t max_fft_size,
@@ -204,9 +209,7 @@ composed_pld compose(std::span<const pld_factor> factors,
     long long shifted = 0;
     if (__builtin_mul_overflow(f.count, f.pld->first, &shifted) ||
         __builtin_add_overflow(base, shifted, &base))
-      throw std::length_error(
-          "compose: the composed lattice indices at this grid spacing are "
-          "beyond 2^53 (a coarser grid)");
+      throw std::length_error(kIndicesBeyondDoubles);
     smallest += c * f.pld->loss(0);
     largest += c * f.pld->loss(f.pld->mass.size() - 1);
     longest = std::max(longest, f.pld->mass.size());
@@ -220,9 +223,7 @@ composed_pld compose(std::span<const pld_factor> factors,
   }
   out.infinity_mass = -std::expm1(log_no_infinity);
   if (!(std::max(std::abs(smallest), std::abs(largest)) / h < 0x1p53))
-    throw std::length_error(
-        "compose: the composed lattice indices at this grid spacing are "
-        "beyond 2^53 (a coarser grid)");
+    throw std::length_error(kIndicesBeyondDoubles);
   // The λ range of every search below (kMaxExponent): λ·|ℓ| ≤ 1e6 on every loss an exponent
   // meets — one step's (the cumulants and the tilted masses) and the composed losses of the
   // window (the Chernoff bounds at its edges and the final rescaling), checked in `build`. (It
