@@ -179,10 +179,59 @@ double add_far(const sum_law& a,
          kUnit;
 }
 
+// The near pairs' products, gathered over blocks of consecutive d before they join R. Summed
+// into R one d at a time, an entry of R was a naive sum of up to two terms per d, ~2n for n
+// lattice points, so its proven relative rounding was ~2n·u; and a law's mass error doubles with
+// each doubling of the sum (S_2m = S_m + S_m': the masses are products), so at n = 36 000 (t =
+// 9 392, h = 8.75e-5) the epoch's laws carried a mass error of 1.5e-7 — which, shifting ε by
+// 2.01Γ, widened a δ bracket by 5e-4 and grew as h shrank (∝ n), so that refinement stopped
+// narrowing it ("wider than asked after 4 spacings" after 3 minutes, full-tier case 17 247).
+// Gathered in blocks of b ≈ √n values of d, an entry sums at most 2b terms per block and then
+// one term per block: ~(2b + n/b)·u ≈ 3√n·u.
+struct block_sums {
+  std::vector<double> q, p;    // R's layout; p on the lower side only
+  long long block = 1;         // d values per block
+  long long in_block = 0;      // d values gathered since the last flush
+  long long flushes = 0;       // blocks added into R: at most this many terms per entry of R
+  std::size_t lo = 0, hi = 0;  // the entries written since the last flush
+
+  block_sums(const sum_law& r, long long d_count)
+      : q(r.q.size(), 0.0),
+        p(r.p.size(), 0.0),
+        block(std::max(1LL, std::llround(std::sqrt(static_cast<double>(d_count))))),
+        lo(r.q.size()) {}
+
+  void touched(std::size_t from, std::size_t to) {
+    lo = std::min(lo, from);
+    hi = std::max(hi, std::min(to, q.size()));
+  }
+  // One more d gathered: a full block joins R.
+  void next(sum_law& r) {
+    if (++in_block == block) flush(r);
+  }
+  void flush(sum_law& r) {
+    if (in_block == 0) return;
+    for (std::size_t k = lo; k < hi; ++k) {
+      r.q[k] += q[k];
+      q[k] = 0;
+    }
+    if (!p.empty())
+      for (std::size_t k = lo; k < hi; ++k) {
+        r.p[k] += p[k];
+        p[k] = 0;
+      }
+    ++flushes;
+    in_block = 0;
+    lo = q.size();
+    hi = 0;
+  }
+};
+
 // Adds the pairs (i of A, j = i + d of B) for d0 ≤ d ≤ d1 (A's index the smaller or equal) into
 // R, each pair's product times `factor`. A and B on the table's input stride, R on its output
 // stride. Upper side: split by the table; lower side: to the nearer point, mass and moment. The
-// far pairs (split_table) by add_far, whose rounding bound is returned (0 without far pairs).
+// near pairs are gathered in `blocks` (flushed into R before the far pairs), the far pairs
+// (split_table) added by add_far, whose rounding bound is returned (0 without far pairs).
 double add_ordered(const sum_law& a,
                    const sum_law& b,
                    long long d0,
@@ -190,6 +239,7 @@ double add_ordered(const sum_law& a,
                    double factor,
                    const split_table& t,
                    convex_side side,
+                   block_sums& blocks,
                    sum_law& r) {
   const long long f = t.in_stride / t.out_stride;
   const long long d_all = std::min(d1, b.end() - 1 - a.first);
@@ -205,9 +255,12 @@ double add_ordered(const sum_law& a,
     const auto len = static_cast<std::size_t>(hi - lo);
     const double* qa = a.q.data() + (lo - a.first);
     const double* qb = b.q.data() + (lo + d - b.first);
+    const auto uf = static_cast<std::size_t>(f);
     if (side == convex_side::dominating) {
       const double up = t.up[ud] * factor, dn = t.down[ud] * factor;
-      double* out = r.q.data() + ((lo + d) * f + t.shift[ud] - r.first);
+      const auto base = static_cast<std::size_t>((lo + d) * f + t.shift[ud] - r.first);
+      blocks.touched(base, base + len * uf + 1);
+      double* out = blocks.q.data() + base;
       if (f == 1) {
         // out[k] gets the lower share of pair k and the upper share of pair k − 1 (written so
         // that iterations are independent and the loop vectorises).
@@ -216,7 +269,6 @@ double add_ordered(const sum_law& a,
           out[k] += dn * (qa[k] * qb[k]) + up * (qa[k - 1] * qb[k - 1]);
         out[len] += up * (qa[len - 1] * qb[len - 1]);
       } else {
-        const auto uf = static_cast<std::size_t>(f);
         for (std::size_t k = 0; k < len; ++k) {
           const double v = qa[k] * qb[k];
           out[k * uf] += dn * v;
@@ -226,16 +278,18 @@ double add_ordered(const sum_law& a,
     } else {
       const double* pa = a.p.data() + (lo - a.first);
       const double* pb = b.p.data() + (lo + d - b.first);
-      const long long at = (lo + d) * f + t.nearest[ud] - r.first;
-      const auto uf = static_cast<std::size_t>(f);
-      double* oq = r.q.data() + at;
-      double* op = r.p.data() + at;
+      const auto at = static_cast<std::size_t>((lo + d) * f + t.nearest[ud] - r.first);
+      blocks.touched(at, at + (len - 1) * uf + 1);
+      double* oq = blocks.q.data() + at;
+      double* op = blocks.p.data() + at;
       for (std::size_t k = 0; k < len; ++k) {
         oq[k * uf] += factor * (qa[k] * qb[k]);
         op[k * uf] += factor * (qa[k] * pb[k] + pa[k] * qb[k]);
       }
     }
+    blocks.next(r);
   }
+  blocks.flush(r);
   return far ? add_far(a, b, std::max(d0, t.far), factor, t, side, r) : 0.0;
 }
 
@@ -269,17 +323,20 @@ void rebin(sum_law& s, double h) {
   }
   for (std::size_t k = 0; k < s.q.size(); ++k)
     if (s.q[k] > 0 && !(s.p[k] > 0)) cell[k] = lo;
-  std::vector<double> q(static_cast<std::size_t>(hi - lo + 1), 0.0), p(q.size(), 0.0);
+  // Summed in long double (a cell may gather every group: n terms), rounded to double once.
+  std::vector<long double> q(static_cast<std::size_t>(hi - lo + 1), 0.0L), p(q.size(), 0.0L);
   for (std::size_t k = 0; k < s.q.size(); ++k) {
     if (!(s.q[k] > 0)) continue;
     const auto j = static_cast<std::size_t>(cell[k] - lo);
     q[j] += s.q[k];
     p[j] += s.p[k];
   }
+  const std::size_t n = s.q.size();
   s.first = lo;
-  s.q = std::move(q);
-  s.p = std::move(p);
-  s.err += static_cast<double>(s.q.size() + 4) * kUnit;  // at most all groups in one cell
+  s.q.assign(q.begin(), q.end());
+  s.p.assign(p.begin(), p.end());
+  // At most all n groups in one cell: (n + 4)·u_ld, and one rounding to double.
+  s.err += static_cast<double>(n + 4) * static_cast<double>(kUnitLd) + kUnit;
 }
 
 // Drops exact zeros at both ends.
@@ -321,24 +378,36 @@ void truncate_tails(sum_law& s, double h, convex_side side) {
     if (below + s.q[bottom] > kTail) break;
     below += s.q[bottom];
   }
+  // The tails' sums (up to n terms into one mass) in long double, each rounded to double once;
+  // the terms themselves are formed in double as before (a few roundings each).
+  long double p_inf = s.p_inf, zero = s.zero, q_top = s.q[top], q_bottom = s.q[bottom];
+  long double p_top = upper ? 0.0L : s.p[top], p_bottom = upper ? 0.0L : s.p[bottom];
   for (std::size_t k = top + 1; k < n; ++k) {
     if (upper) {
       const double e_top = lattice_value(s.first + static_cast<long long>(top), spacing);
-      s.p_inf += s.q[k] * e_top * std::expm1(static_cast<double>(k - top) * spacing);
+      p_inf += s.q[k] * e_top * std::expm1(static_cast<double>(k - top) * spacing);
     } else {
-      s.p[top] += s.p[k];
+      p_top += s.p[k];
     }
-    s.q[top] += s.q[k];
+    q_top += s.q[k];
   }
   for (std::size_t k = 0; k < bottom; ++k) {
     const double gap = static_cast<double>(bottom - k) * spacing;
     if (upper) {
-      s.zero += s.q[k] * -std::expm1(-gap);
-      s.q[bottom] += s.q[k] * std::exp(-gap);
+      zero += s.q[k] * -std::expm1(-gap);
+      q_bottom += s.q[k] * std::exp(-gap);
     } else {
-      s.q[bottom] += s.q[k];
-      s.p[bottom] += s.p[k];
+      q_bottom += s.q[k];
+      p_bottom += s.p[k];
     }
+  }
+  s.p_inf = static_cast<double>(p_inf);
+  s.zero = static_cast<double>(zero);
+  s.q[top] = static_cast<double>(q_top);
+  s.q[bottom] = static_cast<double>(q_bottom);
+  if (!upper) {
+    s.p[top] = static_cast<double>(p_top);
+    s.p[bottom] = static_cast<double>(p_bottom);
   }
   s.q = std::vector<double>(s.q.begin() + static_cast<std::ptrdiff_t>(bottom),
                             s.q.begin() + static_cast<std::ptrdiff_t>(top) + 1);
@@ -346,7 +415,9 @@ void truncate_tails(sum_law& s, double h, convex_side side) {
     s.p = std::vector<double>(s.p.begin() + static_cast<std::ptrdiff_t>(bottom),
                               s.p.begin() + static_cast<std::ptrdiff_t>(top) + 1);
   s.first += static_cast<long long>(bottom);
-  s.err += static_cast<double>(n + 4) * kUnit;
+  // Each term within 4u (its products, exp and expm1), the sums within (n + 4)·u_ld, one
+  // rounding to double.
+  s.err += 5 * kUnit + static_cast<double>(n + 4) * static_cast<double>(kUnitLd);
 }
 
 // A law on a finer lattice (stride divides s.stride): index k becomes k·f, exactly the same law
@@ -411,12 +482,13 @@ sum_law add(const sum_law& a,
   if (side == convex_side::dominated) r.p.assign(r.q.size(), 0.0);
   constexpr long long kAll = std::numeric_limits<long long>::max();
   double far = 0;  // the far pairs' relative rounding (add_far)
+  block_sums blocks(r, static_cast<long long>(a.q.size() + b.q.size()));
   if (&a == &b) {  // an independent copy: the pairs (i, j) and (j, i) are alike
-    far = std::max(far, add_ordered(a, a, 0, 0, 1.0, t, side, r));
-    far = std::max(far, add_ordered(a, a, 1, kAll, 2.0, t, side, r));
+    far = std::max(far, add_ordered(a, a, 0, 0, 1.0, t, side, blocks, r));
+    far = std::max(far, add_ordered(a, a, 1, kAll, 2.0, t, side, blocks, r));
   } else {
-    far = std::max(far, add_ordered(a, b, 0, kAll, 1.0, t, side, r));
-    far = std::max(far, add_ordered(b, a, 1, kAll, 1.0, t, side, r));
+    far = std::max(far, add_ordered(a, b, 0, kAll, 1.0, t, side, blocks, r));
+    far = std::max(far, add_ordered(b, a, 1, kAll, 1.0, t, side, blocks, r));
   }
   if (side == convex_side::dominating) {
     auto copy_scaled = [&](const sum_law& x, double w) {
@@ -436,10 +508,11 @@ sum_law add(const sum_law& a,
     r.p_inf = a.p_inf * qb + b.p_inf * qa;
   }
   r.mean = a.mean + b.mean;
-  // Every entry is a sum of at most 4(n_A + n_B) + 4 products of two masses and a weight — or
-  // fewer terms, a far pairs' sum standing for many, each within `far` of its exact value
-  // besides (add_far).
-  const auto terms = static_cast<double>(4 * (a.q.size() + b.q.size()) + 8);
+  // Every entry is a naive sum of at most 2·block products of two masses and a weight per block
+  // (two per d), then of the blocks' sums (block_sums), two far pairs' sums per add_ordered (each
+  // standing for many terms and within `far` of its exact value besides, add_far) and two
+  // copies of a law; + 8 for the products' own roundings, as before the blocks.
+  const auto terms = static_cast<double>(2 * blocks.block + blocks.flushes + 4 + 2 + 8);
   r.err = a.err + b.err + (terms + 4) * kUnit + far;
   r.moved = a.moved + b.moved + kSplitResidual * r.mean;
   r.moved_relative = a.moved_relative + b.moved_relative + kSplitResidual;

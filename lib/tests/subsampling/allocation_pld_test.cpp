@@ -192,6 +192,36 @@ TEST_CASE("allocation PLD: a partial epoch and the convergence in h",
   }
 }
 
+TEST_CASE("allocation PLD: the rounding allowance of a long epoch on a fine lattice",
+          "[subsampling][allocation_pld]") {
+  // t = 9 392 steps (σ = 1.139, full-tier case 17 247) at h = 3.5e-4: ~9 000 lattice points. The
+  // products' sums were bounded as naive sums of two terms per offset, ~2n·u per entry, and a
+  // law's mass error doubles with each doubling of its sum: 3.1e-8 and 3.7e-8, a multiple that
+  // grew ∝ 1/h and stopped the accountant's refinement (random_allocation_test.cpp). Gathered in
+  // blocks of √n offsets (and the tails and cells in long double), ~3√n·u per doubling: ≤ 1e-9
+  // (measured 2.9e-10). The allowance must still cover what the rounding does: the exact law
+  // has Q-mass 1 and mean E_Q[W] = 1 (each side keeps both; the spread's splits move the mean by
+  // at most mean_error), so the computed totals, each mass within relative mass_error, lie within
+  // it — summed here in long double, whose rounding is below 1e-15 of the total.
+  const double mu = 1 / 1.1393384332809393;
+  for (const auto side : {ss::convex_side::dominating, ss::convex_side::dominated}) {
+    const law_ptr l = law_of(mu, 9392, 9392, 3.5e-4, side);
+    long double mass = l->zero_mass, mean = l->infinite_mass;
+    for (std::size_t k = 0; k < l->q.size(); ++k) {
+      mass += l->q[k];
+      mean += l->p[k];
+    }
+    const auto mass_gap = static_cast<double>(std::abs(mass - 1.0L));
+    const auto mean_gap = static_cast<double>(std::abs(mean - 1.0L));
+    CAPTURE(side == ss::convex_side::dominating, l->largest_lattice, l->mass_error, mass_gap,
+            mean_gap);
+    CHECK(l->largest_lattice > 8000);
+    CHECK(l->mass_error <= 1e-9);
+    CHECK(mass_gap <= l->mass_error + 1e-15);
+    CHECK(mean_gap <= l->mass_error + l->mean_error + 1e-15);
+  }
+}
+
 TEST_CASE("allocation PLD: inputs", "[subsampling][allocation_pld]") {
   using ss::convex_side;
   CHECK_THROWS_AS(ss::allocation_epoch_ratio(0, 10, 10, 0.01, convex_side::dominating),
