@@ -26,13 +26,15 @@
 //
 // usage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]
 //                           [--threads K] [--failures FILE] [--times FILE] [--refusals FILE]
-//                           [--stop-after S] [--grace G] [--quiet] [--list]
+//                           [--wide FILE] [--stop-after S] [--grace G] [--quiet] [--list]
 // --stop-after starts no case after S seconds; cases still running G seconds later (default 120)
 // are named as unfinished and the process ends, reporting the cases that finished (for a machine
 // lent for a fixed time: the report is what was checked, never more).
 // --list prints each case (its run, and a calibration's target) without running it.
 // --times writes each case's wall time and description (a CSV), to see where the time goes.
 // --refusals writes every refusal whole (case, where, message: a CSV), to read them one by one.
+// --wide writes every answer wider than asked (certified, with a note) the same way: where the
+// accountants stop short of the accuracy, and why.
 // Exit 0: every property held; 3: a property failed (each printed with its case); 4: stopped by
 // --stop-after before every case finished, and every property held in those that did.
 #include <algorithm>
@@ -73,6 +75,7 @@ struct case_result {
   std::vector<failure> failures;
   std::vector<std::string> refusals;
   std::vector<std::pair<std::string, std::string>> refusal_texts;  // where, whole message
+  std::vector<std::pair<std::string, std::string>> wide_texts;     // where, the answer's note
   int evaluations = 0, exact_checks = 0, calibrations = 0, unconverged = 0;
   double seconds = 0;
 };
@@ -231,7 +234,10 @@ class checker {
           fail("message", "a failure that shows an internal word (" + w + "): " + e.message, where);
         return std::nullopt;
       }
-      if (e.termination != dpkit::termination_type::converged) ++out_.unconverged;
+      if (e.termination != dpkit::termination_type::converged) {
+        ++out_.unconverged;
+        out_.wide_texts.emplace_back(where, e.message);
+      }
       return e;
     } catch (const std::exception& e) {
       const std::string m = e.what();
@@ -481,7 +487,7 @@ struct options {
   sw::tier tier = sw::tier::quick;
   std::uint64_t cases = 0, seed = 20261125, first = 0;
   unsigned threads = 0;
-  std::string failures_file, times_file, refusals_file;
+  std::string failures_file, times_file, refusals_file, wide_file;
   double stop_after = -1, grace = 120;  // seconds; stop_after < 0: run every case
   bool quiet = false, list = false;
 };
@@ -489,7 +495,8 @@ struct options {
 int usage(const std::string& why) {
   std::cerr << "dpkit_domain_sweep: " << why
             << "\nusage: dpkit_domain_sweep [--tier quick|full] [--cases N] [--seed S] [--first I]"
-               " [--threads K] [--failures FILE] [--times FILE] [--refusals FILE] [--stop-after S]"
+               " [--threads K] [--failures FILE] [--times FILE] [--refusals FILE] [--wide FILE]"
+               " [--stop-after S]"
                " [--grace G] [--quiet] [--list]\n";
   return 2;
 }
@@ -551,15 +558,20 @@ int report(const options& o,
         for (const failure& x : results[k].failures)
           f << dpkit::csv_row({std::to_string(x.index), x.property, x.where, x.detail}) << "\n";
   }
-  if (!o.refusals_file.empty()) {
-    // Every refusal whole, by case: for reading them one by one.
-    std::ofstream f(o.refusals_file);
+  // Every refusal, or every answer wider than asked, whole, by case: to read them one by one.
+  auto write_texts = [&](const std::string& file, auto texts_of) {
+    if (file.empty()) return;
+    std::ofstream f(file);
     f << "case,where,message\n";
     for (std::uint64_t k = 0; k < o.cases; ++k)
       if (state[k] == 2)
-        for (const auto& [where, message] : results[k].refusal_texts)
+        for (const auto& [where, message] : texts_of(results[k]))
           f << dpkit::csv_row({std::to_string(o.first + k), where, message}) << "\n";
-  }
+  };
+  write_texts(
+      o.refusals_file, [](const case_result& r) -> const auto& { return r.refusal_texts; });
+  write_texts(
+      o.wide_file, [](const case_result& r) -> const auto& { return r.wide_texts; });
   if (!o.times_file.empty()) {
     std::ofstream f(o.times_file);
     f << "case,seconds,calibrate,description\n";
@@ -605,6 +617,8 @@ int main(int argc, char** argv) {
         o.times_file = value();
       } else if (a == "--refusals") {
         o.refusals_file = value();
+      } else if (a == "--wide") {
+        o.wide_file = value();
       } else if (a == "--stop-after" || a == "--grace") {
         const double v = std::stod(value());
         if (!(v >= 0 && v <= 1e9))
