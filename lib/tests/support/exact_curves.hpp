@@ -32,8 +32,12 @@
 //                       δ_remove(ε) = Σ_k Bin(k) [Φ̄(a_k) − e^{ε − m_k + v_k/2} Φ̄(a_k + √v_k)],
 //                       a_k = (ε − m_k)/√v_k; the add direction's loss is −T log(1 − q) to the same
 //                       precision: δ_add(ε) = (1 − (1 − q)^T e^ε)₊. The worse of the two.
-//                       For δ ≥ 1e-300 (terms of weight below e^{−830} are left out); runs whose
-//                       sum would need more than 4000 terms are left out (nullopt).
+//                       For δ ≥ 1e-300 (terms of weight below e^{−830} are left out: the
+//                       weights are log-concave, so the rest is one run about the mode, found
+//                       outward from it); runs whose sum would need more than 4000 terms are
+//                       left out (nullopt). At each ε the terms are summed in the order of a
+//                       bound w_k·e^{−a_k²/2}/2 on each (a_k > 0), and stop where it is e^{−140}
+//                       below the sum so far (< 1e-57 of it left out).
 #pragma once
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
