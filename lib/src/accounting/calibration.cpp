@@ -512,6 +512,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       for (int attempt = 0; attempt < 3 && std::isfinite(h) && !searched; ++attempt) {
         pld_options fixed = options.pld;
         fixed.grid_spacing = std::max(h, kSmallestGridSpacing);
+        fixed.raise_to_lattice_floor = true;  // h came from another σ
         levels.assign(1, fixed);
         fixed_grid = true;
         cache = kept;
@@ -548,6 +549,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       if (h > 0) {
         pld_options fixed = options.pld;
         fixed.grid_spacing = std::max(h, kSmallestGridSpacing);
+        fixed.raise_to_lattice_floor = true;  // h came from another σ
         levels.assign(1, fixed);
         cache.clear();
         final_level.clear();

@@ -240,7 +240,8 @@ void bracket(const directions& dirs,
              : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
                                                 : initial_spacing(dirs, range_tail);
   const double index_floor = lattice_floor(dirs, step_tail_of(dirs, tail, cache));
-  if (options.grid_spacing > 0 && options.grid_spacing < index_floor)
+  if (options.grid_spacing > 0 && options.grid_spacing < index_floor &&
+      !options.raise_to_lattice_floor)
     throw_domain_error("pld_accountant", "grid_spacing", options.grid_spacing,
                        ">= " + format_value(index_floor) +
                            " for this run (a finer grid's lattice indices are not exact in "

@@ -10,8 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "dpkit/accounting/accountant.hpp"
 #include "dpkit/accounting/pld.hpp"
 #include "dpkit/accounting/rdp_accountant.hpp"
+#include "dpkit/core/check.hpp"
 #include "dpkit/core/csv.hpp"
 #include "dpkit/divergence/gdp.hpp"
 #include "dpkit/subsampling/privacy_loss.hpp"
@@ -384,4 +386,42 @@ TEST_CASE("a steps curve rejects what a run would", "[accounting][pld][curve]") 
                     Contains("epsilon"));
   CHECK_THROWS_WITH(acc::pld_epsilon_curve(acc::training_run{}, std::vector<long long>{1}, 1e-5),
                     Contains("phases"));
+}
+
+TEST_CASE(
+    "a fixed grid below the run's lattice floor is refused by name and raised for calibration",
+    "[accounting][pld]") {
+  // Full-tier case 47 105: 23 951 925 fixed-size batches at q = 7.9e-106, δ = 4.6e-127. Below
+  // the lattice floor (the finest spacing at which the composed lattice indices stay exact in
+  // double precision) a caller's fixed grid_spacing is refused, naming it. Calibration carries
+  // its spacing from one noise multiplier to the next, where the floor can be higher: it was
+  // refused in those words ("grid_spacing is 9.2e-07, but must be >= 3.0e-06"), naming an input
+  // the user never gave (and case 47 980 likewise, Poisson at q = 5.4e-98 over 4e7 steps). With
+  // raise_to_lattice_floor, which calibration sets, the spacing is raised to the floor.
+  acc::training_run run;
+  run.phases.push_back({9.1622487112319467e-41, 7.9102578788608953e-106,
+                        acc::sampling_scheme::without_replacement, 23951925});
+  const double delta = 4.6269044606447256e-127;
+  acc::pld_options fine;
+  fine.grid_spacing = 1e-9;
+  try {
+    (void)acc::pld_epsilon(run, delta, fine);
+    FAIL("no refusal");
+  } catch (const dpkit::argument_error& e) {
+    CHECK(e.name() == "grid_spacing");
+  }
+
+  acc::calibration_options co;
+  co.pld.relative_accuracy = 0.01;
+  const double target = 0.31132436477772435;
+  try {
+    const acc::noise_calibration c = acc::calibrate_noise_multiplier(run, target, delta, co);
+    CAPTURE(c.noise_multiplier, c.estimate.value, c.message);
+    CHECK(c.estimate.value <= target);
+  } catch (const std::exception& e) {
+    // A refusal in the user's terms (here: the memory one step needs at the floor's spacing,
+    // naming the FFT limit), never the grid spacing calibration chose.
+    CAPTURE(e.what());
+    CHECK(std::string(e.what()).find("grid_spacing") == std::string::npos);
+  }
 }

@@ -31,6 +31,12 @@ struct pld_options {
   /// below, rounding dominates the discretisation); 0 chooses it from relative_accuracy.
   /// Default: 0.
   double grid_spacing = 0;
+  /// A grid_spacing below the run's lattice floor (the finest spacing at which its composed
+  /// lattice indices stay exact in double precision) is raised to that floor instead of
+  /// refused. Calibration sets it: the spacing it carries between noise multipliers can fall
+  /// below the floor of another σ (full-tier cases 47 105 and 47 980 were refused in words
+  /// naming `grid_spacing`, which the caller never gave). Default: false.
+  bool raise_to_lattice_floor = false;
   /// With grid_spacing = 0: the spacing of the first pass (0: 1/2000 of the widest per-step
   /// loss range). Calibration passes the previous evaluation's spacing here. Default: 0.
   double initial_grid_spacing = 0;
