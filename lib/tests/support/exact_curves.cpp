@@ -171,18 +171,18 @@ std::optional<delta_curve> poisson_small_sigma_curve(double sigma_d, double q_d,
   // scanned outward from it. (Scanned down from k = T they cost a 50-digit lgamma for every
   // k above the mode — 1e5 of them, ~15 s, at T = 1e5 and q = 1e-3.)
   std::vector<std::pair<long long, real50>> terms;  // (k, log weight), k ≥ 1 (k = 0: δ = 0)
-  for (long long k = std::max(1LL, mode); k <= steps; ++k) {
-    const real50 lw = log_weight(k);
-    if (lw < floor) break;
-    terms.emplace_back(k, lw);
-    if (terms.size() > 4000) return std::nullopt;
-  }
-  for (long long k = std::max(1LL, mode) - 1; k >= 1; --k) {
-    const real50 lw = log_weight(k);
-    if (lw < floor) break;
-    terms.emplace_back(k, lw);
-    if (terms.size() > 4000) return std::nullopt;
-  }
+  // From `from` in steps of ±1 while the weights stay above the floor; false past 4000 terms.
+  auto scan = [&](long long from, long long step) {
+    for (long long k = from; k >= 1 && k <= steps; k += step) {
+      const real50 lw = log_weight(k);
+      if (lw < floor) return true;
+      terms.emplace_back(k, lw);
+      if (terms.size() > 4000) return false;
+    }
+    return true;
+  };
+  const long long start = std::max(1LL, mode);
+  if (!scan(start, 1) || !scan(start - 1, -1)) return std::nullopt;
   // Each term's loss law, N(m_k, v_k), which does not depend on ε.
   struct term {
     real50 log_weight, mean, variance, sd;
