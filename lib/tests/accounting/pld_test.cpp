@@ -267,3 +267,57 @@ TEST_CASE("epsilon beyond 709 (where e^epsilon overflows) is still bracketed",
   CHECK(exact <= b.pessimistic.epsilon(1e-5));
   CHECK(b.pessimistic.epsilon(1e-5) - b.optimistic.epsilon(1e-5) < 1e-3 * exact);
 }
+
+TEST_CASE("an epsilon below the window's lowest loss: both ends from the lattice's own delta",
+          "[accounting][pld][certified]") {
+  // The add direction of one Poisson-subsampled step at small σ: P = N(0, σ²) and
+  // Q = (1 − q)N(0, σ²) + qN(1, σ²), so ℓ(x) = −log(1 − q + q·e^{(2x − 1)/(2σ²)}) ≤ −log(1 − q),
+  // below 0 only for x > 1/2, where P has mass Φ̄(1/(2σ)) (7.6e-24 at σ = 0.05): the window cut
+  // at the tail τ = 1e-14 lies wholly above 0, within ~e^{-47} of −log(1 − q). Closed form, for
+  // 0 ≤ ε < −log(1 − q), with x_ε = 1/2 + σ² log((e^{−ε} − 1 + q)/q) (ℓ > ε ⇔ x < x_ε):
+  // δ(ε) = Φ(x_ε/σ)·(1 − e^ε(1 − q)) − e^ε·q·Φ((x_ε − 1)/σ), decreasing in ε; the exact ε at δ
+  // by bisection. For δ below δ(0) ≈ q the crossing lies below the window's lowest point, where
+  // the upper end was that point (about −log(1 − q), 0.357 at q = 0.3 against the exact 0.251
+  // at δ = 0.1) and the lower end 0, at every grid spacing.
+  auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+  for (double sigma : {0.03, 0.05})
+    for (double q : {0.01, 0.3, 0.9}) {
+      auto exact_delta = [&](double eps) {
+        const double x = 0.5 + sigma * sigma * std::log((std::exp(-eps) - 1 + q) / q);
+        // 1 − e^ε(1 − q) = q − (1 − q)(e^ε − 1), without cancellation at small ε.
+        return phi(x / sigma) * (q - (1 - q) * std::expm1(eps)) -
+               std::exp(eps) * q * phi((x - 1) / sigma);
+      };
+      const double top = -std::log1p(-q);
+      auto loss = ss::poisson_gaussian_loss(sigma, q, ss::adjacency_direction::add);
+      for (double h : {1e-2, 1e-3}) {
+        auto both = acc::discretize_both(*loss, h, 1e-14);
+        acc::pld_factor fp{&both.first, 1}, fo{&both.second, 1};
+        const auto up = acc::compose({&fp, 1}, 1e-14, 1 << 20),
+                   lo = acc::compose({&fo, 1}, 1e-14, 1 << 20);
+        for (double fraction : {0.1, 0.5, 0.9, 0.999}) {
+          const double delta = fraction * exact_delta(0.0);
+          double a = 0, b = top * (1 - 1e-9);
+          for (int i = 0; i < 200; ++i) {
+            const double m = 0.5 * (a + b);
+            (exact_delta(m) > delta ? a : b) = m;
+          }
+          const double exact = 0.5 * (a + b);
+          const double upper = up.epsilon(delta), lower = lo.epsilon(delta);
+          CAPTURE(sigma, q, h, delta, exact, lower, upper, exact_delta(lower), exact_delta(upper));
+          CHECK(lower <= exact * (1 + 1e-12));
+          CHECK(exact <= upper * (1 + 1e-12));
+          // Narrow in δ: the ends' exact δ differ by at most 1e-8 of δ, a few times the lattice's
+          // floating slack of 1e-9 a side (measured: above 1e-11 of δ; in ε up to 2e-6 relative
+          // at δ = 0.999·δ(0), where δ(ε) is flat).
+          CHECK(upper < top);
+          CHECK(exact_delta(lower) - exact_delta(upper) <= 1e-8 * delta);
+        }
+        // At δ ≥ δ(0) the exact ε is 0: both ends say so.
+        const double above = std::min(1.01 * exact_delta(0.0), 0.999);
+        CAPTURE(sigma, q, h, above);
+        CHECK(up.epsilon(above) == 0.0);
+        CHECK(lo.epsilon(above) == 0.0);
+      }
+    }
+}
