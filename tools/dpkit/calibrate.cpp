@@ -99,7 +99,13 @@ int run(const calibrate_options& o) {
     for (const std::string& line : m.derivation) r.title += "\n" + line;
     if (!c.message.empty()) row["message"] = c.message;
     r.results.back() = row;
-    if (c.termination != termination_type::failure && c.estimate.value == 0)
+    // The smallest σ the accountants take, with ε = 0 there: no threshold lies below it.
+    if (c.termination != termination_type::failure && c.estimate.value == 0 &&
+        c.noise_multiplier == accounting::kSmallestNoiseMultiplier)
+      r.notes = {"noise_multiplier: the smallest value the accountants take; the accountant gives",
+                 "epsilon = 0 there (delta(0) <= delta), so the budget holds at every noise",
+                 "multiplier (the note below says why)."};
+    else if (c.termination != termination_type::failure && c.estimate.value == 0)
       r.notes = {"noise_multiplier: the smallest value at which the accountant gives epsilon = 0",
                  "(delta(0) <= delta): the target is below what it resolves there. At",
                  "noise_multiplier_lower it does not give epsilon = 0."};
