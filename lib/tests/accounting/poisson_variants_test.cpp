@@ -40,6 +40,26 @@ acc::training_phase truncated(
   if (replace) p.neighbours = acc::neighbouring::replace_one;
   return p;
 }
+// t = P(K ≥ B) and t·q′ = E[qB/(K+1); K ≥ B] for K ~ Bin(n − 1, q), summed term by term in
+// long double (the independent reference for the library's incomplete-beta weights).
+struct binomial_sums {
+  long double t = 0, kept = 0;
+};
+binomial_sums truncation_sums(long long n, long long b, double q) {
+  binomial_sums out;
+  for (long long k = b; k < n; ++k) {
+    const long double log_pk =
+        std::lgamma(static_cast<long double>(n)) - std::lgamma(static_cast<long double>(k + 1)) -
+        std::lgamma(static_cast<long double>(n - k)) +
+        static_cast<long double>(k) * std::log(static_cast<long double>(q)) +
+        static_cast<long double>(n - 1 - k) * std::log1p(-static_cast<long double>(q));
+    const long double pk = std::exp(log_pk);
+    out.t += pk;
+    out.kept += pk * static_cast<long double>(q) * static_cast<long double>(b) /
+                static_cast<long double>(k + 1);
+  }
+  return out;
+}
 // log of the N(m, σ²) density up to the common constant.
 double log_phi(double x, double m, double sigma) {
   const double z = (x - m) / sigma;
@@ -88,19 +108,7 @@ TEST_CASE("truncated Poisson: the mixture weights against the binomial law",
   };
   for (const C c : {C{20, 3, 0.3}, C{100, 12, 0.1}, C{1000, 12, 0.01}, C{1000, 30, 0.01},
                     C{500, 400, 0.9}, C{60, 59, 0.99}}) {
-    long double t = 0, kept = 0;
-    for (long long k = c.b; k < c.n; ++k) {
-      const long double log_pk =
-          std::lgamma(static_cast<long double>(c.n)) -
-          std::lgamma(static_cast<long double>(k + 1)) -
-          std::lgamma(static_cast<long double>(c.n - k)) +
-          static_cast<long double>(k) * std::log(static_cast<long double>(c.q)) +
-          static_cast<long double>(c.n - 1 - k) * std::log1p(-static_cast<long double>(c.q));
-      const long double pk = std::exp(log_pk);
-      t += pk;
-      kept += pk * static_cast<long double>(c.q) * static_cast<long double>(c.b) /
-              static_cast<long double>(k + 1);
-    }
+    const auto [t, kept] = truncation_sums(c.n, c.b, c.q);
     const acc::truncation_weights w = acc::truncated_poisson_weights(c.n, c.q, c.b);
     CAPTURE(c.n, c.b, c.q, w.t, w.q_kept, static_cast<double>(t));
     CHECK(w.t >= static_cast<double>(t) * (1 - 1e-13));
@@ -368,18 +376,7 @@ TEST_CASE("truncated Poisson: epsilon 0 where delta(0) of the dominating pair is
   // ε = 1.6e-7 took 20 minutes; it is 0.1 s.
   const long long n = 26, b = 1;
   const double q = 0.07411290884020362, delta = 0.046603732992091931, sigma = 0.09226772684533238;
-  long double t = 0, kept = 0;
-  for (long long k = b; k <= n - 1; ++k) {  // the others fill the batch: K ~ Bin(n − 1, q) ≥ B
-    const long double log_pk =
-        std::lgamma(static_cast<long double>(n)) - std::lgamma(static_cast<long double>(k + 1)) -
-        std::lgamma(static_cast<long double>(n - k)) +
-        static_cast<long double>(k) * std::log(static_cast<long double>(q)) +
-        static_cast<long double>(n - 1 - k) * std::log1p(-static_cast<long double>(q));
-    const long double pk = std::exp(log_pk);
-    t += pk;
-    kept += pk * static_cast<long double>(q) * static_cast<long double>(b) /
-            static_cast<long double>(k + 1);
-  }
+  const auto [t, kept] = truncation_sums(n, b, q);  // the others fill the batch: K ≥ B
   const double q_kept = static_cast<double>(kept / t), weight = static_cast<double>(t);
   const double delta0 = weight * q_kept * std::erf(1 / (sigma * std::sqrt(2.0))) +
                         (1 - weight) * q * std::erf(1 / (2 * sigma * std::sqrt(2.0)));
