@@ -166,6 +166,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   bool unresolved_zero = false;
   struct tiny_target {};
   bool fixed_grid = false;
+  // The relative gap near the target that made the search regrid last (NaN: none yet), and
+  // whether a finer fixed grid left it as wide: then round-off, not the grid, sets the width,
+  // and the search stays on that grid with its wider brackets. (Full domain-sweep case 52 224:
+  // 1 892 Poisson steps at q = 4.4e-5, δ = 9.2e-11: about 1 % at h = 2.3e-5, 1.2e-5 and 5.8e-6
+  // alike; each finer grid, then each adaptive evaluation at the FFT limit, cost more than
+  // 15 min in all.)
+  double regrid_gap = NAN;
+  bool grid_stalled = false;
   const double enough = (1 - options.budget_tolerance) * target_epsilon;
   double last_sigma = NAN;  // the noise multiplier evaluated last (named when one cannot be)
   // Every evaluation's certified ε, by log σ, whatever its grid (each is certified on its own):
@@ -193,7 +201,10 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       // (pld_accountant.hpp): the grid met its accuracy, so it is kept.
       const double gap =
           e.value > 0 && std::isfinite(e.lower) && !truncated ? (e.value - e.lower) / e.value : 0;
-      const double factor = truncated ? 1.0
+      // Where round-off, not h, set this bracket's width, a finer grid would not narrow it
+      // either: the spacing is kept (full domain-sweep case 52 224 below; a bracket [0, ε]
+      // is the lattice's, not round-off's).
+      const double factor = truncated || (e.pld.roundoff_limited && e.lower > 0) ? 1.0
                             : gap > 0
                                 ? std::clamp(0.8 * std::sqrt(o.relative_accuracy / gap), 0.25, 4.0)
                                 : 4.0;
@@ -219,8 +230,14 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         const double gap = (e.value - e.lower) / e.value;
         // At most halved: a wide bracket on one grid is often the optimistic side's lattice
         // falling badly for that σ (not the h² trend), which a slightly finer grid avoids.
-        if (gap > options.pld.relative_accuracy) {
+        // A gap ∝ h² falls at least 1.56-fold on the regridded grid (h at most 0.8 of the
+        // last); one at least twice the accuracy that fell less than 1.2-fold is round-off's.
+        if (gap > 2 * options.pld.relative_accuracy && !grid_stalled && e.lower > 0 &&
+            gap > regrid_gap / 1.2)
+          grid_stalled = true;
+        if (gap > options.pld.relative_accuracy && !grid_stalled) {
           unresolved_zero = e.lower == 0;
+          regrid_gap = gap;
           throw regrid{levels[i].grid_spacing *
                        std::max(0.5, 0.8 * std::sqrt(options.pld.relative_accuracy / gap))};
         }
@@ -483,16 +500,27 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       // Each end says which spacing would just meet the accuracy there (gap ∝ h², a 0.8
       // margin); the relative gap at a fixed h varies with σ, so the spacing for the root is
       // interpolated between the ends in (log ε, log h).
+      // An end whose evaluation stopped refining at round-off keeps its own spacing (a finer
+      // one has the same gap), and the search starts as if a regrid had stalled: at q = 1e-4,
+      // T = 300, δ = 1e-12 the gap is 1.4 % from h = 1.7e-4 to 6.6e-7, and the spacing the gap
+      // asked for took FFTs of 2^24 points for each evaluation.
       std::vector<std::pair<double, double>> ends;  // (log ε, log h) per end
+      bool ends_roundoff = false;
       for (const double x : {left, right}) {
         const privacy_estimate& e = certified(x);
         const double gap =
             e.value > 0 && std::isfinite(e.lower) ? (e.value - e.lower) / e.value : 0.0;
+        // (A bracket [0, ε_upper] says nothing of round-off's share: the lower end is the
+        // lattice's, and such searches end as below — case 3959 of accountant_test.cpp.)
+        const bool stalled = e.pld.roundoff_limited && e.lower > 0;
+        ends_roundoff = ends_roundoff || stalled;
         if (e.pld.grid_spacing > 0 && gap > 0 && e.value > 0 && std::isfinite(e.value))
           ends.emplace_back(
               std::log(e.value),
-              std::log(e.pld.grid_spacing *
-                       std::min(4.0, 0.8 * std::sqrt(options.pld.relative_accuracy / gap))));
+              std::log(
+                  e.pld.grid_spacing *
+                  (stalled ? 1.0
+                           : std::min(4.0, 0.8 * std::sqrt(options.pld.relative_accuracy / gap)))));
       }
       double h = INFINITY;
       if (ends.size() == 1) h = std::exp(ends[0].second);
@@ -515,6 +543,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         }
       const double left0 = left, right0 = right;
       const std::vector<pld_options> adaptive = levels;
+      grid_stalled = ends_roundoff;
       bool searched = false;
       for (int attempt = 0; attempt < 3 && std::isfinite(h) && !searched; ++attempt) {
         pld_options fixed = options.pld;
@@ -633,14 +662,17 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // steps at FFTs of 2^16, accuracy 1e-2 — the budget 4658.6 held at σ = 1.498 with ε in
   // [84.8, 4657.7], and at 0.95 of it with ε ≤ 3435). (The search's last evaluations ran on one
   // fixed grid, which counts as converged whatever its width; and the width itself is no test:
-  // truncated Poisson and shuffling bracket between two different pairs.)
+  // truncated Poisson and shuffling bracket between two different pairs.) Where it stops
+  // short, its diagnostics say whether round-off or the FFT limit stopped it.
+  bool roundoff_limited = false;
   auto resolved = [&] {
     if (options.accountant != accountant_type::pld) return true;
     try {
       ++evaluations;
-      return estimate_epsilon(with_sigma(out.noise_multiplier), delta, options.accountant,
-                              options.pld)
-          .converged();
+      const privacy_estimate e = estimate_epsilon(with_sigma(out.noise_multiplier), delta,
+                                                  options.accountant, options.pld);
+      roundoff_limited = e.pld.roundoff_limited;
+      return e.converged();
     } catch (const std::length_error&) {
       return false;
     }
@@ -652,8 +684,12 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         "the budget holds at the returned noise multiplier, but the accountant does "
         "not reach the accuracy " +
         format_value(options.pld.relative_accuracy) +
-        " there within the FFT limit (a larger limit or a coarser accuracy does), so a "
-        "smaller noise multiplier may hold the budget too";
+        (roundoff_limited
+             ? " there: the FFT's certified round-off, not the grid, sets its bracket's width "
+               "(finer grids do not narrow it), so a smaller noise multiplier may hold the "
+               "budget too"
+             : " there within the FFT limit (a larger limit or a coarser accuracy does), so a "
+               "smaller noise multiplier may hold the budget too");
   } else if (within) {
     out.termination = termination_type::converged;
   } else {

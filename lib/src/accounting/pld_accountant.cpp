@@ -236,6 +236,7 @@ void bracket(const directions& dirs,
   // σ = 1.06, δ = 4.8e-49 the first grid had h = 2.9e-9 where ε = 4.6e-3: a bracket 1e-7 wide
   // for the 1e-2 asked, built from 1e7 cells in 11 s.
   const double range_tail = std::isnan(focus.delta) ? 1e-12 : std::min(1e-12, tail);
+  r.roundoff_limited = false;  // set below where the refinement stalls
   double h = options.grid_spacing > 0           ? options.grid_spacing
              : options.initial_grid_spacing > 0 ? options.initial_grid_spacing
                                                 : initial_spacing(dirs, range_tail);
@@ -380,6 +381,7 @@ void bracket(const directions& dirs,
       r.message +=
           " (the bracket stopped narrowing as the grid was refined: round-off, not the "
           "grid, limits it; the tightest certified bracket is kept)";
+      r.roundoff_limited = true;
       return;
     }
     if (h <= kMinGridSpacing) {
@@ -558,6 +560,7 @@ pld_delta_result delta_of(const directions& dirs,
                 (truncated ? "delta lies below the last level, which the upper end certifies"
                            : "round-off limits the bracket there") +
                 "; the tightest certified bracket is kept";
+    r.roundoff_limited = r.roundoff_limited || !truncated;
   }
   // Masses below the normal doubles: a cell's mass under the smallest positive double is 0 in
   // double, and one in the subnormal range is off by absolute ulps (denorm_min each), which the

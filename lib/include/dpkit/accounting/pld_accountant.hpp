@@ -58,6 +58,9 @@ struct pld_diagnostics {
   double grid_spacing = NAN;  ///< h of the final pass
   std::size_t fft_size = 0;   ///< largest FFT of the final pass
   int passes = 0;             ///< grid passes evaluated
+  /// The bracket stopped narrowing as the grid was refined: its width is the certified FFT
+  /// round-off's, not the grid's, so finer grids (or a larger FFT limit) would not narrow it.
+  bool roundoff_limited = false;
 };
 
 /// `value` = `upper` (certified upper bound on ε); `lower` a certified lower bound.
