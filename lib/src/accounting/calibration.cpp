@@ -53,6 +53,13 @@ std::string zero_threshold_message(const noise_calibration& out,
          below + " it does not)";
 }
 
+// Whether round-off, not the grid, set an evaluation's bracket width: a finer grid leaves it
+// as wide. A bracket [0, ε] is the lattice's, whatever the flag (its lower end says nothing of
+// round-off's share: case 3959 of accountant_test.cpp).
+bool roundoff_sets_width(const privacy_estimate& e) {
+  return e.pld.roundoff_limited && e.lower > 0;
+}
+
 }  // namespace
 
 noise_calibration calibrate_noise_multiplier(training_run run,
@@ -204,7 +211,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       // Where round-off, not h, set this bracket's width, a finer grid would not narrow it
       // either: the spacing is kept (full domain-sweep case 52 224 below; a bracket [0, ε]
       // is the lattice's, not round-off's).
-      const double factor = truncated || (e.pld.roundoff_limited && e.lower > 0) ? 1.0
+      const double factor = truncated || roundoff_sets_width(e) ? 1.0
                             : gap > 0
                                 ? std::clamp(0.8 * std::sqrt(o.relative_accuracy / gap), 0.25, 4.0)
                                 : 4.0;
@@ -510,9 +517,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
         const privacy_estimate& e = certified(x);
         const double gap =
             e.value > 0 && std::isfinite(e.lower) ? (e.value - e.lower) / e.value : 0.0;
-        // (A bracket [0, ε_upper] says nothing of round-off's share: the lower end is the
-        // lattice's, and such searches end as below — case 3959 of accountant_test.cpp.)
-        const bool stalled = e.pld.roundoff_limited && e.lower > 0;
+        const bool stalled = roundoff_sets_width(e);
         ends_roundoff = ends_roundoff || stalled;
         if (e.pld.grid_spacing > 0 && gap > 0 && e.value > 0 && std::isfinite(e.value))
           ends.emplace_back(
