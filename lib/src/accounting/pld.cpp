@@ -23,20 +23,54 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kPi = 3.14159265358979323846;
 
 // ---------------------------------------------------------------------------------------
-// log E[e^{λY}] of a discretised step (finite part), exactly: with ℓ_k = ℓ_0 + k·h and
-// r = e^{λh}, Σ m_k e^{λℓ_k} is a polynomial in r, evaluated by Horner's rule in the direction
-// where powers of r shrink (no overflow for any λ). One multiply-add per point.
+// log E[e^{λY}] of a discretised step (finite part): with ℓ_k = ℓ_0 + k·h and r = e^{λh},
+// Σ m_k e^{λℓ_k} is a polynomial in r, evaluated by Horner's rule in the direction where
+// powers of r shrink (no overflow for any λ). Every term and factor is ≥ 0 (no cancellation):
+// the sum's relative error is at most about 2n·2⁻⁵³, whatever the order of the operations.
+//
+// Horner's rule split into kChains interleaved chains (chain j takes every kChains-th term, in
+// powers of x^kChains; the chains are joined by one last Horner step in x): one multiply-add
+// per point as before, but the chains are independent, so they run side by side instead of one
+// after another. The searches in `compose` evaluate K(λ) hundreds to thousands of times per
+// query; with one chain this loop was 55 % of the time of full domain-sweep case 72 096's δ
+// queries (4 replace-one steps at σ = 0.0046: 3 762 evaluations over millions of points, 150 s
+// a query; 91 s with 8 chains) and 13 % of the full tier's time. The padding terms in front are
+// zeros at the top powers, which leave the sum unchanged.
+constexpr std::size_t kChains = 8;
+double horner_sum(const std::vector<double>& mass, double x, bool forward) {
+  const std::size_t n = mass.size();
+  // Term i (0 ≤ i < n) in processing order has power n − 1 − i of x; padded in front to a
+  // multiple of kChains with zero terms (the highest powers).
+  const std::size_t pad = (kChains - n % kChains) % kChains;
+  auto term = [&](std::size_t i) {  // i counts the padded terms
+    if (i < pad) return 0.0;
+    const std::size_t k = forward ? i - pad : n - 1 - (i - pad);
+    return std::max(mass[k], 0.0);
+  };
+  double xc = 1;
+  for (std::size_t j = 0; j < kChains; ++j) xc *= x;
+  std::array<double, kChains> a{};
+  const std::size_t total = n + pad;
+  std::size_t i = 0;
+  for (; i < kChains && i < total; ++i) a[i] = term(i);
+  if (forward) {
+    for (; i < total; i += kChains)
+      for (std::size_t j = 0; j < kChains; ++j) a[j] = a[j] * xc + std::max(mass[i + j - pad], 0.0);
+  } else {
+    for (; i < total; i += kChains)
+      for (std::size_t j = 0; j < kChains; ++j)
+        a[j] = a[j] * xc + std::max(mass[n - 1 - (i + j - pad)], 0.0);
+  }
+  // Chain j's last term sits at power kChains − 1 − j.
+  double s = 0;
+  for (std::size_t j = 0; j < kChains; ++j) s = s * x + a[j];
+  return s;
+}
 double log_mgf(const discrete_pld& d, double lambda) {
   const std::size_t n = d.mass.size();
-  double s = 0;
-  if (lambda > 0) {
-    const double inv_r = std::exp(-lambda * d.h);  // Σ m_k r^k = r^{n−1} Σ m_k r^{−(n−1−k)}
-    for (std::size_t k = 0; k < n; ++k) s = s * inv_r + std::max(d.mass[k], 0.0);
-    return std::log(s) + lambda * d.loss(n - 1);
-  }
-  const double r = std::exp(lambda * d.h);
-  for (std::size_t k = n; k-- > 0;) s = s * r + std::max(d.mass[k], 0.0);
-  return std::log(s) + lambda * d.loss(0);
+  if (lambda > 0)  // Σ m_k r^k = r^{n−1} Σ m_k r^{−(n−1−k)}
+    return std::log(horner_sum(d.mass, std::exp(-lambda * d.h), true)) + lambda * d.loss(n - 1);
+  return std::log(horner_sum(d.mass, std::exp(lambda * d.h), false)) + lambda * d.loss(0);
 }
 
 struct fftw_deleter {
