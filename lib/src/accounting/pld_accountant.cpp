@@ -269,9 +269,13 @@ void bracket(const directions& dirs,
   // untilted FFT was built and dropped, a third of the run's time). Either is certified.
   compose_focus at = focus;
   std::vector<double> last_lower;  // the last pass's own lower ends
-  // Passes in a row whose finer grid narrowed the relative gap by less than a fifth (a gap
-  // ∝ h² narrows ≥ 2.25× per refinement): two mean that round-off, not the grid, sets the
-  // bracket, and the refinement stops there (see below).
+  // Passes in a row whose finer grid narrowed the gap by less than a fifth (a gap ∝ h² narrows
+  // ≥ 2.25× per refinement): two mean that round-off, not the grid, sets the bracket, and the
+  // refinement stops there (see below). The gap in the queries' own units, not relative to the
+  // upper end: on coarse grids a bracket can be [~0, u] with u falling ∝ h, its relative gap
+  // ~1 on every grid though each pass halves it (full domain-sweep case 74 227: σ = 40.7,
+  // q = 3.9e-4, T = 30 524, δ = 3.7e-291 from h = 0.03: [0, 6.4], [0, 2.9], [0, 1.3], ...,
+  // [0.0604, 0.0605] at h = 1e-6), which was taken for round-off after three passes.
   double last_gap = NAN;
   int stalls = 0;
   for (int pass = 1; pass <= options.max_refinements + 1; ++pass) {
@@ -372,8 +376,8 @@ void bracket(const directions& dirs,
                    " that the upper bound certifies; the bracket is kept)";
       return;
     }
-    stalls = gap / scale > last_gap / 1.2 ? stalls + 1 : 0;
-    last_gap = gap / scale;
+    stalls = gap > last_gap / 1.2 ? stalls + 1 : 0;
+    last_gap = gap;
     if (stalls >= 2) {
       // Two steps at q = 1e-6, σ = 1, ε at δ = 3e-25: [1.5e-4, 0.027] on every grid from
       // h = 1e-5 on, refined through seven passes to an FFT of 2^21 points (9 s); the gap is

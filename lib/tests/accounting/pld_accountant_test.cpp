@@ -472,3 +472,33 @@ TEST_CASE("calibration where round-off and not the grid sets the bracket's width
   CAPTURE(r.lower, r.upper);
   CHECK(r.lower > target);
 }
+
+TEST_CASE("a bracket from about 0 to u, u falling with the grid, is not round-off's",
+          "[accounting][pld][calibration]") {
+  // Full-tier case 74 227: 30 524 Poisson steps at q = 3.9e-4, δ = 3.7e-291. At σ = 40.7 the
+  // brackets on coarse grids are [~0, u] with u falling about ∝ h (6.4 at h = 0.03, 0.32 at
+  // 3e-4, 0.096 at 3e-5), so their relative gap stays near 1 while each pass halves it; from
+  // h = 0.03 the refinement took that for a round-off stall after three passes and kept
+  // [0.0004, 0.25]. The calibration, which starts its evaluations on the last one's spacing,
+  // then trusted such a bracket as round-off's and called σ = 34.2 converged, where
+  // σ = 19.3 holds the budget (ε = 0.0719 at 34.2).
+  acc::training_run run = dpsgd(40.678309, 0.00038824475123691864, 30524);
+  const double delta = 3.7186059698347174e-291, target = 0.12804117042940019;
+  acc::pld_options o;
+  o.initial_grid_spacing = 0.0297;
+  const acc::pld_epsilon_result r = acc::pld_epsilon(run, delta, o);
+  CAPTURE(r.lower, r.upper, r.grid_spacing, r.passes, r.message);
+  CHECK_FALSE(r.roundoff_limited);
+  CHECK(r.termination == dpkit::termination_type::converged);
+  CHECK(r.upper - r.lower <= 1e-3 * r.upper);
+
+  acc::calibration_options co;
+  const acc::noise_calibration c = acc::calibrate_noise_multiplier(run, target, delta, co);
+  CAPTURE(c.noise_multiplier, c.estimate.lower, c.estimate.value, c.message);
+  CHECK(c.estimate.value <= target);
+  // The smallest (to 1 %): with 1 % less noise a fresh evaluation certifies ε above the target.
+  const acc::pld_epsilon_result less =
+      acc::pld_epsilon(dpsgd(0.99 * c.noise_multiplier, 0.00038824475123691864, 30524), delta);
+  CAPTURE(less.lower, less.upper);
+  CHECK(less.lower > target);
+}
