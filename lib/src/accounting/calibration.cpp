@@ -670,6 +670,7 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   // truncated Poisson and shuffling bracket between two different pairs.) Where it stops
   // short, its diagnostics say whether round-off or the FFT limit stopped it.
   bool roundoff_limited = false;
+  double fresh_upper = NAN;  // the fresh evaluation's upper end (PLD only)
   auto resolved = [&] {
     if (options.accountant != accountant_type::pld) return true;
     try {
@@ -677,13 +678,30 @@ noise_calibration calibrate_noise_multiplier(training_run run,
       const privacy_estimate e = estimate_epsilon(with_sigma(out.noise_multiplier), delta,
                                                   options.accountant, options.pld);
       roundoff_limited = e.pld.roundoff_limited;
+      fresh_upper = e.upper;
       return e.converged();
     } catch (const std::length_error&) {
       return false;
     }
   };
   const bool within = met || unused <= options.budget_tolerance;
-  if (within && !resolved()) {
+  const bool fresh_converged = within && resolved();
+  // The fresh evaluation converged, but far below the budget (calibration_leaves_room): the
+  // search's bracket at the answer was wider than it claimed (full-tier case 74 227 before
+  // f74a6e3: a false round-off stall left [0.0004, 0.254] at σ = 34.24, within the budget by the
+  // search's rule; the fresh evaluation read 0.0719 against the target 0.128, and σ = 19.30
+  // holds).
+  if (fresh_converged && calibration_leaves_room(fresh_upper, target_epsilon, options)) {
+    out.termination = termination_type::max_iterations;
+    out.message =
+        "the budget holds at the returned noise multiplier with room to spare: a "
+        "fresh evaluation there certifies epsilon <= " +
+        format_value(fresh_upper) + ", " +
+        percent((target_epsilon - fresh_upper) / target_epsilon) +
+        " % below the target, where the search's evaluation read " +
+        format_value(out.estimate.value) +
+        ", so a smaller noise multiplier may hold the budget too";
+  } else if (within && !fresh_converged) {
     out.termination = termination_type::max_iterations;
     out.message =
         "the budget holds at the returned noise multiplier, but the accountant does "
@@ -706,6 +724,18 @@ noise_calibration calibrate_noise_multiplier(training_run run,
   }
   out.evaluations = evaluations;
   return out;
+}
+
+bool calibration_leaves_room(double fresh_upper,
+                             double target_epsilon,
+                             const calibration_options& options) {
+  // ε ≥ lower ≥ (1 − a)·upper ≥ (1 − a)(1 − tolerance)·target for a search evaluation within the
+  // tolerance at accuracy a, and ε ≤ fresh_upper: a fresh upper end below that contradicts the
+  // search's claim. Twice the accuracy keeps the rule clear of the brackets' own rounding (the
+  // quick tier's 28 converged PLD calibrations: fresh upper ends at most 0.49 accuracies below
+  // the target, fresh/target ≥ 0.9957 at accuracy 1e-2, where the rule needs 2).
+  return fresh_upper <
+         (1 - options.budget_tolerance) * (1 - 2 * options.pld.relative_accuracy) * target_epsilon;
 }
 
 steps_calibration calibrate_steps(training_run run,

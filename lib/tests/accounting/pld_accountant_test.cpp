@@ -502,3 +502,42 @@ TEST_CASE("a bracket from about 0 to u, u falling with the grid, is not round-of
   CAPTURE(less.lower, less.upper);
   CHECK(less.lower > target);
 }
+
+TEST_CASE("a calibration's answer whose fresh evaluation leaves budget to spare is not converged",
+          "[accounting][pld][calibration]") {
+  // The calibration's last defence (calibration_leaves_room): its fresh evaluation at the answer
+  // must not certify an ε further below the target than the search's accuracy explains. Before
+  // f74a6e3, full-tier case 74 227 answered σ = 34.24 as converged; evaluated afresh there the
+  // run certifies ε ≈ 0.072 against the target 0.128, which the rule catches (checked against
+  // that commit's refinement rule: the calibration then says "with room to spare").
+  const double q = 0.00038824475123691864, delta = 3.7186059698347174e-291;
+  const double target = 0.12804117042940019;
+  const long long steps = 30524;
+  acc::calibration_options co;
+  const acc::pld_epsilon_result loose = acc::pld_epsilon(dpsgd(34.2377, q, steps), delta, co.pld);
+  CAPTURE(loose.lower, loose.upper);
+  REQUIRE(loose.termination == dpkit::termination_type::converged);
+  CHECK(acc::calibration_leaves_room(loose.upper, target, co));
+  // The true answer: converged, its fresh evaluation within the accuracy of the target, and the
+  // rule silent there.
+  const acc::noise_calibration c =
+      acc::calibrate_noise_multiplier(dpsgd(1.0, q, steps), target, delta, co);
+  CAPTURE(c.noise_multiplier, c.estimate.value, c.message);
+  CHECK(c.converged());
+  const acc::pld_epsilon_result fresh =
+      acc::pld_epsilon(dpsgd(c.noise_multiplier, q, steps), delta, co.pld);
+  CAPTURE(fresh.lower, fresh.upper);
+  CHECK_FALSE(acc::calibration_leaves_room(fresh.upper, target, co));
+  CHECK(fresh.upper >= (1 - 2 * co.pld.relative_accuracy) * target);
+  // Any answer with 10 % more noise than the smallest leaves room, on every accuracy asked.
+  for (const double accuracy : {1e-2, 1e-3}) {
+    acc::calibration_options a = co;
+    a.pld.relative_accuracy = accuracy;
+    const acc::pld_epsilon_result more =
+        acc::pld_epsilon(dpsgd(1.1 * c.noise_multiplier, q, steps), delta, a.pld);
+    CAPTURE(accuracy, more.upper);
+    CHECK(acc::calibration_leaves_room(more.upper, target, a));
+  }
+  // No evaluation (NaN): no claim.
+  CHECK_FALSE(acc::calibration_leaves_room(NAN, target, co));
+}

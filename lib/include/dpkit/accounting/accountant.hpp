@@ -179,6 +179,17 @@ noise_calibration calibrate_noise_multiplier(training_run run,
                                              double delta,
                                              const calibration_options& options = {});
 
+/// Whether a calibration's answer leaves budget beyond what its search could resolve: a fresh
+/// PLD evaluation at the returned σ, converged at options.pld.relative_accuracy (a), certifies
+/// ε ≤ fresh_upper, below (1 − options.budget_tolerance)(1 − 2a)·target_epsilon. A search
+/// evaluation within the budget tolerance at accuracy a puts ε at or above
+/// (1 − budget_tolerance)(1 − a)·target, so such a fresh upper end says the search's bracket at
+/// its answer was wider than it claimed, and a smaller σ may hold the budget
+/// (calibrate_noise_multiplier then does not report convergence). NaN: false.
+[[nodiscard]] bool calibration_leaves_room(double fresh_upper,
+                                           double target_epsilon,
+                                           const calibration_options& options);
+
 struct steps_calibration : solver_status {
   long long steps = 0;        ///< the largest number of steps within the budget (0: none)
   privacy_estimate estimate;  ///< at `steps` (when ≥ 1)
