@@ -27,12 +27,12 @@ struct calibrate_options {
   CLI::App* app = nullptr;
 };
 
-const run_requirements kNeeds{false, false, false, false, "dpkit calibrate"};
+const run_requirements kCalibrateNeeds{false, false, false, false, "dpkit calibrate"};
 
 int run(const calibrate_options& o) {
   if (strategy_given(o.strategy))
-    return strategy_calibrate(o.run, kNeeds, o.strategy, o.epsilon, o.delta, o.budget_tolerance,
-                              o.tolerance, o.accountant, o.output);
+    return strategy_calibrate(o.run, kCalibrateNeeds, o.strategy, o.epsilon, o.delta,
+                              o.budget_tolerance, o.tolerance, o.accountant, o.output);
   accounting::calibration_options co;
   co.accountant = selected_accountants(o.accountant).front();
   co.pld = pld_options_of(o.accountant);
@@ -48,7 +48,7 @@ int run(const calibrate_options& o) {
         "give one unknown to solve for: leave out --noise-multiplier to find the smallest "
         "noise multiplier for these steps, or leave out --steps/--epochs to find the largest "
         "number of steps for this noise multiplier (bounded by --max-steps)");
-  const resolved_run m = resolve_run(o.run, kNeeds);
+  const resolved_run m = resolve_run(o.run, kCalibrateNeeds);
   const bool solve_steps = m.noise_given;
   // One σ relative to C for every phase is one σ relative to the sensitivity only where every
   // phase has the same sensitivity.
@@ -193,7 +193,7 @@ void register_calibrate(CLI::App& app, int& exit_code) {
       ->check(real_greater_than(0))
       ->type_name("E");
   add_delta_option(sub, o->delta, /*required=*/true);
-  add_run_options(sub, o->run, kNeeds);
+  add_run_options(sub, o->run, kCalibrateNeeds);
   sub->add_option("--max-steps", o->max_steps,
                   "Upper limit of the steps search (with --noise-multiplier), at most 2^53")
       ->check(integer_at_least(1, kMaxExactInteger))

@@ -21,10 +21,10 @@ struct rdp_options {
   CLI::App* app = nullptr;
 };
 
-const run_requirements kNeeds{true, true, true, false, "dpkit rdp"};
+const run_requirements kRdpNeeds{true, true, true, false, "dpkit rdp"};
 
 int run(const rdp_options& o) {
-  const resolved_run m = resolve_run(o.run, kNeeds);
+  const resolved_run m = resolve_run(o.run, kRdpNeeds);
   std::vector<double> orders =
       parse_number_list("--orders", o.orders, number_kind::positive, 100000);
   for (double a : orders)
@@ -77,7 +77,7 @@ void register_rdp(CLI::App& app, int& exit_code) {
       "rdp",
       "The Renyi DP of the training run at given orders, and the (epsilon, delta) they give");
   o->app = sub;
-  add_run_options(sub, o->run, kNeeds);
+  add_run_options(sub, o->run, kRdpNeeds);
   sub->add_option("--orders", o->orders,
                   "Renyi orders alpha in (1, 1e6]: values, a list, or a range (2:64:1, "
                   "1.1:10000:log50)")

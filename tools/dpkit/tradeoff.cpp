@@ -30,7 +30,7 @@ struct tradeoff_options {
   CLI::App* app = nullptr;
 };
 
-const run_requirements kNeeds{true, true, true, false, "dpkit tradeoff"};
+const run_requirements kTradeoffNeeds{true, true, true, false, "dpkit tradeoff"};
 
 // --gdp-mu: one row, the certified bracket on the GDP μ the run is closest to.
 int run_gdp_mu(const tradeoff_options& o,
@@ -83,7 +83,7 @@ int run_gdp_mu(const tradeoff_options& o,
 }
 
 int run(const tradeoff_options& o) {
-  const resolved_run m = resolve_run(o.run, kNeeds);
+  const resolved_run m = resolve_run(o.run, kTradeoffNeeds);
   accounting::pld_options pld;
   pld.relative_accuracy = o.accuracy;
   pld.max_fft_size = static_cast<std::size_t>(o.max_fft_size);
@@ -162,7 +162,7 @@ void register_tradeoff(CLI::App& app, int& exit_code) {
       "The tradeoff curve (alpha, beta) of the mechanism: its f-DP guarantee, and the largest "
       "true-positive rate of any membership test at each false-positive rate");
   o->app = sub;
-  add_run_options(sub, o->run, kNeeds);
+  add_run_options(sub, o->run, kTradeoffNeeds);
   sub->add_option("--alpha", o->alpha,
                   "The false-positive rates alpha in [0, 1]: values, a list, or a range, e.g. "
                   "1e-10:1:log201 (log-spaced, for the low-FPR regime) or 0:1:0.01")

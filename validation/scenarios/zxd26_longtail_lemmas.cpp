@@ -40,15 +40,15 @@ using longtail_lemmas_detail::ledger;
 
 // The configuration: the quick tier is zxd26_longtail.cpp's scaled-down synthetic setting, the
 // full tier the paper's (ZXD+26 §5.1).
-struct lt_config {
+struct lemma_config {
   std::size_t K = 3, d = 150, m = 20;
   std::vector<std::size_t> counts{50, 50, 50};
   double signal = 0.5, s = 0.5, ncr = 200;
   std::size_t n() const { return std::accumulate(counts.begin(), counts.end(), std::size_t{0}); }
 };
 
-lt_config config_for(const scenario_context& c) {
-  lt_config g;
+lemma_config lemma_config_for(const scenario_context& c) {
+  lemma_config g;
   if (c.tier == tier::full) {
     g.K = 5;
     g.d = 1000;
@@ -59,7 +59,9 @@ lt_config config_for(const scenario_context& c) {
   return g;
 }
 
-learners::longtail_data_options data_options(const lt_config& g, double spike, learners::zeta_law law) {
+learners::longtail_data_options data_options(const lemma_config& g,
+                                             double spike,
+                                             learners::zeta_law law) {
   learners::longtail_data_options o;
   o.classes = g.K;
   o.dimension = g.d;
@@ -78,7 +80,7 @@ double cross_operator(const learners::noise_spectra& a, Eigen::Index k, Eigen::I
 // -----------------------------------------------------------------------------
 
 scenario_result init_lemmas(const scenario_context& c) {
-  const lt_config g = config_for(c);
+  const lemma_config g = lemma_config_for(c);
   const double F = c.bound_factor;
   const std::size_t n = g.n(), K = g.K, d = g.d;
   const double D = static_cast<double>(d - K);

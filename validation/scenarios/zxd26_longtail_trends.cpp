@@ -44,7 +44,7 @@ using namespace longtail_detail;
 
 // ---- configuration and helpers (the shared ones are in zxd26_longtail_common.hpp) ---------------
 
-constexpr long kFirstAndLast = 1000000;  // record_every: the first and last steps only
+constexpr long kTrendsFirstAndLast = 1000000;  // record_every: the first and last steps only
 
 // zxd26_longtail.cpp's configuration at η = 0.2: at its η = 0.002 the DP noise has no visible
 // effect in 40 steps (docs/longtail.md), so the noise trends are checked at η = 0.2.
@@ -113,8 +113,8 @@ scenario_result remark4_calibrated(const scenario_context& c) {
     h.epsilon = eps_T;
     h.epochs = ep;
     z_T.push_back(calibrated_multiplier(h));
-    T_steps.push_back(
-        static_cast<double>(learners::training_steps(training_of(h, h.clip, 0, kFirstAndLast), h.n())));
+    T_steps.push_back(static_cast<double>(
+        learners::training_steps(training_of(h, h.clip, 0, kTrendsFirstAndLast), h.n())));
   }
   const double z_C = z_eps[3];  // ε = 8, the paper's budget
   // Observables: [err, loss] per ε; slopes; [dp err, clip err, dp loss, clip loss] per T;
@@ -148,7 +148,7 @@ scenario_result remark4_calibrated(const scenario_context& c) {
         const sim::random_key key{c.seed, rep, 10};  // common batches and noise
         auto run = [&](const lt_config& h, double C, double z, double& err, double& loss) {
           const learners::longtail_training t =
-              training_of(h, C, learners::noise_std_for(z, C, h.batch), kFirstAndLast);
+              training_of(h, C, learners::noise_std_for(z, C, h.batch), kTrendsFirstAndLast);
           // Clipping alone (z = 0; at 20 epochs and C = 1 a run of zxd26-thm2-loss-floor,
           // zxd26-thm2-plateau-scaling and zxd26-thm3-tail-gap too) through train_shared.
           const std::shared_ptr<const learners::longtail_run> shared =
@@ -323,8 +323,8 @@ scenario_result thm3_tail_L(const scenario_context& c) {
   s.width = static_cast<double>(g.m);
   s.eta = g.eta;
   s.batch_size = static_cast<double>(g.batch);
-  s.steps =
-      static_cast<double>(learners::training_steps(training_of(g, g.clip, 0, kFirstAndLast), g.n()));
+  s.steps = static_cast<double>(
+      learners::training_steps(training_of(g, g.clip, 0, kTrendsFirstAndLast), g.n()));
   s.clip = g.clip;
   std::vector<risk::tail_regime> regimes;
   for (double z : mults) {
@@ -349,7 +349,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
         const lt_problem p = make_problem(g, c.seed, rep, g.signal, g.ncr);
         const sim::random_key key{c.seed, rep, 10};
         const learners::longtail_run clean =
-            learners::train_longtail(*p.net, training_of(g, 0, 0, kFirstAndLast), p.w0, key);
+            learners::train_longtail(*p.net, training_of(g, 0, 0, kTrendsFirstAndLast), p.w0, key);
         // Exact samples of T_k for every L (Def 3, aggregate neuron of the clean model); one
         // tail stream per L so the sets do not depend on the order of the L grid.
         std::vector<std::vector<learners::longtail_data>> tails(NL);
@@ -372,8 +372,9 @@ scenario_result thm3_tail_L(const scenario_context& c) {
               v == 0 ? clean.weights
                      : learners::train_longtail(
                            *p.net,
-                           training_of(g, g.clip, learners::noise_std_for(mults[v - 1], g.clip, g.batch),
-                                       kFirstAndLast),
+                           training_of(g, g.clip,
+                                       learners::noise_std_for(mults[v - 1], g.clip, g.batch),
+                                       kTrendsFirstAndLast),
                            p.w0, key)
                            .weights;
           std::vector<double> e(NL), le(NL);
@@ -388,7 +389,7 @@ scenario_result thm3_tail_L(const scenario_context& c) {
         // Claim 25 (clean): the tail error falls with the NCR (L = L_ncr, same seeds).
         const lt_problem q = make_problem(g, c.seed, rep, g.signal, ncr_high);
         const learners::longtail_run cq =
-            learners::train_longtail(*q.net, training_of(g, 0, 0, kFirstAndLast), q.w0, key);
+            learners::train_longtail(*q.net, training_of(g, 0, 0, kTrendsFirstAndLast), q.w0, key);
         std::vector<learners::longtail_data> tq;
         random_stream ts(c.seed, rep, 30);
         for (std::size_t k = 0; k < g.K; ++k) {
@@ -538,7 +539,7 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
         // Clipping alone and DP at z = 8 with C = 1 are runs of other scenarios too, as is the
         // clean run on the rare-class set (train_shared).
         auto final_loss = [&](const lt_problem& p, double clip, double noise) {
-          return train_shared(p, training_of(g, clip, noise, kFirstAndLast), key)
+          return train_shared(p, training_of(g, clip, noise, kTrendsFirstAndLast), key)
               ->records.back()
               .training_loss;
         };
@@ -547,9 +548,11 @@ scenario_result thm2_plateau_scaling(const scenario_context& c) {
           out[j] = final_loss(p, clips[j], sigma) - final_loss(p, clips[j], 0);
         // Per-class DP penalty: (DP − clean) on the rare class minus the same on the others.
         const lt_problem q = make_problem(gr, c.seed, rep, g.signal, g.ncr);
-        const sim::vector wc = train_shared(q, training_of(gr, 0, 0, kFirstAndLast), key)->weights;
+        const sim::vector wc =
+            train_shared(q, training_of(gr, 0, 0, kTrendsFirstAndLast), key)->weights;
         const sim::vector wd =
-            learners::train_longtail(*q.net, training_of(gr, gr.clip, sigma, kFirstAndLast), q.w0, key)
+            learners::train_longtail(*q.net, training_of(gr, gr.clip, sigma, kTrendsFirstAndLast),
+                                     q.w0, key)
                 .weights;
         out[J] = (class_loss(*q.net, wd, 0, true) - class_loss(*q.net, wc, 0, true)) -
                  (class_loss(*q.net, wd, 0, false) - class_loss(*q.net, wc, 0, false));
