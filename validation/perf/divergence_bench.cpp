@@ -35,6 +35,15 @@ static void BM_gdp_delta(benchmark::State& state) {
 }
 BENCHMARK(BM_gdp_delta);
 
+// δ where the closed form Φ(a) − e^εΦ(b) cancels (μ²/ε ≲ 1e-9): μ = 1e-5, x₁ = ε/μ − μ/2 = 1, by
+// the Mills-ratio path (10-point Gauss–Legendre, docs/divergence.md; before it, exp-sinh
+// quadrature). What the without-replacement RDP's profile integral evaluates at large σ.
+static void BM_gdp_delta_cancelling(benchmark::State& state) {
+  const double mu = 1e-5, eps = mu * (1 + mu / 2);
+  for (auto _ : state) benchmark::DoNotOptimize(dv::gdp_log_delta(mu, eps));
+}
+BENCHMARK(BM_gdp_delta_cancelling);
+
 // ε(δ) for μ-GDP — what `dpkit epsilon --mu` and the full-batch accountant call.
 static void BM_gdp_epsilon(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(dv::gdp_epsilon(1.0, 1e-5).value);

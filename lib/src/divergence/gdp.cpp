@@ -1,6 +1,9 @@
 #include "dpkit/divergence/gdp.hpp"
 
+#include <boost/math/constants/constants.hpp>
 #include <boost/math/quadrature/exp_sinh.hpp>
+#include <boost/math/quadrature/gauss.hpp>
+#include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -69,7 +72,50 @@ delta_integral integrate_delta(double mu, double epsilon) {
   return out;
 }
 
+// M₁(t) = ∫₀^∞ u e^{−tu − u²/2} du = 1 − t·R(t), R(t) = ∫₀^∞ e^{−tu − u²/2} du = e^{t²/2}√(2π)Φ̄(t)
+// the Mills ratio, for t > −1. Up to t = 2 from R directly (1 − tR loses at most ~2.5 bits
+// there: tR ≤ 0.85); beyond, where 1 − tR cancels (tR → 1), from Laplace's continued fraction
+// R = 1/(t + T₁), T_k = k/(t + T_{k+1}): M₁ = T₁/(t + T₁), a ratio of positive terms. Evaluated
+// from depth N = 20 + 600/t² down (against 50-digit values: relative error ≤ 1e-16 from
+// N = 160 at t = 2, 80 at t = 3, 40 at t = 5, 20 from t = 10).
+double mills_first_moment(double t) {
+  if (t <= 2) {
+    const double r = boost::math::constants::root_half_pi<double>() * std::exp(0.5 * t * t) *
+                     boost::math::erfc(t * boost::math::constants::one_div_root_two<double>());
+    return 1 - t * r;
+  }
+  const int depth = static_cast<int>(std::ceil(20 + 600 / (t * t)));
+  double tail = 0;
+  for (int k = depth; k >= 1; --k) tail = k / (t + tail);
+  return tail / (t + tail);
+}
+
+// The same integral as integrate_delta, ∫₀^∞ (1 − e^{−μu}) e^{−x₁u − u²/2} du, as R(x₁) − R(x₁ + μ)
+// = ∫_{x₁}^{x₁+μ} M₁(t) dt (R′ = −M₁): a smooth positive integrand over an interval short
+// against the scale on which M₁ varies (max(1, t): M₁ ≈ 1/t² for large t) where μ ≤
+// max(1, x₁)/2, so 10-point Gauss–Legendre has converged (20 points give the same values). No
+// cancellation, and about 10× faster than the exp-sinh quadrature (a few hundred integrand
+// evaluations), which dominated the without-replacement RDP's profile integral at large σ.
+// Measured against that quadrature over 2·10⁵ seeded points (μ/max(1, x₁) log-uniform in
+// [1e-20, 0.5], x₁ + 1 in [1e-3, 1e8]): relative error ≤ 4e-15, from M₁ near t = 2.
+// NaN where it does not apply (larger μ; x₁ > 1e100, where M₁ ≈ 1/t² nears the subnormals).
+double integral_by_mills(double mu, double x1) {
+  if (!(mu <= 0.5 * std::max(1.0, x1)) || !(x1 <= 1e100)) return NAN;
+  const double half = 0.5 * mu, mid = x1 + half;
+  using rule = boost::math::quadrature::gauss<double, 10>;
+  double sum = 0;
+  for (std::size_t i = 0; i < rule::abscissa().size(); ++i) {
+    const double a = rule::abscissa()[i], w = rule::weights()[i];
+    sum += a == 0 ? w * mills_first_moment(mid)
+                  : w * (mills_first_moment(mid - half * a) + mills_first_moment(mid + half * a));
+  }
+  return sum * half;
+}
+
 double log_delta_by_integral(double mu, double epsilon) {
+  const double x1 = epsilon / mu - 0.5 * mu;
+  const double fast = integral_by_mills(mu, x1);
+  if (!std::isnan(fast)) return normal_lpdf(x1) + std::log(fast);
   const delta_integral d = integrate_delta(mu, epsilon);
   return normal_lpdf(d.x1) + std::log(d.integral);
 }

@@ -64,9 +64,10 @@ class gaussian_mixture_privacy_loss final : public privacy_loss {
     // L⁻¹(−b_k))). Each inversion starts from the previous one's root where that lies above.
     std::vector<double> u(n);
     double start = kInf;
+    evaluation last;  // the previous inversion's last point: the next one starts there
     for (std::size_t i = n; i-- > 0;) {  // from the largest u down: Newton's start from above
       const double y = remove ? cuts[i] : -cuts[n - 1 - i];
-      u[i] = inverse(y, start);
+      u[i] = inverse(y, start, &last);
       if (std::isfinite(u[i])) start = u[i];
     }
     std::vector<double> qcell(n > 0 ? n - 1 : 0, 0.0), pcell(qcell.size(), 0.0);
@@ -131,9 +132,17 @@ class gaussian_mixture_privacy_loss final : public privacy_loss {
     return {top + std::log(sum), slope / sum};
   }
 
+  // L(u) and L′(u) at one point, kept from one inversion to the next.
+  struct evaluation {
+    double u = NAN, value = NAN, slope = NAN;
+  };
+
   // L⁻¹(y): −∞ at or below the floor, +∞ for y = +∞. `hint` is a point known to lie at or
-  // above the root when finite (the previous, larger cut's root).
-  double inverse(double y, double hint) const {
+  // above the root when finite (the previous, larger cut's root). `last` (optional) holds the
+  // last point evaluated, in and out: interval_masses inverts the cuts from the top down, each
+  // from the previous root, where the previous inversion evaluated L last — that evaluation is
+  // reused instead of repeated (the same numbers: one evaluation fewer per cut).
+  double inverse(double y, double hint, evaluation* last = nullptr) const {
     if (y == kInf) return kInf;
     if (y <= floor_) return -kInf;
     const std::size_t top = mu_.size() - 1;  // the largest mean, > 0
@@ -141,7 +150,15 @@ class gaussian_mixture_privacy_loss final : public privacy_loss {
     double u = (y - log_w_[top] + 0.5 * mu_[top] * mu_[top]) / mu_[top];
     if (std::isfinite(hint)) u = std::min(u, hint);
     for (int it = 0; it < 400; ++it) {
-      const auto [value, slope] = value_and_slope(u);
+      evaluation e;
+      if (last != nullptr && last->u == u) {
+        e = *last;
+      } else {
+        const auto [v, s] = value_and_slope(u);
+        e = {u, v, s};
+        if (last != nullptr) *last = e;
+      }
+      const double value = e.value, slope = e.slope;
       const double excess = value - y;
       if (!(excess > 0) || !(slope > 0)) break;  // at the root (to rounding)
       const double next = u - excess / slope;

@@ -4,12 +4,14 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 
 #include "dpkit/core/csv.hpp"
 #include "dpkit/core/normal.hpp"
 #include "dpkit/core/tolerance.hpp"
 #include "support/check_accuracy.hpp"
+#include "support/exact_curves.hpp"
 
 using Catch::Matchers::Contains;
 using dpkit::test::check_accuracy_case;
@@ -128,6 +130,36 @@ TEST_CASE("tiny mu uses the cancellation-free integral and stays accurate", "[di
       CHECK(relative_error(d, delta_by_privacy_loss(mu, eps)) < 1e-9);
     }
   }
+}
+
+TEST_CASE("the cancellation-free path by Mills ratios: 50-digit values over its domain (seeded)",
+          "[divergence][gdp]") {
+  // Where Φ(a) − e^εΦ(b) cancels, log δ comes from R(x₁) − R(x₁ + μ) = ∫ M₁ over [x₁, x₁ + μ]
+  // (gdp.cpp, integral_by_mills) for μ ≤ max(1, x₁)/2, x₁ = ε/μ − μ/2. Its whole domain, seeded:
+  // μ/max(1, x₁) log-uniform in [1e-20, 0.5] and x₁ + 1 in [1e-3, 1e4], against the 50-digit
+  // closed form (exact_curves.hpp). The integral's part of log δ, log ∫M₁, measured within 4e-15
+  // (near x₁ = 2, from M₁); log φ(x₁) = −x₁²/2 − log √(2π) adds its own rounding, a few ulp of
+  // itself. Allowed: 2e-14 + 8 ulp of |log δ|.
+  std::mt19937_64 gen(20261129);
+  auto log_uniform = [&](double lo, double hi) {
+    return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(gen));
+  };
+  double worst = 0;
+  for (int i = 0; i < 300; ++i) {
+    const double x1 = log_uniform(1e-3, 1e4) - 1;
+    const double mu = log_uniform(1e-20, 0.5) * std::max(1.0, x1);
+    const double eps = mu * (x1 + 0.5 * mu);
+    if (!(eps >= 0)) continue;
+    const dpkit::test::real50 exact = dpkit::test::gaussian_curve(mu)(dpkit::test::real50(eps));
+    const double log_delta = dv::gdp_log_delta(mu, eps);
+    const double error = std::abs(static_cast<double>(log_delta - exact));
+    const double allowed = 2e-14 + 8 * dpkit::tol::kMachineEps * std::abs(log_delta);
+    CAPTURE(i, mu, x1, eps, log_delta, static_cast<double>(exact), error, allowed);
+    CHECK(error <= allowed);
+    worst = std::max(worst, error / allowed);
+  }
+  INFO("worst error / allowance: " << worst);
+  CHECK(worst > 0);  // the check compares numbers, not one value with itself
 }
 
 TEST_CASE("epsilon at a tiny mu: a tight certified bracket down to mu = 1e-300",
