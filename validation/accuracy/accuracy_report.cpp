@@ -4,6 +4,8 @@
 //   dpkit_accuracy_report [--output FILE]        all modules to FILE (default: stdout)
 //   dpkit_accuracy_report --update DOCS_DIR      rewrite the generated blocks in
 //                                                DOCS_DIR/<module>.md for every module
+//   dpkit_accuracy_report --check DOCS_DIR       compare them with what this build measures
+//                                                (exit 3 where a page shows other numbers)
 //
 // Two kinds of case: accuracy cases (a value against a 50-digit reference: max/RMS error) and
 // bracket cases (a certified [lower, upper] that must contain the reference: containment and
@@ -11,14 +13,16 @@
 //
 // The unit tests assert the same cases (lib/tests/support/accuracy.cpp), so the tables in
 // docs/ are measurements of the tested code, never typed by hand (STYLE.md rule 21).
-// Exit status: 0 when every case is within its tested tolerance, 3 otherwise, 2 on usage
-// errors (the exit codes of docs/architecture.md).
+// Exit status: 0 when every case is within its tested tolerance (and, with --check, every page
+// shows what this build measures), 3 otherwise, 2 on usage errors (the exit codes of
+// docs/architecture.md).
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -104,33 +108,59 @@ const markers kAccuracy = {"<!-- BEGIN generated accuracy table",
 const markers kBracket = {"<!-- BEGIN generated bracket table",
                           "<!-- END generated bracket table -->"};
 
-bool update_doc(const std::string& path, const std::string& table, const markers& m) {
-  const char* kBegin = m.begin;
-  const char* kEnd = m.end;
+// A page's text and the span of its generated block (the lines between the markers), or
+// nothing where the page or its markers are missing.
+struct doc_block {
+  std::string text;
+  std::size_t begin = 0, end = 0;  // [begin, end): the block's lines
+};
+std::optional<doc_block> read_block(const std::string& path, const markers& m) {
   std::ifstream in(path);
-  if (!in) return false;
+  if (!in) return std::nullopt;
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  const auto begin = text.find(kBegin);
-  const auto end = text.find(kEnd);
-  if (begin == std::string::npos || end == std::string::npos || end < begin) return false;
-  const auto begin_line_end = text.find('\n', begin);
-  const std::string updated = text.substr(0, begin_line_end + 1) + table + text.substr(end);
-  std::ofstream(path) << updated;
+  doc_block b;
+  b.text = buffer.str();
+  const auto begin = b.text.find(m.begin);
+  const auto end = b.text.find(m.end);
+  if (begin == std::string::npos || end == std::string::npos || end < begin) return std::nullopt;
+  b.begin = b.text.find('\n', begin) + 1;
+  b.end = end;
+  return b;
+}
+
+bool update_doc(const std::string& path, const std::string& table, const markers& m) {
+  const std::optional<doc_block> b = read_block(path, m);
+  if (!b) return false;
+  std::ofstream(path) << b->text.substr(0, b->begin) + table + b->text.substr(b->end);
   return true;
+}
+
+// The first line where two tables differ, as "shown: ... / measured: ..." (empty if equal).
+std::string first_difference(const std::string& shown, const std::string& measured) {
+  std::istringstream a(shown), b(measured);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ha = static_cast<bool>(std::getline(a, la)),
+               hb = static_cast<bool>(std::getline(b, lb));
+    if (!ha && !hb) return "";
+    if (!ha || !hb || la != lb)
+      return "line " + std::to_string(line) + " of the table: shown \"" + (ha ? la : "") +
+             "\", measured \"" + (hb ? lb : "") + "\"";
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string output, docs_dir;
+  std::string output, docs_dir, check_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--output" || a == "--update") && i + 1 < argc) {
-      (a == "--output" ? output : docs_dir) = argv[++i];
+    if ((a == "--output" || a == "--update" || a == "--check") && i + 1 < argc) {
+      (a == "--output" ? output : a == "--update" ? docs_dir : check_dir) = argv[++i];
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: dpkit_accuracy_report [--output FILE | --update DOCS_DIR]\n";
+      std::cout << "usage: dpkit_accuracy_report [--output FILE | --update DOCS_DIR] "
+                   "[--check DOCS_DIR]\n";
       return 0;
     } else {
       std::cerr << "dpkit_accuracy_report: unknown argument '" << a << "' (see --help)\n";
@@ -146,9 +176,22 @@ int main(int argc, char** argv) {
       if (bracket_modules.empty() || bracket_modules.back() != c.module)
         bracket_modules.push_back(c.module);
     bool all_within = true;
+    std::vector<std::string> stale;  // --check: pages whose tables differ from this build's
     std::ostringstream report;
     auto emit = [&](const std::string& m, const std::string& table, const markers& mk,
                     const char* title) {
+      if (!check_dir.empty()) {
+        const std::string path = check_dir + "/" + m + ".md";
+        const std::optional<doc_block> b = read_block(path, mk);
+        if (!b) {
+          std::cerr << "dpkit_accuracy_report: " << path << " has no generated " << title
+                    << " markers\n";
+          return false;
+        }
+        const std::string diff =
+            first_difference(b->text.substr(b->begin, b->end - b->begin), table);
+        if (!diff.empty()) stale.push_back(path + " (" + title + "): " + diff);
+      }
       if (!docs_dir.empty()) {
         const std::string path = docs_dir + "/" + m + ".md";
         if (!update_doc(path, table, mk)) {
@@ -175,7 +218,12 @@ int main(int argc, char** argv) {
     if (!all_within)
       std::cerr
           << "dpkit_accuracy_report: some cases exceed their tolerance or leave their bracket\n";
-    return all_within ? 0 : 3;
+    for (const std::string& line : stale) std::cerr << "dpkit_accuracy_report: " << line << "\n";
+    if (!stale.empty())
+      std::cerr << "dpkit_accuracy_report: " << stale.size()
+                << " generated table(s) show other numbers than this build measures; regenerate "
+                   "them with dpkit_accuracy_report --update docs\n";
+    return all_within && stale.empty() ? 0 : 3;
   } catch (const std::exception& e) {
     std::cerr << "dpkit_accuracy_report: " << e.what() << "\n";
     return 1;
