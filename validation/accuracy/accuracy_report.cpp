@@ -25,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpkit/core/csv.hpp"
@@ -129,14 +130,8 @@ std::optional<doc_block> read_block(const std::string& path, const markers& m) {
   return b;
 }
 
-bool update_doc(const std::string& path, const std::string& table, const markers& m) {
-  const std::optional<doc_block> b = read_block(path, m);
-  if (!b) return false;
-  std::ofstream(path) << b->text.substr(0, b->begin) + table + b->text.substr(b->end);
-  return true;
-}
-
-// The first line where two tables differ, as "shown: ... / measured: ..." (empty if equal).
+// The first line where two tables differ, as 'line N of the table: shown "…", measured "…"'
+// (empty if they are equal).
 std::string first_difference(const std::string& shown, const std::string& measured) {
   std::istringstream a(shown), b(measured);
   std::string la, lb;
@@ -180,26 +175,30 @@ int main(int argc, char** argv) {
     std::ostringstream report;
     auto emit = [&](const std::string& m, const std::string& table, const markers& mk,
                     const char* title) {
-      if (!check_dir.empty()) {
-        const std::string path = check_dir + "/" + m + ".md";
-        const std::optional<doc_block> b = read_block(path, mk);
+      // The module's page in `dir`, or nothing (with the message) where it has no such block.
+      auto page = [&](const std::string& dir) -> std::optional<std::pair<std::string, doc_block>> {
+        const std::string path = dir + "/" + m + ".md";
+        std::optional<doc_block> b = read_block(path, mk);
         if (!b) {
           std::cerr << "dpkit_accuracy_report: " << path << " has no generated " << title
                     << " markers\n";
-          return false;
+          return std::nullopt;
         }
-        const std::string diff =
-            first_difference(b->text.substr(b->begin, b->end - b->begin), table);
-        if (!diff.empty()) stale.push_back(path + " (" + title + "): " + diff);
+        return std::pair{path, std::move(*b)};
+      };
+      if (!check_dir.empty()) {
+        const auto p = page(check_dir);
+        if (!p) return false;
+        const doc_block& b = p->second;
+        const std::string diff = first_difference(b.text.substr(b.begin, b.end - b.begin), table);
+        if (!diff.empty()) stale.push_back(p->first + " (" + title + "): " + diff);
       }
       if (!docs_dir.empty()) {
-        const std::string path = docs_dir + "/" + m + ".md";
-        if (!update_doc(path, table, mk)) {
-          std::cerr << "dpkit_accuracy_report: " << path << " has no generated " << title
-                    << " markers\n";
-          return false;
-        }
-        std::cerr << "updated " << path << " (" << title << ")\n";
+        const auto p = page(docs_dir);
+        if (!p) return false;
+        const doc_block& b = p->second;
+        std::ofstream(p->first) << b.text.substr(0, b.begin) + table + b.text.substr(b.end);
+        std::cerr << "updated " << p->first << " (" << title << ")\n";
       }
       report << "## " << m << " (" << title << ")\n\n" << table << "\n";
       return true;

@@ -103,12 +103,13 @@ double mills_first_moment(double t) {
 double integral_by_mills(double mu, double x1) {
   if (!(mu <= 0.5 * std::max(1.0, x1)) || !(x1 <= 1e100)) return NAN;
   const double half = 0.5 * mu, mid = x1 + half;
+  // An even number of points: Boost lists the positive abscissae a_i, each standing for ±a_i.
   using rule = boost::math::quadrature::gauss<double, 10>;
   double sum = 0;
   for (std::size_t i = 0; i < rule::abscissa().size(); ++i) {
-    const double a = rule::abscissa()[i], w = rule::weights()[i];
-    sum += a == 0 ? w * mills_first_moment(mid)
-                  : w * (mills_first_moment(mid - half * a) + mills_first_moment(mid + half * a));
+    const double a = rule::abscissa()[i];
+    sum += rule::weights()[i] *
+           (mills_first_moment(mid - half * a) + mills_first_moment(mid + half * a));
   }
   return sum * half;
 }
