@@ -455,28 +455,61 @@ pld_epsilon_result epsilon_of(const directions& dirs,
   return r;
 }
 
+// The first truncation level of a δ(ε) query: 1e-20 — or, for one step with P(Y > ε) below
+// 1e-14, 1e-6 of the step's profile δ(ε) = P(Y > ε) − e^ε Q(Y > ε), the level a last round
+// would use (delta_of): the query starts where the ladder of levels would have ended (at
+// σ = 0.32, q = 2.4e-10, ε = 70, δ = 4.6e-183, six rounds of ~3 s, five of them finding only
+// that δ lay below their level). Only a guide — any level gives a certified bracket, and one
+// step has no FFT whose round-off a deeper level raises: a cancelled profile is taken as at
+// least 4u·P(Y > ε), and at most P(Y > ε) ≥ δ(ε). Several steps keep the ladder.
+double first_delta_level(const directions& dirs, double epsilon, double deepest) {
+  constexpr double kFirst = 1e-20;
+  double beyond = 0, profile = 0;  // the largest P(Y > ε) and δ(ε) over the directions
+  for (const auto& factors : dirs) {
+    if (factors.size() != 1 || factors[0].count != 1) return kFirst;
+    const subsampling::privacy_loss& loss = *factors[0].loss;
+    // A loss whose closed forms refuse this ε (G(μ) beyond μ = 1e6 throws std::domain_error)
+    // starts the ladder instead.
+    try {
+      beyond = std::max(beyond, loss.mass(epsilon, std::numeric_limits<double>::infinity()).p);
+      const double d = loss.delta(epsilon);
+      if (d > profile) profile = d;  // NaN is skipped
+    } catch (const std::logic_error&) {
+      return kFirst;
+    } catch (const std::runtime_error&) {
+      return kFirst;
+    }
+  }
+  if (!(beyond < 1e-14)) return kFirst;  // NaN too
+  const double estimate =
+      std::clamp(profile, 4 * std::numeric_limits<double>::epsilon() * beyond, beyond);
+  return std::clamp(1e-6 * estimate, deepest, kFirst);
+}
+
 pld_delta_result delta_of(const directions& dirs,
                           double epsilon,
                           const pld_options& options,
                           discretisation_cache* cache = nullptr) {
   pld_delta_result r;
   r.kind = bound_kind::upper_bound;
-  // Truncation: absolute, as δ itself is not known in advance — first 1e-20. Where δ turns out
-  // to lie below that level (the upper end is then within 100 times the level), the query runs
-  // again with a lower level — 1e-10 times lower, then 1e-20, 1e-40, ... times for each further
-  // round that finds δ below it (1e-20, 1e-30, 1e-50, 1e-90, 1e-170, 1e-300), down to 1e-300.
-  // (Ten rounds of 1e-10 stopped at 1e-110: one Poisson step, q = 2.4e-10, σ = 0.32, ε = 70
-  // kept [0, 1e-110] where δ = 1.6e-182, and said round-off limited it.) A jump that went past
-  // the level rounds of 1e-10 would have stopped at is followed by a round at that level. Once
-  // δ stands above the level, a bracket still wider than asked gets one more round at 1e-6 of
-  // its lower end, the level an ε query at that δ would use — never below
-  // 1e-6 × options.delta_floor. Not lower: a deeper
-  // truncation lets larger losses into the steps, the tilt that centres the law at ε gets
-  // smaller and the round-off at ε larger
-  // (q = 1e-3, σ = 4, two steps, δ(0.02) = 2.9e-38: [2.91526e-38, 2.93115e-38] at the level
-  // 1e-44, [0, 5.6e-38] at 1e-52, on the same grid). Two steps at q = 1e-4, σ = 22.43,
-  // ε = 1.1e-4 gave [0, 1e-20] where δ = 1.8e-50; now [1.84217e-50, 1.84351e-50].
-  double tail = 1e-20;
+  // Truncation: absolute, as δ itself is not known in advance — first 1e-20 (for one step far in
+  // the tail, 1e-6 of the step's profile: first_delta_level). Where δ turns out to lie below
+  // that level (the upper end is then within 100 times the level), the query runs again with a
+  // lower level — 1e-10 times lower, then 1e-20, 1e-40, ... times for each further round that
+  // finds δ below it (1e-20, 1e-30, 1e-50, 1e-90, 1e-170, 1e-300), down to 1e-300. (Ten rounds
+  // of 1e-10 stopped at 1e-110: one Poisson step, q = 2.4e-10, σ = 0.32, ε = 70 kept
+  // [0, 1e-110] where δ = 1.6e-182, and said round-off limited it.) A jump that went past the
+  // level rounds of 1e-10 would have stopped at is followed by a round at that level. Once δ
+  // stands above the level, a bracket still wider than asked gets one more round at 1e-6 of its
+  // lower end, the level an ε query at that δ would use — never below 1e-6 ×
+  // options.delta_floor. Not lower: a deeper truncation lets larger losses into the steps, the
+  // tilt that centres the law at ε gets smaller and the round-off at ε larger (q = 1e-3, σ = 4,
+  // two steps, δ(0.02) = 2.9e-38: [2.91526e-38, 2.93115e-38] at the level 1e-44, [0, 5.6e-38]
+  // at 1e-52, on the same grid). Two steps at q = 1e-4, σ = 22.43, ε = 1.1e-4 gave [0, 1e-20]
+  // where δ = 1.8e-50; now [1.84217e-50, 1.84351e-50].
+  const double deepest = std::max(1e-300, 1e-6 * options.delta_floor);
+  double tail = first_delta_level(dirs, epsilon, deepest);
+  const double first_level = tail;
   std::vector<double> lower{NAN}, upper{NAN};
   compose_focus focus;
   focus.epsilon = epsilon;
@@ -490,11 +523,17 @@ pld_delta_result delta_of(const directions& dirs,
   later.max_refinements = std::min(options.max_refinements, 1);
   later.max_fft_size = std::min<std::size_t>(options.max_fft_size, std::size_t{1} << 20);
   auto query = [&](const composed_pld& c) { return std::vector<double>{c.delta(epsilon)}; };
-  bracket(dirs, options, tail, focus, r, query, lower, upper, cache);
+  // A first level below 1e-20 (first_delta_level: one step, ε far in the tail): the first grid
+  // spans the losses down to that level, where ε lies, in 2000 cells — fitted to the 1e-12 range
+  // it was 10^4 times finer than the bracket asked for needs (h = 6.4e-6 at σ = 0.32,
+  // q = 2.4e-10, ε = 70: 1e7 cells, 46 s).
+  pld_options first = options;
+  if (tail < 1e-20 && options.grid_spacing <= 0 && options.initial_grid_spacing <= 0)
+    first.initial_grid_spacing = initial_spacing(dirs, tail);
+  bracket(dirs, first, tail, focus, r, query, lower, upper, cache);
   int rounds = 1, idle = 0;
   double resolved_tail = tail;  // the level of the last round that gave a bracket
   bool refit = false;
-  const double deepest = std::max(1e-300, 1e-6 * options.delta_floor);
   double decades = 10;  // how far the next level below a truncated round goes, in decades
   double below = tail;  // the last level that a round found δ below
   bool truncated = upper[0] <= 100 * tail, back = false;
@@ -558,9 +597,8 @@ pld_delta_result delta_of(const directions& dirs,
     r.termination = termination_type::max_iterations;
     r.message = "relative gap " + format_value(upper[0] > 0 ? 1 - lower[0] / upper[0] : 0.0) +
                 " above the target " + format_value(options.relative_accuracy) + " after " +
-                std::to_string(rounds) +
-                " rounds of truncation levels (the first 1e-20, the last " +
-                format_value(resolved_tail) + "): " +
+                std::to_string(rounds) + " rounds of truncation levels (the first " +
+                format_value(first_level) + ", the last " + format_value(resolved_tail) + "): " +
                 (truncated ? "delta lies below the last level, which the upper end certifies"
                            : "round-off limits the bracket there") +
                 "; the tightest certified bracket is kept";

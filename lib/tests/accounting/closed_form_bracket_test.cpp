@@ -94,17 +94,24 @@ TEST_CASE("a delta far below 1e-110: the truncation levels reach it (seeded, 50 
   // δ turns out to lie below it. Ten rounds of 1e-10 each stopped at 1e-110: one step at
   // q = 2.4e-10, σ = 0.32, ε = 70 kept [0, 1e-110] where δ = 4.64e-183, with a note that
   // round-off limited it (domain sweep case 19 202: two steps, 22 s, ε(δ) tight at the same δ).
-  // σ log-uniform in [0.3, 3], q in [1e-12, 1e-4], ε at the exact ε of a δ log-uniform in
-  // [1e-290, 1e-120].
+  // One step now starts at 1e-6 of its own profile (first_delta_level in pld_accountant.cpp:
+  // these cases took 10-18 s each through the ladder of levels, now under a second).
+  // σ log-uniform in [0.05, 30], q in [1e-12, 1] (the first six in [0.3, 3] and [1e-12, 1e-4]),
+  // ε at the exact ε of a δ log-uniform in [1e-290, 1e-120].
   std::mt19937_64 gen(20261128);
   auto log_uniform = [&](double lo, double hi) {
     return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(gen));
   };
   acc::pld_options options;
   options.relative_accuracy = 1e-2;
-  for (int i = 0; i < 6; ++i) {
-    const double sigma = i == 0 ? 0.3204899454611575 : log_uniform(0.3, 3);
-    const double q = i == 0 ? 2.4272930604135825e-10 : log_uniform(1e-12, 1e-4);
+  int floors = 0;
+  for (int i = 0; i < 30; ++i) {
+    const bool first_six = i < 6;
+    const double sigma =
+        i == 0 ? 0.3204899454611575 : (first_six ? log_uniform(0.3, 3) : log_uniform(0.05, 30));
+    const double q = i == 0      ? 2.4272930604135825e-10
+                     : first_six ? log_uniform(1e-12, 1e-4)
+                                 : log_uniform(1e-12, 1);
     const auto curve = dpkit::test::poisson_one_step_curve(sigma, q);
     const double epsilon =
         i == 0 ? 70.0 : exact_epsilon(curve, log_uniform(1e-290, 1e-120)).convert_to<double>();
@@ -116,9 +123,18 @@ TEST_CASE("a delta far below 1e-110: the truncation levels reach it (seeded, 50 
                  << "] (" << d.message << ")");
     CHECK(at_most(d.lower, exact));
     CHECK(at_least(d.upper, exact));
-    CHECK(d.converged());
-    CHECK(d.upper - d.lower <= options.relative_accuracy * d.upper);
+    // As asked — except where ε is within a few hundred cells of the finest grid, 1e-10 (ε ~ 1e-8
+    // at q ~ 1e-10), whose bracket stays wider than asked and says so.
+    const bool floor = d.pld.grid_spacing <= 1e-10 &&
+                       d.message.find("at its floor 1e-10") != std::string::npos && epsilon < 1e-6;
+    if (!floor) {
+      CHECK(d.converged());
+      CHECK(d.upper - d.lower <= options.relative_accuracy * d.upper);
+    }
+    floors += floor;
   }
+  // The floor is the exception, not the sweep: most cases reach the accuracy.
+  CHECK(floors <= 6);
 }
 
 TEST_CASE("one step at small sampling rates and tiny delta: brackets on their sides (seeded)",
