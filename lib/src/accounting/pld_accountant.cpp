@@ -464,23 +464,25 @@ pld_epsilon_result epsilon_of(const directions& dirs,
 // least 4u·P(Y > ε), and at most P(Y > ε) ≥ δ(ε). Several steps keep the ladder.
 double first_delta_level(const directions& dirs, double epsilon, double deepest) {
   constexpr double kFirst = 1e-20;
-  double beyond = 0, profile = 0;  // the largest P(Y > ε) and δ(ε) over the directions
-  for (const auto& factors : dirs) {
+  for (const auto& factors : dirs)
     if (factors.size() != 1 || factors[0].count != 1) return kFirst;
-    const subsampling::privacy_loss& loss = *factors[0].loss;
-    // A loss whose closed forms refuse this ε (G(μ) beyond μ = 1e6 throws std::domain_error)
-    // starts the ladder instead.
-    try {
-      beyond = std::max(beyond, loss.mass(epsilon, std::numeric_limits<double>::infinity()).p);
-      const double d = loss.delta(epsilon);
+  double beyond = 0, profile = 0;  // the largest P(Y > ε) and δ(ε) over the directions
+  // A loss whose closed forms refuse this ε (G(μ) beyond μ = 1e6 throws std::domain_error)
+  // starts the ladder instead.
+  try {
+    for (const auto& factors : dirs)
+      beyond = std::max(beyond,
+                        factors[0].loss->mass(epsilon, std::numeric_limits<double>::infinity()).p);
+    if (!(beyond < 1e-14)) return kFirst;  // NaN too; the profile is not needed
+    for (const auto& factors : dirs) {
+      const double d = factors[0].loss->delta(epsilon);
       if (d > profile) profile = d;  // NaN is skipped
-    } catch (const std::logic_error&) {
-      return kFirst;
-    } catch (const std::runtime_error&) {
-      return kFirst;
     }
+  } catch (const std::logic_error&) {
+    return kFirst;
+  } catch (const std::runtime_error&) {
+    return kFirst;
   }
-  if (!(beyond < 1e-14)) return kFirst;  // NaN too
   const double estimate =
       std::clamp(profile, 4 * std::numeric_limits<double>::epsilon() * beyond, beyond);
   return std::clamp(1e-6 * estimate, deepest, kFirst);
