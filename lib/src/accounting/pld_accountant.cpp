@@ -462,8 +462,8 @@ pld_epsilon_result epsilon_of(const directions& dirs,
 // that δ lay below their level). Only a guide — any level gives a certified bracket, and one
 // step has no FFT whose round-off a deeper level raises: a cancelled profile is taken as at
 // least 4u·P(Y > ε), and at most P(Y > ε) ≥ δ(ε). Several steps keep the ladder.
+constexpr double kFirst = 1e-20;  // δ queries' usual first level (and δ profiles' only one)
 double first_delta_level(const directions& dirs, double epsilon, double deepest) {
-  constexpr double kFirst = 1e-20;
   for (const auto& factors : dirs)
     if (factors.size() != 1 || factors[0].count != 1) return kFirst;
   double beyond = 0, profile = 0;  // the largest P(Y > ε) and δ(ε) over the directions
@@ -530,7 +530,7 @@ pld_delta_result delta_of(const directions& dirs,
   // it was 10^4 times finer than the bracket asked for needs (h = 6.4e-6 at σ = 0.32,
   // q = 2.4e-10, ε = 70: 1e7 cells, 46 s).
   pld_options first = options;
-  if (tail < 1e-20 && options.grid_spacing <= 0 && options.initial_grid_spacing <= 0)
+  if (tail < kFirst && options.grid_spacing <= 0 && options.initial_grid_spacing <= 0)
     first.initial_grid_spacing = initial_spacing(dirs, tail);
   bracket(dirs, first, tail, focus, r, query, lower, upper, cache);
   int rounds = 1, idle = 0;
@@ -847,7 +847,7 @@ pld_profile_result pld_delta_profile(const training_run& run,
     r.tight = true;
     return r;
   }
-  const double tail = 1e-20;  // absolute, as for single δ queries
+  const double tail = kFirst;  // absolute, as for single δ queries
   bracket(
       directions_of(run), options, tail, compose_focus{}, r,
       [&](const composed_pld& c) { return c.delta(eps); }, r.lower, r.upper);
