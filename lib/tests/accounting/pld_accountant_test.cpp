@@ -414,6 +414,10 @@ TEST_CASE(
 
   acc::calibration_options co;
   co.pld.relative_accuracy = 0.01;
+  // A 2^22-point FFT limit (14 s; a minute at the default 2^24): calibration still carries a
+  // spacing below a later σ's floor there, and without the raise it is refused naming
+  // grid_spacing (checked 2026-11-29; at 2^20 the first σ's refusal comes before that).
+  co.pld.max_fft_size = std::size_t{1} << 22;
   const double target = 0.31132436477772435;
   try {
     const acc::noise_calibration c = acc::calibrate_noise_multiplier(run, target, delta, co);
