@@ -11,7 +11,12 @@ auditor, NoisyGD/CGD/SGD, LMC, DP-lambda-CGD, the GLM, MLP, long-tail and KAN le
 SGD risk), which exercises every way replicates are sharded in about 30 s; `--all` runs every
 scenario (about 6 minutes on 2 cores, which is why CTest does not).
 
-usage: mpi_check.py DPKIT MPIEXEC WORKDIR [--all]
+With `--single DIR`, the single-process results are the per-scenario JSON files already in DIR
+(CTest passes validation.scenarios_quick's output directory, a fixture it runs first: the same
+quick tier, seed and scenarios, so the same bytes; results do not depend on the thread count),
+and only the 2-rank run is made. A scenario whose file is missing there is an error.
+
+usage: mpi_check.py DPKIT MPIEXEC WORKDIR [--all] [--single DIR]
 """
 import json
 import pathlib
@@ -35,7 +40,14 @@ SUBSET = ["gdp-gaussian-1d", "bsa24-thm4.2-tight", "bsa24-fig8-noisy-cgd", "bsa2
 
 def main():
     dpkit, mpiexec, work = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
-    which = ["--all"] if "--all" in sys.argv[4:] else SUBSET
+    rest = sys.argv[4:]
+    which = ["--all"] if "--all" in rest else SUBSET
+    given = None
+    if "--single" in rest:
+        i = rest.index("--single")
+        if i + 1 >= len(rest):
+            sys.exit("mpi_check.py: --single needs a directory")
+        given = pathlib.Path(rest[i + 1])
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     # In containers the shared-memory transport's single-copy mode (CMA) needs ptrace rights
@@ -46,7 +58,16 @@ def main():
 
     # 1. validate: the scenarios, JSON files byte-identical.
     single, ranks2 = work / "single", work / "ranks2"
-    run([dpkit, "validate"] + which + ["--no-figures", "--threads", "2", "--output-dir", str(single)])
+    if given is None:
+        run([dpkit, "validate"] + which + ["--no-figures", "--threads", "2", "--output-dir", str(single)])
+    else:
+        single.mkdir()
+        names = [p.name for p in given.glob("*.json")] if which is not SUBSET else \
+            [f"{name}.json" for name in SUBSET]
+        for name in names:
+            if not (given / name).exists():
+                sys.exit(f"mpi_check.py: {given / name} is missing (run validation.scenarios_quick)")
+            shutil.copyfile(given / name, single / name)
     board = json.loads(run(mpi + [dpkit, "validate"] + which +
                            ["--no-figures", "--threads", "1", "--format", "json",
                             "--output-dir", str(ranks2)]))
