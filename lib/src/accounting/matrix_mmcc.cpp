@@ -16,7 +16,7 @@
 //     inner sum, whatever the gradients). So with z = Φ̄⁻¹(δ_E/N), N the number of pairs
 //     (i, j) with C_ij ≠ 0, outside an event of probability ≤ δ_E (both datasets), every
 //     posterior probability of b_j = 1 — given h and any values of the others — is at most
-//     p̃_ij = q e^τ/(q e^τ + 1 − q), τ = (n_j/2 + D_j + z√n_j)/σ².
+//     p̃_ij = q e^τ/(q e^τ + 1 − q), τ = (n_j/2 + D_j + σz√n_j)/σ².
 //  2. Row domination. Conditionally the b's are then stochastically below independent
 //     Bern(p̃_ij) (sequential coupling), and row i is a mixture of N(m, σ²I) against N(0, σ²I)
 //     with ‖m‖ ≤ R = Σ_j |C_ij| b_j. Its likelihood ratio is a comonotone sum's convex-order
@@ -199,7 +199,12 @@ group_rows rows_for(const entries& e, const group& s, double q, double sigma, do
           const double nj = n[uj];
           const double dj = std::max(0.0, w[uj] - nj);
           // τ rounded up: a relative allowance far above the rounding of these O(T)-term sums.
-          const double tau = (0.5 * nj + dj + z * std::sqrt(nj)) / sigma2 * (1 + 1e-10) + 1e-300;
+          // The noise term is σ√n_j·Z: z·√n_j alone understated τ by the factor σ on it, so
+          // that for σ > 1 the posterior bounds were too small and the bound false (sqrt:3,
+          // T = 2, q = 0.092, σ = 13.05, δ = 1e-10: 0.0785, where the projected pair, a
+          // lower bound, has δ(0.0785) = 1.9e-10; matrix_mmcc_test.cpp).
+          const double tau =
+              (0.5 * nj + dj + sigma * z * std::sqrt(nj)) / sigma2 * (1 + 1e-10) + 1e-300;
           p = tau > 700 ? 1.0 : 1.0 / (1.0 + odds * std::exp(-tau));
           p = std::min(1.0, p * (1 + 1e-12));
         }

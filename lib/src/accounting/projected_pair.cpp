@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <vector>
 
@@ -89,14 +90,35 @@ projected_pair make_projected_pair(long long n, double r, double s) {
   return p;
 }
 
-// δ₁(ε) of a projected pair, each order a difference of two Gaussian tail sums in log space.
+// e^a − e^b from logs a and b computed within `err` each, rounded down: e^{a − err}(1 −
+// e^{b − a + 2 err}), 0 where that is not positive. A lower bound on the exact difference.
+double lower_difference(double a, double b, double err) {
+  const double gap = b - a + 2 * err;
+  return gap < 0 ? std::exp(a - err) * -std::expm1(gap) : 0.0;
+}
+
+// The rounding allowance of a log tail sum of `terms` terms (or of one tail), absolute:
+// (64 + 8·terms)·u·(1 + |x|), u the unit roundoff — well above the few ulps (relative to |x|)
+// of normal_lcdf/lccdf and of the binomial weights' logs, and above log_sum_exp's naive sum (at
+// most terms·u relative). Without it the difference of two nearly equal tails (σ large: the tails'
+// ratio within 1e-5 of 1) could come out above the exact one, and a lower end above the exact ε: a
+// DP-λCGD pair at T = 2, q = 0.10, σ = 19.7, δ = 7.8e-273 gave 0.76000550964666924 where the
+// exact ε (50 digits) is 0.76000550964663527 (matrix_mmcc_test.cpp).
+double log_allowance(double x, std::size_t terms) {
+  constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2;
+  return (64 + 8 * static_cast<double>(terms)) * kUnit * (1 + std::abs(x));
+}
+
+// δ₁(ε) of a projected pair, each order a difference of two Gaussian tail sums in log space,
+// rounded down (lower_difference): a lower bound on the pair's δ₁(ε) — and at any threshold x,
+// not only at the exact root, P₁(A) − e^ε Q₁(A) for A = {x > x̂} is at most H_{e^ε}(P₁‖Q₁).
 double projected_pair_delta(const projected_pair& p, double epsilon) {
   // H_{e^ε}(P₁‖Q₁) = P₁(L > ε) − e^ε Q₁(L > ε), {L > ε} = {x > x₊}.
   double forward = 0;
   const double x_plus = p.solve(epsilon);
   if (std::isfinite(x_plus)) {
     const double a = p.log_tail(x_plus, true), b = epsilon + normal_lccdf(x_plus / p.s);
-    forward = a > b ? std::exp(a) * -std::expm1(b - a) : 0.0;
+    forward = lower_difference(a, b, log_allowance(a, p.log_weight.size()) + log_allowance(b, 1));
   }
   // H_{e^ε}(Q₁‖P₁) = Q₁(L < −ε) − e^ε P₁(L < −ε), {L < −ε} = {x < x₋}; the window's left-out
   // mass could only have lowered it, by at most e^ε·dropped.
@@ -104,7 +126,7 @@ double projected_pair_delta(const projected_pair& p, double epsilon) {
   const double x_minus = p.solve(-epsilon);
   if (std::isfinite(x_minus)) {
     const double a = normal_lcdf(x_minus / p.s), b = epsilon + p.log_tail(x_minus, false);
-    backward = a > b ? std::exp(a) * -std::expm1(b - a) : 0.0;
+    backward = lower_difference(a, b, log_allowance(a, 1) + log_allowance(b, p.log_weight.size()));
     backward = std::max(0.0, backward - std::exp(epsilon) * p.dropped);
   }
   return std::max(forward, backward);

@@ -13,6 +13,7 @@
 namespace dpkit::test {
 namespace {
 
+using boost::multiprecision::abs;
 using boost::multiprecision::exp;
 using boost::multiprecision::expm1;
 using boost::multiprecision::log;
@@ -219,6 +220,65 @@ std::optional<delta_curve> poisson_small_sigma_curve(double sigma_d, double q_d,
     // add: δ = 1 − (1 − q)^T e^ε where positive.
     const real50 x = t * log_1mq + e;
     const real50 add = x < 0 ? log(-expm1(x)) : kMinusInf;
+    return remove > add ? remove : add;
+  };
+}
+
+delta_curve binomial_gaussian_curve(long long n, double q_d, double s_d) {
+  const real50 s = s_d, q = q_d, c = 1 / (s * s);
+  std::vector<real50> log_w;
+  for (long long k = 0; k <= n; ++k)
+    log_w.push_back(log_binomial(n, k) + real50(k) * log(q) + real50(n - k) * log1p(-q));
+  // L(u) and L′(u), increasing in u, L from log w_0 (u → −∞) to +∞.
+  auto value_slope = [log_w, c](const real50& u) {
+    real50 top = kMinusInf;
+    for (std::size_t k = 0; k < log_w.size(); ++k) {
+      const real50 kk = static_cast<long long>(k);
+      const real50 t = log_w[k] + (kk * u - kk * kk / 2) * c;
+      if (t > top) top = t;
+    }
+    real50 sum = 0, slope = 0;
+    for (std::size_t k = 0; k < log_w.size(); ++k) {
+      const real50 kk = static_cast<long long>(k);
+      const real50 x = exp(log_w[k] + (kk * u - kk * kk / 2) * c - top);
+      sum += x;
+      slope += kk * c * x;
+    }
+    return std::pair<real50, real50>{top + log(sum), slope / sum};
+  };
+  // The u with L(u) = level (level > log w_0): Newton's method kept inside a bisection bracket,
+  // to ~1e-47 relative.
+  auto root = [value_slope](const real50& level) {
+    real50 lo = -1, hi = 1;
+    while (value_slope(hi).first < level) hi *= 2;
+    while (value_slope(lo).first > level) lo *= 2;
+    real50 u = (lo + hi) / 2;
+    for (int i = 0; i < 400; ++i) {
+      const auto [v, d] = value_slope(u);
+      (v < level ? lo : hi) = u;
+      real50 next = d > 0 ? u - (v - level) / d : (lo + hi) / 2;
+      if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+      if (abs(next - u) <= real50("1e-47") * (1 + abs(u)) ||
+          hi - lo <= real50("1e-47") * (1 + abs(u)))
+        return next;
+      u = next;
+    }
+    return u;
+  };
+  return [log_w, s, root](const real50& e) {
+    const real50 u = root(e);
+    real50 p_tail = kMinusInf;
+    for (std::size_t k = 0; k < log_w.size(); ++k)
+      p_tail = log_add(p_tail, log_w[k] + log_normal_sf((u - static_cast<long long>(k)) / s));
+    const real50 remove = log_sub(p_tail, e + log_normal_sf(u / s));
+    real50 add = kMinusInf;
+    if (log_w.front() < -e) {
+      const real50 v = root(-e);
+      real50 p_head = kMinusInf;
+      for (std::size_t k = 0; k < log_w.size(); ++k)
+        p_head = log_add(p_head, log_w[k] + log_normal_cdf((v - static_cast<long long>(k)) / s));
+      add = log_sub(log_normal_cdf(v / s), e + p_head);
+    }
     return remove > add ? remove : add;
   };
 }

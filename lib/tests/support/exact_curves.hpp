@@ -38,6 +38,14 @@
 //                       left out (nullopt). At each ε the terms are summed in the order of a
 //                       bound w_k·e^{−a_k²/2}/2 on each (a_k > 0), and stop where it is e^{−140}
 //                       below the sum so far (< 1e-57 of it left out).
+//   binomial_gaussian   the pair (Σ_k Bin(k; n, q) N(k, s²), N(0, s²)), q ∈ (0, 1): the count of a
+//                       matrix mechanism's participations seen through its projection (a lower
+//                       bound on the mechanism, accounting/matrix_mechanism.hpp). The log
+//                       likelihood ratio L(u) = log Σ_k w_k e^{(ku − k²/2)/s²} increases in u;
+//                       remove δ(ε) = Σ_k w_k Φ̄((u* − k)/s) − e^ε Φ̄(u*/s) with L(u*) = ε, add
+//                       δ(ε) = Φ(u′/s) − e^ε Σ_k w_k Φ((u′ − k)/s) with L(u′) = −ε (0 where
+//                       n log(1 − q) ≥ −ε); the roots by bisection at 50 digits (δ is stationary
+//                       in them). The worse of the two. n + 1 terms per evaluation: for small n.
 #pragma once
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
@@ -58,6 +66,9 @@ delta_curve poisson_replace_one_one_step_curve(double sigma, double q);
 delta_curve wor_one_step_curve(double sigma, double q);
 /// nullopt outside σ ≤ 0.005 or where the sum is too long (header comment).
 std::optional<delta_curve> poisson_small_sigma_curve(double sigma, double q, long long steps);
+
+/// n ≥ 1 participations, q ∈ (0, 1), s > 0 (header comment).
+delta_curve binomial_gaussian_curve(long long n, double q, double s);
 
 /// The exact ε at δ of a curve: 0 where δ(0) ≤ δ, else the root of δ(ε) = δ (to ~45 digits).
 real50 exact_epsilon(const delta_curve& curve, double delta);
