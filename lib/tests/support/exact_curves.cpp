@@ -231,18 +231,18 @@ delta_curve binomial_gaussian_curve(long long n, double q_d, double s_d) {
     log_w.push_back(log_binomial(n, k) + real50(k) * log(q) + real50(n - k) * log1p(-q));
   // L(u) and L′(u), increasing in u, L from log w_0 (u → −∞) to +∞.
   auto value_slope = [log_w, c](const real50& u) {
+    std::vector<real50> t(log_w.size());
     real50 top = kMinusInf;
-    for (std::size_t k = 0; k < log_w.size(); ++k) {
+    for (std::size_t k = 0; k < t.size(); ++k) {
       const real50 kk = static_cast<long long>(k);
-      const real50 t = log_w[k] + (kk * u - kk * kk / 2) * c;
-      if (t > top) top = t;
+      t[k] = log_w[k] + (kk * u - kk * kk / 2) * c;
+      if (t[k] > top) top = t[k];
     }
     real50 sum = 0, slope = 0;
-    for (std::size_t k = 0; k < log_w.size(); ++k) {
-      const real50 kk = static_cast<long long>(k);
-      const real50 x = exp(log_w[k] + (kk * u - kk * kk / 2) * c - top);
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      const real50 x = exp(t[k] - top);
       sum += x;
-      slope += kk * c * x;
+      slope += static_cast<long long>(k) * c * x;
     }
     return std::pair<real50, real50>{top + log(sum), slope / sum};
   };

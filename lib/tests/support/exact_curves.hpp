@@ -44,8 +44,9 @@
 //                       likelihood ratio L(u) = log Σ_k w_k e^{(ku − k²/2)/s²} increases in u;
 //                       remove δ(ε) = Σ_k w_k Φ̄((u* − k)/s) − e^ε Φ̄(u*/s) with L(u*) = ε, add
 //                       δ(ε) = Φ(u′/s) − e^ε Σ_k w_k Φ((u′ − k)/s) with L(u′) = −ε (0 where
-//                       n log(1 − q) ≥ −ε); the roots by bisection at 50 digits (δ is stationary
-//                       in them). The worse of the two. n + 1 terms per evaluation: for small n.
+//                       n log(1 − q) ≥ −ε); the roots by Newton's method inside a bisection
+//                       bracket at 50 digits (δ is stationary in them). The worse of the two. n + 1
+//                       terms per evaluation: for small n.
 #pragma once
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
